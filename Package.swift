@@ -1,0 +1,68 @@
+// swift-tools-version:6.0
+//
+// agoraish: an open real-time voice, video and data stack for Linux with the
+// programming surface of the Agora RTC SDK. Layout and layering: docs/architecture.md.
+import PackageDescription
+
+/// A system library reached through pkg-config, with its module map in Sources/<name>.
+func systemLibrary(_ name: String, _ pkgConfig: String, _ apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "agoraish",
+    products: [
+        // The distributable: libagoraish.so with the C ABI of include/agoraish.h.
+        .library(name: "agoraish", type: .dynamic, targets: ["agoraish"]),
+        .executable(name: "agoraish-server", targets: ["agoraish-server"]),
+        .executable(name: "agoraish-token", targets: ["agoraish-token"]),
+    ],
+    targets: [
+        // C libraries (module maps only).
+        systemLibrary("COpus", "opus", "libopus-dev"),
+        systemLibrary("CVpx", "vpx", "libvpx-dev"),
+        systemLibrary("CSrtp", "libsrtp2", "libsrtp2-dev"),
+        systemLibrary("CAlsa", "alsa", "libasound2-dev"),
+        systemLibrary("CV4L2", "libv4l2", "libv4l-dev"),
+        systemLibrary("COpenSSL", "openssl", "libssl-dev"),
+        systemLibrary("CZlib", "zlib", "zlib1g-dev"),
+        // What Swift cannot call directly: variadic *_ctl functions, function-like
+        // macros, epoll/eventfd/timerfd, and *mmsg compiled with _GNU_SOURCE.
+        .target(
+            name: "CAgoraishShim",
+            linkerSettings: [
+                .linkedLibrary("opus"), .linkedLibrary("vpx"), .linkedLibrary("v4l2"),
+            ]
+        ),
+        // include/agoraish.h as a Clang module, so the C ABI layer is checked
+        // against the header at compile time.
+        .target(name: "CAgoraishABI"),
+
+        // Sans-IO formats. No threads, sockets or clocks.
+        .target(name: "AgoraishWire"),
+        // Threads, sockets, timers, files: the only home of the outside world.
+        .target(name: "AgoraishIO", dependencies: ["CAgoraishShim"]),
+        // The engine: public Swift API named after the documented surface.
+        .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishIO"]),
+        // The @_cdecl C ABI layer -> libagoraish.so.
+        .target(
+            name: "agoraish",
+            dependencies: ["AgoraishEngine", "CAgoraishABI"],
+            exclude: ["agoraish.map"],
+            linkerSettings: [
+                .unsafeFlags([
+                    "-Xlinker", "-soname=libagoraish.so.0",
+                    "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/agoraish/agoraish.map",
+                ])
+            ]
+        ),
+        // Test support: latches, temporary files; later the virtual clock and simulated network.
+        .target(name: "AgoraishTesting"),
+        .executableTarget(name: "agoraish-server", dependencies: ["AgoraishEngine"]),
+        .executableTarget(name: "agoraish-token", dependencies: ["AgoraishWire"]),
+
+        .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
+        .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishTesting"]),
+        .testTarget(name: "AgoraishABITests", dependencies: ["CAgoraishABI"]),
+    ]
+)

@@ -1,0 +1,7 @@
+/// Something an engine reports to its host (Agora's IRtcEngineEventHandler
+/// callbacks). Delivered on the engine's event thread, in order.
+public enum EngineEvent: Sendable, Equatable {
+    /// onApiCallExecuted: a setter call was carried out.
+    /// `error` is 0 or a positive error code; `api` is the Agora method name.
+    case apiCallExecuted(error: Int32, api: String, result: String)
+}

@@ -1,0 +1,101 @@
+import AgoraishIO
+import AgoraishWire
+
+/// Private parameters (Agora's setParameters): a closed set of keys, each
+/// with a type, a range, and whether it can be written.
+extension RtcEngine {
+    /// The largest JSON text `setParameters` accepts, in bytes.
+    public static let maxParametersLength = 65536
+
+    /// Keys `setParameters` accepts, with their meaning. `parameter(_:)` reads these and `readOnlyParameterKeys`.
+    public static let writableParameterKeys: [String] = [
+        "rtc.log_file", "rtc.log_filter", "rtc.log_level", "rtc.log_size", "rtc.server_url",
+    ]
+    /// Keys that can be read but not written.
+    public static let readOnlyParameterKeys: [String] = ["rtc.app_id", "rtc.area_code"]
+
+    /// One validated change, ready to apply.
+    private enum Change {
+        case logFile(String)
+        case logFilter(UInt32)
+        case logSize(Int)
+        case serverURL(String)
+    }
+
+    /// Applies a JSON object of parameters. Every key is validated before any is
+    /// applied; a failure applies nothing.
+    ///
+    /// - Throws: `.invalidArgument` for text that is not a JSON object, an
+    ///   unknown or read-only key, or a value of the wrong type or range.
+    public func setParameters(_ json: String) throws(AgoraError) {
+        guard json.utf8.count <= Self.maxParametersLength,
+              case .object(let members)? = try? JSONValue.parse(json)
+        else { throw .invalidArgument }
+        var changes: [Change] = []
+        for key in members.keys.sorted() {
+            changes.append(try Self.validate(key: key, value: members[key]!))
+        }
+        // The log file is the only change that can fail (open); do it first so
+        // that a failure leaves everything as it was.
+        for case .logFile(let path) in changes {
+            try applyLogFile(path)
+        }
+        for change in changes {
+            switch change {
+            case .logFile: break
+            case .logFilter(let filter): log.filter = filter
+            case .logSize(let kb): log.rotationSize = kb * 1024
+            case .serverURL(let url): serverURL = url
+            }
+        }
+        let applied = JSONValue.object(members).serialized
+        log.log(.info, "api setParameters \(applied)")
+        emit(.apiCallExecuted(error: 0, api: "setParameters", result: applied))
+    }
+
+    /// Reads one parameter as JSON text.
+    ///
+    /// - Throws: `.invalidArgument` for an unknown key.
+    public func parameter(_ key: String) throws(AgoraError) -> String {
+        let value: JSONValue
+        switch key {
+        case "rtc.log_file": value = .string(log.currentPath)
+        case "rtc.log_filter": value = .integer(Int64(log.filter))
+        case "rtc.log_level":
+            let filter = log.filter
+            let level = [Int32(0), 1, 2, 4, 8].first { LogFilter.forLevel($0) == filter }
+            value = level.map { .integer(Int64($0)) } ?? .null
+        case "rtc.log_size": value = .integer(Int64(log.rotationSize / 1024))
+        case "rtc.server_url": value = .string(serverURL)
+        case "rtc.app_id": value = .string(configuration.appId)
+        case "rtc.area_code": value = .integer(Int64(configuration.areaCode))
+        default: throw .invalidArgument
+        }
+        return value.serialized
+    }
+
+    private static func validate(key: String, value: JSONValue) throws(AgoraError) -> Change {
+        switch key {
+        case "rtc.log_file":
+            guard let path = value.stringValue, !path.isEmpty, path.utf8.count <= 4095 else { throw .invalidArgument }
+            return .logFile(path)
+        case "rtc.log_filter":
+            guard let raw = value.integerValue, raw >= 0, raw <= Int64(UInt32.max),
+                  LogFilter.isValid(UInt32(raw)) else { throw .invalidArgument }
+            return .logFilter(UInt32(raw))
+        case "rtc.log_level":
+            guard let raw = value.integerValue, raw >= 0, raw <= 8,
+                  let filter = LogFilter.forLevel(Int32(raw)) else { throw .invalidArgument }
+            return .logFilter(filter)
+        case "rtc.log_size":
+            guard let raw = value.integerValue, raw >= 1, raw <= Int64(LogFileSize.maximumKB),
+                  let kb = LogFileSize.normalize(Int(raw)) else { throw .invalidArgument }
+            return .logSize(kb)
+        case "rtc.server_url":
+            guard let url = value.stringValue, EngineConfiguration.isValidServerURL(url) else { throw .invalidArgument }
+            return .serverURL(url)
+        default:
+            throw .invalidArgument
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import AgoraishIO
+import Synchronization
+
+/// The real-time engine (Agora's IRtcEngine): one per app id and host
+/// component, any number per process.
+///
+/// An engine owns its event thread, on which every `EngineEvent` is handed to
+/// the sink given at creation, and its log. Every method is thread-safe and
+/// returns quickly. Media, channels and devices are added by the layers that
+/// implement them; this type is their common owner.
+public final class RtcEngine: Sendable {
+    /// The configuration the engine was created with, after defaults.
+    public let configuration: EngineConfiguration
+    /// This engine's number among the engines created in the process (1-based).
+    public let serial: Int
+
+    let events: EventThread
+    let log: LogWriter
+    private let sink: @Sendable (EngineEvent) -> Void
+    private let released = Atomic<Bool>(false)
+    private let state: Mutex<State>
+
+    struct State {
+        var serverURL: String
+    }
+
+    /// Creates an engine and starts its event thread.
+    ///
+    /// - Parameters:
+    ///   - configuration: app id, server, log settings. Validated here.
+    ///   - eventSink: receives every event, on the event thread.
+    /// - Throws: `.invalidAppId` for a bad app id; `.invalidArgument` for other
+    ///   bad fields; `.failed` if the log file cannot be opened or the thread
+    ///   cannot start.
+    public init(configuration: EngineConfiguration,
+                eventSink: @escaping @Sendable (EngineEvent) -> Void) throws(AgoraError) {
+        guard EngineConfiguration.isValidAppId(configuration.appId) else { throw .invalidAppId }
+        if let url = configuration.serverURL, !url.isEmpty,
+           !EngineConfiguration.isValidServerURL(url) {
+            throw .invalidArgument
+        }
+        guard let filter = LogFilter.forLevel(configuration.logLevel),
+              let sizeKB = LogFileSize.normalize(configuration.logFileSizeKB),
+              EngineConfiguration.isValidAreaCode(configuration.areaCode)
+        else { throw .invalidArgument }
+        let resolvedURL = configuration.resolvedServerURL()
+        guard EngineConfiguration.isValidServerURL(resolvedURL) else { throw .invalidArgument }
+
+        serial = engineSerials.next()
+        var effective = configuration
+        effective.serverURL = resolvedURL
+        effective.logFileSizeKB = sizeKB
+        let path: String
+        if let file = configuration.logFile, !file.isEmpty {
+            path = file
+        } else {
+            path = defaultLogPath(engineSerial: serial)
+            let directory = String(path[..<path.lastIndex(of: "/")!])
+            _ = makeDirectories(directory)
+        }
+        effective.logFile = path
+        self.configuration = effective
+        self.sink = eventSink
+        self.state = Mutex(State(serverURL: resolvedURL))
+        do {
+            log = try LogWriter(path: path, filter: filter, maxBytes: sizeKB * 1024,
+                                fileCount: LogFileSize.fileCount)
+            events = try EventThread(name: "agoraish-ev\(serial)")
+        } catch {
+            throw .failed
+        }
+        log.log(.info, "engine \(serial) created: version \(Version.string) build \(Version.build), "
+            + "app id \(configuration.appId), server \(resolvedURL), area 0x\(String(configuration.areaCode, radix: 16))")
+    }
+
+    /// True when called from this engine's event thread (inside one of its callbacks).
+    public var isOnEventThread: Bool { events.isCurrent }
+
+    /// Whether `release` has been called.
+    public var isReleased: Bool { released.load(ordering: .acquiring) }
+
+    /// Releases the engine (Agora's release). After it returns, no new event is
+    /// delivered. With `sync`, also waits for a callback in progress and for the
+    /// event thread to end. Idempotent.
+    ///
+    /// - Throws: `.refused` when called on the engine's own event thread.
+    public func release(sync: Bool) throws(AgoraError) {
+        if events.isCurrent { throw .refused }
+        let (exchanged, _) = released.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+        guard exchanged else { return }
+        log.log(.info, "engine \(serial) released (sync \(sync))")
+        events.shutdown(wait: sync)
+    }
+
+    /// Queues `event` for the sink on the event thread.
+    func emit(_ event: EngineEvent) {
+        let sink = self.sink
+        events.post { [weak self] in
+            guard let self, !self.isReleased else { return }
+            sink(event)
+        }
+    }
+
+    // MARK: - Logging (Agora's setLogFile / setLogFilter / setLogLevel / setLogFileSize)
+
+    /// Sets the log file (setLogFile). Throws `.invalidArgument` if it cannot be opened.
+    public func setLogFile(_ path: String) throws(AgoraError) {
+        try applyLogFile(path)
+        emit(.apiCallExecuted(error: 0, api: "setLogFile", result: path))
+    }
+
+    /// Sets the log filter (setLogFilter). Throws `.invalidArgument` for unknown bits.
+    public func setLogFilter(_ filter: UInt32) throws(AgoraError) {
+        guard LogFilter.isValid(filter) else { throw .invalidArgument }
+        log.filter = filter
+        log.log(.info, "api setLogFilter 0x\(String(filter, radix: 16))")
+        emit(.apiCallExecuted(error: 0, api: "setLogFilter", result: String(filter)))
+    }
+
+    /// Sets the log level (4.x setLogLevel). Throws `.invalidArgument` for unknown levels.
+    public func setLogLevel(_ level: Int32) throws(AgoraError) {
+        guard let filter = LogFilter.forLevel(level) else { throw .invalidArgument }
+        log.filter = filter
+        log.log(.info, "api setLogLevel \(level)")
+        emit(.apiCallExecuted(error: 0, api: "setLogLevel", result: String(level)))
+    }
+
+    /// Sets one log file's size in KB (setLogFileSize). Values below the minimum
+    /// are raised to it; 0 and values above the maximum throw `.invalidArgument`.
+    public func setLogFileSize(_ sizeKB: Int) throws(AgoraError) {
+        guard sizeKB != -1, let normalized = LogFileSize.normalize(sizeKB) else { throw .invalidArgument }
+        log.rotationSize = normalized * 1024
+        log.log(.info, "api setLogFileSize \(normalized) KB")
+        emit(.apiCallExecuted(error: 0, api: "setLogFileSize", result: String(normalized)))
+    }
+
+    /// Writes a line to this engine's log (for layers built on the engine).
+    public func writeLog(_ severity: LogSeverity, _ message: @autoclosure () -> String) {
+        log.log(severity, message())
+    }
+
+    func applyLogFile(_ path: String) throws(AgoraError) {
+        guard !path.isEmpty, path.utf8.count <= 4095, !path.utf8.contains(0) else { throw .invalidArgument }
+        let old = log.currentPath
+        do {
+            try log.reopen(path: path)
+        } catch {
+            log.log(.warning, "api setLogFile \(path) rejected: cannot open")
+            throw .invalidArgument
+        }
+        log.log(.info, "api setLogFile \(path) (previous file \(old))")
+    }
+
+    var serverURL: String {
+        get { state.withLock { $0.serverURL } }
+        set { state.withLock { $0.serverURL = newValue } }
+    }
+}
+
+/// The library's version (Agora's getVersion).
+public enum Version {
+    /// "major.minor.patch".
+    public static let string = "0.1.0"
+    /// A build number that grows with every release.
+    public static let build: Int32 = 1
+}
+
+/// Hands out engine serial numbers, process-wide.
+final class SerialCounter: Sendable {
+    private let value = Atomic<Int>(0)
+    func next() -> Int { value.wrappingAdd(1, ordering: .relaxed).newValue }
+}
+
+let engineSerials = SerialCounter()

@@ -1,0 +1,116 @@
+import CAgoraishShim
+import Glibc
+
+/// A dedicated thread that runs posted work items one at a time, in order.
+///
+/// The engine delivers every event callback on one of these, so a host sees
+/// its callbacks serialized on a single, known thread. `post` never blocks for
+/// long; `shutdown(wait:)` stops accepting work, lets queued items run, and
+/// optionally joins the thread. Calling `shutdown(wait: true)` from the thread
+/// itself would deadlock, so it detaches instead (the caller should check
+/// `isCurrent` first when that matters).
+public final class EventThread: @unchecked Sendable {
+    // State below is guarded by `mutex`; `thread` is written once in init.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var queue: [@Sendable () -> Void] = []
+    private var head = 0
+    private var stopping = false
+    private var finished = false
+    private var joined = false
+    private var thread = pthread_t()
+    /// The name given at creation, also set as the kernel thread name (15 bytes max).
+    public let name: String
+
+    /// Starts the thread. Throws `EventThreadError.startFailed` if the system refuses.
+    public init(name: String) throws(EventThreadError) {
+        self.name = name
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(cond, nil)
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var tid = pthread_t()
+        let rc = pthread_create(&tid, nil, { raw in
+            let me = Unmanaged<EventThread>.fromOpaque(raw!).takeRetainedValue()
+            me.run()
+            return nil
+        }, context)
+        if rc != 0 {
+            Unmanaged<EventThread>.fromOpaque(context).release()
+            pthread_cond_destroy(cond)
+            pthread_mutex_destroy(mutex)
+            cond.deallocate()
+            mutex.deallocate()
+            throw .startFailed(errno: rc)
+        }
+        thread = tid
+        _ = agsh_set_thread_name(tid, name)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        cond.deallocate()
+        mutex.deallocate()
+    }
+
+    /// True when called from this thread.
+    public var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
+
+    /// Queues `work` to run on the thread. Returns false once shutdown has begun.
+    @discardableResult
+    public func post(_ work: @escaping @Sendable () -> Void) -> Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        if stopping { return false }
+        queue.append(work)
+        pthread_cond_signal(cond)
+        return true
+    }
+
+    /// Stops accepting work. Items already queued still run. With `wait`, returns
+    /// after the thread has ended (unless called on the thread itself, which
+    /// cannot wait for itself: the thread is then detached and ends on its own).
+    public func shutdown(wait: Bool) {
+        pthread_mutex_lock(mutex)
+        stopping = true
+        pthread_cond_signal(cond)
+        let mustJoin = !joined
+        joined = true
+        pthread_mutex_unlock(mutex)
+        guard mustJoin else { return }
+        if wait && !isCurrent {
+            pthread_join(thread, nil)
+        } else {
+            pthread_detach(thread)
+        }
+    }
+
+    private func run() {
+        while true {
+            pthread_mutex_lock(mutex)
+            while head == queue.count && !stopping {
+                pthread_cond_wait(cond, mutex)
+            }
+            if head == queue.count {
+                finished = true
+                queue.removeAll()
+                pthread_mutex_unlock(mutex)
+                return
+            }
+            let work = queue[head]
+            head += 1
+            if head > 256 && head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+            pthread_mutex_unlock(mutex)
+            work()
+        }
+    }
+}
+
+/// Why an `EventThread` could not start.
+public enum EventThreadError: Error, Equatable {
+    /// pthread_create failed with this error number.
+    case startFailed(errno: Int32)
+}

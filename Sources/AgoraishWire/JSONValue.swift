@@ -1,0 +1,132 @@
+import FoundationEssentials
+
+/// A JSON value, parsed and serialized without loss of integer precision.
+///
+/// Used for private engine parameters (`setParameters`) and, later, for
+/// signaling messages whose shape is not fixed. Parsing is strict RFC 8259
+/// (through `JSONDecoder`); integers that fit in 64 bits stay integers.
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// Parses UTF-8 JSON text. Throws `WireError.malformed` for anything that is not JSON.
+    public static func parse(_ text: String) throws(WireError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        } catch {
+            throw .malformed("not JSON")
+        }
+    }
+
+    /// The value as JSON text (object keys sorted, so output is stable).
+    public var serialized: String {
+        var out = ""
+        write(into: &out)
+        return out
+    }
+
+    /// The integer, if this is one (a number with no fraction that fits counts too).
+    public var integerValue: Int64? {
+        switch self {
+        case .integer(let v): v
+        case .number(let d) where d.rounded() == d && abs(d) < 9.0e18: Int64(d)
+        default: nil
+        }
+    }
+
+    /// The string, if this is one.
+    public var stringValue: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+
+    /// The boolean, if this is one.
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
+    private func write(into out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let b): out += b ? "true" : "false"
+        case .integer(let v): out += String(v)
+        case .number(let d): out += d.isFinite ? "\(d)" : "null"
+        case .string(let s): Self.writeString(s, into: &out)
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.write(into: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, key) in members.keys.sorted().enumerated() {
+                if i > 0 { out += "," }
+                Self.writeString(key, into: &out)
+                out += ":"
+                members[key]!.write(into: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// Writes `s` as a JSON string literal (RFC 8259 §7).
+    public static func writeString(_ s: String, into out: inout String) {
+        out += "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let b = try? container.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? container.decode(Int64.self) {
+            self = .integer(i)
+        } else if let d = try? container.decode(Double.self) {
+            self = .number(d)
+        } else if let s = try? container.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? container.decode([JSONValue].self) {
+            self = .array(a)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .integer(let i): try container.encode(i)
+        case .number(let d): try container.encode(d)
+        case .string(let s): try container.encode(s)
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o)
+        }
+    }
+}

@@ -1,0 +1,108 @@
+/*
+ * C helpers for what Swift cannot call directly. Internal to libagoraish: the
+ * symbols use the `agsh_` prefix, which the linker version script keeps local.
+ *
+ *  - variadic control calls (opus_encoder_ctl, opus_decoder_ctl,
+ *    vpx_codec_control, v4l2_open, v4l2_ioctl) and function-like macros
+ *    (vpx_codec_enc_init, vpx_codec_dec_init);
+ *  - epoll, eventfd and timerfd, which the Glibc module does not expose;
+ *  - recvmmsg / sendmmsg, which need _GNU_SOURCE (set only in shim.c, because
+ *    defining it in a header breaks other C modules);
+ *  - a per-thread last-error slot for the C ABI.
+ */
+#ifndef AGORAISH_SHIM_H
+#define AGORAISH_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <opus/opus.h>
+#include <vpx/vpx_encoder.h>
+#include <vpx/vpx_decoder.h>
+#include <vpx/vp8cx.h>
+#include <vpx/vp8dx.h>
+
+/* ---- Opus ---------------------------------------------------------------- */
+
+/** opus_encoder_ctl(enc, request, int value) for the OPUS_SET_* integer requests. */
+int agsh_opus_encoder_set_int(OpusEncoder *enc, int request, int32_t value);
+/** opus_encoder_ctl(enc, request, int *value) for the OPUS_GET_* integer requests. */
+int agsh_opus_encoder_get_int(OpusEncoder *enc, int request, int32_t *value);
+/** opus_decoder_ctl(dec, request, int value). */
+int agsh_opus_decoder_set_int(OpusDecoder *dec, int request, int32_t value);
+/** opus_decoder_ctl(dec, request, int *value). */
+int agsh_opus_decoder_get_int(OpusDecoder *dec, int request, int32_t *value);
+/** opus_encoder_ctl(enc, OPUS_RESET_STATE). */
+int agsh_opus_encoder_reset(OpusEncoder *enc);
+/** opus_decoder_ctl(dec, OPUS_RESET_STATE). */
+int agsh_opus_decoder_reset(OpusDecoder *dec);
+
+/* ---- libvpx -------------------------------------------------------------- */
+
+/** The VP8 encoder interface (vpx_codec_vp8_cx()). */
+vpx_codec_iface_t *agsh_vpx_vp8_cx(void);
+/** The VP9 encoder interface (vpx_codec_vp9_cx()). */
+vpx_codec_iface_t *agsh_vpx_vp9_cx(void);
+/** The VP8 decoder interface (vpx_codec_vp8_dx()). */
+vpx_codec_iface_t *agsh_vpx_vp8_dx(void);
+/** The VP9 decoder interface (vpx_codec_vp9_dx()). */
+vpx_codec_iface_t *agsh_vpx_vp9_dx(void);
+/** vpx_codec_enc_init(ctx, iface, cfg, flags): a macro in libvpx. */
+vpx_codec_err_t agsh_vpx_codec_enc_init(vpx_codec_ctx_t *ctx, vpx_codec_iface_t *iface,
+                                        const vpx_codec_enc_cfg_t *cfg, vpx_codec_flags_t flags);
+/** vpx_codec_dec_init(ctx, iface, cfg, flags): a macro in libvpx. */
+vpx_codec_err_t agsh_vpx_codec_dec_init(vpx_codec_ctx_t *ctx, vpx_codec_iface_t *iface,
+                                        const vpx_codec_dec_cfg_t *cfg, vpx_codec_flags_t flags);
+/** vpx_codec_control(ctx, id, int value) for integer controls (VP8E_SET_CPUUSED, ...). */
+vpx_codec_err_t agsh_vpx_codec_control_int(vpx_codec_ctx_t *ctx, int id, int value);
+
+/* ---- V4L2 (libv4l2) ------------------------------------------------------ */
+
+/** v4l2_open(path, flags): variadic in libv4l2. */
+int agsh_v4l2_open(const char *path, int flags);
+/** v4l2_close(fd). */
+int agsh_v4l2_close(int fd);
+/** v4l2_ioctl(fd, request, arg): variadic in libv4l2. */
+int agsh_v4l2_ioctl(int fd, unsigned long request, void *arg);
+
+/* ---- epoll / eventfd / timerfd --------------------------------------------- */
+
+/** epoll_ctl(epfd, op, fd, &{events, data.u64}), avoiding the packed struct in Swift. */
+int agsh_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+/** epoll_wait into parallel arrays of events and data. Returns the count or -1 (errno set). */
+int agsh_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max_events, int timeout_ms);
+/** Arm a timerfd once, `ns` nanoseconds from now (0 disarms). */
+int agsh_timerfd_arm(int fd, int64_t ns);
+
+/* ---- recvmmsg / sendmmsg ----------------------------------------------------- */
+
+/** One datagram in a batch: a buffer, its length, and the peer address. */
+typedef struct agsh_datagram {
+    void *buffer;                 /**< receive: where to write; send: what to send */
+    size_t length;                /**< receive: capacity in, bytes received out; send: bytes to send */
+    struct sockaddr_storage addr; /**< receive: the source; send: the destination */
+    socklen_t addr_len;           /**< length of `addr` */
+} agsh_datagram;
+
+/** recvmmsg over `count` datagrams (MSG_DONTWAIT). Returns how many arrived, or -1 (errno). */
+int agsh_recvmmsg(int fd, agsh_datagram *dgrams, unsigned int count);
+/** sendmmsg over `count` datagrams (MSG_DONTWAIT). Returns how many were sent, or -1 (errno). */
+int agsh_sendmmsg(int fd, agsh_datagram *dgrams, unsigned int count);
+
+/* ---- C ABI support --------------------------------------------------------- */
+
+/** Set this thread's last error (read by agoraish_get_last_error). */
+void agsh_set_last_error(int code);
+/** This thread's last error. */
+int agsh_last_error(void);
+/** pthread_setname_np (a GNU extension): the kernel name of a thread, 15 bytes at most. */
+int agsh_set_thread_name(pthread_t thread, const char *name);
+/** The calling thread's kernel id, for log lines. */
+int agsh_gettid(void);
+
+#endif /* AGORAISH_SHIM_H */

@@ -1,0 +1,140 @@
+/* Implementation of agoraish_shim.h. Compiled with _GNU_SOURCE for *mmsg. */
+#define _GNU_SOURCE
+#include "agoraish_shim.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <libv4l2.h>
+
+int agsh_opus_encoder_set_int(OpusEncoder *enc, int request, int32_t value) {
+    return opus_encoder_ctl(enc, request, (opus_int32)value);
+}
+
+int agsh_opus_encoder_get_int(OpusEncoder *enc, int request, int32_t *value) {
+    opus_int32 v = 0;
+    int rc = opus_encoder_ctl(enc, request, &v);
+    if (rc == OPUS_OK && value) *value = v;
+    return rc;
+}
+
+int agsh_opus_decoder_set_int(OpusDecoder *dec, int request, int32_t value) {
+    return opus_decoder_ctl(dec, request, (opus_int32)value);
+}
+
+int agsh_opus_decoder_get_int(OpusDecoder *dec, int request, int32_t *value) {
+    opus_int32 v = 0;
+    int rc = opus_decoder_ctl(dec, request, &v);
+    if (rc == OPUS_OK && value) *value = v;
+    return rc;
+}
+
+int agsh_opus_encoder_reset(OpusEncoder *enc) { return opus_encoder_ctl(enc, OPUS_RESET_STATE); }
+int agsh_opus_decoder_reset(OpusDecoder *dec) { return opus_decoder_ctl(dec, OPUS_RESET_STATE); }
+
+vpx_codec_iface_t *agsh_vpx_vp8_cx(void) { return vpx_codec_vp8_cx(); }
+vpx_codec_iface_t *agsh_vpx_vp9_cx(void) { return vpx_codec_vp9_cx(); }
+vpx_codec_iface_t *agsh_vpx_vp8_dx(void) { return vpx_codec_vp8_dx(); }
+vpx_codec_iface_t *agsh_vpx_vp9_dx(void) { return vpx_codec_vp9_dx(); }
+
+vpx_codec_err_t agsh_vpx_codec_enc_init(vpx_codec_ctx_t *ctx, vpx_codec_iface_t *iface,
+                                        const vpx_codec_enc_cfg_t *cfg, vpx_codec_flags_t flags) {
+    return vpx_codec_enc_init(ctx, iface, cfg, flags);
+}
+
+vpx_codec_err_t agsh_vpx_codec_dec_init(vpx_codec_ctx_t *ctx, vpx_codec_iface_t *iface,
+                                        const vpx_codec_dec_cfg_t *cfg, vpx_codec_flags_t flags) {
+    return vpx_codec_dec_init(ctx, iface, cfg, flags);
+}
+
+vpx_codec_err_t agsh_vpx_codec_control_int(vpx_codec_ctx_t *ctx, int id, int value) {
+    return vpx_codec_control_(ctx, id, value);
+}
+
+int agsh_v4l2_open(const char *path, int flags) { return v4l2_open(path, flags); }
+int agsh_v4l2_close(int fd) { return v4l2_close(fd); }
+int agsh_v4l2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }
+
+int agsh_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.events = events;
+    ev.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &ev);
+}
+
+int agsh_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max_events, int timeout_ms) {
+    enum { BATCH = 64 };
+    struct epoll_event evs[BATCH];
+    if (max_events > BATCH) max_events = BATCH;
+    if (max_events <= 0) { errno = EINVAL; return -1; }
+    int n = epoll_wait(epfd, evs, max_events, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        events[i] = evs[i].events;
+        data[i] = evs[i].data.u64;
+    }
+    return n;
+}
+
+int agsh_timerfd_arm(int fd, int64_t ns) {
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    if (ns > 0) {
+        spec.it_value.tv_sec = (time_t)(ns / 1000000000);
+        spec.it_value.tv_nsec = (long)(ns % 1000000000);
+    }
+    return timerfd_settime(fd, 0, &spec, NULL);
+}
+
+enum { MMSG_BATCH = 64 };
+
+int agsh_recvmmsg(int fd, agsh_datagram *dgrams, unsigned int count) {
+    struct mmsghdr msgs[MMSG_BATCH];
+    struct iovec iovs[MMSG_BATCH];
+    if (count > MMSG_BATCH) count = MMSG_BATCH;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned int i = 0; i < count; i++) {
+        iovs[i].iov_base = dgrams[i].buffer;
+        iovs[i].iov_len = dgrams[i].length;
+        msgs[i].msg_hdr.msg_iov = &iovs[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &dgrams[i].addr;
+        msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
+    }
+    int n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL);
+    for (int i = 0; i < n; i++) {
+        dgrams[i].length = msgs[i].msg_len;
+        dgrams[i].addr_len = msgs[i].msg_hdr.msg_namelen;
+    }
+    return n;
+}
+
+int agsh_sendmmsg(int fd, agsh_datagram *dgrams, unsigned int count) {
+    struct mmsghdr msgs[MMSG_BATCH];
+    struct iovec iovs[MMSG_BATCH];
+    if (count > MMSG_BATCH) count = MMSG_BATCH;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned int i = 0; i < count; i++) {
+        iovs[i].iov_base = dgrams[i].buffer;
+        iovs[i].iov_len = dgrams[i].length;
+        msgs[i].msg_hdr.msg_iov = &iovs[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &dgrams[i].addr;
+        msgs[i].msg_hdr.msg_namelen = dgrams[i].addr_len;
+    }
+    return sendmmsg(fd, msgs, count, MSG_DONTWAIT);
+}
+
+static _Thread_local int last_error;
+
+void agsh_set_last_error(int code) { last_error = code; }
+int agsh_last_error(void) { return last_error; }
+int agsh_gettid(void) { return (int)syscall(SYS_gettid); }
+
+int agsh_set_thread_name(pthread_t thread, const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = 0;
+    return pthread_setname_np(thread, truncated);
+}

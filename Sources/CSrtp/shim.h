@@ -1,0 +1,3 @@
+#pragma once
+#include <srtp2/srtp.h>
+

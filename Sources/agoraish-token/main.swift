@@ -1,0 +1,3 @@
+import AgoraishWire
+
+print("agoraish-token")

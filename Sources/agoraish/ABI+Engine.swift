@@ -1,0 +1,163 @@
+import AgoraishEngine
+import CAgoraishABI
+import CAgoraishShim
+import Synchronization
+
+// The engine functions of include/agoraish.h: validate, convert, call, map.
+
+/// Delivers engine events to a C event handler table.
+private struct CEventHandler: @unchecked Sendable {
+    let table: agoraish_event_handler
+    let handle: HandleSlot
+
+    func deliver(_ event: EngineEvent) {
+        let engine = OpaquePointer(bitPattern: UInt(handle.value.load(ordering: .acquiring)))
+        switch event {
+        case .apiCallExecuted(let error, let api, let result):
+            guard let callback = table.on_api_call_executed else { return }
+            api.withCString { a in
+                result.withCString { r in callback(engine, table.user_data, error, a, r) }
+            }
+        }
+    }
+}
+
+/// The handle of an engine, known only after the engine is in the table.
+private final class HandleSlot: Sendable {
+    let value = Atomic<UInt64>(0)
+}
+
+private func engineHandle(_ p: OpaquePointer?) -> UInt64 {
+    UInt64(UInt(bitPattern: p))
+}
+
+/// Runs `body` with the engine behind `p`, mapping handle and engine errors to C codes.
+private func withEngine(_ p: OpaquePointer?, _ body: (RtcEngine) throws(AgoraError) -> Void) -> Int32 {
+    switch handles.lookup(engineHandle(p), as: .engine, RtcEngine.self) {
+    case .failure(let error):
+        return error.code
+    case .success(let engine):
+        do {
+            try body(engine)
+            return 0
+        } catch {
+            return error.returnCode
+        }
+    }
+}
+
+@_cdecl("agoraish_engine_create")
+func abi_engine_create(_ config: UnsafePointer<agoraish_engine_config>?) -> OpaquePointer? {
+    agsh_set_last_error(0)
+    func fail(_ code: Int32) -> OpaquePointer? {
+        agsh_set_last_error(code)
+        return nil
+    }
+    guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_engine_config>.size) else {
+        return fail(-2)
+    }
+    guard let appId = readCString(c.app_id) else { return fail(-101) }
+    var table = agoraish_event_handler()
+    if let handler = c.event_handler {
+        guard let h = readVersioned(handler, minimumSize: MemoryLayout<agoraish_event_handler>.size) else {
+            return fail(-2)
+        }
+        table = h
+    }
+    var serverURL: String? = nil
+    if let p = c.server_url {
+        guard let s = readCString(p) else { return fail(-2) }
+        serverURL = s.isEmpty ? nil : s
+    }
+    var logFile: String? = nil
+    if let p = c.log_file {
+        guard let s = readCString(p) else { return fail(-2) }
+        logFile = s.isEmpty ? nil : s
+    }
+    let configuration = EngineConfiguration(
+        appId: appId,
+        serverURL: serverURL,
+        logFile: logFile,
+        logFileSizeKB: c.log_file_size_kb == 0 ? -1 : Int(c.log_file_size_kb),
+        logLevel: c.log_level == 0 ? 1 : c.log_level,
+        areaCode: c.area_code == 0 ? EngineConfiguration.areaGlobal : c.area_code
+    )
+    let slot = HandleSlot()
+    let sink = CEventHandler(table: table, handle: slot)
+    let engine: RtcEngine
+    do {
+        engine = try RtcEngine(configuration: configuration) { sink.deliver($0) }
+    } catch {
+        return fail(error.returnCode)
+    }
+    let handle = handles.insert(engine, kind: .engine)
+    slot.value.store(handle, ordering: .releasing)
+    return OpaquePointer(bitPattern: UInt(handle))
+}
+
+@_cdecl("agoraish_engine_release")
+func abi_engine_release(_ p: OpaquePointer?, _ sync: Int32) -> Int32 {
+    let handle = engineHandle(p)
+    switch handles.lookup(handle, as: .engine, RtcEngine.self) {
+    case .failure(.stale):
+        return 0  // already released: release is idempotent
+    case .failure(let error):
+        return error.code
+    case .success(let engine):
+        if engine.isOnEventThread { return AgoraError.refused.returnCode }
+        guard case .success = handles.remove(handle, as: .engine, RtcEngine.self) else {
+            return 0  // another thread released it first
+        }
+        do {
+            try engine.release(sync: sync != 0)
+        } catch {
+            return error.returnCode
+        }
+        return 0
+    }
+}
+
+@_cdecl("agoraish_engine_set_parameters")
+func abi_engine_set_parameters(_ p: OpaquePointer?, _ json: UnsafePointer<CChar>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let text = readCString(json) else { throw .invalidArgument }
+        try engine.setParameters(text)
+    }
+}
+
+@_cdecl("agoraish_engine_get_parameter")
+func abi_engine_get_parameter(_ p: OpaquePointer?, _ key: UnsafePointer<CChar>?,
+                              _ buf: UnsafeMutablePointer<CChar>?, _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    var code: Int32 = 0
+    let rc = withEngine(p) { engine throws(AgoraError) in
+        guard let name = readCString(key), let len else { throw .invalidArgument }
+        code = writeCString(try engine.parameter(name), buf, len)
+    }
+    return rc != 0 ? rc : code
+}
+
+@_cdecl("agoraish_engine_set_log_file")
+func abi_engine_set_log_file(_ p: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let s = readCString(path) else { throw .invalidArgument }
+        try engine.setLogFile(s)
+    }
+}
+
+@_cdecl("agoraish_engine_set_log_filter")
+func abi_engine_set_log_filter(_ p: OpaquePointer?, _ filter: UInt32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.setLogFilter(filter) }
+}
+
+@_cdecl("agoraish_engine_set_log_level")
+func abi_engine_set_log_level(_ p: OpaquePointer?, _ level: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.setLogLevel(level) }
+}
+
+@_cdecl("agoraish_engine_set_log_file_size")
+func abi_engine_set_log_file_size(_ p: OpaquePointer?, _ sizeKB: UInt32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard sizeKB <= UInt32(Int32.max) else { throw .invalidArgument }
+        try engine.setLogFileSize(Int(sizeKB))
+    }
+}

@@ -1,0 +1,56 @@
+import Glibc
+
+/// NUL-terminated strings that live as long as the library: the answers of
+/// `agoraish_get_version` and `agoraish_get_error_description`.
+struct StaticCStrings: @unchecked Sendable {
+    private let table: [String: UnsafeMutablePointer<CChar>]
+
+    init(_ strings: [String]) {
+        var table: [String: UnsafeMutablePointer<CChar>] = [:]
+        for s in strings where table[s] == nil { table[s] = strdup(s) }
+        self.table = table
+    }
+
+    /// The static copy of `s`; `s` must be one of the strings given at init.
+    subscript(_ s: String) -> UnsafePointer<CChar> {
+        guard let p = table[s] else { preconditionFailure("\(s) is not a static C string") }
+        return UnsafePointer(p)
+    }
+}
+
+/// Reads a C string argument: nil for NULL, or for bytes that are not UTF-8.
+func readCString(_ p: UnsafePointer<CChar>?) -> String? {
+    guard let p else { return nil }
+    return String(validatingCString: p)
+}
+
+/// Writes `value` into a caller buffer described by (`buf`, `len`), following
+/// the header's convention: `*len` in is the capacity, out the size needed
+/// with the NUL; -6 when the buffer is too small (nothing written).
+func writeCString(_ value: String, _ buf: UnsafeMutablePointer<CChar>?, _ len: UnsafeMutablePointer<Int>) -> Int32 {
+    let bytes = Array(value.utf8)
+    let needed = bytes.count + 1
+    let capacity = len.pointee
+    len.pointee = needed
+    guard let buf, capacity >= needed else { return -6 }
+    buf.withMemoryRebound(to: UInt8.self, capacity: needed) { dst in
+        for (i, byte) in bytes.enumerated() { dst[i] = byte }
+        dst[bytes.count] = 0
+    }
+    return 0
+}
+
+/// Reads a `struct_size`-first struct from C: nil when the pointer is NULL or
+/// `struct_size` is below `minimumSize` (the first published layout). Fields
+/// past `struct_size` (an older host) read as zero.
+func readVersioned<T>(_ p: UnsafePointer<T>?, minimumSize: Int) -> T? {
+    guard let p else { return nil }
+    let declared = Int(UnsafeRawPointer(p).load(as: UInt32.self))
+    guard declared >= minimumSize else { return nil }
+    let size = MemoryLayout<T>.size
+    let copy = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<T>.alignment)
+    defer { copy.deallocate() }
+    copy.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+    copy.copyMemory(from: UnsafeRawPointer(p), byteCount: min(declared, size))
+    return copy.load(as: T.self)
+}

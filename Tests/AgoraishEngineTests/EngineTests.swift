@@ -1,0 +1,153 @@
+@testable import AgoraishEngine
+import AgoraishIO
+import Glibc
+import Synchronization
+import AgoraishTesting
+import Testing
+
+private func tempLog(_ name: String) -> String {
+    makeTemporaryDirectory("engine-\(name)") + "/engine.log"
+}
+
+/// Collects events; `release(sync: true)` makes the collection complete.
+private final class EventLog: Sendable {
+    let events = Mutex<[EngineEvent]>([])
+    let arrived: Latch
+    init(expecting count: Int = 1) { arrived = Latch(count: count) }
+    func record(_ e: EngineEvent) {
+        events.withLock { $0.append(e) }
+        arrived.open()
+    }
+    var all: [EngineEvent] { events.withLock { $0 } }
+}
+
+@Suite struct EngineTests {
+    @Test func invalidAppIdsAreRejectedWithInvalidAppId() {
+        for appId in ["", "has space", String(repeating: "a", count: 129), "tab\t"] {
+            #expect(throws: AgoraError.invalidAppId) {
+                _ = try RtcEngine(configuration: .init(appId: appId, logFile: tempLog("appid"))) { _ in }
+            }
+        }
+    }
+
+    @Test func badConfigurationFieldsAreInvalidArguments() {
+        let cases: [EngineConfiguration] = [
+            .init(appId: "app", serverURL: "http://x", logFile: tempLog("cfg")),
+            .init(appId: "app", logFile: tempLog("cfg"), logFileSizeKB: 0),
+            .init(appId: "app", logFile: tempLog("cfg"), logFileSizeKB: 20481),
+            .init(appId: "app", logFile: tempLog("cfg"), logLevel: 3),
+            .init(appId: "app", logFile: tempLog("cfg"), areaCode: 0x40),
+        ]
+        for configuration in cases {
+            #expect(throws: AgoraError.invalidArgument) {
+                _ = try RtcEngine(configuration: configuration) { _ in }
+            }
+        }
+        #expect(throws: AgoraError.failed) {
+            _ = try RtcEngine(configuration: .init(appId: "app", logFile: "/nonexistent/dir/x.log")) { _ in }
+        }
+    }
+
+    @Test func setParametersAppliesEveryKeyOrNone() throws {
+        let events = EventLog()
+        let engine = try RtcEngine(configuration: .init(appId: "app", logFile: tempLog("params"))) { events.record($0) }
+        try engine.setParameters(#"{"rtc.log_filter": 2063, "rtc.server_url": "ws://10.0.0.1:9000"}"#)
+        #expect(try engine.parameter("rtc.log_filter") == "2063")
+        #expect(try engine.parameter("rtc.server_url") == #""ws://10.0.0.1:9000""#)
+        // One unknown key rejects the whole object: the valid key is not applied.
+        #expect(throws: AgoraError.invalidArgument) {
+            try engine.setParameters(#"{"rtc.log_filter": 12, "rtc.no_such_key": 1}"#)
+        }
+        #expect(try engine.parameter("rtc.log_filter") == "2063")
+        for bad in ["", "[]", "42", "{", #"{"rtc.log_filter": "x"}"#, #"{"rtc.log_filter": 65536}"#,
+                    #"{"rtc.log_size": 0}"#, #"{"rtc.server_url": "tcp://h"}"#, #"{"rtc.app_id": "x"}"#,
+                    #"{"rtc.log_file": "/nonexistent/dir/x.log", "rtc.log_filter": 12}"#] {
+            #expect(throws: AgoraError.invalidArgument, "accepted \(bad)") { try engine.setParameters(bad) }
+        }
+        #expect(try engine.parameter("rtc.log_filter") == "2063")
+        #expect(throws: AgoraError.invalidArgument) { _ = try engine.parameter("rtc.nope") }
+        #expect(events.arrived.wait())
+        try engine.release(sync: true)
+        #expect(events.all == [.apiCallExecuted(
+            error: 0, api: "setParameters",
+            result: #"{"rtc.log_filter":2063,"rtc.server_url":"ws://10.0.0.1:9000"}"#)])
+    }
+
+    @Test func logLevelFilterAndSizeAreReadBack() throws {
+        let path = tempLog("levels")
+        let engine = try RtcEngine(configuration: .init(appId: "app", logFile: path, logFileSizeKB: 10)) { _ in }
+        defer { try? engine.release(sync: true) }
+        #expect(try engine.parameter("rtc.log_size") == "128")  // raised to the minimum
+        try engine.setLogLevel(2)
+        #expect(try engine.parameter("rtc.log_filter") == String(LogFilter.warn))
+        #expect(try engine.parameter("rtc.log_level") == "2")
+        try engine.setLogFilter(LogFilter.debug)
+        #expect(try engine.parameter("rtc.log_level") == "null")
+        #expect(throws: AgoraError.invalidArgument) { try engine.setLogFilter(0x10) }
+        #expect(throws: AgoraError.invalidArgument) { try engine.setLogLevel(3) }
+        #expect(throws: AgoraError.invalidArgument) { try engine.setLogFileSize(0) }
+        try engine.setLogFileSize(4096)
+        #expect(try engine.parameter("rtc.log_size") == "4096")
+        #expect(readTextFile(path).contains("engine \(engine.serial) created"))
+    }
+
+    @Test func releaseIsIdempotentAndStopsEvents() throws {
+        let events = EventLog()
+        let engine = try RtcEngine(configuration: .init(appId: "app", logFile: tempLog("release"))) { events.record($0) }
+        try engine.setLogFilter(LogFilter.info)
+        #expect(events.arrived.wait())
+        try engine.release(sync: true)
+        try engine.release(sync: true)
+        try engine.release(sync: false)
+        #expect(engine.isReleased)
+        // Events queued after release are never delivered.
+        engine.emit(.apiCallExecuted(error: 0, api: "late", result: ""))
+        #expect(events.all.count == 1)
+    }
+
+    @Test func releaseFromTheEventThreadIsRefused() throws {
+        let outcome = Mutex<AgoraError?>(nil)
+        let box = Mutex<RtcEngine?>(nil)
+        let done = Latch()
+        let engine = try RtcEngine(configuration: .init(appId: "app", logFile: tempLog("refuse"))) { _ in
+            guard let me = box.withLock({ $0 }) else { return }
+            do { try me.release(sync: true) } catch { outcome.withLock { $0 = error as? AgoraError } }
+            done.open()
+        }
+        box.withLock { $0 = engine }
+        try engine.setLogFilter(LogFilter.info)
+        #expect(done.wait())
+        box.withLock { $0 = nil }
+        #expect(!engine.isReleased)
+        try engine.release(sync: true)
+        #expect(outcome.withLock { $0 } == .refused)
+    }
+
+    @Test func serverURLDefaultsComeFromTheEnvironment() {
+        // The configuration wins over the environment, which wins over the default.
+        let env: [String: String] = ["AGORAISH_SERVER": "ws://192.0.2.1:1234"]
+        let explicit = EngineConfiguration(appId: "a", serverURL: "wss://example.org:443")
+        #expect(explicit.resolvedServerURL { env[$0] } == "wss://example.org:443")
+        #expect(EngineConfiguration(appId: "a").resolvedServerURL { env[$0] } == "ws://192.0.2.1:1234")
+        #expect(EngineConfiguration(appId: "a").resolvedServerURL { _ in nil } == "ws://127.0.0.1:7450")
+    }
+
+    @Test func defaultLogPathsDifferPerEngineAndFollowTheEnvironment() {
+        let dirs: [String: String] = ["AGORAISH_LOG_DIR": "/tmp/agoraish-logs", "HOME": "/home/u"]
+        #expect(defaultLogPath(engineSerial: 1) { dirs[$0] } == "/tmp/agoraish-logs/agoraish.log")
+        #expect(defaultLogPath(engineSerial: 3) { dirs[$0] } == "/tmp/agoraish-logs/agoraish-3.log")
+        #expect(defaultLogPath(engineSerial: 1) { $0 == "HOME" ? "/home/u" : nil } == "/home/u/.local/state/agoraish/agoraish.log")
+        #expect(defaultLogPath(engineSerial: 1) { $0 == "XDG_STATE_HOME" ? "/s" : nil } == "/s/agoraish/agoraish.log")
+        #expect(defaultLogPath(engineSerial: 1) { _ in nil } == "/tmp/agoraish/agoraish.log")
+    }
+
+    @Test func everyErrorHasADescription() {
+        for error in AgoraError.allCases {
+            #expect(AgoraError.describe(error.returnCode) == error.text)
+            #expect(AgoraError.describe(error.rawValue) == error.text)
+        }
+        #expect(AgoraError.describe(0) == "no error")
+        #expect(AgoraError.describe(-99999) == "unknown error")
+        #expect(AgoraError.describe(Int32.min) == "unknown error")
+    }
+}

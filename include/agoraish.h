@@ -1,0 +1,390 @@
+/*
+ * agoraish.h — the C ABI of libagoraish, an open real-time voice, video and
+ * data engine for Linux with the programming surface of the Agora RTC SDK.
+ *
+ * This header is the only contract a host sees. It is C99, compiles cleanly
+ * as C++17, and declares only what the library implements.
+ *
+ * Conventions of the whole ABI
+ * ----------------------------
+ * Names      Every symbol starts with `agoraish_`; types end in `_t` (opaque
+ *            handles) or are plain structs; constants start with `AGORAISH_`.
+ * Handles    Objects are opaque handles (`agoraish_engine_t *`). A handle is
+ *            a token, not a pointer the host may dereference. The library keeps
+ *            one handle table: a handle carries a type tag and a generation,
+ *            so a call never crashes on a bad handle:
+ *              - NULL                              -> -AGORAISH_ERR_NOT_INITIALIZED (-7)
+ *              - a handle of another object type   -> -AGORAISH_ERR_INVALID_ARGUMENT (-2)
+ *              - a released (stale) or unknown one -> -AGORAISH_ERR_NOT_INITIALIZED (-7)
+ * Returns    Functions return `int`: 0 on success, or a negated error code
+ *            (`-AGORAISH_ERR_INVALID_ARGUMENT` is -2). The numbers are Agora's
+ *            ERROR_CODE_TYPE numbers. `agoraish_get_error_description()` turns
+ *            a code into text. Functions that return a handle or a string
+ *            return NULL on failure and document where the error code goes.
+ * Enums      Values are Agora's numbers. They are passed as `int`.
+ * Structs    Configuration and callback structs begin with `uint32_t
+ *            struct_size`, which the caller sets to `sizeof` the struct it was
+ *            compiled with. The library reads only the fields that fit in
+ *            `struct_size`, so fields can be appended in later ABI minors
+ *            without breaking hosts built against older headers. A
+ *            `struct_size` smaller than the first published layout is -2.
+ * Strings    UTF-8, NUL-terminated. Strings passed in are copied before the
+ *            call returns; the caller keeps ownership. Strings returned are
+ *            either static (documented as such) or written into a caller
+ *            buffer described by `char *buf, size_t *len`: on entry `*len` is
+ *            the capacity of `buf`, on return it is the size needed including
+ *            the NUL; if the buffer is too small the call returns
+ *            -AGORAISH_ERR_BUFFER_TOO_SMALL (-6) and writes nothing.
+ * Threads    Every function is thread-safe and returns quickly: work that
+ *            takes time is posted to the engine. Event callbacks arrive on one
+ *            dedicated event thread per engine, in the order the events
+ *            happened; never on the caller's thread. A callback must not
+ *            block for long. Calling `agoraish_engine_release()` for an
+ *            engine from inside one of that engine's callbacks returns
+ *            -AGORAISH_ERR_REFUSED (-5) instead of deadlocking.
+ * Instances  Any number of engines may live in one process; they share no
+ *            state other than the handle table.
+ */
+#ifndef AGORAISH_H
+#define AGORAISH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Versions                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** ABI major version: changes only when an existing declaration changes
+ *  incompatibly (the SONAME follows it: libagoraish.so.0). */
+#define AGORAISH_ABI_VERSION_MAJOR 0
+/** ABI minor version: grows when declarations or struct fields are appended. */
+#define AGORAISH_ABI_VERSION_MINOR 1
+/** The ABI version as one comparable number: major * 1000 + minor. */
+#define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
+
+/* ------------------------------------------------------------------------ */
+/* Error codes (Agora's ERROR_CODE_TYPE). Functions return the negation.     */
+/* ------------------------------------------------------------------------ */
+
+/** Error codes. A function returns `-code`; callbacks report `code`. */
+enum agoraish_error_code {
+    AGORAISH_ERR_OK = 0,                      /**< No error. */
+    AGORAISH_ERR_FAILED = 1,                  /**< A general error with no more specific code. */
+    AGORAISH_ERR_INVALID_ARGUMENT = 2,        /**< An argument is NULL, out of range, malformed, or a handle of the wrong type. */
+    AGORAISH_ERR_NOT_READY = 3,               /**< The module is not ready (for example a device is missing). */
+    AGORAISH_ERR_NOT_SUPPORTED = 4,           /**< The method does not apply on Linux or to this build. */
+    AGORAISH_ERR_REFUSED = 5,                 /**< The call is refused in the current context (for example release from a callback). */
+    AGORAISH_ERR_BUFFER_TOO_SMALL = 6,        /**< The caller's buffer is too small; the needed size was written back. */
+    AGORAISH_ERR_NOT_INITIALIZED = 7,         /**< The handle is NULL, released, or unknown. */
+    AGORAISH_ERR_INVALID_STATE = 8,           /**< The object is in a state where the call cannot apply. */
+    AGORAISH_ERR_NO_PERMISSION = 9,           /**< No permission for a device or a file. */
+    AGORAISH_ERR_TIMEDOUT = 10,               /**< An operation took longer than its deadline. */
+    AGORAISH_ERR_CANCELED = 11,               /**< The request was canceled. */
+    AGORAISH_ERR_TOO_OFTEN = 12,              /**< The call was made too often. */
+    AGORAISH_ERR_BIND_SOCKET = 13,            /**< A socket could not be bound. */
+    AGORAISH_ERR_NET_DOWN = 14,               /**< The network is unavailable. */
+    AGORAISH_ERR_NET_NOBUFS = 15,             /**< No socket buffer space. */
+    AGORAISH_ERR_JOIN_CHANNEL_REJECTED = 17,  /**< Already in or joining a channel. */
+    AGORAISH_ERR_LEAVE_CHANNEL_REJECTED = 18, /**< Not in a channel. */
+    AGORAISH_ERR_ALREADY_IN_USE = 19,         /**< The resource is already in use. */
+    AGORAISH_ERR_ABORTED = 20,                /**< Aborted: too many requests. */
+    AGORAISH_ERR_INIT_NET_ENGINE = 21,        /**< The network engine could not start. */
+    AGORAISH_ERR_RESOURCE_LIMITED = 22,       /**< A resource limit was reached. */
+    AGORAISH_ERR_INVALID_APP_ID = 101,        /**< The app id is empty, malformed, or unknown to the server. */
+    AGORAISH_ERR_INVALID_CHANNEL_NAME = 102,  /**< The channel name is empty, too long, or has characters outside the allowed set. */
+    AGORAISH_ERR_NO_SERVER_RESOURCES = 103,   /**< The server has no resources for the request. */
+    AGORAISH_ERR_TOKEN_EXPIRED = 109,         /**< The token has expired. */
+    AGORAISH_ERR_INVALID_TOKEN = 110,         /**< The token is malformed or does not match the app, channel or user. */
+    AGORAISH_ERR_CONNECTION_INTERRUPTED = 111,/**< The connection to the server was interrupted. */
+    AGORAISH_ERR_CONNECTION_LOST = 112,       /**< The connection to the server was lost. */
+    AGORAISH_ERR_NOT_IN_CHANNEL = 113,        /**< The call needs a joined channel. */
+    AGORAISH_ERR_SIZE_TOO_LARGE = 114,        /**< A data-stream message is too large. */
+    AGORAISH_ERR_BITRATE_LIMIT = 115,         /**< The data-stream bitrate limit was exceeded. */
+    AGORAISH_ERR_TOO_MANY_DATA_STREAMS = 116, /**< More data streams than allowed. */
+    AGORAISH_ERR_STREAM_MESSAGE_TIMEOUT = 117,/**< A data-stream message timed out. */
+    AGORAISH_ERR_SET_CLIENT_ROLE_NOT_AUTHORIZED = 119, /**< The role change is not authorized. */
+    AGORAISH_ERR_DECRYPTION_FAILED = 120,     /**< Decryption failed: the key or mode differs. */
+    AGORAISH_ERR_INVALID_USER_ID = 121,       /**< The user id is invalid. */
+    AGORAISH_ERR_CLIENT_IS_BANNED_BY_SERVER = 123, /**< The server banned this client. */
+    AGORAISH_ERR_INVALID_USER_ACCOUNT = 134   /**< The user account is empty, too long, or malformed. */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Logging (Agora's LOG_FILTER_TYPE and 4.x LOG_LEVEL)                        */
+/* ------------------------------------------------------------------------ */
+
+/** Log filters for `agoraish_engine_set_log_filter()`. A filter is a bit set;
+ *  each documented value includes every more severe level. */
+enum agoraish_log_filter {
+    AGORAISH_LOG_FILTER_OFF = 0,           /**< Write nothing. */
+    AGORAISH_LOG_FILTER_DEBUG = 0x080f,    /**< Debug, info, warning, error and critical lines. */
+    AGORAISH_LOG_FILTER_INFO = 0x000f,     /**< Info, warning, error and critical lines (the default). */
+    AGORAISH_LOG_FILTER_WARN = 0x000e,     /**< Warning, error and critical lines. */
+    AGORAISH_LOG_FILTER_ERROR = 0x000c,    /**< Error and critical lines. */
+    AGORAISH_LOG_FILTER_CRITICAL = 0x0008, /**< Critical lines only. */
+    AGORAISH_LOG_FILTER_MASK = 0x080f      /**< Every bit a filter may carry. */
+};
+
+/** Log levels (Agora 4.x LOG_LEVEL) for `agoraish_engine_config.log_level`
+ *  and `agoraish_engine_set_log_level()`. Each maps to the filter of the same
+ *  name: NONE -> OFF, INFO -> INFO, WARN -> WARN, ERROR -> ERROR, FATAL -> CRITICAL. */
+enum agoraish_log_level {
+    AGORAISH_LOG_LEVEL_NONE = 0x0000,  /**< Write nothing. */
+    AGORAISH_LOG_LEVEL_INFO = 0x0001,  /**< Info and more severe (the default). */
+    AGORAISH_LOG_LEVEL_WARN = 0x0002,  /**< Warnings and more severe. */
+    AGORAISH_LOG_LEVEL_ERROR = 0x0004, /**< Errors and more severe. */
+    AGORAISH_LOG_LEVEL_FATAL = 0x0008  /**< Fatal (critical) lines only. */
+};
+
+/** Default size of one log file, in KB (`log_file_size_kb = -1` selects it). */
+#define AGORAISH_LOG_FILE_SIZE_DEFAULT_KB 1024
+/** Smallest accepted log file size in KB; smaller values are raised to it. */
+#define AGORAISH_LOG_FILE_SIZE_MIN_KB 128
+/** Largest accepted log file size in KB; larger values are -2. */
+#define AGORAISH_LOG_FILE_SIZE_MAX_KB 20480
+/** Number of files in a log rotation: `name.log` and `name_1.log` .. `name_4.log`. */
+#define AGORAISH_LOG_FILE_COUNT 5
+
+/* ------------------------------------------------------------------------ */
+/* Area codes (Agora's AREA_CODE)                                            */
+/* ------------------------------------------------------------------------ */
+
+/** Area codes for `agoraish_engine_config.area_code`: a bit set. The engine
+ *  records the choice and reports it to the server it connects to. */
+enum agoraish_area_code {
+    AGORAISH_AREA_CODE_CN = 0x00000001,  /**< Mainland China. */
+    AGORAISH_AREA_CODE_NA = 0x00000002,  /**< North America. */
+    AGORAISH_AREA_CODE_EU = 0x00000004,  /**< Europe. */
+    AGORAISH_AREA_CODE_AS = 0x00000008,  /**< Asia, excluding mainland China. */
+    AGORAISH_AREA_CODE_JP = 0x00000010,  /**< Japan. */
+    AGORAISH_AREA_CODE_IN = 0x00000020,  /**< India. */
+    AGORAISH_AREA_CODE_GLOB = (int)0xFFFFFFFF /**< Global (the default). */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Library information                                                       */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * The library version, as "major.minor.patch" (Agora's getVersion).
+ *
+ * @param build  Optional (may be NULL). Receives the build number.
+ * @return       A static string owned by the library; never NULL, never freed.
+ * Thread: any.
+ */
+const char *agoraish_get_version(int *build);
+
+/**
+ * A description of an error code (Agora's getErrorDescription).
+ *
+ * @param code  An error code, negated (as functions return it) or not (as
+ *              callbacks report it). 0 describes success.
+ * @return      A static string owned by the library; never NULL. Unknown
+ *              codes return "unknown error".
+ * Thread: any.
+ */
+const char *agoraish_get_error_description(int code);
+
+/**
+ * The error of the last call on this thread that returned a handle or NULL
+ * (today: `agoraish_engine_create()`), as a negated code; 0 if it succeeded.
+ *
+ * Thread: any; the value is per thread.
+ */
+int agoraish_get_last_error(void);
+
+/* ------------------------------------------------------------------------ */
+/* Engine                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** An engine (Agora's IRtcEngine / AgoraRtcEngineKit). Opaque handle. */
+typedef struct agoraish_engine agoraish_engine_t;
+
+/**
+ * Event callbacks of an engine (Agora's IRtcEngineEventHandler).
+ *
+ * Every callback is optional: a NULL entry means "not interested". Each
+ * receives the engine that emits it and the table's `user_data`.
+ * Thread: every callback runs on the engine's event thread, one at a time, in
+ * the order the events happened. Pointers passed to a callback are owned by
+ * the library and valid only until the callback returns: copy what you keep.
+ * A callback may call any engine function, except that releasing its own
+ * engine from inside it returns -AGORAISH_ERR_REFUSED.
+ */
+typedef struct agoraish_event_handler {
+    /** Set to sizeof(agoraish_event_handler). */
+    uint32_t struct_size;
+    /** Passed back unchanged as `user_data` to every callback. Owned by the host. */
+    void *user_data;
+    /**
+     * An API call has been carried out by the engine (Agora's
+     * onApiCallExecuted). Fires once for every call to a setter that the
+     * engine accepted: set_parameters, set_log_file, set_log_filter,
+     * set_log_level and set_log_file_size.
+     *
+     * @param err     0, or the error code (not negated) the work ended with.
+     * @param api     The Agora name of the method, for example "setParameters".
+     * @param result  The argument the call applied, as text (for
+     *                setParameters, the JSON that was applied).
+     */
+    void (*on_api_call_executed)(agoraish_engine_t *engine, void *user_data,
+                                 int err, const char *api, const char *result);
+} agoraish_event_handler;
+
+/**
+ * How to create an engine (Agora's RtcEngineContext).
+ */
+typedef struct agoraish_engine_config {
+    /** Set to sizeof(agoraish_engine_config). */
+    uint32_t struct_size;
+    /** The app id: required, 1..128 printable ASCII characters. Copied. */
+    const char *app_id;
+    /** Event callbacks, or NULL for none. The table is copied; the host keeps
+     *  ownership of the struct and of `user_data`. */
+    const agoraish_event_handler *event_handler;
+    /** The channel server, as "ws://host:port" or "wss://host:port". NULL or
+     *  "" selects the environment variable AGORAISH_SERVER, then
+     *  "ws://127.0.0.1:7450". Copied. */
+    const char *server_url;
+    /** The log file. NULL or "" selects a default: in the directory named by
+     *  AGORAISH_LOG_DIR, else $XDG_STATE_HOME/agoraish, else
+     *  $HOME/.local/state/agoraish, else /tmp/agoraish, the file
+     *  "agoraish.log" for the first engine of the process and
+     *  "agoraish-<n>.log" for the n-th. The directory is created if missing.
+     *  Copied. Read the path back with the parameter "rtc.log_file". */
+    const char *log_file;
+    /** Size of one log file in KB; 0 or -1 selects AGORAISH_LOG_FILE_SIZE_DEFAULT_KB.
+     *  Otherwise the range of `agoraish_engine_set_log_file_size()`. */
+    int32_t log_file_size_kb;
+    /** An `agoraish_log_level`. 0 (a zeroed struct) selects AGORAISH_LOG_LEVEL_INFO;
+     *  to log nothing, call `agoraish_engine_set_log_level(engine,
+     *  AGORAISH_LOG_LEVEL_NONE)` after creation. */
+    int32_t log_level;
+    /** An `agoraish_area_code` bit set; 0 selects AGORAISH_AREA_CODE_GLOB. */
+    uint32_t area_code;
+} agoraish_engine_config;
+
+/**
+ * Create an engine (Agora's createAgoraRtcEngine + initialize).
+ *
+ * @param config  Required. Read during the call only.
+ * @return        A new engine handle owned by the caller, to be released with
+ *                `agoraish_engine_release()`; NULL on failure, with the
+ *                reason in `agoraish_get_last_error()`:
+ *                -2 config NULL, struct_size too small, or a field out of range;
+ *                -101 app id missing or malformed;
+ *                -1 the log file cannot be opened or the event thread cannot start.
+ * Thread: any. The engine starts its event thread before returning.
+ */
+agoraish_engine_t *agoraish_engine_create(const agoraish_engine_config *config);
+
+/**
+ * Release an engine and everything it owns (Agora's IRtcEngine::release).
+ *
+ * After it returns, the handle is stale (-7 from every other function) and
+ * events not yet delivered are dropped: no new callback starts. With `sync`
+ * nonzero it also waits until a callback already running has returned and
+ * the event thread has ended, so the host may free what `user_data` points
+ * to; with `sync` zero that clean-up finishes in the background and a
+ * callback that was already running may still be returning.
+ *
+ * Idempotent: releasing an already released engine returns 0.
+ *
+ * @return  0; -7 for NULL; -2 for a handle of another type; -5 when called
+ *          from one of this engine's own callbacks (release it after the
+ *          callback returns).
+ * Thread: any, except this engine's event thread.
+ */
+int agoraish_engine_release(agoraish_engine_t *engine, int sync);
+
+/**
+ * Set private parameters as a JSON object (Agora's setParameters), for
+ * example `{"rtc.log_filter": 2063}`. The whole object is checked before any
+ * key is applied: an unknown key, a value of the wrong type or out of range,
+ * or text that is not a JSON object rejects the call and applies nothing.
+ *
+ * Keys known at this ABI version (docs/abi.md lists them with their ranges):
+ *   "rtc.log_file"    string   the log file path (as agoraish_engine_set_log_file)
+ *   "rtc.log_filter"  integer  an agoraish_log_filter bit set
+ *   "rtc.log_level"   integer  an agoraish_log_level
+ *   "rtc.log_size"    integer  log file size in KB (as agoraish_engine_set_log_file_size)
+ *   "rtc.server_url"  string   the channel server URL used by the next join
+ *
+ * @param json  Required UTF-8 JSON text, at most 65536 bytes.
+ * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -7 bad handle.
+ *              On success `on_api_call_executed("setParameters")` follows.
+ * Thread: any.
+ */
+int agoraish_engine_set_parameters(agoraish_engine_t *engine, const char *json);
+
+/**
+ * Read one parameter as JSON text (the reading side of
+ * `agoraish_engine_set_parameters()`). Besides the writable keys above,
+ * "rtc.app_id" (string) and "rtc.area_code" (integer) can be read.
+ *
+ * @param key  Required parameter name.
+ * @param buf  Receives the value as JSON text (a string value is quoted);
+ *             may be NULL when `*len` is 0, to ask for the size.
+ * @param len  Required. In: capacity of `buf`. Out: bytes needed including NUL.
+ * @return     0; -2 for NULL key/len or an unknown key; -6 if `buf` is too
+ *             small; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_parameter(agoraish_engine_t *engine, const char *key,
+                                  char *buf, size_t *len);
+
+/**
+ * Set the log file (Agora's setLogFile). The file is opened for appending
+ * before the call returns; its directory must exist and be writable. Logging
+ * continues in the new file; rotation uses its name (`name_1.log` ...).
+ *
+ * @param path  Required, non-empty, at most 4095 bytes.
+ * @return      0; -2 NULL/empty/too long path or the file cannot be opened
+ *              (the previous file stays in use); -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_log_file(agoraish_engine_t *engine, const char *path);
+
+/**
+ * Set which log lines are written (Agora's setLogFilter).
+ *
+ * @param filter  An `agoraish_log_filter` bit set; bits outside
+ *                AGORAISH_LOG_FILTER_MASK are -2.
+ * @return        0; -2; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_log_filter(agoraish_engine_t *engine, unsigned int filter);
+
+/**
+ * Set the log level (Agora 4.x setLogLevel): the filter of the same name.
+ *
+ * @param level  An `agoraish_log_level`; other values are -2.
+ * @return       0; -2; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_log_level(agoraish_engine_t *engine, int level);
+
+/**
+ * Set the size of one log file (Agora's setLogFileSize). When the current file
+ * would grow past it, the files rotate: `name_3.log` becomes `name_4.log`, ...,
+ * `name.log` becomes `name_1.log`, and a fresh `name.log` starts; at most
+ * AGORAISH_LOG_FILE_COUNT files exist.
+ *
+ * @param size_kb  AGORAISH_LOG_FILE_SIZE_MIN_KB..AGORAISH_LOG_FILE_SIZE_MAX_KB;
+ *                 values from 1 to the minimum are raised to the minimum;
+ *                 0 and values above the maximum are -2.
+ * @return         0; -2; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_log_file_size(agoraish_engine_t *engine, unsigned int size_kb);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* AGORAISH_H */
