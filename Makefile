@@ -1,0 +1,137 @@
+# agoraish — build, test, demo, bench, install.
+#
+#   make demo     set up, build, run the demo
+#   make test     set up, build once, run every test (Swift, ABI, C, C++, Python)
+#   make bench    set up, build, run the benchmarks -> bench/results/latest.json
+#   make install  PREFIX=/usr/local: library, header, pkg-config file, Python package
+
+SHELL      := /bin/bash
+SWIFT      ?= swift
+PYTHON     ?= python3
+CC         ?= gcc
+CXX        ?= g++
+PREFIX     ?= /usr/local
+VERSION    := 0.1.0
+ABI_MAJOR  := 0
+
+BUILD      := build
+DIST       := dist
+DIST_LIB   := $(DIST)/lib
+SO_REAL    := libagoraish.so.$(VERSION)
+SO_NAME    := libagoraish.so.$(ABI_MAJOR)
+DIST_SCRATCH := .build/dist
+DIST_FLAGS := -c release --scratch-path $(DIST_SCRATCH) -Xswiftc -static-stdlib
+
+CFLAGS_STRICT  := -Wall -Wextra -Werror -pedantic
+HOST_CFLAGS    := -std=c99 -O1 -g $(CFLAGS_STRICT) -Iinclude
+HOST_CXXFLAGS  := -std=c++17 -O1 -g $(CFLAGS_STRICT) -Iinclude -Ibindings/cpp
+HOST_LDFLAGS   := -L$(DIST_LIB) -lagoraish -Wl,-rpath,'$$ORIGIN/../$(DIST_LIB)' -lpthread
+
+export AGORAISH_LIBRARY := $(CURDIR)/$(DIST_LIB)/$(SO_NAME)
+export AGORAISH_ABI_LAYOUT := $(CURDIR)/$(BUILD)/abi-layout.json
+
+C_TESTS    := $(patsubst Tests/c/%.c,$(BUILD)/tests/%,$(filter-out Tests/c/layout_probe.c,$(wildcard Tests/c/*.c)))
+CXX_TESTS  := $(patsubst Tests/cpp/%.cpp,$(BUILD)/tests/%,$(wildcard Tests/cpp/*.cpp))
+C_EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/examples/%,$(wildcard examples/c/*.c))
+CXX_EXAMPLES := $(patsubst examples/cpp/%.cpp,$(BUILD)/examples/%_cpp,$(wildcard examples/cpp/*.cpp))
+
+.PHONY: all setup build swift-build dist hosts test test-swift test-abi test-c test-python \
+        demo bench install uninstall clean
+
+all: build
+
+## setup: install the Debian and Python packages that are missing (idempotent).
+setup:
+	@./scripts/setup.sh
+
+## build: the debug package with its tests, and the distributable library.
+build: swift-build dist hosts
+
+swift-build:
+	$(SWIFT) build --build-tests
+
+## dist: libagoraish.so with the Swift runtime linked in, SONAME libagoraish.so.0.
+dist:
+	$(SWIFT) build $(DIST_FLAGS) --product agoraish
+	@mkdir -p $(DIST_LIB)
+	@bin=$$($(SWIFT) build $(DIST_FLAGS) --show-bin-path); \
+	  install -m 0755 $$bin/libagoraish.so $(DIST_LIB)/$(SO_REAL); \
+	  ln -sf $(SO_REAL) $(DIST_LIB)/$(SO_NAME); ln -sf $(SO_NAME) $(DIST_LIB)/libagoraish.so
+	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' agoraish.pc.in > $(DIST_LIB)/agoraish.pc
+
+hosts: $(BUILD)/layout_probe $(C_TESTS) $(CXX_TESTS) $(C_EXAMPLES) $(CXX_EXAMPLES)
+
+$(BUILD)/layout_probe: Tests/c/layout_probe.c include/agoraish.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $< -o $@
+
+$(BUILD)/tests/%: Tests/c/%.c include/agoraish.h $(DIST_LIB)/$(SO_NAME)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS)
+
+$(BUILD)/tests/%: Tests/cpp/%.cpp include/agoraish.h bindings/cpp/agoraish.hpp $(DIST_LIB)/$(SO_NAME)
+	@mkdir -p $(@D)
+	$(CXX) $(HOST_CXXFLAGS) $< -o $@ $(HOST_LDFLAGS)
+
+$(BUILD)/examples/%: examples/c/%.c include/agoraish.h $(DIST_LIB)/$(SO_NAME)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS)
+
+$(BUILD)/examples/%_cpp: examples/cpp/%.cpp include/agoraish.h bindings/cpp/agoraish.hpp $(DIST_LIB)/$(SO_NAME)
+	@mkdir -p $(@D)
+	$(CXX) $(HOST_CXXFLAGS) $< -o $@ $(HOST_LDFLAGS)
+
+## test: everything, built once. The last lines are pytest's summary.
+test: setup
+	@$(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory test-abi test-swift test-c test-python
+
+$(BUILD)/abi-layout.json: $(BUILD)/layout_probe
+	$< > $@
+
+test-abi: $(BUILD)/abi-layout.json
+	@echo "== header compiles as C99 and C++17 with $(CFLAGS_STRICT)"
+	@printf '#include "agoraish.h"\nint main(void){return 0;}\n' | $(CC) -std=c99 $(CFLAGS_STRICT) -Iinclude -x c - -o /dev/null
+	@printf '#include "agoraish.h"\nint main(){return 0;}\n' | $(CXX) -std=c++17 $(CFLAGS_STRICT) -Iinclude -x c++ - -o /dev/null
+	@printf '#include "agoraish.hpp"\nint main(){return 0;}\n' | $(CXX) -std=c++17 $(CFLAGS_STRICT) -Iinclude -Ibindings/cpp -x c++ - -o /dev/null
+
+test-swift: $(BUILD)/abi-layout.json
+	$(SWIFT) test --skip-build
+
+test-c: hosts
+	@set -e; for t in $(C_TESTS) $(CXX_TESTS); do echo "== $$t"; $$t; done
+	@echo "== valgrind $(firstword $(C_TESTS))"
+	valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
+	  $(firstword $(C_TESTS)) > /dev/null
+
+test-python:
+	cd Tests/python && $(PYTHON) -m pytest -q -p no:cacheprovider
+
+## demo: create an engine, print the version and log path, release.
+demo: setup
+	@$(MAKE) --no-print-directory dist $(BUILD)/examples/hello_engine
+	@$(BUILD)/examples/hello_engine
+
+## bench: every benchmark; prints a table and writes bench/results/latest.json.
+bench: setup
+	@$(MAKE) --no-print-directory dist
+	$(PYTHON) bench/run.py
+
+install: dist
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0755 $(DIST_LIB)/$(SO_REAL) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf $(SO_REAL) $(DESTDIR)$(PREFIX)/lib/$(SO_NAME)
+	ln -sf $(SO_NAME) $(DESTDIR)$(PREFIX)/lib/libagoraish.so
+	install -m 0644 include/agoraish.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 bindings/cpp/agoraish.hpp $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' agoraish.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/agoraish.pc
+	-ldconfig 2>/dev/null
+	$(PYTHON) -m pip install -q ./bindings/python
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libagoraish.so* $(DESTDIR)$(PREFIX)/include/agoraish.h \
+	  $(DESTDIR)$(PREFIX)/include/agoraish.hpp $(DESTDIR)$(PREFIX)/lib/pkgconfig/agoraish.pc
+	-$(PYTHON) -m pip uninstall -y -q agoraish
+
+clean:
+	rm -rf .build $(BUILD) $(DIST)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what building and testing agoraish needs on Debian 12 and is
+# missing. Idempotent, and quick when nothing is missing.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+
+DEBS=(
+  pkg-config gcc g++ make valgrind
+  libopus-dev libvpx-dev libsrtp2-dev libasound2-dev libv4l-dev libssl-dev zlib1g-dev
+)
+PY_MODULES=(pytest)          # import names
+PY_PACKAGES=(pytest)         # the matching PyPI names
+
+missing=()
+for pkg in "${DEBS[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  # Update the package lists once per machine state, not on every run.
+  if ! $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  fi
+fi
+
+PYTHON=${PYTHON:-python3}
+pymissing=()
+for i in "${!PY_MODULES[@]}"; do
+  "$PYTHON" -c "import ${PY_MODULES[$i]}" 2>/dev/null || pymissing+=("${PY_PACKAGES[$i]}")
+done
+if [ ${#pymissing[@]} -gt 0 ]; then
+  echo "setup: pip installing ${pymissing[*]}"
+  "$PYTHON" -m pip install -q "${pymissing[@]}"
+fi
+
+command -v swift >/dev/null || { echo "setup: the Swift toolchain (swift) is not on PATH" >&2; exit 1; }
