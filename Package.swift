@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "CAgoraishABI"),
 
         // Sans-IO formats. No threads, sockets or clocks.
-        .target(name: "AgoraishWire"),
+        .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib"]),
         // Threads, sockets, timers, files: the only home of the outside world.
         .target(name: "AgoraishIO", dependencies: ["CAgoraishShim"]),
         // The engine: public Swift API named after the documented surface.
@@ -64,5 +64,6 @@ let package = Package(
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
         .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishTesting"]),
         .testTarget(name: "AgoraishABITests", dependencies: ["CAgoraishABI"]),
+        .testTarget(name: "AgoraishWireTests", dependencies: ["AgoraishWire"], exclude: ["Fixtures"]),
     ]
 )
