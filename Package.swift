@@ -41,13 +41,13 @@ let package = Package(
         // Sans-IO formats. No threads, sockets or clocks.
         .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib"]),
         // Threads, sockets, timers, files: the only home of the outside world.
-        .target(name: "AgoraishIO", dependencies: ["CAgoraishShim"]),
+        .target(name: "AgoraishIO", dependencies: ["AgoraishWire", "CAgoraishShim"]),
         // The engine: public Swift API named after the documented surface.
         .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishIO"]),
         // The @_cdecl C ABI layer -> libagoraish.so.
         .target(
             name: "agoraish",
-            dependencies: ["AgoraishEngine", "CAgoraishABI"],
+            dependencies: ["AgoraishEngine", "AgoraishWire", "CAgoraishABI"],
             exclude: ["agoraish.map"],
             linkerSettings: [
                 .unsafeFlags([
@@ -58,11 +58,14 @@ let package = Package(
         ),
         // Test support: latches, temporary files; later the virtual clock and simulated network.
         .target(name: "AgoraishTesting"),
-        .executableTarget(name: "agoraish-server", dependencies: ["AgoraishEngine"]),
+        // The channel server: signaling, membership, tokens; later the SFU media plane.
+        .target(name: "AgoraishServer", dependencies: ["AgoraishWire", "AgoraishIO"]),
+        .executableTarget(name: "agoraish-server", dependencies: ["AgoraishServer", "AgoraishWire"]),
         .executableTarget(name: "agoraish-token", dependencies: ["AgoraishWire"]),
 
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
         .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishTesting"]),
+        .testTarget(name: "AgoraishServerTests", dependencies: ["AgoraishServer", "AgoraishTesting"]),
         .testTarget(name: "AgoraishABITests", dependencies: ["CAgoraishABI"]),
         .testTarget(name: "AgoraishWireTests", dependencies: ["AgoraishWire"], exclude: ["Fixtures"]),
     ]

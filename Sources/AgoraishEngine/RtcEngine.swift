@@ -1,4 +1,5 @@
 import AgoraishIO
+import AgoraishWire
 import Synchronization
 
 /// The real-time engine (Agora's IRtcEngine): one per app id and host
@@ -155,14 +156,6 @@ public final class RtcEngine: Sendable {
         get { state.withLock { $0.serverURL } }
         set { state.withLock { $0.serverURL = newValue } }
     }
-}
-
-/// The library's version (Agora's getVersion).
-public enum Version {
-    /// "major.minor.patch".
-    public static let string = "0.1.0"
-    /// A build number that grows with every release.
-    public static let build: Int32 = 1
 }
 
 /// Hands out engine serial numbers, process-wide.

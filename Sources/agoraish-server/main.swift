@@ -1,4 +1,4 @@
-import AgoraishEngine
+import AgoraishWire
 import Glibc
 
 // agoraish-server: the channel server (signaling, tokens, SFU).

@@ -1,4 +1,5 @@
 import AgoraishEngine
+import AgoraishWire
 import CAgoraishABI
 import CAgoraishShim
 

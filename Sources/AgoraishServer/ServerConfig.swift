@@ -1,0 +1,62 @@
+import AgoraishWire
+
+/// Everything the server needs to know before it starts: apps, listen
+/// addresses, limits and timeouts. Built from a file, flags and the
+/// environment by `ServerConfig.load` (see docs/server.md).
+public struct ServerConfig: Sendable, Equatable {
+    /// One registered app.
+    public struct App: Sendable, Equatable {
+        /// The app certificate (32 hex characters), or nil: no token needed
+        /// (Agora's testing mode; any token, even empty, is accepted).
+        public var certificate: String?
+        /// Co-host authentication: publishing needs the publish privileges of the token.
+        public var enforcePublishPrivileges: Bool
+
+        /// An app with `certificate` (nil for testing mode).
+        public init(certificate: String?, enforcePublishPrivileges: Bool = false) {
+            self.certificate = certificate
+            self.enforcePublishPrivileges = enforcePublishPrivileges
+        }
+    }
+
+    /// Registered apps by app id. An empty table accepts any well-formed app id
+    /// in testing mode (handy for local development; the default config file
+    /// registers none).
+    public var apps: [String: App] = [:]
+    /// Whether app ids missing from `apps` are accepted in testing mode.
+    public var acceptUnknownApps = false
+    /// Signaling listen address (WebSocket over TCP).
+    public var signalingHost = "127.0.0.1"
+    /// Signaling port; 0 picks a free port.
+    public var signalingPort: UInt16 = 7450
+    /// HTTP port for /metrics and /status; 0 picks a free port; nil disables it.
+    public var httpPort: UInt16? = 7451
+    /// TLS certificate and key files (PEM); both set enables wss://.
+    public var tlsCertificateFile: String? = nil
+    /// TLS private key file (PEM).
+    public var tlsKeyFile: String? = nil
+    /// Most channels at once.
+    public var maxChannels = 10_000
+    /// Most users in one channel.
+    public var maxUsersPerChannel = 1_000
+    /// Largest signaling message, in bytes.
+    public var maxMessageBytes = 16 * 1024
+    /// Joins accepted per remote address per second.
+    public var joinsPerSecondPerAddress = 20
+    /// How often clients should ping.
+    public var keepaliveInterval: Duration = .seconds(2)
+    /// Silence after which a user is dropped (others see onUserOffline DROPPED).
+    /// A user whose signaling breaks may resume within this window unseen.
+    public var dropTimeout: Duration = .seconds(20)
+    /// How long before the join privilege expires the client is told (token-format §8.4).
+    public var tokenWillExpireLead: Int64 = 30
+
+    /// The defaults: loopback, port 7450, no registered apps.
+    public init() {}
+
+    /// The app entry for `appId`, honouring `acceptUnknownApps`.
+    public func app(_ appId: String) -> App? {
+        if let app = apps[appId] { return app }
+        return acceptUnknownApps ? App(certificate: nil) : nil
+    }
+}

@@ -1,0 +1,251 @@
+import AgoraishWire
+
+/// join, leave, set_role, renew_token, resume and register_account.
+extension SignalingCore {
+    mutating func join(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
+        guard connections[conn]!.session == nil else { throw .code(-17, "already_joined") }
+        // Join rate per remote address, over the last second.
+        let address = connections[conn]!.address
+        var recent = connections.values.filter { $0.address == address }.flatMap(\.joinTimes)
+        recent.removeAll { now - $0 >= .seconds(1) }
+        guard recent.count < config.joinsPerSecondPerAddress else { throw .code(-12, "too_often") }
+        connections[conn]!.joinTimes.removeAll { now - $0 >= .seconds(1) }
+        connections[conn]!.joinTimes.append(now)
+
+        let appId = try f.string("app_id")
+        let channelName = try f.string("channel")
+        let token = try f.optionalString("token") ?? ""
+        var uid = UInt32(try f.optionalInteger("uid", in: 0...Int64(UInt32.max)) ?? 0)
+        let account = try f.optionalString("account")
+        let profile = ChannelProfile(rawValue: try f.optionalInteger("profile", in: 0...1) ?? 0)!
+        let role = ClientRole(rawValue: try f.optionalInteger("role", in: 1...2) ?? 1)!
+        if let account {
+            guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
+            guard uid == 0 else { throw .badField("uid") }
+        }
+
+        // App and channel (token-format §8.1 steps 1–2), then the token.
+        guard TokenVerifier.isWellFormedAppId(appId) || config.acceptUnknownApps && !appId.isEmpty,
+              let app = config.app(appId) else {
+            events.append(.joinRejected(code: -101, reason: "invalid_app_id"))
+            throw .code(-101, "invalid_app_id")
+        }
+        guard TokenVerifier.isValidChannelName(channelName) else {
+            events.append(.joinRejected(code: -102, reason: "invalid_channel_name"))
+            throw .code(-102, "invalid_channel_name")
+        }
+        let identity: TokenIdentity = account.map { .account($0) } ?? .uid(uid)
+        let expiry = try checkToken(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
+
+        let key = ChannelKey(app: appId, name: channelName)
+        if channels[key] == nil {
+            guard channels.count < config.maxChannels else { throw .code(-103, "too_many_channels") }
+        } else {
+            guard channels[key]!.profile == profile else { throw .code(-5, "profile_mismatch") }
+        }
+        if let account { uid = accountUid(app: appId, account: account) }
+        if uid == 0 { uid = freeUid(in: key) }
+
+        // The same uid already present: the newer login wins (Agora's SAME_UID_LOGIN).
+        if let existing = channels[key]?.members[uid], let old = sessions[existing] {
+            if let oldConn = old.connection {
+                send(oldConn, message("kicked", ["code": .integer(-17), "reason": .string("same_uid_login"),
+                                                 "connection_reason": .integer(19)]))
+                outputs.append(.close(oldConn, code: 4001, reason: "same uid login"))
+                connections[oldConn]?.session = nil
+            }
+            removeSession(existing, reason: .quit)
+        }
+        guard (channels[key]?.members.count ?? 0) < config.maxUsersPerChannel else {
+            throw .code(-103, "channel_full")
+        }
+
+        let sid = nextSession
+        nextSession += 1
+        let session = Session(id: sid, resumeToken: randomToken(), key: key, uid: uid, account: account, role: role,
+                              identity: identity, token: token, joinExpiry: expiry, connection: conn, lastSeen: now)
+        sessions[sid] = session
+        channels[key, default: Channel(key: key, profile: profile)].members[uid] = sid
+        connections[conn]!.session = sid
+        events.append(.joined(app: appId, channel: channelName, uid: uid, session: sid))
+
+        var reply: [String: JSONValue] = [
+            "uid": .integer(Int64(uid)),
+            "session": .integer(Int64(sid)),
+            "resume_token": .string(session.resumeToken),
+            "call_id": .string("\(appId.prefix(8))-\(sid)-\(unixMillis(now))"),
+            "profile": .integer(profile.rawValue),
+            "role": .integer(role.rawValue),
+            "users": .array(visibleUsers(in: key, except: uid)),
+            "keepalive_ms": .integer(config.keepaliveInterval.milliseconds),
+            "drop_timeout_ms": .integer(config.dropTimeout.milliseconds),
+            "server_time_ms": .integer(unixMillis(now)),
+        ]
+        if let account { reply["account"] = .string(account) }
+        if let expiry { reply["token_expire_ts"] = .integer(expiry) }
+        send(conn, message("joined", reply, id: f.id))
+        if isVisible(sessions[sid]!) { announceJoin(sessions[sid]!) }
+        // A token with 30 s or less left is announced at once (§8.4).
+        handleTimeout(now: now)
+    }
+
+    mutating func leave(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
+        guard let sid = connections[conn]!.session else { throw .code(-113, "not_in_channel") }
+        connections[conn]!.session = nil
+        removeSession(sid, reason: .quit)
+        send(conn, message("left", [:], id: f.id))
+    }
+
+    mutating func setRole(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
+        guard let sid = connections[conn]!.session, let s = sessions[sid] else { throw .code(-113, "not_in_channel") }
+        let role = ClientRole(rawValue: try f.integer("role", in: 1...2))!
+        let wasVisible = isVisible(s)
+        let old = s.role
+        sessions[sid]!.role = role
+        let nowVisible = isVisible(sessions[sid]!)
+        send(conn, message("role_changed", ["old": .integer(old.rawValue), "new": .integer(role.rawValue)], id: f.id))
+        if !wasVisible && nowVisible { announceJoin(sessions[sid]!) }
+        if wasVisible && !nowVisible { announceOffline(sessions[sid]!, reason: .becomeAudience) }
+    }
+
+    mutating func renewToken(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
+        guard let sid = connections[conn]!.session, let s = sessions[sid] else { throw .code(-113, "not_in_channel") }
+        let token = try f.string("token")
+        guard let app = config.app(s.key.app) else { throw .code(-101, "invalid_app_id") }
+        let expiry = try checkToken(token, app: app, appId: s.key.app, channel: s.key.name, identity: s.identity, now: now)
+        sessions[sid]!.token = token
+        sessions[sid]!.joinExpiry = expiry
+        sessions[sid]!.willExpireSent = false
+        var reply: [String: JSONValue] = [:]
+        if let expiry { reply["token_expire_ts"] = .integer(expiry) }
+        send(conn, message("token_renewed", reply, id: f.id))
+        handleTimeout(now: now)
+    }
+
+    mutating func resume(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
+        guard connections[conn]!.session == nil else { throw .code(-17, "already_joined") }
+        let sid = UInt64(try f.integer("session", in: 1...Int64.max))
+        let token = try f.string("resume_token")
+        guard let s = sessions[sid], TokenCrypto.constantTimeEqual(Array(s.resumeToken.utf8), Array(token.utf8)) else {
+            throw .code(-113, "unknown_session")
+        }
+        if let old = s.connection {
+            outputs.append(.close(old, code: 4002, reason: "resumed elsewhere"))
+            connections[old]?.session = nil
+        }
+        sessions[sid]!.connection = conn
+        sessions[sid]!.lastSeen = now
+        connections[conn]!.session = sid
+        events.append(.resumed(uid: s.uid, session: sid))
+        var reply: [String: JSONValue] = [
+            "uid": .integer(Int64(s.uid)),
+            "session": .integer(Int64(sid)),
+            "role": .integer(s.role.rawValue),
+            "users": .array(visibleUsers(in: s.key, except: s.uid)),
+            "server_time_ms": .integer(unixMillis(now)),
+        ]
+        if let e = s.joinExpiry { reply["token_expire_ts"] = .integer(e) }
+        send(conn, message("resumed", reply, id: f.id))
+    }
+
+    mutating func registerAccount(_ f: MessageFields, _ conn: ConnectionID) throws(SignalingFailure) {
+        let appId = try f.string("app_id")
+        let account = try f.string("account")
+        guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
+        guard config.app(appId) != nil, TokenVerifier.isWellFormedAppId(appId) || config.acceptUnknownApps else {
+            throw .code(-101, "invalid_app_id")
+        }
+        let uid = accountUid(app: appId, account: account)
+        send(conn, message("account_registered", ["uid": .integer(Int64(uid)), "account": .string(account)], id: f.id))
+    }
+
+    // MARK: - Shared steps
+
+    /// Runs the token check; returns the join privilege's expiry (nil in testing mode).
+    func checkToken(_ token: String, app: ServerConfig.App, appId: String, channel: String,
+                    identity: TokenIdentity, now: Instant) throws(SignalingFailure) -> Int64? {
+        guard let certificate = app.certificate else { return nil }
+        let outcome = TokenVerifier.verify(token: token, appId: appId, certificate: certificate, channel: channel,
+                                           identity: identity, privilege: .joinChannel, now: unixSeconds(now))
+        guard outcome.code == 0 else { throw .code(outcome.code, outcome.reason) }
+        var expiry = outcome.privilegeExpire[.joinChannel] ?? outcome.tokenExpire!
+        if app.enforcePublishPrivileges {
+            for p in [TokenPrivilege.publishAudio, .publishVideo, .publishDataStream] {
+                if let e = outcome.privilegeExpire[p] { expiry = min(expiry, e) }
+            }
+        }
+        return expiry
+    }
+
+    /// In live broadcasting only broadcasters are visible to others.
+    func isVisible(_ s: Session) -> Bool {
+        channels[s.key]?.profile == .communication || s.role == .broadcaster
+    }
+
+    func visibleUsers(in key: ChannelKey, except uid: UInt32) -> [JSONValue] {
+        guard let ch = channels[key] else { return [] }
+        return ch.members.keys.sorted().compactMap { other in
+            guard other != uid, let s = sessions[ch.members[other]!], isVisible(s) else { return nil }
+            var entry: [String: JSONValue] = ["uid": .integer(Int64(other))]
+            if let a = s.account { entry["account"] = .string(a) }
+            return .object(entry)
+        }
+    }
+
+    mutating func announceJoin(_ s: Session) {
+        forEachOther(in: s.key, except: s.uid) { core, conn in
+            if let a = s.account {
+                core.send(conn, message("user_info", ["uid": .integer(Int64(s.uid)), "account": .string(a)]))
+            }
+            var fields: [String: JSONValue] = ["uid": .integer(Int64(s.uid))]
+            if let a = s.account { fields["account"] = .string(a) }
+            core.send(conn, message("user_joined", fields))
+        }
+    }
+
+    mutating func announceOffline(_ s: Session, reason: OfflineReason) {
+        forEachOther(in: s.key, except: s.uid) { core, conn in
+            core.send(conn, message("user_offline", ["uid": .integer(Int64(s.uid)), "reason": .integer(reason.rawValue)]))
+        }
+    }
+
+    mutating func forEachOther(in key: ChannelKey, except uid: UInt32, _ body: (inout SignalingCore, ConnectionID) -> Void) {
+        guard let ch = channels[key] else { return }
+        for other in ch.members.keys.sorted() where other != uid {
+            if let conn = sessions[ch.members[other]!]?.connection { body(&self, conn) }
+        }
+    }
+
+    /// Ends a session; others see it leave if they could see it.
+    mutating func removeSession(_ sid: UInt64, reason: OfflineReason) {
+        guard let s = sessions[sid] else { return }
+        if isVisible(s) { announceOffline(s, reason: reason) }
+        sessions[sid] = nil
+        channels[s.key]?.members[s.uid] = nil
+        if channels[s.key]?.members.isEmpty == true { channels[s.key] = nil }
+        events.append(.left(app: s.key.app, channel: s.key.name, uid: s.uid, reason: reason))
+    }
+
+    mutating func accountUid(app: String, account: String) -> UInt32 {
+        if let uid = accounts[app]?[account] { return uid }
+        var uid: UInt32
+        let taken = Set(accounts[app]?.values.map { $0 } ?? [])
+        repeat { uid = UInt32(truncatingIfNeeded: rng.next()) } while uid == 0 || taken.contains(uid)
+        accounts[app, default: [:]][account] = uid
+        return uid
+    }
+
+    mutating func freeUid(in key: ChannelKey) -> UInt32 {
+        var uid: UInt32
+        repeat { uid = UInt32(truncatingIfNeeded: rng.next()) } while uid == 0 || channels[key]?.members[uid] != nil
+        return uid
+    }
+
+    mutating func randomToken() -> String {
+        let bytes = (0..<3).flatMap { _ -> [UInt8] in
+            let v = rng.next()
+            return (0..<8).map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) }
+        }
+        return TokenCrypto.base64Encode(bytes)
+    }
+}

@@ -1,0 +1,267 @@
+import AgoraishWire
+
+/// Identifies one signaling connection (one WebSocket) to the core.
+public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
+    /// The shell's number for the connection.
+    public let raw: UInt64
+    /// Wraps a shell-chosen number.
+    public init(_ raw: UInt64) { self.raw = raw }
+    public var description: String { "c\(raw)" }
+}
+
+/// Agora's USER_OFFLINE_REASON_TYPE.
+public enum OfflineReason: Int64, Sendable {
+    case quit = 0
+    case dropped = 1
+    case becomeAudience = 2
+}
+
+/// Agora's CLIENT_ROLE_TYPE.
+public enum ClientRole: Int64, Sendable {
+    case broadcaster = 1
+    case audience = 2
+}
+
+/// Agora's CHANNEL_PROFILE_TYPE (the two a server distinguishes).
+public enum ChannelProfile: Int64, Sendable {
+    case communication = 0
+    case liveBroadcasting = 1
+}
+
+/// The membership half of the channel server, sans-IO (docs/protocol.md).
+///
+/// It owns apps, channels, sessions and their timers. The shell feeds it
+/// connection events, text messages and the time, and drains what to send
+/// (`pollTransmit`), which connections to close (`pollClose`), log lines
+/// (`pollEvent`) and when to call back (`pollTimeout`). It never reads a clock.
+public struct SignalingCore {
+    /// What the shell must do with a connection.
+    public enum Output: Equatable, Sendable {
+        /// Send this text message on the connection.
+        case send(ConnectionID, String)
+        /// Close the connection with a WebSocket status code and reason.
+        case close(ConnectionID, code: UInt16, reason: String)
+    }
+
+    /// A membership event, for logs and metrics.
+    public enum Event: Equatable, Sendable {
+        case joined(app: String, channel: String, uid: UInt32, session: UInt64)
+        case left(app: String, channel: String, uid: UInt32, reason: OfflineReason)
+        case joinRejected(code: Int32, reason: String)
+        case resumed(uid: UInt32, session: UInt64)
+        case protocolError(ConnectionID, String)
+    }
+
+    /// The configuration in force.
+    public let config: ServerConfig
+    /// Unix seconds at `clockBase`: token times are unix seconds, timers monotonic.
+    let unixAtBase: Int64
+    let clockBase: Instant
+    var rng: SplitMix64
+
+    var connections: [ConnectionID: ConnectionState] = [:]
+    var sessions: [UInt64: Session] = [:]
+    var channels: [ChannelKey: Channel] = [:]
+    /// app id -> account -> uid, stable for the server's life.
+    var accounts: [String: [String: UInt32]] = [:]
+    var nextSession: UInt64 = 1
+    var outputs: [Output] = []
+    var events: [Event] = []
+
+    /// A core for `config`. `clockBase` and `unixAtBase` tie the monotonic time
+    /// the shell passes in to unix time; `seed` seeds uid and resume-token choice.
+    public init(config: ServerConfig, clockBase: Instant, unixAtBase: Int64, seed: UInt64) {
+        self.config = config
+        self.clockBase = clockBase
+        self.unixAtBase = unixAtBase
+        self.rng = SplitMix64(seed: seed)
+    }
+
+    // MARK: - Inputs
+
+    /// A connection opened from `address` (used for the join rate limit).
+    public mutating func connected(_ conn: ConnectionID, address: String, now: Instant) {
+        connections[conn] = ConnectionState(address: address)
+    }
+
+    /// A connection ended. Its session, if any, stays for `dropTimeout` so the
+    /// client can resume it; nobody else notices unless it expires.
+    public mutating func disconnected(_ conn: ConnectionID, now: Instant) {
+        guard let state = connections.removeValue(forKey: conn) else { return }
+        if let sid = state.session, sessions[sid] != nil {
+            sessions[sid]!.connection = nil
+            sessions[sid]!.lastSeen = now
+        }
+    }
+
+    /// A text message arrived on `conn`.
+    public mutating func received(_ text: String, on conn: ConnectionID, now: Instant) {
+        guard connections[conn] != nil else { return }
+        if let sid = connections[conn]!.session { sessions[sid]?.lastSeen = now }
+        var requestId: Int64? = nil
+        do {
+            guard case .object(let members)? = try? JSONValue.parse(text) else { throw SignalingFailure.malformed }
+            let fields = MessageFields(members: members)
+            requestId = fields.id
+            guard fields.members["v"]?.integerValue == signalingProtocolVersion else { throw SignalingFailure.unsupportedVersion }
+            let type = try fields.string("type")
+            switch type {
+            case "join": try join(fields, conn, now)
+            case "leave": try leave(fields, conn, now)
+            case "set_role": try setRole(fields, conn, now)
+            case "renew_token": try renewToken(fields, conn, now)
+            case "resume": try resume(fields, conn, now)
+            case "register_account": try registerAccount(fields, conn)
+            case "ping": send(conn, message("pong", ["server_time_ms": .integer(unixMillis(now))], id: requestId))
+            default: throw SignalingFailure.unknownType(type)
+            }
+        } catch let failure as SignalingFailure {
+            if case .malformed = failure { events.append(.protocolError(conn, "malformed message")) }
+            send(conn, message("error", ["code": .integer(Int64(failure.code)), "reason": .string(failure.reason)],
+                               id: requestId))
+        } catch {
+            preconditionFailure("every request handler throws SignalingFailure")
+        }
+    }
+
+    /// Time passed: drops silent sessions and sends token notices that are due.
+    public mutating func handleTimeout(now: Instant) {
+        for sid in Array(sessions.keys).sorted() {
+            guard let s = sessions[sid] else { continue }
+            if now >= s.lastSeen + config.dropTimeout {
+                if let conn = s.connection {
+                    outputs.append(.close(conn, code: 4000, reason: "keepalive timeout"))
+                    connections[conn]?.session = nil
+                }
+                removeSession(sid, reason: .dropped)
+                continue
+            }
+            if let expiry = s.joinExpiry {
+                if now >= instant(unix: expiry) {
+                    if let conn = s.connection {
+                        send(conn, message("token_expired", ["connection_reason": .integer(9)]))
+                        connections[conn]?.session = nil
+                    }
+                    removeSession(sid, reason: .dropped)
+                    continue
+                }
+                if !s.willExpireSent && now >= instant(unix: expiry - config.tokenWillExpireLead) {
+                    sessions[sid]!.willExpireSent = true
+                    if let conn = s.connection {
+                        send(conn, message("token_will_expire", ["token_expire_ts": .integer(expiry)]))
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Outputs
+
+    /// The next thing to send or close.
+    public mutating func pollTransmit() -> Output? { outputs.isEmpty ? nil : outputs.removeFirst() }
+
+    /// The next membership event.
+    public mutating func pollEvent() -> Event? { events.isEmpty ? nil : events.removeFirst() }
+
+    /// When `handleTimeout` should next run, if anything is pending.
+    public func pollTimeout() -> Instant? {
+        var next: Instant? = nil
+        for s in sessions.values {
+            var d = s.lastSeen + config.dropTimeout
+            if let e = s.joinExpiry {
+                let notice = s.willExpireSent ? instant(unix: e) : instant(unix: e - config.tokenWillExpireLead)
+                d = min(d, notice)
+            }
+            next = next.map { min($0, d) } ?? d
+        }
+        return next
+    }
+
+    // MARK: - Views for status and metrics
+
+    /// Channels with at least one user.
+    public var channelCount: Int { channels.count }
+    /// Sessions, attached or waiting to resume.
+    public var sessionCount: Int { sessions.count }
+    /// Open signaling connections.
+    public var connectionCount: Int { connections.count }
+
+    /// (app, channel, profile, [(uid, role, account, connected)]) for every channel, sorted.
+    public func channelSummaries() -> [(app: String, channel: String, profile: ChannelProfile,
+                                        users: [(uid: UInt32, role: ClientRole, account: String?, connected: Bool)])] {
+        channels.values.sorted { ($0.key.app, $0.key.name) < ($1.key.app, $1.key.name) }.map { ch in
+            let users = ch.members.keys.sorted().compactMap { uid -> (UInt32, ClientRole, String?, Bool)? in
+                guard let s = sessions[ch.members[uid]!] else { return nil }
+                return (uid, s.role, s.account, s.connection != nil)
+            }
+            return (ch.key.app, ch.key.name, ch.profile, users.map { (uid: $0.0, role: $0.1, account: $0.2, connected: $0.3) })
+        }
+    }
+
+    // MARK: - Helpers
+
+    mutating func send(_ conn: ConnectionID, _ text: String) { outputs.append(.send(conn, text)) }
+
+    func instant(unix seconds: Int64) -> Instant {
+        clockBase + .seconds(seconds - unixAtBase)
+    }
+
+    func unixSeconds(_ now: Instant) -> Int64 {
+        unixAtBase + (now - clockBase).nanosecondsClamped / 1_000_000_000
+    }
+
+    func unixMillis(_ now: Instant) -> Int64 {
+        unixAtBase * 1000 + (now - clockBase).nanosecondsClamped / 1_000_000
+    }
+}
+
+/// Per-connection state.
+struct ConnectionState {
+    var address: String
+    var session: UInt64? = nil
+    var joinTimes: [Instant] = []
+}
+
+/// A channel is named within an app: the same name under two app ids is two channels.
+struct ChannelKey: Hashable {
+    var app: String
+    var name: String
+}
+
+/// One user's membership, which outlives a broken connection until resumed or dropped.
+struct Session {
+    var id: UInt64
+    var resumeToken: String
+    var key: ChannelKey
+    var uid: UInt32
+    var account: String?
+    var role: ClientRole
+    var identity: TokenIdentity
+    var token: String
+    /// Effective expiry (unix seconds) of the join privilege, nil when the app needs no token.
+    var joinExpiry: Int64?
+    var willExpireSent = false
+    var connection: ConnectionID?
+    var lastSeen: Instant
+}
+
+/// The users of one channel.
+struct Channel {
+    var key: ChannelKey
+    var profile: ChannelProfile
+    /// uid -> session id.
+    var members: [UInt32: UInt64] = [:]
+}
+
+/// A small deterministic generator (SplitMix64): uids and resume tokens.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
