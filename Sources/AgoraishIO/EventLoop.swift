@@ -12,6 +12,11 @@ public final class EventLoop: @unchecked Sendable {
     /// A registered descriptor's handler: receives epoll event bits.
     public typealias Handler = (UInt32) -> Void
 
+    /// Readiness bits for `register` and `modify` (epoll's).
+    public static let readable: UInt32 = EPOLLIN.rawValue
+    /// The descriptor can be written.
+    public static let writable: UInt32 = EPOLLOUT.rawValue
+
     /// Identifies a timer for `cancel`.
     public struct TimerID: Hashable, Sendable { let raw: UInt64 }
 

@@ -84,6 +84,7 @@ extension SignalingCore {
         if let account { reply["account"] = .string(account) }
         if let expiry { reply["token_expire_ts"] = .integer(expiry) }
         send(conn, message("joined", reply, id: f.id))
+        events.append(.joinAnswered(conn))
         if isVisible(sessions[sid]!) { announceJoin(sessions[sid]!) }
         // A token with 30 s or less left is announced at once (§8.4).
         handleTimeout(now: now)

@@ -50,6 +50,8 @@ public struct SignalingCore {
         case joinRejected(code: Int32, reason: String)
         case resumed(uid: UInt32, session: UInt64)
         case protocolError(ConnectionID, String)
+        /// A join on this connection was answered (for the latency histogram).
+        case joinAnswered(ConnectionID)
     }
 
     /// The configuration in force.

@@ -1,17 +1,68 @@
+// agoraish-server: the channel server (signaling, tokens, membership).
+// Configuration: docs/server.md. Runs until SIGINT or SIGTERM.
+import AgoraishServer
 import AgoraishWire
 import Glibc
 
-// agoraish-server: the channel server (signaling, tokens, SFU).
 let usage = """
-usage: agoraish-server [--version] [--help]
+usage: agoraish-server [--config FILE] [--host H] [--port P] [--http-port P|off]
+                       [--app APP_ID[:CERTIFICATE]]... [--accept-unknown-apps]
+                       [--keepalive-ms N] [--drop-timeout-ms N] [--max-channels N]
+                       [--max-users-per-channel N] [--max-message-bytes N] [--joins-per-second N]
+       agoraish-server --version | --help
+Environment: AGORAISH_SERVER_CONFIG, AGORAISH_SERVER_HOST, AGORAISH_SERVER_PORT,
+AGORAISH_SERVER_HTTP_PORT, AGORAISH_APPS (flags win over the environment,
+which wins over the file named by AGORAISH_SERVER_CONFIG).
 """
+
+func writeErr(_ text: String) { _ = (text + "\n").withCString { write(2, $0, strlen($0)) } }
+/// Writes a line to standard output at once (unbuffered, so log collectors see it live).
+func writeOut(_ text: String) { _ = (text + "\n").withCString { write(1, $0, strlen($0)) } }
+
 let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments.first {
-case "--version":
+if arguments.first == "--version" {
     print("agoraish-server \(Version.string) (build \(Version.build))")
-case "--help", "-h":
+    exit(0)
+}
+if arguments.first == "--help" || arguments.first == "-h" {
     print(usage)
-default:
-    print(usage)
+    exit(0)
+}
+
+var config = ServerConfig()
+do {
+    try config.applyEnvironment()
+    try config.apply(arguments: arguments)
+} catch {
+    writeErr("agoraish-server: \(error)\n\n\(usage)")
     exit(2)
+}
+
+let server = ChannelServer(config: config) { line in
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    writeOut("ts=\(ts.tv_sec).\(String(ts.tv_nsec / 1_000_000).leftPadded(3)) \(line)")
+}
+
+// Block SIGINT/SIGTERM and wait for them on this thread.
+var signals = sigset_t()
+sigemptyset(&signals)
+sigaddset(&signals, SIGINT)
+sigaddset(&signals, SIGTERM)
+pthread_sigmask(SIG_BLOCK, &signals, nil)
+
+do {
+    try server.start()
+} catch {
+    writeErr("agoraish-server: \(error)")
+    exit(1)
+}
+writeOut("agoraish-server \(Version.string) listening on \(server.url) (signaling /v1/signal), "
+         + (server.httpPort == 0 ? "HTTP off" : "HTTP http://\(config.signalingHost):\(server.httpPort)/metrics"))
+var received: Int32 = 0
+sigwait(&signals, &received)
+server.stop()
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

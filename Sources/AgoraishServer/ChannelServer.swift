@@ -1,0 +1,398 @@
+import AgoraishIO
+import AgoraishWire
+import Glibc
+
+/// The channel server process (or the embedded one): an event loop with the
+/// signaling listener (WebSocket over TCP at `/v1/signal`) and the HTTP
+/// listener (`/metrics`, `/status`), driving one `SignalingCore`.
+///
+/// `start()` binds and begins serving; `stop()` closes every connection and
+/// ends the loop. Both may be called from any thread.
+public final class ChannelServer: @unchecked Sendable {
+    /// The configuration the server was made with.
+    public let config: ServerConfig
+    /// Where log lines go (one line per event, `key=value` pairs).
+    public let log: @Sendable (String) -> Void
+
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var loop: EventLoop?
+    private var boundSignalingPort: UInt16 = 0
+    private var boundHTTPPort: UInt16 = 0
+
+    // Loop-thread state.
+    private var core: SignalingCore
+    private var listeners: [Int32] = []
+    private var peers: [UInt64: Peer] = [:]
+    private var nextPeer: UInt64 = 1
+    private var timer: EventLoop.TimerID?
+    private var timerDeadline: Instant?
+    let metrics = ServerMetrics()
+
+    /// A server for `config`; nothing is bound until `start()`.
+    public init(config: ServerConfig, log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.config = config
+        self.log = log
+        var seed: UInt64 = 0
+        let f = fopen("/dev/urandom", "r")
+        if let f { fread(&seed, 8, 1, f); fclose(f) }
+        // Tie monotonic time to unix time at a whole unix second.
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        let base = Instant.now() + .nanoseconds(-Int64(wall.tv_nsec))
+        core = SignalingCore(config: config, clockBase: base, unixAtBase: Int64(wall.tv_sec), seed: seed)
+        pthread_mutex_init(lock, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
+
+    /// The signaling port actually bound (after `start`).
+    public var signalingPort: UInt16 { locked { boundSignalingPort } }
+    /// The HTTP port actually bound, 0 when disabled (after `start`).
+    public var httpPort: UInt16 { locked { boundHTTPPort } }
+    /// The URL clients use: `ws://host:port`.
+    public var url: String { "ws://\(config.signalingHost.contains(":") ? "[\(config.signalingHost)]" : config.signalingHost):\(signalingPort)" }
+    /// Whether the server is serving.
+    public var isRunning: Bool { locked { loop != nil } }
+
+    /// Binds the listeners and starts serving. Throws when a port cannot be bound.
+    public func start() throws(ServerError) {
+        try locked { () throws(ServerError) in
+            guard loop == nil else { throw .alreadyRunning }
+            guard let address = SocketAddress(host: config.signalingHost, port: config.signalingPort) else {
+                throw .badAddress(config.signalingHost)
+            }
+            let signalingFd: Int32
+            var httpFd: Int32 = -1
+            do {
+                signalingFd = try Sockets.listenTCP(address)
+                if let port = config.httpPort {
+                    guard let httpAddress = SocketAddress(host: config.signalingHost, port: port) else {
+                        throw ServerError.badAddress(config.signalingHost)
+                    }
+                    do {
+                        httpFd = try Sockets.listenTCP(httpAddress)
+                    } catch {
+                        close(signalingFd)
+                        throw error
+                    }
+                }
+            } catch let e as SocketError {
+                throw .bind(e.description)
+            } catch let e as ServerError {
+                throw e
+            } catch {
+                throw .bind("\(error)")
+            }
+            boundSignalingPort = Sockets.localAddress(signalingFd)?.port ?? 0
+            boundHTTPPort = httpFd >= 0 ? (Sockets.localAddress(httpFd)?.port ?? 0) : 0
+            let newLoop: EventLoop
+            do {
+                newLoop = try EventLoop(name: "agoraish-srv")
+            } catch {
+                close(signalingFd)
+                if httpFd >= 0 { close(httpFd) }
+                throw .bind("event loop: \(error)")
+            }
+            loop = newLoop
+            newLoop.post { [self] in
+                listen(signalingFd, kind: .signaling, on: newLoop)
+                if httpFd >= 0 { listen(httpFd, kind: .http, on: newLoop) }
+                log("event=server_started signaling_port=\(boundSignalingPort) http_port=\(boundHTTPPort)")
+            }
+        }
+    }
+
+    /// Closes every connection and listener and ends the loop. Idempotent;
+    /// waits for the loop thread unless called on it.
+    public func stop() {
+        let current: EventLoop? = locked {
+            defer { loop = nil }
+            return loop
+        }
+        guard let current else { return }
+        current.post { [self] in
+            for fd in listeners {
+                current.unregister(fd)
+                close(fd)
+            }
+            listeners = []
+            for peer in peers.values { peer.stream.close(flush: false) }
+            peers = [:]
+            if let timer { current.cancel(timer) }
+            log("event=server_stopped")
+        }
+        current.stop(wait: true)
+    }
+
+    // MARK: - Loop thread
+
+    enum ListenerKind { case signaling, http }
+
+    private func listen(_ fd: Int32, kind: ListenerKind, on loop: EventLoop) {
+        listeners.append(fd)
+        loop.register(fd, events: EventLoop.readable) { [self] _ in
+            while let (client, address) = Sockets.accept(fd) {
+                accept(client, address: address, kind: kind, on: loop)
+            }
+        }
+    }
+
+    private func accept(_ fd: Int32, address: SocketAddress, kind: ListenerKind, on loop: EventLoop) {
+        let id = nextPeer
+        nextPeer += 1
+        let stream = TCPStream(loop: loop, fd: fd, peer: address)
+        let peer = Peer(id: id, stream: stream, kind: kind, acceptedAt: .now(), maxMessage: config.maxMessageBytes)
+        peers[id] = peer
+        stream.onData = { [self] bytes in received(bytes, from: id) }
+        stream.onClose = { [self] _ in closed(id) }
+    }
+
+    private func received(_ bytes: [UInt8], from id: UInt64) {
+        guard let peer = peers[id] else { return }
+        switch peer.phase {
+        case .head(var buffer):
+            buffer += bytes
+            let parsed: (HTTPHead, Int)?
+            do {
+                parsed = try HTTPHead.parse(buffer[...])
+            } catch {
+                respond(peer, status: "400 Bad Request", body: "bad request\n")
+                return
+            }
+            guard let (head, used) = parsed else {
+                peer.phase = .head(buffer)
+                return
+            }
+            let rest = Array(buffer[used...])
+            if peer.kind == .http {
+                serveHTTP(peer, head)
+                return
+            }
+            upgrade(peer, head, rest: rest)
+        case .websocket:
+            peer.socket.receive(bytes)
+            pump(peer)
+        }
+    }
+
+    private func upgrade(_ peer: Peer, _ head: HTTPHead, rest: [UInt8]) {
+        let path: String
+        let response: HTTPHead
+        do {
+            (path, response) = try WebSocketHandshake.accept(head)
+        } catch {
+            respond(peer, status: "400 Bad Request", body: "expected a WebSocket upgrade on /v1/signal\n")
+            return
+        }
+        guard path == "/v1/signal" else {
+            respond(peer, status: "404 Not Found", body: "signaling is at /v1/signal\n")
+            return
+        }
+        peer.stream.write(response.serialized)
+        peer.phase = .websocket
+        metrics.connectionsOpened += 1
+        core.connected(ConnectionID(peer.id), address: peer.stream.peer.host, now: .now())
+        if !rest.isEmpty {
+            peer.socket.receive(rest)
+        }
+        pump(peer)
+    }
+
+    /// Moves messages from a peer's WebSocket into the core and the core's output out.
+    private func pump(_ peer: Peer) {
+        let now = Instant.now()
+        while let m = peer.socket.pollMessage() {
+            switch m {
+            case .text(let text):
+                metrics.messagesIn += 1
+                core.received(text, on: ConnectionID(peer.id), now: now)
+            case .binary:
+                metrics.messagesIn += 1
+                core.received("", on: ConnectionID(peer.id), now: now)
+            case .pong:
+                break
+            case .closed:
+                break
+            }
+        }
+        if let bytes = peer.socket.pollTransmit() { peer.stream.write(bytes) }
+        if peer.socket.isClosed { peer.stream.close() }
+        drainCore(now)
+    }
+
+    private func drainCore(_ now: Instant) {
+        while let out = core.pollTransmit() {
+            switch out {
+            case .send(let conn, let text):
+                guard let p = peers[conn.raw] else { continue }
+                metrics.messagesOut += 1
+                p.socket.send(text: text)
+                if let bytes = p.socket.pollTransmit() { p.stream.write(bytes) }
+            case .close(let conn, let code, let reason):
+                guard let p = peers[conn.raw] else { continue }
+                p.socket.close(code: code, reason: reason)
+                if let bytes = p.socket.pollTransmit() { p.stream.write(bytes) }
+                p.stream.close()
+            }
+        }
+        while let event = core.pollEvent() { record(event, now) }
+        rescheduleTimer()
+    }
+
+    private func record(_ event: SignalingCore.Event, _ now: Instant) {
+        switch event {
+        case .joined(let app, let channel, let uid, let session):
+            metrics.joins += 1
+            log("event=join app=\(app) channel=\(quoted(channel)) uid=\(uid) session=\(session)")
+        case .left(let app, let channel, let uid, let reason):
+            metrics.leaves[reason.rawValue, default: 0] += 1
+            log("event=leave app=\(app) channel=\(quoted(channel)) uid=\(uid) reason=\(reason)")
+        case .joinRejected(let code, let reason):
+            metrics.joinRejections[code, default: 0] += 1
+            log("event=join_rejected code=\(code) reason=\(reason)")
+        case .resumed(let uid, let session):
+            metrics.resumes += 1
+            log("event=resume uid=\(uid) session=\(session)")
+        case .protocolError(let conn, let what):
+            metrics.protocolErrors += 1
+            log("event=protocol_error conn=\(conn) what=\(quoted(what))")
+        case .joinAnswered(let conn):
+            if let p = peers[conn.raw] { metrics.observeJoinLatency(now - p.acceptedAt) }
+        }
+    }
+
+    private func rescheduleTimer() {
+        guard let loop = currentLoop() else { return }
+        let next = core.pollTimeout()
+        if next == timerDeadline { return }
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        timerDeadline = next
+        guard let next else { return }
+        timer = loop.schedule(at: next) { [self] in
+            timer = nil
+            timerDeadline = nil
+            let now = Instant.now()
+            core.handleTimeout(now: now)
+            drainCore(now)
+        }
+    }
+
+    private func closed(_ id: UInt64) {
+        guard let peer = peers.removeValue(forKey: id) else { return }
+        if case .websocket = peer.phase {
+            metrics.connectionsClosed += 1
+            let now = Instant.now()
+            core.disconnected(ConnectionID(id), now: now)
+            drainCore(now)
+        }
+    }
+
+    private func respond(_ peer: Peer, status: String, body: String, contentType: String = "text/plain; charset=utf-8") {
+        let bytes = Array(body.utf8)
+        let head = HTTPHead(startLine: "HTTP/1.1 \(status)", fields: [
+            ("Content-Type", contentType), ("Content-Length", String(bytes.count)), ("Connection", "close"),
+        ])
+        peer.stream.write(head.serialized + bytes)
+        peer.stream.close()
+    }
+
+    private func serveHTTP(_ peer: Peer, _ head: HTTPHead) {
+        let parts = head.startLine.split(separator: " ")
+        guard parts.count == 3, parts[0] == "GET" else {
+            respond(peer, status: "405 Method Not Allowed", body: "GET only\n")
+            return
+        }
+        switch parts[1] {
+        case "/metrics":
+            respond(peer, status: "200 OK", body: metrics.prometheusText(core: core),
+                    contentType: "text/plain; version=0.0.4; charset=utf-8")
+        case "/status":
+            respond(peer, status: "200 OK", body: statusJSON(), contentType: "application/json")
+        default:
+            respond(peer, status: "404 Not Found", body: "try /metrics or /status\n")
+        }
+    }
+
+    private func statusJSON() -> String {
+        let channels: [JSONValue] = core.channelSummaries().map { ch in
+            .object([
+                "app_id": .string(ch.app), "channel": .string(ch.channel), "profile": .integer(ch.profile.rawValue),
+                "users": .array(ch.users.map { u in
+                    var o: [String: JSONValue] = ["uid": .integer(Int64(u.uid)), "role": .integer(u.role.rawValue),
+                                                  "connected": .bool(u.connected)]
+                    if let a = u.account { o["account"] = .string(a) }
+                    return .object(o)
+                }),
+            ])
+        }
+        return JSONValue.object([
+            "version": .string(Version.string),
+            "channels": .array(channels),
+            "channel_count": .integer(Int64(core.channelCount)),
+            "user_count": .integer(Int64(core.sessionCount)),
+            "connection_count": .integer(Int64(core.connectionCount)),
+        ]).serialized + "\n"
+    }
+
+    private func currentLoop() -> EventLoop? { locked { loop } }
+
+    private func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return try body()
+    }
+
+    private func quoted(_ s: String) -> String {
+        var out = ""
+        JSONValue.writeString(s, into: &out)
+        return out
+    }
+}
+
+/// One accepted TCP connection and where it is in its life.
+final class Peer {
+    enum Phase {
+        case head([UInt8])
+        case websocket
+    }
+
+    let id: UInt64
+    let stream: TCPStream
+    let kind: ChannelServer.ListenerKind
+    let acceptedAt: Instant
+    var phase: Phase = .head([])
+    var socket: WebSocketConnection
+
+    init(id: UInt64, stream: TCPStream, kind: ChannelServer.ListenerKind, acceptedAt: Instant, maxMessage: Int) {
+        self.id = id
+        self.stream = stream
+        self.kind = kind
+        self.acceptedAt = acceptedAt
+        self.socket = WebSocketConnection(role: .server, maxMessage: maxMessage)
+    }
+}
+
+/// Why the server could not start.
+public enum ServerError: Error, Equatable, CustomStringConvertible {
+    /// `start` was called twice.
+    case alreadyRunning
+    /// The host does not resolve.
+    case badAddress(String)
+    /// A listener could not be bound.
+    case bind(String)
+    /// The configuration is invalid; the text says which setting.
+    case config(String)
+
+    public var description: String {
+        switch self {
+        case .alreadyRunning: "already running"
+        case .badAddress(let h): "cannot resolve \(h)"
+        case .bind(let why): "cannot listen: \(why)"
+        case .config(let why): "bad configuration: \(why)"
+        }
+    }
+}

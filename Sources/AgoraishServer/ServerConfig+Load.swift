@@ -1,0 +1,168 @@
+import AgoraishIO
+import AgoraishWire
+import FoundationEssentials
+import Glibc
+
+/// Reading a `ServerConfig` from a JSON file, the environment and
+/// command-line flags, in that order of increasing precedence (docs/server.md).
+extension ServerConfig {
+    /// Applies a JSON configuration document.
+    ///
+    ///     {"listen": {"host": "127.0.0.1", "signaling_port": 7450, "http_port": 7451},
+    ///      "tls": {"certificate": "cert.pem", "key": "key.pem"},
+    ///      "apps": [{"app_id": "…32 hex…", "certificate": "…32 hex…", "publish_privileges": false},
+    ///               {"app_id": "…32 hex…"}],
+    ///      "accept_unknown_apps": false,
+    ///      "limits": {"max_channels": 10000, "max_users_per_channel": 1000,
+    ///                 "max_message_bytes": 16384, "joins_per_second_per_address": 20},
+    ///      "timeouts": {"keepalive_ms": 2000, "drop_timeout_ms": 20000}}
+    ///
+    /// Unknown keys are errors, so a typo never silently falls back to a default.
+    public mutating func apply(json text: String) throws(ServerError) {
+        guard case .object(let root)? = try? JSONValue.parse(text) else { throw .config("not a JSON object") }
+        try Self.checkKeys(root, ["listen", "tls", "apps", "accept_unknown_apps", "limits", "timeouts"], "top level")
+        if case .object(let listen)? = root["listen"] {
+            try Self.checkKeys(listen, ["host", "signaling_port", "http_port"], "listen")
+            if let h = listen["host"] { signalingHost = try Self.string(h, "listen.host") }
+            if let p = listen["signaling_port"] { signalingPort = try Self.port(p, "listen.signaling_port") }
+            if let p = listen["http_port"] { httpPort = p == .null ? nil : try Self.port(p, "listen.http_port") }
+        }
+        if case .object(let tls)? = root["tls"] {
+            try Self.checkKeys(tls, ["certificate", "key"], "tls")
+            if let c = tls["certificate"] { tlsCertificateFile = try Self.string(c, "tls.certificate") }
+            if let k = tls["key"] { tlsKeyFile = try Self.string(k, "tls.key") }
+        }
+        if let appsValue = root["apps"] {
+            guard case .array(let list) = appsValue else { throw .config("apps must be a list") }
+            for entry in list {
+                guard case .object(let app) = entry else { throw .config("each app must be an object") }
+                try Self.checkKeys(app, ["app_id", "certificate", "publish_privileges"], "apps[]")
+                let id = try Self.string(app["app_id"] ?? .null, "apps[].app_id")
+                var certificate: String? = nil
+                if let c = app["certificate"], c != .null { certificate = try Self.string(c, "apps[].certificate") }
+                try addApp(id, certificate: certificate, publishPrivileges: app["publish_privileges"]?.boolValue ?? false)
+            }
+        }
+        if let v = root["accept_unknown_apps"] {
+            guard let b = v.boolValue else { throw .config("accept_unknown_apps must be true or false") }
+            acceptUnknownApps = b
+        }
+        if case .object(let limits)? = root["limits"] {
+            try Self.checkKeys(limits, ["max_channels", "max_users_per_channel", "max_message_bytes",
+                                        "joins_per_second_per_address"], "limits")
+            if let v = limits["max_channels"] { maxChannels = try Self.positive(v, "limits.max_channels") }
+            if let v = limits["max_users_per_channel"] { maxUsersPerChannel = try Self.positive(v, "limits.max_users_per_channel") }
+            if let v = limits["max_message_bytes"] { maxMessageBytes = try Self.positive(v, "limits.max_message_bytes") }
+            if let v = limits["joins_per_second_per_address"] {
+                joinsPerSecondPerAddress = try Self.positive(v, "limits.joins_per_second_per_address")
+            }
+        }
+        if case .object(let timeouts)? = root["timeouts"] {
+            try Self.checkKeys(timeouts, ["keepalive_ms", "drop_timeout_ms"], "timeouts")
+            if let v = timeouts["keepalive_ms"] { keepaliveInterval = .milliseconds(try Self.positive(v, "timeouts.keepalive_ms")) }
+            if let v = timeouts["drop_timeout_ms"] { dropTimeout = .milliseconds(try Self.positive(v, "timeouts.drop_timeout_ms")) }
+        }
+    }
+
+    /// Registers an app; `certificate` nil is testing mode (no token needed).
+    public mutating func addApp(_ appId: String, certificate: String?, publishPrivileges: Bool = false) throws(ServerError) {
+        guard TokenVerifier.isWellFormedAppId(appId) else { throw .config("app id \(appId) is not 32 hex characters") }
+        if let c = certificate, !TokenVerifier.isWellFormedAppId(c) {
+            throw .config("the certificate of \(appId) is not 32 hex characters")
+        }
+        apps[appId] = App(certificate: certificate, enforcePublishPrivileges: publishPrivileges)
+    }
+
+    /// Applies the environment: AGORAISH_SERVER_CONFIG (a file), AGORAISH_SERVER_HOST,
+    /// AGORAISH_SERVER_PORT, AGORAISH_SERVER_HTTP_PORT, AGORAISH_APPS ("id:cert,id,…").
+    public mutating func applyEnvironment(_ env: (String) -> String? = environment) throws(ServerError) {
+        if let file = env("AGORAISH_SERVER_CONFIG") { try apply(file: file) }
+        if let h = env("AGORAISH_SERVER_HOST") { signalingHost = h }
+        if let p = env("AGORAISH_SERVER_PORT") { signalingPort = try Self.port(text: p, "AGORAISH_SERVER_PORT") }
+        if let p = env("AGORAISH_SERVER_HTTP_PORT") {
+            httpPort = p == "off" ? nil : try Self.port(text: p, "AGORAISH_SERVER_HTTP_PORT")
+        }
+        if let list = env("AGORAISH_APPS") { try addApps(list) }
+    }
+
+    /// Reads and applies a JSON configuration file.
+    public mutating func apply(file path: String) throws(ServerError) {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)), let text = String(data: data, encoding: .utf8) else {
+            throw .config("cannot read \(path)")
+        }
+        try apply(json: text)
+    }
+
+    /// Applies command-line flags; returns an error for unknown flags.
+    /// Flags: --config FILE, --host H, --port P, --http-port P|off, --app ID[:CERT] (repeatable),
+    /// --accept-unknown-apps, --keepalive-ms N, --drop-timeout-ms N, --max-channels N,
+    /// --max-users-per-channel N, --max-message-bytes N, --joins-per-second N,
+    /// --tls-cert FILE, --tls-key FILE.
+    public mutating func apply(arguments: [String]) throws(ServerError) {
+        var i = 0
+        func value() throws(ServerError) -> String {
+            guard i + 1 < arguments.count else { throw .config("\(arguments[i]) needs a value") }
+            i += 1
+            return arguments[i]
+        }
+        while i < arguments.count {
+            let flag = arguments[i]
+            switch flag {
+            case "--config": try apply(file: try value())
+            case "--host": signalingHost = try value()
+            case "--port": signalingPort = try Self.port(text: try value(), flag)
+            case "--http-port":
+                let v = try value()
+                httpPort = v == "off" ? nil : try Self.port(text: v, flag)
+            case "--app": try addApps(try value())
+            case "--accept-unknown-apps": acceptUnknownApps = true
+            case "--keepalive-ms": keepaliveInterval = .milliseconds(try Self.positive(text: try value(), flag))
+            case "--drop-timeout-ms": dropTimeout = .milliseconds(try Self.positive(text: try value(), flag))
+            case "--max-channels": maxChannels = try Self.positive(text: try value(), flag)
+            case "--max-users-per-channel": maxUsersPerChannel = try Self.positive(text: try value(), flag)
+            case "--max-message-bytes": maxMessageBytes = try Self.positive(text: try value(), flag)
+            case "--joins-per-second": joinsPerSecondPerAddress = try Self.positive(text: try value(), flag)
+            case "--tls-cert": tlsCertificateFile = try value()
+            case "--tls-key": tlsKeyFile = try value()
+            default: throw .config("unknown option \(flag)")
+            }
+            i += 1
+        }
+    }
+
+    private mutating func addApps(_ list: String) throws(ServerError) {
+        for item in list.split(separator: ",") {
+            let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
+            try addApp(parts[0], certificate: parts.count > 1 ? parts[1] : nil)
+        }
+    }
+
+    private static func checkKeys(_ o: [String: JSONValue], _ allowed: Set<String>, _ at: String) throws(ServerError) {
+        for key in o.keys where !allowed.contains(key) { throw .config("unknown key \(key) in \(at)") }
+    }
+
+    private static func string(_ v: JSONValue, _ name: String) throws(ServerError) -> String {
+        guard let s = v.stringValue else { throw .config("\(name) must be a string") }
+        return s
+    }
+
+    private static func port(_ v: JSONValue, _ name: String) throws(ServerError) -> UInt16 {
+        guard let i = v.integerValue, i >= 0, i <= 65535 else { throw .config("\(name) must be a port number") }
+        return UInt16(i)
+    }
+
+    private static func port(text: String, _ name: String) throws(ServerError) -> UInt16 {
+        guard let p = UInt16(text) else { throw .config("\(name) must be a port number") }
+        return p
+    }
+
+    private static func positive(_ v: JSONValue, _ name: String) throws(ServerError) -> Int {
+        guard let i = v.integerValue, i > 0, i <= Int64(Int32.max) else { throw .config("\(name) must be a positive integer") }
+        return Int(i)
+    }
+
+    private static func positive(text: String, _ name: String) throws(ServerError) -> Int {
+        guard let i = Int(text), i > 0, i <= Int(Int32.max) else { throw .config("\(name) must be a positive integer") }
+        return i
+    }
+}
