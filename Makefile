@@ -25,7 +25,7 @@ DIST_FLAGS := -c release --scratch-path $(DIST_SCRATCH) -Xswiftc -static-stdlib
 CFLAGS_STRICT  := -Wall -Wextra -Werror -pedantic
 HOST_CFLAGS    := -std=c99 -O1 -g $(CFLAGS_STRICT) -Iinclude
 HOST_CXXFLAGS  := -std=c++17 -O1 -g $(CFLAGS_STRICT) -Iinclude -Ibindings/cpp
-HOST_LDFLAGS   := -L$(DIST_LIB) -lagoraish -Wl,-rpath,'$$ORIGIN/../$(DIST_LIB)' -lpthread
+HOST_LDFLAGS   := -L$(DIST_LIB) -lagoraish -Wl,-rpath,$(CURDIR)/$(DIST_LIB) -lpthread
 
 export AGORAISH_LIBRARY := $(CURDIR)/$(DIST_LIB)/$(SO_NAME)
 export AGORAISH_ABI_LAYOUT := $(CURDIR)/$(BUILD)/abi-layout.json
@@ -100,9 +100,9 @@ test-swift: $(BUILD)/abi-layout.json
 
 test-c: hosts
 	@set -e; for t in $(C_TESTS) $(CXX_TESTS); do echo "== $$t"; $$t; done
-	@echo "== valgrind $(firstword $(C_TESTS))"
-	valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
-	  $(firstword $(C_TESTS)) > /dev/null
+	@set -e; for t in $(C_TESTS); do echo "== valgrind $$t"; \
+	  valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
+	    --show-possibly-lost=no $$t > /dev/null; done
 
 test-python:
 	cd Tests/python && $(PYTHON) -m pytest -q -p no:cacheprovider

@@ -30,20 +30,24 @@ let package = Package(
         // macros, epoll/eventfd/timerfd, and *mmsg compiled with _GNU_SOURCE.
         .target(
             name: "CAgoraishShim",
+            // DWARF 4: valgrind 3.19 (Debian 12) cannot read clang's default DWARF 5.
+            cSettings: [.unsafeFlags(["-gdwarf-4"])],
             linkerSettings: [
                 .linkedLibrary("opus"), .linkedLibrary("vpx"), .linkedLibrary("v4l2"),
             ]
         ),
         // include/agoraish.h as a Clang module, so the C ABI layer is checked
         // against the header at compile time.
-        .target(name: "CAgoraishABI"),
+        .target(name: "CAgoraishABI", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
 
         // Sans-IO formats. No threads, sockets or clocks.
         .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib"]),
+        // Sans-IO state machines: the client's life in channels.
+        .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
         // Threads, sockets, timers, files: the only home of the outside world.
         .target(name: "AgoraishIO", dependencies: ["AgoraishWire", "CAgoraishShim"]),
         // The engine: public Swift API named after the documented surface.
-        .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishIO"]),
+        .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishSession", "AgoraishIO"]),
         // The @_cdecl C ABI layer -> libagoraish.so.
         .target(
             name: "agoraish",
@@ -66,6 +70,7 @@ let package = Package(
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
         .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishTesting"]),
         .testTarget(name: "AgoraishServerTests", dependencies: ["AgoraishServer", "AgoraishTesting"]),
+        .testTarget(name: "AgoraishSessionTests", dependencies: ["AgoraishSession", "AgoraishServer"]),
         .testTarget(name: "AgoraishABITests", dependencies: ["CAgoraishABI"]),
         .testTarget(name: "AgoraishWireTests", dependencies: ["AgoraishWire"], exclude: ["Fixtures"]),
     ]

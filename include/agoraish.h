@@ -14,8 +14,10 @@
  *            one handle table: a handle carries a type tag and a generation,
  *            so a call never crashes on a bad handle:
  *              - NULL                              -> -AGORAISH_ERR_NOT_INITIALIZED (-7)
- *              - a handle of another object type   -> -AGORAISH_ERR_INVALID_ARGUMENT (-2)
- *              - a released (stale) or unknown one -> -AGORAISH_ERR_NOT_INITIALIZED (-7)
+ *              - a handle of another object type, or
+ *                bits that are no handle at all    -> -AGORAISH_ERR_INVALID_ARGUMENT (-2)
+ *              - a released (stale) handle, or one
+ *                of the right type never issued    -> -AGORAISH_ERR_NOT_INITIALIZED (-7)
  * Returns    Functions return `int`: 0 on success, or a negated error code
  *            (`-AGORAISH_ERR_INVALID_ARGUMENT` is -2). The numbers are Agora's
  *            ERROR_CODE_TYPE numbers. `agoraish_get_error_description()` turns
@@ -242,7 +244,8 @@ typedef struct agoraish_event_handler {
 typedef struct agoraish_engine_config {
     /** Set to sizeof(agoraish_engine_config). */
     uint32_t struct_size;
-    /** The app id: required, 1..128 printable ASCII characters. Copied. */
+    /** The app id: required, 1..128 ASCII characters from '!' to '~' (no spaces
+     *  or control characters). Copied. */
     const char *app_id;
     /** Event callbacks, or NULL for none. The table is copied; the host keeps
      *  ownership of the struct and of `user_data`. */
@@ -293,7 +296,12 @@ agoraish_engine_t *agoraish_engine_create(const agoraish_engine_config *config);
  * to; with `sync` zero that clean-up finishes in the background and a
  * callback that was already running may still be returning.
  *
- * Idempotent: releasing an already released engine returns 0.
+ * Idempotent: releasing an already released engine (a stale engine handle,
+ * or an engine handle this library never issued) returns 0.
+ *
+ * Called from inside another engine's callback, `sync` cannot wait (the other
+ * engine might be releasing this one at the same moment): the call then
+ * behaves as `sync = 0`.
  *
  * @return  0; -7 for NULL; -2 for a handle of another type; -5 when called
  *          from one of this engine's own callbacks (release it after the
@@ -329,7 +337,8 @@ int agoraish_engine_set_parameters(agoraish_engine_t *engine, const char *json);
  *
  * @param key  Required parameter name.
  * @param buf  Receives the value as JSON text (a string value is quoted);
- *             may be NULL when `*len` is 0, to ask for the size.
+ *             may be NULL when `*len` is 0, to ask for the size (NULL with a
+ *             nonzero `*len` is -2).
  * @param len  Required. In: capacity of `buf`. Out: bytes needed including NUL.
  * @return     0; -2 for NULL key/len or an unknown key; -6 if `buf` is too
  *             small; -7 bad handle.

@@ -90,7 +90,9 @@ public final class RtcEngine: Sendable {
         let (exchanged, _) = released.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         guard exchanged else { return }
         log.log(.info, "engine \(serial) released (sync \(sync))")
-        events.shutdown(wait: sync)
+        // From inside another engine's callback, waiting could deadlock (that engine
+        // may be releasing this one): the thread is detached and ends on its own.
+        events.shutdown(wait: sync && !EventThread.isAnyCurrent)
     }
 
     /// Queues `event` for the sink on the event thread.

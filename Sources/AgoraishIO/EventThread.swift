@@ -85,7 +85,11 @@ public final class EventThread: @unchecked Sendable {
         }
     }
 
+    /// True on any `EventThread` of the process (inside some engine's callback).
+    public static var isAnyCurrent: Bool { agsh_is_event_thread() != 0 }
+
     private func run() {
+        agsh_set_event_thread(1)
         while true {
             pthread_mutex_lock(mutex)
             while head == queue.count && !stopping {

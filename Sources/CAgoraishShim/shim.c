@@ -129,6 +129,10 @@ int agsh_sendmmsg(int fd, agsh_datagram *dgrams, unsigned int count) {
 static _Thread_local int last_error;
 
 void agsh_set_last_error(int code) { last_error = code; }
+
+static _Thread_local int event_thread;
+void agsh_set_event_thread(int on) { event_thread = on; }
+int agsh_is_event_thread(void) { return event_thread; }
 int agsh_last_error(void) { return last_error; }
 int agsh_gettid(void) { return (int)syscall(SYS_gettid); }
 

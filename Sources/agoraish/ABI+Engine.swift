@@ -47,7 +47,7 @@ private func withEngine(_ p: OpaquePointer?, _ body: (RtcEngine) throws(AgoraErr
 }
 
 @_cdecl("agoraish_engine_create")
-func abi_engine_create(_ config: UnsafePointer<agoraish_engine_config>?) -> OpaquePointer? {
+public func abi_engine_create(_ config: UnsafePointer<agoraish_engine_config>?) -> OpaquePointer? {
     agsh_set_last_error(0)
     func fail(_ code: Int32) -> OpaquePointer? {
         agsh_set_last_error(code)
@@ -96,7 +96,7 @@ func abi_engine_create(_ config: UnsafePointer<agoraish_engine_config>?) -> Opaq
 }
 
 @_cdecl("agoraish_engine_release")
-func abi_engine_release(_ p: OpaquePointer?, _ sync: Int32) -> Int32 {
+public func abi_engine_release(_ p: OpaquePointer?, _ sync: Int32) -> Int32 {
     let handle = engineHandle(p)
     switch handles.lookup(handle, as: .engine, RtcEngine.self) {
     case .failure(.stale):
@@ -118,7 +118,7 @@ func abi_engine_release(_ p: OpaquePointer?, _ sync: Int32) -> Int32 {
 }
 
 @_cdecl("agoraish_engine_set_parameters")
-func abi_engine_set_parameters(_ p: OpaquePointer?, _ json: UnsafePointer<CChar>?) -> Int32 {
+public func abi_engine_set_parameters(_ p: OpaquePointer?, _ json: UnsafePointer<CChar>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
         guard let text = readCString(json) else { throw .invalidArgument }
         try engine.setParameters(text)
@@ -126,7 +126,7 @@ func abi_engine_set_parameters(_ p: OpaquePointer?, _ json: UnsafePointer<CChar>
 }
 
 @_cdecl("agoraish_engine_get_parameter")
-func abi_engine_get_parameter(_ p: OpaquePointer?, _ key: UnsafePointer<CChar>?,
+public func abi_engine_get_parameter(_ p: OpaquePointer?, _ key: UnsafePointer<CChar>?,
                               _ buf: UnsafeMutablePointer<CChar>?, _ len: UnsafeMutablePointer<Int>?) -> Int32 {
     var code: Int32 = 0
     let rc = withEngine(p) { engine throws(AgoraError) in
@@ -137,7 +137,7 @@ func abi_engine_get_parameter(_ p: OpaquePointer?, _ key: UnsafePointer<CChar>?,
 }
 
 @_cdecl("agoraish_engine_set_log_file")
-func abi_engine_set_log_file(_ p: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
+public func abi_engine_set_log_file(_ p: OpaquePointer?, _ path: UnsafePointer<CChar>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
         guard let s = readCString(path) else { throw .invalidArgument }
         try engine.setLogFile(s)
@@ -145,17 +145,17 @@ func abi_engine_set_log_file(_ p: OpaquePointer?, _ path: UnsafePointer<CChar>?)
 }
 
 @_cdecl("agoraish_engine_set_log_filter")
-func abi_engine_set_log_filter(_ p: OpaquePointer?, _ filter: UInt32) -> Int32 {
+public func abi_engine_set_log_filter(_ p: OpaquePointer?, _ filter: UInt32) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in try engine.setLogFilter(filter) }
 }
 
 @_cdecl("agoraish_engine_set_log_level")
-func abi_engine_set_log_level(_ p: OpaquePointer?, _ level: Int32) -> Int32 {
+public func abi_engine_set_log_level(_ p: OpaquePointer?, _ level: Int32) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in try engine.setLogLevel(level) }
 }
 
 @_cdecl("agoraish_engine_set_log_file_size")
-func abi_engine_set_log_file_size(_ p: OpaquePointer?, _ sizeKB: UInt32) -> Int32 {
+public func abi_engine_set_log_file_size(_ p: OpaquePointer?, _ sizeKB: UInt32) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
         guard sizeKB <= UInt32(Int32.max) else { throw .invalidArgument }
         try engine.setLogFileSize(Int(sizeKB))

@@ -11,19 +11,19 @@ private let staticStrings = StaticCStrings(
 
 /// agoraish_get_version: the version string (static) and, optionally, the build number.
 @_cdecl("agoraish_get_version")
-func abi_get_version(_ build: UnsafeMutablePointer<Int32>?) -> UnsafePointer<CChar>? {
+public func abi_get_version(_ build: UnsafeMutablePointer<Int32>?) -> UnsafePointer<CChar>? {
     build?.pointee = Version.build
     return staticStrings[Version.string]
 }
 
 /// agoraish_get_error_description: static text for a code, negated or not.
 @_cdecl("agoraish_get_error_description")
-func abi_get_error_description(_ code: Int32) -> UnsafePointer<CChar>? {
+public func abi_get_error_description(_ code: Int32) -> UnsafePointer<CChar>? {
     staticStrings[AgoraError.describe(code)]
 }
 
 /// agoraish_get_last_error: this thread's last handle-returning call's result.
 @_cdecl("agoraish_get_last_error")
-func abi_get_last_error() -> Int32 {
+public func abi_get_last_error() -> Int32 {
     agsh_last_error()
 }

@@ -2,7 +2,7 @@ import CAgoraishABI
 
 // Compile-time proof that every @_cdecl function has exactly the type that
 // include/agoraish.h declares: each assignment below fails to compile if a
-// parameter or result type drifts. Tests/abi/test_abi.py checks that every
+// parameter or result type drifts. Tests/python/test_abi.py checks that every
 // function the header declares is listed here.
 private func checkSignaturesAgainstHeader() {
     var getVersion = CAgoraishABI.agoraish_get_version

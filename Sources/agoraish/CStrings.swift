@@ -30,7 +30,9 @@ func readCString(_ p: UnsafePointer<CChar>?) -> String? {
 func writeCString(_ value: String, _ buf: UnsafeMutablePointer<CChar>?, _ len: UnsafeMutablePointer<Int>) -> Int32 {
     let bytes = Array(value.utf8)
     let needed = bytes.count + 1
-    let capacity = len.pointee
+    // size_t arrives as Int: capacities above Int.max read as negative.
+    let capacity = len.pointee < 0 ? Int.max : len.pointee
+    if buf == nil && capacity > 0 { return -2 }
     len.pointee = needed
     guard let buf, capacity >= needed else { return -6 }
     buf.withMemoryRebound(to: UInt8.self, capacity: needed) { dst in

@@ -102,6 +102,10 @@ void agsh_set_last_error(int code);
 int agsh_last_error(void);
 /** pthread_setname_np (a GNU extension): the kernel name of a thread, 15 bytes at most. */
 int agsh_set_thread_name(pthread_t thread, const char *name);
+/** Marks the calling thread as an engine event thread (1) or not (0). */
+void agsh_set_event_thread(int on);
+/** Whether the calling thread is some engine's event thread. */
+int agsh_is_event_thread(void);
 /** The calling thread's kernel id, for log lines. */
 int agsh_gettid(void);
 

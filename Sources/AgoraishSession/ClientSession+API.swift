@@ -1,0 +1,186 @@
+import AgoraishWire
+
+/// The API calls: each validates, changes state and queues what to send.
+extension ClientSession {
+    /// setChannelProfile: before joining only. 0 communication, 1 live broadcasting.
+    public mutating func setChannelProfile(_ p: Int64) throws(SessionError) {
+        guard p == 0 || p == 1 else { throw .invalidArgument }
+        guard channel == nil else { throw .refused }
+        profile = p
+    }
+
+    /// setClientRole: before joining it sets the initial role; after joining it asks the server.
+    public mutating func setClientRole(_ r: Int64, now: Instant) throws(SessionError) {
+        guard r == 1 || r == 2 else { throw .invalidArgument }
+        guard channel != nil, state == .connected else {
+            guard channel == nil else { throw .refused }  // joining or reconnecting: try again when connected
+            let old = role
+            role = r
+            if old != r { events.append(.clientRoleChanged(old: Int32(old), new: Int32(r))) }
+            return
+        }
+        request(.setRole(r), ["role": .integer(r)], type: "set_role")
+    }
+
+    /// joinChannel (uid) or joinChannelWithUserAccount (account).
+    public mutating func join(token: String, channel name: String, uid: UInt32, account: String?,
+                              now: Instant) throws(SessionError) {
+        guard channel == nil else { throw .alreadyInChannel }
+        guard TokenVerifier.isValidChannelName(name) else { throw .invalidChannelName }
+        if let account {
+            guard !account.isEmpty, account.utf8.count <= 255 else { throw .invalidUserAccount }
+        }
+        channel = name
+        self.token = token
+        requestedUid = uid
+        self.account = account
+        session = nil
+        joinCalledAt = now
+        joinedAt = nil
+        leaving = false
+        stats = CallStats()
+        remoteUsers = []
+        attempt = 0
+        lostAt = now + settings.lostTimeout
+        setState(.connecting, .connecting)
+        openTransport(now)
+    }
+
+    /// leaveChannel: tells the server, then reports onLeaveChannel.
+    public mutating func leave(now: Instant) throws(SessionError) {
+        guard channel != nil, !leaving else { throw .notInChannel }
+        leaving = true
+        if transportOpen && session != nil {
+            request(.leave, [:], type: "leave")
+            leaveDeadline = now + settings.leaveTimeout
+        } else {
+            finishLeave(now)
+        }
+    }
+
+    /// renewToken: checked by the server; in FAILED after the token expired it rejoins.
+    public mutating func renewToken(_ newToken: String, now: Instant) throws(SessionError) {
+        guard !newToken.isEmpty else { throw .invalidArgument }
+        guard channel != nil else { throw .notInChannel }
+        token = newToken
+        if state == .failed && stateReason == .tokenExpired {
+            session = nil
+            attempt = 0
+            lostAt = now + settings.lostTimeout
+            setState(.reconnecting, .renewToken)
+            openTransport(now)
+        } else if state == .connected {
+            request(.renew(newToken), ["token": .string(newToken)], type: "renew_token")
+        }
+        // Connecting or reconnecting: the next join carries the new token.
+    }
+
+    /// switchChannel: live-broadcasting audience only; leaves, then joins `name`.
+    public mutating func switchChannel(token newToken: String, channel name: String, now: Instant) throws(SessionError) {
+        guard channel != nil, state == .connected else { throw .notInChannel }
+        guard profile == 1, role == 2 else { throw .refused }
+        guard TokenVerifier.isValidChannelName(name) else { throw .invalidChannelName }
+        let keepAccount = account
+        let keepUid = account == nil ? requestedUid : 0
+        try leave(now: now)
+        pendingSwitch = (newToken, name, keepUid, keepAccount)
+    }
+
+    /// registerLocalUserAccount: asks the server for the account's uid.
+    public mutating func registerLocalUserAccount(_ account: String, now: Instant) throws(SessionError) {
+        guard !account.isEmpty, account.utf8.count <= 255 else { throw .invalidUserAccount }
+        if let uid = accountsByUid.first(where: { $0.value == account })?.key {
+            events.append(.localUserRegistered(uid: uid, account: account))
+            return
+        }
+        pendingAccounts.append(account)
+        if transportOpen {
+            flushAccountRequests()
+        } else if !transportWanted {
+            openTransport(now)
+        }
+    }
+
+    /// getUserInfoByUserAccount: from what the server has told this client.
+    public func uid(forAccount account: String) -> UInt32? {
+        accountsByUid.first { $0.value == account }?.key
+    }
+
+    // MARK: - Shared steps
+
+    mutating func openTransport(_ now: Instant) {
+        transportWanted = true
+        transportOpen = false
+        transmits.append(.connect)
+    }
+
+    mutating func request(_ kind: Request, _ fields: [String: JSONValue], type: String) {
+        let id = nextId
+        nextId += 1
+        pending[id] = kind
+        var all = fields
+        all["v"] = .integer(1)
+        all["type"] = .string(type)
+        all["id"] = .integer(id)
+        let text = JSONValue.object(all).serialized
+        stats.txBytes += UInt64(text.utf8.count)
+        stats.txPackets += 1
+        transmits.append(.send(text))
+    }
+
+    mutating func flushAccountRequests() {
+        for account in pendingAccounts {
+            request(.register(account), ["app_id": .string(settings.appId), "account": .string(account)],
+                    type: "register_account")
+        }
+        pendingAccounts = []
+    }
+
+    mutating func sendJoin(rejoin: Bool) {
+        var fields: [String: JSONValue] = [
+            "app_id": .string(settings.appId), "channel": .string(channel!), "token": .string(token),
+            "profile": .integer(profile), "role": .integer(role),
+        ]
+        if let account {
+            fields["account"] = .string(account)
+        } else {
+            fields["uid"] = .integer(Int64(rejoin && localUid != 0 ? localUid : requestedUid))
+        }
+        request(.join(rejoin: rejoin), fields, type: "join")
+    }
+
+    mutating func setState(_ s: ConnectionState, _ reason: ConnectionChangedReason) {
+        guard s != state || reason != stateReason else { return }
+        state = s
+        stateReason = reason
+        events.append(.connectionStateChanged(s, reason))
+    }
+
+    mutating func finishLeave(_ now: Instant) {
+        if let joinedAt { stats.durationSeconds = UInt32(max(0, (now - joinedAt).milliseconds / 1000)) }
+        stats.userCount = joinedAt == nil ? 0 : UInt32(remoteUsers.count + 1)
+        let finalStats = stats
+        channel = nil
+        session = nil
+        joinedAt = nil
+        remoteUsers = []
+        leaving = false
+        leaveDeadline = nil
+        reconnectAt = nil
+        lostAt = nil
+        nextPing = nil
+        pending = pending.filter { if case .register = $0.value { return true } else { return false } }
+        localUid = 0
+        if transportWanted && pendingAccounts.isEmpty && pending.isEmpty {
+            transportWanted = false
+            transportOpen = false
+            transmits.append(.close)
+        }
+        events.append(.leaveChannel(finalStats))
+        setState(.disconnected, .leaveChannel)
+        if let (t, name, uid, acct) = pendingSwitch {
+            pendingSwitch = nil
+            try? join(token: t, channel: name, uid: uid, account: acct, now: now)
+        }
+    }
+}

@@ -1,0 +1,260 @@
+import AgoraishWire
+
+/// Transport events, server messages and timers.
+extension ClientSession {
+    /// The WebSocket is open (handshake done).
+    public mutating func transportOpened(now: Instant) {
+        guard transportWanted else { return }
+        transportOpen = true
+        lastReceived = now
+        flushAccountRequests()
+        guard channel != nil, !leaving else { return }
+        if let session {
+            request(.resume, ["session": .integer(session.id), "resume_token": .string(session.resumeToken)], type: "resume")
+        } else {
+            sendJoin(rejoin: joinedAt != nil)
+        }
+    }
+
+    /// The WebSocket closed or could not open.
+    public mutating func transportClosed(now: Instant) {
+        let wasOpen = transportOpen
+        transportOpen = false
+        nextPing = nil
+        // Requests in flight die with the link; account registrations are asked again.
+        for case .register(let account) in pending.values.sorted(by: { "\($0)" < "\($1)" }) {
+            pendingAccounts.append(account)
+        }
+        pending = [:]
+        guard transportWanted else { return }
+        if leaving {
+            finishLeave(now)
+            return
+        }
+        guard channel != nil else {
+            // Only account registrations were waiting: retry them later.
+            if !pendingAccounts.isEmpty { scheduleReconnect(now) } else { transportWanted = false }
+            return
+        }
+        guard state != .failed else { return }
+        if wasOpen && state == .connected {
+            lostAt = now + settings.lostTimeout
+            setState(.reconnecting, .interrupted)
+        }
+        scheduleReconnect(now)
+    }
+
+    /// A text message from the server.
+    public mutating func received(_ text: String, now: Instant) {
+        lastReceived = now
+        stats.rxBytes += UInt64(text.utf8.count)
+        stats.rxPackets += 1
+        guard case .object(let m)? = try? JSONValue.parse(text), let type = m["type"]?.stringValue else { return }
+        let id = m["id"]?.integerValue
+        let request = id.flatMap { pending.removeValue(forKey: $0) }
+        switch type {
+        case "joined": joined(m, rejoin: request == .join(rejoin: true), now)
+        case "resumed": resumed(m, now)
+        case "left": if request == .leave { finishLeave(now) }
+        case "role_changed":
+            if let old = m["old"]?.integerValue, let new = m["new"]?.integerValue {
+                role = new
+                events.append(.clientRoleChanged(old: Int32(old), new: Int32(new)))
+            }
+        case "token_renewed": break
+        case "account_registered":
+            if let uid = m["uid"]?.integerValue, let account = m["account"]?.stringValue {
+                accountsByUid[UInt32(truncatingIfNeeded: uid)] = account
+                events.append(.localUserRegistered(uid: UInt32(truncatingIfNeeded: uid), account: account))
+            }
+            closeIdleTransport()
+        case "pong": break
+        case "user_joined":
+            guard let uid = uidField(m), uid != localUid, joinedAt != nil else { return }
+            if let account = m["account"]?.stringValue { accountsByUid[uid] = account }
+            if remoteUsers.insert(uid).inserted { events.append(.userJoined(uid: uid, elapsedMs: elapsed(now))) }
+        case "user_info":
+            guard let uid = uidField(m), let account = m["account"]?.stringValue else { return }
+            accountsByUid[uid] = account
+            events.append(.userInfoUpdated(uid: uid, account: account))
+        case "user_offline":
+            guard let uid = uidField(m) else { return }
+            let reason = Int32(m["reason"]?.integerValue ?? 0)
+            if remoteUsers.remove(uid) != nil { events.append(.userOffline(uid: uid, reason: reason)) }
+        case "token_will_expire":
+            events.append(.tokenPrivilegeWillExpire(token: token))
+        case "token_expired":
+            session = nil
+            events.append(.requestToken)
+            dropRemoteUsers()
+            setState(.failed, .tokenExpired)
+        case "kicked":
+            let reason = m["connection_reason"]?.integerValue.flatMap { ConnectionChangedReason(rawValue: Int32($0)) }
+            session = nil
+            dropRemoteUsers()
+            setState(.failed, reason ?? .rejectedByServer)
+        case "error":
+            failed(request, code: Int32(m["code"]?.integerValue ?? -1), reason: m["reason"]?.stringValue ?? "", now)
+        default:
+            break
+        }
+    }
+
+    /// Time passed: pings, reconnects, lost-link and leave deadlines.
+    public mutating func handleTimeout(now: Instant) {
+        if let d = leaveDeadline, now >= d { finishLeave(now) }
+        if let at = reconnectAt, now >= at {
+            reconnectAt = nil
+            openTransport(now)
+        }
+        if let at = lostAt, now >= at {
+            lostAt = nil
+            if state == .connecting || state == .reconnecting { events.append(.connectionLost) }
+        }
+        if transportOpen {
+            if now - lastReceived >= settings.silenceTimeout {
+                // The server stopped answering: treat it as a broken link.
+                transmits.append(.close)
+                transportClosed(now: now)
+                if state == .reconnecting { stateReason = .keepAliveTimeout }
+            } else if let p = nextPing, now >= p {
+                request(.ping, [:], type: "ping")
+                nextPing = now + keepaliveInterval
+            }
+        }
+    }
+
+    /// The next thing to do with the transport.
+    public mutating func pollTransmit() -> Transmit? { transmits.isEmpty ? nil : transmits.removeFirst() }
+    /// The next event for the host.
+    public mutating func pollEvent() -> Event? { events.isEmpty ? nil : events.removeFirst() }
+    /// When `handleTimeout` should next run.
+    public func pollTimeout() -> Instant? {
+        var deadlines: [Instant] = [leaveDeadline, reconnectAt, lostAt, nextPing].compactMap { $0 }
+        if transportOpen && channel != nil { deadlines.append(lastReceived + settings.silenceTimeout) }
+        return deadlines.min()
+    }
+
+    // MARK: - Steps
+
+    mutating func joined(_ m: [String: JSONValue], rejoin: Bool, _ now: Instant) {
+        guard let channel, let uid = uidField(m) else { return }
+        localUid = uid
+        if let sid = m["session"]?.integerValue, let resumeToken = m["resume_token"]?.stringValue {
+            session = (sid, resumeToken)
+        }
+        callId = m["call_id"]?.stringValue ?? callId
+        if let ms = m["keepalive_ms"]?.integerValue, ms > 0 { keepaliveInterval = .milliseconds(ms) }
+        if let account = m["account"]?.stringValue {
+            accountsByUid[uid] = account
+            if !rejoin { events.append(.localUserRegistered(uid: uid, account: account)) }
+        }
+        let first = joinedAt == nil
+        if first { joinedAt = now }
+        attempt = 0
+        lostAt = nil
+        nextPing = now + keepaliveInterval
+        if first {
+            setState(.connected, .joinSuccess)
+            events.append(.joinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
+        } else {
+            setState(.connected, .rejoinSuccess)
+            events.append(.rejoinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
+        }
+        reconcileUsers(m["users"], now)
+    }
+
+    mutating func resumed(_ m: [String: JSONValue], _ now: Instant) {
+        guard let channel, let uid = uidField(m) else { return }
+        attempt = 0
+        lostAt = nil
+        nextPing = now + keepaliveInterval
+        setState(.connected, .rejoinSuccess)
+        events.append(.rejoinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
+        reconcileUsers(m["users"], now)
+    }
+
+    /// Brings `remoteUsers` in line with a full list from the server.
+    mutating func reconcileUsers(_ value: JSONValue?, _ now: Instant) {
+        guard case .array(let list)? = value else { return }
+        var present: [UInt32] = []
+        for entry in list {
+            guard case .object(let u) = entry, let uid = uidField(u) else { continue }
+            present.append(uid)
+            if let account = u["account"]?.stringValue, accountsByUid[uid] != account {
+                accountsByUid[uid] = account
+                events.append(.userInfoUpdated(uid: uid, account: account))
+            }
+        }
+        for uid in remoteUsers.subtracting(present).sorted() {
+            remoteUsers.remove(uid)
+            events.append(.userOffline(uid: uid, reason: 1))
+        }
+        for uid in present where remoteUsers.insert(uid).inserted {
+            events.append(.userJoined(uid: uid, elapsedMs: elapsed(now)))
+        }
+    }
+
+    mutating func failed(_ request: Request?, code: Int32, reason: String, _ now: Instant) {
+        switch request {
+        case .join?:
+            if code == -17 { return }
+            session = nil
+            let connectionReason: ConnectionChangedReason
+            switch code {
+            case -101: connectionReason = .invalidAppId
+            case -102: connectionReason = .invalidChannelName
+            case -110: connectionReason = .invalidToken
+            case -109: connectionReason = .tokenExpired
+            default: connectionReason = .rejectedByServer
+            }
+            if code == -109 { events.append(.requestToken) }
+            if connectionReason == .rejectedByServer { events.append(.error(code: -code, message: reason)) }
+            lostAt = nil
+            reconnectAt = nil
+            dropRemoteUsers()
+            setState(.failed, connectionReason)
+        case .resume?:
+            // The server no longer knows the session (it restarted, or the window passed): join again.
+            session = nil
+            sendJoin(rejoin: true)
+        case .renew?:
+            events.append(.error(code: -code, message: "renewToken: \(reason)"))
+        case .setRole?:
+            events.append(.error(code: -code, message: "setClientRole: \(reason)"))
+        case .register?:
+            events.append(.error(code: -code, message: "registerLocalUserAccount: \(reason)"))
+            closeIdleTransport()
+        case .leave?:
+            finishLeave(now)
+        case .ping?, nil:
+            break
+        }
+    }
+
+    mutating func scheduleReconnect(_ now: Instant) {
+        let delay = settings.backoff[min(attempt, settings.backoff.count - 1)]
+        attempt += 1
+        reconnectAt = now + delay
+    }
+
+    mutating func dropRemoteUsers() {
+        for uid in remoteUsers.sorted() { events.append(.userOffline(uid: uid, reason: 1)) }
+        remoteUsers = []
+    }
+
+    mutating func closeIdleTransport() {
+        if channel == nil && pendingAccounts.isEmpty && pending.isEmpty && transportWanted {
+            transportWanted = false
+            transportOpen = false
+            transmits.append(.close)
+        }
+    }
+
+    func elapsed(_ now: Instant) -> Int32 { Int32(clamping: (now - joinCalledAt).milliseconds) }
+
+    func uidField(_ m: [String: JSONValue]) -> UInt32? {
+        guard let v = m["uid"]?.integerValue, v > 0, v <= Int64(UInt32.max) else { return nil }
+        return UInt32(v)
+    }
+}

@@ -1,0 +1,132 @@
+import AgoraishWire
+
+/// One engine's life in channels, sans-IO: join, leave, role changes, tokens,
+/// user accounts, keepalive and automatic reconnection (docs/protocol.md is
+/// the other side of this conversation).
+///
+/// The engine shell feeds it API calls, transport events, received text and
+/// the time; it drains transport actions (`pollTransmit`), API events
+/// (`pollEvent`) and the next deadline (`pollTimeout`).
+public struct ClientSession {
+    /// What the shell must do with the signaling transport.
+    public enum Transmit: Equatable, Sendable {
+        /// Open a WebSocket to the server (closing any current one first).
+        case connect
+        /// Send one text message.
+        case send(String)
+        /// Close the WebSocket.
+        case close
+    }
+
+    /// Events for the host (Agora's IRtcEngineEventHandler callbacks).
+    public enum Event: Equatable, Sendable {
+        case joinChannelSuccess(channel: String, uid: UInt32, elapsedMs: Int32)
+        case rejoinChannelSuccess(channel: String, uid: UInt32, elapsedMs: Int32)
+        case leaveChannel(CallStats)
+        case userJoined(uid: UInt32, elapsedMs: Int32)
+        case userOffline(uid: UInt32, reason: Int32)
+        case clientRoleChanged(old: Int32, new: Int32)
+        case connectionStateChanged(ConnectionState, ConnectionChangedReason)
+        case connectionLost
+        case tokenPrivilegeWillExpire(token: String)
+        case requestToken
+        case localUserRegistered(uid: UInt32, account: String)
+        case userInfoUpdated(uid: UInt32, account: String)
+        case error(code: Int32, message: String)
+    }
+
+    /// Timing and identity settings.
+    public struct Settings: Sendable {
+        /// The app id sent with joins.
+        public var appId: String
+        /// onConnectionLost after this long without a working link (Agora: 10 s).
+        public var lostTimeout: Duration = .seconds(10)
+        /// Reconnect delays, growing; the last repeats.
+        public var backoff: [Duration] = [.milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(4)]
+        /// How long `leave` waits for the server's answer before finishing anyway.
+        public var leaveTimeout: Duration = .seconds(2)
+        /// The link counts as dead after this long without any message (a few keepalives).
+        public var silenceTimeout: Duration = .seconds(8)
+
+        /// Settings for `appId` with the default timings.
+        public init(appId: String) { self.appId = appId }
+    }
+
+    /// The current connection state.
+    public internal(set) var state: ConnectionState = .disconnected
+    /// The reason of the last state change.
+    public internal(set) var stateReason: ConnectionChangedReason = .connecting
+    /// The channel profile (0 communication, 1 live broadcasting).
+    public internal(set) var profile: Int64 = 0
+    /// The client role (1 broadcaster, 2 audience).
+    public internal(set) var role: Int64 = 1
+    /// The local uid once joined (0 before).
+    public internal(set) var localUid: UInt32 = 0
+    /// The call id of the current or last call.
+    public internal(set) var callId: String? = nil
+    /// Remote users this client sees, by uid.
+    public internal(set) var remoteUsers: Set<UInt32> = []
+    /// uid <-> account pairs learned so far (getUserInfoBy*).
+    public internal(set) var accountsByUid: [UInt32: String] = [:]
+
+    var settings: Settings
+    var channel: String? = nil
+    var token = ""
+    var requestedUid: UInt32 = 0
+    var account: String? = nil
+    var session: (id: Int64, resumeToken: String)? = nil
+    var joinCalledAt = Instant(nanoseconds: 0)
+    var joinedAt: Instant? = nil
+    var transportOpen = false
+    var transportWanted = false
+    var leaving = false
+    var nextId: Int64 = 1
+    var pending: [Int64: Request] = [:]
+    var pendingAccounts: [String] = []
+    var keepaliveInterval: Duration = .seconds(2)
+    var lastReceived = Instant(nanoseconds: 0)
+    var nextPing: Instant? = nil
+    var reconnectAt: Instant? = nil
+    var attempt = 0
+    var lostAt: Instant? = nil
+    var leaveDeadline: Instant? = nil
+    var stats = CallStats()
+    var pendingSwitch: (token: String, channel: String, uid: UInt32, account: String?)? = nil
+    var transmits: [Transmit] = []
+    var events: [Event] = []
+
+    enum Request: Equatable {
+        case join(rejoin: Bool)
+        case resume
+        case leave
+        case setRole(Int64)
+        case renew(String)
+        case register(String)
+        case ping
+    }
+
+    /// A session for `settings.appId`, disconnected.
+    public init(settings: Settings) { self.settings = settings }
+}
+
+/// Why an API call was refused synchronously (mapped to Agora's codes by the engine).
+public enum SessionError: Error, Equatable, Sendable {
+    case invalidArgument
+    case invalidChannelName
+    case invalidUserAccount
+    case alreadyInChannel
+    case notInChannel
+    case refused
+
+    /// The negated Agora error code.
+    public var code: Int32 {
+        switch self {
+        case .invalidArgument: -2
+        case .invalidChannelName: -102
+        case .invalidUserAccount: -134
+        case .alreadyInChannel: -17
+        case .notInChannel: -113
+        case .refused: -5
+        }
+    }
+}

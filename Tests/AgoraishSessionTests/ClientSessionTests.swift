@@ -1,0 +1,172 @@
+import AgoraishServer
+import AgoraishSession
+import AgoraishWire
+import Testing
+
+@Suite struct ClientSessionTests {
+    @Test func joinReportsStatesThenSuccessAndSeesOthers() throws {
+        var d = ClientServerDriver(clients: 2)
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 11, account: nil, now: $1) }
+        #expect(d.take(0) == [.connectionStateChanged(.connecting, .connecting),
+                              .connectionStateChanged(.connected, .joinSuccess),
+                              .joinChannelSuccess(channel: "room", uid: 11, elapsedMs: 0)])
+        d.advance(.milliseconds(30))
+        try d.call(1) { try $0.join(token: "", channel: "room", uid: 22, account: nil, now: $1) }
+        #expect(d.take(1).suffix(2) == [.joinChannelSuccess(channel: "room", uid: 22, elapsedMs: 0),
+                                        .userJoined(uid: 11, elapsedMs: 0)])
+        #expect(d.take(0) == [.userJoined(uid: 22, elapsedMs: 30)])
+        d.advance(.seconds(3))
+        try d.call(1) { try $0.leave(now: $1) }
+        let left = d.take(1)
+        guard case .leaveChannel(let stats) = left.first else {
+            Issue.record("no onLeaveChannel: \(left)")
+            return
+        }
+        #expect(stats.durationSeconds == 3)
+        #expect(stats.userCount == 2)
+        #expect(stats.txPackets > 0 && stats.rxPackets > 0 && stats.txBytes > 0)
+        #expect(left.last == .connectionStateChanged(.disconnected, .leaveChannel))
+        #expect(d.take(0) == [.userOffline(uid: 22, reason: 0)])
+        #expect(throws: SessionError.notInChannel) { try d.clients[1].leave(now: d.now) }
+    }
+
+    @Test func badArgumentsAreRefusedAtOnce() {
+        var s = ClientSession(settings: .init(appId: "0123456789abcdef0123456789abcdef"))
+        let t = Instant(nanoseconds: 0)
+        #expect(throws: SessionError.invalidChannelName) { try s.join(token: "", channel: "", uid: 1, account: nil, now: t) }
+        #expect(throws: SessionError.invalidChannelName) { try s.join(token: "", channel: "a/b", uid: 1, account: nil, now: t) }
+        #expect(throws: SessionError.invalidUserAccount) { try s.join(token: "", channel: "ok", uid: 0, account: "", now: t) }
+        #expect(throws: SessionError.invalidArgument) { try s.setClientRole(3, now: t) }
+        #expect(throws: SessionError.invalidArgument) { try s.setChannelProfile(2) }
+        try! s.join(token: "", channel: "ok", uid: 1, account: nil, now: t)
+        #expect(throws: SessionError.alreadyInChannel) { try s.join(token: "", channel: "ok", uid: 1, account: nil, now: t) }
+        #expect(throws: SessionError.refused) { try s.setChannelProfile(1) }
+    }
+
+    @Test func serverRestartLeadsToRejoinWithTheSameUid() throws {
+        var d = ClientServerDriver(clients: 2)
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 0, account: nil, now: $1) }
+        try d.call(1) { try $0.join(token: "", channel: "room", uid: 0, account: nil, now: $1) }
+        let uid0 = d.clients[0].localUid, uid1 = d.clients[1].localUid
+        _ = d.take(0); _ = d.take(1)
+        d.killServer()
+        #expect(d.take(0) == [.connectionStateChanged(.reconnecting, .interrupted)])
+        d.advance(.seconds(3))
+        d.startServer()
+        d.advance(.seconds(5))
+        let e0 = d.take(0)
+        #expect(e0.contains(.connectionStateChanged(.connected, .rejoinSuccess)))
+        #expect(e0.contains { if case .rejoinChannelSuccess("room", uid0, _) = $0 { true } else { false } })
+        #expect(!e0.contains(.connectionLost))
+        #expect(d.clients[0].localUid == uid0 && d.clients[1].localUid == uid1)
+        #expect(d.clients[0].remoteUsers == [uid1] && d.clients[1].remoteUsers == [uid0])
+    }
+
+    @Test func aServerDownPastTheLostTimeoutReportsConnectionLostOnce() throws {
+        var d = ClientServerDriver(clients: 1)
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 5, account: nil, now: $1) }
+        _ = d.take(0)
+        d.killServer()
+        d.advance(.seconds(25))
+        let events = d.take(0)
+        #expect(events.filter { $0 == .connectionLost }.count == 1)
+        #expect(d.clients[0].state == .reconnecting)
+        d.startServer()
+        d.advance(.seconds(5))
+        #expect(d.clients[0].state == .connected)
+        #expect(d.take(0).contains { if case .rejoinChannelSuccess("room", 5, _) = $0 { true } else { false } })
+    }
+
+    @Test func aBrokenLinkResumesWithoutOthersNoticing() throws {
+        var d = ClientServerDriver(clients: 2)
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 1, account: nil, now: $1) }
+        try d.call(1) { try $0.join(token: "", channel: "room", uid: 2, account: nil, now: $1) }
+        _ = d.take(0); _ = d.take(1)
+        // Client 1's link drops (server still up).
+        if let c = d.links.removeValue(forKey: 1) { d.core.disconnected(c, now: d.now) }
+        d.clients[1].transportClosed(now: d.now)
+        d.advance(.seconds(2))
+        let events = d.take(1)
+        #expect(events.first == .connectionStateChanged(.reconnecting, .interrupted))
+        #expect(events.contains(.connectionStateChanged(.connected, .rejoinSuccess)))
+        #expect(events.contains { if case .rejoinChannelSuccess("room", 2, _) = $0 { true } else { false } })
+        #expect(!events.contains { if case .userOffline = $0 { true } else { false } })
+        #expect(d.take(0).isEmpty)
+    }
+
+    @Test func tokenExpiryAsksForATokenAndRenewingRejoins() throws {
+        let appId = "0d3723ff78bff15b898cbaa8565c4eaa", cert = "8417c227d4257030f424cee3a53e5829"
+        var d = ClientServerDriver(clients: 1, appId: appId) { $0.apps[appId] = .init(certificate: cert) }
+        func token(_ expire: UInt32, at offset: Int64) -> String {
+            AccessToken2.build(appId: appId, certificate: cert, channel: "room", identity: .uid(9),
+                               privilegeExpire: [.joinChannel: 0], expire: expire,
+                               issueTs: UInt32(ClientServerDriver.unixBase + offset), salt: 3)
+        }
+        try d.call(0) { try $0.join(token: token(60, at: 0), channel: "room", uid: 9, account: nil, now: $1) }
+        #expect(d.clients[0].state == .connected)
+        _ = d.take(0)
+        d.advance(.seconds(31))
+        #expect(d.take(0).contains(.tokenPrivilegeWillExpire(token: token(60, at: 0))))
+        d.advance(.seconds(30))
+        let expired = d.take(0)
+        #expect(expired.contains(.requestToken))
+        #expect(expired.last == .connectionStateChanged(.failed, .tokenExpired))
+        try d.call(0) { try $0.renewToken(token(600, at: 61), now: $1) }
+        d.advance(.seconds(1))
+        #expect(d.clients[0].state == .connected)
+        // A bad token on join fails with INVALID_TOKEN.
+        var bad = ClientServerDriver(clients: 1, appId: appId) { $0.apps[appId] = .init(certificate: cert) }
+        try bad.call(0) { try $0.join(token: "007bogus", channel: "room", uid: 9, account: nil, now: $1) }
+        #expect(bad.take(0).last == .connectionStateChanged(.failed, .invalidToken))
+    }
+
+    @Test func theSameUidElsewhereEndsThisSession() throws {
+        var d = ClientServerDriver(clients: 2)
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 3, account: nil, now: $1) }
+        try d.call(1) { try $0.join(token: "", channel: "room", uid: 3, account: nil, now: $1) }
+        #expect(d.take(0).last == .connectionStateChanged(.failed, .sameUidLogin))
+        d.advance(.seconds(30))
+        #expect(d.clients[0].state == .failed)
+        #expect(d.clients[1].state == .connected)
+    }
+
+    @Test func accountsRegisterAndAnnounceThemselves() throws {
+        var d = ClientServerDriver(clients: 2)
+        try d.call(0) { try $0.registerLocalUserAccount("alice", now: $1) }
+        guard case .localUserRegistered(let uid, "alice")? = d.take(0).first else {
+            Issue.record("no onLocalUserRegistered")
+            return
+        }
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 0, account: "alice", now: $1) }
+        #expect(d.clients[0].localUid == uid)
+        try d.call(1) { try $0.join(token: "", channel: "room", uid: 0, account: "bob", now: $1) }
+        let bobUid = d.clients[1].localUid
+        #expect(d.take(1).contains(.localUserRegistered(uid: bobUid, account: "bob")))
+        #expect(d.take(0).suffix(2) == [.userInfoUpdated(uid: bobUid, account: "bob"), .userJoined(uid: bobUid, elapsedMs: 0)])
+        #expect(d.clients[1].uid(forAccount: "alice") == uid)
+        #expect(d.clients[1].accountsByUid[uid] == "alice")
+    }
+
+    @Test func audienceBecomesBroadcasterAndSwitchesChannels() throws {
+        var d = ClientServerDriver(clients: 2)
+        try d.call(0) { try $0.setChannelProfile(1); try $0.setClientRole(1, now: $1) }
+        try d.call(1) { try $0.setChannelProfile(1); try $0.setClientRole(2, now: $1) }
+        try d.call(0) { try $0.join(token: "", channel: "show", uid: 1, account: nil, now: $1) }
+        try d.call(1) { try $0.join(token: "", channel: "show", uid: 2, account: nil, now: $1) }
+        _ = d.take(0)
+        #expect(d.take(1).contains(.userJoined(uid: 1, elapsedMs: 0)))
+        try d.call(1) { try $0.setClientRole(1, now: $1) }
+        #expect(d.take(1) == [.clientRoleChanged(old: 2, new: 1)])
+        #expect(d.take(0) == [.userJoined(uid: 2, elapsedMs: 0)])
+        try d.call(1) { try $0.setClientRole(2, now: $1) }
+        #expect(d.take(0) == [.userOffline(uid: 2, reason: 2)])
+        _ = d.take(1)
+        try d.call(1) { try $0.switchChannel(token: "", channel: "other", now: $1) }
+        let switched = d.take(1)
+        #expect(switched.contains { if case .leaveChannel = $0 { true } else { false } })
+        #expect(switched.contains { if case .joinChannelSuccess("other", 2, _) = $0 { true } else { false } })
+        #expect(d.clients[1].remoteUsers.isEmpty)
+        // A broadcaster may not switch.
+        #expect(throws: SessionError.refused) { try d.clients[0].switchChannel(token: "", channel: "x", now: d.now) }
+    }
+}

@@ -1,0 +1,418 @@
+// engine_lifecycle_cpp.cpp — the life of engines through bindings/cpp/agoraish.hpp:
+// two engines with their own IRtcEngineEventHandler subclasses and log files,
+// events in call order on one event thread per engine, parameters read back
+// (including values longer than the wrapper's first buffer), RAII release,
+// release(false), idempotent release, calls on a released or moved-from
+// engine (-7), release refused inside a callback (-5), release on a second
+// thread while the first keeps calling a setter, create() and the throwing
+// constructor. Waits use std::condition_variable with deadlines.
+//
+// Exit status 0 when every check passes; otherwise one line per failed check
+// on stderr and exit status 1.
+#include "agoraish.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace {
+
+int failures = 0;
+int checks = 0;
+
+void check(bool ok, int line, const std::string& what) {
+    ++checks;
+    if (ok) return;
+    ++failures;
+    std::cerr << "FAIL engine_lifecycle_cpp.cpp:" << line << ": " << what << "\n";
+}
+
+#define CHECK(cond, what) check((cond), __LINE__, (what))
+
+/// Checks `got == want` for a return code; `got` is evaluated once.
+void checkRc(int got, int want, int line, const std::string& what) {
+    check(got == want, line, what + ": returned " + std::to_string(got) + ", expected " + std::to_string(want));
+}
+
+#define CHECK_RC(got, want, what) checkRc((got), (want), __LINE__, (what))
+
+/// How long any one wait for events may take. Generous for slow machines.
+constexpr auto kWait = std::chrono::seconds(20);
+
+struct Event {
+    int err;
+    std::string api;
+    std::string result;
+};
+
+/// Records the events of one engine; optionally tries to release it from inside.
+class Recorder : public agoraish::IRtcEngineEventHandler {
+public:
+    explicit Recorder(std::string name) : name_(std::move(name)) {}
+
+    void onApiCallExecuted(int err, const char* api, const char* result) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++inCallback_;
+        if (std::this_thread::get_id() == mainThread) ++onCallerThread_;
+        if (!haveThread_) {
+            haveThread_ = true;
+            thread_ = std::this_thread::get_id();
+        } else if (thread_ != std::this_thread::get_id()) {
+            ++threadSwitches_;
+        }
+        if (releaseInside_ != nullptr) {
+            releaseInsideRc_ = releaseInside_->release(true);
+            releaseInsideAsyncRc_ = releaseInside_->release(false);
+            std::string value;
+            getInsideRc_ = releaseInside_->getParameter("rtc.log_level", value);
+        }
+        events_.push_back({err, api ? api : "(null)", result ? result : "(null)"});
+        --inCallback_;
+        cond_.notify_all();
+    }
+
+    /// Waits until `n` events arrived or the deadline passed; returns the count.
+    std::size_t waitFor(std::size_t n) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        cond_.wait_for(lock, kWait, [&] { return events_.size() >= n; });
+        return events_.size();
+    }
+
+    std::size_t count() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return events_.size();
+    }
+
+    std::vector<Event> events() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return events_;
+    }
+
+    int inCallback() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return inCallback_;
+    }
+
+    std::thread::id thread() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return thread_;
+    }
+
+    /// Makes every callback try to release `engine` (which must be this handler's).
+    void releaseFromInside(agoraish::RtcEngine* engine) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        releaseInside_ = engine;
+    }
+
+    std::vector<int> insideResults() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return {releaseInsideRc_, releaseInsideAsyncRc_, getInsideRc_};
+    }
+
+    /// Checks delivery: never on the caller's thread, always on one thread.
+    void checkDelivery(int line) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        check(onCallerThread_ == 0, line, "engine " + name_ + ": events arrived on the caller's thread");
+        check(threadSwitches_ == 0, line, "engine " + name_ + ": events arrived on more than one thread");
+    }
+
+    /// Checks that the events are exactly `expected` (api, substring of result), in order.
+    void checkEvents(const std::vector<std::pair<std::string, std::string>>& expected, int line) {
+        checkDelivery(line);
+        std::lock_guard<std::mutex> lock(mutex_);
+        check(events_.size() == expected.size(), line,
+              "engine " + name_ + ": " + std::to_string(events_.size()) + " events, expected " +
+                  std::to_string(expected.size()));
+        for (std::size_t i = 0; i < events_.size() && i < expected.size(); ++i) {
+            const Event& e = events_[i];
+            check(e.api == expected[i].first, line,
+                  "engine " + name_ + ": event " + std::to_string(i) + " is " + e.api + ", expected " + expected[i].first);
+            check(e.result.find(expected[i].second) != std::string::npos, line,
+                  "engine " + name_ + ": event " + std::to_string(i) + " (" + e.api + ") result \"" + e.result +
+                      "\" lacks \"" + expected[i].second + "\"");
+            check(e.err == 0, line, "engine " + name_ + ": event " + e.api + " err " + std::to_string(e.err));
+        }
+    }
+
+    static std::thread::id mainThread;
+
+private:
+    std::string name_;
+    std::mutex mutex_;
+    std::condition_variable cond_;
+    std::vector<Event> events_;
+    int inCallback_ = 0;
+    int onCallerThread_ = 0;
+    int threadSwitches_ = 0;
+    bool haveThread_ = false;
+    std::thread::id thread_;
+    agoraish::RtcEngine* releaseInside_ = nullptr;
+    int releaseInsideRc_ = 1;
+    int releaseInsideAsyncRc_ = 1;
+    int getInsideRc_ = 1;
+};
+
+std::thread::id Recorder::mainThread;
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::string param(const agoraish::RtcEngine& engine, const std::string& key) {
+    std::string value;
+    const int rc = engine.getParameter(key, value);
+    return rc == 0 ? value : "(error " + std::to_string(rc) + ")";
+}
+
+agoraish::RtcEngineContext contextFor(const std::string& appId, Recorder* handler, const std::string& logFile) {
+    agoraish::RtcEngineContext context;
+    context.appId = appId;
+    context.eventHandler = handler;
+    context.logFile = logFile;
+    return context;
+}
+
+/// Two engines side by side; RAII release of one, release(false) of the other.
+void twoEngines(const std::string& dir) {
+    Recorder recA("A");  // outlives A, which RAII releases with release(true)
+    // B is released with release(false): a callback may still be returning
+    // afterwards, so its handler lives until the end of the process.
+    static Recorder recB("B");
+    // A path longer than the wrapper's first 64-byte buffer.
+    const std::string longName = dir + "/" + std::string(80, 'l') + ".log";
+    {
+        agoraish::RtcEngine a(contextFor("cpp-lifecycle-A", &recA, dir + "/a.log"));
+        agoraish::RtcEngine b;
+        CHECK_RC(b.initialize(contextFor("cpp-lifecycle-B", &recB, dir + "/b.log")), 0, "initialize B");
+        CHECK_RC(b.initialize(contextFor("cpp-lifecycle-B2", &recB, dir + "/b2.log")), -AGORAISH_ERR_INVALID_STATE,
+                 "initialize B twice");
+        CHECK(static_cast<bool>(a) && static_cast<bool>(b), "both engines exist");
+
+        const std::string logA = readFile(dir + "/a.log"), logB = readFile(dir + "/b.log");
+        CHECK(logA.find("created") != std::string::npos && logA.find("cpp-lifecycle-A") != std::string::npos,
+              "a.log lacks the creation line of cpp-lifecycle-A");
+        CHECK(logB.find("created") != std::string::npos && logB.find("cpp-lifecycle-B") != std::string::npos,
+              "b.log lacks the creation line of cpp-lifecycle-B");
+        CHECK(logA.find("cpp-lifecycle-B") == std::string::npos, "a.log holds B's lines");
+
+        CHECK_RC(a.setLogFileSize(512), 0, "A setLogFileSize(512)");
+        CHECK_RC(b.setLogLevel(AGORAISH_LOG_LEVEL_ERROR), 0, "B setLogLevel(ERROR)");
+        CHECK_RC(a.setLogFile(longName.c_str()), 0, "A setLogFile(long name)");
+        CHECK_RC(b.setParameters(std::string(R"({"rtc.log_size": 256, "rtc.server_url": "ws://example.test:7450"})")),
+                 0, "B setParameters(log_size, server_url)");
+        CHECK_RC(a.setParameters(R"({"rtc.log_filter": 2063})"), 0, "A setParameters(log_filter)");
+        CHECK_RC(b.setParameters(R"({"rtc.log_size": 300, "rtc.no_such_key": 1})"), -AGORAISH_ERR_INVALID_ARGUMENT,
+                 "B setParameters with an unknown key");
+        CHECK_RC(a.setLogFilter(AGORAISH_LOG_FILTER_INFO), 0, "A setLogFilter(INFO)");
+        CHECK_RC(b.setLogFilter(AGORAISH_LOG_FILTER_DEBUG), 0, "B setLogFilter(DEBUG)");
+        CHECK_RC(a.setLogLevel(AGORAISH_LOG_LEVEL_WARN), 0, "A setLogLevel(WARN)");
+
+        CHECK(recA.waitFor(5) >= 5, "engine A: timed out waiting for 5 events");
+        CHECK(recB.waitFor(3) >= 3, "engine B: timed out waiting for 3 events");
+
+        CHECK(param(a, "rtc.log_file") == "\"" + longName + "\"", "A rtc.log_file is " + param(a, "rtc.log_file"));
+        CHECK(param(a, "rtc.log_size") == "512", "A rtc.log_size is " + param(a, "rtc.log_size"));
+        CHECK(param(a, "rtc.log_level") == "2", "A rtc.log_level is " + param(a, "rtc.log_level"));
+        CHECK(param(a, "rtc.app_id") == "\"cpp-lifecycle-A\"", "A rtc.app_id is " + param(a, "rtc.app_id"));
+        CHECK(param(b, "rtc.log_size") == "256", "B rtc.log_size is " + param(b, "rtc.log_size"));
+        CHECK(param(b, "rtc.log_filter") == "2063", "B rtc.log_filter is " + param(b, "rtc.log_filter"));
+        CHECK(param(b, "rtc.server_url") == "\"ws://example.test:7450\"",
+              "B rtc.server_url is " + param(b, "rtc.server_url"));
+        {
+            std::string value = "unchanged";
+            CHECK_RC(b.getParameter("rtc.no_such_key", value), -AGORAISH_ERR_INVALID_ARGUMENT, "B getParameter(unknown)");
+            CHECK(value == "unchanged", "getParameter changed its output on failure");
+        }
+        CHECK(readFile(longName).find("setLogFile") != std::string::npos, "the new log file of A lacks setLogFile");
+
+        // B: release(false), again, then calls on the empty object.
+        CHECK_RC(b.release(false), 0, "B release(false)");
+        CHECK_RC(b.release(false), 0, "B release(false) again");
+        CHECK_RC(b.release(true), 0, "B release(true) again");
+        CHECK(!b, "B still holds an engine after release");
+        CHECK_RC(b.setLogLevel(AGORAISH_LOG_LEVEL_INFO), -AGORAISH_ERR_NOT_INITIALIZED, "B setLogLevel after release");
+        std::string ignored;
+        CHECK_RC(b.getParameter("rtc.log_size", ignored), -AGORAISH_ERR_NOT_INITIALIZED, "B getParameter after release");
+
+        // A keeps working after B's release; its handle is then dropped by RAII.
+        CHECK_RC(a.setLogFileSize(1), 0, "A setLogFileSize(1) after B's release");
+        CHECK(recA.waitFor(6) >= 6, "engine A: timed out waiting for its 6th event");
+        CHECK(param(a, "rtc.log_size") == "128", "A rtc.log_size after setLogFileSize(1) is " + param(a, "rtc.log_size"));
+        agoraish_engine_t* rawA = a.nativeHandle();
+        agoraish::RtcEngine moved(std::move(a));
+        CHECK(!a && moved.nativeHandle() == rawA, "the move did not transfer the engine");
+        CHECK_RC(a.setLogLevel(AGORAISH_LOG_LEVEL_INFO), -AGORAISH_ERR_NOT_INITIALIZED, "setLogLevel on moved-from A");
+        CHECK_RC(a.release(), 0, "release of moved-from A");
+        CHECK_RC(moved.setLogLevel(AGORAISH_LOG_LEVEL_INFO), 0, "setLogLevel on the moved-to engine");
+        CHECK(recA.waitFor(7) >= 7, "engine A: timed out waiting for its 7th event");
+        // Scope end: ~RtcEngine releases `moved` with release(true).
+    }
+    CHECK(recA.inCallback() == 0, "a callback of A still runs after RAII release");
+    CHECK(recA.thread() != recB.thread(), "engines A and B delivered events on the same thread");
+    recA.checkEvents({{"setLogFileSize", "512"},
+                      {"setLogFile", std::string(80, 'l')},
+                      {"setParameters", "2063"},
+                      {"setLogFilter", "15"},
+                      {"setLogLevel", "2"},
+                      {"setLogFileSize", "128"},
+                      {"setLogLevel", "1"}},
+                     __LINE__);
+    recB.checkEvents({{"setLogLevel", "4"}, {"setParameters", "ws://example.test:7450"}, {"setLogFilter", "2063"}},
+                     __LINE__);
+}
+
+/// create(), the throwing constructor, logLevel NONE, and RAII on reassignment.
+void factories(const std::string& dir) {
+    Recorder rec("F");
+    agoraish::RtcEngine engine;
+    agoraish::RtcEngineContext bad = contextFor("", &rec, dir + "/f.log");
+    CHECK_RC(agoraish::RtcEngine::create(bad, engine), -AGORAISH_ERR_INVALID_APP_ID, "create with an empty app id");
+    CHECK(!engine, "a failed create filled its output");
+    try {
+        agoraish::RtcEngine thrown(bad);
+        CHECK(false, "the constructor did not throw for an empty app id");
+    } catch (const agoraish::Error& error) {
+        CHECK_RC(error.code(), -AGORAISH_ERR_INVALID_APP_ID, "agoraish::Error code");
+        CHECK(std::string(error.what()) == agoraish::RtcEngine::getErrorDescription(error.code()),
+              "agoraish::Error text is not the error description");
+    }
+    agoraish::RtcEngineContext quiet = contextFor("cpp-factories", &rec, dir + "/f.log");
+    quiet.logLevel = AGORAISH_LOG_LEVEL_NONE;
+    quiet.areaCode = AGORAISH_AREA_CODE_EU;
+    quiet.logFileSizeKB = 256;
+    CHECK_RC(agoraish::RtcEngine::create(quiet, engine), 0, "create with logLevel NONE");
+    CHECK(rec.waitFor(1) >= 1, "logLevel NONE: timed out waiting for the setLogLevel event");
+    CHECK(param(engine, "rtc.log_level") == "0", "rtc.log_level with logLevel NONE is " + param(engine, "rtc.log_level"));
+    CHECK(param(engine, "rtc.area_code") == "4", "rtc.area_code is " + param(engine, "rtc.area_code"));
+    CHECK(param(engine, "rtc.log_size") == "256", "rtc.log_size is " + param(engine, "rtc.log_size"));
+    agoraish_engine_t* first = engine.nativeHandle();
+    // Reassignment releases the first engine.
+    CHECK_RC(agoraish::RtcEngine::create(contextFor("cpp-factories-2", nullptr, dir + "/f2.log"), engine), 0,
+             "create into an engine that holds one");
+    CHECK_RC(agoraish_engine_set_log_level(first, AGORAISH_LOG_LEVEL_INFO), -AGORAISH_ERR_NOT_INITIALIZED,
+             "the replaced engine was not released");
+    CHECK(param(engine, "rtc.app_id") == "\"cpp-factories-2\"", "the new engine's app id is " + param(engine, "rtc.app_id"));
+    rec.checkEvents({{"setLogLevel", "0"}}, __LINE__);
+
+    int build = -1;
+    const char* version = agoraish::RtcEngine::getVersion(&build);
+    CHECK(version != nullptr && *version != '\0' && build >= 0, "getVersion");
+    CHECK(std::string(agoraish::RtcEngine::getErrorDescription(-7)) == agoraish::RtcEngine::getErrorDescription(7),
+          "getErrorDescription(-7) != getErrorDescription(7)");
+}
+
+/// Release from inside a callback is refused and keeps the engine.
+void releaseInsideCallback(const std::string& dir) {
+    Recorder rec("C");
+    agoraish::RtcEngine engine(contextFor("cpp-lifecycle-C", &rec, dir + "/c.log"));
+    rec.releaseFromInside(&engine);
+    CHECK_RC(engine.setLogLevel(AGORAISH_LOG_LEVEL_INFO), 0, "C setLogLevel");
+    CHECK(rec.waitFor(1) >= 1, "engine C: timed out waiting for its event");
+    const std::vector<int> inside = rec.insideResults();
+    CHECK_RC(inside[0], -AGORAISH_ERR_REFUSED, "release(true) inside C's callback");
+    CHECK_RC(inside[1], -AGORAISH_ERR_REFUSED, "release(false) inside C's callback");
+    CHECK_RC(inside[2], 0, "getParameter inside C's callback");
+    CHECK(static_cast<bool>(engine), "a refused release dropped the engine");
+    rec.releaseFromInside(nullptr);
+    CHECK_RC(engine.setLogFilter(AGORAISH_LOG_FILTER_INFO), 0, "C setLogFilter after the refused releases");
+    CHECK(rec.waitFor(2) >= 2, "engine C: timed out waiting for its second event");
+    CHECK_RC(engine.release(), 0, "release C");
+}
+
+/// One thread keeps calling a setter while another releases the engine.
+void releaseWhileCalling(const std::string& dir) {
+    Recorder rec("D");
+    agoraish::RtcEngine engine(contextFor("cpp-lifecycle-D", &rec, dir + "/d.log"));
+    agoraish_engine_t* raw = engine.nativeHandle();  // the calling thread uses the C handle
+    std::mutex mutex;
+    std::condition_variable cond;
+    long started = 0;
+    constexpr long kCallsBeforeRelease = 50;
+    int releaseRc = 1;
+    std::size_t eventsAtRelease = 0;
+    int inCallbackAtRelease = -1;
+
+    std::thread releaser([&] {
+        {
+            std::unique_lock<std::mutex> lock(mutex);
+            cond.wait_for(lock, kWait, [&] { return started >= kCallsBeforeRelease; });
+        }
+        releaseRc = engine.release(true);
+        eventsAtRelease = rec.count();
+        inCallbackAtRelease = rec.inCallback();
+    });
+    long ok = 0, dead = 0, bad = 0, okAfterDead = 0;
+    int last = 0;
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    for (long calls = 1; dead < 100 && std::chrono::steady_clock::now() < deadline; ++calls) {
+        const int rc = agoraish_engine_set_log_filter(raw, (calls & 1) ? AGORAISH_LOG_FILTER_ERROR : AGORAISH_LOG_FILTER_WARN);
+        if (rc == 0) {
+            ++ok;
+            if (last == -AGORAISH_ERR_NOT_INITIALIZED) ++okAfterDead;
+        } else if (rc == -AGORAISH_ERR_NOT_INITIALIZED) {
+            ++dead;
+        } else {
+            ++bad;
+        }
+        last = rc;
+        if (calls <= kCallsBeforeRelease) {
+            std::lock_guard<std::mutex> lock(mutex);
+            started = calls;
+            cond.notify_one();
+        } else {
+            std::this_thread::yield();
+        }
+    }
+    releaser.join();
+    CHECK_RC(releaseRc, 0, "release D on a second thread");
+    CHECK(inCallbackAtRelease == 0, "a callback of D still ran after release(true) returned");
+    CHECK(bad == 0, std::to_string(bad) + " setter calls returned neither 0 nor -7");
+    CHECK(okAfterDead == 0, std::to_string(okAfterDead) + " setter calls succeeded after one returned -7");
+    CHECK(dead > 0, "the setter never saw the release");
+    CHECK(ok >= kCallsBeforeRelease, "only " + std::to_string(ok) + " setter calls succeeded before the release");
+    CHECK(rec.count() == eventsAtRelease, "D got events after release(true) returned");
+    CHECK(rec.count() <= static_cast<std::size_t>(ok), "D got more events than accepted calls");
+    rec.checkDelivery(__LINE__);
+}
+
+}  // namespace
+
+int main() {
+    Recorder::mainThread = std::this_thread::get_id();
+    char pattern[] = "/tmp/agoraish-lifecycle-cpp-XXXXXX";
+    if (mkdtemp(pattern) == nullptr) {
+        std::perror("mkdtemp");
+        return 1;
+    }
+    const std::string dir = pattern;
+    try {
+        twoEngines(dir);
+        factories(dir);
+        releaseInsideCallback(dir);
+        releaseWhileCalling(dir);
+    } catch (const std::exception& error) {
+        CHECK(false, std::string("unexpected exception: ") + error.what());
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    if (failures != 0) {
+        std::cerr << "engine_lifecycle_cpp: " << failures << " of " << checks << " checks failed\n";
+        return 1;
+    }
+    std::cout << "engine_lifecycle_cpp: all " << checks << " checks passed\n";
+    return 0;
+}

@@ -1,0 +1,182 @@
+"""A small reader of include/agoraish.h for the tests: functions, structs, constants.
+
+It understands exactly the subset of C the header uses (prototypes, typedef'd
+structs with plain and function-pointer fields, enums with integer values,
+object-like #defines). Anything it cannot read makes it raise, so a header
+change that outgrows it shows up as a test failure rather than a silent gap.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+ROOT = Path(__file__).resolve().parents[2]
+HEADER = ROOT / "include" / "agoraish.h"
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter or field: its C type (normalized spacing) and name."""
+
+    ctype: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Function:
+    """A prototype: `restype name(params);`."""
+
+    name: str
+    restype: str
+    params: Tuple[Param, ...]
+
+
+@dataclass(frozen=True)
+class Field:
+    """A struct field; `callback` holds (restype, params) for a function pointer."""
+
+    name: str
+    ctype: str
+    callback: Tuple[str, Tuple[Param, ...]] = None  # type: ignore[assignment]
+
+
+def _strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", text)
+
+
+def _code(text: str) -> str:
+    """The header without comments and preprocessor lines."""
+    lines = [line for line in _strip_comments(text).splitlines() if not line.lstrip().startswith("#")]
+    return "\n".join(lines)
+
+
+def normalize_type(ctype: str) -> str:
+    """'const  char*' -> 'const char *'."""
+    ctype = re.sub(r"\s*\*\s*", " * ", ctype)
+    return re.sub(r"\s+", " ", ctype).strip()
+
+
+def _param(text: str) -> Param:
+    text = text.strip()
+    m = re.fullmatch(r"(.*?[\s\*])(\w+)", text)
+    if not m:
+        raise ValueError(f"cannot read parameter {text!r}")
+    return Param(normalize_type(m.group(1)), m.group(2))
+
+
+def _params(text: str) -> Tuple[Param, ...]:
+    text = " ".join(text.split())
+    if text in ("void", ""):
+        if text == "":
+            raise ValueError("a prototype with () instead of (void)")
+        return ()
+    return tuple(_param(part) for part in text.split(","))
+
+
+def header_text() -> str:
+    return HEADER.read_text(encoding="utf-8")
+
+
+def functions(text: str = None) -> Dict[str, Function]:  # type: ignore[assignment]
+    """Every function prototype `... agoraish_x(...);`, in header order."""
+    code = _code(text if text is not None else header_text())
+    result: Dict[str, Function] = {}
+    for statement in code.split(";"):
+        statement = re.split(r"[{}]", statement)[-1]  # drop `extern "C" {`, struct bodies
+        m = re.fullmatch(r"\s*([^()]*?)\b(agoraish_\w+)\s*\(([^()]*)\)\s*", statement, flags=re.S)
+        if not m or "typedef" in m.group(1):
+            continue
+        name = m.group(2)
+        result[name] = Function(name, normalize_type(m.group(1)), _params(m.group(3)))
+    return result
+
+
+def structs(text: str = None) -> Dict[str, List[Field]]:  # type: ignore[assignment]
+    """Every `typedef struct X { ... } X;`, with its fields in order."""
+    code = _code(text if text is not None else header_text())
+    result: Dict[str, List[Field]] = {}
+    for m in re.finditer(r"typedef\s+struct\s+(\w+)\s*\{(.*?)\}\s*(\w+)\s*;", code, flags=re.S):
+        name, body = m.group(1), m.group(2)
+        fields: List[Field] = []
+        for decl in body.split(";"):
+            decl = " ".join(decl.split())
+            if not decl:
+                continue
+            fp = re.fullmatch(r"(.*?)\(\s*\*\s*(\w+)\s*\)\s*\((.*)\)", decl)
+            if fp:
+                fields.append(Field(fp.group(2), "fnptr", (normalize_type(fp.group(1)), _params(fp.group(3)))))
+            else:
+                p = _param(decl)
+                fields.append(Field(p.name, p.ctype))
+        result[name] = fields
+    return result
+
+
+def struct_names_declared(text: str = None) -> List[str]:  # type: ignore[assignment]
+    """Names of every `typedef struct X {` block (a cross-check for `structs`)."""
+    code = _code(text if text is not None else header_text())
+    return re.findall(r"typedef\s+struct\s+(\w+)\s*\{", code)
+
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.BitOr: operator.or_}
+
+
+def _evaluate(expr: str, known: Dict[str, int]) -> int:
+    expr = re.sub(r"\(\s*int\s*\)\s*(0[xX][0-9a-fA-F]+|\d+)", r"__int32__(\1)", expr)
+
+    def ev(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in known:
+            return known[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            return _BINOPS[type(node.op)](ev(node.left), ev(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -ev(node.operand)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "__int32__":
+            v = ev(node.args[0]) & 0xFFFFFFFF
+            return v - 2**32 if v >= 2**31 else v
+        raise ValueError(f"cannot evaluate {expr!r}")
+
+    return ev(ast.parse(expr.strip(), mode="eval"))
+
+
+def constants(text: str = None) -> Dict[str, int]:  # type: ignore[assignment]
+    """Every `#define AGORAISH_X value` and every enumerator, by name."""
+    raw = _strip_comments(text if text is not None else header_text())
+    values: Dict[str, int] = {}
+    for m in re.finditer(r"^\s*#define\s+(AGORAISH_\w+)[ \t]+(.+)$", raw, flags=re.M):
+        values[m.group(1)] = _evaluate(m.group(2), values)
+    for m in re.finditer(r"\benum\s+\w+\s*\{(.*?)\}\s*;", raw, flags=re.S):
+        for item in m.group(1).split(","):
+            item = item.strip()
+            if not item:
+                continue
+            name, _, value = item.partition("=")
+            if not value:
+                raise ValueError(f"enumerator {name.strip()} has no explicit value")
+            values[name.strip()] = _evaluate(value, values)
+    return values
+
+
+def enum_members(enum_name: str, text: str = None) -> Dict[str, int]:  # type: ignore[assignment]
+    """The enumerators of one enum, by name."""
+    raw = _strip_comments(text if text is not None else header_text())
+    m = re.search(r"\benum\s+" + re.escape(enum_name) + r"\s*\{(.*?)\}\s*;", raw, flags=re.S)
+    if not m:
+        raise KeyError(enum_name)
+    result: Dict[str, int] = {}
+    for item in m.group(1).split(","):
+        item = item.strip()
+        if item:
+            name, _, value = item.partition("=")
+            result[name.strip()] = _evaluate(value, result)
+    return result

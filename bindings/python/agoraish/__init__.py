@@ -1,0 +1,44 @@
+"""agoraish: Python binding of libagoraish, an open real-time engine with the
+programming surface of the Agora RTC SDK.
+
+    import agoraish
+
+    class Handler(agoraish.EventHandler):
+        def on_api_call_executed(self, err, api, result):
+            print(api, result)          # runs on the engine's event thread
+
+    with agoraish.RtcEngine("my-app-id", Handler()) as engine:
+        engine.set_parameters({"rtc.log_filter": agoraish.LogFilter.DEBUG})
+        print(engine.log_file)
+
+``agoraish._ffi`` holds the raw ctypes declarations of include/agoraish.h; it
+finds the library through AGORAISH_LIBRARY, a copy inside this package, or
+the system (see its docstring).
+"""
+
+from .engine import (
+    AgoraishError,
+    AreaCode,
+    ErrorCode,
+    EventHandler,
+    LogFilter,
+    LogLevel,
+    RtcEngine,
+    get_error_description,
+    get_version,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AgoraishError",
+    "AreaCode",
+    "ErrorCode",
+    "EventHandler",
+    "LogFilter",
+    "LogLevel",
+    "RtcEngine",
+    "get_error_description",
+    "get_version",
+    "__version__",
+]

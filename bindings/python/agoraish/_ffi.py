@@ -1,0 +1,309 @@
+"""Raw ctypes view of include/agoraish.h: library loading, structs, functions.
+
+This module mirrors the C header one to one and adds nothing: every function
+is declared with its ``argtypes`` and ``restype``, every struct has a
+``ctypes.Structure`` with the header's field names, and every constant keeps
+its C name. ``agoraish.engine`` builds the Python API on top of it; use this
+module directly only for what that API does not cover.
+
+Loading
+-------
+The library is looked up, in this order:
+
+1. the path in the environment variable ``AGORAISH_LIBRARY``. When it is set
+   it is the only place tried, so a wrong path is reported instead of being
+   hidden by another copy of the library;
+2. a copy inside this package: ``libagoraish.so.0``, then ``libagoraish.so``;
+3. the system: ``libagoraish.so.0`` through the dynamic loader, then
+   ``ctypes.util.find_library("agoraish")``.
+
+If none loads, importing this module raises :class:`LibraryNotFoundError`
+naming every place tried.
+
+The library is loaded with ``ctypes.CDLL``, which releases the GIL for the
+duration of every call. That is required: ``agoraish_engine_release()`` with
+``sync`` waits for a callback that is running on the event thread, and that
+callback needs the GIL to finish.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    c_char,
+    c_char_p,
+    c_int,
+    c_int32,
+    c_size_t,
+    c_uint,
+    c_uint32,
+    c_void_p,
+)
+from typing import Dict, List, Optional, Sequence, Tuple, Type
+
+# --------------------------------------------------------------------------
+# Versions
+# --------------------------------------------------------------------------
+
+AGORAISH_ABI_VERSION_MAJOR = 0
+AGORAISH_ABI_VERSION_MINOR = 1
+AGORAISH_ABI_VERSION = AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR
+
+# --------------------------------------------------------------------------
+# enum agoraish_error_code (functions return the negation)
+# --------------------------------------------------------------------------
+
+AGORAISH_ERR_OK = 0
+AGORAISH_ERR_FAILED = 1
+AGORAISH_ERR_INVALID_ARGUMENT = 2
+AGORAISH_ERR_NOT_READY = 3
+AGORAISH_ERR_NOT_SUPPORTED = 4
+AGORAISH_ERR_REFUSED = 5
+AGORAISH_ERR_BUFFER_TOO_SMALL = 6
+AGORAISH_ERR_NOT_INITIALIZED = 7
+AGORAISH_ERR_INVALID_STATE = 8
+AGORAISH_ERR_NO_PERMISSION = 9
+AGORAISH_ERR_TIMEDOUT = 10
+AGORAISH_ERR_CANCELED = 11
+AGORAISH_ERR_TOO_OFTEN = 12
+AGORAISH_ERR_BIND_SOCKET = 13
+AGORAISH_ERR_NET_DOWN = 14
+AGORAISH_ERR_NET_NOBUFS = 15
+AGORAISH_ERR_JOIN_CHANNEL_REJECTED = 17
+AGORAISH_ERR_LEAVE_CHANNEL_REJECTED = 18
+AGORAISH_ERR_ALREADY_IN_USE = 19
+AGORAISH_ERR_ABORTED = 20
+AGORAISH_ERR_INIT_NET_ENGINE = 21
+AGORAISH_ERR_RESOURCE_LIMITED = 22
+AGORAISH_ERR_INVALID_APP_ID = 101
+AGORAISH_ERR_INVALID_CHANNEL_NAME = 102
+AGORAISH_ERR_NO_SERVER_RESOURCES = 103
+AGORAISH_ERR_TOKEN_EXPIRED = 109
+AGORAISH_ERR_INVALID_TOKEN = 110
+AGORAISH_ERR_CONNECTION_INTERRUPTED = 111
+AGORAISH_ERR_CONNECTION_LOST = 112
+AGORAISH_ERR_NOT_IN_CHANNEL = 113
+AGORAISH_ERR_SIZE_TOO_LARGE = 114
+AGORAISH_ERR_BITRATE_LIMIT = 115
+AGORAISH_ERR_TOO_MANY_DATA_STREAMS = 116
+AGORAISH_ERR_STREAM_MESSAGE_TIMEOUT = 117
+AGORAISH_ERR_SET_CLIENT_ROLE_NOT_AUTHORIZED = 119
+AGORAISH_ERR_DECRYPTION_FAILED = 120
+AGORAISH_ERR_INVALID_USER_ID = 121
+AGORAISH_ERR_CLIENT_IS_BANNED_BY_SERVER = 123
+AGORAISH_ERR_INVALID_USER_ACCOUNT = 134
+
+# --------------------------------------------------------------------------
+# enum agoraish_log_filter, enum agoraish_log_level, log file sizes
+# --------------------------------------------------------------------------
+
+AGORAISH_LOG_FILTER_OFF = 0
+AGORAISH_LOG_FILTER_DEBUG = 0x080F
+AGORAISH_LOG_FILTER_INFO = 0x000F
+AGORAISH_LOG_FILTER_WARN = 0x000E
+AGORAISH_LOG_FILTER_ERROR = 0x000C
+AGORAISH_LOG_FILTER_CRITICAL = 0x0008
+AGORAISH_LOG_FILTER_MASK = 0x080F
+
+AGORAISH_LOG_LEVEL_NONE = 0x0000
+AGORAISH_LOG_LEVEL_INFO = 0x0001
+AGORAISH_LOG_LEVEL_WARN = 0x0002
+AGORAISH_LOG_LEVEL_ERROR = 0x0004
+AGORAISH_LOG_LEVEL_FATAL = 0x0008
+
+AGORAISH_LOG_FILE_SIZE_DEFAULT_KB = 1024
+AGORAISH_LOG_FILE_SIZE_MIN_KB = 128
+AGORAISH_LOG_FILE_SIZE_MAX_KB = 20480
+AGORAISH_LOG_FILE_COUNT = 5
+
+# --------------------------------------------------------------------------
+# enum agoraish_area_code (a bit set)
+# --------------------------------------------------------------------------
+
+AGORAISH_AREA_CODE_CN = 0x00000001
+AGORAISH_AREA_CODE_NA = 0x00000002
+AGORAISH_AREA_CODE_EU = 0x00000004
+AGORAISH_AREA_CODE_AS = 0x00000008
+AGORAISH_AREA_CODE_JP = 0x00000010
+AGORAISH_AREA_CODE_IN = 0x00000020
+#: ``(int)0xFFFFFFFF`` in the header: -1 as an enum value, 0xFFFFFFFF in the
+#: ``uint32_t area_code`` field and in the parameter "rtc.area_code".
+AGORAISH_AREA_CODE_GLOB = -1
+
+# --------------------------------------------------------------------------
+# Structs and callback types
+# --------------------------------------------------------------------------
+
+#: ``void (*on_api_call_executed)(agoraish_engine_t *engine, void *user_data,
+#: int err, const char *api, const char *result)``. Runs on the engine's event
+#: thread; the strings are valid only during the call.
+ApiCallExecutedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_char_p, c_char_p)
+
+
+class EventHandlerTable(Structure):
+    """``agoraish_event_handler``: the engine's event callbacks.
+
+    Owner: the host. The library copies the table during
+    ``agoraish_engine_create()``, but the function pointers must stay valid
+    until the engine is released (for ctypes: keep the CFUNCTYPE objects
+    alive). A NULL entry means "not interested".
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("user_data", c_void_p),
+        ("on_api_call_executed", ApiCallExecutedCallback),
+    ]
+
+
+class EngineConfig(Structure):
+    """``agoraish_engine_config``: how to create an engine.
+
+    Owner: the host; read only during ``agoraish_engine_create()``. Set
+    ``struct_size`` to ``ctypes.sizeof(EngineConfig)``.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("app_id", c_char_p),
+        ("event_handler", POINTER(EventHandlerTable)),
+        ("server_url", c_char_p),
+        ("log_file", c_char_p),
+        ("log_file_size_kb", c_int32),
+        ("log_level", c_int32),
+        ("area_code", c_uint32),
+    ]
+
+
+# The C names, for code that reads like the header.
+agoraish_event_handler = EventHandlerTable
+agoraish_engine_config = EngineConfig
+
+#: Every struct of the header, keyed by its C name.
+STRUCTS: Dict[str, Type[Structure]] = {
+    "agoraish_event_handler": EventHandlerTable,
+    "agoraish_engine_config": EngineConfig,
+}
+
+# --------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_SONAME = "libagoraish.so.0"
+
+
+class LibraryNotFoundError(OSError):
+    """libagoraish could not be loaded; the message names every place tried."""
+
+
+class LibraryMismatchError(ImportError):
+    """The loaded library lacks functions that include/agoraish.h declares."""
+
+
+def _load() -> Tuple[ctypes.CDLL, str]:
+    """Loads libagoraish following the order in the module docstring."""
+    explicit = os.environ.get("AGORAISH_LIBRARY")
+    if explicit:
+        try:
+            return ctypes.CDLL(explicit), explicit
+        except OSError as error:
+            raise LibraryNotFoundError(
+                f"cannot load libagoraish from AGORAISH_LIBRARY={explicit!r}: {error}"
+            ) from None
+
+    tried: List[str] = ["AGORAISH_LIBRARY (not set)"]
+    for name in (_SONAME, "libagoraish.so"):
+        path = os.path.join(_PACKAGE_DIR, name)
+        if not os.path.exists(path):
+            tried.append(f"{path} (no such file)")
+            continue
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as error:
+            tried.append(f"{path} ({error})")
+
+    try:
+        return ctypes.CDLL(_SONAME), _SONAME
+    except OSError as error:
+        tried.append(f"{_SONAME} through the dynamic loader ({error})")
+
+    found = ctypes.util.find_library("agoraish")
+    if found:
+        try:
+            return ctypes.CDLL(found), found
+        except OSError as error:
+            tried.append(f"{found} from ctypes.util.find_library ({error})")
+    else:
+        tried.append('ctypes.util.find_library("agoraish") (nothing found)')
+
+    raise LibraryNotFoundError(
+        "cannot find libagoraish; set AGORAISH_LIBRARY to the path of libagoraish.so.0. Tried:\n  "
+        + "\n  ".join(tried)
+    )
+
+
+lib, LIBRARY_PATH = _load()
+"""The loaded library (``ctypes.CDLL``) and the path or name it was loaded from."""
+
+
+# --------------------------------------------------------------------------
+# Functions, in header order
+# --------------------------------------------------------------------------
+
+#: Every function of the header: C name -> (restype, argtypes).
+FUNCTIONS: Dict[str, Tuple[Optional[type], Sequence[type]]] = {}
+_missing: List[str] = []
+
+
+def _declare(name: str, restype: Optional[type], argtypes: Sequence[type]):
+    """Looks `name` up in the library and sets its ctypes signature."""
+    FUNCTIONS[name] = (restype, tuple(argtypes))
+    try:
+        function = getattr(lib, name)
+    except AttributeError:
+        _missing.append(name)
+        return None
+    function.restype = restype
+    function.argtypes = list(argtypes)
+    return function
+
+
+# const char *agoraish_get_version(int *build);
+agoraish_get_version = _declare("agoraish_get_version", c_char_p, [POINTER(c_int)])
+# const char *agoraish_get_error_description(int code);
+agoraish_get_error_description = _declare("agoraish_get_error_description", c_char_p, [c_int])
+# int agoraish_get_last_error(void);
+agoraish_get_last_error = _declare("agoraish_get_last_error", c_int, [])
+# agoraish_engine_t *agoraish_engine_create(const agoraish_engine_config *config);
+agoraish_engine_create = _declare("agoraish_engine_create", c_void_p, [POINTER(EngineConfig)])
+# int agoraish_engine_release(agoraish_engine_t *engine, int sync);
+agoraish_engine_release = _declare("agoraish_engine_release", c_int, [c_void_p, c_int])
+# int agoraish_engine_set_parameters(agoraish_engine_t *engine, const char *json);
+agoraish_engine_set_parameters = _declare("agoraish_engine_set_parameters", c_int, [c_void_p, c_char_p])
+# int agoraish_engine_get_parameter(agoraish_engine_t *engine, const char *key,
+#                                   char *buf, size_t *len);
+agoraish_engine_get_parameter = _declare(
+    "agoraish_engine_get_parameter", c_int, [c_void_p, c_char_p, POINTER(c_char), POINTER(c_size_t)]
+)
+# int agoraish_engine_set_log_file(agoraish_engine_t *engine, const char *path);
+agoraish_engine_set_log_file = _declare("agoraish_engine_set_log_file", c_int, [c_void_p, c_char_p])
+# int agoraish_engine_set_log_filter(agoraish_engine_t *engine, unsigned int filter);
+agoraish_engine_set_log_filter = _declare("agoraish_engine_set_log_filter", c_int, [c_void_p, c_uint])
+# int agoraish_engine_set_log_level(agoraish_engine_t *engine, int level);
+agoraish_engine_set_log_level = _declare("agoraish_engine_set_log_level", c_int, [c_void_p, c_int])
+# int agoraish_engine_set_log_file_size(agoraish_engine_t *engine, unsigned int size_kb);
+agoraish_engine_set_log_file_size = _declare(
+    "agoraish_engine_set_log_file_size", c_int, [c_void_p, c_uint]
+)
+
+if _missing:
+    raise LibraryMismatchError(
+        f"{LIBRARY_PATH} does not export {', '.join(_missing)}, which include/agoraish.h "
+        "declares (check `nm -D --defined-only` on the library)"
+    )

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""hello_engine.py — the smallest agoraish host in Python, in the order of
+Agora's lifecycle: create an engine with an event handler, read the version
+and the log file, set a parameter, receive on_api_call_executed, release.
+
+Runs from a checkout: it imports bindings/python and, unless
+AGORAISH_LIBRARY says otherwise, uses the checkout's dist/lib (`make dist`):
+
+    python3 examples/python/hello_engine.py
+"""
+import os
+import sys
+
+CHECKOUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(CHECKOUT, "bindings", "python"))
+_DIST_LIBRARY = os.path.join(CHECKOUT, "dist", "lib", "libagoraish.so.0")
+if "AGORAISH_LIBRARY" not in os.environ and os.path.exists(_DIST_LIBRARY):
+    os.environ["AGORAISH_LIBRARY"] = os.path.abspath(_DIST_LIBRARY)
+
+import threading  # noqa: E402
+
+import agoraish  # noqa: E402
+
+
+class Handler(agoraish.EventHandler):
+    """Receives the engine's events on its event thread."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.line = ""
+
+    def on_api_call_executed(self, err: int, api: str, result: str) -> None:
+        status = "ok" if err == 0 else agoraish.get_error_description(err)
+        self.line = f"{api} {result} -> {status}"
+        self.event.set()
+
+
+def main() -> int:
+    handler = Handler()
+    try:
+        engine = agoraish.RtcEngine("hello-agoraish", handler)
+    except agoraish.AgoraishError as error:
+        print(f"cannot create the engine: {error}", file=sys.stderr)
+        return 1
+    with engine:  # leaving the block releases the engine (sync=True)
+        version, build = agoraish.get_version()
+        print(f"agoraish {version} (build {build}): engine created")
+        print(f"log file: {engine.log_file}")
+        engine.set_parameters({"rtc.log_filter": agoraish.LogFilter.DEBUG})
+        got = handler.event.wait(timeout=5)
+        print(f"onApiCallExecuted: {handler.line if got else 'no event within 5 s'}")
+    print("engine released")
+    return 0 if got else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
