@@ -51,7 +51,7 @@ let package = Package(
         // The @_cdecl C ABI layer -> libagoraish.so.
         .target(
             name: "agoraish",
-            dependencies: ["AgoraishEngine", "AgoraishWire", "CAgoraishABI"],
+            dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishWire", "CAgoraishABI", "CAgoraishShim"],
             exclude: ["agoraish.map"],
             linkerSettings: [
                 .unsafeFlags([

@@ -65,7 +65,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 1
+#define AGORAISH_ABI_VERSION_MINOR 2
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -169,6 +169,81 @@ enum agoraish_area_code {
 };
 
 /* ------------------------------------------------------------------------ */
+/* Channels (Agora's CHANNEL_PROFILE_TYPE, CLIENT_ROLE_TYPE, connection and  */
+/* offline enums)                                                            */
+/* ------------------------------------------------------------------------ */
+
+/** Channel profiles for `agoraish_engine_set_channel_profile()`. */
+enum agoraish_channel_profile {
+    AGORAISH_CHANNEL_PROFILE_COMMUNICATION = 0,    /**< Everyone publishes and sees everyone (the default). */
+    AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING = 1 /**< Broadcasters publish; the audience is invisible and only receives. */
+};
+
+/** Client roles for `agoraish_engine_set_client_role()`. */
+enum agoraish_client_role {
+    AGORAISH_CLIENT_ROLE_BROADCASTER = 1, /**< Sends and receives (the default). */
+    AGORAISH_CLIENT_ROLE_AUDIENCE = 2     /**< Receives only; invisible to others in live broadcasting. */
+};
+
+/** Connection states (CONNECTION_STATE_TYPE), from `agoraish_engine_get_connection_state()`. */
+enum agoraish_connection_state {
+    AGORAISH_CONNECTION_STATE_DISCONNECTED = 1, /**< Not in a channel (initially and after leaving). */
+    AGORAISH_CONNECTION_STATE_CONNECTING = 2,   /**< Joining. */
+    AGORAISH_CONNECTION_STATE_CONNECTED = 3,    /**< In the channel. */
+    AGORAISH_CONNECTION_STATE_RECONNECTING = 4, /**< The link broke; rejoining by itself. */
+    AGORAISH_CONNECTION_STATE_FAILED = 5        /**< Gave up (see the reason); leave, then join again. */
+};
+
+/** Why the connection state changed (CONNECTION_CHANGED_REASON_TYPE); the values this engine reports. */
+enum agoraish_connection_changed_reason {
+    AGORAISH_CONNECTION_CHANGED_CONNECTING = 0,           /**< Joining started. */
+    AGORAISH_CONNECTION_CHANGED_JOIN_SUCCESS = 1,         /**< Joined. */
+    AGORAISH_CONNECTION_CHANGED_INTERRUPTED = 2,          /**< The link to the server broke. */
+    AGORAISH_CONNECTION_CHANGED_BANNED_BY_SERVER = 3,     /**< The server banned this client. */
+    AGORAISH_CONNECTION_CHANGED_JOIN_FAILED = 4,          /**< Joining failed for good. */
+    AGORAISH_CONNECTION_CHANGED_LEAVE_CHANNEL = 5,        /**< The host left the channel. */
+    AGORAISH_CONNECTION_CHANGED_INVALID_APP_ID = 6,       /**< The server does not know the app id. */
+    AGORAISH_CONNECTION_CHANGED_INVALID_CHANNEL_NAME = 7, /**< The server refused the channel name. */
+    AGORAISH_CONNECTION_CHANGED_INVALID_TOKEN = 8,        /**< The token is invalid for this app, channel and user. */
+    AGORAISH_CONNECTION_CHANGED_TOKEN_EXPIRED = 9,        /**< The token expired; renew it to rejoin. */
+    AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER = 10,  /**< The server refused the join (see on_error). */
+    AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN = 12,         /**< Rejoining with a renewed token. */
+    AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT = 14,  /**< The server stopped answering keepalives. */
+    AGORAISH_CONNECTION_CHANGED_REJOIN_SUCCESS = 15,      /**< Rejoined after an interruption. */
+    AGORAISH_CONNECTION_CHANGED_SAME_UID_LOGIN = 19       /**< Another client joined with this uid; it replaced this one. */
+};
+
+/** Why a remote user went offline (USER_OFFLINE_REASON_TYPE). */
+enum agoraish_user_offline_reason {
+    AGORAISH_USER_OFFLINE_QUIT = 0,           /**< The user left. */
+    AGORAISH_USER_OFFLINE_DROPPED = 1,        /**< Nothing heard from the user within the drop timeout. */
+    AGORAISH_USER_OFFLINE_BECOME_AUDIENCE = 2 /**< The user became audience in live broadcasting. */
+};
+
+/** Longest channel name in bytes, NUL included (Agora's MAX_CHANNEL_ID_LENGTH). */
+#define AGORAISH_MAX_CHANNEL_ID_LENGTH 65
+/** Longest user account in bytes, NUL included (Agora's MAX_USER_ACCOUNT_LENGTH). */
+#define AGORAISH_MAX_USER_ACCOUNT_LENGTH 256
+
+/** A uid and its user account (Agora's UserInfo). */
+typedef struct agoraish_user_info {
+    uint32_t uid;                                            /**< The uid. */
+    char user_account[AGORAISH_MAX_USER_ACCOUNT_LENGTH];     /**< The account, NUL-terminated UTF-8. */
+} agoraish_user_info;
+
+/** Statistics of a call (Agora's RtcStats), reported by on_leave_channel.
+ *  Counts cover every path of the call the engine has used so far. */
+typedef struct agoraish_rtc_stats {
+    uint32_t struct_size;  /**< sizeof the struct as the library filled it. */
+    uint32_t duration;     /**< Seconds in the channel. */
+    uint64_t tx_bytes;     /**< Bytes sent. */
+    uint64_t rx_bytes;     /**< Bytes received. */
+    uint64_t tx_packets;   /**< Packets and messages sent. */
+    uint64_t rx_packets;   /**< Packets and messages received. */
+    uint32_t user_count;   /**< Users in the channel, this one included. */
+} agoraish_rtc_stats;
+
+/* ------------------------------------------------------------------------ */
 /* Library information                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -236,7 +311,47 @@ typedef struct agoraish_event_handler {
      */
     void (*on_api_call_executed)(agoraish_engine_t *engine, void *user_data,
                                  int err, const char *api, const char *result);
+
+    /* ---- ABI 0.2: channels. Hosts built against 0.1 pass a smaller struct_size. */
+
+    /** The local user joined `channel` as `uid` (onJoinChannelSuccess); `elapsed`
+     *  is milliseconds since the join call. */
+    void (*on_join_channel_success)(agoraish_engine_t *engine, void *user_data,
+                                    const char *channel, uint32_t uid, int elapsed);
+    /** The local user rejoined after an interruption (onRejoinChannelSuccess). */
+    void (*on_rejoin_channel_success)(agoraish_engine_t *engine, void *user_data,
+                                      const char *channel, uint32_t uid, int elapsed);
+    /** The local user left (onLeaveChannel), with the call's statistics. */
+    void (*on_leave_channel)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_stats *stats);
+    /** A remote user (communication) or broadcaster (live) joined, or was already
+     *  there (onUserJoined); `elapsed` is milliseconds since the local join call. */
+    void (*on_user_joined)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int elapsed);
+    /** A remote user went offline (onUserOffline): an `agoraish_user_offline_reason`. */
+    void (*on_user_offline)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int reason);
+    /** The local role changed (onClientRoleChanged): `agoraish_client_role` values. */
+    void (*on_client_role_changed)(agoraish_engine_t *engine, void *user_data, int old_role, int new_role);
+    /** The connection state changed (onConnectionStateChanged):
+     *  an `agoraish_connection_state` and an `agoraish_connection_changed_reason`. */
+    void (*on_connection_state_changed)(agoraish_engine_t *engine, void *user_data, int state, int reason);
+    /** No working link to the server for 10 s (onConnectionLost); rejoining goes on. */
+    void (*on_connection_lost)(agoraish_engine_t *engine, void *user_data);
+    /** The token's join privilege expires in 30 s (onTokenPrivilegeWillExpire): call
+     *  `agoraish_engine_renew_token()`. `token` is the token in force. */
+    void (*on_token_privilege_will_expire)(agoraish_engine_t *engine, void *user_data, const char *token);
+    /** The token expired (onRequestToken): renew it; the engine then rejoins. */
+    void (*on_request_token)(agoraish_engine_t *engine, void *user_data);
+    /** The local user account is registered as `uid` (onLocalUserRegistered). */
+    void (*on_local_user_registered)(agoraish_engine_t *engine, void *user_data,
+                                     uint32_t uid, const char *user_account);
+    /** A remote user's account became known (onUserInfoUpdated). */
+    void (*on_user_info_updated)(agoraish_engine_t *engine, void *user_data,
+                                 uint32_t uid, const agoraish_user_info *info);
+    /** An error the host must act on (onError): the code (not negated) and a message. */
+    void (*on_error)(agoraish_engine_t *engine, void *user_data, int err, const char *msg);
 } agoraish_event_handler;
+
+/** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
+#define AGORAISH_EVENT_HANDLER_SIZE_0_1 (sizeof(uint32_t) * 2 + sizeof(void *) * 2)
 
 /**
  * How to create an engine (Agora's RtcEngineContext).
@@ -391,6 +506,223 @@ int agoraish_engine_set_log_level(agoraish_engine_t *engine, int level);
  * Thread: any.
  */
 int agoraish_engine_set_log_file_size(agoraish_engine_t *engine, unsigned int size_kb);
+
+/* ------------------------------------------------------------------------ */
+/* Channels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Set the channel profile (Agora's setChannelProfile). Before joining only.
+ *
+ * @param profile  An `agoraish_channel_profile`; the default is communication.
+ *                 All users of a channel must use the same profile: the server
+ *                 refuses a join with another one (on_error 5, then FAILED
+ *                 with REJECTED_BY_SERVER).
+ * @return  0; -2 unknown profile; -5 in or joining a channel; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_channel_profile(agoraish_engine_t *engine, int profile);
+
+/**
+ * Set the client role (Agora's setClientRole). Before joining it sets the
+ * role used to join (on_client_role_changed fires if it changed); while
+ * connected it asks the server, and on_client_role_changed follows. Remote
+ * users see on_user_joined (became a broadcaster) or on_user_offline with
+ * BECOME_AUDIENCE (became audience) in live broadcasting. In communication the
+ * role is recorded but everyone stays visible.
+ *
+ * @param role  An `agoraish_client_role`.
+ * @return  0; -2 unknown role; -5 while joining or reconnecting; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_client_role(agoraish_engine_t *engine, int role);
+
+/**
+ * Join a channel (Agora's joinChannel). Asynchronous: on_connection_state_changed
+ * (CONNECTING), then on_join_channel_success, or FAILED with the reason.
+ *
+ * @param token    The token, or NULL/"" for an app without a certificate. Copied.
+ * @param channel  Required: 1..63 bytes of a-z A-Z 0-9 space and
+ *                 ! # $ % & ( ) + - : ; < = . > ? @ [ ] ^ _ { } | ~ , (copied).
+ * @param info     Optional extra information; never sent to other users.
+ * @param uid      1..2^32-1, or 0 to let the server choose one.
+ * @return  0; -2 NULL channel or strings that are not UTF-8; -102 bad channel
+ *          name; -17 already in or joining a channel; -4 the server URL is
+ *          wss:// and this build has no TLS client; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_join_channel(agoraish_engine_t *engine, const char *token, const char *channel,
+                                 const char *info, uint32_t uid);
+
+/**
+ * Join a channel with a user account (Agora's joinChannelWithUserAccount). The
+ * server maps the account to a uid that stays the same for the app;
+ * on_local_user_registered and on_join_channel_success follow. Remote users
+ * learn the account through on_user_info_updated before on_user_joined.
+ *
+ * @param user_account  Required, 1..255 bytes of UTF-8. Copied.
+ * @return  As `agoraish_engine_join_channel()`, and -134 for a bad account.
+ * Thread: any.
+ */
+int agoraish_engine_join_channel_with_user_account(agoraish_engine_t *engine, const char *token,
+                                                   const char *channel, const char *user_account);
+
+/**
+ * Register a user account ahead of joining (Agora's registerLocalUserAccount):
+ * the server answers with the account's uid through on_local_user_registered.
+ *
+ * @param app_id        Must equal the engine's app id.
+ * @param user_account  1..255 bytes of UTF-8.
+ * @return  0; -2 NULL or another app id; -134 bad account; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_register_local_user_account(agoraish_engine_t *engine, const char *app_id,
+                                                const char *user_account);
+
+/**
+ * Look up a uid by user account among the users this engine has learned of
+ * (Agora's getUserInfoByUserAccount), itself included.
+ *
+ * @param info  Required; filled on success.
+ * @return  0; -2 NULL arguments or an unknown account; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_user_info_by_user_account(agoraish_engine_t *engine, const char *user_account,
+                                                  agoraish_user_info *info);
+
+/**
+ * Look up a user account by uid (Agora's getUserInfoByUid).
+ *
+ * @param info  Required; filled on success.
+ * @return  0; -2 NULL info or an unknown uid; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_user_info_by_uid(agoraish_engine_t *engine, uint32_t uid, agoraish_user_info *info);
+
+/**
+ * Leave the channel (Agora's leaveChannel): on_leave_channel with the call's
+ * statistics, then on_connection_state_changed(DISCONNECTED, LEAVE_CHANNEL).
+ * Also ends a join in progress, a reconnection, or a FAILED state.
+ *
+ * @return  0; -18 not in (or joining) a channel; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_leave_channel(agoraish_engine_t *engine);
+
+/**
+ * Renew the token (Agora's renewToken). While connected the server checks it
+ * (on_error 109 or 110 if it refuses; the old token stays in force). After the
+ * token expired (FAILED, TOKEN_EXPIRED) the engine rejoins with it.
+ *
+ * @param token  Required, non-empty. Copied.
+ * @return  0; -2 NULL or empty; -113 not in a channel; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_renew_token(agoraish_engine_t *engine, const char *token);
+
+/**
+ * Switch to another channel as audience in live broadcasting (Agora's
+ * switchChannel): on_leave_channel, then on_join_channel_success.
+ *
+ * @return  0; -2 NULL channel; -102 bad channel name; -5 not audience in live
+ *          broadcasting; -113 not connected to a channel; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_switch_channel(agoraish_engine_t *engine, const char *token, const char *channel);
+
+/**
+ * The id of the current or last call (Agora's getCallId), written into a
+ * caller buffer (`*len` in: capacity, out: size needed with the NUL).
+ *
+ * @return  0; -2 NULL len; -6 buffer too small; -113 no call yet; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_call_id(agoraish_engine_t *engine, char *buf, size_t *len);
+
+/**
+ * The connection state (Agora's getConnectionState).
+ *
+ * @return  An `agoraish_connection_state` (positive); -7 or -2 for a bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_connection_state(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Embedded channel server                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** A channel server running inside the host process. Opaque handle. */
+typedef struct agoraish_server agoraish_server_t;
+
+/** How to create an embedded server. A zeroed struct (with struct_size set)
+ *  serves on 127.0.0.1, on a free port, with no HTTP endpoint, accepting any
+ *  well-formed app id without a token. */
+typedef struct agoraish_server_config {
+    /** Set to sizeof(agoraish_server_config). */
+    uint32_t struct_size;
+    /** Listen address; NULL or "" is 127.0.0.1. Copied. */
+    const char *host;
+    /** Signaling port; 0 picks a free port (read it back with `agoraish_server_get_url()`). */
+    int32_t signaling_port;
+    /** HTTP port for /metrics and /status: 0 none, -1 a free port, else that port. */
+    int32_t http_port;
+    /** Optional configuration document (the JSON of docs/server.md), applied
+     *  first; `host` and the ports above override its listen section when set.
+     *  When it registers apps, only those apps are accepted. Copied. */
+    const char *config_json;
+} agoraish_server_config;
+
+/**
+ * Create an embedded server (not yet listening).
+ *
+ * @return  A handle owned by the caller (release with `agoraish_server_release()`),
+ *          or NULL with `agoraish_get_last_error()`: -2 bad config or JSON.
+ * Thread: any.
+ */
+agoraish_server_t *agoraish_server_create(const agoraish_server_config *config);
+
+/**
+ * Bind and start serving on the server's own thread.
+ *
+ * @return  0; -8 already running; -13 a port cannot be bound; -7/-2 bad handle.
+ * Thread: any.
+ */
+int agoraish_server_start(agoraish_server_t *server);
+
+/**
+ * Stop serving: every connection is closed (clients see the link break and
+ * start reconnecting). Returns after the server thread has ended. A stopped
+ * server can be started again (users must rejoin; ports may differ when 0).
+ *
+ * @return  0 (also when not running); -7/-2 bad handle.
+ * Thread: any.
+ */
+int agoraish_server_stop(agoraish_server_t *server);
+
+/**
+ * Stop if running and free the server. Idempotent like engine release.
+ *
+ * @return  0; -7 NULL; -2 a handle of another type.
+ * Thread: any.
+ */
+int agoraish_server_release(agoraish_server_t *server);
+
+/**
+ * The URL engines use to reach the server, "ws://host:port" (pass it as
+ * `agoraish_engine_config.server_url`), into a caller buffer.
+ *
+ * @return  0; -3 not running; -2 NULL len; -6 buffer too small; -7/-2 bad handle.
+ * Thread: any.
+ */
+int agoraish_server_get_url(agoraish_server_t *server, char *buf, size_t *len);
+
+/**
+ * The bound HTTP port (/metrics, /status), or 0 when disabled.
+ *
+ * @return  The port (>= 0); -3 not running; -7/-2 bad handle.
+ * Thread: any.
+ */
+int agoraish_server_get_http_port(agoraish_server_t *server);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,7 +1,11 @@
+import AgoraishSession
+
 /// Something an engine reports to its host (Agora's IRtcEngineEventHandler
 /// callbacks). Delivered on the engine's event thread, in order.
 public enum EngineEvent: Sendable, Equatable {
     /// onApiCallExecuted: a setter call was carried out.
     /// `error` is 0 or a positive error code; `api` is the Agora method name.
     case apiCallExecuted(error: Int32, api: String, result: String)
+    /// A channel event (join, leave, users, connection state, tokens, accounts, errors).
+    case channel(ClientSession.Event)
 }

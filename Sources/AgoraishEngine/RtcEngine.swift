@@ -17,8 +17,9 @@ public final class RtcEngine: Sendable {
 
     let events: EventThread
     let log: LogWriter
+    let link: ChannelLink
     private let sink: @Sendable (EngineEvent) -> Void
-    private let released = Atomic<Bool>(false)
+    private let released = ReleasedFlag()
     private let state: Mutex<State>
 
     struct State {
@@ -70,6 +71,21 @@ public final class RtcEngine: Sendable {
         } catch {
             throw .failed
         }
+        let logWriter = log
+        let eventThread = events
+        let released = self.released
+        do {
+            link = try ChannelLink(appId: configuration.appId, serverURL: resolvedURL, name: "agoraish-io\(serial)",
+                                   log: { logWriter.log(.info, $0) }) { event in
+                eventThread.post {
+                    guard !released.value.load(ordering: .acquiring) else { return }
+                    eventSink(.channel(event))
+                }
+            }
+        } catch {
+            events.shutdown(wait: true)
+            throw .failed
+        }
         log.log(.info, "engine \(serial) created: version \(Version.string) build \(Version.build), "
             + "app id \(configuration.appId), server \(resolvedURL), area 0x\(String(configuration.areaCode, radix: 16))")
     }
@@ -78,7 +94,7 @@ public final class RtcEngine: Sendable {
     public var isOnEventThread: Bool { events.isCurrent }
 
     /// Whether `release` has been called.
-    public var isReleased: Bool { released.load(ordering: .acquiring) }
+    public var isReleased: Bool { released.value.load(ordering: .acquiring) }
 
     /// Releases the engine (Agora's release). After it returns, no new event is
     /// delivered. With `sync`, also waits for a callback in progress and for the
@@ -87,12 +103,14 @@ public final class RtcEngine: Sendable {
     /// - Throws: `.refused` when called on the engine's own event thread.
     public func release(sync: Bool) throws(AgoraError) {
         if events.isCurrent { throw .refused }
-        let (exchanged, _) = released.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+        let (exchanged, _) = released.value.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         guard exchanged else { return }
         log.log(.info, "engine \(serial) released (sync \(sync))")
         // From inside another engine's callback, waiting could deadlock (that engine
-        // may be releasing this one): the thread is detached and ends on its own.
-        events.shutdown(wait: sync && !EventThread.isAnyCurrent)
+        // may be releasing this one): the threads are detached and end on their own.
+        let wait = sync && !EventThread.isAnyCurrent
+        link.shutdown(wait: wait)
+        events.shutdown(wait: wait)
     }
 
     /// Queues `event` for the sink on the event thread.
@@ -156,8 +174,16 @@ public final class RtcEngine: Sendable {
 
     var serverURL: String {
         get { state.withLock { $0.serverURL } }
-        set { state.withLock { $0.serverURL = newValue } }
+        set {
+            state.withLock { $0.serverURL = newValue }
+            link.setServerURL(newValue)
+        }
     }
+}
+
+/// Whether an engine has been released, shared with the closures that deliver its events.
+final class ReleasedFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }
 
 /// Hands out engine serial numbers, process-wide.

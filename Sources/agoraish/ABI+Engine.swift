@@ -6,7 +6,7 @@ import Synchronization
 // The engine functions of include/agoraish.h: validate, convert, call, map.
 
 /// Delivers engine events to a C event handler table.
-private struct CEventHandler: @unchecked Sendable {
+struct CEventHandler: @unchecked Sendable {
     let table: agoraish_event_handler
     let handle: HandleSlot
 
@@ -18,21 +18,23 @@ private struct CEventHandler: @unchecked Sendable {
             api.withCString { a in
                 result.withCString { r in callback(engine, table.user_data, error, a, r) }
             }
+        case .channel(let e):
+            deliverChannel(e, engine)
         }
     }
 }
 
 /// The handle of an engine, known only after the engine is in the table.
-private final class HandleSlot: Sendable {
+final class HandleSlot: Sendable {
     let value = Atomic<UInt64>(0)
 }
 
-private func engineHandle(_ p: OpaquePointer?) -> UInt64 {
+func engineHandle(_ p: OpaquePointer?) -> UInt64 {
     UInt64(UInt(bitPattern: p))
 }
 
 /// Runs `body` with the engine behind `p`, mapping handle and engine errors to C codes.
-private func withEngine(_ p: OpaquePointer?, _ body: (RtcEngine) throws(AgoraError) -> Void) -> Int32 {
+func withEngine(_ p: OpaquePointer?, _ body: (RtcEngine) throws(AgoraError) -> Void) -> Int32 {
     switch handles.lookup(engineHandle(p), as: .engine, RtcEngine.self) {
     case .failure(let error):
         return error.code
@@ -59,7 +61,8 @@ public func abi_engine_create(_ config: UnsafePointer<agoraish_engine_config>?) 
     guard let appId = readCString(c.app_id) else { return fail(-101) }
     var table = agoraish_event_handler()
     if let handler = c.event_handler {
-        guard let h = readVersioned(handler, minimumSize: MemoryLayout<agoraish_event_handler>.size) else {
+        // ABI 0.1 hosts pass the smaller table; the callbacks added since read as NULL.
+        guard let h = readVersioned(handler, minimumSize: eventHandlerSize_0_1) else {
             return fail(-2)
         }
         table = h

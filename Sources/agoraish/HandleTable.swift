@@ -3,6 +3,7 @@ import Synchronization
 /// The kinds of object a C handle can name. The raw value is the handle's type tag.
 enum HandleKind: UInt8 {
     case engine = 0x01
+    case server = 0x02
 }
 
 /// Why a handle did not resolve, mapped to the C ABI's documented codes.

@@ -1,0 +1,145 @@
+import AgoraishIO
+import AgoraishSession
+import AgoraishWire
+import Synchronization
+
+/// Connects an engine's `ClientSession` to the channel server: one IO event
+/// loop thread per engine carries the WebSocket, the timers and the session's
+/// outputs; events go to the engine's event thread.
+///
+/// API calls run the session under its lock on the caller's thread (so they
+/// can fail synchronously), then wake the loop to carry out what the session
+/// asked for. The loop never waits for the event thread or for callers.
+final class ChannelLink: Sendable {
+    private let session: Locked<ClientSession>
+    private let loop: EventLoop
+    private let shell: Locked<Shell>
+    private let emit: @Sendable (ClientSession.Event) -> Void
+    private let log: @Sendable (String) -> Void
+
+    /// Loop-thread state (behind a lock only because the link is shared; only the loop touches it).
+    struct Shell {
+        var url: String
+        var client: WebSocketClient?
+        var timer: EventLoop.TimerID?
+        var timerDeadline: Instant?
+        var generation = 0
+    }
+
+    init(appId: String, serverURL: String, name: String, log: @escaping @Sendable (String) -> Void,
+         emit: @escaping @Sendable (ClientSession.Event) -> Void) throws(EventThreadError) {
+        session = Locked(ClientSession(settings: .init(appId: appId)))
+        shell = Locked(Shell(url: serverURL))
+        loop = try EventLoop(name: name)
+        self.emit = emit
+        self.log = log
+    }
+
+    /// Runs an API call on the session, then lets the loop act on its outputs.
+    func call<T>(_ body: (inout ClientSession, Instant) throws(SessionError) -> T) throws(SessionError) -> T {
+        let result = try session.withLock { s throws(SessionError) in try body(&s, .now()) }
+        loop.post { [self] in pump() }
+        return result
+    }
+
+    /// Reads session state.
+    func read<T>(_ body: (ClientSession) -> T) -> T { session.withLock { body($0) } }
+
+    /// Changes the server URL used by the next connection.
+    func setServerURL(_ url: String) { shell.withLock { $0.url = url } }
+
+    /// Leaves the channel if in one (so others see the user quit), closes the
+    /// transport and ends the loop thread: the engine is being released.
+    func shutdown(wait: Bool) {
+        loop.post { [self] in
+            session.withLock { s in try? s.leave(now: .now()) }
+            pump()
+            disconnect()
+        }
+        loop.stop(wait: wait)
+    }
+
+    // MARK: - Loop thread
+
+    /// Drains the session: transport actions, events, the next timer.
+    private func pump() {
+        let (transmits, events, deadline) = session.withLock { s -> ([ClientSession.Transmit], [ClientSession.Event], Instant?) in
+            var t: [ClientSession.Transmit] = []
+            var e: [ClientSession.Event] = []
+            while let x = s.pollTransmit() { t.append(x) }
+            while let x = s.pollEvent() { e.append(x) }
+            return (t, e, s.pollTimeout())
+        }
+        for t in transmits {
+            switch t {
+            case .connect: connect()
+            case .send(let text): shell.withLock { $0.client }?.send(text: text)
+            case .close: disconnect()
+            }
+        }
+        for e in events { emit(e) }
+        schedule(deadline)
+    }
+
+    private func schedule(_ deadline: Instant?) {
+        let (stale, arm) = shell.withLock { sh -> (EventLoop.TimerID?, Bool) in
+            if sh.timerDeadline == deadline && (deadline == nil || sh.timer != nil) { return (nil, false) }
+            defer { sh.timer = nil; sh.timerDeadline = deadline }
+            return (sh.timer, deadline != nil)
+        }
+        if let stale { loop.cancel(stale) }
+        guard arm, let deadline else { return }
+        let id = loop.schedule(at: deadline) { [self] in
+            shell.withLock { $0.timer = nil; $0.timerDeadline = nil }
+            session.withLock { $0.handleTimeout(now: .now()) }
+            pump()
+        }
+        shell.withLock { $0.timer = id }
+    }
+
+    private func connect() {
+        disconnect()
+        let (urlText, generation) = shell.withLock { sh -> (String, Int) in
+            sh.generation += 1
+            return (sh.url, sh.generation)
+        }
+        guard let url = ServerURL(urlText), !url.secure else {
+            log("cannot connect to \(urlText): not a ws:// URL")
+            session.withLock { $0.transportClosed(now: .now()) }
+            pump()
+            return
+        }
+        let client = WebSocketClient(loop: loop, url: url)
+        client.onOpen = { [self] in
+            guard current(generation) else { return }
+            log("signaling connected to \(urlText)")
+            session.withLock { $0.transportOpened(now: .now()) }
+            pump()
+        }
+        client.onText = { [self] text in
+            guard current(generation) else { return }
+            session.withLock { $0.received(text, now: .now()) }
+            pump()
+        }
+        client.onClose = { [self] in
+            guard current(generation) else { return }
+            log("signaling connection to \(urlText) closed")
+            shell.withLock { $0.client = nil }
+            session.withLock { $0.transportClosed(now: .now()) }
+            pump()
+        }
+        shell.withLock { $0.client = client }
+        client.start()
+    }
+
+    private func disconnect() {
+        let client = shell.withLock { sh -> WebSocketClient? in
+            sh.generation += 1
+            defer { sh.client = nil }
+            return sh.client
+        }
+        client?.close()
+    }
+
+    private func current(_ generation: Int) -> Bool { shell.withLock { $0.generation == generation } }
+}

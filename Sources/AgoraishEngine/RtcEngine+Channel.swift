@@ -1,0 +1,107 @@
+import AgoraishSession
+import AgoraishWire
+
+/// Channels: profile, role, join, leave, tokens, accounts (Agora's names).
+extension RtcEngine {
+    /// setChannelProfile: 0 communication, 1 live broadcasting; before joining only.
+    public func setChannelProfile(_ profile: Int32) throws(AgoraError) {
+        try run { s, _ throws(SessionError) in try s.setChannelProfile(Int64(profile)) }
+        log.log(.info, "api setChannelProfile \(profile)")
+    }
+
+    /// setClientRole: 1 broadcaster, 2 audience.
+    public func setClientRole(_ role: Int32) throws(AgoraError) {
+        try run { s, now throws(SessionError) in try s.setClientRole(Int64(role), now: now) }
+        log.log(.info, "api setClientRole \(role)")
+    }
+
+    /// joinChannel with a uid (0: the server picks one).
+    public func joinChannel(token: String, channel: String, info: String, uid: UInt32) throws(AgoraError) {
+        try checkServerURL()
+        try run { s, now throws(SessionError) in try s.join(token: token, channel: channel, uid: uid, account: nil, now: now) }
+        log.log(.info, "api joinChannel channel \(channel) uid \(uid) token \(token.isEmpty ? "none" : "given")")
+    }
+
+    /// joinChannelWithUserAccount.
+    public func joinChannel(token: String, channel: String, userAccount: String) throws(AgoraError) {
+        try checkServerURL()
+        try run { s, now throws(SessionError) in try s.join(token: token, channel: channel, uid: 0, account: userAccount, now: now) }
+        log.log(.info, "api joinChannelWithUserAccount channel \(channel) account \(userAccount)")
+    }
+
+    /// registerLocalUserAccount; `appId` must be this engine's.
+    public func registerLocalUserAccount(appId: String, userAccount: String) throws(AgoraError) {
+        guard appId == configuration.appId else { throw .invalidArgument }
+        try checkServerURL()
+        try run { s, now throws(SessionError) in try s.registerLocalUserAccount(userAccount, now: now) }
+        log.log(.info, "api registerLocalUserAccount \(userAccount)")
+    }
+
+    /// getUserInfoByUserAccount: the uid, if known.
+    public func userInfo(byAccount account: String) -> UInt32? {
+        link.read { $0.uid(forAccount: account) }
+    }
+
+    /// getUserInfoByUid: the account, if known.
+    public func userInfo(byUid uid: UInt32) -> String? {
+        link.read { $0.accountsByUid[uid] }
+    }
+
+    /// leaveChannel. Throws `.leaveChannelRejected` when not in or joining a channel.
+    public func leaveChannel() throws(AgoraError) {
+        do {
+            try link.call { s, now throws(SessionError) in try s.leave(now: now) }
+        } catch {
+            throw error == .notInChannel ? .leaveChannelRejected : Self.map(error)
+        }
+        log.log(.info, "api leaveChannel")
+    }
+
+    /// renewToken.
+    public func renewToken(_ token: String) throws(AgoraError) {
+        try run { s, now throws(SessionError) in try s.renewToken(token, now: now) }
+        log.log(.info, "api renewToken")
+    }
+
+    /// switchChannel (live-broadcasting audience).
+    public func switchChannel(token: String, channel: String) throws(AgoraError) {
+        try run { s, now throws(SessionError) in try s.switchChannel(token: token, channel: channel, now: now) }
+        log.log(.info, "api switchChannel \(channel)")
+    }
+
+    /// getCallId: the current or last call's id.
+    public func callId() throws(AgoraError) -> String {
+        guard let id = link.read({ $0.callId }) else { throw .notInChannel }
+        return id
+    }
+
+    /// getConnectionState.
+    public var connectionState: ConnectionState { link.read { $0.state } }
+
+    // MARK: - Helpers
+
+    private func run(_ body: (inout ClientSession, Instant) throws(SessionError) -> Void) throws(AgoraError) {
+        do {
+            try link.call(body)
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    private func checkServerURL() throws(AgoraError) {
+        guard let url = ServerURL(serverURL) else { throw .invalidArgument }
+        // wss:// needs the TLS client, which this build does not have.
+        guard !url.secure else { throw .notSupported }
+    }
+
+    static func map(_ error: SessionError) -> AgoraError {
+        switch error {
+        case .invalidArgument: .invalidArgument
+        case .invalidChannelName: .invalidChannelName
+        case .invalidUserAccount: .invalidUserAccount
+        case .alreadyInChannel: .joinChannelRejected
+        case .notInChannel: .notInChannel
+        case .refused: .refused
+        }
+    }
+}

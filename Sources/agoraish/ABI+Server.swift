@@ -1,0 +1,104 @@
+import AgoraishEngine
+import AgoraishServer
+import CAgoraishABI
+import CAgoraishShim
+
+// The embedded server functions of include/agoraish.h.
+
+/// An embedded server and the configuration it starts with.
+final class EmbeddedServer: Sendable {
+    let server: ChannelServer
+    init(_ server: ChannelServer) { self.server = server }
+}
+
+private func withServer(_ p: OpaquePointer?, _ body: (ChannelServer) throws(AgoraError) -> Int32) -> Int32 {
+    switch handles.lookup(UInt64(UInt(bitPattern: p)), as: .server, EmbeddedServer.self) {
+    case .failure(let e): return e.code
+    case .success(let s):
+        do { return try body(s.server) } catch { return error.returnCode }
+    }
+}
+
+@_cdecl("agoraish_server_create")
+public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) -> OpaquePointer? {
+    agsh_set_last_error(0)
+    guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_server_config>.size) else {
+        agsh_set_last_error(-2)
+        return nil
+    }
+    var cfg = ServerConfig()
+    cfg.signalingPort = 0
+    cfg.httpPort = nil
+    cfg.acceptUnknownApps = true
+    do {
+        if let json = c.config_json {
+            guard let text = readCString(json) else { throw ServerError.config("config_json is not UTF-8") }
+            try cfg.apply(json: text)
+            if !cfg.apps.isEmpty { cfg.acceptUnknownApps = false }
+        }
+        if let host = c.host {
+            guard let h = readCString(host) else { throw ServerError.config("host is not UTF-8") }
+            if !h.isEmpty { cfg.signalingHost = h }
+        }
+        guard c.signaling_port >= 0, c.signaling_port <= 65535, c.http_port >= -1, c.http_port <= 65535 else {
+            throw ServerError.config("port out of range")
+        }
+        if c.signaling_port > 0 { cfg.signalingPort = UInt16(c.signaling_port) }
+        if c.http_port == -1 { cfg.httpPort = 0 } else if c.http_port > 0 { cfg.httpPort = UInt16(c.http_port) }
+    } catch {
+        agsh_set_last_error(-2)
+        return nil
+    }
+    let server = ChannelServer(config: cfg)
+    return OpaquePointer(bitPattern: UInt(handles.insert(EmbeddedServer(server), kind: .server)))
+}
+
+@_cdecl("agoraish_server_start")
+public func abi_server_start(_ p: OpaquePointer?) -> Int32 {
+    withServer(p) { server throws(AgoraError) in
+        do {
+            try server.start()
+        } catch {
+            throw (error as? ServerError) == .alreadyRunning ? .invalidState : .bindSocket
+        }
+        return 0
+    }
+}
+
+@_cdecl("agoraish_server_stop")
+public func abi_server_stop(_ p: OpaquePointer?) -> Int32 {
+    withServer(p) { server throws(AgoraError) in
+        server.stop()
+        return 0
+    }
+}
+
+@_cdecl("agoraish_server_release")
+public func abi_server_release(_ p: OpaquePointer?) -> Int32 {
+    let handle = UInt64(UInt(bitPattern: p))
+    switch handles.remove(handle, as: .server, EmbeddedServer.self) {
+    case .failure(.stale): return 0
+    case .failure(let e): return e.code
+    case .success(let s):
+        s.server.stop()
+        return 0
+    }
+}
+
+@_cdecl("agoraish_server_get_url")
+public func abi_server_get_url(_ p: OpaquePointer?, _ buf: UnsafeMutablePointer<CChar>?,
+                               _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    withServer(p) { server throws(AgoraError) in
+        guard let len else { throw .invalidArgument }
+        guard server.isRunning else { throw .notReady }
+        return writeCString(server.url, buf, len)
+    }
+}
+
+@_cdecl("agoraish_server_get_http_port")
+public func abi_server_get_http_port(_ p: OpaquePointer?) -> Int32 {
+    withServer(p) { server throws(AgoraError) in
+        guard server.isRunning else { throw .notReady }
+        return Int32(server.httpPort)
+    }
+}
