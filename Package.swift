@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "CAgoraishABI", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
 
         // Sans-IO formats. No threads, sockets or clocks.
-        .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib"]),
+        .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib", "CSrtp"]),
         // Sans-IO state machines: the client's life in channels.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
         // Threads, sockets, timers, files: the only home of the outside world.

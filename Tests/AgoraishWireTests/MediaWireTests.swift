@@ -1,0 +1,120 @@
+@testable import AgoraishWire
+import Testing
+
+func hexBytes(_ s: String) -> [UInt8] {
+    let clean = s.filter { $0.isHexDigit }
+    var out: [UInt8] = []
+    var i = clean.startIndex
+    while i < clean.endIndex {
+        let j = clean.index(i, offsetBy: 2)
+        out.append(UInt8(clean[i..<j], radix: 16)!)
+        i = j
+    }
+    return out
+}
+
+@Suite struct StunTests {
+    /// RFC 5769 §2.1: sample request, password "VOkJxbRl1RmTxUk/WvJxBt".
+    static let sampleRequest = hexBytes("""
+        00 01 00 58 21 12 a4 42 b7 e7 a7 01 bc 34 d6 86 fa 87 df ae
+        80 22 00 10 53 54 55 4e 20 74 65 73 74 20 63 6c 69 65 6e 74
+        00 24 00 04 6e 00 01 ff
+        80 29 00 08 93 2f f9 b1 51 26 3b 36
+        00 06 00 09 65 76 74 6a 3a 68 36 76 59 20 20 20
+        00 08 00 14 9a ea a7 0c bf d8 cb 56 78 1e f2 b5 b2 d3 f2 49 c1 b5 71 a2
+        80 28 00 04 e5 7a 3b cf
+        """)
+    static let password = Array("VOkJxbRl1RmTxUk/WvJxBt".utf8)
+
+    @Test func rfc5769SampleRequestVerifies() throws {
+        let m = try StunMessage.parse(Self.sampleRequest, integrityKey: Self.password)
+        #expect(m.type == .bindingRequest)
+        #expect(m.username == "evtj:h6vY")
+        #expect(m.attribute(.priority) == [0x6e, 0x00, 0x01, 0xff])
+        #expect(throws: WireError.self) { _ = try StunMessage.parse(Self.sampleRequest, integrityKey: Array("wrong".utf8)) }
+        var flipped = Self.sampleRequest
+        flipped[30] ^= 1
+        #expect(throws: WireError.self) { _ = try StunMessage.parse(flipped) }  // FINGERPRINT catches it
+    }
+
+    @Test func serializedMessagesRoundTripWithIntegrityAndFingerprint() throws {
+        let tid: [UInt8] = Array(1...12)
+        let response = StunMessage(type: .bindingSuccess, transactionId: tid, attributes: [
+            (StunMessage.AttributeType.xorMappedAddress.rawValue,
+             StunMessage.xorMappedAddress(ipv4: [192, 0, 2, 1], port: 32853, transactionId: tid)),
+        ])
+        let bytes = response.serialized(integrityKey: Array("secret".utf8))
+        #expect(bytes.count == 20 + 12 + 24 + 8)
+        let back = try StunMessage.parse(bytes, integrityKey: Array("secret".utf8))
+        #expect(back == response)
+        // RFC 5769 §2.2: 192.0.2.1:32853 encodes as e1 12 a6 43 / 80 55 ^ 21 12 = a1 47.
+        #expect(back.attribute(.xorMappedAddress) == [0x00, 0x01, 0xa1, 0x47, 0xe1, 0x12, 0xa6, 0x43])
+    }
+
+    @Test func truncatedAndMalformedMessagesAreRejected() {
+        for n in [0, 10, 19, 21, 40] {
+            #expect(throws: WireError.self) { _ = try StunMessage.parse(Array(Self.sampleRequest.prefix(n))) }
+        }
+        var badCookie = Self.sampleRequest
+        badCookie[4] = 0
+        #expect(throws: WireError.self) { _ = try StunMessage.parse(badCookie) }
+    }
+}
+
+@Suite struct RtpTests {
+    @Test func headerRoundTripsAndClassifies() throws {
+        let h = RtpHeader(marker: true, payloadType: 111, sequenceNumber: 0xBEEF, timestamp: 0x01020304, ssrc: 0xCAFEBABE)
+        let packet = h.serialized + [1, 2, 3]
+        let parsed = try packet.withUnsafeBytes { try RtpHeader.parse($0) }
+        #expect(parsed == h)
+        #expect(packet.withUnsafeBytes { MediaPacketKind.classify($0) } == .rtp)
+        let rtcp: [UInt8] = [0x80, 200, 0, 6, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 20)
+        #expect(rtcp.withUnsafeBytes { MediaPacketKind.classify($0) } == .rtcp)
+        #expect(try rtcp.withUnsafeBytes { try rtcpSenderSsrc($0) } == 1)
+        #expect(StunTests.sampleRequest.withUnsafeBytes { MediaPacketKind.classify($0) } == .stun)
+        #expect([UInt8]([0x40, 0]).withUnsafeBytes { MediaPacketKind.classify($0) } == .unknown)
+    }
+
+    @Test func extensionsCsrcsAndPaddingAreSkipped() throws {
+        // CC=1, X=1 with one extension word, P with 2 bytes of padding.
+        let packet: [UInt8] = [0xB1, 96, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3] + [0, 0, 0, 9] + [0xBE, 0xDE, 0, 1, 1, 2, 3, 4]
+            + [0xAA, 0xBB] + [0, 2]
+        let h = try packet.withUnsafeBytes { try RtpHeader.parse($0) }
+        #expect(h.payloadOffset == 24)
+        #expect(h.paddingLength == 2)
+        for n in [0, 11, 15, 20] {
+            #expect(throws: WireError.self) { _ = try Array(packet.prefix(n)).withUnsafeBytes { try RtpHeader.parse($0) } }
+        }
+    }
+}
+
+@Suite struct SrtpTests {
+    func packet(seq: UInt16, payload: [UInt8]) -> [UInt8] {
+        RtpHeader(marker: false, payloadType: 111, sequenceNumber: seq, timestamp: UInt32(seq) * 960, ssrc: 0x1234).serialized + payload
+    }
+
+    @Test(arguments: SrtpProfile.allCases)
+    func protectUnprotectRoundTripsAndRejectsReplaysAndForgeries(_ profile: SrtpProfile) throws {
+        let keying = (0..<profile.keyingLength).map { UInt8($0 &* 7) }
+        let tx = try SrtpSession(profile: profile, keying: keying, inbound: false)
+        let rx = try SrtpSession(profile: profile, keying: keying, inbound: true)
+        let other = try SrtpSession(profile: profile, keying: keying.map { $0 ^ 0xFF }, inbound: true)
+        let plain = packet(seq: 1, payload: Array("hello, srtp".utf8))
+        var buffer = plain + [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+        let protectedLength = try buffer.withUnsafeMutableBytes { try tx.protectRtp($0.baseAddress!, length: plain.count) }
+        #expect(protectedLength == plain.count + (profile == .aeadAes128Gcm ? 16 : 10))
+        #expect(Array(buffer[12..<plain.count]) != Array(plain[12...]))  // the payload is encrypted
+        let wire = Array(buffer[0..<protectedLength])
+        var copy = wire + [UInt8](repeating: 0, count: 16)
+        #expect(throws: SrtpError.authenticationFailed) {
+            _ = try copy.withUnsafeMutableBytes { try other.unprotectRtp($0.baseAddress!, length: wire.count) }
+        }
+        copy = wire
+        let n = try copy.withUnsafeMutableBytes { try rx.unprotectRtp($0.baseAddress!, length: wire.count) }
+        #expect(Array(copy[0..<n]) == plain)
+        copy = wire
+        #expect(throws: SrtpError.replay) {
+            _ = try copy.withUnsafeMutableBytes { try rx.unprotectRtp($0.baseAddress!, length: wire.count) }
+        }
+    }
+}
