@@ -8,8 +8,8 @@ DEBS=(
   pkg-config gcc g++ make valgrind
   libopus-dev libvpx-dev libsrtp2-dev libasound2-dev libv4l-dev libssl-dev zlib1g-dev
 )
-PY_MODULES=(pytest websockets)          # import names
-PY_PACKAGES=(pytest websockets)         # the matching PyPI names
+PY_MODULES=(pytest websockets pylibsrtp)          # import names
+PY_PACKAGES=(pytest websockets pylibsrtp)         # the matching PyPI names
 
 missing=()
 for pkg in "${DEBS[@]}"; do

@@ -41,6 +41,13 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The address bytes: 4 for IPv4, 16 for IPv6.
+    public var ipBytes: [UInt8] {
+        withUnsafeBytes(of: storage) { raw in
+            family == AF_INET6 ? Array(raw[8..<24]) : Array(raw[4..<8])
+        }
+    }
+
     /// The host as numeric text.
     public var host: String {
         var buffer = [CChar](repeating: 0, count: 64)

@@ -18,6 +18,8 @@ public final class ChannelServer: @unchecked Sendable {
     private var loop: EventLoop?
     private var boundSignalingPort: UInt16 = 0
     private var boundHTTPPort: UInt16 = 0
+    private var boundMediaPort: UInt16 = 0
+    private var router: MediaRouter?
 
     // Loop-thread state.
     private var core: SignalingCore
@@ -39,7 +41,9 @@ public final class ChannelServer: @unchecked Sendable {
         var wall = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
         let base = Instant.now() + .nanoseconds(-Int64(wall.tv_nsec))
-        core = SignalingCore(config: config, clockBase: base, unixAtBase: Int64(wall.tv_sec), seed: seed)
+        core = SignalingCore(config: config, clockBase: base, unixAtBase: Int64(wall.tv_sec), seed: seed,
+                             random: secureRandomBytes)
+        core.srtpProfile = config.srtpProfile
         pthread_mutex_init(lock, nil)
     }
 
@@ -52,6 +56,10 @@ public final class ChannelServer: @unchecked Sendable {
     public var signalingPort: UInt16 { locked { boundSignalingPort } }
     /// The HTTP port actually bound, 0 when disabled (after `start`).
     public var httpPort: UInt16 { locked { boundHTTPPort } }
+    /// The UDP media port actually bound (after `start`).
+    public var mediaPort: UInt16 { locked { boundMediaPort } }
+    /// Media plane counters (packets, bytes, drops by reason).
+    public var mediaCounters: MediaCounters? { locked { router?.counters } }
     /// The URL clients use: `ws://host:port`.
     public var url: String { "ws://\(config.signalingHost.contains(":") ? "[\(config.signalingHost)]" : config.signalingHost):\(signalingPort)" }
     /// Whether the server is serving.
@@ -88,6 +96,31 @@ public final class ChannelServer: @unchecked Sendable {
             }
             boundSignalingPort = Sockets.localAddress(signalingFd)?.port ?? 0
             boundHTTPPort = httpFd >= 0 ? (Sockets.localAddress(httpFd)?.port ?? 0) : 0
+            // The media port: the signaling port's number by default.
+            let wanted = config.mediaPort ?? boundSignalingPort
+            var udpFd: Int32 = -1
+            for port in (config.mediaPort == nil ? [wanted, 0] : [wanted]) {
+                if let a = SocketAddress(host: config.signalingHost, port: port), let fd = try? Sockets.bindUDP(a) {
+                    udpFd = fd
+                    break
+                }
+            }
+            guard udpFd >= 0 else {
+                close(signalingFd)
+                if httpFd >= 0 { close(httpFd) }
+                throw .bind("cannot bind the UDP media port \(wanted)")
+            }
+            boundMediaPort = Sockets.localAddress(udpFd)?.port ?? 0
+            let newRouter: MediaRouter
+            do {
+                newRouter = try MediaRouter(fd: udpFd, name: "agoraish-media")
+            } catch {
+                close(signalingFd)
+                close(udpFd)
+                if httpFd >= 0 { close(httpFd) }
+                throw .bind("media thread: \(error)")
+            }
+            router = newRouter
             let newLoop: EventLoop
             do {
                 newLoop = try EventLoop(name: "agoraish-srv")
@@ -97,10 +130,20 @@ public final class ChannelServer: @unchecked Sendable {
                 throw .bind("event loop: \(error)")
             }
             loop = newLoop
+            let advertised = config.mediaAdvertisedHost
+                ?? (["0.0.0.0", "::", ""].contains(config.signalingHost) ? "127.0.0.1" : config.signalingHost)
+            let mediaPort = boundMediaPort
+            newRouter.onStreamPublished = { [self] session, ssrc, payloadType in
+                newLoop.post { [self] in
+                    core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType)
+                    drainCore(.now())
+                }
+            }
             newLoop.post { [self] in
+                core.mediaEndpoint = (advertised, mediaPort)
                 listen(signalingFd, kind: .signaling, on: newLoop)
                 if httpFd >= 0 { listen(httpFd, kind: .http, on: newLoop) }
-                log("event=server_started signaling_port=\(boundSignalingPort) http_port=\(boundHTTPPort)")
+                log("event=server_started signaling_port=\(boundSignalingPort) http_port=\(boundHTTPPort) media_port=\(mediaPort)")
             }
         }
     }
@@ -108,9 +151,9 @@ public final class ChannelServer: @unchecked Sendable {
     /// Closes every connection and listener and ends the loop. Idempotent;
     /// waits for the loop thread unless called on it.
     public func stop() {
-        let current: EventLoop? = locked {
-            defer { loop = nil }
-            return loop
+        let (current, currentRouter): (EventLoop?, MediaRouter?) = locked {
+            defer { loop = nil; router = nil }
+            return (loop, router)
         }
         guard let current else { return }
         current.post { [self] in
@@ -119,12 +162,22 @@ public final class ChannelServer: @unchecked Sendable {
                 close(fd)
             }
             listeners = []
-            for peer in peers.values { peer.stream.close(flush: false) }
+            let now = Instant.now()
+            for (id, peer) in peers {
+                peer.stream.onClose = { _ in }
+                peer.stream.close(flush: false)
+                if case .websocket = peer.phase { core.disconnected(ConnectionID(id), now: now) }
+            }
             peers = [:]
+            while core.pollTransmit() != nil {}
+            while core.pollMediaCommand() != nil {}
             if let timer { current.cancel(timer) }
+            timer = nil
+            timerDeadline = nil
             log("event=server_stopped")
         }
         current.stop(wait: true)
+        currentRouter?.stop()
     }
 
     // MARK: - Loop thread
@@ -239,6 +292,9 @@ public final class ChannelServer: @unchecked Sendable {
             }
         }
         while let event = core.pollEvent() { record(event, now) }
+        if let r = currentRouter() {
+            while let command = core.pollMediaCommand() { r.apply(command) }
+        }
         rescheduleTimer()
     }
 
@@ -246,10 +302,10 @@ public final class ChannelServer: @unchecked Sendable {
         switch event {
         case .joined(let app, let channel, let uid, let session):
             metrics.joins += 1
-            log("event=join app=\(app) channel=\(quoted(channel)) uid=\(uid) session=\(session)")
+            log("event=join app=\(quoted(app)) channel=\(quoted(channel)) uid=\(uid) session=\(session)")
         case .left(let app, let channel, let uid, let reason):
             metrics.leaves[reason.rawValue, default: 0] += 1
-            log("event=leave app=\(app) channel=\(quoted(channel)) uid=\(uid) reason=\(reason)")
+            log("event=leave app=\(quoted(app)) channel=\(quoted(channel)) uid=\(uid) reason=\(reason)")
         case .joinRejected(let code, let reason):
             metrics.joinRejections[code, default: 0] += 1
             log("event=join_rejected code=\(code) reason=\(reason)")
@@ -308,7 +364,7 @@ public final class ChannelServer: @unchecked Sendable {
         }
         switch parts[1] {
         case "/metrics":
-            respond(peer, status: "200 OK", body: metrics.prometheusText(core: core),
+            respond(peer, status: "200 OK", body: metrics.prometheusText(core: core, media: currentRouter()?.counters),
                     contentType: "text/plain; version=0.0.4; charset=utf-8")
         case "/status":
             respond(peer, status: "200 OK", body: statusJSON(), contentType: "application/json")
@@ -339,6 +395,7 @@ public final class ChannelServer: @unchecked Sendable {
     }
 
     private func currentLoop() -> EventLoop? { locked { loop } }
+    private func currentRouter() -> MediaRouter? { locked { router } }
 
     private func locked<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         pthread_mutex_lock(lock)

@@ -29,6 +29,14 @@ public struct ServerConfig: Sendable, Equatable {
     public var signalingHost = "127.0.0.1"
     /// Signaling port; 0 picks a free port.
     public var signalingPort: UInt16 = 7450
+    /// UDP media port; nil uses the number of the bound signaling port (falling
+    /// back to a free port when that UDP port is taken); 0 picks a free port.
+    public var mediaPort: UInt16? = nil
+    /// The host clients are told to send media to; nil uses `signalingHost`
+    /// (or 127.0.0.1 when that is a wildcard address).
+    public var mediaAdvertisedHost: String? = nil
+    /// The SRTP profile offered to clients.
+    public var srtpProfile: SrtpProfile = .aeadAes128Gcm
     /// HTTP port for /metrics and /status; 0 picks a free port; nil disables it.
     public var httpPort: UInt16? = 7451
     /// TLS certificate and key files (PEM); both set enables wss://.

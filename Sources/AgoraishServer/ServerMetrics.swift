@@ -28,7 +28,7 @@ final class ServerMetrics {
         latencyCount += 1
     }
 
-    func prometheusText(core: SignalingCore) -> String {
+    func prometheusText(core: SignalingCore, media: MediaCounters?) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -47,6 +47,20 @@ final class ServerMetrics {
         metric("agoraish_leaves_total", "counter", "Users who left, by offline reason.",
                leaves.keys.sorted().map { ("{reason=\"\($0)\"}", "\(leaves[$0]!)") })
         metric("agoraish_protocol_errors_total", "counter", "Malformed signaling messages.", [("", "\(protocolErrors)")])
+        if let media {
+            metric("agoraish_media_packets_in_total", "counter", "Datagrams received on the media port.",
+                   [("", "\(media.packetsIn.load(ordering: .relaxed))")])
+            metric("agoraish_media_bytes_in_total", "counter", "Bytes received on the media port.",
+                   [("", "\(media.bytesIn.load(ordering: .relaxed))")])
+            metric("agoraish_media_packets_out_total", "counter", "Datagrams sent from the media port.",
+                   [("", "\(media.packetsOut.load(ordering: .relaxed))")])
+            metric("agoraish_media_bytes_out_total", "counter", "Bytes sent from the media port.",
+                   [("", "\(media.bytesOut.load(ordering: .relaxed))")])
+            metric("agoraish_media_stun_bindings_total", "counter", "STUN binding requests answered.",
+                   [("", "\(media.stunBindings.load(ordering: .relaxed))")])
+            metric("agoraish_media_drops_total", "counter", "Media datagrams dropped, by reason.",
+                   MediaDropReason.allCases.map { ("{reason=\"\($0.label)\"}", "\(media.drops($0))") })
+        }
         var buckets = bounds.enumerated().map { ("{le=\"\($0.element)\"}", "\(bucketCounts[$0.offset])") }
         buckets.append(("{le=\"+Inf\"}", "\(latencyCount)"))
         out += "# HELP agoraish_join_latency_seconds From accepting a connection to answering its join.\n"

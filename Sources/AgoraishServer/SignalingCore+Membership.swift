@@ -83,6 +83,8 @@ extension SignalingCore {
         ]
         if let account { reply["account"] = .string(account) }
         if let expiry { reply["token_expire_ts"] = .integer(expiry) }
+        if let media = grantMedia(sessions[sid]!) { reply["media"] = media }
+        reply["streams"] = .array(visibleStreams(in: key, except: uid))
         send(conn, message("joined", reply, id: f.id))
         events.append(.joinAnswered(conn))
         if isVisible(sessions[sid]!) { announceJoin(sessions[sid]!) }
@@ -105,6 +107,9 @@ extension SignalingCore {
         sessions[sid]!.role = role
         let nowVisible = isVisible(sessions[sid]!)
         send(conn, message("role_changed", ["old": .integer(old.rawValue), "new": .integer(role.rawValue)], id: f.id))
+        if mediaEndpoint != nil && wasVisible != nowVisible {
+            mediaCommands.append(.setPublisher(session: sid, canPublish: nowVisible))
+        }
         if !wasVisible && nowVisible { announceJoin(sessions[sid]!) }
         if wasVisible && !nowVisible { announceOffline(sessions[sid]!, reason: .becomeAudience) }
     }
@@ -146,6 +151,7 @@ extension SignalingCore {
             "server_time_ms": .integer(unixMillis(now)),
         ]
         if let e = s.joinExpiry { reply["token_expire_ts"] = .integer(e) }
+        reply["streams"] = .array(visibleStreams(in: s.key, except: s.uid))
         send(conn, message("resumed", reply, id: f.id))
     }
 
@@ -222,6 +228,7 @@ extension SignalingCore {
         guard let s = sessions[sid] else { return }
         if isVisible(s) { announceOffline(s, reason: reason) }
         sessions[sid] = nil
+        if mediaEndpoint != nil { mediaCommands.append(.remove(session: sid)) }
         channels[s.key]?.members[s.uid] = nil
         if channels[s.key]?.members.isEmpty == true { channels[s.key] = nil }
         events.append(.left(app: s.key.app, channel: s.key.name, uid: s.uid, reason: reason))
@@ -243,10 +250,44 @@ extension SignalingCore {
     }
 
     mutating func randomToken() -> String {
-        let bytes = (0..<3).flatMap { _ -> [UInt8] in
-            let v = rng.next()
-            return (0..<8).map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) }
+        TokenCrypto.base64Encode(random(24))
+    }
+
+    /// Creates the participant's media credentials, queues its admission, and
+    /// returns the "media" object of the joined reply (nil without a media plane).
+    mutating func grantMedia(_ s: Session) -> JSONValue? {
+        guard let endpoint = mediaEndpoint else { return nil }
+        // ICE ufrag: 4+ characters, password: 22+ characters of ice-char (RFC 8839 §5.4).
+        let ufrag = iceText(random(6))
+        let password = iceText(random(18))
+        let uplink = random(srtpProfile.keyingLength)
+        let downlink = random(srtpProfile.keyingLength)
+        mediaCommands.append(.admit(MediaGrant(
+            session: s.id, app: s.key.app, channel: s.key.name, uid: s.uid, iceUfrag: ufrag, icePassword: password,
+            srtpProfile: srtpProfile, uplinkKeying: uplink, downlinkKeying: downlink, canPublish: isVisible(s))))
+        return .object([
+            "host": .string(endpoint.host), "port": .integer(Int64(endpoint.port)),
+            "ice_ufrag": .string(ufrag), "ice_pwd": .string(password),
+            "srtp_profile": .string(srtpProfile.rawValue),
+            "uplink_key": .string(TokenCrypto.base64Encode(uplink)),
+            "downlink_key": .string(TokenCrypto.base64Encode(downlink)),
+        ])
+    }
+
+    /// Streams of visible users, for a joiner.
+    func visibleStreams(in key: ChannelKey, except uid: UInt32) -> [JSONValue] {
+        guard let ch = channels[key] else { return [] }
+        return ch.members.keys.sorted().flatMap { other -> [JSONValue] in
+            guard other != uid, let s = sessions[ch.members[other]!], isVisible(s) else { return [] }
+            return s.streams.map {
+                .object(["uid": .integer(Int64(other)), "ssrc": .integer(Int64($0.ssrc)),
+                         "payload_type": .integer(Int64($0.payloadType))])
+            }
         }
-        return TokenCrypto.base64Encode(bytes)
+    }
+
+    /// Base64 without the characters ICE does not allow ('=' padding); '+' and '/' are ice-chars.
+    func iceText(_ bytes: [UInt8]) -> String {
+        String(TokenCrypto.base64Encode(bytes).filter { $0 != "=" })
     }
 }

@@ -35,6 +35,7 @@ public enum ChannelProfile: Int64, Sendable {
 /// (`pollTransmit`), which connections to close (`pollClose`), log lines
 /// (`pollEvent`) and when to call back (`pollTimeout`). It never reads a clock.
 public struct SignalingCore {
+    // Written by the shell before serving; read on the signaling thread only.
     /// What the shell must do with a connection.
     public enum Output: Equatable, Sendable {
         /// Send this text message on the connection.
@@ -54,6 +55,16 @@ public struct SignalingCore {
         case joinAnswered(ConnectionID)
     }
 
+    /// Instructions for the media plane, in order.
+    public enum MediaCommand: Equatable, Sendable {
+        /// Admit a participant: its STUN credentials, SRTP keys and whether it may publish.
+        case admit(MediaGrant)
+        /// Whether a participant may publish changed (role change).
+        case setPublisher(session: UInt64, canPublish: Bool)
+        /// Remove a participant (left, dropped or replaced).
+        case remove(session: UInt64)
+    }
+
     /// The configuration in force.
     public let config: ServerConfig
     /// Unix seconds at `clockBase`: token times are unix seconds, timers monotonic.
@@ -69,14 +80,48 @@ public struct SignalingCore {
     var nextSession: UInt64 = 1
     var outputs: [Output] = []
     var events: [Event] = []
+    var mediaCommands: [MediaCommand] = []
+    /// Where clients send media (host and UDP port); nil when the server has no media plane.
+    public var mediaEndpoint: (host: String, port: UInt16)? = nil
+    /// The SRTP profile offered to clients.
+    public var srtpProfile: SrtpProfile = .aeadAes128Gcm
+    /// Secret random bytes (SRTP keys, ICE passwords, resume tokens).
+    let random: @Sendable (Int) -> [UInt8]
 
     /// A core for `config`. `clockBase` and `unixAtBase` tie the monotonic time
     /// the shell passes in to unix time; `seed` seeds uid and resume-token choice.
-    public init(config: ServerConfig, clockBase: Instant, unixAtBase: Int64, seed: UInt64) {
+    /// `random` supplies secret bytes; tests pass a seeded source, the shell /dev/urandom.
+    public init(config: ServerConfig, clockBase: Instant, unixAtBase: Int64, seed: UInt64,
+                random: (@Sendable (Int) -> [UInt8])? = nil) {
         self.config = config
         self.clockBase = clockBase
         self.unixAtBase = unixAtBase
         self.rng = SplitMix64(seed: seed)
+        if let random {
+            self.random = random
+        } else {
+            // Deterministic bytes for tests; the server shell always passes a secret source.
+            let source = SeededBytes(seed: seed ^ 0x5EED)
+            self.random = { n in source.next(n) }
+        }
+    }
+
+    /// The next instruction for the media plane.
+    public mutating func pollMediaCommand() -> MediaCommand? {
+        mediaCommands.isEmpty ? nil : mediaCommands.removeFirst()
+    }
+
+    /// The media plane saw a new stream from `session`: tell the channel.
+    public mutating func streamPublished(session sid: UInt64, ssrc: UInt32, payloadType: UInt8) {
+        guard let s = sessions[sid] else { return }
+        let stream = PublishedStream(ssrc: ssrc, payloadType: payloadType)
+        guard !s.streams.contains(stream) else { return }
+        sessions[sid]!.streams.append(stream)
+        guard isVisible(s) else { return }
+        forEachOther(in: s.key, except: s.uid) { core, conn in
+            core.send(conn, message("stream_added", ["uid": .integer(Int64(s.uid)), "ssrc": .integer(Int64(ssrc)),
+                                                     "payload_type": .integer(Int64(payloadType))]))
+        }
     }
 
     // MARK: - Inputs
@@ -245,6 +290,31 @@ struct Session {
     var willExpireSent = false
     var connection: ConnectionID?
     var lastSeen: Instant
+    var streams: [PublishedStream] = []
+}
+
+/// A stream a participant publishes, as subscribers know it (the server's SSRC).
+struct PublishedStream: Equatable {
+    var ssrc: UInt32
+    var payloadType: UInt8
+}
+
+/// What the media plane needs to serve one participant.
+public struct MediaGrant: Equatable, Sendable {
+    public var session: UInt64
+    public var app: String
+    public var channel: String
+    public var uid: UInt32
+    /// The server's ICE ufrag for this participant (first half of USERNAME).
+    public var iceUfrag: String
+    /// The ICE password: MESSAGE-INTEGRITY key of binding requests and responses.
+    public var icePassword: String
+    public var srtpProfile: SrtpProfile
+    /// Keying (master key || salt) of what the client sends.
+    public var uplinkKeying: [UInt8]
+    /// Keying of what the server sends to the client.
+    public var downlinkKeying: [UInt8]
+    public var canPublish: Bool
 }
 
 /// The users of one channel.
@@ -253,6 +323,14 @@ struct Channel {
     var profile: ChannelProfile
     /// uid -> session id.
     var members: [UInt32: UInt64] = [:]
+}
+
+/// Deterministic bytes from a seed, for cores built without a secret source (tests).
+final class SeededBytes: @unchecked Sendable {
+    private var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    /// Called only from the core's own thread.
+    func next(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: generator.next()) } }
 }
 
 /// A small deterministic generator (SplitMix64): uids and resume tokens.

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <libv4l2.h>
+#include <sys/random.h>
 
 int agsh_opus_encoder_set_int(OpusEncoder *enc, int request, int32_t value) {
     return opus_encoder_ctl(enc, request, (opus_int32)value);
@@ -141,4 +142,17 @@ int agsh_set_thread_name(pthread_t thread, const char *name) {
     strncpy(truncated, name, sizeof truncated - 1);
     truncated[sizeof truncated - 1] = 0;
     return pthread_setname_np(thread, truncated);
+}
+
+int agsh_random_bytes(void *buf, size_t len) {
+    size_t filled = 0;
+    while (filled < len) {
+        ssize_t got = getrandom((char *)buf + filled, len - filled, 0);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        filled += (size_t)got;
+    }
+    return 0;
 }

@@ -102,6 +102,8 @@ void agsh_set_last_error(int code);
 int agsh_last_error(void);
 /** pthread_setname_np (a GNU extension): the kernel name of a thread, 15 bytes at most. */
 int agsh_set_thread_name(pthread_t thread, const char *name);
+/** Fills `buf` with `len` secret random bytes (getrandom(2)); 0 on success, -1 on failure. */
+int agsh_random_bytes(void *buf, size_t len);
 /** Marks the calling thread as an engine event thread (1) or not (0). */
 void agsh_set_event_thread(int on);
 /** Whether the calling thread is some engine's event thread. */

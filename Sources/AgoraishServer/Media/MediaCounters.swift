@@ -1,0 +1,80 @@
+import Synchronization
+
+/// Why the media plane dropped a datagram (a label of agoraish_media_drops_total).
+public enum MediaDropReason: Int, CaseIterable, Sendable {
+    /// From an address no participant has bound through STUN.
+    case unknownSource
+    /// SRTP/SRTCP authentication failed (forged, corrupted, or another key).
+    case authentication
+    /// SRTP replay protection refused it.
+    case replay
+    /// Not RTP, RTCP or STUN, or a malformed header.
+    case malformed
+    /// RTP from a participant who may not publish (audience in live broadcasting).
+    case notPublisher
+    /// A STUN request that failed its checks (unknown ufrag, bad integrity).
+    case stun
+    /// RTCP that ends at the server (receiver reports, SDES without a report, BYE).
+    case rtcpTerminated
+    /// The socket refused a send.
+    case sendFailed
+
+    /// The Prometheus label value.
+    public var label: String {
+        switch self {
+        case .unknownSource: "unknown_source"
+        case .authentication: "authentication"
+        case .replay: "replay"
+        case .malformed: "malformed"
+        case .notPublisher: "not_publisher"
+        case .stun: "stun"
+        case .rtcpTerminated: "rtcp_terminated"
+        case .sendFailed: "send_failed"
+        }
+    }
+}
+
+/// Media plane counters, written by the media thread once per receive batch
+/// and read by /metrics on the signaling thread.
+public final class MediaCounters: Sendable {
+    public let packetsIn = Atomic<Int>(0)
+    public let bytesIn = Atomic<Int>(0)
+    public let packetsOut = Atomic<Int>(0)
+    public let bytesOut = Atomic<Int>(0)
+    public let stunBindings = Atomic<Int>(0)
+    private let dropCounts: [Counter]
+
+    /// One atomic counter (Atomic itself cannot sit in an array).
+    final class Counter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    public init() {
+        dropCounts = MediaDropReason.allCases.map { _ in Counter() }
+    }
+
+    /// Drops so far for `reason`.
+    public func drops(_ reason: MediaDropReason) -> Int { dropCounts[reason.rawValue].value.load(ordering: .relaxed) }
+
+    func add(_ batch: inout MediaBatchCounts) {
+        if batch.packetsIn > 0 { packetsIn.wrappingAdd(batch.packetsIn, ordering: .relaxed) }
+        if batch.bytesIn > 0 { bytesIn.wrappingAdd(batch.bytesIn, ordering: .relaxed) }
+        if batch.packetsOut > 0 { packetsOut.wrappingAdd(batch.packetsOut, ordering: .relaxed) }
+        if batch.bytesOut > 0 { bytesOut.wrappingAdd(batch.bytesOut, ordering: .relaxed) }
+        if batch.stunBindings > 0 { stunBindings.wrappingAdd(batch.stunBindings, ordering: .relaxed) }
+        for i in 0..<batch.drops.count where batch.drops[i] > 0 {
+            dropCounts[i].value.wrappingAdd(batch.drops[i], ordering: .relaxed)
+        }
+        batch = MediaBatchCounts()
+    }
+}
+
+/// Counts of one receive batch, kept in plain integers on the media thread.
+struct MediaBatchCounts {
+    var packetsIn = 0
+    var bytesIn = 0
+    var packetsOut = 0
+    var bytesOut = 0
+    var stunBindings = 0
+    var drops = [Int](repeating: 0, count: MediaDropReason.allCases.count)
+}

@@ -1,0 +1,213 @@
+"""The server's media plane: STUN binding, SRTP per participant, SSRC remapping,
+forwarding to exactly the other participants of the channel, and drops that
+are counted. Independent SRTP (pylibsrtp) and hand-built STUN on the client side."""
+import asyncio
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+import re
+import socket
+import struct
+import subprocess
+import urllib.request
+
+import pylibsrtp
+import pytest
+import websockets
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SERVER = os.path.join(ROOT, ".build", "debug", "agoraish-server")
+APP = "0123456789abcdef0123456789abcdef"
+
+
+@pytest.fixture
+def server():
+    proc = subprocess.Popen([SERVER, "--port", "0", "--http-port", "0", "--accept-unknown-apps"],
+                            stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    m = re.search(r"ws://([0-9.]+):(\d+).*http://[0-9.]+:(\d+)", line)
+    assert m, line
+    yield {"url": f"ws://{m.group(1)}:{m.group(2)}", "http": int(m.group(3))}
+    proc.kill()
+    proc.wait()
+
+
+def metrics(srv) -> dict:
+    text = urllib.request.urlopen(f"http://127.0.0.1:{srv['http']}/metrics", timeout=5).read().decode()
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            out[name] = float(value)
+    return out
+
+
+def stun_binding_request(ufrag: str, password: str) -> bytes:
+    """RFC 8489 binding request with USERNAME, MESSAGE-INTEGRITY and FINGERPRINT."""
+    tid = os.urandom(12)
+    username = f"{ufrag}:client".encode()
+    attr = struct.pack("!HH", 0x0006, len(username)) + username + b"\0" * ((4 - len(username) % 4) % 4)
+    header = struct.pack("!HHI", 0x0001, len(attr) + 24, 0x2112A442) + tid
+    mac = hmac.new(password.encode(), header + attr, hashlib.sha1).digest()
+    body = attr + struct.pack("!HH", 0x0008, 20) + mac
+    header = struct.pack("!HHI", 0x0001, len(body) + 8, 0x2112A442) + tid
+    crc = (binascii.crc32(header + body) ^ 0x5354554E) & 0xFFFFFFFF
+    return header + body + struct.pack("!HHI", 0x8028, 4, crc)
+
+
+def rtp(seq: int, ssrc: int, payload: bytes, pt: int = 111) -> bytes:
+    return struct.pack("!BBHII", 0x80, pt, seq, seq * 960, ssrc) + payload
+
+
+class Member:
+    """A signaling connection plus a UDP socket with SRTP in both directions."""
+
+    def __init__(self, ws, joined):
+        self.ws = ws
+        self.joined = joined
+        media = joined["media"]
+        assert media["srtp_profile"] == "AEAD_AES_128_GCM"
+        profile = pylibsrtp.Policy.SRTP_PROFILE_AEAD_AES_128_GCM
+        self.tx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(media["uplink_key"]),
+                                                     ssrc_type=pylibsrtp.Policy.SSRC_ANY_OUTBOUND, srtp_profile=profile))
+        self.rx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(media["downlink_key"]),
+                                                     ssrc_type=pylibsrtp.Policy.SSRC_ANY_INBOUND, srtp_profile=profile))
+        self.server = (media["host"], media["port"])
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(2)
+        self.media = media
+
+    def bind(self):
+        self.sock.sendto(stun_binding_request(self.media["ice_ufrag"], self.media["ice_pwd"]), self.server)
+        data, _ = self.sock.recvfrom(2048)
+        assert data[0:2] == b"\x01\x01", data[:4].hex()  # binding success
+        port = struct.unpack("!H", data[data.index(b"\x00\x20") + 6:data.index(b"\x00\x20") + 8])[0] ^ 0x2112
+        assert port == self.sock.getsockname()[1]
+
+    def recv_rtp(self, timeout=2.0):
+        self.sock.settimeout(timeout)
+        try:
+            data, _ = self.sock.recvfrom(2048)
+        except socket.timeout:
+            return None
+        return self.rx.unprotect(data)
+
+
+async def join(url, uid, channel="media", profile=0, role=1):
+    ws = await websockets.connect(url + "/v1/signal")
+    await ws.send(json.dumps({"v": 1, "type": "join", "id": 1, "app_id": APP, "channel": channel, "uid": uid,
+                              "profile": profile, "role": role}))
+    while True:
+        m = json.loads(await ws.recv())
+        if m.get("id") == 1:
+            assert m["type"] == "joined", m
+            return Member(ws, m)
+
+
+async def next_of_type(ws, kind, timeout=3):
+    while True:
+        m = json.loads(await asyncio.wait_for(ws.recv(), timeout))
+        if m["type"] == kind:
+            return m
+
+
+def test_packets_reach_each_subscriber_srtp_protected_and_nobody_else(server):
+    async def scenario():
+        a = await join(server["url"], 1)
+        b = await join(server["url"], 2)
+        c = await join(server["url"], 3)
+        outsider = await join(server["url"], 4, channel="elsewhere")
+        for m in (a, b, c, outsider):
+            m.bind()
+        payload = b"opus-frame-\x00\x01\x02" * 4
+        wire = a.tx.protect(rtp(1, 0xA1A1A1A1, payload))
+        assert payload not in wire  # encrypted on the way in
+        a.sock.sendto(wire, a.server)
+        got = {}
+        for name, m in (("b", b), ("c", c)):
+            m.sock.settimeout(2)
+            raw, _ = m.sock.recvfrom(2048)
+            assert payload not in raw  # encrypted on the way out, with the subscriber's key
+            got[name] = m.rx.unprotect(raw)
+        assert got["b"][12:] == payload and got["c"][12:] == payload
+        remapped = struct.unpack("!I", got["b"][8:12])[0]
+        assert remapped != 0xA1A1A1A1 and remapped == struct.unpack("!I", got["c"][8:12])[0]
+        added = await next_of_type(b.ws, "stream_added")
+        assert added["uid"] == 1 and added["ssrc"] == remapped and added["payload_type"] == 111
+        assert outsider.recv_rtp(timeout=0.5) is None
+        assert a.recv_rtp(timeout=0.3) is None  # not echoed to the sender
+        # A late joiner learns the existing stream in its joined reply.
+        d = await join(server["url"], 5)
+        assert {"uid": 1, "ssrc": remapped, "payload_type": 111} in d.joined["streams"]
+
+        before = metrics(server)
+        a.sock.sendto(wire, a.server)  # replay
+        forged = bytearray(a.tx.protect(rtp(2, 0xA1A1A1A1, payload)))
+        forged[-1] ^= 0xFF
+        a.sock.sendto(bytes(forged), a.server)  # bad tag
+        stranger = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        stranger.sendto(rtp(3, 7, payload), a.server)  # from an address nobody bound
+        stranger.sendto(b"\x40garbage", a.server)
+        assert b.recv_rtp(timeout=0.5) is None
+        await asyncio.sleep(0.2)
+        after = metrics(server)
+        drops = lambda r: after[f'agoraish_media_drops_total{{reason="{r}"}}'] - before[f'agoraish_media_drops_total{{reason="{r}"}}']
+        assert drops("replay") == 1
+        assert drops("authentication") == 1
+        assert drops("unknown_source") == 1
+        assert drops("malformed") == 1
+        assert after["agoraish_media_stun_bindings_total"] >= 4
+        for m in (a, b, c, d, outsider):
+            await m.ws.close()
+
+    asyncio.run(scenario())
+
+
+def test_audience_cannot_publish_but_receives(server):
+    async def scenario():
+        host = await join(server["url"], 10, channel="show", profile=1, role=1)
+        viewer = await join(server["url"], 11, channel="show", profile=1, role=2)
+        host.bind()
+        viewer.bind()
+        before = metrics(server)
+        viewer.sock.sendto(viewer.tx.protect(rtp(1, 0xBBBB, b"nope")), viewer.server)
+        assert host.recv_rtp(timeout=0.5) is None
+        host.sock.sendto(host.tx.protect(rtp(1, 0xCCCC, b"show")), host.server)
+        assert viewer.recv_rtp()[12:] == b"show"
+        after = metrics(server)
+        assert after['agoraish_media_drops_total{reason="not_publisher"}'] - \
+            before['agoraish_media_drops_total{reason="not_publisher"}'] == 1
+        # Becoming a broadcaster allows publishing.
+        await viewer.ws.send(json.dumps({"v": 1, "type": "set_role", "id": 2, "role": 1}))
+        await next_of_type(viewer.ws, "role_changed")
+        viewer.sock.sendto(viewer.tx.protect(rtp(2, 0xBBBB, b"now")), viewer.server)
+        assert host.recv_rtp()[12:] == b"now"
+        await host.ws.close()
+        await viewer.ws.close()
+
+    asyncio.run(scenario())
+
+
+def test_feedback_goes_back_to_the_publisher_with_its_own_ssrc(server):
+    async def scenario():
+        pub = await join(server["url"], 20, channel="fb")
+        sub = await join(server["url"], 21, channel="fb")
+        pub.bind()
+        sub.bind()
+        pub.sock.sendto(pub.tx.protect(rtp(1, 0xDEADBEEF, b"frame")), pub.server)
+        remapped = struct.unpack("!I", sub.recv_rtp()[8:12])[0]
+        # PLI (RFC 4585 §6.3.1): PT 206, FMT 1, sender SSRC, media SSRC.
+        pli = struct.pack("!BBHII", 0x81, 206, 2, 0x5555, remapped)
+        sub.sock.sendto(sub.tx.protect_rtcp(pli), sub.server)
+        pub.sock.settimeout(2)
+        raw, _ = pub.sock.recvfrom(2048)
+        plain = pub.rx.unprotect_rtcp(raw)
+        assert plain[1] == 206 and struct.unpack("!I", plain[8:12])[0] == 0xDEADBEEF
+        await pub.ws.close()
+        await sub.ws.close()
+
+    asyncio.run(scenario())
