@@ -656,7 +656,8 @@ typedef struct agoraish_server agoraish_server_t;
 
 /** How to create an embedded server. A zeroed struct (with struct_size set)
  *  serves on 127.0.0.1, on a free port, with no HTTP endpoint, accepting any
- *  well-formed app id without a token. */
+ *  app id an engine accepts, without a token (testing mode). The UDP media
+ *  port has the signaling port's number (or a free one if that is taken). */
 typedef struct agoraish_server_config {
     /** Set to sizeof(agoraish_server_config). */
     uint32_t struct_size;
@@ -664,11 +665,13 @@ typedef struct agoraish_server_config {
     const char *host;
     /** Signaling port; 0 picks a free port (read it back with `agoraish_server_get_url()`). */
     int32_t signaling_port;
-    /** HTTP port for /metrics and /status: 0 none, -1 a free port, else that port. */
+    /** HTTP port for /metrics and /status: -1 a free port, a positive value that
+     *  port, 0 what `config_json` says (no HTTP when it says nothing). */
     int32_t http_port;
     /** Optional configuration document (the JSON of docs/server.md), applied
      *  first; `host` and the ports above override its listen section when set.
-     *  When it registers apps, only those apps are accepted. Copied. */
+     *  When it registers apps, only those apps are accepted unless it also sets
+     *  "accept_unknown_apps": true. Copied. */
     const char *config_json;
 } agoraish_server_config;
 
@@ -691,8 +694,9 @@ int agoraish_server_start(agoraish_server_t *server);
 
 /**
  * Stop serving: every connection is closed (clients see the link break and
- * start reconnecting). Returns after the server thread has ended. A stopped
- * server can be started again (users must rejoin; ports may differ when 0).
+ * start reconnecting). Returns after the server threads have ended. A stopped
+ * server can be started again; sessions survive within the drop timeout, so
+ * clients resume them (ports may differ when they were chosen freely).
  *
  * @return  0 (also when not running); -7/-2 bad handle.
  * Thread: any.

@@ -69,6 +69,10 @@ public final class ChannelServer: @unchecked Sendable {
     public func start() throws(ServerError) {
         try locked { () throws(ServerError) in
             guard loop == nil else { throw .alreadyRunning }
+            // wss:// needs a TLS transport, which this build does not have; refuse rather than ignore.
+            guard config.tlsCertificateFile == nil && config.tlsKeyFile == nil else {
+                throw .config("TLS (tls.certificate / tls.key) is not supported by this build")
+            }
             guard let address = SocketAddress(host: config.signalingHost, port: config.signalingPort) else {
                 throw .badAddress(config.signalingHost)
             }
@@ -316,7 +320,11 @@ public final class ChannelServer: @unchecked Sendable {
             metrics.protocolErrors += 1
             log("event=protocol_error conn=\(conn) what=\(quoted(what))")
         case .joinAnswered(let conn):
-            if let p = peers[conn.raw] { metrics.observeJoinLatency(now - p.acceptedAt) }
+            // From accepting the connection to answering its first join.
+            if let p = peers[conn.raw], !p.joinAnswered {
+                p.joinAnswered = true
+                metrics.observeJoinLatency(now - p.acceptedAt)
+            }
         }
     }
 
@@ -423,6 +431,7 @@ final class Peer {
     let acceptedAt: Instant
     var phase: Phase = .head([])
     var socket: WebSocketConnection
+    var joinAnswered = false
 
     init(id: UInt64, stream: TCPStream, kind: ChannelServer.ListenerKind, acceptedAt: Instant, maxMessage: Int) {
         self.id = id

@@ -21,6 +21,11 @@ extension ServerConfig {
     public mutating func apply(json text: String) throws(ServerError) {
         guard case .object(let root)? = try? JSONValue.parse(text) else { throw .config("not a JSON object") }
         try Self.checkKeys(root, ["listen", "tls", "apps", "accept_unknown_apps", "limits", "timeouts"], "top level")
+        for section in ["listen", "tls", "limits", "timeouts"] {
+            if let v = root[section], case .object = v {} else if root[section] != nil {
+                throw .config("\(section) must be an object")
+            }
+        }
         if case .object(let listen)? = root["listen"] {
             try Self.checkKeys(listen, ["host", "signaling_port", "http_port"], "listen")
             if let h = listen["host"] { signalingHost = try Self.string(h, "listen.host") }
@@ -40,7 +45,12 @@ extension ServerConfig {
                 let id = try Self.string(app["app_id"] ?? .null, "apps[].app_id")
                 var certificate: String? = nil
                 if let c = app["certificate"], c != .null { certificate = try Self.string(c, "apps[].certificate") }
-                try addApp(id, certificate: certificate, publishPrivileges: app["publish_privileges"]?.boolValue ?? false)
+                var publish = false
+                if let v = app["publish_privileges"] {
+                    guard let b = v.boolValue else { throw .config("apps[].publish_privileges must be true or false") }
+                    publish = b
+                }
+                try addApp(id, certificate: certificate, publishPrivileges: publish)
             }
         }
         if let v = root["accept_unknown_apps"] {
@@ -132,7 +142,8 @@ extension ServerConfig {
 
     private mutating func addApps(_ list: String) throws(ServerError) {
         for item in list.split(separator: ",") {
-            let parts = item.split(separator: ":", maxSplits: 1).map(String.init)
+            let parts = item.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            if parts.count > 1 && parts[1].isEmpty { throw .config("--app \(parts[0]): empty certificate") }
             try addApp(parts[0], certificate: parts.count > 1 ? parts[1] : nil)
         }
     }

@@ -1,8 +1,9 @@
 import AgoraishWire
 
 /// Everything the server needs to know before it starts: apps, listen
-/// addresses, limits and timeouts. Built from a file, flags and the
-/// environment by `ServerConfig.load` (see docs/server.md).
+/// addresses, limits and timeouts. Built from a file, the environment and
+/// flags by `apply(file:)`, `applyEnvironment()` and `apply(arguments:)`
+/// (see docs/server.md).
 public struct ServerConfig: Sendable, Equatable {
     /// One registered app.
     public struct App: Sendable, Equatable {
@@ -19,9 +20,7 @@ public struct ServerConfig: Sendable, Equatable {
         }
     }
 
-    /// Registered apps by app id. An empty table accepts any well-formed app id
-    /// in testing mode (handy for local development; the default config file
-    /// registers none).
+    /// Registered apps by app id.
     public var apps: [String: App] = [:]
     /// Whether app ids missing from `apps` are accepted in testing mode.
     public var acceptUnknownApps = false
@@ -56,7 +55,7 @@ public struct ServerConfig: Sendable, Equatable {
     /// Silence after which a user is dropped (others see onUserOffline DROPPED).
     /// A user whose signaling breaks may resume within this window unseen.
     public var dropTimeout: Duration = .seconds(20)
-    /// How long before the join privilege expires the client is told (token-format §8.4).
+    /// How long before the join privilege expires the client is told (docs/tokens.md).
     public var tokenWillExpireLead: Int64 = 30
 
     /// The defaults: loopback, port 7450, no registered apps.

@@ -3,14 +3,35 @@ import AgoraishWire
 /// join, leave, set_role, renew_token, resume and register_account.
 extension SignalingCore {
     mutating func join(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
+        do {
+            try admitJoin(f, conn, now)
+        } catch {
+            events.append(.joinRejected(code: error.code, reason: error.reason))
+            throw error
+        }
+    }
+
+    /// Whether an app id may join: registered, or (in testing mode) any
+    /// non-empty id of printable ASCII without spaces, as the engine accepts.
+    func appAccepted(_ appId: String) -> ServerConfig.App? {
+        guard let app = config.app(appId) else { return nil }
+        let b = appId.utf8
+        guard !b.isEmpty, b.count <= 128, b.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else { return nil }
+        return app
+    }
+
+    private mutating func admitJoin(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
         guard connections[conn]!.session == nil else { throw .code(-17, "already_joined") }
-        // Join rate per remote address, over the last second.
+        // Join rate per remote address over the last second, across its connections.
         let address = connections[conn]!.address
-        var recent = connections.values.filter { $0.address == address }.flatMap(\.joinTimes)
+        var recent = joinTimes[address] ?? []
         recent.removeAll { now - $0 >= .seconds(1) }
-        guard recent.count < config.joinsPerSecondPerAddress else { throw .code(-12, "too_often") }
-        connections[conn]!.joinTimes.removeAll { now - $0 >= .seconds(1) }
-        connections[conn]!.joinTimes.append(now)
+        guard recent.count < config.joinsPerSecondPerAddress else {
+            joinTimes[address] = recent
+            throw .code(-12, "too_often")
+        }
+        recent.append(now)
+        joinTimes[address] = recent
 
         let appId = try f.string("app_id")
         let channelName = try f.string("channel")
@@ -24,16 +45,9 @@ extension SignalingCore {
             guard uid == 0 else { throw .badField("uid") }
         }
 
-        // App and channel (token-format §8.1 steps 1–2), then the token.
-        guard TokenVerifier.isWellFormedAppId(appId) || config.acceptUnknownApps && !appId.isEmpty,
-              let app = config.app(appId) else {
-            events.append(.joinRejected(code: -101, reason: "invalid_app_id"))
-            throw .code(-101, "invalid_app_id")
-        }
-        guard TokenVerifier.isValidChannelName(channelName) else {
-            events.append(.joinRejected(code: -102, reason: "invalid_channel_name"))
-            throw .code(-102, "invalid_channel_name")
-        }
+        // App and channel (docs/tokens.md, the join check steps 1–2), then the token.
+        guard let app = appAccepted(appId) else { throw .code(-101, "invalid_app_id") }
+        guard TokenVerifier.isValidChannelName(channelName) else { throw .code(-102, "invalid_channel_name") }
         let identity: TokenIdentity = account.map { .account($0) } ?? .uid(uid)
         let expiry = try checkToken(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
 
@@ -88,7 +102,7 @@ extension SignalingCore {
         send(conn, message("joined", reply, id: f.id))
         events.append(.joinAnswered(conn))
         if isVisible(sessions[sid]!) { announceJoin(sessions[sid]!) }
-        // A token with 30 s or less left is announced at once (§8.4).
+        // A token with 30 s or less left is announced at once (docs/tokens.md, expiry notices).
         handleTimeout(now: now)
     }
 
@@ -159,9 +173,7 @@ extension SignalingCore {
         let appId = try f.string("app_id")
         let account = try f.string("account")
         guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
-        guard config.app(appId) != nil, TokenVerifier.isWellFormedAppId(appId) || config.acceptUnknownApps else {
-            throw .code(-101, "invalid_app_id")
-        }
+        guard appAccepted(appId) != nil else { throw .code(-101, "invalid_app_id") }
         let uid = accountUid(app: appId, account: account)
         send(conn, message("account_registered", ["uid": .integer(Int64(uid)), "account": .string(account)], id: f.id))
     }

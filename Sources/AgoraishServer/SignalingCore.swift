@@ -75,6 +75,8 @@ public struct SignalingCore {
     var connections: [ConnectionID: ConnectionState] = [:]
     var sessions: [UInt64: Session] = [:]
     var channels: [ChannelKey: Channel] = [:]
+    /// Recent join times per remote address (the join rate limit).
+    var joinTimes: [String: [Instant]] = [:]
     /// app id -> account -> uid, stable for the server's life.
     var accounts: [String: [String: UInt32]] = [:]
     var nextSession: UInt64 = 1
@@ -173,6 +175,9 @@ public struct SignalingCore {
 
     /// Time passed: drops silent sessions and sends token notices that are due.
     public mutating func handleTimeout(now: Instant) {
+        if joinTimes.count > 256 {
+            joinTimes = joinTimes.filter { _, times in times.contains { now - $0 < .seconds(1) } }
+        }
         for sid in Array(sessions.keys).sorted() {
             guard let s = sessions[sid] else { continue }
             if now >= s.lastSeen + config.dropTimeout {
@@ -266,7 +271,6 @@ public struct SignalingCore {
 struct ConnectionState {
     var address: String
     var session: UInt64? = nil
-    var joinTimes: [Instant] = []
 }
 
 /// A channel is named within an app: the same name under two app ids is two channels.

@@ -112,11 +112,18 @@ extension ClientSession {
             if state == .connecting || state == .reconnecting { events.append(.connectionLost) }
         }
         if transportOpen {
-            if now - lastReceived >= settings.silenceTimeout {
+            if now - lastReceived >= silenceTimeout {
                 // The server stopped answering: treat it as a broken link.
                 transmits.append(.close)
-                transportClosed(now: now)
-                if state == .reconnecting { stateReason = .keepAliveTimeout }
+                transportOpen = false
+                nextPing = nil
+                for case .register(let account) in pending.values { pendingAccounts.append(account) }
+                pending = [:]
+                if channel != nil && !leaving && state == .connected {
+                    lostAt = now + settings.lostTimeout
+                    setState(.reconnecting, .keepAliveTimeout)
+                }
+                if leaving { finishLeave(now) } else { scheduleReconnect(now) }
             } else if let p = nextPing, now >= p {
                 request(.ping, [:], type: "ping")
                 nextPing = now + keepaliveInterval
@@ -131,7 +138,7 @@ extension ClientSession {
     /// When `handleTimeout` should next run.
     public func pollTimeout() -> Instant? {
         var deadlines: [Instant] = [leaveDeadline, reconnectAt, lostAt, nextPing].compactMap { $0 }
-        if transportOpen && channel != nil { deadlines.append(lastReceived + settings.silenceTimeout) }
+        if transportOpen && channel != nil { deadlines.append(lastReceived + silenceTimeout) }
         return deadlines.min()
     }
 
@@ -198,7 +205,6 @@ extension ClientSession {
     mutating func failed(_ request: Request?, code: Int32, reason: String, _ now: Instant) {
         switch request {
         case .join?:
-            if code == -17 { return }
             session = nil
             let connectionReason: ConnectionChangedReason
             switch code {
@@ -249,6 +255,12 @@ extension ClientSession {
             transportOpen = false
             transmits.append(.close)
         }
+    }
+
+    /// The link counts as dead after this long without a message: the setting,
+    /// or three keepalive intervals if the server asks for slow keepalives.
+    var silenceTimeout: Duration {
+        max(settings.silenceTimeout, keepaliveInterval * 3)
     }
 
     func elapsed(_ now: Instant) -> Int32 { Int32(clamping: (now - joinCalledAt).milliseconds) }

@@ -34,7 +34,8 @@ public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) 
         if let json = c.config_json {
             guard let text = readCString(json) else { throw ServerError.config("config_json is not UTF-8") }
             try cfg.apply(json: text)
-            if !cfg.apps.isEmpty { cfg.acceptUnknownApps = false }
+            // Registering apps turns testing mode off unless the document asks for it.
+            if !cfg.apps.isEmpty && !text.contains("\"accept_unknown_apps\"") { cfg.acceptUnknownApps = false }
         }
         if let host = c.host {
             guard let h = readCString(host) else { throw ServerError.config("host is not UTF-8") }

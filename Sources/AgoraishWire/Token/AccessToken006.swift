@@ -1,4 +1,4 @@
-/// AccessToken, version "006" (token-format.md §3):
+/// AccessToken, version "006" (docs/tokens.md):
 /// `"006" + app id + Base64(signature, crc_channel, crc_uid, message)`.
 public struct AccessToken006: Sendable, Equatable {
     /// The HMAC over app id, channel, identity and `message`, 32 bytes.
@@ -20,7 +20,7 @@ public struct AccessToken006: Sendable, Equatable {
 
     static let version = "006"
 
-    /// Parses a 006 token (§3.5). Throws for anything malformed.
+    /// Parses a 006 token. Throws for anything malformed.
     public static func parse(_ token: String) throws(WireError) -> AccessToken006 {
         let utf8 = Array(token.utf8)
         guard utf8.count > 35, token.hasPrefix(version) else { throw .malformed("not a 006 token") }
@@ -53,7 +53,7 @@ public struct AccessToken006: Sendable, Equatable {
         TokenCrypto.hmacSHA256(key: certificate, message: appId + channel + identity + message)
     }
 
-    /// Builds a token as the official builder does (§3.4) with a pinned issue
+    /// Builds a token as the official builder does with a pinned issue
     /// time and salt: `ts = issueTs + 86400`; `privilegeExpire` maps each
     /// granted privilege to an absolute unix time.
     public static func build(appId: String, certificate: String, channel: String, identity: TokenIdentity,

@@ -1,14 +1,14 @@
-/// AccessToken2, version "007" (token-format.md §2):
+/// AccessToken2, version "007" (docs/tokens.md):
 /// `"007" + Base64(zlib(signature, signed region))`.
 public struct AccessToken2: Sendable, Equatable {
     /// One service record. Only RTC records are kept with their fields; the
-    /// others are skipped by their layout (§2.2).
+    /// others are skipped by their layout.
     public struct RtcService: Sendable, Equatable {
         /// Privilege key -> seconds after issue_ts (0 = no limit of its own).
         public var privileges: [UInt16: UInt32]
         /// The channel name's bytes.
         public var channel: [UInt8]
-        /// The identity string (§1.2); empty is the wildcard.
+        /// The identity string; empty is the wildcard.
         public var identity: [UInt8]
 
         /// A record for `channel` and `identity` with `privileges`.
@@ -37,7 +37,7 @@ public struct AccessToken2: Sendable, Equatable {
     static let version = "007"
     static let rtcServiceType: UInt16 = 1
 
-    /// Parses a 007 token (§2.5). Throws for anything malformed.
+    /// Parses a 007 token. Throws for anything malformed.
     public static func parse(_ token: String) throws(WireError) -> AccessToken2 {
         guard token.utf8.count >= 4, token.hasPrefix(version) else { throw .malformed("not a 007 token") }
         let compressed = try TokenCrypto.base64Decode(token.dropFirst(3))
@@ -85,7 +85,7 @@ public struct AccessToken2: Sendable, Equatable {
         return map
     }
 
-    /// The signature over `region` for a certificate, issue time and salt (§2.3).
+    /// The signature over `region` for a certificate, issue time and salt.
     public static func sign(certificate: [UInt8], issueTs: UInt32, salt: UInt32, region: [UInt8]) -> [UInt8] {
         var ts = ByteWriter(); ts.u32le(issueTs)
         var s = ByteWriter(); s.u32le(salt)
@@ -94,7 +94,7 @@ public struct AccessToken2: Sendable, Equatable {
         return TokenCrypto.hmacSHA256(key: k2, message: region)
     }
 
-    /// Builds a token as the official builder does (§2.4) with a pinned issue
+    /// Builds a token as the official builder does with a pinned issue
     /// time and salt. `privilegeExpire` maps each granted privilege to seconds
     /// after `issueTs`.
     public static func build(appId: String, certificate: String, channel: String, identity: TokenIdentity,

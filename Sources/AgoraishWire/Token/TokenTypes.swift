@@ -1,4 +1,4 @@
-/// RTC privileges as token formats number them (token-format.md §1.3).
+/// RTC privileges as token formats number them (docs/tokens.md).
 public enum TokenPrivilege: UInt16, Sendable, CaseIterable {
     case joinChannel = 1
     case publishAudio = 2
@@ -22,7 +22,7 @@ public enum TokenPrivilege: UInt16, Sendable, CaseIterable {
     }
 }
 
-/// Who a token is for, as the formats encode it (token-format.md §1.2).
+/// Who a token is for, as the formats encode it (docs/tokens.md).
 public enum TokenIdentity: Sendable, Equatable {
     /// A numeric uid; 0 is the wildcard.
     case uid(UInt32)
@@ -39,7 +39,7 @@ public enum TokenIdentity: Sendable, Equatable {
     }
 }
 
-/// Token builder roles (token-format.md §1.3).
+/// Token builder roles (docs/tokens.md).
 public enum TokenRole: Sendable {
     /// 007 role 1 / 006 roles 0, 1, 101: all four privileges.
     case publisher

@@ -1,9 +1,9 @@
-/// The server's token checks (token-format.md §4–§8): pure functions of their
+/// The server's token checks (docs/tokens.md): pure functions of their
 /// inputs, `now` included.
 public enum TokenVerifier {
     /// The outcome of a check.
     public struct Outcome: Sendable, Equatable {
-        /// 0, -101, -102, -109 or -110 (§9).
+        /// 0, -101, -102, -109 or -110.
         public var code: Int32
         /// A short label: "ok", "invalid_token", "token_expired", ...
         public var reason: String
@@ -23,7 +23,7 @@ public enum TokenVerifier {
         return b.count == 32 && b.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) || ($0 >= 0x61 && $0 <= 0x66) }
     }
 
-    /// Whether `channel` is a valid channel name: 1...63 bytes from the 89-character set of §8.1.
+    /// Whether `channel` is a valid channel name: 1...63 bytes from the 89-character set.
     public static func isValidChannelName(_ channel: String) -> Bool {
         let allowed = Set("!#$%&()+-:;<=.>?@[]^_{}|~, ".utf8)
         let b = Array(channel.utf8)
@@ -32,7 +32,7 @@ public enum TokenVerifier {
         }
     }
 
-    /// The join (or publish) check of §8.1: app id, channel name, then the token.
+    /// The join (or publish) check: app id, channel name, then the token.
     /// `certificate` nil means the app is not registered on this server.
     public static func checkJoin(token: String, appId: String, certificate: String?, channel: String,
                                  identity: TokenIdentity, privilege: TokenPrivilege, now: Int64) -> Outcome {
@@ -48,7 +48,7 @@ public enum TokenVerifier {
         return verdict
     }
 
-    /// The bare token check of §4: 0, -109 or -110.
+    /// The bare token check: 0, -109 or -110.
     public static func verify(token: String, appId: String, certificate: String, channel: String,
                               identity: TokenIdentity, privilege: TokenPrivilege, now: Int64) -> Outcome {
         if token.isEmpty { return .fail(-110, "empty_token") }
