@@ -35,8 +35,14 @@ CXX_TESTS  := $(patsubst Tests/cpp/%.cpp,$(BUILD)/tests/%,$(wildcard Tests/cpp/*
 C_EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/examples/%,$(wildcard examples/c/*.c))
 CXX_EXAMPLES := $(patsubst examples/cpp/%.cpp,$(BUILD)/examples/%_cpp,$(wildcard examples/cpp/*.cpp))
 
+FUZZ_TARGETS := rtp rtcp stun websocket http signaling token007 token006
+FUZZ_SCRATCH := .build/fuzz
+FUZZ_FLAGS   := --product agoraish-fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING --scratch-path $(FUZZ_SCRATCH)
+FUZZ_SECONDS ?= 60
+FUZZ_BRIEF   ?= 3
+
 .PHONY: all setup build swift-build dist hosts test test-swift test-abi test-c test-python \
-        demo bench install uninstall clean
+        fuzz-build test-fuzz fuzz sanitize demo bench install uninstall clean
 
 all: build
 
@@ -84,7 +90,7 @@ $(BUILD)/examples/%_cpp: examples/cpp/%.cpp include/agoraish.h bindings/cpp/agor
 ## test: everything, built once. The last lines are pytest's summary.
 test: setup
 	@$(MAKE) --no-print-directory build
-	@$(MAKE) --no-print-directory test-abi test-swift test-c test-python
+	@$(MAKE) --no-print-directory test-abi test-swift test-c test-fuzz test-python
 
 $(BUILD)/abi-layout.json: $(BUILD)/layout_probe
 	$< > $@
@@ -103,6 +109,33 @@ test-c: hosts
 	@set -e; for t in $(C_TESTS); do echo "== valgrind $$t"; \
 	  valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite \
 	    --show-possibly-lost=no $$t > /dev/null; done
+
+## fuzz-build: the libFuzzer + AddressSanitizer build of agoraish-fuzz (its own scratch path).
+fuzz-build:
+	$(SWIFT) build $(FUZZ_FLAGS)
+
+# Each fuzz target for a few seconds, starting from the checked-in seeds (Tests/Fuzz/corpus).
+test-fuzz: fuzz-build
+	@set -e; bin=$$($(SWIFT) build $(FUZZ_FLAGS) --show-bin-path)/agoraish-fuzz; \
+	for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)/fuzz-corpus/$$t; \
+	  echo "== fuzz $$t ($(FUZZ_BRIEF) s)"; \
+	  SWIFT_BACKTRACE=enable=no AGORAISH_FUZZ_TARGET=$$t $$bin -max_total_time=$(FUZZ_BRIEF) \
+	    -artifact_prefix=$(BUILD)/fuzz-$$t- $(BUILD)/fuzz-corpus/$$t Tests/Fuzz/corpus/$$t 2> $(BUILD)/fuzz-$$t.log \
+	    || { tail -40 $(BUILD)/fuzz-$$t.log; exit 1; }; \
+	  grep -E '^Done|stat::number_of_executed_units' $(BUILD)/fuzz-$$t.log | tail -1; \
+	done
+
+## fuzz: every target for FUZZ_SECONDS (default 60) each; crashes land in build/fuzz-<target>-*.
+fuzz: fuzz-build
+	@$(MAKE) --no-print-directory test-fuzz FUZZ_BRIEF=$(FUZZ_SECONDS)
+
+## sanitize: the Swift tests (with the loopback integration tests) under ASan, then TSan.
+sanitize: setup
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
 test-python:
 	cd Tests/python && $(PYTHON) -m pytest -q -p no:cacheprovider

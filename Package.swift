@@ -66,11 +66,15 @@ let package = Package(
         .target(name: "AgoraishServer", dependencies: ["AgoraishWire", "AgoraishIO"]),
         .executableTarget(name: "agoraish-server", dependencies: ["AgoraishServer", "AgoraishWire"]),
         .executableTarget(name: "agoraish-token", dependencies: ["AgoraishWire"]),
+        // Fuzz entries for every parser of untrusted input (docs/fuzzing.md).
+        .executableTarget(name: "agoraish-fuzz", dependencies: ["AgoraishWire", "AgoraishServer"]),
 
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
         .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishTesting"]),
         .testTarget(name: "AgoraishServerTests", dependencies: ["AgoraishServer", "AgoraishTesting"]),
         .testTarget(name: "AgoraishSessionTests", dependencies: ["AgoraishSession", "AgoraishServer"]),
+        .testTarget(name: "AgoraishIntegrationTests",
+                    dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishTesting"]),
         .testTarget(name: "AgoraishABITests", dependencies: ["CAgoraishABI"]),
         .testTarget(name: "AgoraishWireTests", dependencies: ["AgoraishWire"], exclude: ["Fixtures"]),
     ]

@@ -1,0 +1,75 @@
+import AgoraishServer
+import AgoraishWire
+
+/// The parsers that take bytes from the network, a C caller or a file, each
+/// behind one fuzz entry. Every entry must return normally for every input:
+/// a trap or a sanitizer report is a bug.
+enum FuzzTarget: String, CaseIterable {
+    case rtp, rtcp, stun, websocket, http, signaling, token007, token006
+
+    func run(_ data: [UInt8]) {
+        switch self {
+        case .rtp:
+            data.withUnsafeBytes { raw in
+                _ = MediaPacketKind.classify(raw)
+                if let h = try? RtpHeader.parse(raw) {
+                    precondition(h.payloadOffset + h.paddingLength <= raw.count, "payload within the packet")
+                }
+            }
+        case .rtcp:
+            data.withUnsafeBytes { raw in
+                _ = try? rtcpSenderSsrc(raw)
+                let compound = RtcpCompound(raw)
+                _ = compound.isWellFormed
+                for p in compound { precondition(p.offset + p.length <= raw.count, "packet within the datagram") }
+            }
+        case .stun:
+            if let m = try? StunMessage.parse(data) {
+                let again = try? StunMessage.parse(m.serialized(integrityKey: nil))
+                precondition(again?.type == m.type, "a parsed message serializes back")
+            }
+            _ = try? StunMessage.parse(data, integrityKey: Array("password".utf8))
+        case .websocket:
+            var server = WebSocketConnection(role: .server, maxMessage: 4096)
+            server.receive(data)
+            while server.pollMessage() != nil {}
+            _ = server.pollTransmit()
+            var client = WebSocketConnection(role: .client, maxMessage: 4096)
+            client.receive(data)
+            while client.pollMessage() != nil {}
+        case .http:
+            if let (head, _) = try? HTTPHead.parse(data[...]) {
+                _ = try? WebSocketHandshake.accept(head)
+                _ = try? WebSocketHandshake.validate(response: head, key: "dGhlIHNhbXBsZSBub25jZQ==")
+            }
+        case .signaling:
+            Self.signaling(String(decoding: data, as: UTF8.self))
+        case .token007, .token006:
+            let text = String(decoding: data, as: UTF8.self)
+            let token = (self == .token007 ? "007" : "006") + text
+            _ = try? AccessToken2.parse(token)
+            _ = try? AccessToken006.parse(token)
+            _ = TokenVerifier.checkJoin(token: token, appId: "970CA35de60c44645bbae8a215061b33",
+                                        certificate: "5CFd2fd1755d40ecb72977518be15d3b", channel: "room",
+                                        identity: .uid(7), privilege: .joinChannel, now: 1_700_000_000)
+        }
+    }
+
+    /// Feeds one message, then each line of it, to a core with users in a channel.
+    static func signaling(_ text: String) {
+        var config = ServerConfig()
+        config.acceptUnknownApps = true
+        var core = SignalingCore(config: config, clockBase: Instant(nanoseconds: 0), unixAtBase: 1_700_000_000, seed: 1)
+        let a = ConnectionID(1), b = ConnectionID(2)
+        let t = Instant(nanoseconds: 1_000_000)
+        core.connected(a, address: "a", now: t)
+        core.connected(b, address: "b", now: t)
+        core.received(#"{"v":1,"type":"join","id":1,"app_id":"0123456789abcdef0123456789abcdef","channel":"c","uid":1}"#,
+                      on: a, now: t)
+        core.received(text, on: b, now: t)
+        for line in text.split(separator: "\n").prefix(32) { core.received(String(line), on: b, now: t) }
+        core.handleTimeout(now: t + .seconds(60))
+        while core.pollTransmit() != nil {}
+        while core.pollEvent() != nil {}
+    }
+}
