@@ -140,14 +140,15 @@ sanitize: setup
 test-python:
 	cd Tests/python && $(PYTHON) -m pytest -q -p no:cacheprovider
 
-## demo: create an engine, print the version and log path, release.
+## demo: an embedded channel server and two users who join, see each other and leave.
 demo: setup
-	@$(MAKE) --no-print-directory dist $(BUILD)/examples/hello_engine
-	@$(BUILD)/examples/hello_engine
+	@$(MAKE) --no-print-directory dist $(BUILD)/examples/demo_call
+	@$(BUILD)/examples/demo_call
 
 ## bench: every benchmark; prints a table and writes bench/results/latest.json.
 bench: setup
 	@$(MAKE) --no-print-directory dist
+	$(SWIFT) build $(DIST_FLAGS) --product agoraish-server
 	$(PYTHON) bench/run.py
 
 install: dist

@@ -52,6 +52,8 @@ BENCHMARKS: List[str] = [
     "lib_size",
     "lib_load",
     "engine_create_release",
+    "join_latency",
+    "sfu_forward",
 ]
 
 class Context:

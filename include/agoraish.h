@@ -269,7 +269,8 @@ const char *agoraish_get_error_description(int code);
 
 /**
  * The error of the last call on this thread that returned a handle or NULL
- * (today: `agoraish_engine_create()`), as a negated code; 0 if it succeeded.
+ * (`agoraish_engine_create()`, `agoraish_server_create()`), as a negated code;
+ * 0 if it succeeded.
  *
  * Thread: any; the value is per thread.
  */
@@ -351,7 +352,7 @@ typedef struct agoraish_event_handler {
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
-#define AGORAISH_EVENT_HANDLER_SIZE_0_1 (sizeof(uint32_t) * 2 + sizeof(void *) * 2)
+#define AGORAISH_EVENT_HANDLER_SIZE_0_1 offsetof(agoraish_event_handler, on_join_channel_success)
 
 /**
  * How to create an engine (Agora's RtcEngineContext).
@@ -573,7 +574,8 @@ int agoraish_engine_join_channel_with_user_account(agoraish_engine_t *engine, co
  *
  * @param app_id        Must equal the engine's app id.
  * @param user_account  1..255 bytes of UTF-8.
- * @return  0; -2 NULL or another app id; -134 bad account; -7 bad handle.
+ * @return  0; -2 NULL or another app id; -134 bad account; -4 the server URL
+ *          is wss:// and this build has no TLS client; -7 bad handle.
  * Thread: any.
  */
 int agoraish_engine_register_local_user_account(agoraish_engine_t *engine, const char *app_id,

@@ -130,21 +130,26 @@ public final class EventLoop: @unchecked Sendable {
                 timeout = -1
             }
             let n = agsh_epoll_wait(epfd, &events, &data, 64, timeout)
-            if n > 0 {
-                for i in 0..<Int(n) {
-                    let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: data[i]))
-                    if fd == wakeFd {
-                        var value: UInt64 = 0
-                        _ = read(wakeFd, &value, 8)
-                        continue
-                    }
-                    handlers[fd]?(events[i])
-                }
+            // Consume the wake-up first, then run posted work, then the ready
+            // descriptors: a wake-up that lands after this read is seen by the
+            // next epoll_wait, and work posted before traffic became ready runs
+            // before that traffic is handled.
+            for i in 0..<Int(max(n, 0)) where Int32(bitPattern: UInt32(truncatingIfNeeded: data[i])) == wakeFd {
+                var value: UInt64 = 0
+                _ = read(wakeFd, &value, 8)
             }
             runPosted()
+            for i in 0..<Int(max(n, 0)) {
+                let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: data[i]))
+                if fd != wakeFd { handlers[fd]?(events[i]) }
+            }
             let now = Instant.now()
             while let work = timers.popDue(now: now) { work() }
         }
+        // Handlers and timers often capture their owner, which owns this loop:
+        // dropping them here breaks those cycles once the loop has ended.
+        handlers = [:]
+        timers = TimerHeap()
     }
 
     private func runPosted() {

@@ -281,6 +281,11 @@ public final class ChannelServer: @unchecked Sendable {
     }
 
     private func drainCore(_ now: Instant) {
+        // Media admissions first, so a participant is known to the media plane
+        // before its joined reply (and its first STUN request) can arrive.
+        if let r = currentRouter() {
+            while let command = core.pollMediaCommand() { r.apply(command) }
+        }
         while let out = core.pollTransmit() {
             switch out {
             case .send(let conn, let text):
@@ -296,9 +301,6 @@ public final class ChannelServer: @unchecked Sendable {
             }
         }
         while let event = core.pollEvent() { record(event, now) }
-        if let r = currentRouter() {
-            while let command = core.pollMediaCommand() { r.apply(command) }
-        }
         rescheduleTimer()
     }
 

@@ -5,7 +5,7 @@ extension ClientSession {
     /// setChannelProfile: before joining only. 0 communication, 1 live broadcasting.
     public mutating func setChannelProfile(_ p: Int64) throws(SessionError) {
         guard p == 0 || p == 1 else { throw .invalidArgument }
-        guard channel == nil else { throw .refused }
+        guard channel == nil || leaving else { throw .refused }
         profile = p
     }
 
@@ -19,17 +19,21 @@ extension ClientSession {
             if old != r { events.append(.clientRoleChanged(old: Int32(old), new: Int32(r))) }
             return
         }
+        guard r != role else { return }  // already in force: nothing to ask, nothing to report
         request(.setRole(r), ["role": .integer(r)], type: "set_role")
     }
 
     /// joinChannel (uid) or joinChannelWithUserAccount (account).
     public mutating func join(token: String, channel name: String, uid: UInt32, account: String?,
                               now: Instant) throws(SessionError) {
-        guard channel == nil else { throw .alreadyInChannel }
+        guard channel == nil || leaving else { throw .alreadyInChannel }
         guard TokenVerifier.isValidChannelName(name) else { throw .invalidChannelName }
         if let account {
             guard !account.isEmpty, account.utf8.count <= 255 else { throw .invalidUserAccount }
         }
+        // A leave still waiting for the server's answer ends now (onLeaveChannel
+        // first); the server has the leave, and the new join takes a new link.
+        if leaving { finishLeave(now) }
         channel = name
         self.token = token
         requestedUid = uid
@@ -50,7 +54,10 @@ extension ClientSession {
     public mutating func leave(now: Instant) throws(SessionError) {
         guard channel != nil, !leaving else { throw .notInChannel }
         leaving = true
-        if transportOpen && session != nil {
+        // Also when the join is still in flight: the server may already have
+        // admitted the user, and must hear the leave to tell the others.
+        let joinPending = pending.values.contains { if case .join = $0 { true } else { false } }
+        if transportOpen && (session != nil || joinPending) {
             request(.leave, [:], type: "leave")
             leaveDeadline = now + settings.leaveTimeout
         } else {

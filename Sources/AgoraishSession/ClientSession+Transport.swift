@@ -53,7 +53,7 @@ extension ClientSession {
         let id = m["id"]?.integerValue
         let request = id.flatMap { pending.removeValue(forKey: $0) }
         switch type {
-        case "joined": joined(m, rejoin: request == .join(rejoin: true), now)
+        case "joined": if !leaving { joined(m, rejoin: request == .join(rejoin: true), now) }
         case "resumed": resumed(m, now)
         case "left": if request == .leave { finishLeave(now) }
         case "role_changed":

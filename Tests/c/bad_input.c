@@ -10,12 +10,21 @@
  * Values:   rejected calls return their code and change nothing the
  *           parameters can show; accepted edge values are read back.
  *
+ * Servers: the same for agoraish_server_*: NULL -> -7; an engine handle or
+ *           bits that are no handle -> -2; a released or never-issued server
+ *           handle -> -7, except agoraish_server_release (0).
+ * Channels: every channel function with NULL and malformed strings, bad
+ *           channel names (-102), bad accounts (-134), bad roles and profiles
+ *           (-2), and calls in the wrong state (-18, -113, -17, -5, -4); the
+ *           accepted edges run against an embedded server.
+ *
  * Exit status 0 when every check passes; otherwise one line per failed check
  * on stderr and exit status 1.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -23,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agoraish.h"
@@ -53,14 +63,26 @@ static void check_(int ok, int line, const char *fmt, ...) {
 enum {
     E_FAILED = -AGORAISH_ERR_FAILED,
     E_INVALID = -AGORAISH_ERR_INVALID_ARGUMENT,
+    E_NOT_READY = -AGORAISH_ERR_NOT_READY,
+    E_NOT_SUPPORTED = -AGORAISH_ERR_NOT_SUPPORTED,
     E_REFUSED = -AGORAISH_ERR_REFUSED,
     E_TOO_SMALL = -AGORAISH_ERR_BUFFER_TOO_SMALL,
     E_NOT_INIT = -AGORAISH_ERR_NOT_INITIALIZED,
-    E_APP_ID = -AGORAISH_ERR_INVALID_APP_ID
+    E_STATE = -AGORAISH_ERR_INVALID_STATE,
+    E_BIND = -AGORAISH_ERR_BIND_SOCKET,
+    E_JOIN_REJECTED = -AGORAISH_ERR_JOIN_CHANNEL_REJECTED,
+    E_LEAVE_REJECTED = -AGORAISH_ERR_LEAVE_CHANNEL_REJECTED,
+    E_APP_ID = -AGORAISH_ERR_INVALID_APP_ID,
+    E_CHANNEL = -AGORAISH_ERR_INVALID_CHANNEL_NAME,
+    E_NOT_IN_CHANNEL = -AGORAISH_ERR_NOT_IN_CHANNEL,
+    E_ACCOUNT = -AGORAISH_ERR_INVALID_USER_ACCOUNT
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define HANDLE(bits) ((agoraish_engine_t *)(uintptr_t)(bits))
+#define SERVER(bits) ((agoraish_server_t *)(uintptr_t)(bits))
+/** The app id of the engines of this test. */
+#define LIVE_APP_ID "bad-input-live"
 
 /* ------------------------------------------------------------------------ */
 /* Fixture: a temporary directory and one live engine                       */
@@ -148,6 +170,36 @@ static int call_set_log_file(agoraish_engine_t *e) { return agoraish_engine_set_
 static int call_set_log_filter(agoraish_engine_t *e) { return agoraish_engine_set_log_filter(e, AGORAISH_LOG_FILTER_INFO); }
 static int call_set_log_level(agoraish_engine_t *e) { return agoraish_engine_set_log_level(e, AGORAISH_LOG_LEVEL_INFO); }
 static int call_set_log_file_size(agoraish_engine_t *e) { return agoraish_engine_set_log_file_size(e, 256); }
+static int call_set_channel_profile(agoraish_engine_t *e) {
+    return agoraish_engine_set_channel_profile(e, AGORAISH_CHANNEL_PROFILE_COMMUNICATION);
+}
+static int call_set_client_role(agoraish_engine_t *e) {
+    return agoraish_engine_set_client_role(e, AGORAISH_CLIENT_ROLE_BROADCASTER);
+}
+static int call_join_channel(agoraish_engine_t *e) { return agoraish_engine_join_channel(e, NULL, "bad-input", NULL, 0); }
+static int call_join_with_account(agoraish_engine_t *e) {
+    return agoraish_engine_join_channel_with_user_account(e, NULL, "bad-input", "account");
+}
+static int call_register_account(agoraish_engine_t *e) {
+    return agoraish_engine_register_local_user_account(e, LIVE_APP_ID, "account");
+}
+static int call_info_by_account(agoraish_engine_t *e) {
+    agoraish_user_info info;
+    return agoraish_engine_get_user_info_by_user_account(e, "account", &info);
+}
+static int call_info_by_uid(agoraish_engine_t *e) {
+    agoraish_user_info info;
+    return agoraish_engine_get_user_info_by_uid(e, 1, &info);
+}
+static int call_leave_channel(agoraish_engine_t *e) { return agoraish_engine_leave_channel(e); }
+static int call_renew_token(agoraish_engine_t *e) { return agoraish_engine_renew_token(e, "token"); }
+static int call_switch_channel(agoraish_engine_t *e) { return agoraish_engine_switch_channel(e, NULL, "bad-input"); }
+static int call_get_call_id(agoraish_engine_t *e) {
+    char buf[128];
+    size_t len = sizeof buf;
+    return agoraish_engine_get_call_id(e, buf, &len);
+}
+static int call_get_connection_state(agoraish_engine_t *e) { return agoraish_engine_get_connection_state(e); }
 
 static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_parameters", call_set_parameters, 0},
@@ -156,15 +208,35 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_log_filter", call_set_log_filter, 0},
     {"agoraish_engine_set_log_level", call_set_log_level, 0},
     {"agoraish_engine_set_log_file_size", call_set_log_file_size, 0},
+    {"agoraish_engine_set_channel_profile", call_set_channel_profile, 0},
+    {"agoraish_engine_set_client_role", call_set_client_role, 0},
+    {"agoraish_engine_join_channel", call_join_channel, 0},
+    {"agoraish_engine_join_channel_with_user_account", call_join_with_account, 0},
+    {"agoraish_engine_register_local_user_account", call_register_account, 0},
+    {"agoraish_engine_get_user_info_by_user_account", call_info_by_account, 0},
+    {"agoraish_engine_get_user_info_by_uid", call_info_by_uid, 0},
+    {"agoraish_engine_leave_channel", call_leave_channel, 0},
+    {"agoraish_engine_renew_token", call_renew_token, 0},
+    {"agoraish_engine_switch_channel", call_switch_channel, 0},
+    {"agoraish_engine_get_call_id", call_get_call_id, 0},
+    {"agoraish_engine_get_connection_state", call_get_connection_state, 0},
     {"agoraish_engine_release(sync=1)", call_release_sync, 1},
     {"agoraish_engine_release(sync=0)", call_release_async, 1},
 };
 
 static void test_handles(void) {
     agoraish_engine_t *stale = create_with_log("bad-input-stale", "stale.log");
+    agoraish_server_config server_config;
+    agoraish_server_t *server;
     size_t h, c;
+    memset(&server_config, 0, sizeof server_config);
+    server_config.struct_size = sizeof server_config;
+    server = agoraish_server_create(&server_config);
+    CHECK(server != NULL, "create a server to pass as an engine: last error %d", agoraish_get_last_error());
     bad_handle_t handles[] = {
         {"NULL", NULL, E_NOT_INIT, E_NOT_INIT},
+        /* A live handle of another type: the server is left alone. */
+        {"a live server's", (agoraish_engine_t *)(void *)server, E_INVALID, E_INVALID},
         {"stale (released)", stale, E_NOT_INIT, 0},
         /* Another type: tag 0x02 in bits 63..56, generation 1, slot 1. */
         {"wrong type (tag 0x02)", HANDLE((0x02ULL << 56) | (1ULL << 32) | 1), E_INVALID, E_INVALID},
@@ -200,8 +272,14 @@ static void test_handles(void) {
             }
         }
     }
-    /* The live engine survived all of that. */
+    /* The live engine survived all of that, and so did the server. */
     CHECK(call_get_parameter(live) == 0, "the live engine answers after the bad-handle calls");
+    CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
+          "the live engine joined nothing during the bad-handle calls");
+    if (server) {
+        CHECK(agoraish_server_get_http_port(server) == E_NOT_READY, "the server passed as an engine changed");
+        CHECK(agoraish_server_release(server) == 0, "release the server passed as an engine");
+    }
 }
 
 /* ------------------------------------------------------------------------ */
@@ -249,7 +327,9 @@ static void test_create(void) {
         {.name = "app_id not ASCII", APP_ID("app\xc3\xa9"), .expected = E_APP_ID},
         {.name = "app_id not UTF-8", APP_ID("app\xff"), .expected = E_APP_ID},
         {.name = "event handler struct_size 0", HANDLER_SIZE(0), .expected = E_INVALID},
-        {.name = "event handler struct_size one byte short", HANDLER_SIZE(HANDLER_STRUCT_SIZE - 1), .expected = E_INVALID},
+        {.name = "event handler struct_size one byte short of ABI 0.1's", HANDLER_SIZE(AGORAISH_EVENT_HANDLER_SIZE_0_1 - 1),
+         .expected = E_INVALID},
+        {.name = "event handler struct_size 4", HANDLER_SIZE(4), .expected = E_INVALID},
         {.name = "server_url http://", .server_url = "http://example.test:7450", .expected = E_INVALID},
         {.name = "server_url without host", .server_url = "ws://", .expected = E_INVALID},
         {.name = "server_url not a URL", .server_url = "example.test", .expected = E_INVALID},
@@ -269,6 +349,7 @@ static void test_create(void) {
         {.name = "zeroed fields (defaults)", .read_key = "rtc.log_size", .read_value = "1024"},
         {.name = "app_id of 128 characters", APP_ID(app_id_128), .read_key = "rtc.app_id"},
         {.name = "event handler with no callbacks", HANDLER_SIZE(HANDLER_STRUCT_SIZE)},
+        {.name = "event handler of ABI 0.1's size", HANDLER_SIZE(AGORAISH_EVENT_HANDLER_SIZE_0_1)},
         {.name = "server_url empty (default)", .server_url = ""},
         {.name = "server_url wss://", .server_url = "wss://example.test:443", .read_key = "rtc.server_url",
          .read_value = "\"wss://example.test:443\""},
@@ -597,6 +678,607 @@ static void test_get_parameter(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Server handles                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    int (*call)(agoraish_server_t *server);
+    int is_release;
+} server_call_t;
+
+static int call_server_start(agoraish_server_t *s) { return agoraish_server_start(s); }
+static int call_server_stop(agoraish_server_t *s) { return agoraish_server_stop(s); }
+static int call_server_release(agoraish_server_t *s) { return agoraish_server_release(s); }
+static int call_server_get_url(agoraish_server_t *s) {
+    char buf[128];
+    size_t len = sizeof buf;
+    return agoraish_server_get_url(s, buf, &len);
+}
+static int call_server_get_http_port(agoraish_server_t *s) { return agoraish_server_get_http_port(s); }
+
+static const server_call_t server_calls[] = {
+    {"agoraish_server_start", call_server_start, 0},
+    {"agoraish_server_stop", call_server_stop, 0},
+    {"agoraish_server_get_url", call_server_get_url, 0},
+    {"agoraish_server_get_http_port", call_server_get_http_port, 0},
+    {"agoraish_server_release", call_server_release, 1},
+};
+
+static agoraish_server_t *create_server(int http_port, const char *config_json) {
+    agoraish_server_config config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.http_port = http_port;
+    config.config_json = config_json;
+    return agoraish_server_create(&config);
+}
+
+static void test_server_handles(void) {
+    agoraish_server_t *stale = create_server(0, NULL);
+    agoraish_server_t *bystander = create_server(0, NULL); /* must stay untouched */
+    size_t h, c;
+    struct {
+        const char *name;
+        agoraish_server_t *handle;
+        int expected;         /* every function but release */
+        int expected_release; /* agoraish_server_release */
+    } handles[] = {
+        {"NULL", NULL, E_NOT_INIT, E_NOT_INIT},
+        {"stale (released)", stale, E_NOT_INIT, 0},
+        /* A live handle of another type: the engine is left alone. */
+        {"the live engine's", (agoraish_server_t *)(void *)live, E_INVALID, E_INVALID},
+        {"engine tag", SERVER((0x01ULL << 56) | (1ULL << 32) | 1), E_INVALID, E_INVALID},
+        {"tag 0xff", SERVER((0xffULL << 56) | (1ULL << 32) | 1), E_INVALID, E_INVALID},
+        {"garbage 0xdeadbeef", SERVER(0xdeadbeefULL), E_INVALID, E_INVALID},
+        {"all bits set", SERVER(~0ULL), E_INVALID, E_INVALID},
+        {"server tag, generation 0", SERVER((0x02ULL << 56) | 1), E_INVALID, E_INVALID},
+        {"server tag, slot 0", SERVER((0x02ULL << 56) | (1ULL << 32)), E_INVALID, E_INVALID},
+        {"server tag, slot never used", SERVER((0x02ULL << 56) | (1ULL << 32) | 0xfffffffULL), E_NOT_INIT, 0},
+        {"server tag, future generation", SERVER((0x02ULL << 56) | (0xffffffULL << 32) | 1), E_NOT_INIT, 0},
+    };
+    CHECK(stale != NULL && bystander != NULL, "create the servers: last error %d", agoraish_get_last_error());
+    CHECK(agoraish_server_release(stale) == 0, "release the server that becomes stale");
+
+    for (h = 0; h < COUNT(handles); h++) {
+        if (!handles[h].handle && strcmp(handles[h].name, "NULL") != 0) continue; /* create failed */
+        for (c = 0; c < COUNT(server_calls); c++) {
+            int expected = server_calls[c].is_release ? handles[h].expected_release : handles[h].expected;
+            int rc = server_calls[c].call(handles[h].handle);
+            CHECK(rc == expected, "%s with a %s handle: returned %d, expected %d", server_calls[c].name,
+                  handles[h].name, rc, expected);
+        }
+    }
+    /* The engine and the bystander server survived, neither started nor released. */
+    CHECK(call_get_parameter(live) == 0, "the live engine answers after the bad server handles");
+    if (bystander) {
+        CHECK(agoraish_server_get_http_port(bystander) == E_NOT_READY, "the bystander server was started");
+        CHECK(agoraish_server_release(bystander) == 0, "release the bystander server");
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* agoraish_server_create and the server's states                           */
+/* ------------------------------------------------------------------------ */
+
+static char json_bad_utf8[64], host_bad_utf8[32];
+
+static void test_server_create(void) {
+    const struct {
+        const char *name;
+        int null_config;
+        int set_struct_size;
+        uint32_t struct_size;
+        const char *host;
+        int32_t signaling_port;
+        int32_t http_port;
+        const char *config_json;
+        int expected;   /* agoraish_get_last_error(); 0 = success */
+        int start;      /* on success: start, then expect ... */
+        int http_state; /* ... get_http_port: 0 (disabled) or 1 (a port) */
+    } rows[] = {
+        {.name = "NULL config", .null_config = 1, .expected = E_INVALID},
+        {.name = "struct_size 0", .set_struct_size = 1, .struct_size = 0, .expected = E_INVALID},
+        {.name = "struct_size 4", .set_struct_size = 1, .struct_size = 4, .expected = E_INVALID},
+        {.name = "struct_size one byte short", .set_struct_size = 1,
+         .struct_size = (uint32_t)sizeof(agoraish_server_config) - 1, .expected = E_INVALID},
+        {.name = "signaling_port -1", .signaling_port = -1, .expected = E_INVALID},
+        {.name = "signaling_port 65536", .signaling_port = 65536, .expected = E_INVALID},
+        {.name = "signaling_port INT32_MIN", .signaling_port = INT32_MIN, .expected = E_INVALID},
+        {.name = "http_port -2", .http_port = -2, .expected = E_INVALID},
+        {.name = "http_port 65536", .http_port = 65536, .expected = E_INVALID},
+        {.name = "http_port INT32_MAX", .http_port = INT32_MAX, .expected = E_INVALID},
+        {.name = "host not UTF-8", .host = host_bad_utf8, .expected = E_INVALID},
+        {.name = "config_json empty", .config_json = "", .expected = E_INVALID},
+        {.name = "config_json not JSON", .config_json = "listen on 7450", .expected = E_INVALID},
+        {.name = "config_json unterminated", .config_json = "{\"listen\": {}", .expected = E_INVALID},
+        {.name = "config_json an array", .config_json = "[]", .expected = E_INVALID},
+        {.name = "config_json null", .config_json = "null", .expected = E_INVALID},
+        {.name = "config_json unknown key", .config_json = "{\"bogus\": 1}", .expected = E_INVALID},
+        {.name = "config_json listen not an object", .config_json = "{\"listen\": 5}", .expected = E_INVALID},
+        {.name = "config_json malformed app id", .config_json = "{\"apps\": [{\"app_id\": \"short\"}]}",
+         .expected = E_INVALID},
+        {.name = "config_json negative limit", .config_json = "{\"limits\": {\"max_channels\": -1}}",
+         .expected = E_INVALID},
+        {.name = "config_json not UTF-8", .config_json = json_bad_utf8, .expected = E_INVALID},
+        /* Accepted. */
+        {.name = "zeroed fields (defaults)", .start = 1, .http_state = 0},
+        {.name = "http_port -1 (a free port)", .http_port = -1, .start = 1, .http_state = 1},
+        {.name = "host 127.0.0.1", .host = "127.0.0.1", .start = 1},
+        {.name = "host empty (default)", .host = ""},
+        {.name = "config_json {}", .config_json = "{}"},
+        {.name = "config_json with an app and limits",
+         .config_json = "{\"apps\": [{\"app_id\": \"0123456789abcdef0123456789abcdef\"}],"
+                        " \"limits\": {\"joins_per_second_per_address\": 1000}}"},
+        {.name = "struct_size larger than this header's", .set_struct_size = 1,
+         .struct_size = (uint32_t)sizeof(agoraish_server_config) + 64},
+    };
+    size_t i;
+    for (i = 0; i < COUNT(rows); i++) {
+        union {
+            agoraish_server_config config;
+            unsigned char bytes[sizeof(agoraish_server_config) + 64];
+        } storage;
+        agoraish_server_t *server;
+        int last;
+        memset(&storage, 0, sizeof storage);
+        storage.config.struct_size = rows[i].set_struct_size ? rows[i].struct_size : (uint32_t)sizeof storage.config;
+        storage.config.host = rows[i].host;
+        storage.config.signaling_port = rows[i].signaling_port;
+        storage.config.http_port = rows[i].http_port;
+        storage.config.config_json = rows[i].config_json;
+        server = agoraish_server_create(rows[i].null_config ? NULL : &storage.config);
+        last = agoraish_get_last_error();
+        if (rows[i].expected != 0) {
+            CHECK(server == NULL, "server_create with %s: succeeded, expected %d", rows[i].name, rows[i].expected);
+            CHECK(last == rows[i].expected, "server_create with %s: last error %d, expected %d", rows[i].name, last,
+                  rows[i].expected);
+            if (server) agoraish_server_release(server);
+            continue;
+        }
+        CHECK(server != NULL, "server_create with %s: failed with %d", rows[i].name, last);
+        CHECK(last == 0, "server_create with %s: last error %d after success", rows[i].name, last);
+        if (!server) continue;
+        if (rows[i].start) {
+            int port;
+            CHECK(agoraish_server_start(server) == 0, "server_start after create with %s", rows[i].name);
+            port = agoraish_server_get_http_port(server);
+            CHECK(rows[i].http_state ? port > 0 : port == 0, "server with %s: get_http_port %d", rows[i].name, port);
+        }
+        CHECK(agoraish_server_release(server) == 0, "server_release after create with %s", rows[i].name);
+    }
+}
+
+static void test_server_states(void) {
+    agoraish_server_t *server = create_server(0, NULL), *rival;
+    char url[128], again[128];
+    size_t len;
+    int port;
+    CHECK(server != NULL, "create the server: last error %d", agoraish_get_last_error());
+    if (!server) return;
+
+    /* Not started. */
+    len = sizeof url;
+    CHECK(agoraish_server_get_url(server, url, &len) == E_NOT_READY, "server_get_url before start");
+    CHECK(agoraish_server_get_http_port(server) == E_NOT_READY, "server_get_http_port before start");
+    CHECK(agoraish_server_stop(server) == 0, "server_stop before start");
+
+    /* Started; twice is -8. */
+    CHECK(agoraish_server_start(server) == 0, "server_start");
+    CHECK(agoraish_server_start(server) == E_STATE, "server_start twice: expected -8");
+    CHECK(agoraish_server_get_http_port(server) == 0, "server_get_http_port with HTTP disabled");
+
+    /* The buffer convention of get_url. */
+    CHECK(agoraish_server_get_url(server, url, NULL) == E_INVALID, "server_get_url with NULL len");
+    len = 16;
+    CHECK(agoraish_server_get_url(server, NULL, &len) == E_INVALID, "server_get_url with NULL buf and *len 16");
+    len = 0;
+    CHECK(agoraish_server_get_url(server, NULL, &len) == E_TOO_SMALL, "server_get_url size query");
+    {
+        size_t needed = len;
+        memset(url, 'Z', sizeof url);
+        len = needed - 1;
+        CHECK(agoraish_server_get_url(server, url, &len) == E_TOO_SMALL && len == needed,
+              "server_get_url one byte short: *len %zu, expected %zu", len, needed);
+        CHECK(url[0] == 'Z' && url[needed - 2] == 'Z', "server_get_url one byte short wrote bytes");
+        len = needed;
+        CHECK(agoraish_server_get_url(server, url, &len) == 0 && strlen(url) + 1 == needed,
+              "server_get_url with the exact size: \"%.40s\"", url);
+    }
+    CHECK(strncmp(url, "ws://127.0.0.1:", 15) == 0, "server URL \"%s\"", url);
+    port = atoi(url + 15);
+
+    /* Another server on the same port cannot bind it. */
+    {
+        agoraish_server_config config;
+        memset(&config, 0, sizeof config);
+        config.struct_size = sizeof config;
+        config.signaling_port = port;
+        rival = agoraish_server_create(&config);
+        CHECK(rival != NULL, "create a server on port %d: last error %d", port, agoraish_get_last_error());
+        if (rival) {
+            CHECK(agoraish_server_start(rival) == E_BIND, "server_start on a port in use: expected -13");
+            CHECK(agoraish_server_get_http_port(rival) == E_NOT_READY, "a server that failed to bind runs");
+            CHECK(agoraish_server_release(rival) == 0, "release the server that could not bind");
+        }
+    }
+
+    /* Stopped: no URL; stop again is 0; it starts again. */
+    CHECK(agoraish_server_stop(server) == 0, "server_stop");
+    CHECK(agoraish_server_stop(server) == 0, "server_stop twice");
+    len = sizeof url;
+    CHECK(agoraish_server_get_url(server, url, &len) == E_NOT_READY, "server_get_url after stop");
+    CHECK(agoraish_server_start(server) == 0, "server_start after stop");
+    len = sizeof again;
+    CHECK(agoraish_server_get_url(server, again, &len) == 0, "server_get_url after restart");
+
+    /* Released: -7 from everything, release again 0. */
+    CHECK(agoraish_server_release(server) == 0, "server_release while running");
+    CHECK(agoraish_server_release(server) == 0, "server_release twice");
+    CHECK(agoraish_server_start(server) == E_NOT_INIT, "server_start after release");
+    len = sizeof url;
+    CHECK(agoraish_server_get_url(server, url, &len) == E_NOT_INIT, "server_get_url after release");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Channel functions                                                         */
+/* ------------------------------------------------------------------------ */
+
+typedef enum {
+    F_PROFILE,
+    F_ROLE,
+    F_JOIN,
+    F_JOIN_ACCOUNT,
+    F_REGISTER,
+    F_INFO_BY_ACCOUNT,
+    F_INFO_BY_UID,
+    F_LEAVE,
+    F_RENEW,
+    F_SWITCH,
+    F_CALL_ID,
+    F_STATE
+} channel_fn_t;
+
+static const char *const channel_fn_names[] = {
+    "set_channel_profile", "set_client_role", "join_channel", "join_channel_with_user_account",
+    "register_local_user_account", "get_user_info_by_user_account", "get_user_info_by_uid", "leave_channel",
+    "renew_token", "switch_channel", "get_call_id", "get_connection_state",
+};
+
+/** One call: the function and its arguments (unused ones stay zero). */
+typedef struct {
+    const char *name;
+    channel_fn_t fn;
+    int value;          /* profile or role */
+    const char *token;  /* join, join_account, switch, renew */
+    const char *text;   /* channel (join, join_account, switch), app id (register),
+                           account (get_user_info_by_user_account) */
+    const char *text2;  /* info (join), account (join_account, register) */
+    uint32_t uid;
+    int null_out;       /* get_user_info_*: NULL info; get_call_id: NULL len */
+    int expected;
+} channel_row_t;
+
+static int run_channel_row(agoraish_engine_t *engine, const channel_row_t *row) {
+    agoraish_user_info info;
+    char buf[128];
+    size_t len = sizeof buf;
+    switch (row->fn) {
+    case F_PROFILE: return agoraish_engine_set_channel_profile(engine, row->value);
+    case F_ROLE: return agoraish_engine_set_client_role(engine, row->value);
+    case F_JOIN: return agoraish_engine_join_channel(engine, row->token, row->text, row->text2, row->uid);
+    case F_JOIN_ACCOUNT: return agoraish_engine_join_channel_with_user_account(engine, row->token, row->text, row->text2);
+    case F_REGISTER: return agoraish_engine_register_local_user_account(engine, row->text, row->text2);
+    case F_INFO_BY_ACCOUNT:
+        return agoraish_engine_get_user_info_by_user_account(engine, row->text, row->null_out ? NULL : &info);
+    case F_INFO_BY_UID: return agoraish_engine_get_user_info_by_uid(engine, row->uid, row->null_out ? NULL : &info);
+    case F_LEAVE: return agoraish_engine_leave_channel(engine);
+    case F_RENEW: return agoraish_engine_renew_token(engine, row->token);
+    case F_SWITCH: return agoraish_engine_switch_channel(engine, row->token, row->text);
+    case F_CALL_ID: return agoraish_engine_get_call_id(engine, buf, row->null_out ? NULL : &len);
+    case F_STATE: return agoraish_engine_get_connection_state(engine);
+    }
+    return 12345;
+}
+
+static void run_channel_rows(agoraish_engine_t *engine, const char *where, const channel_row_t *rows, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        int rc = run_channel_row(engine, &rows[i]);
+        CHECK(rc == rows[i].expected, "%s(%s) %s: returned %d, expected %d", channel_fn_names[rows[i].fn], rows[i].name,
+              where, rc, rows[i].expected);
+    }
+}
+
+static char channel_63[64], channel_64[65], account_255[256], account_256[257];
+
+/** The channel functions on the live engine, which is in no channel and has no
+ *  reachable server: every row is decided before anything is sent. */
+static void test_channel_rows_not_joined(void) {
+    const channel_row_t rows[] = {
+        {"-1", F_PROFILE, .value = -1, .expected = E_INVALID},
+        {"2 (not supported)", F_PROFILE, .value = 2, .expected = E_INVALID},
+        {"3", F_PROFILE, .value = 3, .expected = E_INVALID},
+        {"INT_MIN", F_PROFILE, .value = INT_MIN, .expected = E_INVALID},
+        {"INT_MAX", F_PROFILE, .value = INT_MAX, .expected = E_INVALID},
+        {"LIVE_BROADCASTING", F_PROFILE, .value = AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING, .expected = 0},
+        {"COMMUNICATION", F_PROFILE, .value = AGORAISH_CHANNEL_PROFILE_COMMUNICATION, .expected = 0},
+        {"0", F_ROLE, .value = 0, .expected = E_INVALID},
+        {"3", F_ROLE, .value = 3, .expected = E_INVALID},
+        {"-1", F_ROLE, .value = -1, .expected = E_INVALID},
+        {"INT_MIN", F_ROLE, .value = INT_MIN, .expected = E_INVALID},
+        {"AUDIENCE", F_ROLE, .value = AGORAISH_CLIENT_ROLE_AUDIENCE, .expected = 0},
+        {"BROADCASTER", F_ROLE, .value = AGORAISH_CLIENT_ROLE_BROADCASTER, .expected = 0},
+        {"NULL channel", F_JOIN, .text = NULL, .expected = E_INVALID},
+        {"empty channel", F_JOIN, .text = "", .expected = E_CHANNEL},
+        {"channel of 64 bytes", F_JOIN, .text = channel_64, .expected = E_CHANNEL},
+        {"channel with '/'", F_JOIN, .text = "a/b", .expected = E_CHANNEL},
+        {"channel with '*'", F_JOIN, .text = "a*b", .expected = E_CHANNEL},
+        {"channel with a quote", F_JOIN, .text = "a\"b", .expected = E_CHANNEL},
+        {"channel with a tab", F_JOIN, .text = "a\tb", .expected = E_CHANNEL},
+        {"channel with a newline", F_JOIN, .text = "a\nb", .expected = E_CHANNEL},
+        {"channel not ASCII", F_JOIN, .text = "caf\xc3\xa9", .expected = E_CHANNEL},
+        {"channel not UTF-8", F_JOIN, .text = "chan\xff", .expected = E_INVALID},
+        {"token not UTF-8", F_JOIN, .token = "tok\xff", .text = "bad-input", .expected = E_INVALID},
+        {"info not UTF-8", F_JOIN, .text = "bad-input", .text2 = "info\xc3\x28", .expected = E_INVALID},
+        {"NULL channel", F_JOIN_ACCOUNT, .text = NULL, .text2 = "account", .expected = E_INVALID},
+        {"NULL account", F_JOIN_ACCOUNT, .text = "bad-input", .text2 = NULL, .expected = E_ACCOUNT},
+        {"empty account", F_JOIN_ACCOUNT, .text = "bad-input", .text2 = "", .expected = E_ACCOUNT},
+        {"account of 256 bytes", F_JOIN_ACCOUNT, .text = "bad-input", .text2 = account_256, .expected = E_ACCOUNT},
+        {"account not UTF-8", F_JOIN_ACCOUNT, .text = "bad-input", .text2 = "acc\xff", .expected = E_INVALID},
+        {"empty channel", F_JOIN_ACCOUNT, .text = "", .text2 = "account", .expected = E_CHANNEL},
+        {"channel of 64 bytes", F_JOIN_ACCOUNT, .text = channel_64, .text2 = "account", .expected = E_CHANNEL},
+        {"token not UTF-8", F_JOIN_ACCOUNT, .token = "\xff", .text = "bad-input", .text2 = "account",
+         .expected = E_INVALID},
+        {"NULL app id", F_REGISTER, .text = NULL, .text2 = "account", .expected = E_INVALID},
+        {"another app id", F_REGISTER, .text = "another-app", .text2 = "account", .expected = E_INVALID},
+        {"app id not UTF-8", F_REGISTER, .text = "bad-input-live\xff", .text2 = "account", .expected = E_INVALID},
+        {"NULL account", F_REGISTER, .text = LIVE_APP_ID, .text2 = NULL, .expected = E_ACCOUNT},
+        {"empty account", F_REGISTER, .text = LIVE_APP_ID, .text2 = "", .expected = E_ACCOUNT},
+        {"account of 256 bytes", F_REGISTER, .text = LIVE_APP_ID, .text2 = account_256, .expected = E_ACCOUNT},
+        {"account not UTF-8", F_REGISTER, .text = LIVE_APP_ID, .text2 = "acc\xff", .expected = E_INVALID},
+        {"NULL account", F_INFO_BY_ACCOUNT, .text = NULL, .expected = E_INVALID},
+        {"NULL info", F_INFO_BY_ACCOUNT, .text = "account", .null_out = 1, .expected = E_INVALID},
+        {"unknown account", F_INFO_BY_ACCOUNT, .text = "account", .expected = E_INVALID},
+        {"account not UTF-8", F_INFO_BY_ACCOUNT, .text = "acc\xff", .expected = E_INVALID},
+        {"NULL info", F_INFO_BY_UID, .uid = 1, .null_out = 1, .expected = E_INVALID},
+        {"unknown uid", F_INFO_BY_UID, .uid = 12345, .expected = E_INVALID},
+        {"uid 0", F_INFO_BY_UID, .uid = 0, .expected = E_INVALID},
+        {"not joined", F_LEAVE, .expected = E_LEAVE_REJECTED},
+        {"NULL token", F_RENEW, .token = NULL, .expected = E_INVALID},
+        {"empty token", F_RENEW, .token = "", .expected = E_INVALID},
+        {"token not UTF-8", F_RENEW, .token = "tok\xff", .expected = E_INVALID},
+        {"not joined", F_RENEW, .token = "token", .expected = E_NOT_IN_CHANNEL},
+        {"NULL channel", F_SWITCH, .text = NULL, .expected = E_INVALID},
+        {"not joined", F_SWITCH, .text = "bad-input", .expected = E_NOT_IN_CHANNEL},
+        {"NULL len", F_CALL_ID, .null_out = 1, .expected = E_INVALID},
+        {"before any call", F_CALL_ID, .expected = E_NOT_IN_CHANNEL},
+        {"never joined", F_STATE, .expected = AGORAISH_CONNECTION_STATE_DISCONNECTED},
+    };
+    run_channel_rows(live, "on an engine in no channel", rows, COUNT(rows));
+}
+
+/* ---- Rows that need a server: an engine with a small event recorder ---- */
+
+typedef struct {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    int joins, leaves, registrations, errors;
+    uint32_t uid;
+} channel_events_t;
+
+static channel_events_t chan_events;
+
+static void chan_on_join(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
+    channel_events_t *c = ud;
+    (void)e, (void)channel, (void)elapsed;
+    pthread_mutex_lock(&c->mutex);
+    c->joins++;
+    c->uid = uid;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->mutex);
+}
+static void chan_on_leave(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
+    channel_events_t *c = ud;
+    (void)e, (void)stats;
+    pthread_mutex_lock(&c->mutex);
+    c->leaves++;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->mutex);
+}
+static void chan_on_registered(agoraish_engine_t *e, void *ud, uint32_t uid, const char *account) {
+    channel_events_t *c = ud;
+    (void)e, (void)uid, (void)account;
+    pthread_mutex_lock(&c->mutex);
+    c->registrations++;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->mutex);
+}
+static void chan_on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
+    channel_events_t *c = ud;
+    (void)e, (void)err, (void)msg;
+    pthread_mutex_lock(&c->mutex);
+    c->errors++;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->mutex);
+}
+
+/** Waits until the counter at `field` reaches `n`; returns whether it did within 15 s. */
+static int chan_wait(const int *field, int n) {
+    struct timespec deadline;
+    int ok;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += 15;
+    pthread_mutex_lock(&chan_events.mutex);
+    while (*field < n) {
+        if (pthread_cond_timedwait(&chan_events.cond, &chan_events.mutex, &deadline) == ETIMEDOUT) break;
+    }
+    ok = *field >= n;
+    pthread_mutex_unlock(&chan_events.mutex);
+    return ok;
+}
+
+static int chan_count(const int *field) {
+    int n;
+    pthread_mutex_lock(&chan_events.mutex);
+    n = *field;
+    pthread_mutex_unlock(&chan_events.mutex);
+    return n;
+}
+
+#define CHAN_APP_ID "0123456789abcdef0123456789abcdef"
+
+static agoraish_engine_t *create_channel_engine(const char *server_url, const char *log_name) {
+    agoraish_event_handler handler;
+    agoraish_engine_config config;
+    memset(&handler, 0, sizeof handler);
+    handler.struct_size = sizeof handler;
+    handler.user_data = &chan_events;
+    handler.on_join_channel_success = chan_on_join;
+    handler.on_leave_channel = chan_on_leave;
+    handler.on_local_user_registered = chan_on_registered;
+    handler.on_error = chan_on_error;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.app_id = CHAN_APP_ID;
+    config.event_handler = &handler;
+    config.server_url = server_url;
+    config.log_file = tmp_path(log_name);
+    return agoraish_engine_create(&config);
+}
+
+/** Joins with `row` (which must be accepted), runs `in_call` rows, leaves. */
+static void join_run_leave(agoraish_engine_t *engine, const channel_row_t *join, const channel_row_t *in_call,
+                           size_t n) {
+    int joins = chan_count(&chan_events.joins), leaves = chan_count(&chan_events.leaves);
+    int rc = run_channel_row(engine, join);
+    CHECK(rc == 0, "%s(%s): returned %d, expected 0", channel_fn_names[join->fn], join->name, rc);
+    if (rc != 0) return;
+    CHECK(chan_wait(&chan_events.joins, joins + 1), "%s(%s): no on_join_channel_success", channel_fn_names[join->fn],
+          join->name);
+    run_channel_rows(engine, "in a channel", in_call, n);
+    CHECK(agoraish_engine_leave_channel(engine) == 0, "leave after %s(%s)", channel_fn_names[join->fn], join->name);
+    CHECK(chan_wait(&chan_events.leaves, leaves + 1), "no on_leave_channel after %s(%s)", channel_fn_names[join->fn],
+          join->name);
+}
+
+static void test_channel_rows_with_server(void) {
+    agoraish_server_t *server = create_server(0, NULL);
+    agoraish_engine_t *engine = NULL, *wss = NULL;
+    char url[128];
+    size_t len = sizeof url;
+    pthread_condattr_t attr;
+
+    memset(&chan_events, 0, sizeof chan_events);
+    pthread_mutex_init(&chan_events.mutex, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&chan_events.cond, &attr);
+    pthread_condattr_destroy(&attr);
+
+    CHECK(server != NULL && agoraish_server_start(server) == 0 && agoraish_server_get_url(server, url, &len) == 0,
+          "start a server for the channel rows");
+    if (!server) goto done;
+    engine = create_channel_engine(url, "channel-rows.log");
+    CHECK(engine != NULL, "create the channel engine: last error %d", agoraish_get_last_error());
+    if (!engine) goto done;
+
+    /* A registration is answered; the account is then known. */
+    CHECK(agoraish_engine_register_local_user_account(engine, CHAN_APP_ID, "registered") == 0,
+          "register_local_user_account(valid)");
+    CHECK(chan_wait(&chan_events.registrations, 1), "no on_local_user_registered");
+    {
+        const channel_row_t rows[] = {
+            {"a registered account", F_INFO_BY_ACCOUNT, .text = "registered", .expected = 0},
+            {"a registered account, NULL info", F_INFO_BY_ACCOUNT, .text = "registered", .null_out = 1,
+             .expected = E_INVALID},
+        };
+        run_channel_rows(engine, "after registering", rows, COUNT(rows));
+    }
+
+    /* Communication, broadcaster: the accepted edges of join, and what a call refuses. */
+    {
+        const channel_row_t join = {"a 63-byte channel of every allowed kind", F_JOIN, .text = channel_63,
+                                    .text2 = "info", .uid = 4294967295u, .expected = 0};
+        const channel_row_t in_call[] = {
+            {"while joined", F_JOIN, .text = "bad-input", .expected = E_JOIN_REJECTED},
+            {"while joined", F_JOIN_ACCOUNT, .text = "bad-input", .text2 = "account", .expected = E_JOIN_REJECTED},
+            {"while joined", F_PROFILE, .value = AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING, .expected = E_REFUSED},
+            {"a broadcaster", F_SWITCH, .text = "bad-input-2", .expected = E_REFUSED},
+            {"empty token while joined", F_RENEW, .token = "", .expected = E_INVALID},
+            {"NULL token while joined", F_RENEW, .token = NULL, .expected = E_INVALID},
+            {"while joined", F_RENEW, .token = "renewed-token", .expected = 0},
+            {"NULL len in a call", F_CALL_ID, .null_out = 1, .expected = E_INVALID},
+            {"in a call", F_CALL_ID, .expected = 0},
+            {"in a call", F_STATE, .expected = AGORAISH_CONNECTION_STATE_CONNECTED},
+            {"the same role while joined", F_ROLE, .value = AGORAISH_CLIENT_ROLE_BROADCASTER, .expected = 0},
+            {"a bad role while joined", F_ROLE, .value = 0, .expected = E_INVALID},
+        };
+        join_run_leave(engine, &join, in_call, COUNT(in_call));
+    }
+    {
+        const channel_row_t join = {"an account of 255 bytes", F_JOIN_ACCOUNT, .text = "bad-input",
+                                    .text2 = account_255, .expected = 0};
+        join_run_leave(engine, &join, NULL, 0);
+    }
+
+    /* The call id's buffer convention after a call. */
+    {
+        char buf[128];
+        size_t needed = 0;
+        CHECK(agoraish_engine_get_call_id(engine, NULL, &needed) == E_TOO_SMALL && needed > 1,
+              "get_call_id size query after a call: *len %zu", needed);
+        len = 16;
+        CHECK(agoraish_engine_get_call_id(engine, NULL, &len) == E_INVALID, "get_call_id with NULL buf and *len 16");
+        memset(buf, 'Z', sizeof buf);
+        len = needed - 1;
+        CHECK(agoraish_engine_get_call_id(engine, buf, &len) == E_TOO_SMALL && len == needed && buf[0] == 'Z',
+              "get_call_id one byte short: *len %zu, first byte %c", len, buf[0]);
+        len = needed;
+        CHECK(needed <= sizeof buf && agoraish_engine_get_call_id(engine, buf, &len) == 0 && strlen(buf) + 1 == needed,
+              "get_call_id with the exact size");
+    }
+
+    /* Live broadcasting audience: switch_channel checks the new name. */
+    CHECK(agoraish_engine_set_channel_profile(engine, AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING) == 0,
+          "set_channel_profile(LIVE_BROADCASTING) for the switch rows");
+    CHECK(agoraish_engine_set_client_role(engine, AGORAISH_CLIENT_ROLE_AUDIENCE) == 0, "set_client_role(AUDIENCE)");
+    {
+        const channel_row_t join = {"as audience", F_JOIN, .text = "bad-input-live-broadcast", .expected = 0};
+        const channel_row_t in_call[] = {
+            {"NULL channel", F_SWITCH, .text = NULL, .expected = E_INVALID},
+            {"empty channel", F_SWITCH, .text = "", .expected = E_CHANNEL},
+            {"channel of 64 bytes", F_SWITCH, .text = channel_64, .expected = E_CHANNEL},
+            {"channel with '/'", F_SWITCH, .text = "a/b", .expected = E_CHANNEL},
+            {"channel not UTF-8", F_SWITCH, .text = "\xff", .expected = E_INVALID},
+            {"token not UTF-8", F_SWITCH, .token = "\xff", .text = "other", .expected = E_INVALID},
+        };
+        join_run_leave(engine, &join, in_call, COUNT(in_call));
+    }
+    CHECK(chan_count(&chan_events.errors) == 0, "on_error during the channel rows: %d", chan_count(&chan_events.errors));
+
+    /* A wss:// server URL: this build has no TLS client. */
+    wss = create_channel_engine("wss://example.test:443", "channel-rows-wss.log");
+    CHECK(wss != NULL, "create an engine with a wss:// server: last error %d", agoraish_get_last_error());
+    if (wss) {
+        const channel_row_t rows[] = {
+            {"to a wss:// server", F_JOIN, .text = "bad-input", .expected = E_NOT_SUPPORTED},
+            {"to a wss:// server", F_JOIN_ACCOUNT, .text = "bad-input", .text2 = "account", .expected = E_NOT_SUPPORTED},
+            {"to a wss:// server", F_REGISTER, .text = CHAN_APP_ID, .text2 = "account", .expected = E_NOT_SUPPORTED},
+            {"after refused joins", F_STATE, .expected = AGORAISH_CONNECTION_STATE_DISCONNECTED},
+        };
+        run_channel_rows(wss, "with a wss:// server URL", rows, COUNT(rows));
+    }
+
+done:
+    if (wss) CHECK(agoraish_engine_release(wss, 1) == 0, "release the wss:// engine");
+    if (engine) CHECK(agoraish_engine_release(engine, 1) == 0, "release the channel engine");
+    if (server) CHECK(agoraish_server_release(server) == 0, "release the channel rows' server");
+    pthread_cond_destroy(&chan_events.cond);
+    pthread_mutex_destroy(&chan_events.mutex);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Library functions                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -661,6 +1343,18 @@ static void build_inputs(void) {
     snprintf(log_file_bad_utf8, sizeof log_file_bad_utf8, "%s/bad-\xff.log", tmpdir);
     snprintf(path_bad_utf8, sizeof path_bad_utf8, "%s/bad-\xc3\x28.log", tmpdir);
     snprintf(path_ok, sizeof path_ok, "%s/set-log-file.log", tmpdir);
+    snprintf(json_bad_utf8, sizeof json_bad_utf8, "%s", "{\"listen\": {\"host\": \"\xff\"}}");
+    snprintf(host_bad_utf8, sizeof host_bad_utf8, "%s", "127.0.0.\xff");
+    /* 63 bytes using every kind of allowed character; 64 is one too many. */
+    n = (size_t)snprintf(channel_63, sizeof channel_63, "%s", "azAZ09 !#$%&()+-:;<=.>?@[]^_{}|~,");
+    memset(channel_63 + n, 'c', sizeof channel_63 - 1 - n);
+    channel_63[sizeof channel_63 - 1] = '\0';
+    memset(channel_64, 'c', sizeof channel_64 - 1);
+    channel_64[sizeof channel_64 - 1] = '\0';
+    memset(account_255, 'a', sizeof account_255 - 1);
+    account_255[sizeof account_255 - 1] = '\0';
+    memset(account_256, 'a', sizeof account_256 - 1);
+    account_256[sizeof account_256 - 1] = '\0';
     /* 4096 bytes: one over the limit. */
     n = (size_t)snprintf(path_too_long, sizeof path_too_long, "%s/", tmpdir);
     memset(path_too_long + n, 'p', sizeof path_too_long - 1 - n);
@@ -683,7 +1377,9 @@ int main(void) {
         return 1;
     }
     build_inputs();
-    CHECK(strlen(json_max) == 65536 && strlen(json_too_long) == 65537 && strlen(path_too_long) == 4096,
+    CHECK(strlen(json_max) == 65536 && strlen(json_too_long) == 65537 && strlen(path_too_long) == 4096 &&
+              strlen(channel_63) == 63 && strlen(channel_64) == 64 && strlen(account_255) == 255 &&
+              strlen(account_256) == 256,
           "test inputs have the wrong sizes");
 
     live = create_with_log("bad-input-live", "live.log");
@@ -698,6 +1394,11 @@ int main(void) {
         test_set_log_level();
         test_set_log_file_size();
         test_get_parameter();
+        test_server_handles();
+        test_server_create();
+        test_server_states();
+        test_channel_rows_not_joined();
+        test_channel_rows_with_server();
         test_library_functions();
         CHECK(agoraish_engine_release(live, 1) == 0, "release the live engine");
     }

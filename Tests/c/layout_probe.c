@@ -10,6 +10,11 @@
 #include <stddef.h>
 #include "agoraish.h"
 
+/* The 0.1 event handler ends where the 0.2 callbacks begin: a host built
+ * against 0.1 passes exactly this struct_size. */
+_Static_assert(AGORAISH_EVENT_HANDLER_SIZE_0_1 == offsetof(agoraish_event_handler, on_join_channel_success),
+               "AGORAISH_EVENT_HANDLER_SIZE_0_1 must be the offset of the first 0.2 callback");
+
 static int first_struct = 1;
 static int first_field;
 
@@ -29,6 +34,19 @@ int main(void) {
     FIELD(agoraish_event_handler, struct_size);
     FIELD(agoraish_event_handler, user_data);
     FIELD(agoraish_event_handler, on_api_call_executed);
+    FIELD(agoraish_event_handler, on_join_channel_success);
+    FIELD(agoraish_event_handler, on_rejoin_channel_success);
+    FIELD(agoraish_event_handler, on_leave_channel);
+    FIELD(agoraish_event_handler, on_user_joined);
+    FIELD(agoraish_event_handler, on_user_offline);
+    FIELD(agoraish_event_handler, on_client_role_changed);
+    FIELD(agoraish_event_handler, on_connection_state_changed);
+    FIELD(agoraish_event_handler, on_connection_lost);
+    FIELD(agoraish_event_handler, on_token_privilege_will_expire);
+    FIELD(agoraish_event_handler, on_request_token);
+    FIELD(agoraish_event_handler, on_local_user_registered);
+    FIELD(agoraish_event_handler, on_user_info_updated);
+    FIELD(agoraish_event_handler, on_error);
     end();
 
     BEGIN(agoraish_engine_config);
@@ -40,6 +58,29 @@ int main(void) {
     FIELD(agoraish_engine_config, log_file_size_kb);
     FIELD(agoraish_engine_config, log_level);
     FIELD(agoraish_engine_config, area_code);
+    end();
+
+    BEGIN(agoraish_user_info);
+    FIELD(agoraish_user_info, uid);
+    FIELD(agoraish_user_info, user_account);
+    end();
+
+    BEGIN(agoraish_rtc_stats);
+    FIELD(agoraish_rtc_stats, struct_size);
+    FIELD(agoraish_rtc_stats, duration);
+    FIELD(agoraish_rtc_stats, tx_bytes);
+    FIELD(agoraish_rtc_stats, rx_bytes);
+    FIELD(agoraish_rtc_stats, tx_packets);
+    FIELD(agoraish_rtc_stats, rx_packets);
+    FIELD(agoraish_rtc_stats, user_count);
+    end();
+
+    BEGIN(agoraish_server_config);
+    FIELD(agoraish_server_config, struct_size);
+    FIELD(agoraish_server_config, host);
+    FIELD(agoraish_server_config, signaling_port);
+    FIELD(agoraish_server_config, http_port);
+    FIELD(agoraish_server_config, config_json);
     end();
 
     printf("\n}\n");

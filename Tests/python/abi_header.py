@@ -9,11 +9,12 @@ change that outgrows it shows up as a test failure rather than a silent gap.
 from __future__ import annotations
 
 import ast
+import ctypes
 import operator
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = ROOT / "include" / "agoraish.h"
@@ -38,7 +39,10 @@ class Function:
 
 @dataclass(frozen=True)
 class Field:
-    """A struct field; `callback` holds (restype, params) for a function pointer."""
+    """A struct field; `callback` holds (restype, params) for a function pointer.
+
+    An array field `char name[N]` has the ctype "char[N]" with N evaluated.
+    """
 
     name: str
     ctype: str
@@ -99,7 +103,12 @@ def functions(text: str = None) -> Dict[str, Function]:  # type: ignore[assignme
 
 def structs(text: str = None) -> Dict[str, List[Field]]:  # type: ignore[assignment]
     """Every `typedef struct X { ... } X;`, with its fields in order."""
-    code = _code(text if text is not None else header_text())
+    text = text if text is not None else header_text()
+    return _structs(_code(text), constants(text))
+
+
+def _structs(code: str, known: Dict[str, int]) -> Dict[str, List[Field]]:
+    """The structs of `code`; array lengths are evaluated with the constants in `known`."""
     result: Dict[str, List[Field]] = {}
     for m in re.finditer(r"typedef\s+struct\s+(\w+)\s*\{(.*?)\}\s*(\w+)\s*;", code, flags=re.S):
         name, body = m.group(1), m.group(2)
@@ -109,13 +118,47 @@ def structs(text: str = None) -> Dict[str, List[Field]]:  # type: ignore[assignm
             if not decl:
                 continue
             fp = re.fullmatch(r"(.*?)\(\s*\*\s*(\w+)\s*\)\s*\((.*)\)", decl)
+            array = re.fullmatch(r"(.*?)\[(.+)\]", decl)
             if fp:
                 fields.append(Field(fp.group(2), "fnptr", (normalize_type(fp.group(1)), _params(fp.group(3)))))
+            elif array:
+                p = _param(array.group(1))
+                fields.append(Field(p.name, f"{p.ctype}[{_evaluate(array.group(2), known)}]"))
             else:
                 p = _param(decl)
                 fields.append(Field(p.name, p.ctype))
         result[name] = fields
     return result
+
+
+def _size_and_alignment(ctype: str) -> Tuple[int, int]:
+    """Size and alignment of a field type on this platform (natural alignment, as the C compilers here use)."""
+    pointer = ctypes.sizeof(ctypes.c_void_p)
+    array = re.fullmatch(r"(.+)\[(\d+)\]", ctype)
+    if array:
+        size, alignment = _size_and_alignment(array.group(1))
+        return size * int(array.group(2)), alignment
+    if ctype == "fnptr" or ctype.endswith("*"):
+        return pointer, pointer
+    if ctype == "char":
+        return 1, 1
+    if ctype in _SIZEOF:
+        return _SIZEOF[ctype], _SIZEOF[ctype]
+    raise ValueError(f"no size known for the field type {ctype!r}")
+
+
+def layout(fields: List[Field]) -> Dict[str, int]:
+    """Field offsets and "__size__" of a struct, by the natural alignment rules."""
+    offsets: Dict[str, int] = {}
+    offset, widest = 0, 1
+    for f in fields:
+        size, alignment = _size_and_alignment(f.ctype)
+        offset = (offset + alignment - 1) // alignment * alignment
+        offsets[f.name] = offset
+        offset += size
+        widest = max(widest, alignment)
+    offsets["__size__"] = (offset + widest - 1) // widest * widest
+    return offsets
 
 
 def struct_names_declared(text: str = None) -> List[str]:  # type: ignore[assignment]
@@ -126,8 +169,30 @@ def struct_names_declared(text: str = None) -> List[str]:  # type: ignore[assign
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.BitOr: operator.or_}
 
+#: `sizeof` of the C types the header's #defines may measure (this platform's sizes).
+_SIZEOF = {
+    "uint32_t": 4,
+    "int32_t": 4,
+    "uint64_t": 8,
+    "int": ctypes.sizeof(ctypes.c_int),
+    "void *": ctypes.sizeof(ctypes.c_void_p),
+    "size_t": ctypes.sizeof(ctypes.c_size_t),
+}
 
-def _evaluate(expr: str, known: Dict[str, int]) -> int:
+
+def _sizeof(m: "re.Match[str]") -> str:
+    ctype = normalize_type(m.group(1))
+    if ctype not in _SIZEOF:
+        raise ValueError(f"cannot evaluate sizeof({ctype})")
+    return str(_SIZEOF[ctype])
+
+
+def _evaluate(expr: str, known: Dict[str, int],
+              offsetof: "Optional[Callable[[str, str], int]]" = None) -> int:
+    expr = re.sub(r"\bsizeof\s*\(([^()]*)\)", _sizeof, expr)
+    if offsetof is not None:
+        expr = re.sub(r"\boffsetof\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)",
+                      lambda m: str(offsetof(m.group(1), m.group(2))), expr)
     expr = re.sub(r"\(\s*int\s*\)\s*(0[xX][0-9a-fA-F]+|\d+)", r"__int32__(\1)", expr)
 
     def ev(node: ast.AST) -> int:
@@ -151,10 +216,18 @@ def _evaluate(expr: str, known: Dict[str, int]) -> int:
 
 def constants(text: str = None) -> Dict[str, int]:  # type: ignore[assignment]
     """Every `#define AGORAISH_X value` and every enumerator, by name."""
-    raw = _strip_comments(text if text is not None else header_text())
+    text = text if text is not None else header_text()
+    raw = _strip_comments(text)
     values: Dict[str, int] = {}
+
+    def offsetof(struct: str, field: str) -> int:
+        offsets = layout(_structs(_code(text), values)[struct])
+        if field not in offsets:
+            raise ValueError(f"offsetof({struct}, {field}): no such field")
+        return offsets[field]
+
     for m in re.finditer(r"^\s*#define\s+(AGORAISH_\w+)[ \t]+(.+)$", raw, flags=re.M):
-        values[m.group(1)] = _evaluate(m.group(2), values)
+        values[m.group(1)] = _evaluate(m.group(2), values, offsetof)
     for m in re.finditer(r"\benum\s+\w+\s*\{(.*?)\}\s*;", raw, flags=re.S):
         for item in m.group(1).split(","):
             item = item.strip()

@@ -45,3 +45,35 @@ def ffi():
     from agoraish import _ffi
 
     return _ffi
+
+
+APP_ID = "0123456789abcdef0123456789abcdef"
+
+
+@pytest.fixture
+def channel_server():
+    """An embedded channel server on a free loopback port (any app id, no tokens), released after the test."""
+    import agoraish
+
+    server = agoraish.ChannelServer(http_port=-1)
+    server.start()
+    yield server
+    server.release()
+
+
+@pytest.fixture
+def make_peer(log_dir: Path):
+    """Creates channel peers (peers.LocalPeer, or peers.RemotePeer in a child process); closes them after the test."""
+    import peers
+
+    created: List[object] = []
+
+    def make(server_url: str, name: str, *, remote: bool = False, app_id: str = APP_ID):
+        cls = peers.RemotePeer if remote else peers.LocalPeer
+        peer = cls(app_id, server_url, log_dir / f"{name}.log", name=name)
+        created.append(peer)
+        return peer
+
+    yield make
+    for peer in reversed(created):
+        peer.close()  # type: ignore[attr-defined]

@@ -58,3 +58,17 @@ class Recorder:
             got = list(self.events)
         assert ok, f"waited {timeout}s for {count} events, got {len(got)}: {got}"
         return got[:count]
+
+
+def http_get(port: int, path: str, method: str = "GET") -> Tuple[int, str, bytes]:
+    """(status, content type, body) of an HTTP request to 127.0.0.1:port, bypassing any proxy settings."""
+    import urllib.error
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method)
+    try:
+        with opener.open(request, timeout=TIMEOUT) as reply:
+            return reply.status, reply.headers.get("Content-Type", ""), reply.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Content-Type", ""), error.read()

@@ -3,15 +3,20 @@
 The table ROWS has one row per function of include/agoraish.h; a function
 added to the header without a row (or a parameter without a case) fails
 `test_table_covers_every_function`. Each row lists cases, each tagged with the
-parameter it exercises. Engine functions also get the handle checks: NULL,
-stale, another type, garbage and never-issued handles.
+parameter it exercises. Engine and server functions also get the handle
+checks: NULL, stale, another type (forged and live), garbage and never-issued
+handles.
+
+Engines of the cases talk to an embedded server of this module (never to a
+server that happens to run on the default port); cases that need a call in
+progress but no answer point the engine at a port where nothing listens.
 """
 
 from __future__ import annotations
 
 import ctypes
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -24,19 +29,39 @@ HEADER_FUNCTIONS = abi_header.functions()
 ERROR_CODES = abi_header.enum_members("agoraish_error_code")
 
 # Forged handles (layout: tag in bits 63..56, generation in 55..32, slot + 1 in 31..0).
-WRONG_TYPE = (0x02 << 56) | (1 << 32) | 1  # a well-formed handle of a type that is not an engine
+ENGINE_TAG, SERVER_TAG = 0x01, 0x02
 GARBAGE = 0xDEADBEEF  # tag byte 0: not a handle of any type
-NEVER_ISSUED = (0x01 << 56) | (1 << 32) | 0xFFFFFFF0  # an engine handle for a slot never used
 
-EINVAL, EREFUSED, ESMALL, ENOINIT, EAPPID, EFAILED = -2, -5, -6, -7, -101, -1
+
+def forged(tag: int, slot: int = 1) -> int:
+    return (tag << 56) | (1 << 32) | slot
+
+
+EINVAL, ENOTREADY, ENOTSUP, EREFUSED, ESMALL, ENOINIT, ESTATE, EBIND, EAPPID, EFAILED = (
+    -2, -3, -4, -5, -6, -7, -8, -13, -101, -1)
+EJOIN, ELEAVE, ECHANNEL, ENOTIN, EACCOUNT = -17, -18, -102, -113, -134
+
+#: A server URL where nothing listens: a join stays CONNECTING (retrying) for the whole case.
+NOWHERE = b"ws://127.0.0.1:1"
+ALLOWED_CHANNEL_CHARS = b"abcxyzABCXYZ0189 !#$%&()+-:;<=.>?@[]^_{}|~,"
+
+#: The URL of this module's embedded server (set by the `module_server` fixture).
+SERVER_URL: List[bytes] = []
 
 
 @dataclass
 class Ctx:
-    """What a case gets: a live engine handle (released after the case) and a scratch directory."""
+    """What a case gets: a live engine handle (released after the case) and a scratch directory.
+
+    `keep` holds what must outlive the case's calls (callback objects);
+    `engines` and `servers` are released after the case.
+    """
 
     engine: int
     tmp: Path
+    keep: List[object] = field(default_factory=list)
+    engines: List[int] = field(default_factory=list)
+    servers: List[int] = field(default_factory=list)
 
 
 def make_config(tmp: Path, **fields) -> _ffi.EngineConfig:
@@ -44,6 +69,7 @@ def make_config(tmp: Path, **fields) -> _ffi.EngineConfig:
     config.struct_size = ctypes.sizeof(_ffi.EngineConfig)
     config.app_id = b"bad-input-app"
     config.log_file = str(tmp / "bad-input.log").encode()
+    config.server_url = SERVER_URL[0] if SERVER_URL else NOWHERE
     for name, value in fields.items():
         setattr(config, name, value)
     return config
@@ -191,19 +217,24 @@ def case_create_struct_size(ctx: Ctx) -> None:
 
 
 def case_create_handler_struct_size(ctx: Ctx) -> None:
-    for size in (0, 8, ctypes.sizeof(_ffi.EventHandlerTable) - 1):
+    size_0_1 = _ffi.AGORAISH_EVENT_HANDLER_SIZE_0_1
+    for size in (0, 8, size_0_1 - 1):
         table = _ffi.EventHandlerTable()
         table.struct_size = size
         config = make_config(ctx.tmp)
         config.event_handler = ctypes.pointer(table)
         handle, error = create(ctx.tmp, config)
         assert handle is None and error == EINVAL, size
-    table = _ffi.EventHandlerTable()
-    table.struct_size = ctypes.sizeof(_ffi.EventHandlerTable)  # all callbacks NULL: fine
-    config = make_config(ctx.tmp)
-    config.event_handler = ctypes.pointer(table)
-    handle, error = create(ctx.tmp, config)
-    assert handle and error == 0
+    # The 0.1 table, anything between, the full 0.2 table and a newer, larger one
+    # (all callbacks NULL) are accepted.
+    for size in (size_0_1, size_0_1 + 8, ctypes.sizeof(_ffi.EventHandlerTable) - 1,
+                 ctypes.sizeof(_ffi.EventHandlerTable), ctypes.sizeof(_ffi.EventHandlerTable) + 64):
+        table = _ffi.EventHandlerTable()
+        table.struct_size = size
+        config = make_config(ctx.tmp)
+        config.event_handler = ctypes.pointer(table)
+        handle, error = create(ctx.tmp, config)
+        assert handle and error == 0, size
 
 
 def case_create_app_ids(ctx: Ctx) -> None:
@@ -252,6 +283,451 @@ def case_create_area_code(ctx: Ctx) -> None:
 
 
 # --------------------------------------------------------------------------
+# Channels
+# --------------------------------------------------------------------------
+
+TIMEOUT = 10.0
+_CHANNELS = iter(range(1, 1_000_000))
+
+
+def engine_with(ctx: Ctx, **fields) -> int:
+    """Another engine for the case (released after it)."""
+    config = make_config(ctx.tmp, log_file=str(ctx.tmp / f"engine{len(ctx.engines)}.log").encode(), **fields)
+    handle = _ffi.agoraish_engine_create(ctypes.byref(config))
+    assert handle, _ffi.agoraish_get_last_error()
+    ctx.engines.append(handle)
+    return handle
+
+
+class StateWatch:
+    """Records an engine's connection states; `wait(state)` blocks until that state arrives."""
+
+    def __init__(self) -> None:
+        self.states: List[int] = []
+        self.cond = threading.Condition()
+        self.callback = _ffi.ConnectionStateChangedCallback(self._on_state)
+        self.table = _ffi.EventHandlerTable(struct_size=ctypes.sizeof(_ffi.EventHandlerTable),
+                                            on_connection_state_changed=self.callback)
+
+    def _on_state(self, engine, user_data, state, reason) -> None:
+        with self.cond:
+            self.states.append(state)
+            self.cond.notify_all()
+
+    def wait(self, state: int) -> None:
+        with self.cond:
+            assert self.cond.wait_for(lambda: state in self.states, TIMEOUT), (state, self.states)
+            self.states.clear()
+
+
+WATCHES: Dict[int, StateWatch] = {}
+
+
+def connected_engine(ctx: Ctx, *, profile: int = 0, role: int = 1, uid: int = 0,
+                     account: Optional[bytes] = None) -> int:
+    """An engine in a channel of its own on the module server, once CONNECTED has arrived."""
+    watch = StateWatch()
+    ctx.keep.append(watch)
+    handle = engine_with(ctx, event_handler=ctypes.pointer(watch.table))
+    WATCHES[handle] = watch
+    channel = f"bad-input-{next(_CHANNELS)}".encode()
+    assert _ffi.agoraish_engine_set_channel_profile(handle, profile) == 0
+    assert _ffi.agoraish_engine_set_client_role(handle, role) == 0
+    if account is None:
+        assert _ffi.agoraish_engine_join_channel(handle, None, channel, None, uid) == 0
+    else:
+        assert _ffi.agoraish_engine_join_channel_with_user_account(handle, None, channel, account) == 0
+    watch.wait(3)
+    return handle
+
+
+def joining(ctx: Ctx) -> int:
+    """The case's engine, joining a server that never answers (CONNECTING throughout)."""
+    assert _ffi.agoraish_engine_set_parameters(ctx.engine, b'{"rtc.server_url": "ws://127.0.0.1:1"}') == 0
+    assert _ffi.agoraish_engine_join_channel(ctx.engine, None, b"joining", None, 0) == 0
+    return ctx.engine
+
+
+def join(engine: int, channel: Optional[bytes], token: Optional[bytes] = None, info: Optional[bytes] = None,
+         uid: int = 0) -> int:
+    return _ffi.agoraish_engine_join_channel(engine, token, channel, info, uid)
+
+
+def join_account(engine: int, channel: Optional[bytes], account: Optional[bytes],
+                 token: Optional[bytes] = None) -> int:
+    return _ffi.agoraish_engine_join_channel_with_user_account(engine, token, channel, account)
+
+
+def fresh(call: Callable[[int], int]) -> Callable[[Ctx], int]:
+    """Runs `call` on a new engine that points at nowhere: a join it makes stays pending."""
+    return lambda ctx: call(engine_with(ctx, server_url=NOWHERE))
+
+
+def all_rc(expected: int, call: Callable[[Ctx, object], int], values) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        got = {value: call(ctx, value) for value in values}
+        assert got == {value: expected for value in values}
+
+    return case
+
+
+def case_profile_refused_while_in_a_channel(ctx: Ctx) -> None:
+    engine = joining(ctx)
+    assert _ffi.agoraish_engine_set_channel_profile(engine, 1) == EREFUSED, "joining"
+    connected = connected_engine(ctx)
+    assert _ffi.agoraish_engine_set_channel_profile(connected, 1) == EREFUSED, "connected"
+    assert _ffi.agoraish_engine_set_channel_profile(connected, 7) == EINVAL, "a bad value is -2 first"
+    assert _ffi.agoraish_engine_leave_channel(connected) == 0
+    WATCHES[connected].wait(1)
+    assert _ffi.agoraish_engine_set_channel_profile(connected, 1) == 0, "after leaving"
+
+
+def case_role_while_joining_and_connected(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_set_client_role(joining(ctx), 2) == EREFUSED, "joining"
+    connected = connected_engine(ctx, profile=1)
+    assert _ffi.agoraish_engine_set_client_role(connected, 2) == 0, "connected: asks the server"
+    assert _ffi.agoraish_engine_set_client_role(connected, 3) == EINVAL
+
+
+def case_join_twice(ctx: Ctx) -> None:
+    engine = joining(ctx)
+    assert join(engine, b"another") == EJOIN
+    assert join_account(engine, b"another", b"acct") == EJOIN
+    assert join(connected_engine(ctx), b"another") == EJOIN
+
+
+def case_join_wss_not_supported(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_set_parameters(ctx.engine, b'{"rtc.server_url": "wss://127.0.0.1:1"}') == 0
+    assert join(ctx.engine, b"tls") == ENOTSUP
+    assert join_account(ctx.engine, b"tls", b"acct") == ENOTSUP
+    assert _ffi.agoraish_engine_get_connection_state(ctx.engine) == 1, "nothing started"
+
+
+BAD_CHANNEL_NAMES = [b"", b"a" * 64, b"a" * 200, b"slash/", b"star*", b'quote"', b"apostrophe'", b"back\\slash",
+                     b"tab\t", b"new\nline", b"grave`", "caf\u00e9".encode()]
+
+
+def case_bad_channel_names(call: Callable[[int, bytes], int]) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        got = {name: call(ctx.engine, name) for name in BAD_CHANNEL_NAMES}
+        assert got == {name: ECHANNEL for name in BAD_CHANNEL_NAMES}
+        assert _ffi.agoraish_engine_get_connection_state(ctx.engine) == 1, "a refused join starts nothing"
+
+    return case
+
+
+def case_good_channel_names(call: Callable[[int, bytes], int]) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        for name in (b"a", b"a" * 63, ALLOWED_CHANNEL_CHARS):
+            engine = engine_with(ctx, server_url=NOWHERE)
+            assert call(engine, name) == 0, name
+            assert _ffi.agoraish_engine_get_connection_state(engine) == 2, "joining"
+
+    return case
+
+
+def case_account_lengths(ctx: Ctx) -> None:
+    for account, expected in ((None, EACCOUNT), (b"", EACCOUNT), (b"x" * 256, EACCOUNT), (b"x" * 1000, EACCOUNT),
+                              (b"x" * 255, 0), ("\u00e9".encode() * 127 + b"x", 0), (b"a", 0), (b"has space", 0)):
+        engine = engine_with(ctx, server_url=NOWHERE)
+        assert join_account(engine, b"accounts", account) == expected, account
+
+
+def case_account_checked_after_channel(ctx: Ctx) -> None:
+    assert join_account(ctx.engine, b"bad/name", b"") == ECHANNEL
+    assert join_account(ctx.engine, None, None) == EINVAL
+
+
+def case_register_accounts(ctx: Ctx) -> None:
+    for account, expected in ((None, EACCOUNT), (b"", EACCOUNT), (b"x" * 256, EACCOUNT), (b"\xff", EINVAL)):
+        assert _ffi.agoraish_engine_register_local_user_account(ctx.engine, b"bad-input-app", account) == expected
+
+
+def case_register_wss_not_supported(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_set_parameters(ctx.engine, b'{"rtc.server_url": "wss://127.0.0.1:1"}') == 0
+    assert _ffi.agoraish_engine_register_local_user_account(ctx.engine, b"bad-input-app", b"acct") == ENOTSUP
+
+
+def case_register_app_ids(ctx: Ctx) -> None:
+    for app_id in (None, b"", b"other-app", b"bad-input-app ", b"\xff"):
+        assert _ffi.agoraish_engine_register_local_user_account(ctx.engine, app_id, b"acct") == EINVAL, app_id
+    assert _ffi.agoraish_engine_register_local_user_account(ctx.engine, b"bad-input-app", b"acct") == 0
+
+
+def user_info_by_account(engine: int, account: Optional[bytes], with_info: bool = True) -> Tuple[int, _ffi.UserInfo]:
+    info = _ffi.UserInfo(uid=12345, user_account=b"untouched")
+    rc = _ffi.agoraish_engine_get_user_info_by_user_account(engine, account, ctypes.byref(info) if with_info else None)
+    return rc, info
+
+
+def user_info_by_uid(engine: int, uid: int, with_info: bool = True) -> Tuple[int, _ffi.UserInfo]:
+    info = _ffi.UserInfo(uid=12345, user_account=b"untouched")
+    rc = _ffi.agoraish_engine_get_user_info_by_uid(engine, uid, ctypes.byref(info) if with_info else None)
+    return rc, info
+
+
+def case_user_info_known_account(ctx: Ctx) -> None:
+    engine = connected_engine(ctx, account=b"known-account")
+    rc, info = user_info_by_account(engine, b"known-account")
+    assert rc == 0 and info.user_account == b"known-account" and info.uid != 0
+    assert user_info_by_account(engine, b"known-account", with_info=False)[0] == EINVAL, "NULL info"
+    rc, by_uid = user_info_by_uid(engine, info.uid)
+    assert rc == 0 and (by_uid.uid, by_uid.user_account) == (info.uid, b"known-account")
+    assert user_info_by_uid(engine, info.uid, with_info=False)[0] == EINVAL, "NULL info"
+
+
+def case_user_info_unknown_account(ctx: Ctx) -> None:
+    for account in (b"nobody", b"", b"x" * 300):
+        rc, info = user_info_by_account(ctx.engine, account)
+        assert rc == EINVAL and (info.uid, info.user_account) == (12345, b"untouched"), account
+
+
+def case_leave(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_leave_channel(ctx.engine) == ELEAVE, "never joined"
+    engine = joining(ctx)
+    assert _ffi.agoraish_engine_leave_channel(engine) == 0, "leaving a join in progress"
+    assert _ffi.agoraish_engine_leave_channel(engine) == ELEAVE, "left"
+    connected = connected_engine(ctx)
+    assert _ffi.agoraish_engine_leave_channel(connected) == 0
+    assert _ffi.agoraish_engine_leave_channel(connected) == ELEAVE, "leaving (waiting for the answer) or left"
+
+
+def renew(token: Optional[bytes]) -> Callable[[int], int]:
+    return lambda engine: _ffi.agoraish_engine_renew_token(engine, token)
+
+
+def case_renew_not_joined(ctx: Ctx) -> None:
+    assert renew(b"007abc")(ctx.engine) == ENOTIN
+    assert renew(b"007abc")(joining(ctx)) == 0, "while joining: the next join carries it"
+    assert _ffi.agoraish_engine_leave_channel(ctx.engine) == 0
+    assert renew(b"007abc")(ctx.engine) == ENOTIN, "after leaving"
+
+
+def case_renew_empty(ctx: Ctx) -> None:
+    for engine in (ctx.engine, connected_engine(ctx)):
+        assert renew(None)(engine) == EINVAL
+        assert renew(b"")(engine) == EINVAL
+        assert renew(b"\xff")(engine) == EINVAL
+
+
+def switch(engine: int, channel: Optional[bytes], token: Optional[bytes] = None) -> int:
+    return _ffi.agoraish_engine_switch_channel(engine, token, channel)
+
+
+def case_switch_not_connected(ctx: Ctx) -> None:
+    assert switch(ctx.engine, b"other") == ENOTIN, "never joined"
+    assert switch(ctx.engine, b"bad/name") == ENOTIN, "not in a channel comes first"
+    assert switch(joining(ctx), b"other") == ENOTIN, "joining is not connected"
+
+
+def case_switch_not_audience(ctx: Ctx) -> None:
+    assert switch(connected_engine(ctx, profile=0, role=2), b"other") == EREFUSED, "communication"
+    assert switch(connected_engine(ctx, profile=1, role=1), b"other") == EREFUSED, "live broadcaster"
+
+
+def case_switch_channel_names(ctx: Ctx) -> None:
+    audience = connected_engine(ctx, profile=1, role=2)
+    for name in (b"", b"a" * 64, b"bad/name"):
+        assert switch(audience, name) == ECHANNEL, name
+    assert switch(audience, None) == EINVAL
+    assert switch(audience, "caf\u00e9".encode("latin-1")) == EINVAL, "not UTF-8"
+    assert switch(audience, b"other", token=b"\xff") == EINVAL, "token not UTF-8"
+    assert _ffi.agoraish_engine_get_connection_state(audience) == 3, "refused calls change nothing"
+    assert switch(audience, b"other") == 0
+
+
+def call_id(engine: int, capacity: Optional[int], with_len: bool = True) -> Tuple[int, int, bytes]:
+    length = ctypes.c_size_t(capacity or 0)
+    buf = ctypes.create_string_buffer(b"\xaa" * capacity, capacity) if capacity is not None else None
+    rc = _ffi.agoraish_engine_get_call_id(engine, buf, ctypes.byref(length) if with_len else None)
+    return rc, length.value, (buf.raw if buf is not None else b"")
+
+
+def case_call_id_before_any_call(ctx: Ctx) -> None:
+    assert call_id(ctx.engine, 128)[0] == ENOTIN
+    assert call_id(ctx.engine, None)[0] == ENOTIN
+    assert call_id(joining(ctx), 128)[0] == ENOTIN, "no answer from a server yet"
+
+
+def case_call_id_buffer(ctx: Ctx) -> None:
+    engine = connected_engine(ctx)
+    rc, needed, _ = call_id(engine, None)
+    assert rc == ESMALL and needed > 1, "size query"
+    rc, needed2, raw = call_id(engine, needed - 1)
+    assert rc == ESMALL and needed2 == needed and raw == b"\xaa" * (needed - 1), "too small: nothing written"
+    rc, needed3, raw = call_id(engine, needed)
+    assert rc == 0 and needed3 == needed and raw.endswith(b"\0") and len(raw.rstrip(b"\0")) == needed - 1
+    assert raw.startswith(b"bad-inpu-"), raw  # <first 8 characters of the app id>-<session>-<ms>
+    assert _ffi.agoraish_engine_get_call_id(engine, None, None) == EINVAL
+    length = ctypes.c_size_t(16)
+    assert _ffi.agoraish_engine_get_call_id(engine, None, ctypes.byref(length)) == EINVAL, "NULL buf, nonzero len"
+
+
+def case_connection_states(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_get_connection_state(ctx.engine) == 1
+    engine = joining(ctx)
+    assert _ffi.agoraish_engine_get_connection_state(engine) == 2
+    assert _ffi.agoraish_engine_leave_channel(engine) == 0
+    assert _ffi.agoraish_engine_get_connection_state(engine) == 1
+    assert _ffi.agoraish_engine_get_connection_state(connected_engine(ctx)) == 3
+
+
+# --------------------------------------------------------------------------
+# The embedded server
+# --------------------------------------------------------------------------
+
+
+def server_config(**fields) -> _ffi.ServerConfig:
+    config = _ffi.ServerConfig()
+    config.struct_size = ctypes.sizeof(_ffi.ServerConfig)
+    for name, value in fields.items():
+        setattr(config, name, value)
+    return config
+
+
+def new_server(ctx: Ctx, config: Optional[_ffi.ServerConfig] = None, **fields) -> int:
+    config = config if config is not None else server_config(**fields)
+    handle = _ffi.agoraish_server_create(ctypes.byref(config))
+    assert handle, _ffi.agoraish_get_last_error()
+    assert _ffi.agoraish_get_last_error() == 0
+    ctx.servers.append(handle)
+    return handle
+
+
+def server_create_fails(config: Optional[_ffi.ServerConfig] = None, **fields) -> None:
+    config = config if config is not None else server_config(**fields)
+    handle = _ffi.agoraish_server_create(ctypes.byref(config))
+    error = _ffi.agoraish_get_last_error()
+    if handle:
+        _ffi.agoraish_server_release(handle)
+    assert handle is None and error == EINVAL, (fields, handle, error)
+
+
+def server_url(server: int, capacity: Optional[int] = 256, with_len: bool = True) -> Tuple[int, int, bytes]:
+    length = ctypes.c_size_t(capacity or 0)
+    buf = ctypes.create_string_buffer(b"\xaa" * capacity, capacity) if capacity is not None else None
+    rc = _ffi.agoraish_server_get_url(server, buf, ctypes.byref(length) if with_len else None)
+    return rc, length.value, (buf.raw if buf is not None else b"")
+
+
+def url_port(server: int) -> int:
+    rc, _, raw = server_url(server)
+    assert rc == 0, rc
+    return int(raw.split(b"\0")[0].rsplit(b":", 1)[1])
+
+
+def case_server_create_null(ctx: Ctx) -> None:
+    assert _ffi.agoraish_server_create(None) is None
+    assert _ffi.agoraish_get_last_error() == EINVAL
+
+
+def case_server_create_struct_size(ctx: Ctx) -> None:
+    full = ctypes.sizeof(_ffi.ServerConfig)
+    for size in (0, 4, 8, full - 8, full - 1):
+        server_create_fails(struct_size=size)
+    new_server(ctx, struct_size=full + 64)  # a newer, larger struct is read up to what is known
+
+
+def case_server_create_ports(ctx: Ctx) -> None:
+    for fields in ({"signaling_port": -1}, {"signaling_port": 65536}, {"signaling_port": -(2**31)},
+                   {"http_port": -2}, {"http_port": 65536}, {"http_port": 2**31 - 1}):
+        server_create_fails(**fields)
+    for fields in ({"signaling_port": 0, "http_port": 0}, {"http_port": -1}, {"signaling_port": 65535}):
+        new_server(ctx, **fields)
+
+
+def case_server_create_config_json(ctx: Ctx) -> None:
+    for text in (b"", b"not json", b"{", b"[1]", b'"apps"', b"null", b'{"no_such_key": 1}',
+                 b'{"apps": [{"app_id": "short"}]}', b'{"apps": {"app_id": "0123456789abcdef0123456789abcdef"}}',
+                 b'{"apps": [{"app_id": "0123456789abcdef0123456789abcdef", "certificate": "xyz"}]}',
+                 b'{"limits": {"max_message_bytes": 0}}', b'{"timeouts": {"drop_timeout_ms": "20"}}',
+                 b'{"accept_unknown_apps": "yes"}', b'{"listen": {"signaling_port": 70000}}',
+                 b'{"listen": {"host": "\xff"}}'):
+        server_create_fails(config_json=text)
+    for text in (None, b"{}", b'{"timeouts": {"keepalive_ms": 500, "drop_timeout_ms": 3000}}',
+                 b'{"apps": [{"app_id": "0123456789abcdef0123456789abcdef"}]}'):
+        new_server(ctx, config_json=text)
+
+
+def case_server_create_host(ctx: Ctx) -> None:
+    server_create_fails(host=b"\xff\xfe")
+    for host in (None, b"", b"127.0.0.1", b"localhost"):
+        server = new_server(ctx, host=host)
+        assert _ffi.agoraish_server_start(server) == 0, host
+    unresolvable = new_server(ctx, host=b"no-such-host.invalid")
+    assert _ffi.agoraish_server_start(unresolvable) == EBIND
+
+
+def case_server_start_twice(ctx: Ctx) -> None:
+    server = new_server(ctx)
+    assert _ffi.agoraish_server_start(server) == 0
+    assert _ffi.agoraish_server_start(server) == ESTATE
+    assert _ffi.agoraish_server_stop(server) == 0
+    assert _ffi.agoraish_server_start(server) == 0, "a stopped server starts again"
+    assert _ffi.agoraish_server_start(server) == ESTATE
+
+
+def case_server_port_in_use(ctx: Ctx) -> None:
+    first = new_server(ctx)
+    assert _ffi.agoraish_server_start(first) == 0
+    second = new_server(ctx, signaling_port=url_port(first))
+    assert _ffi.agoraish_server_start(second) == EBIND
+    assert server_url(second)[0] == ENOTREADY, "it did not start"
+    third = new_server(ctx, http_port=url_port(first))
+    assert _ffi.agoraish_server_start(third) == EBIND, "the HTTP port is taken"
+
+
+def case_server_stop_when_not_running(ctx: Ctx) -> None:
+    server = new_server(ctx)
+    assert _ffi.agoraish_server_stop(server) == 0
+    assert _ffi.agoraish_server_start(server) == 0
+    assert _ffi.agoraish_server_stop(server) == 0
+    assert _ffi.agoraish_server_stop(server) == 0
+
+
+def case_server_release_twice(ctx: Ctx) -> None:
+    server = _ffi.agoraish_server_create(ctypes.byref(server_config()))
+    assert server and _ffi.agoraish_server_start(server) == 0
+    assert _ffi.agoraish_server_release(server) == 0
+    assert _ffi.agoraish_server_release(server) == 0
+    assert _ffi.agoraish_server_start(server) == ENOINIT
+
+
+def case_server_url_not_running(ctx: Ctx) -> None:
+    server = new_server(ctx)
+    assert server_url(server)[0] == ENOTREADY, "before start"
+    assert server_url(server, None)[0] == ENOTREADY
+    assert _ffi.agoraish_server_start(server) == 0
+    assert _ffi.agoraish_server_stop(server) == 0
+    assert server_url(server)[0] == ENOTREADY, "after stop"
+
+
+def case_server_url_buffer(ctx: Ctx) -> None:
+    server = new_server(ctx)
+    assert _ffi.agoraish_server_start(server) == 0
+    rc, needed, _ = server_url(server, None)
+    assert rc == ESMALL and needed > len(b"ws://127.0.0.1:1")
+    rc, needed2, raw = server_url(server, needed - 1)
+    assert rc == ESMALL and needed2 == needed and raw == b"\xaa" * (needed - 1)
+    rc, needed3, raw = server_url(server, needed)
+    assert rc == 0 and needed3 == needed and raw.startswith(b"ws://127.0.0.1:") and raw.endswith(b"\0")
+    assert server_url(server, with_len=False)[0] == EINVAL
+    length = ctypes.c_size_t(16)
+    assert _ffi.agoraish_server_get_url(server, None, ctypes.byref(length)) == EINVAL, "NULL buf, nonzero len"
+
+
+def case_server_http_port(ctx: Ctx) -> None:
+    disabled, free = new_server(ctx), new_server(ctx, http_port=-1)
+    assert _ffi.agoraish_server_get_http_port(disabled) == ENOTREADY, "before start"
+    assert _ffi.agoraish_server_start(disabled) == 0 and _ffi.agoraish_server_start(free) == 0
+    assert _ffi.agoraish_server_get_http_port(disabled) == 0, "HTTP disabled"
+    port = _ffi.agoraish_server_get_http_port(free)
+    assert 0 < port < 65536 and port != url_port(free)
+    assert _ffi.agoraish_server_stop(free) == 0
+    assert _ffi.agoraish_server_get_http_port(free) == ENOTREADY, "after stop"
+
+
+# --------------------------------------------------------------------------
 # The table
 # --------------------------------------------------------------------------
 
@@ -260,10 +736,10 @@ def case_create_area_code(ctx: Ctx) -> None:
 class Row:
     """Bad-input cases of one function.
 
-    handle_call: for functions taking an engine, a call with otherwise valid
-        arguments, used for the handle checks.
-    stale: what that call returns for a released handle, and for an engine
-        handle that was never issued (the table cannot tell the two apart).
+    handle_call: for functions taking an engine or a server handle, a call
+        with otherwise valid arguments, used for the handle checks.
+    stale: what that call returns for a released handle, and for a handle of
+        the right type that was never issued (the table cannot tell the two apart).
     cases: (parameter name, label, case).
     """
 
@@ -377,9 +853,158 @@ ROWS: Dict[str, Row] = {
         ],
         handle_call=lambda h: _ffi.agoraish_engine_set_log_file_size(h, 256),
     ),
+    "agoraish_engine_set_channel_profile": Row(
+        [
+            ("profile", "unknown values", all_rc(EINVAL, lambda ctx, v: _ffi.agoraish_engine_set_channel_profile(
+                ctx.engine, v), (2, 3, -1, 100, 2**31 - 1, -(2**31)))),
+            ("profile", "valid 0 and 1", all_rc(0, lambda ctx, v: _ffi.agoraish_engine_set_channel_profile(
+                ctx.engine, v), (0, 1, 0))),
+            ("profile", "joining or connected: -5", case_profile_refused_while_in_a_channel),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_set_channel_profile(h, 0),
+    ),
+    "agoraish_engine_set_client_role": Row(
+        [
+            ("role", "unknown values", all_rc(EINVAL, lambda ctx, v: _ffi.agoraish_engine_set_client_role(
+                ctx.engine, v), (0, 3, -1, 4, 2**31 - 1, -(2**31)))),
+            ("role", "valid 1 and 2 before joining", all_rc(0, lambda ctx, v: _ffi.agoraish_engine_set_client_role(
+                ctx.engine, v), (2, 1, 1))),
+            ("role", "joining -5, connected 0", case_role_while_joining_and_connected),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_set_client_role(h, 1),
+    ),
+    "agoraish_engine_join_channel": Row(
+        [
+            ("channel", "NULL", rc_is(EINVAL, lambda ctx: join(ctx.engine, None))),
+            ("channel", "not UTF-8", rc_is(EINVAL, lambda ctx: join(ctx.engine, b"caf\xe9"))),
+            ("channel", "bad names: -102", case_bad_channel_names(lambda e, name: join(e, name))),
+            ("channel", "1, 63 bytes, every allowed character", case_good_channel_names(lambda e, name: join(e, name))),
+            ("channel", "already joining or joined: -17", case_join_twice),
+            ("channel", "wss:// server URL: -4", case_join_wss_not_supported),
+            ("token", "not UTF-8", rc_is(EINVAL, lambda ctx: join(ctx.engine, b"ch", token=b"007\xff"))),
+            ("token", "NULL and empty", all_rc(0, lambda ctx, token: fresh(lambda e: join(e, b"ch", token=token))(ctx),
+                                               (None, b""))),
+            ("info", "not UTF-8", rc_is(EINVAL, lambda ctx: join(ctx.engine, b"ch", info=b"\xff"))),
+            ("info", "NULL, empty, long", all_rc(0, lambda ctx, info: fresh(lambda e: join(e, b"ch", info=info))(ctx),
+                                                 (None, b"", b"i" * 10000))),
+            ("uid", "0, 1, 2**32-1", all_rc(0, lambda ctx, uid: fresh(lambda e: join(e, b"ch", uid=uid))(ctx),
+                                            (0, 1, 2**32 - 1))),
+        ],
+        handle_call=lambda h: join(h, b"handle-check"),
+    ),
+    "agoraish_engine_join_channel_with_user_account": Row(
+        [
+            ("channel", "NULL", rc_is(EINVAL, lambda ctx: join_account(ctx.engine, None, b"acct"))),
+            ("channel", "bad names: -102", case_bad_channel_names(lambda e, name: join_account(e, name, b"acct"))),
+            ("channel", "good names", case_good_channel_names(lambda e, name: join_account(e, name, b"acct"))),
+            ("channel", "already joining or joined: -17", case_join_twice),
+            ("user_account", "NULL, empty, 256 bytes: -134; 255 bytes", case_account_lengths),
+            ("user_account", "not UTF-8", rc_is(EINVAL, lambda ctx: join_account(ctx.engine, b"ch", b"\xff"))),
+            ("user_account", "checked after the channel", case_account_checked_after_channel),
+            ("token", "not UTF-8", rc_is(EINVAL, lambda ctx: join_account(ctx.engine, b"ch", b"acct", b"\xff"))),
+            ("token", "NULL", rc_is(0, fresh(lambda e: join_account(e, b"ch", b"acct", None)))),
+        ],
+        handle_call=lambda h: join_account(h, b"handle-check", b"acct"),
+    ),
+    "agoraish_engine_register_local_user_account": Row(
+        [
+            ("app_id", "NULL, empty, another app, not UTF-8", case_register_app_ids),
+            ("user_account", "NULL, empty, 256 bytes: -134; not UTF-8: -2", case_register_accounts),
+            ("user_account", "wss:// server URL: -4", case_register_wss_not_supported),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_register_local_user_account(h, b"bad-input-app", b"acct"),
+    ),
+    "agoraish_engine_get_user_info_by_user_account": Row(
+        [
+            ("user_account", "NULL", rc_is(EINVAL, lambda ctx: user_info_by_account(ctx.engine, None)[0])),
+            ("user_account", "not UTF-8", rc_is(EINVAL, lambda ctx: user_info_by_account(ctx.engine, b"\xff")[0])),
+            ("user_account", "unknown: -2, info untouched", case_user_info_unknown_account),
+            ("info", "NULL", rc_is(EINVAL, lambda ctx: user_info_by_account(ctx.engine, b"nobody", False)[0])),
+            ("info", "known account, NULL info", case_user_info_known_account),
+        ],
+        handle_call=lambda h: user_info_by_account(h, b"nobody")[0],
+    ),
+    "agoraish_engine_get_user_info_by_uid": Row(
+        [
+            ("uid", "unknown uids", all_rc(EINVAL, lambda ctx, uid: user_info_by_uid(ctx.engine, uid)[0],
+                                           (0, 1, 2**32 - 1))),
+            ("info", "NULL", rc_is(EINVAL, lambda ctx: user_info_by_uid(ctx.engine, 1, False)[0])),
+            ("info", "known uid, NULL info", case_user_info_known_account),
+        ],
+        handle_call=lambda h: user_info_by_uid(h, 1)[0],
+    ),
+    "agoraish_engine_leave_channel": Row(
+        [("", "not joined -18, joining, connected, twice", case_leave)],
+        handle_call=lambda h: _ffi.agoraish_engine_leave_channel(h),
+    ),
+    "agoraish_engine_renew_token": Row(
+        [
+            ("token", "not in a channel: -113", case_renew_not_joined),
+            ("token", "NULL, empty, not UTF-8: -2", case_renew_empty),
+        ],
+        handle_call=renew(b"007abc"),
+    ),
+    "agoraish_engine_switch_channel": Row(
+        [
+            ("channel", "not connected: -113", case_switch_not_connected),
+            ("channel", "not audience in live broadcasting: -5", case_switch_not_audience),
+            ("channel", "bad names -102, NULL -2, valid", case_switch_channel_names),
+            ("token", "not UTF-8", case_switch_channel_names),
+        ],
+        handle_call=lambda h: switch(h, b"other"),
+    ),
+    "agoraish_engine_get_call_id": Row(
+        [
+            ("buf", "before any call: -113", case_call_id_before_any_call),
+            ("buf", "size query, too small -6, exact", case_call_id_buffer),
+            ("len", "NULL", rc_is(EINVAL, lambda ctx: call_id(ctx.engine, 64, with_len=False)[0])),
+        ],
+        handle_call=lambda h: call_id(h, 128)[0],
+    ),
+    "agoraish_engine_get_connection_state": Row(
+        [("", "DISCONNECTED, CONNECTING, CONNECTED", case_connection_states)],
+        handle_call=lambda h: _ffi.agoraish_engine_get_connection_state(h),
+    ),
+    "agoraish_server_create": Row([
+        ("config", "NULL", case_server_create_null),
+        ("config", "struct_size 0 or too small", case_server_create_struct_size),
+        ("config", "ports out of range", case_server_create_ports),
+        ("config", "config_json not JSON or invalid", case_server_create_config_json),
+        ("config", "host", case_server_create_host),
+    ]),
+    "agoraish_server_start": Row(
+        [
+            ("", "twice: -8", case_server_start_twice),
+            ("", "port in use: -13", case_server_port_in_use),
+        ],
+        handle_call=lambda h: _ffi.agoraish_server_start(h),
+    ),
+    "agoraish_server_stop": Row(
+        [("", "not running, twice", case_server_stop_when_not_running)],
+        handle_call=lambda h: _ffi.agoraish_server_stop(h),
+    ),
+    "agoraish_server_release": Row(
+        [("", "twice", case_server_release_twice)],
+        handle_call=lambda h: _ffi.agoraish_server_release(h),
+        stale=0,  # idempotent like engine release
+    ),
+    "agoraish_server_get_url": Row(
+        [
+            ("buf", "not running: -3", case_server_url_not_running),
+            ("buf", "size query, too small -6, exact", case_server_url_buffer),
+            ("len", "NULL", case_server_url_buffer),
+        ],
+        handle_call=lambda h: server_url(h)[0],
+    ),
+    "agoraish_server_get_http_port": Row(
+        [("", "not running -3, disabled 0, free port", case_server_http_port)],
+        handle_call=lambda h: _ffi.agoraish_server_get_http_port(h),
+    ),
 }
 
 ENGINE_FUNCTIONS = sorted(n for n, f in HEADER_FUNCTIONS.items() if f.params and f.params[0].ctype == "agoraish_engine_t *")
+SERVER_FUNCTIONS = sorted(n for n, f in HEADER_FUNCTIONS.items() if f.params and f.params[0].ctype == "agoraish_server_t *")
+HANDLE_TYPES = ("agoraish_engine_t *", "agoraish_server_t *")
 CASES = [(name, param, label, case) for name, row in ROWS.items() for param, label, case in row.cases]
 
 
@@ -388,10 +1013,26 @@ def test_table_covers_every_function():
     for name, decl in HEADER_FUNCTIONS.items():
         row = ROWS[name]
         covered = {param for param, _, _ in row.cases}
-        wanted = {p.name for p in decl.params if p.ctype != "agoraish_engine_t *"} or {""}
+        wanted = {p.name for p in decl.params if p.ctype not in HANDLE_TYPES} or {""}
         assert wanted <= covered, f"{name}: no case for parameter(s) {sorted(wanted - covered)}"
-        if name in ENGINE_FUNCTIONS:
+        if name in ENGINE_FUNCTIONS or name in SERVER_FUNCTIONS:
             assert row.handle_call is not None, f"{name}: no handle_call"
+    assert len(ENGINE_FUNCTIONS) + len(SERVER_FUNCTIONS) >= 23
+
+
+@pytest.fixture(scope="module", autouse=True)
+def module_server():
+    """An embedded server for the engines of this module (its URL is their default)."""
+    config = server_config()
+    handle = _ffi.agoraish_server_create(ctypes.byref(config))
+    assert handle, _ffi.agoraish_get_last_error()
+    assert _ffi.agoraish_server_start(handle) == 0
+    rc, _, raw = server_url(handle)
+    assert rc == 0
+    SERVER_URL[:] = [raw.split(b"\0")[0]]
+    yield handle
+    SERVER_URL.clear()
+    assert _ffi.agoraish_server_release(handle) == 0
 
 
 @pytest.fixture
@@ -399,8 +1040,12 @@ def ctx(tmp_path):
     config = make_config(tmp_path)
     handle = _ffi.agoraish_engine_create(ctypes.byref(config))
     assert handle, _ffi.agoraish_get_last_error()
-    yield Ctx(handle, tmp_path)
-    assert _ffi.agoraish_engine_release(handle, 1) == 0
+    context = Ctx(handle, tmp_path)
+    yield context
+    for engine in [handle, *context.engines]:
+        assert _ffi.agoraish_engine_release(engine, 1) == 0
+    for server in context.servers:
+        assert _ffi.agoraish_server_release(server) == 0
 
 
 @pytest.mark.parametrize("name,param,label,case", CASES, ids=[f"{n}:{p or '-'}:{lbl}" for n, p, lbl, _ in CASES])
@@ -408,26 +1053,61 @@ def test_case(ctx, name, param, label, case):
     case(ctx)
 
 
-@pytest.mark.parametrize("name", ENGINE_FUNCTIONS)
-def test_bad_handles(tmp_path, name):
-    call = ROWS[name].handle_call
-    assert call is not None
-    assert call(None) == ENOINIT, "NULL"
-    assert call(WRONG_TYPE) == EINVAL, "a handle of another type"
-    assert call(GARBAGE) == EINVAL, "garbage (tag 0)"
-    assert call(NEVER_ISSUED) == ROWS[name].stale, "an engine handle never issued"
-    config = make_config(tmp_path)
+class _Kind:
+    """How to make, release and forge handles of one type, for the handle checks."""
+
+    def __init__(self, tag: int, other_tag: int, create: Callable[[Path], int], release: Callable[[int], int]):
+        self.tag, self.other_tag, self.create, self.release = tag, other_tag, create, release
+
+
+def _create_engine(tmp: Path) -> int:
+    config = make_config(tmp)
     handle = _ffi.agoraish_engine_create(ctypes.byref(config))
-    assert handle
-    assert _ffi.agoraish_engine_release(handle, 1) == 0
-    assert call(handle) == ROWS[name].stale, "a released handle"
-    # A new engine reusing the slot gets a new generation: the old handle stays stale.
-    again = _ffi.agoraish_engine_create(ctypes.byref(config))
+    assert handle, _ffi.agoraish_get_last_error()
+    return handle
+
+
+def _create_server(tmp: Path) -> int:
+    config = server_config()
+    handle = _ffi.agoraish_server_create(ctypes.byref(config))
+    assert handle, _ffi.agoraish_get_last_error()
+    return handle
+
+
+ENGINE_KIND = _Kind(ENGINE_TAG, SERVER_TAG, _create_engine, lambda h: _ffi.agoraish_engine_release(h, 1))
+SERVER_KIND = _Kind(SERVER_TAG, ENGINE_TAG, _create_server, lambda h: _ffi.agoraish_server_release(h))
+
+
+@pytest.mark.parametrize("name", ENGINE_FUNCTIONS + SERVER_FUNCTIONS)
+def test_bad_handles(tmp_path, name):
+    row = ROWS[name]
+    call = row.handle_call
+    assert call is not None
+    kind, other = (ENGINE_KIND, SERVER_KIND) if name in ENGINE_FUNCTIONS else (SERVER_KIND, ENGINE_KIND)
+    assert call(None) == ENOINIT, "NULL"
+    assert call(forged(kind.other_tag)) == EINVAL, "a forged handle of another type"
+    assert call(GARBAGE) == EINVAL, "garbage (tag 0)"
+    assert call(0xFF << 56 | 1 << 32 | 1) == EINVAL, "an unknown type tag"
+    assert call(forged(kind.tag, 0) & ~(0xFFFFFF << 32) | 1) == EINVAL, "generation 0 is never issued"
+    assert call(forged(kind.tag, 0xFFFFFFF0)) == row.stale, "a handle never issued"
+
+    # A live handle of the other type is -2 and is left alone.
+    live_other = other.create(tmp_path)
+    try:
+        assert call(live_other) == EINVAL, "a live handle of another type"
+    finally:
+        assert other.release(live_other) == 0, "the other object is still there to release"
+
+    handle = kind.create(tmp_path)
+    assert kind.release(handle) == 0
+    assert call(handle) == row.stale, "a released handle"
+    # A new object reusing the slot gets a new generation: the old handle stays stale.
+    again = kind.create(tmp_path)
     assert again and again != handle
     try:
-        assert call(handle) == ROWS[name].stale, "a released handle whose slot was reused"
+        assert call(handle) == row.stale, "a released handle whose slot was reused"
     finally:
-        assert _ffi.agoraish_engine_release(again, 1) == 0
+        assert kind.release(again) == 0
 
 
 def test_release_from_callback_is_refused(tmp_path):

@@ -3,9 +3,6 @@ forwarding to exactly the other participants of the channel, and drops that
 are counted. Independent SRTP (pylibsrtp) and hand-built STUN on the client side."""
 import asyncio
 import base64
-import binascii
-import hashlib
-import hmac
 import json
 import os
 import re
@@ -18,17 +15,22 @@ import pylibsrtp
 import pytest
 import websockets
 
+from media_client import APP, rtp, stun_binding_request
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SERVER = os.path.join(ROOT, ".build", "debug", "agoraish-server")
-APP = "0123456789abcdef0123456789abcdef"
 
 
 @pytest.fixture
 def server():
     proc = subprocess.Popen([SERVER, "--port", "0", "--http-port", "0", "--accept-unknown-apps"],
                             stdout=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
-    m = re.search(r"ws://([0-9.]+):(\d+).*http://[0-9.]+:(\d+)", line)
+    m = None
+    for _ in range(5):
+        line = proc.stdout.readline()
+        m = re.search(r"listening on ws://([0-9.]+):(\d+).*http://[0-9.]+:(\d+)", line)
+        if m:
+            break
     assert m, line
     yield {"url": f"ws://{m.group(1)}:{m.group(2)}", "http": int(m.group(3))}
     proc.kill()
@@ -43,23 +45,6 @@ def metrics(srv) -> dict:
             name, value = line.rsplit(" ", 1)
             out[name] = float(value)
     return out
-
-
-def stun_binding_request(ufrag: str, password: str) -> bytes:
-    """RFC 8489 binding request with USERNAME, MESSAGE-INTEGRITY and FINGERPRINT."""
-    tid = os.urandom(12)
-    username = f"{ufrag}:client".encode()
-    attr = struct.pack("!HH", 0x0006, len(username)) + username + b"\0" * ((4 - len(username) % 4) % 4)
-    header = struct.pack("!HHI", 0x0001, len(attr) + 24, 0x2112A442) + tid
-    mac = hmac.new(password.encode(), header + attr, hashlib.sha1).digest()
-    body = attr + struct.pack("!HH", 0x0008, 20) + mac
-    header = struct.pack("!HHI", 0x0001, len(body) + 8, 0x2112A442) + tid
-    crc = (binascii.crc32(header + body) ^ 0x5354554E) & 0xFFFFFFFF
-    return header + body + struct.pack("!HHI", 0x8028, 4, crc)
-
-
-def rtp(seq: int, ssrc: int, payload: bytes, pt: int = 111) -> bytes:
-    return struct.pack("!BBHII", 0x80, pt, seq, seq * 960, ssrc) + payload
 
 
 class Member:

@@ -16,6 +16,17 @@
  *     engine.setParameters(R"({"rtc.log_filter": 2063})");
  *     // ~RtcEngine() calls release(true)
  *
+ * Channels (ABI 0.2) follow Agora's names: joinChannel / leaveChannel and the
+ * callbacks onJoinChannelSuccess, onUserJoined, onUserOffline, onLeaveChannel,
+ * ...; `ChannelServer` runs a channel server inside the process:
+ *
+ *     agoraish::ChannelServer server;
+ *     server.initialize();                  // 127.0.0.1, a free port
+ *     server.start();
+ *     context.serverUrl = server.url();     // "ws://127.0.0.1:<port>"
+ *     ...
+ *     engine.joinChannel(nullptr, "demo", nullptr, 0);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -27,6 +38,8 @@
 #include "agoraish.h"
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -34,6 +47,136 @@
 
 /** The C++ API of libagoraish. */
 namespace agoraish {
+
+/** A user id (Agora's uid_t): 1..2^32-1; 0 asks the server to choose one.
+ *  Write it qualified (`agoraish::uid_t`) where POSIX's ::uid_t is visible
+ *  and `using namespace agoraish` is in force. */
+using uid_t = std::uint32_t;
+
+/** Channel profiles (Agora's CHANNEL_PROFILE_TYPE), for setChannelProfile(). */
+enum CHANNEL_PROFILE_TYPE : int {
+    /** Everyone publishes and sees everyone (the default). */
+    CHANNEL_PROFILE_COMMUNICATION = AGORAISH_CHANNEL_PROFILE_COMMUNICATION,
+    /** Broadcasters publish; the audience is invisible and only receives. */
+    CHANNEL_PROFILE_LIVE_BROADCASTING = AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING,
+};
+
+/** Client roles (Agora's CLIENT_ROLE_TYPE), for setClientRole(). */
+enum CLIENT_ROLE_TYPE : int {
+    /** Sends and receives (the default). */
+    CLIENT_ROLE_BROADCASTER = AGORAISH_CLIENT_ROLE_BROADCASTER,
+    /** Receives only; invisible to others in live broadcasting. */
+    CLIENT_ROLE_AUDIENCE = AGORAISH_CLIENT_ROLE_AUDIENCE,
+};
+
+/** Connection states (Agora's CONNECTION_STATE_TYPE). The underlying type is
+ *  int so that getConnectionState() can also carry a negated error code. */
+enum CONNECTION_STATE_TYPE : int {
+    /** Not in a channel (initially and after leaving). */
+    CONNECTION_STATE_DISCONNECTED = AGORAISH_CONNECTION_STATE_DISCONNECTED,
+    /** Joining. */
+    CONNECTION_STATE_CONNECTING = AGORAISH_CONNECTION_STATE_CONNECTING,
+    /** In the channel. */
+    CONNECTION_STATE_CONNECTED = AGORAISH_CONNECTION_STATE_CONNECTED,
+    /** The link broke; rejoining by itself. */
+    CONNECTION_STATE_RECONNECTING = AGORAISH_CONNECTION_STATE_RECONNECTING,
+    /** Gave up (see the reason); leave, then join again. */
+    CONNECTION_STATE_FAILED = AGORAISH_CONNECTION_STATE_FAILED,
+};
+
+/** Why the connection state changed (Agora's CONNECTION_CHANGED_REASON_TYPE):
+ *  the values this engine reports. */
+enum CONNECTION_CHANGED_REASON_TYPE : int {
+    /** Joining started. */
+    CONNECTION_CHANGED_CONNECTING = AGORAISH_CONNECTION_CHANGED_CONNECTING,
+    /** Joined. */
+    CONNECTION_CHANGED_JOIN_SUCCESS = AGORAISH_CONNECTION_CHANGED_JOIN_SUCCESS,
+    /** The link to the server broke. */
+    CONNECTION_CHANGED_INTERRUPTED = AGORAISH_CONNECTION_CHANGED_INTERRUPTED,
+    /** The server banned this client. */
+    CONNECTION_CHANGED_BANNED_BY_SERVER = AGORAISH_CONNECTION_CHANGED_BANNED_BY_SERVER,
+    /** Joining failed for good. */
+    CONNECTION_CHANGED_JOIN_FAILED = AGORAISH_CONNECTION_CHANGED_JOIN_FAILED,
+    /** The host left the channel. */
+    CONNECTION_CHANGED_LEAVE_CHANNEL = AGORAISH_CONNECTION_CHANGED_LEAVE_CHANNEL,
+    /** The server does not know the app id. */
+    CONNECTION_CHANGED_INVALID_APP_ID = AGORAISH_CONNECTION_CHANGED_INVALID_APP_ID,
+    /** The server refused the channel name. */
+    CONNECTION_CHANGED_INVALID_CHANNEL_NAME = AGORAISH_CONNECTION_CHANGED_INVALID_CHANNEL_NAME,
+    /** The token is invalid for this app, channel and user. */
+    CONNECTION_CHANGED_INVALID_TOKEN = AGORAISH_CONNECTION_CHANGED_INVALID_TOKEN,
+    /** The token expired; renew it to rejoin. */
+    CONNECTION_CHANGED_TOKEN_EXPIRED = AGORAISH_CONNECTION_CHANGED_TOKEN_EXPIRED,
+    /** The server refused the join (see onError). */
+    CONNECTION_CHANGED_REJECTED_BY_SERVER = AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER,
+    /** Rejoining with a renewed token. */
+    CONNECTION_CHANGED_RENEW_TOKEN = AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN,
+    /** The server stopped answering keepalives. */
+    CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT = AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT,
+    /** Rejoined after an interruption. */
+    CONNECTION_CHANGED_REJOIN_SUCCESS = AGORAISH_CONNECTION_CHANGED_REJOIN_SUCCESS,
+    /** Another client joined with this uid; it replaced this one. */
+    CONNECTION_CHANGED_SAME_UID_LOGIN = AGORAISH_CONNECTION_CHANGED_SAME_UID_LOGIN,
+};
+
+/** Why a remote user went offline (Agora's USER_OFFLINE_REASON_TYPE). */
+enum USER_OFFLINE_REASON_TYPE : int {
+    /** The user left. */
+    USER_OFFLINE_QUIT = AGORAISH_USER_OFFLINE_QUIT,
+    /** Nothing heard from the user within the drop timeout. */
+    USER_OFFLINE_DROPPED = AGORAISH_USER_OFFLINE_DROPPED,
+    /** The user became audience in live broadcasting. */
+    USER_OFFLINE_BECOME_AUDIENCE = AGORAISH_USER_OFFLINE_BECOME_AUDIENCE,
+};
+
+/** Longest user account in bytes, NUL included (Agora's MAX_USER_ACCOUNT_LENGTH). */
+constexpr std::size_t MAX_USER_ACCOUNT_LENGTH = AGORAISH_MAX_USER_ACCOUNT_LENGTH;
+/** Longest channel name in bytes, NUL included (Agora's MAX_CHANNEL_ID_LENGTH). */
+constexpr std::size_t MAX_CHANNEL_ID_LENGTH = AGORAISH_MAX_CHANNEL_ID_LENGTH;
+
+/** A uid and its user account (Agora's UserInfo). */
+struct UserInfo {
+    /** The uid. */
+    uid_t uid = 0;
+    /** The account, NUL-terminated UTF-8. */
+    char userAccount[MAX_USER_ACCOUNT_LENGTH] = {};
+
+    UserInfo() noexcept = default;
+    /** A copy of the C struct. */
+    explicit UserInfo(const agoraish_user_info& info) noexcept : uid(info.uid) {
+        std::memcpy(userAccount, info.user_account, sizeof userAccount);
+        userAccount[sizeof userAccount - 1] = '\0';
+    }
+};
+
+/** Statistics of a call (Agora's RtcStats), reported by onLeaveChannel. */
+struct RtcStats {
+    /** Seconds in the channel. */
+    unsigned int duration = 0;
+    /** Bytes sent. */
+    std::uint64_t txBytes = 0;
+    /** Bytes received. */
+    std::uint64_t rxBytes = 0;
+    /** Packets and messages sent. */
+    std::uint64_t txPackets = 0;
+    /** Packets and messages received. */
+    std::uint64_t rxPackets = 0;
+    /** Users in the channel, this one included. */
+    unsigned int userCount = 0;
+
+    RtcStats() noexcept = default;
+    /** A copy of the C struct; fields beyond its struct_size stay 0. */
+    explicit RtcStats(const agoraish_rtc_stats& stats) noexcept {
+        const std::size_t size = stats.struct_size;
+        auto has = [size](std::size_t offset, std::size_t width) { return offset + width <= size; };
+        if (has(offsetof(agoraish_rtc_stats, duration), sizeof stats.duration)) duration = stats.duration;
+        if (has(offsetof(agoraish_rtc_stats, tx_bytes), sizeof stats.tx_bytes)) txBytes = stats.tx_bytes;
+        if (has(offsetof(agoraish_rtc_stats, rx_bytes), sizeof stats.rx_bytes)) rxBytes = stats.rx_bytes;
+        if (has(offsetof(agoraish_rtc_stats, tx_packets), sizeof stats.tx_packets)) txPackets = stats.tx_packets;
+        if (has(offsetof(agoraish_rtc_stats, rx_packets), sizeof stats.rx_packets)) rxPackets = stats.rx_packets;
+        if (has(offsetof(agoraish_rtc_stats, user_count), sizeof stats.user_count)) userCount = stats.user_count;
+    }
+};
 
 /**
  * Engine events (Agora's IRtcEngineEventHandler). Subclass it and override
@@ -73,43 +216,189 @@ public:
         (void)api;
         (void)result;
     }
+
+    /**
+     * The local user joined a channel (Agora's onJoinChannelSuccess).
+     *
+     * @param channel  The channel name.
+     * @param uid      The local uid (chosen by the server when joinChannel got 0).
+     * @param elapsed  Milliseconds since joinChannel() was called.
+     */
+    virtual void onJoinChannelSuccess(const char* channel, uid_t uid, int elapsed) {
+        (void)channel;
+        (void)uid;
+        (void)elapsed;
+    }
+
+    /** The local user rejoined after an interruption (Agora's onRejoinChannelSuccess);
+     *  the arguments are those of onJoinChannelSuccess. */
+    virtual void onRejoinChannelSuccess(const char* channel, uid_t uid, int elapsed) {
+        (void)channel;
+        (void)uid;
+        (void)elapsed;
+    }
+
+    /** The local user left the channel (Agora's onLeaveChannel), with the call's statistics. */
+    virtual void onLeaveChannel(const RtcStats& stats) { (void)stats; }
+
+    /**
+     * A remote user (communication) or broadcaster (live broadcasting) joined,
+     * or was already in the channel when the local user joined (Agora's onUserJoined).
+     *
+     * @param elapsed  Milliseconds since the local joinChannel() call.
+     */
+    virtual void onUserJoined(uid_t uid, int elapsed) {
+        (void)uid;
+        (void)elapsed;
+    }
+
+    /** A remote user left, dropped, or became audience (Agora's onUserOffline). */
+    virtual void onUserOffline(uid_t uid, USER_OFFLINE_REASON_TYPE reason) {
+        (void)uid;
+        (void)reason;
+    }
+
+    /** The local role changed (Agora's onClientRoleChanged). */
+    virtual void onClientRoleChanged(CLIENT_ROLE_TYPE oldRole, CLIENT_ROLE_TYPE newRole) {
+        (void)oldRole;
+        (void)newRole;
+    }
+
+    /** The connection state changed (Agora's onConnectionStateChanged). */
+    virtual void onConnectionStateChanged(CONNECTION_STATE_TYPE state, CONNECTION_CHANGED_REASON_TYPE reason) {
+        (void)state;
+        (void)reason;
+    }
+
+    /** No working link to the server for 10 s (Agora's onConnectionLost); rejoining goes on. */
+    virtual void onConnectionLost() {}
+
+    /** The token's join privilege expires in 30 s (Agora's onTokenPrivilegeWillExpire):
+     *  call renewToken(). `token` is the token in force. */
+    virtual void onTokenPrivilegeWillExpire(const char* token) { (void)token; }
+
+    /** The token expired (Agora's onRequestToken): call renewToken(); the engine then rejoins. */
+    virtual void onRequestToken() {}
+
+    /** The local user account is registered as `uid` (Agora's onLocalUserRegistered). */
+    virtual void onLocalUserRegistered(uid_t uid, const char* userAccount) {
+        (void)uid;
+        (void)userAccount;
+    }
+
+    /** A remote user's account became known (Agora's onUserInfoUpdated). */
+    virtual void onUserInfoUpdated(uid_t uid, const UserInfo& info) {
+        (void)uid;
+        (void)info;
+    }
+
+    /** An error the host must act on (Agora's onError): the code (not negated) and a message. */
+    virtual void onError(int err, const char* msg) {
+        (void)err;
+        (void)msg;
+    }
 };
 
 /** Internals of the wrapper: not part of the API. */
 namespace detail {
 
-/**
- * The C callback for one handler method: a static function that casts the
- * table's `user_data` back to the handler and calls `Method` with the C
- * arguments after the engine. The parameter types are deduced from the
- * method, and assigning `&Trampoline<M>::call` to a C table entry checks at
- * compile time that they match the C callback's.
- */
-template <auto Method>
-struct Trampoline;
+/** A type as a value, to pick a `fromC` overload by the C++ parameter type. */
+template <typename T>
+struct Type {};
 
-/** Specialization that deduces the argument types of a handler method. */
-template <typename... Args, void (IRtcEngineEventHandler::*Method)(Args...)>
-struct Trampoline<Method> {
+/** A C callback argument as the handler method's parameter: the same value,
+ *  or an int as the enum of the same number. */
+template <typename T, typename C>
+T fromC(Type<T>, C value) noexcept {
+    return static_cast<T>(value);
+}
+
+/** The C statistics as Agora's RtcStats (bound to the method's const reference). */
+inline RtcStats fromC(Type<const RtcStats&>, const agoraish_rtc_stats* stats) noexcept {
+    return stats != nullptr ? RtcStats(*stats) : RtcStats();
+}
+
+/** The C user info as Agora's UserInfo (bound to the method's const reference). */
+inline UserInfo fromC(Type<const UserInfo&>, const agoraish_user_info* info) noexcept {
+    return info != nullptr ? UserInfo(*info) : UserInfo();
+}
+
+/**
+ * The C callback for one handler method: a static function with exactly the
+ * type of the C table entry `CCallback` that casts the table's `user_data`
+ * back to the handler and calls `Method` with the C arguments after the
+ * engine, each converted by `fromC` (ints to enums, struct pointers to const
+ * references). A method whose parameters do not fit the C callback's fails
+ * to compile.
+ */
+template <auto Method, typename CCallback>
+struct Bridge;
+
+/** Specialization that pairs the C arguments with the method's parameters. */
+template <typename... Params, void (IRtcEngineEventHandler::*Method)(Params...), typename... CArgs>
+struct Bridge<Method, void (*)(agoraish_engine_t*, void*, CArgs...)> {
+    static_assert(sizeof...(Params) == sizeof...(CArgs), "the handler method and the C callback differ in arity");
+
     /** Called by the library on the engine's event thread. */
-    static void call(agoraish_engine_t* engine, void* userData, Args... args) noexcept {
+    static void call(agoraish_engine_t* engine, void* userData, CArgs... args) noexcept {
         (void)engine;
-        (static_cast<IRtcEngineEventHandler*>(userData)->*Method)(args...);
+        (static_cast<IRtcEngineEventHandler*>(userData)->*Method)(fromC(Type<Params>{}, args)...);
     }
 };
+
+/** Points the C table entry `entry` at the bridge to handler method `Method`. */
+template <auto Method, typename CCallback>
+void bindCallback(CCallback& entry) noexcept {
+    entry = &Bridge<Method, CCallback>::call;
+}
 
 /**
  * The C callback table that forwards every event to `handler`. The table
  * holds `handler` as its `user_data`; the library copies the table.
- * A new callback is one line here: its C entry gets the trampoline of the
- * handler method of the same meaning.
+ * A new callback is one line here: its C entry is bound to the handler
+ * method of the same meaning.
  */
 inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) noexcept {
+    using H = IRtcEngineEventHandler;
     agoraish_event_handler table{};
     table.struct_size = sizeof(table);
     table.user_data = handler;
-    table.on_api_call_executed = &Trampoline<&IRtcEngineEventHandler::onApiCallExecuted>::call;
+    bindCallback<&H::onApiCallExecuted>(table.on_api_call_executed);
+    bindCallback<&H::onJoinChannelSuccess>(table.on_join_channel_success);
+    bindCallback<&H::onRejoinChannelSuccess>(table.on_rejoin_channel_success);
+    bindCallback<&H::onLeaveChannel>(table.on_leave_channel);
+    bindCallback<&H::onUserJoined>(table.on_user_joined);
+    bindCallback<&H::onUserOffline>(table.on_user_offline);
+    bindCallback<&H::onClientRoleChanged>(table.on_client_role_changed);
+    bindCallback<&H::onConnectionStateChanged>(table.on_connection_state_changed);
+    bindCallback<&H::onConnectionLost>(table.on_connection_lost);
+    bindCallback<&H::onTokenPrivilegeWillExpire>(table.on_token_privilege_will_expire);
+    bindCallback<&H::onRequestToken>(table.on_request_token);
+    bindCallback<&H::onLocalUserRegistered>(table.on_local_user_registered);
+    bindCallback<&H::onUserInfoUpdated>(table.on_user_info_updated);
+    bindCallback<&H::onError>(table.on_error);
     return table;
+}
+
+/**
+ * Reads a string through a C function with the `buf, *len` convention into
+ * `out` (unchanged on failure), growing the buffer when the value is longer.
+ */
+template <typename Read>
+int readString(Read read, std::string& out) {
+    std::string buffer(64, '\0');
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        std::size_t len = buffer.size();
+        const int rc = read(buffer.data(), &len);
+        if (rc == 0) {
+            buffer.resize(len > 0 ? len - 1 : 0);
+            out = std::move(buffer);
+            return 0;
+        }
+        if (rc != -AGORAISH_ERR_BUFFER_TOO_SMALL) return rc;
+        buffer.assign(len, '\0');  // the value may grow again before the next try
+    }
+    return -AGORAISH_ERR_BUFFER_TOO_SMALL;
 }
 
 }  // namespace detail
@@ -145,8 +434,9 @@ struct RtcEngineContext {
 
 #if defined(__cpp_exceptions)
 /**
- * An error code as an exception, thrown only by the throwing constructor
- * `RtcEngine(const RtcEngineContext&)`. Every method returns codes instead.
+ * An error code as an exception, thrown only by the throwing constructors
+ * `RtcEngine(const RtcEngineContext&)` and `ChannelServer(const
+ * ChannelServerConfig&)`. Every method returns codes instead.
  */
 class Error : public std::runtime_error {
 public:
@@ -298,19 +588,11 @@ public:
      * @return 0; -2 unknown key; -7 no engine.
      */
     int getParameter(const std::string& key, std::string& out) const {
-        std::string buffer(64, '\0');
-        for (int attempt = 0; attempt < 8; ++attempt) {
-            std::size_t len = buffer.size();
-            const int rc = agoraish_engine_get_parameter(engine_, key.c_str(), buffer.data(), &len);
-            if (rc == 0) {
-                buffer.resize(len > 0 ? len - 1 : 0);
-                out = std::move(buffer);
-                return 0;
-            }
-            if (rc != -AGORAISH_ERR_BUFFER_TOO_SMALL) return rc;
-            buffer.assign(len, '\0');  // the value may grow again before the next try
-        }
-        return -AGORAISH_ERR_BUFFER_TOO_SMALL;
+        return detail::readString(
+            [this, &key](char* buf, std::size_t* len) {
+                return agoraish_engine_get_parameter(engine_, key.c_str(), buf, len);
+            },
+            out);
     }
 
     /**
@@ -355,6 +637,146 @@ public:
         return agoraish_engine_set_log_file_size(engine_, fileSizeInKBytes);
     }
 
+    // ---- Channels (ABI 0.2) ----
+
+    /**
+     * Sets the channel profile (Agora's setChannelProfile), before joining.
+     * All users of a channel must use the same profile.
+     *
+     * @return 0; -2 unknown profile; -5 in or joining a channel; -7 no engine.
+     */
+    int setChannelProfile(CHANNEL_PROFILE_TYPE profile) noexcept {
+        return agoraish_engine_set_channel_profile(engine_, profile);
+    }
+
+    /**
+     * Sets the client role (Agora's setClientRole). Before joining it sets the
+     * role to join with; while connected the server is asked and
+     * onClientRoleChanged follows. In live broadcasting remote users see
+     * onUserJoined (became broadcaster) or onUserOffline with
+     * USER_OFFLINE_BECOME_AUDIENCE (became audience).
+     *
+     * @return 0; -2 unknown role; -5 while joining or reconnecting; -7 no engine.
+     */
+    int setClientRole(CLIENT_ROLE_TYPE role) noexcept {
+        return agoraish_engine_set_client_role(engine_, role);
+    }
+
+    /**
+     * Joins a channel (Agora's joinChannel). Asynchronous:
+     * onConnectionStateChanged(CONNECTING), then onJoinChannelSuccess and
+     * onUserJoined for each user already there; or FAILED with the reason.
+     *
+     * @param token      The token, or nullptr/"" for an app without a certificate.
+     * @param channelId  1..63 bytes of the allowed set (see agoraish.h).
+     * @param info       Optional extra information; never sent to other users.
+     * @param uid        The uid, or 0 to let the server choose one.
+     * @return 0; -2 nullptr channelId; -102 bad channel name; -17 already in
+     *         or joining a channel; -4 wss:// server URL; -7 no engine.
+     */
+    int joinChannel(const char* token, const char* channelId, const char* info, uid_t uid) noexcept {
+        return agoraish_engine_join_channel(engine_, token, channelId, info, uid);
+    }
+
+    /**
+     * Joins a channel with a user account (Agora's joinChannelWithUserAccount):
+     * onLocalUserRegistered and onJoinChannelSuccess follow.
+     *
+     * @param userAccount  1..255 bytes of UTF-8.
+     * @return As joinChannel(), and -134 for a bad account.
+     */
+    int joinChannelWithUserAccount(const char* token, const char* channelId, const char* userAccount) noexcept {
+        return agoraish_engine_join_channel_with_user_account(engine_, token, channelId, userAccount);
+    }
+
+    /**
+     * Registers a user account ahead of joining (Agora's
+     * registerLocalUserAccount); onLocalUserRegistered follows.
+     *
+     * @param appId  Must be this engine's app id.
+     * @return 0; -2 nullptr or another app id; -134 bad account; -7 no engine.
+     */
+    int registerLocalUserAccount(const char* appId, const char* userAccount) noexcept {
+        return agoraish_engine_register_local_user_account(engine_, appId, userAccount);
+    }
+
+    /**
+     * Looks up a user by account among the users this engine has learned of,
+     * itself included (Agora's getUserInfoByUserAccount).
+     *
+     * @param userInfo  Filled on success; unchanged on failure.
+     * @return 0; -2 nullptr arguments or an unknown account; -7 no engine.
+     */
+    int getUserInfoByUserAccount(const char* userAccount, UserInfo* userInfo) const noexcept {
+        if (userInfo == nullptr) return agoraish_engine_get_user_info_by_user_account(engine_, userAccount, nullptr);
+        agoraish_user_info info{};
+        const int rc = agoraish_engine_get_user_info_by_user_account(engine_, userAccount, &info);
+        if (rc == 0) *userInfo = UserInfo(info);
+        return rc;
+    }
+
+    /**
+     * Looks up a user account by uid (Agora's getUserInfoByUid).
+     *
+     * @param userInfo  Filled on success; unchanged on failure.
+     * @return 0; -2 nullptr userInfo or an unknown uid; -7 no engine.
+     */
+    int getUserInfoByUid(uid_t uid, UserInfo* userInfo) const noexcept {
+        if (userInfo == nullptr) return agoraish_engine_get_user_info_by_uid(engine_, uid, nullptr);
+        agoraish_user_info info{};
+        const int rc = agoraish_engine_get_user_info_by_uid(engine_, uid, &info);
+        if (rc == 0) *userInfo = UserInfo(info);
+        return rc;
+    }
+
+    /**
+     * Leaves the channel (Agora's leaveChannel): onLeaveChannel with the
+     * call's statistics, then onConnectionStateChanged(DISCONNECTED,
+     * LEAVE_CHANNEL). Also ends a join in progress or a reconnection.
+     *
+     * @return 0; -18 not in (or joining) a channel; -7 no engine.
+     */
+    int leaveChannel() noexcept { return agoraish_engine_leave_channel(engine_); }
+
+    /**
+     * Renews the token (Agora's renewToken).
+     *
+     * @return 0; -2 nullptr or empty; -113 not in a channel; -7 no engine.
+     */
+    int renewToken(const char* token) noexcept { return agoraish_engine_renew_token(engine_, token); }
+
+    /**
+     * Switches to another channel as audience in live broadcasting (Agora's
+     * switchChannel): onLeaveChannel, then onJoinChannelSuccess.
+     *
+     * @return 0; -2 nullptr channelId; -102 bad channel name; -5 not audience
+     *         in live broadcasting; -113 not connected; -7 no engine.
+     */
+    int switchChannel(const char* token, const char* channelId) noexcept {
+        return agoraish_engine_switch_channel(engine_, token, channelId);
+    }
+
+    /**
+     * The id of the current or last call (Agora's getCallId).
+     *
+     * @param callId  Receives the id; unchanged on failure.
+     * @return 0; -113 no call yet; -7 no engine.
+     */
+    int getCallId(std::string& callId) const {
+        return detail::readString(
+            [this](char* buf, std::size_t* len) { return agoraish_engine_get_call_id(engine_, buf, len); }, callId);
+    }
+
+    /**
+     * The connection state (Agora's getConnectionState).
+     *
+     * @return A CONNECTION_STATE_TYPE (positive); with no engine, -7 as the
+     *         enum's value (its underlying type is int).
+     */
+    CONNECTION_STATE_TYPE getConnectionState() const noexcept {
+        return static_cast<CONNECTION_STATE_TYPE>(agoraish_engine_get_connection_state(engine_));
+    }
+
     /**
      * The library version, "major.minor.patch" (Agora's getVersion).
      *
@@ -377,6 +799,169 @@ public:
 
 private:
     agoraish_engine_t* engine_ = nullptr;
+};
+
+/**
+ * How to create a ChannelServer (agoraish_server_config). The defaults serve
+ * on 127.0.0.1, on a free port, with no HTTP endpoint, accepting any app id
+ * an engine accepts, without a token (testing mode).
+ */
+struct ChannelServerConfig {
+    /** Listen address; empty is 127.0.0.1. */
+    std::string host;
+    /** Signaling port; 0 picks a free port (read it back with url()). */
+    int signalingPort = 0;
+    /** HTTP port for /metrics and /status: -1 a free port, a positive value
+     *  that port, 0 what `configJson` says (no HTTP when it says nothing). */
+    int httpPort = 0;
+    /** Optional configuration document (the JSON of docs/server.md), applied
+     *  first; `host` and the ports above override its listen section when set.
+     *  When it registers apps, only those apps are accepted unless it also
+     *  sets "accept_unknown_apps": true. */
+    std::optional<std::string> configJson;
+};
+
+/**
+ * A channel server running inside this process (agoraish_server_*), owned:
+ * the destructor stops and releases it. Move-only: a moved-from ChannelServer
+ * holds no server.
+ *
+ *     agoraish::ChannelServer server;
+ *     if (server.initialize() != 0 || server.start() != 0) { ... }
+ *     std::string url = server.url();   // for RtcEngineContext::serverUrl
+ *
+ * A ChannelServer that holds no server (default-constructed, released or
+ * moved from) answers every method with -7, except release(), which returns 0.
+ * Stopping the server closes every connection: engines in its channels see
+ * the link break and start reconnecting, so release the engines (or leave)
+ * first. Thread: every method may be called from any thread.
+ */
+class ChannelServer {
+public:
+    /** A ChannelServer that holds no server yet: call initialize() or create(). */
+    ChannelServer() noexcept = default;
+
+#if defined(__cpp_exceptions)
+    /**
+     * Creates the server at once (not yet listening: call start()).
+     * @throws agoraish::Error with the code initialize() would return.
+     */
+    explicit ChannelServer(const ChannelServerConfig& config) {
+        if (int rc = initialize(config); rc != 0) throw Error(rc);
+    }
+#endif
+
+    /** Stops and releases the server. */
+    ~ChannelServer() { release(); }
+
+    /** Not copyable: exactly one ChannelServer owns a server. */
+    ChannelServer(const ChannelServer&) = delete;
+    /** Not copyable: exactly one ChannelServer owns a server. */
+    ChannelServer& operator=(const ChannelServer&) = delete;
+
+    /** Takes the server of `other`, which is left empty. */
+    ChannelServer(ChannelServer&& other) noexcept : server_(std::exchange(other.server_, nullptr)) {}
+
+    /** Releases this server, then takes the server of `other`. */
+    ChannelServer& operator=(ChannelServer&& other) noexcept {
+        if (this != &other) {
+            release();
+            server_ = std::exchange(other.server_, nullptr);
+        }
+        return *this;
+    }
+
+    /**
+     * Creates a server into `out` (replacing, and so releasing, what it held).
+     *
+     * @return 0, or the code of initialize(); `out` is unchanged on failure.
+     */
+    static int create(const ChannelServerConfig& config, ChannelServer& out) noexcept {
+        ChannelServer server;
+        if (int rc = server.initialize(config); rc != 0) return rc;
+        out = std::move(server);
+        return 0;
+    }
+
+    /**
+     * Creates the server (not yet listening).
+     *
+     * @return 0; -8 if this ChannelServer already holds a server; -2 a port
+     *         out of range or configJson that is not a valid document.
+     */
+    int initialize(const ChannelServerConfig& config = ChannelServerConfig()) noexcept {
+        if (server_ != nullptr) return -AGORAISH_ERR_INVALID_STATE;
+        agoraish_server_config c{};
+        c.struct_size = sizeof(c);
+        c.host = config.host.empty() ? nullptr : config.host.c_str();
+        c.signaling_port = config.signalingPort;
+        c.http_port = config.httpPort;
+        c.config_json = config.configJson ? config.configJson->c_str() : nullptr;
+        server_ = agoraish_server_create(&c);
+        if (server_ == nullptr) {
+            const int rc = agoraish_get_last_error();
+            return rc != 0 ? rc : -AGORAISH_ERR_FAILED;
+        }
+        return 0;
+    }
+
+    /**
+     * Binds and starts serving on the server's own thread.
+     *
+     * @return 0; -8 already running; -13 a port cannot be bound; -7 no server.
+     */
+    int start() noexcept { return agoraish_server_start(server_); }
+
+    /**
+     * Stops serving (every connection is closed; engines start reconnecting);
+     * returns when the server threads have ended. A stopped server can be
+     * started again.
+     *
+     * @return 0 (also when not running); -7 no server.
+     */
+    int stop() noexcept { return agoraish_server_stop(server_); }
+
+    /**
+     * Stops the server if running and frees it. Idempotent.
+     *
+     * @return 0.
+     */
+    int release() noexcept {
+        if (server_ == nullptr) return 0;
+        const int rc = agoraish_server_release(server_);
+        server_ = nullptr;
+        return rc;
+    }
+
+    /** The URL engines use to reach the server ("ws://host:port"), or "" when
+     *  it is not running. */
+    std::string url() const {
+        std::string out;
+        return getUrl(out) == 0 ? out : std::string();
+    }
+
+    /**
+     * The URL engines use to reach the server, as a code.
+     *
+     * @param out  Receives "ws://host:port"; unchanged on failure.
+     * @return 0; -3 not running; -7 no server.
+     */
+    int getUrl(std::string& out) const {
+        return detail::readString(
+            [this](char* buf, std::size_t* len) { return agoraish_server_get_url(server_, buf, len); }, out);
+    }
+
+    /** The bound HTTP port (/metrics, /status); 0 when disabled; -3 not running; -7 no server. */
+    int httpPort() const noexcept { return agoraish_server_get_http_port(server_); }
+
+    /** Whether this ChannelServer holds a server. */
+    explicit operator bool() const noexcept { return server_ != nullptr; }
+
+    /** The C handle, for calls the wrapper lacks; still owned by this object. */
+    agoraish_server_t* nativeHandle() const noexcept { return server_; }
+
+private:
+    agoraish_server_t* server_ = nullptr;
 };
 
 }  // namespace agoraish

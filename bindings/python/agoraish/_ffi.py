@@ -42,6 +42,7 @@ from ctypes import (
     c_size_t,
     c_uint,
     c_uint32,
+    c_uint64,
     c_void_p,
 )
 from typing import Dict, List, Optional, Sequence, Tuple, Type
@@ -51,7 +52,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Type
 # --------------------------------------------------------------------------
 
 AGORAISH_ABI_VERSION_MAJOR = 0
-AGORAISH_ABI_VERSION_MINOR = 1
+AGORAISH_ABI_VERSION_MINOR = 2
 AGORAISH_ABI_VERSION = AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR
 
 # --------------------------------------------------------------------------
@@ -136,13 +137,113 @@ AGORAISH_AREA_CODE_IN = 0x00000020
 AGORAISH_AREA_CODE_GLOB = -1
 
 # --------------------------------------------------------------------------
+# Channels: enum agoraish_channel_profile, agoraish_client_role,
+# agoraish_connection_state, agoraish_connection_changed_reason,
+# agoraish_user_offline_reason, and the length limits
+# --------------------------------------------------------------------------
+
+AGORAISH_CHANNEL_PROFILE_COMMUNICATION = 0
+AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING = 1
+
+AGORAISH_CLIENT_ROLE_BROADCASTER = 1
+AGORAISH_CLIENT_ROLE_AUDIENCE = 2
+
+AGORAISH_CONNECTION_STATE_DISCONNECTED = 1
+AGORAISH_CONNECTION_STATE_CONNECTING = 2
+AGORAISH_CONNECTION_STATE_CONNECTED = 3
+AGORAISH_CONNECTION_STATE_RECONNECTING = 4
+AGORAISH_CONNECTION_STATE_FAILED = 5
+
+AGORAISH_CONNECTION_CHANGED_CONNECTING = 0
+AGORAISH_CONNECTION_CHANGED_JOIN_SUCCESS = 1
+AGORAISH_CONNECTION_CHANGED_INTERRUPTED = 2
+AGORAISH_CONNECTION_CHANGED_BANNED_BY_SERVER = 3
+AGORAISH_CONNECTION_CHANGED_JOIN_FAILED = 4
+AGORAISH_CONNECTION_CHANGED_LEAVE_CHANNEL = 5
+AGORAISH_CONNECTION_CHANGED_INVALID_APP_ID = 6
+AGORAISH_CONNECTION_CHANGED_INVALID_CHANNEL_NAME = 7
+AGORAISH_CONNECTION_CHANGED_INVALID_TOKEN = 8
+AGORAISH_CONNECTION_CHANGED_TOKEN_EXPIRED = 9
+AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER = 10
+AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN = 12
+AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT = 14
+AGORAISH_CONNECTION_CHANGED_REJOIN_SUCCESS = 15
+AGORAISH_CONNECTION_CHANGED_SAME_UID_LOGIN = 19
+
+AGORAISH_USER_OFFLINE_QUIT = 0
+AGORAISH_USER_OFFLINE_DROPPED = 1
+AGORAISH_USER_OFFLINE_BECOME_AUDIENCE = 2
+
+AGORAISH_MAX_CHANNEL_ID_LENGTH = 65
+AGORAISH_MAX_USER_ACCOUNT_LENGTH = 256
+
+# --------------------------------------------------------------------------
 # Structs and callback types
 # --------------------------------------------------------------------------
 
-#: ``void (*on_api_call_executed)(agoraish_engine_t *engine, void *user_data,
-#: int err, const char *api, const char *result)``. Runs on the engine's event
-#: thread; the strings are valid only during the call.
+
+class UserInfo(Structure):
+    """``agoraish_user_info``: a uid and its user account (Agora's UserInfo).
+
+    Filled by the library (get_user_info_by_*) or passed to
+    ``on_user_info_updated``; ``user_account`` is NUL-terminated UTF-8.
+    """
+
+    _fields_ = [
+        ("uid", c_uint32),
+        ("user_account", c_char * AGORAISH_MAX_USER_ACCOUNT_LENGTH),
+    ]
+
+
+class RtcStats(Structure):
+    """``agoraish_rtc_stats``: statistics of a call, passed to ``on_leave_channel``.
+
+    Owner: the library, valid only during the callback. ``struct_size`` is the
+    size the library filled; fields past it are not there.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("duration", c_uint32),
+        ("tx_bytes", c_uint64),
+        ("rx_bytes", c_uint64),
+        ("tx_packets", c_uint64),
+        ("rx_packets", c_uint64),
+        ("user_count", c_uint32),
+    ]
+
+
+# Every callback receives (agoraish_engine_t *engine, void *user_data, ...).
+# They run on the engine's event thread; pointers are valid only during the call.
+
+#: ``on_api_call_executed(engine, user_data, int err, const char *api, const char *result)``
 ApiCallExecutedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_char_p, c_char_p)
+#: ``on_join_channel_success(engine, user_data, const char *channel, uint32_t uid, int elapsed)``
+JoinChannelSuccessCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_char_p, c_uint32, c_int)
+#: ``on_rejoin_channel_success(engine, user_data, const char *channel, uint32_t uid, int elapsed)``
+RejoinChannelSuccessCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_char_p, c_uint32, c_int)
+#: ``on_leave_channel(engine, user_data, const agoraish_rtc_stats *stats)``
+LeaveChannelCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcStats))
+#: ``on_user_joined(engine, user_data, uint32_t uid, int elapsed)``
+UserJoinedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
+#: ``on_user_offline(engine, user_data, uint32_t uid, int reason)``
+UserOfflineCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
+#: ``on_client_role_changed(engine, user_data, int old_role, int new_role)``
+ClientRoleChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int)
+#: ``on_connection_state_changed(engine, user_data, int state, int reason)``
+ConnectionStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int)
+#: ``on_connection_lost(engine, user_data)``
+ConnectionLostCallback = CFUNCTYPE(None, c_void_p, c_void_p)
+#: ``on_token_privilege_will_expire(engine, user_data, const char *token)``
+TokenPrivilegeWillExpireCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_char_p)
+#: ``on_request_token(engine, user_data)``
+RequestTokenCallback = CFUNCTYPE(None, c_void_p, c_void_p)
+#: ``on_local_user_registered(engine, user_data, uint32_t uid, const char *user_account)``
+LocalUserRegisteredCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_char_p)
+#: ``on_user_info_updated(engine, user_data, uint32_t uid, const agoraish_user_info *info)``
+UserInfoUpdatedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, POINTER(UserInfo))
+#: ``on_error(engine, user_data, int err, const char *msg)``
+ErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_char_p)
 
 
 class EventHandlerTable(Structure):
@@ -151,14 +252,34 @@ class EventHandlerTable(Structure):
     Owner: the host. The library copies the table during
     ``agoraish_engine_create()``, but the function pointers must stay valid
     until the engine is released (for ctypes: keep the CFUNCTYPE objects
-    alive). A NULL entry means "not interested".
+    alive). A NULL entry means "not interested". Fields after
+    ``on_api_call_executed`` are ABI 0.2; a table with ``struct_size`` equal to
+    ``AGORAISH_EVENT_HANDLER_SIZE_0_1`` has none of them.
     """
 
     _fields_ = [
         ("struct_size", c_uint32),
         ("user_data", c_void_p),
         ("on_api_call_executed", ApiCallExecutedCallback),
+        # ABI 0.2: channels.
+        ("on_join_channel_success", JoinChannelSuccessCallback),
+        ("on_rejoin_channel_success", RejoinChannelSuccessCallback),
+        ("on_leave_channel", LeaveChannelCallback),
+        ("on_user_joined", UserJoinedCallback),
+        ("on_user_offline", UserOfflineCallback),
+        ("on_client_role_changed", ClientRoleChangedCallback),
+        ("on_connection_state_changed", ConnectionStateChangedCallback),
+        ("on_connection_lost", ConnectionLostCallback),
+        ("on_token_privilege_will_expire", TokenPrivilegeWillExpireCallback),
+        ("on_request_token", RequestTokenCallback),
+        ("on_local_user_registered", LocalUserRegisteredCallback),
+        ("on_user_info_updated", UserInfoUpdatedCallback),
+        ("on_error", ErrorCallback),
     ]
+
+
+#: ``sizeof(uint32_t) * 2 + sizeof(void *) * 2``: the table of ABI 0.1.
+AGORAISH_EVENT_HANDLER_SIZE_0_1 = ctypes.sizeof(c_uint32) * 2 + ctypes.sizeof(c_void_p) * 2
 
 
 class EngineConfig(Structure):
@@ -180,14 +301,36 @@ class EngineConfig(Structure):
     ]
 
 
+class ServerConfig(Structure):
+    """``agoraish_server_config``: how to create an embedded channel server.
+
+    Owner: the host; read only during ``agoraish_server_create()`` (strings
+    are copied). Set ``struct_size`` to ``ctypes.sizeof(ServerConfig)``.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("host", c_char_p),
+        ("signaling_port", c_int32),
+        ("http_port", c_int32),
+        ("config_json", c_char_p),
+    ]
+
+
 # The C names, for code that reads like the header.
+agoraish_user_info = UserInfo
+agoraish_rtc_stats = RtcStats
 agoraish_event_handler = EventHandlerTable
 agoraish_engine_config = EngineConfig
+agoraish_server_config = ServerConfig
 
 #: Every struct of the header, keyed by its C name.
 STRUCTS: Dict[str, Type[Structure]] = {
+    "agoraish_user_info": UserInfo,
+    "agoraish_rtc_stats": RtcStats,
     "agoraish_event_handler": EventHandlerTable,
     "agoraish_engine_config": EngineConfig,
+    "agoraish_server_config": ServerConfig,
 }
 
 # --------------------------------------------------------------------------
@@ -301,6 +444,67 @@ agoraish_engine_set_log_level = _declare("agoraish_engine_set_log_level", c_int,
 agoraish_engine_set_log_file_size = _declare(
     "agoraish_engine_set_log_file_size", c_int, [c_void_p, c_uint]
 )
+
+
+# Channels
+
+# int agoraish_engine_set_channel_profile(agoraish_engine_t *engine, int profile);
+agoraish_engine_set_channel_profile = _declare("agoraish_engine_set_channel_profile", c_int, [c_void_p, c_int])
+# int agoraish_engine_set_client_role(agoraish_engine_t *engine, int role);
+agoraish_engine_set_client_role = _declare("agoraish_engine_set_client_role", c_int, [c_void_p, c_int])
+# int agoraish_engine_join_channel(agoraish_engine_t *engine, const char *token, const char *channel,
+#                                  const char *info, uint32_t uid);
+agoraish_engine_join_channel = _declare(
+    "agoraish_engine_join_channel", c_int, [c_void_p, c_char_p, c_char_p, c_char_p, c_uint32]
+)
+# int agoraish_engine_join_channel_with_user_account(agoraish_engine_t *engine, const char *token,
+#                                                    const char *channel, const char *user_account);
+agoraish_engine_join_channel_with_user_account = _declare(
+    "agoraish_engine_join_channel_with_user_account", c_int, [c_void_p, c_char_p, c_char_p, c_char_p]
+)
+# int agoraish_engine_register_local_user_account(agoraish_engine_t *engine, const char *app_id,
+#                                                 const char *user_account);
+agoraish_engine_register_local_user_account = _declare(
+    "agoraish_engine_register_local_user_account", c_int, [c_void_p, c_char_p, c_char_p]
+)
+# int agoraish_engine_get_user_info_by_user_account(agoraish_engine_t *engine, const char *user_account,
+#                                                   agoraish_user_info *info);
+agoraish_engine_get_user_info_by_user_account = _declare(
+    "agoraish_engine_get_user_info_by_user_account", c_int, [c_void_p, c_char_p, POINTER(UserInfo)]
+)
+# int agoraish_engine_get_user_info_by_uid(agoraish_engine_t *engine, uint32_t uid, agoraish_user_info *info);
+agoraish_engine_get_user_info_by_uid = _declare(
+    "agoraish_engine_get_user_info_by_uid", c_int, [c_void_p, c_uint32, POINTER(UserInfo)]
+)
+# int agoraish_engine_leave_channel(agoraish_engine_t *engine);
+agoraish_engine_leave_channel = _declare("agoraish_engine_leave_channel", c_int, [c_void_p])
+# int agoraish_engine_renew_token(agoraish_engine_t *engine, const char *token);
+agoraish_engine_renew_token = _declare("agoraish_engine_renew_token", c_int, [c_void_p, c_char_p])
+# int agoraish_engine_switch_channel(agoraish_engine_t *engine, const char *token, const char *channel);
+agoraish_engine_switch_channel = _declare("agoraish_engine_switch_channel", c_int, [c_void_p, c_char_p, c_char_p])
+# int agoraish_engine_get_call_id(agoraish_engine_t *engine, char *buf, size_t *len);
+agoraish_engine_get_call_id = _declare(
+    "agoraish_engine_get_call_id", c_int, [c_void_p, POINTER(c_char), POINTER(c_size_t)]
+)
+# int agoraish_engine_get_connection_state(agoraish_engine_t *engine);
+agoraish_engine_get_connection_state = _declare("agoraish_engine_get_connection_state", c_int, [c_void_p])
+
+# Embedded channel server
+
+# agoraish_server_t *agoraish_server_create(const agoraish_server_config *config);
+agoraish_server_create = _declare("agoraish_server_create", c_void_p, [POINTER(ServerConfig)])
+# int agoraish_server_start(agoraish_server_t *server);
+agoraish_server_start = _declare("agoraish_server_start", c_int, [c_void_p])
+# int agoraish_server_stop(agoraish_server_t *server);
+agoraish_server_stop = _declare("agoraish_server_stop", c_int, [c_void_p])
+# int agoraish_server_release(agoraish_server_t *server);
+agoraish_server_release = _declare("agoraish_server_release", c_int, [c_void_p])
+# int agoraish_server_get_url(agoraish_server_t *server, char *buf, size_t *len);
+agoraish_server_get_url = _declare(
+    "agoraish_server_get_url", c_int, [c_void_p, POINTER(c_char), POINTER(c_size_t)]
+)
+# int agoraish_server_get_http_port(agoraish_server_t *server);
+agoraish_server_get_http_port = _declare("agoraish_server_get_http_port", c_int, [c_void_p])
 
 if _missing:
     raise LibraryMismatchError(

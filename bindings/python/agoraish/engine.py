@@ -1,4 +1,4 @@
-"""The Python API of libagoraish: ``RtcEngine``, ``EventHandler``, ``AgoraishError``.
+"""The Python API of libagoraish: ``RtcEngine``, ``EventHandler``, ``ChannelServer``, ``AgoraishError``.
 
 Threads
 -------
@@ -20,12 +20,17 @@ returned into the library. The callback objects of such an engine are moved
 to the module-level set ``_ASYNC_RELEASED`` and kept for the life of the
 process (a few hundred bytes per engine), because nothing tells Python when
 the library is done with them; the user's handler object is dropped at once.
+
+A ``ChannelServer`` (the embedded channel server) owns its C server and has
+no callbacks; ``release()`` or garbage collection stops and frees it, and the
+exit hook releases servers still alive after the engines.
 """
 
 from __future__ import annotations
 
 import atexit
 import ctypes
+import dataclasses
 import enum
 import json
 import operator
@@ -35,18 +40,26 @@ import threading
 import traceback
 import types
 import weakref
-from typing import Any, Callable, List, Mapping, Optional, Set, Tuple, Union
+from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Set, Tuple, Type, TypeVar, Union
 
 from . import _ffi
 
 __all__ = [
     "AgoraishError",
     "AreaCode",
+    "ChannelProfile",
+    "ChannelServer",
+    "ClientRole",
+    "ConnectionChangedReason",
+    "ConnectionState",
     "ErrorCode",
     "EventHandler",
     "LogFilter",
     "LogLevel",
     "RtcEngine",
+    "RtcStats",
+    "UserInfo",
+    "UserOfflineReason",
     "get_error_description",
     "get_version",
 ]
@@ -141,6 +154,98 @@ class AreaCode(enum.IntEnum):
     GLOB = _ffi.AGORAISH_AREA_CODE_GLOB & 0xFFFFFFFF
 
 
+class ChannelProfile(enum.IntEnum):
+    """Agora's CHANNEL_PROFILE_TYPE for ``RtcEngine.set_channel_profile``."""
+
+    COMMUNICATION = _ffi.AGORAISH_CHANNEL_PROFILE_COMMUNICATION
+    LIVE_BROADCASTING = _ffi.AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING
+
+
+class ClientRole(enum.IntEnum):
+    """Agora's CLIENT_ROLE_TYPE for ``RtcEngine.set_client_role`` and ``on_client_role_changed``."""
+
+    BROADCASTER = _ffi.AGORAISH_CLIENT_ROLE_BROADCASTER
+    AUDIENCE = _ffi.AGORAISH_CLIENT_ROLE_AUDIENCE
+
+
+class ConnectionState(enum.IntEnum):
+    """Agora's CONNECTION_STATE_TYPE (``get_connection_state``, ``on_connection_state_changed``)."""
+
+    DISCONNECTED = _ffi.AGORAISH_CONNECTION_STATE_DISCONNECTED
+    CONNECTING = _ffi.AGORAISH_CONNECTION_STATE_CONNECTING
+    CONNECTED = _ffi.AGORAISH_CONNECTION_STATE_CONNECTED
+    RECONNECTING = _ffi.AGORAISH_CONNECTION_STATE_RECONNECTING
+    FAILED = _ffi.AGORAISH_CONNECTION_STATE_FAILED
+
+
+class ConnectionChangedReason(enum.IntEnum):
+    """Agora's CONNECTION_CHANGED_REASON_TYPE: the values this engine reports."""
+
+    CONNECTING = _ffi.AGORAISH_CONNECTION_CHANGED_CONNECTING
+    JOIN_SUCCESS = _ffi.AGORAISH_CONNECTION_CHANGED_JOIN_SUCCESS
+    INTERRUPTED = _ffi.AGORAISH_CONNECTION_CHANGED_INTERRUPTED
+    BANNED_BY_SERVER = _ffi.AGORAISH_CONNECTION_CHANGED_BANNED_BY_SERVER
+    JOIN_FAILED = _ffi.AGORAISH_CONNECTION_CHANGED_JOIN_FAILED
+    LEAVE_CHANNEL = _ffi.AGORAISH_CONNECTION_CHANGED_LEAVE_CHANNEL
+    INVALID_APP_ID = _ffi.AGORAISH_CONNECTION_CHANGED_INVALID_APP_ID
+    INVALID_CHANNEL_NAME = _ffi.AGORAISH_CONNECTION_CHANGED_INVALID_CHANNEL_NAME
+    INVALID_TOKEN = _ffi.AGORAISH_CONNECTION_CHANGED_INVALID_TOKEN
+    TOKEN_EXPIRED = _ffi.AGORAISH_CONNECTION_CHANGED_TOKEN_EXPIRED
+    REJECTED_BY_SERVER = _ffi.AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER
+    RENEW_TOKEN = _ffi.AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN
+    KEEP_ALIVE_TIMEOUT = _ffi.AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT
+    REJOIN_SUCCESS = _ffi.AGORAISH_CONNECTION_CHANGED_REJOIN_SUCCESS
+    SAME_UID_LOGIN = _ffi.AGORAISH_CONNECTION_CHANGED_SAME_UID_LOGIN
+
+
+class UserOfflineReason(enum.IntEnum):
+    """Agora's USER_OFFLINE_REASON_TYPE, the ``reason`` of ``on_user_offline``."""
+
+    QUIT = _ffi.AGORAISH_USER_OFFLINE_QUIT
+    DROPPED = _ffi.AGORAISH_USER_OFFLINE_DROPPED
+    BECOME_AUDIENCE = _ffi.AGORAISH_USER_OFFLINE_BECOME_AUDIENCE
+
+
+_E = TypeVar("_E", bound=enum.IntEnum)
+
+
+def _enum_or_int(cls: Type[_E], value: int) -> Union[_E, int]:
+    """`value` as a member of `cls`, or the plain int when the header does not list it."""
+    try:
+        return cls(value)
+    except ValueError:
+        return int(value)
+
+
+class UserInfo(NamedTuple):
+    """A uid and its user account (Agora's UserInfo; ``agoraish_user_info``).
+
+    A tuple ``(uid, user_account)``, so ``uid, account = engine.get_user_info_by_uid(n)`` works.
+    """
+
+    uid: int
+    user_account: str
+
+
+@dataclasses.dataclass(frozen=True)
+class RtcStats:
+    """Statistics of a call (Agora's RtcStats; ``agoraish_rtc_stats``), from ``on_leave_channel``.
+
+    Attributes:
+        duration: seconds in the channel.
+        tx_bytes, rx_bytes: bytes sent and received on every path of the call.
+        tx_packets, rx_packets: packets and messages sent and received.
+        user_count: users in the channel, this one included.
+    """
+
+    duration: int = 0
+    tx_bytes: int = 0
+    rx_bytes: int = 0
+    tx_packets: int = 0
+    rx_packets: int = 0
+    user_count: int = 0
+
+
 # --------------------------------------------------------------------------
 # Errors
 # --------------------------------------------------------------------------
@@ -203,6 +308,23 @@ class AgoraishError(Exception):
 def _check(rc: int, operation: str) -> None:
     if rc != 0:
         raise AgoraishError(rc, operation)
+
+
+def _read_string(call: Callable[[Any, Any], int], operation: str) -> str:
+    """Reads a string through the header's ``char *buf, size_t *len`` convention.
+
+    Asks for the size first (NULL buffer, ``*len`` 0), then reads; if the
+    value grew in between (-6 again), reads again with the new size.
+    """
+    length = ctypes.c_size_t(0)
+    rc = call(None, ctypes.byref(length))
+    while rc == -_ffi.AGORAISH_ERR_BUFFER_TOO_SMALL:
+        buffer = ctypes.create_string_buffer(length.value)
+        rc = call(buffer, ctypes.byref(length))
+        if rc == 0:
+            return buffer.value.decode("utf-8", "replace")
+    _check(rc, operation)
+    return ""  # unreachable: an answer of 0 to a size query would need an empty buffer
 
 
 # --------------------------------------------------------------------------
@@ -279,6 +401,62 @@ class EventHandler:
                 applied JSON object with sorted keys).
         """
 
+    # -- channels (ABI 0.2) ------------------------------------------------------
+
+    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
+        """The local user joined `channel` as `uid` (onJoinChannelSuccess).
+
+        Args:
+            elapsed: milliseconds since the join call.
+        """
+
+    def on_rejoin_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
+        """The local user rejoined after an interruption (onRejoinChannelSuccess)."""
+
+    def on_leave_channel(self, stats: RtcStats) -> None:
+        """The local user left (onLeaveChannel), with the call's statistics."""
+
+    def on_user_joined(self, uid: int, elapsed: int) -> None:
+        """A remote user (communication) or broadcaster (live) joined, or was
+        already there when the local user joined (onUserJoined).
+
+        Args:
+            elapsed: milliseconds since the local join call.
+        """
+
+    def on_user_offline(self, uid: int, reason: UserOfflineReason) -> None:
+        """A remote user went offline (onUserOffline): QUIT, DROPPED or BECOME_AUDIENCE."""
+
+    def on_client_role_changed(self, old_role: ClientRole, new_role: ClientRole) -> None:
+        """The local role changed (onClientRoleChanged)."""
+
+    def on_connection_state_changed(self, state: ConnectionState, reason: ConnectionChangedReason) -> None:
+        """The connection state changed (onConnectionStateChanged).
+
+        A value the header does not list arrives as a plain int.
+        """
+
+    def on_connection_lost(self) -> None:
+        """No working link to the server for 10 s (onConnectionLost); rejoining goes on."""
+
+    def on_token_privilege_will_expire(self, token: str) -> None:
+        """The token's join privilege expires in 30 s (onTokenPrivilegeWillExpire).
+
+        Call ``RtcEngine.renew_token``. `token` is the token in force.
+        """
+
+    def on_request_token(self) -> None:
+        """The token expired (onRequestToken): renew it; the engine then rejoins."""
+
+    def on_local_user_registered(self, uid: int, user_account: str) -> None:
+        """The local user account is registered as `uid` (onLocalUserRegistered)."""
+
+    def on_user_info_updated(self, uid: int, info: UserInfo) -> None:
+        """A remote user's account became known (onUserInfoUpdated)."""
+
+    def on_error(self, err: int, msg: str) -> None:
+        """An error the host must act on (onError): the (positive) code and a message."""
+
 
 def _text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", "replace") if value is not None else ""
@@ -295,13 +473,79 @@ class _CallbackSpec:
         self.convert = convert
 
 
-#: The callbacks of agoraish_event_handler. The Python method has the C field's name.
+def _rtc_stats(pointer: Any) -> RtcStats:
+    """Copies an ``agoraish_rtc_stats *``; fields past its ``struct_size`` read as 0."""
+    if not pointer:
+        return RtcStats()
+    raw = pointer.contents
+    size = raw.struct_size
+    values = {}
+    for field in dataclasses.fields(RtcStats):
+        descriptor = getattr(_ffi.RtcStats, field.name)
+        values[field.name] = int(getattr(raw, field.name)) if descriptor.offset + descriptor.size <= size else 0
+    return RtcStats(**values)
+
+
+def _user_info(pointer: Any, uid: int) -> UserInfo:
+    """Copies an ``agoraish_user_info *`` (NULL: the uid with an empty account)."""
+    if not pointer:
+        return UserInfo(int(uid), "")
+    raw = pointer.contents
+    return UserInfo(int(raw.uid), _text(raw.user_account))
+
+
+#: The callbacks of agoraish_event_handler, in header order. The Python method
+#: has the C field's name; `convert` turns the C arguments (after engine and
+#: user_data) into the method's arguments, copying what the library owns.
 _CALLBACKS: Tuple[_CallbackSpec, ...] = (
     _CallbackSpec(
         "on_api_call_executed",
         _ffi.ApiCallExecutedCallback,
         lambda err, api, result: (int(err), _text(api), _text(result)),
     ),
+    _CallbackSpec(
+        "on_join_channel_success",
+        _ffi.JoinChannelSuccessCallback,
+        lambda channel, uid, elapsed: (_text(channel), int(uid), int(elapsed)),
+    ),
+    _CallbackSpec(
+        "on_rejoin_channel_success",
+        _ffi.RejoinChannelSuccessCallback,
+        lambda channel, uid, elapsed: (_text(channel), int(uid), int(elapsed)),
+    ),
+    _CallbackSpec("on_leave_channel", _ffi.LeaveChannelCallback, lambda stats: (_rtc_stats(stats),)),
+    _CallbackSpec("on_user_joined", _ffi.UserJoinedCallback, lambda uid, elapsed: (int(uid), int(elapsed))),
+    _CallbackSpec(
+        "on_user_offline",
+        _ffi.UserOfflineCallback,
+        lambda uid, reason: (int(uid), _enum_or_int(UserOfflineReason, reason)),
+    ),
+    _CallbackSpec(
+        "on_client_role_changed",
+        _ffi.ClientRoleChangedCallback,
+        lambda old, new: (_enum_or_int(ClientRole, old), _enum_or_int(ClientRole, new)),
+    ),
+    _CallbackSpec(
+        "on_connection_state_changed",
+        _ffi.ConnectionStateChangedCallback,
+        lambda state, reason: (_enum_or_int(ConnectionState, state), _enum_or_int(ConnectionChangedReason, reason)),
+    ),
+    _CallbackSpec("on_connection_lost", _ffi.ConnectionLostCallback, lambda: ()),
+    _CallbackSpec(
+        "on_token_privilege_will_expire", _ffi.TokenPrivilegeWillExpireCallback, lambda token: (_text(token),)
+    ),
+    _CallbackSpec("on_request_token", _ffi.RequestTokenCallback, lambda: ()),
+    _CallbackSpec(
+        "on_local_user_registered",
+        _ffi.LocalUserRegisteredCallback,
+        lambda uid, account: (int(uid), _text(account)),
+    ),
+    _CallbackSpec(
+        "on_user_info_updated",
+        _ffi.UserInfoUpdatedCallback,
+        lambda uid, info: (int(uid), _user_info(info, uid)),
+    ),
+    _CallbackSpec("on_error", _ffi.ErrorCallback, lambda err, msg: (int(err), _text(msg))),
 )
 
 
@@ -622,16 +866,10 @@ class RtcEngine:
         Thread: any.
         """
         key_bytes = _c_string(key, "key")
-        length = ctypes.c_size_t(0)
-        rc = _ffi.agoraish_engine_get_parameter(self.handle, key_bytes, None, ctypes.byref(length))
-        while rc == -_ffi.AGORAISH_ERR_BUFFER_TOO_SMALL:
-            buffer = ctypes.create_string_buffer(length.value)
-            rc = _ffi.agoraish_engine_get_parameter(self.handle, key_bytes, buffer, ctypes.byref(length))
-            if rc == 0:
-                return buffer.value.decode("utf-8", "replace")
-            # -6 again: the value grew between the two calls; `length` holds the new size.
-        _check(rc, f"get_parameter({key!r})")
-        return ""  # unreachable: an answer of 0 to a size query would need an empty buffer
+        return _read_string(
+            lambda buf, length: _ffi.agoraish_engine_get_parameter(self.handle, key_bytes, buf, length),
+            f"get_parameter({key!r})",
+        )
 
     def get_parameter(self, key: str) -> Any:
         """Reads one parameter, decoded from JSON (Agora's getParameter).
@@ -706,6 +944,203 @@ class RtcEngine:
         rc = _ffi.agoraish_engine_set_log_file_size(self.handle, _c_uint(size_kb, "size_kb"))
         _check(rc, "set_log_file_size")
 
+    # -- channels ------------------------------------------------------------------
+
+    def set_channel_profile(self, profile: int) -> None:
+        """Sets the channel profile (Agora's setChannelProfile): a ``ChannelProfile``. Before joining only.
+
+        All users of a channel must use the same profile: the server refuses a
+        join with another one (``on_error(5, ...)``, then FAILED with
+        REJECTED_BY_SERVER).
+
+        Raises:
+            AgoraishError: -2 unknown profile; -5 in or joining a channel; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_channel_profile(self.handle, _c_int(profile, "profile"))
+        _check(rc, "set_channel_profile")
+
+    def set_client_role(self, role: int) -> None:
+        """Sets the client role (Agora's setClientRole): a ``ClientRole``.
+
+        Before joining it sets the role used to join; while connected it asks
+        the server. ``on_client_role_changed`` follows when the role changed.
+        In live broadcasting, remote users see ``on_user_joined`` (became a
+        broadcaster) or ``on_user_offline`` with BECOME_AUDIENCE.
+
+        Raises:
+            AgoraishError: -2 unknown role; -5 while joining or reconnecting; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_client_role(self.handle, _c_int(role, "role"))
+        _check(rc, "set_client_role")
+
+    def join_channel(self, token: Optional[str], channel: str, info: Optional[str] = None, uid: int = 0) -> None:
+        """Joins a channel (Agora's joinChannel). Asynchronous.
+
+        ``on_connection_state_changed(CONNECTING, CONNECTING)`` follows, then
+        ``on_join_channel_success`` or FAILED with the reason.
+
+        Args:
+            token: the token, or None/"" for an app without a certificate.
+            channel: 1..63 bytes of a-z A-Z 0-9 space and
+                ``! # $ % & ( ) + - : ; < = . > ? @ [ ] ^ _ { } | ~ ,``.
+            info: optional extra information; never sent to other users.
+            uid: 1..2**32-1, or 0 to let the server choose one.
+
+        Raises:
+            AgoraishError: -102 bad channel name; -17 already in or joining a
+                channel; -2 strings C cannot take; -4 a wss:// server URL
+                (this build has no TLS client); -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_join_channel(
+            self.handle,
+            _c_string(token, "token"),
+            _c_string(channel, "channel"),
+            _c_string(info, "info"),
+            _c_uint(uid, "uid"),
+        )
+        _check(rc, "join_channel")
+
+    def join_channel_with_user_account(self, token: Optional[str], channel: str, user_account: str) -> None:
+        """Joins a channel with a user account (Agora's joinChannelWithUserAccount).
+
+        The server maps the account to a uid that stays the same for the app;
+        ``on_local_user_registered`` and ``on_join_channel_success`` follow.
+
+        Raises:
+            AgoraishError: as ``join_channel``, and -134 for a bad account
+                (empty or longer than 255 bytes).
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_join_channel_with_user_account(
+            self.handle,
+            _c_string(token, "token"),
+            _c_string(channel, "channel"),
+            _c_string(user_account, "user_account"),
+        )
+        _check(rc, "join_channel_with_user_account")
+
+    def register_local_user_account(self, app_id: str, user_account: str) -> None:
+        """Registers a user account ahead of joining (Agora's registerLocalUserAccount).
+
+        The server answers with the account's uid through ``on_local_user_registered``.
+
+        Args:
+            app_id: must equal the engine's app id.
+
+        Raises:
+            AgoraishError: -2 another app id; -134 bad account; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_register_local_user_account(
+            self.handle, _c_string(app_id, "app_id"), _c_string(user_account, "user_account")
+        )
+        _check(rc, "register_local_user_account")
+
+    def get_user_info_by_user_account(self, user_account: str) -> UserInfo:
+        """The ``(uid, user_account)`` of an account this engine has learned of (getUserInfoByUserAccount).
+
+        Raises:
+            AgoraishError: -2 for an unknown account; -7 if released.
+
+        Thread: any.
+        """
+        info = _ffi.UserInfo()
+        rc = _ffi.agoraish_engine_get_user_info_by_user_account(
+            self.handle, _c_string(user_account, "user_account"), ctypes.byref(info)
+        )
+        _check(rc, "get_user_info_by_user_account")
+        return UserInfo(int(info.uid), _text(info.user_account))
+
+    def get_user_info_by_uid(self, uid: int) -> UserInfo:
+        """The ``(uid, user_account)`` of a uid this engine has learned of (getUserInfoByUid).
+
+        Raises:
+            AgoraishError: -2 for an unknown uid; -7 if released.
+
+        Thread: any.
+        """
+        info = _ffi.UserInfo()
+        rc = _ffi.agoraish_engine_get_user_info_by_uid(self.handle, _c_uint(uid, "uid"), ctypes.byref(info))
+        _check(rc, "get_user_info_by_uid")
+        return UserInfo(int(info.uid), _text(info.user_account))
+
+    def leave_channel(self) -> None:
+        """Leaves the channel (Agora's leaveChannel).
+
+        ``on_leave_channel(stats)`` follows, then
+        ``on_connection_state_changed(DISCONNECTED, LEAVE_CHANNEL)``. Also ends a
+        join in progress, a reconnection, or a FAILED state.
+
+        Raises:
+            AgoraishError: -18 not in (or joining) a channel; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_leave_channel(self.handle), "leave_channel")
+
+    def renew_token(self, token: str) -> None:
+        """Renews the token (Agora's renewToken).
+
+        While connected the server checks it (``on_error`` 109 or 110 if it
+        refuses; the old token stays in force). After the token expired
+        (FAILED, TOKEN_EXPIRED) the engine rejoins with it.
+
+        Raises:
+            AgoraishError: -2 empty token; -113 not in a channel; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_renew_token(self.handle, _c_string(token, "token")), "renew_token")
+
+    def switch_channel(self, token: Optional[str], channel: str) -> None:
+        """Switches to another channel as audience in live broadcasting (Agora's switchChannel).
+
+        ``on_leave_channel`` follows, then ``on_join_channel_success``.
+
+        Raises:
+            AgoraishError: -102 bad channel name; -5 not audience in live
+                broadcasting; -113 not connected to a channel; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_switch_channel(
+            self.handle, _c_string(token, "token"), _c_string(channel, "channel")
+        )
+        _check(rc, "switch_channel")
+
+    def get_call_id(self) -> str:
+        """The id of the current or last call (Agora's getCallId).
+
+        Raises:
+            AgoraishError: -113 no call yet; -7 if released.
+
+        Thread: any.
+        """
+        return _read_string(
+            lambda buf, length: _ffi.agoraish_engine_get_call_id(self.handle, buf, length), "get_call_id"
+        )
+
+    def get_connection_state(self) -> ConnectionState:
+        """The connection state (Agora's getConnectionState).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_get_connection_state(self.handle)
+        if rc < 0:
+            raise AgoraishError(rc, "get_connection_state")
+        return _enum_or_int(ConnectionState, rc)  # type: ignore[return-value]
+
     # -- library information ------------------------------------------------------
 
     #: ``get_version()``: the library version and build number (Agora's getVersion).
@@ -716,11 +1151,208 @@ class RtcEngine:
     get_error_description = staticmethod(get_error_description)
 
 
+# --------------------------------------------------------------------------
+# The embedded channel server
+# --------------------------------------------------------------------------
+
+#: Servers not yet released, for the exit hook.
+_LIVE_SERVERS: "weakref.WeakSet[ChannelServer]" = weakref.WeakSet()
+
+
+class ChannelServer:
+    """A channel server running inside this process (``agoraish_server_*``).
+
+    Engines reach it through ``server.url`` (pass it as ``server_url``). It
+    serves WebSocket signaling at ``/v1/signal`` and, when enabled, /metrics
+    and /status over HTTP (docs/server.md, docs/protocol.md).
+
+    Args:
+        host: listen address; None or "" is 127.0.0.1.
+        signaling_port: 0 picks a free port (read it back with ``url`` or
+            ``signaling_port``).
+        http_port: 0 no HTTP endpoint, -1 a free port, else that port.
+        config_json: an optional configuration document (the JSON of
+            docs/server.md), as text or as a mapping (encoded with
+            ``json.dumps``); applied first, `host` and the ports override its
+            listen section when set. When it registers apps, only those apps
+            are accepted; otherwise any non-empty app id is, without a token.
+
+    Raises:
+        AgoraishError: -2 for a bad configuration (ports out of range, text
+            that is not JSON, unknown keys, bad values).
+
+    The server is created stopped: call ``start()``, or use it as a context
+    manager, which starts it (unless running) and releases it on exit.
+
+    Owner: the caller, until ``release()``; a server that is garbage collected
+    is released then, and the exit hook releases servers still alive.
+    Thread: every method may be called from any thread.
+    """
+
+    def __init__(
+        self,
+        host: Optional[str] = None,
+        signaling_port: int = 0,
+        http_port: int = 0,
+        config_json: Union[str, bytes, Mapping[str, Any], None] = None,
+    ) -> None:
+        self._handle: Optional[int] = None
+        if config_json is not None and not isinstance(config_json, (str, bytes, bytearray)):
+            config_json = json.dumps(dict(config_json))
+        host_bytes = _c_string(host, "host")
+        json_bytes = _c_string(config_json, "config_json")
+        config = _ffi.ServerConfig()
+        config.struct_size = ctypes.sizeof(_ffi.ServerConfig)
+        config.host = host_bytes
+        config.signaling_port = _c_int(signaling_port, "signaling_port")
+        config.http_port = _c_int(http_port, "http_port")
+        config.config_json = json_bytes
+        handle = _ffi.agoraish_server_create(ctypes.byref(config))
+        if not handle:
+            code = _ffi.agoraish_get_last_error()
+            raise AgoraishError(code or -_ffi.AGORAISH_ERR_FAILED, "agoraish_server_create")
+        self._handle = handle
+        self._released = False
+        _LIVE_SERVERS.add(self)
+
+    @property
+    def handle(self) -> int:
+        """The raw ``agoraish_server_t *`` token (stale after release).
+
+        Thread: any.
+        """
+        return self._handle or 0
+
+    @property
+    def released(self) -> bool:
+        """Whether ``release()`` has succeeded on this server.
+
+        Thread: any.
+        """
+        return self._released
+
+    def start(self) -> "ChannelServer":
+        """Binds and starts serving on the server's own thread; returns the server.
+
+        Raises:
+            AgoraishError: -8 already running; -13 a port cannot be bound;
+                -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_server_start(self.handle), "server start")
+        return self
+
+    def stop(self) -> None:
+        """Stops serving: every connection is closed (engines start reconnecting).
+
+        Returns after the server thread has ended. A stopped server can be
+        started again (users must rejoin; a port picked with 0 may differ).
+        Does nothing when not running.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_server_stop(self.handle), "server stop")
+
+    def release(self) -> None:
+        """Stops the server if running and frees it. Idempotent.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_server_release(self.handle), "server release")
+        self._released = True
+        _LIVE_SERVERS.discard(self)
+
+    @property
+    def running(self) -> bool:
+        """Whether the server is serving.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_server_get_http_port(self.handle)
+        if rc == -_ffi.AGORAISH_ERR_NOT_READY:
+            return False
+        if rc < 0:
+            raise AgoraishError(rc, "server running")
+        return True
+
+    @property
+    def url(self) -> str:
+        """The URL engines use, "ws://host:port".
+
+        Raises:
+            AgoraishError: -3 not running; -7 if released.
+
+        Thread: any.
+        """
+        return _read_string(lambda buf, length: _ffi.agoraish_server_get_url(self.handle, buf, length), "server url")
+
+    @property
+    def signaling_port(self) -> int:
+        """The bound signaling port (from ``url``).
+
+        Raises:
+            AgoraishError: -3 not running; -7 if released.
+
+        Thread: any.
+        """
+        return int(self.url.rsplit(":", 1)[1])
+
+    @property
+    def http_port(self) -> int:
+        """The bound HTTP port for /metrics and /status, or 0 when disabled.
+
+        Raises:
+            AgoraishError: -3 not running; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_server_get_http_port(self.handle)
+        if rc < 0:
+            raise AgoraishError(rc, "server http_port")
+        return rc
+
+    def __enter__(self) -> "ChannelServer":
+        if not self.running:
+            self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+    def __del__(self) -> None:
+        handle = getattr(self, "_handle", None)
+        if not handle or getattr(self, "_released", True):
+            return
+        try:
+            _ffi.agoraish_server_release(handle)
+        except BaseException:  # interpreter shutdown: modules may be gone
+            pass
+
+    def __repr__(self) -> str:
+        if self._released:
+            return f"<agoraish.ChannelServer handle=0x{self.handle:016x} released>"
+        try:
+            where = self.url if self.running else "stopped"
+        except AgoraishError:
+            where = "?"
+        return f"<agoraish.ChannelServer handle=0x{self.handle:016x} {where}>"
+
+
 def _release_all_at_exit() -> None:
-    """Releases the engines still alive, before the interpreter stops running callbacks."""
+    """Releases the engines still alive, before the interpreter stops running
+    callbacks, then the embedded servers."""
     for engine in list(_LIVE):
         try:
             engine.release(sync=True)
+        except BaseException:
+            pass
+    for server in list(_LIVE_SERVERS):
+        try:
+            server.release()
         except BaseException:
             pass
 

@@ -1,0 +1,212 @@
+/*
+ * demo_call.c — a call in one process: an embedded channel server and two
+ * users, alice and bob, who join a channel, see each other, and leave.
+ *
+ *   make demo      (builds the library and runs this)
+ *
+ * Each user is an engine with its own event handler. Callbacks run on the
+ * engine's event thread: they copy what they got and wake main, which prints
+ * everything, so the output comes out in one order.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "agoraish.h"
+
+#define CHANNEL "demo"
+#define APP_ID "0123456789abcdef0123456789abcdef"
+#define WAIT_SECONDS 5
+
+/* What one user's event handler shares with main. */
+typedef struct {
+    const char *name;
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    /* Guarded by mutex. */
+    uint32_t joined, left;
+    uint32_t uid;
+    int join_ms;
+    uint32_t peer_joined, peer_left; /* the last remote user seen joining / leaving */
+    int peer_left_reason;
+    agoraish_rtc_stats stats;
+} user_t;
+
+static void on_join_channel_success(agoraish_engine_t *engine, void *user_data, const char *channel,
+                                    uint32_t uid, int elapsed) {
+    user_t *u = user_data;
+    (void)engine, (void)channel;
+    pthread_mutex_lock(&u->mutex);
+    u->joined = 1;
+    u->uid = uid;
+    u->join_ms = elapsed;
+    pthread_cond_broadcast(&u->cond);
+    pthread_mutex_unlock(&u->mutex);
+}
+
+static void on_user_joined(agoraish_engine_t *engine, void *user_data, uint32_t uid, int elapsed) {
+    user_t *u = user_data;
+    (void)engine, (void)elapsed;
+    pthread_mutex_lock(&u->mutex);
+    u->peer_joined = uid;
+    pthread_cond_broadcast(&u->cond);
+    pthread_mutex_unlock(&u->mutex);
+}
+
+static void on_user_offline(agoraish_engine_t *engine, void *user_data, uint32_t uid, int reason) {
+    user_t *u = user_data;
+    (void)engine;
+    pthread_mutex_lock(&u->mutex);
+    u->peer_left = uid;
+    u->peer_left_reason = reason;
+    pthread_cond_broadcast(&u->cond);
+    pthread_mutex_unlock(&u->mutex);
+}
+
+static void on_leave_channel(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_stats *stats) {
+    user_t *u = user_data;
+    (void)engine;
+    pthread_mutex_lock(&u->mutex);
+    u->left = 1;
+    memcpy(&u->stats, stats, stats->struct_size < sizeof u->stats ? stats->struct_size : sizeof u->stats);
+    pthread_cond_broadcast(&u->cond);
+    pthread_mutex_unlock(&u->mutex);
+}
+
+/* Waits (at most WAIT_SECONDS) until `*field` of `u` equals `value`; returns whether it did. */
+static int wait_for(user_t *u, const uint32_t *field, uint32_t value) {
+    struct timespec deadline;
+    int ok;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += WAIT_SECONDS;
+    pthread_mutex_lock(&u->mutex);
+    while (!(ok = *field == value)) {
+        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
+    }
+    pthread_mutex_unlock(&u->mutex);
+    if (!ok) printf("  (%s: no event within %d s)\n", u->name, WAIT_SECONDS);
+    return ok;
+}
+
+#define WAIT_FOR(u, field, value) wait_for((u), &(u)->field, (uint32_t)(value))
+
+static agoraish_engine_t *create_user(user_t *u, const char *name, const char *server_url) {
+    pthread_condattr_t attr;
+    agoraish_event_handler handler;
+    agoraish_engine_config config;
+    agoraish_engine_t *engine;
+
+    memset(u, 0, sizeof *u);
+    u->name = name;
+    pthread_mutex_init(&u->mutex, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&u->cond, &attr);
+    pthread_condattr_destroy(&attr);
+
+    memset(&handler, 0, sizeof handler); /* callbacks left NULL are not called */
+    handler.struct_size = sizeof handler;
+    handler.user_data = u;
+    handler.on_join_channel_success = on_join_channel_success;
+    handler.on_user_joined = on_user_joined;
+    handler.on_user_offline = on_user_offline;
+    handler.on_leave_channel = on_leave_channel;
+
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.app_id = APP_ID;
+    config.event_handler = &handler; /* copied by create */
+    config.server_url = server_url;
+    engine = agoraish_engine_create(&config);
+    if (!engine) {
+        int rc = agoraish_get_last_error();
+        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
+    }
+    return engine;
+}
+
+static void destroy_user(user_t *u) {
+    pthread_cond_destroy(&u->cond);
+    pthread_mutex_destroy(&u->mutex);
+}
+
+static void print_stats(const user_t *u) {
+    printf("%-5s left: %u s in the call, sent %llu bytes, received %llu bytes, %u user%s in the channel at the end\n",
+           u->name, u->stats.duration, (unsigned long long)u->stats.tx_bytes, (unsigned long long)u->stats.rx_bytes,
+           u->stats.user_count, u->stats.user_count == 1 ? "" : "s");
+}
+
+int main(void) {
+    agoraish_server_config server_config;
+    agoraish_server_t *server;
+    agoraish_engine_t *alice_engine = NULL, *bob_engine = NULL;
+    user_t alice, bob;
+    char url[128], call_id[128];
+    size_t len = sizeof url;
+    int build = 0, ok = 0, rc;
+    const char *version = agoraish_get_version(&build);
+
+    printf("agoraish %s (build %d)\n", version, build);
+
+    /* A channel server inside this process: 127.0.0.1, a free port, any app id. */
+    memset(&server_config, 0, sizeof server_config);
+    server_config.struct_size = sizeof server_config;
+    server = agoraish_server_create(&server_config);
+    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
+        rc = server ? rc : agoraish_get_last_error();
+        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
+        agoraish_server_release(server);
+        return 1;
+    }
+    printf("channel server: %s\n", url);
+
+    alice_engine = create_user(&alice, "alice", url);
+    bob_engine = create_user(&bob, "bob", url);
+    if (!alice_engine || !bob_engine) goto done;
+
+    /* alice picks her uid; bob lets the server choose one (uid 0). */
+    if ((rc = agoraish_engine_join_channel(alice_engine, NULL, CHANNEL, NULL, 1001)) != 0) {
+        fprintf(stderr, "alice cannot join: %d (%s)\n", rc, agoraish_get_error_description(rc));
+        goto done;
+    }
+    if (!WAIT_FOR(&alice, joined, 1)) goto done;
+    printf("alice joined \"%s\" as uid %u (%d ms)\n", CHANNEL, alice.uid, alice.join_ms);
+
+    if ((rc = agoraish_engine_join_channel(bob_engine, NULL, CHANNEL, NULL, 0)) != 0) {
+        fprintf(stderr, "bob cannot join: %d (%s)\n", rc, agoraish_get_error_description(rc));
+        goto done;
+    }
+    if (!WAIT_FOR(&bob, joined, 1)) goto done;
+    printf("bob   joined \"%s\" as uid %u (%d ms)\n", CHANNEL, bob.uid, bob.join_ms);
+    if (WAIT_FOR(&alice, peer_joined, bob.uid)) printf("alice sees uid %u join\n", bob.uid);
+    if (WAIT_FOR(&bob, peer_joined, alice.uid)) printf("bob   sees uid %u, who was already there\n", alice.uid);
+    len = sizeof call_id;
+    if (agoraish_engine_get_call_id(alice_engine, call_id, &len) == 0) printf("alice's call id: %s\n", call_id);
+
+    agoraish_engine_leave_channel(bob_engine);
+    if (WAIT_FOR(&bob, left, 1)) print_stats(&bob);
+    if (WAIT_FOR(&alice, peer_left, bob.uid)) {
+        printf("alice sees uid %u leave (%s)\n", bob.uid,
+               alice.peer_left_reason == AGORAISH_USER_OFFLINE_QUIT ? "quit" : "dropped");
+    }
+
+    agoraish_engine_leave_channel(alice_engine);
+    if (WAIT_FOR(&alice, left, 1)) {
+        print_stats(&alice);
+        ok = 1;
+    }
+
+done:
+    /* release(sync = 1): afterwards no callback runs, so the user_t may go. */
+    if (alice_engine) agoraish_engine_release(alice_engine, 1);
+    if (bob_engine) agoraish_engine_release(bob_engine, 1);
+    agoraish_server_release(server);
+    destroy_user(&alice);
+    destroy_user(&bob);
+    printf("%s\n", ok ? "done: both users joined, saw each other and left" : "the call did not complete");
+    return ok ? 0 : 1;
+}
