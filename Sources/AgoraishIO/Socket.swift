@@ -73,7 +73,7 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         withUnsafeBytes(of: storage) { h.combine(bytes: UnsafeRawBufferPointer(rebasing: $0.prefix(Int(length)))) }
     }
 
-    func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+    public func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
         var copy = storage
         return withUnsafePointer(to: &copy) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) }

@@ -115,34 +115,35 @@ public final class ChannelServer: @unchecked Sendable {
                 throw .bind("cannot bind the UDP media port \(wanted)")
             }
             boundMediaPort = Sockets.localAddress(udpFd)?.port ?? 0
-            let newRouter: MediaRouter
-            do {
-                newRouter = try MediaRouter(fd: udpFd, name: "agoraish-media")
-            } catch {
-                close(signalingFd)
-                close(udpFd)
-                if httpFd >= 0 { close(httpFd) }
-                throw .bind("media thread: \(error)")
-            }
-            router = newRouter
             let newLoop: EventLoop
             do {
                 newLoop = try EventLoop(name: "agoraish-srv")
             } catch {
                 close(signalingFd)
+                close(udpFd)
                 if httpFd >= 0 { close(httpFd) }
                 throw .bind("event loop: \(error)")
             }
+            let newRouter: MediaRouter
+            do {
+                newRouter = try MediaRouter(fd: udpFd, workerCount: config.mediaWorkers) { [self] session, ssrc, payloadType in
+                    newLoop.post { [self] in
+                        core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType)
+                        drainCore(.now())
+                    }
+                }
+            } catch {
+                newLoop.stop(wait: true)
+                close(signalingFd)
+                close(udpFd)
+                if httpFd >= 0 { close(httpFd) }
+                throw .bind("media threads: \(error)")
+            }
+            router = newRouter
             loop = newLoop
             let advertised = config.mediaAdvertisedHost
                 ?? (["0.0.0.0", "::", ""].contains(config.signalingHost) ? "127.0.0.1" : config.signalingHost)
             let mediaPort = boundMediaPort
-            newRouter.onStreamPublished = { [self] session, ssrc, payloadType in
-                newLoop.post { [self] in
-                    core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType)
-                    drainCore(.now())
-                }
-            }
             newLoop.post { [self] in
                 core.mediaEndpoint = (advertised, mediaPort)
                 listen(signalingFd, kind: .signaling, on: newLoop)

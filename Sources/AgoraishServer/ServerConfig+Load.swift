@@ -20,14 +20,16 @@ extension ServerConfig {
     /// Unknown keys are errors, so a typo never silently falls back to a default.
     public mutating func apply(json text: String) throws(ServerError) {
         guard case .object(let root)? = try? JSONValue.parse(text) else { throw .config("not a JSON object") }
-        try Self.checkKeys(root, ["listen", "tls", "apps", "accept_unknown_apps", "limits", "timeouts"], "top level")
-        for section in ["listen", "tls", "limits", "timeouts"] {
+        try Self.checkKeys(root, ["listen", "tls", "apps", "accept_unknown_apps", "limits", "timeouts", "media"], "top level")
+        for section in ["listen", "tls", "limits", "timeouts", "media"] {
             if let v = root[section], case .object = v {} else if root[section] != nil {
                 throw .config("\(section) must be an object")
             }
         }
         if case .object(let listen)? = root["listen"] {
-            try Self.checkKeys(listen, ["host", "signaling_port", "http_port"], "listen")
+            try Self.checkKeys(listen, ["host", "signaling_port", "http_port", "media_port", "media_host"], "listen")
+            if let p = listen["media_port"] { mediaPort = try Self.port(p, "listen.media_port") }
+            if let h = listen["media_host"] { mediaAdvertisedHost = try Self.string(h, "listen.media_host") }
             if let h = listen["host"] { signalingHost = try Self.string(h, "listen.host") }
             if let p = listen["signaling_port"] { signalingPort = try Self.port(p, "listen.signaling_port") }
             if let p = listen["http_port"] { httpPort = p == .null ? nil : try Self.port(p, "listen.http_port") }
@@ -66,6 +68,11 @@ extension ServerConfig {
             if let v = limits["joins_per_second_per_address"] {
                 joinsPerSecondPerAddress = try Self.positive(v, "limits.joins_per_second_per_address")
             }
+        }
+        if case .object(let media)? = root["media"] {
+            try Self.checkKeys(media, ["workers", "srtp_profile"], "media")
+            if let v = media["workers"] { mediaWorkers = try Self.positive(v, "media.workers") }
+            if let v = media["srtp_profile"] { srtpProfile = try Self.profile(try Self.string(v, "media.srtp_profile")) }
         }
         if case .object(let timeouts)? = root["timeouts"] {
             try Self.checkKeys(timeouts, ["keepalive_ms", "drop_timeout_ms"], "timeouts")
@@ -107,6 +114,7 @@ extension ServerConfig {
     /// Flags: --config FILE, --host H, --port P, --http-port P|off, --app ID[:CERT] (repeatable),
     /// --accept-unknown-apps, --keepalive-ms N, --drop-timeout-ms N, --max-channels N,
     /// --max-users-per-channel N, --max-message-bytes N, --joins-per-second N,
+    /// --media-port P, --media-host H, --media-workers N, --srtp-profile NAME,
     /// --tls-cert FILE, --tls-key FILE.
     public mutating func apply(arguments: [String]) throws(ServerError) {
         var i = 0
@@ -132,6 +140,10 @@ extension ServerConfig {
             case "--max-users-per-channel": maxUsersPerChannel = try Self.positive(text: try value(), flag)
             case "--max-message-bytes": maxMessageBytes = try Self.positive(text: try value(), flag)
             case "--joins-per-second": joinsPerSecondPerAddress = try Self.positive(text: try value(), flag)
+            case "--media-port": mediaPort = try Self.port(text: try value(), flag)
+            case "--media-host": mediaAdvertisedHost = try value()
+            case "--media-workers": mediaWorkers = try Self.positive(text: try value(), flag)
+            case "--srtp-profile": srtpProfile = try Self.profile(try value())
             case "--tls-cert": tlsCertificateFile = try value()
             case "--tls-key": tlsKeyFile = try value()
             default: throw .config("unknown option \(flag)")
@@ -146,6 +158,13 @@ extension ServerConfig {
             if parts.count > 1 && parts[1].isEmpty { throw .config("--app \(parts[0]): empty certificate") }
             try addApp(parts[0], certificate: parts.count > 1 ? parts[1] : nil)
         }
+    }
+
+    private static func profile(_ name: String) throws(ServerError) -> SrtpProfile {
+        guard let p = SrtpProfile(rawValue: name) else {
+            throw .config("unknown SRTP profile \(name) (AEAD_AES_128_GCM or AES_CM_128_HMAC_SHA1_80)")
+        }
+        return p
     }
 
     private static func checkKeys(_ o: [String: JSONValue], _ allowed: Set<String>, _ at: String) throws(ServerError) {

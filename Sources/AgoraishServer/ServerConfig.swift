@@ -1,4 +1,5 @@
 import AgoraishWire
+import Glibc
 
 /// Everything the server needs to know before it starts: apps, listen
 /// addresses, limits and timeouts. Built from a file, the environment and
@@ -36,6 +37,8 @@ public struct ServerConfig: Sendable, Equatable {
     public var mediaAdvertisedHost: String? = nil
     /// The SRTP profile offered to clients.
     public var srtpProfile: SrtpProfile = .aeadAes128Gcm
+    /// Forwarding threads; channels are spread over them. Defaults to the number of CPUs.
+    public var mediaWorkers: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     /// HTTP port for /metrics and /status; 0 picks a free port; nil disables it.
     public var httpPort: UInt16? = 7451
     /// TLS certificate and key files (PEM); both set enables wss://.

@@ -9,6 +9,8 @@ usage: agoraish-server [--config FILE] [--host H] [--port P] [--http-port P|off]
                        [--app APP_ID[:CERTIFICATE]]... [--accept-unknown-apps]
                        [--keepalive-ms N] [--drop-timeout-ms N] [--max-channels N]
                        [--max-users-per-channel N] [--max-message-bytes N] [--joins-per-second N]
+                       [--media-port P] [--media-host H] [--media-workers N]
+                       [--srtp-profile AEAD_AES_128_GCM|AES_CM_128_HMAC_SHA1_80]
        agoraish-server --version | --help
 Environment: AGORAISH_SERVER_CONFIG, AGORAISH_SERVER_HOST, AGORAISH_SERVER_PORT,
 AGORAISH_SERVER_HTTP_PORT, AGORAISH_APPS (flags win over the environment,

@@ -21,9 +21,8 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SERVER = os.path.join(ROOT, ".build", "debug", "agoraish-server")
 
 
-@pytest.fixture
-def server():
-    proc = subprocess.Popen([SERVER, "--port", "0", "--http-port", "0", "--accept-unknown-apps"],
+def start(*extra):
+    proc = subprocess.Popen([SERVER, "--port", "0", "--http-port", "0", "--accept-unknown-apps", *extra],
                             stdout=subprocess.PIPE, text=True)
     m = None
     for _ in range(5):
@@ -32,7 +31,13 @@ def server():
         if m:
             break
     assert m, line
-    yield {"url": f"ws://{m.group(1)}:{m.group(2)}", "http": int(m.group(3))}
+    return proc, {"url": f"ws://{m.group(1)}:{m.group(2)}", "http": int(m.group(3))}
+
+
+@pytest.fixture
+def server():
+    proc, info = start("--media-workers", "2")
+    yield info
     proc.kill()
     proc.wait()
 
@@ -54,8 +59,8 @@ class Member:
         self.ws = ws
         self.joined = joined
         media = joined["media"]
-        assert media["srtp_profile"] == "AEAD_AES_128_GCM"
-        profile = pylibsrtp.Policy.SRTP_PROFILE_AEAD_AES_128_GCM
+        profile = {"AEAD_AES_128_GCM": pylibsrtp.Policy.SRTP_PROFILE_AEAD_AES_128_GCM,
+                   "AES_CM_128_HMAC_SHA1_80": pylibsrtp.Policy.SRTP_PROFILE_AES128_CM_SHA1_80}[media["srtp_profile"]]
         self.tx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(media["uplink_key"]),
                                                      ssrc_type=pylibsrtp.Policy.SSRC_ANY_OUTBOUND, srtp_profile=profile))
         self.rx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(media["downlink_key"]),
@@ -196,3 +201,23 @@ def test_feedback_goes_back_to_the_publisher_with_its_own_ssrc(server):
         await sub.ws.close()
 
     asyncio.run(scenario())
+
+
+def test_the_cm_hmac_profile_and_a_single_worker_forward_too():
+    proc, srv = start("--srtp-profile", "AES_CM_128_HMAC_SHA1_80", "--media-workers", "1")
+    try:
+        async def scenario():
+            a = await join(srv["url"], 1, channel="cm")
+            b = await join(srv["url"], 2, channel="cm")
+            assert a.media["srtp_profile"] == "AES_CM_128_HMAC_SHA1_80"
+            a.bind()
+            b.bind()
+            a.sock.sendto(a.tx.protect(rtp(1, 0x77, b"cm-profile")), a.server)
+            assert b.recv_rtp()[12:] == b"cm-profile"
+            await a.ws.close()
+            await b.ws.close()
+
+        asyncio.run(scenario())
+    finally:
+        proc.kill()
+        proc.wait()

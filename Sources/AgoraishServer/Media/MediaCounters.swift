@@ -18,6 +18,8 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     case rtcpTerminated
     /// The socket refused a send.
     case sendFailed
+    /// The worker owning the channel was too far behind (its queue was full).
+    case queueFull
 
     /// The Prometheus label value.
     public var label: String {
@@ -30,6 +32,7 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .stun: "stun"
         case .rtcpTerminated: "rtcp_terminated"
         case .sendFailed: "send_failed"
+        case .queueFull: "queue_full"
         }
     }
 }

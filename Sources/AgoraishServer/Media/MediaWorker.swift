@@ -1,0 +1,270 @@
+import AgoraishIO
+import AgoraishWire
+import CAgoraishShim
+import Glibc
+
+/// One participant as a media worker knows it: its SRTP contexts, address and streams.
+final class MediaParticipant {
+    let session: UInt64
+    let uid: UInt32
+    let uplink: SrtpSession
+    let downlink: SrtpSession
+    let channel: MediaChannel
+    var canPublish: Bool
+    var address: SocketAddress?
+    /// Publisher SSRC -> server SSRC (remapped at ingress).
+    var ssrcMap: [UInt32: UInt32] = [:]
+
+    init(grant: MediaGrant, channel: MediaChannel) throws(SrtpError) {
+        session = grant.session
+        uid = grant.uid
+        uplink = try SrtpSession(profile: grant.srtpProfile, keying: grant.uplinkKeying, inbound: true)
+        downlink = try SrtpSession(profile: grant.srtpProfile, keying: grant.downlinkKeying, inbound: false)
+        canPublish = grant.canPublish
+        self.channel = channel
+    }
+}
+
+/// The participants of one channel and its streams.
+final class MediaChannel {
+    let key: String
+    var members: ContiguousArray<MediaParticipant> = []
+    /// Server SSRC -> (publisher, its own SSRC), for feedback going back upstream.
+    var streams: [UInt32: (publisher: MediaParticipant, ssrc: UInt32)] = [:]
+    var nextSsrc: UInt32
+
+    init(key: String, seed: UInt32) {
+        self.key = key
+        nextSsrc = seed | 1
+    }
+
+    func allocateSsrc() -> UInt32 {
+        repeat { nextSsrc = nextSsrc &* 1_103_515_245 &+ 12345 } while nextSsrc == 0 || streams[nextSsrc] != nil
+        return nextSsrc
+    }
+}
+
+/// A forwarding thread that owns a share of the channels: it unprotects what
+/// their publishers send, remaps SSRCs, and protects and sends a copy to every
+/// other member. A channel lives on exactly one worker, so its forwarding
+/// takes no lock; datagrams reach the worker through a lock-free ring from the
+/// receive thread, and leave through the shared socket with sendmmsg.
+final class MediaWorker: @unchecked Sendable {
+    let loop: EventLoop
+    let ring: PacketRing
+    private let fd: Int32
+    private let wakeFd: Int32
+    private let counters: MediaCounters
+    private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8) -> Void
+    static let batch = 64
+    static let slot = 2048
+
+    // Worker-thread state.
+    private var participants: [UInt64: MediaParticipant] = [:]
+    private var channels: [String: MediaChannel] = [:]
+    private let tx: UnsafeMutablePointer<agsh_datagram>
+    private let txBuffers: UnsafeMutableRawPointer
+    private var txCount = 0
+    private var counts = MediaBatchCounts()
+    private var ssrcSeed: UInt32
+
+    init(index: Int, fd: Int32, counters: MediaCounters, seed: UInt32,
+         onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8) -> Void) throws(EventThreadError) {
+        self.fd = fd
+        self.counters = counters
+        self.onStreamPublished = onStreamPublished
+        ssrcSeed = seed
+        ring = PacketRing(capacity: 4096)
+        wakeFd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        tx = .allocate(capacity: Self.batch)
+        tx.initialize(repeating: agsh_datagram(), count: Self.batch)
+        txBuffers = .allocate(byteCount: Self.batch * Self.slot, alignment: 16)
+        loop = try EventLoop(name: "agoraish-fwd\(index)")
+        let wake = wakeFd
+        loop.post { [self] in
+            loop.register(wake, events: EventLoop.readable) { [self] _ in
+                var value: UInt64 = 0
+                _ = read(wake, &value, 8)
+                drainRing()
+            }
+        }
+    }
+
+    deinit {
+        close(wakeFd)
+        tx.deallocate()
+        txBuffers.deallocate()
+    }
+
+    /// Receive thread: tells the worker datagrams are waiting in its ring.
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeFd, &one, 8)
+    }
+
+    /// Stops the worker thread.
+    func stop() {
+        loop.post { [self] in loop.unregister(wakeFd) }
+        loop.stop(wait: true)
+    }
+
+    // MARK: - Commands (posted by the receive thread)
+
+    func admit(_ grant: MediaGrant) {
+        remove(grant.session)
+        let key = grant.app + "\u{0}" + grant.channel
+        let channel: MediaChannel
+        if let existing = channels[key] {
+            channel = existing
+        } else {
+            ssrcSeed = ssrcSeed &* 2_654_435_761 &+ 1
+            channel = MediaChannel(key: key, seed: ssrcSeed)
+            channels[key] = channel
+        }
+        guard let p = try? MediaParticipant(grant: grant, channel: channel) else { return }
+        channel.members.append(p)
+        participants[grant.session] = p
+    }
+
+    func setPublisher(_ session: UInt64, _ canPublish: Bool) { participants[session]?.canPublish = canPublish }
+
+    func bind(_ session: UInt64, _ address: SocketAddress) { participants[session]?.address = address }
+
+    func remove(_ session: UInt64) {
+        guard let p = participants.removeValue(forKey: session) else { return }
+        p.channel.members.removeAll { $0 === p }
+        for s in p.ssrcMap.values { p.channel.streams[s] = nil }
+        if p.channel.members.isEmpty { channels[p.channel.key] = nil }
+    }
+
+    // MARK: - Forwarding
+
+    private func drainRing() {
+        ring.drain { buffer, length, session in
+            guard let p = participants[session] else { return drop(.unknownSource) }
+            if buffer.load(fromByteOffset: 1, as: UInt8.self) >= 192
+                && buffer.load(fromByteOffset: 1, as: UInt8.self) <= 223 {
+                routeRtcp(buffer, length, from: p)
+            } else {
+                forwardRtp(buffer, length, from: p)
+            }
+            if txCount == Self.batch { flush() }
+        }
+        flush()
+        counters.add(&counts)
+    }
+
+    private func drop(_ reason: MediaDropReason) { counts.drops[reason.rawValue] += 1 }
+
+    private func forwardRtp(_ buffer: UnsafeMutableRawPointer, _ length: Int, from p: MediaParticipant) {
+        let plain: Int
+        do {
+            plain = try p.uplink.unprotectRtp(buffer, length: length)
+        } catch {
+            return drop(error == .replay ? .replay : .authentication)
+        }
+        guard let header = try? RtpHeader.parse(UnsafeRawBufferPointer(start: buffer, count: plain)) else {
+            return drop(.malformed)
+        }
+        guard p.canPublish else { return drop(.notPublisher) }
+        let ssrc: UInt32
+        if let mapped = p.ssrcMap[header.ssrc] {
+            ssrc = mapped
+        } else {
+            ssrc = p.channel.allocateSsrc()
+            p.ssrcMap[header.ssrc] = ssrc
+            p.channel.streams[ssrc] = (p, header.ssrc)
+            onStreamPublished(p.session, ssrc, header.payloadType)
+        }
+        RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
+        for member in p.channel.members where member !== p {
+            guard let to = member.address else { continue }
+            send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.downlink.protectRtp(slot, length: n) }
+        }
+    }
+
+    /// RTCP policy (docs/media-plane.md): sender reports and SDES from a publisher
+    /// are forwarded with SSRCs remapped; transport and payload feedback (NACK,
+    /// PLI, FIR) from a subscriber go back to the publisher of the stream they
+    /// name; receiver reports and everything else end here.
+    private func routeRtcp(_ buffer: UnsafeMutableRawPointer, _ length: Int, from p: MediaParticipant) {
+        let plain: Int
+        do {
+            plain = try p.uplink.unprotectRtcp(buffer, length: length)
+        } catch {
+            return drop(error == .replay ? .replay : .authentication)
+        }
+        let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: plain)
+        let compound = RtcpCompound(UnsafeRawBufferPointer(bytes))
+        guard plain >= 8, compound.isWellFormed else { return drop(.malformed) }
+        if bytes[1] == 200 {
+            guard p.canPublish else { return drop(.notPublisher) }
+            for packet in compound where packet.type == 200 || packet.type == 202 {
+                if let mapped = p.ssrcMap[readBE32(bytes, packet.offset + 4)] { writeBE32(bytes, packet.offset + 4, mapped) }
+            }
+            for member in p.channel.members where member !== p {
+                guard let to = member.address else { continue }
+                send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.downlink.protectRtcp(slot, length: n) }
+            }
+            return
+        }
+        var forwarded = false
+        for packet in compound where (packet.type == 205 || packet.type == 206) && packet.length >= 12 {
+            let mediaSsrc = readBE32(bytes, packet.offset + 8)
+            guard let (publisher, original) = p.channel.streams[mediaSsrc], let to = publisher.address else { continue }
+            writeBE32(bytes, packet.offset + 8, original)
+            send(buffer + packet.offset, packet.length, to: to) { slot, n throws(SrtpError) in
+                try publisher.downlink.protectRtcp(slot, length: n)
+            }
+            forwarded = true
+        }
+        if !forwarded { drop(.rtcpTerminated) }
+    }
+
+    /// Copies a packet into the next send slot, lets `protect` transform it in
+    /// place (returning the new length), and queues it for `to`.
+    private func send(_ packet: UnsafeMutableRawPointer, _ length: Int, to: SocketAddress,
+                      protect: (UnsafeMutableRawPointer, Int) throws(SrtpError) -> Int) {
+        guard length + SrtpSession.maxTrailer <= Self.slot else { return drop(.malformed) }
+        if txCount == Self.batch { flush() }
+        let slot = txBuffers + txCount * Self.slot
+        slot.copyMemory(from: packet, byteCount: length)
+        let n: Int
+        do { n = try protect(slot, length) } catch { return drop(.sendFailed) }
+        tx[txCount].buffer = slot
+        tx[txCount].length = n
+        tx[txCount].addr = to.storage
+        tx[txCount].addr_len = to.length
+        txCount += 1
+    }
+
+    private func flush() {
+        var start = 0
+        while start < txCount {
+            let sent = Int(agsh_sendmmsg(fd, tx + start, UInt32(txCount - start)))
+            if sent <= 0 {
+                counts.drops[MediaDropReason.sendFailed.rawValue] += txCount - start
+                break
+            }
+            for i in start..<start + sent {
+                counts.packetsOut += 1
+                counts.bytesOut += tx[i].length
+            }
+            start += sent
+        }
+        txCount = 0
+    }
+}
+
+@inline(__always)
+func readBE32(_ b: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt32 {
+    UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3])
+}
+
+@inline(__always)
+func writeBE32(_ b: UnsafeMutableRawBufferPointer, _ o: Int, _ v: UInt32) {
+    b[o] = UInt8(v >> 24)
+    b[o + 1] = UInt8(v >> 16 & 0xFF)
+    b[o + 2] = UInt8(v >> 8 & 0xFF)
+    b[o + 3] = UInt8(v & 0xFF)
+}
