@@ -33,7 +33,7 @@ let package = Package(
             // DWARF 4: valgrind 3.19 (Debian 12) cannot read clang's default DWARF 5.
             cSettings: [.unsafeFlags(["-gdwarf-4"])],
             linkerSettings: [
-                .linkedLibrary("opus"), .linkedLibrary("vpx"), .linkedLibrary("v4l2"),
+                .linkedLibrary("opus"), .linkedLibrary("vpx"), .linkedLibrary("v4l2"), .linkedLibrary("ssl"),
             ]
         ),
         // include/agoraish.h as a Clang module, so the C ABI layer is checked
@@ -45,7 +45,7 @@ let package = Package(
         // Sans-IO state machines: the client's life in channels.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
         // Threads, sockets, timers, files: the only home of the outside world.
-        .target(name: "AgoraishIO", dependencies: ["AgoraishWire", "CAgoraishShim"]),
+        .target(name: "AgoraishIO", dependencies: ["AgoraishWire", "CAgoraishShim", "COpenSSL"]),
         // The engine: public Swift API named after the documented surface.
         .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishSession", "AgoraishIO"]),
         // The @_cdecl C ABI layer -> libagoraish.so.

@@ -438,6 +438,8 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *   "rtc.log_level"   integer  an agoraish_log_level
  *   "rtc.log_size"    integer  log file size in KB (as agoraish_engine_set_log_file_size)
  *   "rtc.server_url"  string   the channel server URL used by the next join
+ *   "rtc.tls_ca_file" string   PEM file of trust anchors for wss:// servers;
+ *                              "" (the default) uses the system's store
  *
  * @param json  Required UTF-8 JSON text, at most 65536 bytes.
  * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -7 bad handle.
@@ -548,8 +550,11 @@ int agoraish_engine_set_client_role(agoraish_engine_t *engine, int role);
  * @param info     Optional extra information; never sent to other users.
  * @param uid      1..2^32-1, or 0 to let the server choose one.
  * @return  0; -2 NULL channel or strings that are not UTF-8; -102 bad channel
- *          name; -17 already in or joining a channel; -4 the server URL is
- *          wss:// and this build has no TLS client; -7 bad handle.
+ *          name; -17 already in or joining a channel; -7 bad handle.
+ *          A wss:// server is reached over TLS 1.2+ and its certificate is
+ *          verified against "rtc.tls_ca_file" (or the system store) and the
+ *          URL's host; a server that fails the check is treated as
+ *          unreachable (RECONNECTING, then on_connection_lost).
  * Thread: any.
  */
 int agoraish_engine_join_channel(agoraish_engine_t *engine, const char *token, const char *channel,
@@ -574,8 +579,7 @@ int agoraish_engine_join_channel_with_user_account(agoraish_engine_t *engine, co
  *
  * @param app_id        Must equal the engine's app id.
  * @param user_account  1..255 bytes of UTF-8.
- * @return  0; -2 NULL or another app id; -134 bad account; -4 the server URL
- *          is wss:// and this build has no TLS client; -7 bad handle.
+ * @return  0; -2 NULL or another app id; -134 bad account; -7 bad handle.
  * Thread: any.
  */
 int agoraish_engine_register_local_user_account(agoraish_engine_t *engine, const char *app_id,

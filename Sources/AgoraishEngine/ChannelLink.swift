@@ -20,6 +20,8 @@ final class ChannelLink: Sendable {
     /// Loop-thread state (behind a lock only because the link is shared; only the loop touches it).
     struct Shell {
         var url: String
+        /// Trust anchors for wss:// (PEM file); nil uses the system store.
+        var caFile: String?
         var client: WebSocketClient?
         var timer: EventLoop.TimerID?
         var timerDeadline: Instant?
@@ -47,6 +49,9 @@ final class ChannelLink: Sendable {
 
     /// Changes the server URL used by the next connection.
     func setServerURL(_ url: String) { shell.withLock { $0.url = url } }
+
+    /// Changes the trust anchors of the next wss:// connection (nil: the system store).
+    func setCAFile(_ path: String?) { shell.withLock { $0.caFile = path } }
 
     /// Leaves the channel if in one (so others see the user quit), closes the
     /// transport and ends the loop thread: the engine is being released.
@@ -99,17 +104,25 @@ final class ChannelLink: Sendable {
 
     private func connect() {
         disconnect()
-        let (urlText, generation) = shell.withLock { sh -> (String, Int) in
+        let (urlText, caFile, generation) = shell.withLock { sh -> (String, String?, Int) in
             sh.generation += 1
-            return (sh.url, sh.generation)
+            return (sh.url, sh.caFile, sh.generation)
         }
-        guard let url = ServerURL(urlText), !url.secure else {
-            log("cannot connect to \(urlText): not a ws:// URL")
+        var context: TLSContext? = nil
+        let url = ServerURL(urlText)
+        if let url, url.secure {
+            do {
+                context = try TLSContext.client(caFile: caFile)
+            } catch {
+                log("cannot connect to \(urlText): \(error)")
+            }
+        }
+        guard let url, !url.secure || context != nil else {
             session.withLock { $0.transportClosed(now: .now()) }
             pump()
             return
         }
-        let client = WebSocketClient(loop: loop, url: url)
+        let client = WebSocketClient(loop: loop, url: url, tls: context)
         client.onOpen = { [self] in
             guard current(generation) else { return }
             log("signaling connected to \(urlText)")

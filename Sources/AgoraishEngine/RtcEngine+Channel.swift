@@ -89,9 +89,7 @@ extension RtcEngine {
     }
 
     private func checkServerURL() throws(AgoraError) {
-        guard let url = ServerURL(serverURL) else { throw .invalidArgument }
-        // wss:// needs the TLS client, which this build does not have.
-        guard !url.secure else { throw .notSupported }
+        guard ServerURL(serverURL) != nil else { throw .invalidArgument }
     }
 
     static func map(_ error: SessionError) -> AgoraError {

@@ -9,7 +9,7 @@ extension RtcEngine {
 
     /// Keys `setParameters` accepts, with their meaning. `parameter(_:)` reads these and `readOnlyParameterKeys`.
     public static let writableParameterKeys: [String] = [
-        "rtc.log_file", "rtc.log_filter", "rtc.log_level", "rtc.log_size", "rtc.server_url",
+        "rtc.log_file", "rtc.log_filter", "rtc.log_level", "rtc.log_size", "rtc.server_url", "rtc.tls_ca_file",
     ]
     /// Keys that can be read but not written.
     public static let readOnlyParameterKeys: [String] = ["rtc.app_id", "rtc.area_code"]
@@ -20,6 +20,7 @@ extension RtcEngine {
         case logFilter(UInt32)
         case logSize(Int)
         case serverURL(String)
+        case caFile(String)
     }
 
     /// Applies a JSON object of parameters. Every key is validated before any is
@@ -46,6 +47,9 @@ extension RtcEngine {
             case .logFilter(let filter): log.filter = filter
             case .logSize(let kb): log.rotationSize = kb * 1024
             case .serverURL(let url): serverURL = url
+            case .caFile(let path):
+                state.withLock { $0.caFile = path }
+                link.setCAFile(path.isEmpty ? nil : path)
             }
         }
         let applied = JSONValue.object(members).serialized
@@ -67,6 +71,7 @@ extension RtcEngine {
             value = level.map { .integer(Int64($0)) } ?? .null
         case "rtc.log_size": value = .integer(Int64(log.rotationSize / 1024))
         case "rtc.server_url": value = .string(serverURL)
+        case "rtc.tls_ca_file": value = .string(state.withLock { $0.caFile })
         case "rtc.app_id": value = .string(configuration.appId)
         case "rtc.area_code": value = .integer(Int64(configuration.areaCode))
         default: throw .invalidArgument
@@ -94,6 +99,9 @@ extension RtcEngine {
         case "rtc.server_url":
             guard let url = value.stringValue, EngineConfiguration.isValidServerURL(url) else { throw .invalidArgument }
             return .serverURL(url)
+        case "rtc.tls_ca_file":
+            guard let path = value.stringValue, path.utf8.count <= 4095 else { throw .invalidArgument }
+            return .caFile(path)
         default:
             throw .invalidArgument
         }

@@ -18,12 +18,15 @@ public final class RtcEngine: Sendable {
     let events: EventThread
     let log: LogWriter
     let link: ChannelLink
+    /// Engine state not owned by a component.
     private let sink: @Sendable (EngineEvent) -> Void
     private let released = ReleasedFlag()
-    private let state: Mutex<State>
+    let state: Mutex<State>
 
     struct State {
         var serverURL: String
+        /// Trust anchors for wss:// ("" = the system store).
+        var caFile = ""
     }
 
     /// Creates an engine and starts its event thread.

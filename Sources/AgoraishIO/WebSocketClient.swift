@@ -20,16 +20,19 @@ public final class WebSocketClient {
     private let url: ServerURL
     private var stream: TCPStream?
     private var socket: WebSocketConnection
+    private let tlsContext: TLSContext?
+    private var tls: TLSSession?
     private var handshakeKey = ""
     private var head: [UInt8] = []
     private var open = false
     private var ended = false
 
-    /// Starts connecting to `url` (which must be ws://). Failures are reported through `onClose`
-    /// after this returns.
-    public init(loop: EventLoop, url: ServerURL, maxMessage: Int = 1 << 20) {
+    /// Starts connecting to `url`. A wss:// URL needs `tls` (the client's trust
+    /// anchors). Failures are reported through `onClose` after `start()`.
+    public init(loop: EventLoop, url: ServerURL, tls: TLSContext? = nil, maxMessage: Int = 1 << 20) {
         self.loop = loop
         self.url = url
+        self.tlsContext = tls
         var seed: UInt64 = 0
         if let f = fopen("/dev/urandom", "r") { fread(&seed, 8, 1, f); fclose(f) }
         socket = WebSocketConnection(role: .client, maxMessage: maxMessage, maskSeed: seed)
@@ -42,12 +45,23 @@ public final class WebSocketClient {
             loop.post { [self] in end() }
             return
         }
+        if url.secure {
+            guard let context = tlsContext, let session = try? TLSSession(context: context, hostname: url.host) else {
+                Glibc.close(fd)
+                loop.post { [self] in end() }
+                return
+            }
+            tls = session
+        }
         var nonce = [UInt8](repeating: 0, count: 16)
         if let f = fopen("/dev/urandom", "r") { fread(&nonce, 1, 16, f); fclose(f) }
         let (request, key) = WebSocketHandshake.request(host: url.hostHeader, path: url.path, nonce: nonce)
         handshakeKey = key
         let s = TCPStream(loop: loop, fd: fd, peer: address, connecting: true) { [weak self] err in
             guard let self, err == 0 else { return }
+            if let tls = self.tls, let hello = try? tls.start() {
+                self.raw(hello)
+            }
             self.write(request.serialized)
         }
         s.onData = { [weak self] bytes in self?.received(bytes) }
@@ -73,7 +87,15 @@ public final class WebSocketClient {
         end()
     }
 
+    /// Writes application bytes, through TLS for wss://.
     private func write(_ bytes: [UInt8]) {
+        guard let tls else { return raw(bytes) }
+        guard let cipher = try? tls.send(bytes) else { return close() }
+        raw(cipher)
+    }
+
+    private func raw(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
         bytesSent += UInt64(bytes.count)
         stream?.write(bytes)
     }
@@ -82,8 +104,15 @@ public final class WebSocketClient {
         if let bytes = socket.pollTransmit() { write(bytes) }
     }
 
-    private func received(_ bytes: [UInt8]) {
-        bytesReceived += UInt64(bytes.count)
+    private func received(_ cipher: [UInt8]) {
+        bytesReceived += UInt64(cipher.count)
+        var bytes = cipher
+        if let tls {
+            guard let (plain, reply) = try? tls.receive(cipher) else { return close() }
+            raw(reply)
+            bytes = plain
+            if bytes.isEmpty { return }
+        }
         if !open {
             head += bytes
             let parsed: (HTTPHead, Int)?

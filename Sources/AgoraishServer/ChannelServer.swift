@@ -20,6 +20,7 @@ public final class ChannelServer: @unchecked Sendable {
     private var boundHTTPPort: UInt16 = 0
     private var boundMediaPort: UInt16 = 0
     private var router: MediaRouter?
+    private var tls: TLSContext?
 
     // Loop-thread state.
     private var core: SignalingCore
@@ -60,8 +61,12 @@ public final class ChannelServer: @unchecked Sendable {
     public var mediaPort: UInt16 { locked { boundMediaPort } }
     /// Media plane counters (packets, bytes, drops by reason).
     public var mediaCounters: MediaCounters? { locked { router?.counters } }
-    /// The URL clients use: `ws://host:port`.
-    public var url: String { "ws://\(config.signalingHost.contains(":") ? "[\(config.signalingHost)]" : config.signalingHost):\(signalingPort)" }
+    /// The URL clients use: `ws://host:port`, or `wss://host:port` with TLS.
+    public var url: String {
+        let scheme = config.tlsCertificateFile == nil ? "ws" : "wss"
+        let host = config.signalingHost.contains(":") ? "[\(config.signalingHost)]" : config.signalingHost
+        return "\(scheme)://\(host):\(signalingPort)"
+    }
     /// Whether the server is serving.
     public var isRunning: Bool { locked { loop != nil } }
 
@@ -69,9 +74,18 @@ public final class ChannelServer: @unchecked Sendable {
     public func start() throws(ServerError) {
         try locked { () throws(ServerError) in
             guard loop == nil else { throw .alreadyRunning }
-            // wss:// needs a TLS transport, which this build does not have; refuse rather than ignore.
-            guard config.tlsCertificateFile == nil && config.tlsKeyFile == nil else {
-                throw .config("TLS (tls.certificate / tls.key) is not supported by this build")
+            // wss://: both files, or neither.
+            switch (config.tlsCertificateFile, config.tlsKeyFile) {
+            case (nil, nil):
+                tls = nil
+            case (let cert?, let key?):
+                do {
+                    tls = try TLSContext.server(certificateFile: cert, keyFile: key)
+                } catch {
+                    throw .config("\(error)")
+                }
+            default:
+                throw .config("TLS needs both a certificate and a key file")
             }
             guard let address = SocketAddress(host: config.signalingHost, port: config.signalingPort) else {
                 throw .badAddress(config.signalingHost)
@@ -203,8 +217,25 @@ public final class ChannelServer: @unchecked Sendable {
         nextPeer += 1
         let stream = TCPStream(loop: loop, fd: fd, peer: address)
         let peer = Peer(id: id, stream: stream, kind: kind, acceptedAt: .now(), maxMessage: config.maxMessageBytes)
+        if kind == .signaling, let context = locked({ tls }) {
+            guard let session = try? TLSSession(context: context) else {
+                stream.close(flush: false)
+                return
+            }
+            peer.tls = session
+        }
         peers[id] = peer
-        stream.onData = { [self] bytes in received(bytes, from: id) }
+        stream.onData = { [self] bytes in
+            guard let session = peer.tls else { return received(bytes, from: id) }
+            do {
+                let (plain, reply) = try session.receive(bytes)
+                if !reply.isEmpty { peer.stream.write(reply) }
+                if !plain.isEmpty { received(plain, from: id) }
+            } catch {
+                log("event=tls_error peer=\(quoted(peer.stream.peer.description)) what=\(quoted("\(error)"))")
+                peer.stream.close(flush: true)
+            }
+        }
         stream.onClose = { [self] _ in closed(id) }
     }
 
@@ -249,7 +280,7 @@ public final class ChannelServer: @unchecked Sendable {
             respond(peer, status: "404 Not Found", body: "signaling is at /v1/signal\n")
             return
         }
-        peer.stream.write(response.serialized)
+        peer.send(response.serialized)
         peer.phase = .websocket
         metrics.connectionsOpened += 1
         core.connected(ConnectionID(peer.id), address: peer.stream.peer.host, now: .now())
@@ -276,7 +307,7 @@ public final class ChannelServer: @unchecked Sendable {
                 break
             }
         }
-        if let bytes = peer.socket.pollTransmit() { peer.stream.write(bytes) }
+        if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
         if peer.socket.isClosed { peer.stream.close() }
         drainCore(now)
     }
@@ -293,11 +324,11 @@ public final class ChannelServer: @unchecked Sendable {
                 guard let p = peers[conn.raw] else { continue }
                 metrics.messagesOut += 1
                 p.socket.send(text: text)
-                if let bytes = p.socket.pollTransmit() { p.stream.write(bytes) }
+                if let bytes = p.socket.pollTransmit() { p.send(bytes) }
             case .close(let conn, let code, let reason):
                 guard let p = peers[conn.raw] else { continue }
                 p.socket.close(code: code, reason: reason)
-                if let bytes = p.socket.pollTransmit() { p.stream.write(bytes) }
+                if let bytes = p.socket.pollTransmit() { p.send(bytes) }
                 p.stream.close()
             }
         }
@@ -363,7 +394,7 @@ public final class ChannelServer: @unchecked Sendable {
         let head = HTTPHead(startLine: "HTTP/1.1 \(status)", fields: [
             ("Content-Type", contentType), ("Content-Length", String(bytes.count)), ("Connection", "close"),
         ])
-        peer.stream.write(head.serialized + bytes)
+        peer.send(head.serialized + bytes)
         peer.stream.close()
     }
 
@@ -435,6 +466,14 @@ final class Peer {
     var phase: Phase = .head([])
     var socket: WebSocketConnection
     var joinAnswered = false
+    /// TLS of a wss:// connection; nil for plain TCP.
+    var tls: TLSSession?
+
+    /// Writes bytes to the peer, through TLS when the connection has it.
+    func send(_ bytes: [UInt8]) {
+        guard let tls else { return stream.write(bytes) }
+        if let cipher = try? tls.send(bytes), !cipher.isEmpty { stream.write(cipher) }
+    }
 
     init(id: UInt64, stream: TCPStream, kind: ChannelServer.ListenerKind, acceptedAt: Instant, maxMessage: Int) {
         self.id = id

@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <libv4l2.h>
 #include <sys/random.h>
+#include <openssl/ssl.h>
 
 int agsh_opus_encoder_set_int(OpusEncoder *enc, int request, int32_t value) {
     return opus_encoder_ctl(enc, request, (opus_int32)value);
@@ -155,4 +156,12 @@ int agsh_random_bytes(void *buf, size_t len) {
         filled += (size_t)got;
     }
     return 0;
+}
+
+long agsh_ssl_set_sni(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+
+long agsh_ssl_ctx_min_tls12(SSL_CTX *ctx) {
+    return SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 }

@@ -1164,7 +1164,7 @@ static void join_run_leave(agoraish_engine_t *engine, const channel_row_t *join,
 
 static void test_channel_rows_with_server(void) {
     agoraish_server_t *server = create_server(0, NULL);
-    agoraish_engine_t *engine = NULL, *wss = NULL;
+    agoraish_engine_t *engine = NULL;
     char url[128];
     size_t len = sizeof url;
     pthread_condattr_t attr;
@@ -1257,21 +1257,7 @@ static void test_channel_rows_with_server(void) {
     }
     CHECK(chan_count(&chan_events.errors) == 0, "on_error during the channel rows: %d", chan_count(&chan_events.errors));
 
-    /* A wss:// server URL: this build has no TLS client. */
-    wss = create_channel_engine("wss://example.test:443", "channel-rows-wss.log");
-    CHECK(wss != NULL, "create an engine with a wss:// server: last error %d", agoraish_get_last_error());
-    if (wss) {
-        const channel_row_t rows[] = {
-            {"to a wss:// server", F_JOIN, .text = "bad-input", .expected = E_NOT_SUPPORTED},
-            {"to a wss:// server", F_JOIN_ACCOUNT, .text = "bad-input", .text2 = "account", .expected = E_NOT_SUPPORTED},
-            {"to a wss:// server", F_REGISTER, .text = CHAN_APP_ID, .text2 = "account", .expected = E_NOT_SUPPORTED},
-            {"after refused joins", F_STATE, .expected = AGORAISH_CONNECTION_STATE_DISCONNECTED},
-        };
-        run_channel_rows(wss, "with a wss:// server URL", rows, COUNT(rows));
-    }
-
 done:
-    if (wss) CHECK(agoraish_engine_release(wss, 1) == 0, "release the wss:// engine");
     if (engine) CHECK(agoraish_engine_release(engine, 1) == 0, "release the channel engine");
     if (server) CHECK(agoraish_server_release(server) == 0, "release the channel rows' server");
     pthread_cond_destroy(&chan_events.cond);

@@ -396,13 +396,6 @@ def case_join_twice(ctx: Ctx) -> None:
     assert join(connected_engine(ctx), b"another") == EJOIN
 
 
-def case_join_wss_not_supported(ctx: Ctx) -> None:
-    assert _ffi.agoraish_engine_set_parameters(ctx.engine, b'{"rtc.server_url": "wss://127.0.0.1:1"}') == 0
-    assert join(ctx.engine, b"tls") == ENOTSUP
-    assert join_account(ctx.engine, b"tls", b"acct") == ENOTSUP
-    assert _ffi.agoraish_engine_get_connection_state(ctx.engine) == 1, "nothing started"
-
-
 BAD_CHANNEL_NAMES = [b"", b"a" * 64, b"a" * 200, b"slash/", b"star*", b'quote"', b"apostrophe'", b"back\\slash",
                      b"tab\t", b"new\nline", b"grave`", "caf\u00e9".encode()]
 
@@ -441,11 +434,6 @@ def case_account_checked_after_channel(ctx: Ctx) -> None:
 def case_register_accounts(ctx: Ctx) -> None:
     for account, expected in ((None, EACCOUNT), (b"", EACCOUNT), (b"x" * 256, EACCOUNT), (b"\xff", EINVAL)):
         assert _ffi.agoraish_engine_register_local_user_account(ctx.engine, b"bad-input-app", account) == expected
-
-
-def case_register_wss_not_supported(ctx: Ctx) -> None:
-    assert _ffi.agoraish_engine_set_parameters(ctx.engine, b'{"rtc.server_url": "wss://127.0.0.1:1"}') == 0
-    assert _ffi.agoraish_engine_register_local_user_account(ctx.engine, b"bad-input-app", b"acct") == ENOTSUP
 
 
 def case_register_app_ids(ctx: Ctx) -> None:
@@ -880,7 +868,6 @@ ROWS: Dict[str, Row] = {
             ("channel", "bad names: -102", case_bad_channel_names(lambda e, name: join(e, name))),
             ("channel", "1, 63 bytes, every allowed character", case_good_channel_names(lambda e, name: join(e, name))),
             ("channel", "already joining or joined: -17", case_join_twice),
-            ("channel", "wss:// server URL: -4", case_join_wss_not_supported),
             ("token", "not UTF-8", rc_is(EINVAL, lambda ctx: join(ctx.engine, b"ch", token=b"007\xff"))),
             ("token", "NULL and empty", all_rc(0, lambda ctx, token: fresh(lambda e: join(e, b"ch", token=token))(ctx),
                                                (None, b""))),
@@ -910,7 +897,6 @@ ROWS: Dict[str, Row] = {
         [
             ("app_id", "NULL, empty, another app, not UTF-8", case_register_app_ids),
             ("user_account", "NULL, empty, 256 bytes: -134; not UTF-8: -2", case_register_accounts),
-            ("user_account", "wss:// server URL: -4", case_register_wss_not_supported),
         ],
         handle_call=lambda h: _ffi.agoraish_engine_register_local_user_account(h, b"bad-input-app", b"acct"),
     ),

@@ -94,6 +94,15 @@ int agsh_recvmmsg(int fd, agsh_datagram *dgrams, unsigned int count);
 /** sendmmsg over `count` datagrams (MSG_DONTWAIT). Returns how many were sent, or -1 (errno). */
 int agsh_sendmmsg(int fd, agsh_datagram *dgrams, unsigned int count);
 
+/* ---- OpenSSL macros --------------------------------------------------------- */
+
+struct ssl_st;
+/** SSL_set_tlsext_host_name (a macro over SSL_ctrl): the SNI name a client sends. */
+long agsh_ssl_set_sni(struct ssl_st *ssl, const char *name);
+struct ssl_ctx_st;
+/** SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) (a macro over SSL_CTX_ctrl). */
+long agsh_ssl_ctx_min_tls12(struct ssl_ctx_st *ctx);
+
 /* ---- C ABI support --------------------------------------------------------- */
 
 /** Set this thread's last error (read by agoraish_get_last_error). */
