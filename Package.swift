@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(name: "agoraish-server", dependencies: ["AgoraishServer", "AgoraishWire"]),
         .executableTarget(name: "agoraish-token", dependencies: ["AgoraishWire"]),
         // Fuzz entries for every parser of untrusted input (docs/fuzzing.md).
-        .executableTarget(name: "agoraish-fuzz", dependencies: ["AgoraishWire", "AgoraishServer"]),
+        .executableTarget(name: "agoraish-fuzz", dependencies: ["AgoraishWire", "AgoraishServer", "AgoraishSession"]),
 
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
         .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishTesting"]),

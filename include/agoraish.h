@@ -157,7 +157,7 @@ enum agoraish_log_level {
 /* ------------------------------------------------------------------------ */
 
 /** Area codes for `agoraish_engine_config.area_code`: a bit set. The engine
- *  records the choice and reports it to the server it connects to. */
+ *  records the choice and sends it with every join. */
 enum agoraish_area_code {
     AGORAISH_AREA_CODE_CN = 0x00000001,  /**< Mainland China. */
     AGORAISH_AREA_CODE_NA = 0x00000002,  /**< North America. */
@@ -181,8 +181,10 @@ enum agoraish_channel_profile {
 
 /** Client roles for `agoraish_engine_set_client_role()`. */
 enum agoraish_client_role {
-    AGORAISH_CLIENT_ROLE_BROADCASTER = 1, /**< Sends and receives (the default). */
-    AGORAISH_CLIENT_ROLE_AUDIENCE = 2     /**< Receives only; invisible to others in live broadcasting. */
+    AGORAISH_CLIENT_ROLE_BROADCASTER = 1, /**< Sends and receives. */
+    AGORAISH_CLIENT_ROLE_AUDIENCE = 2     /**< Receives only; invisible to others in live broadcasting
+                                               (the default, as Agora's; in communication every user
+                                               sends and is visible whatever the role). */
 };
 
 /** Connection states (CONNECTION_STATE_TYPE), from `agoraish_engine_get_connection_state()`. */
@@ -567,7 +569,8 @@ int agoraish_engine_join_channel(agoraish_engine_t *engine, const char *token, c
  * learn the account through on_user_info_updated before on_user_joined.
  *
  * @param user_account  Required, 1..255 bytes of UTF-8. Copied.
- * @return  As `agoraish_engine_join_channel()`, and -134 for a bad account.
+ * @return  As `agoraish_engine_join_channel()`, and -134 for a NULL, empty or
+ *          over-long account (-2 when it is not UTF-8).
  * Thread: any.
  */
 int agoraish_engine_join_channel_with_user_account(agoraish_engine_t *engine, const char *token,
@@ -579,7 +582,8 @@ int agoraish_engine_join_channel_with_user_account(agoraish_engine_t *engine, co
  *
  * @param app_id        Must equal the engine's app id.
  * @param user_account  1..255 bytes of UTF-8.
- * @return  0; -2 NULL or another app id; -134 bad account; -7 bad handle.
+ * @return  0; -2 NULL or another app id, or an account that is not UTF-8;
+ *          -134 NULL, empty or over-long account; -7 bad handle.
  * Thread: any.
  */
 int agoraish_engine_register_local_user_account(agoraish_engine_t *engine, const char *app_id,

@@ -28,9 +28,11 @@ final class ChannelLink: Sendable {
         var generation = 0
     }
 
-    init(appId: String, serverURL: String, name: String, log: @escaping @Sendable (String) -> Void,
+    init(appId: String, areaCode: UInt32, serverURL: String, name: String, log: @escaping @Sendable (String) -> Void,
          emit: @escaping @Sendable (ClientSession.Event) -> Void) throws(EventThreadError) {
-        session = Locked(ClientSession(settings: .init(appId: appId)))
+        var settings = ClientSession.Settings(appId: appId)
+        settings.areaCode = areaCode
+        session = Locked(ClientSession(settings: settings))
         shell = Locked(Shell(url: serverURL))
         loop = try EventLoop(name: name)
         self.emit = emit

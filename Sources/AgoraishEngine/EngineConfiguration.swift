@@ -1,4 +1,5 @@
 import AgoraishIO
+import AgoraishWire
 
 /// How to create an `RtcEngine` (Agora's RtcEngineContext).
 public struct EngineConfiguration: Sendable, Equatable {
@@ -39,19 +40,10 @@ public struct EngineConfiguration: Sendable, Equatable {
         return !bytes.isEmpty && bytes.count <= 128 && bytes.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
     }
 
-    /// Whether `url` is a ws:// or wss:// URL with a host.
+    /// Whether `url` is a ws:// or wss:// URL with a host and a valid port.
     public static func isValidServerURL(_ url: String) -> Bool {
-        let rest: Substring
-        if url.hasPrefix("ws://") {
-            rest = url.dropFirst(5)
-        } else if url.hasPrefix("wss://") {
-            rest = url.dropFirst(6)
-        } else {
-            return false
-        }
-        let host = rest.prefix { $0 != "/" && $0 != ":" }
-        return !host.isEmpty && url.utf8.count <= 2048
-            && url.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }
+        url.utf8.count <= 2048 && url.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }
+            && ServerURL(url) != nil
     }
 
     /// Whether `code` is AREA_CODE_GLOB or a non-empty set of regional bits.

@@ -78,7 +78,7 @@ public final class RtcEngine: Sendable {
         let eventThread = events
         let released = self.released
         do {
-            link = try ChannelLink(appId: configuration.appId, serverURL: resolvedURL, name: "agoraish-io\(serial)",
+            link = try ChannelLink(appId: configuration.appId, areaCode: configuration.areaCode, serverURL: resolvedURL, name: "agoraish-io\(serial)",
                                    log: { logWriter.log(.info, $0) }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }

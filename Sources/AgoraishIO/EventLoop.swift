@@ -100,6 +100,13 @@ public final class EventLoop: @unchecked Sendable {
         _ = agsh_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0)
     }
 
+    /// Stops watching `fd` from any thread (epoll_ctl is thread-safe). The
+    /// handler entry stays until the number is registered again; handlers that
+    /// hold their owner weakly then do nothing.
+    public func detach(_ fd: Int32) {
+        _ = agsh_epoll_ctl(epfd, EPOLL_CTL_DEL, fd, 0, 0)
+    }
+
     /// Runs `work` once at `deadline`. Loop thread only.
     @discardableResult
     public func schedule(at deadline: Instant, _ work: @escaping () -> Void) -> TimerID {

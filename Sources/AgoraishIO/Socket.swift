@@ -186,6 +186,15 @@ public final class TCPStream {
     private var closeAfterFlush = false
     private var connecting: Bool
 
+    deinit {
+        // A stream dropped while still open gives its descriptor back. Its
+        // registration holds only a weak reference, so the loop forgets it.
+        if isOpen {
+            loop.detach(fd)
+            Glibc.close(fd)
+        }
+    }
+
     /// Adopts a connected (or connecting, when `connecting`) descriptor.
     public init(loop: EventLoop, fd: Int32, peer: SocketAddress, connecting: Bool = false,
                 onConnect: ((Int32) -> Void)? = nil) {
@@ -224,8 +233,8 @@ public final class TCPStream {
     public func close(flush: Bool = true) {
         guard isOpen else { return }
         if flush && pendingBytes > 0 && !connecting {
+            // Keep writing until the queue is empty; what arrives meanwhile is discarded.
             closeAfterFlush = true
-            shutdown(fd, Int32(SHUT_RD))
             return
         }
         end(0)
@@ -236,7 +245,7 @@ public final class TCPStream {
         while isOpen {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n > 0 {
-                onData(Array(buffer[0..<n]))
+                if !closeAfterFlush { onData(Array(buffer[0..<n])) }
                 continue
             }
             if n == 0 { end(0); return }

@@ -15,6 +15,8 @@ public final class ChannelServer: @unchecked Sendable {
     public let log: @Sendable (String) -> Void
 
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    /// Serializes start and stop, so a start never overlaps a stop still cleaning up.
+    private let lifecycle = Locked(())
     private var loop: EventLoop?
     private var boundSignalingPort: UInt16 = 0
     private var boundHTTPPort: UInt16 = 0
@@ -72,6 +74,10 @@ public final class ChannelServer: @unchecked Sendable {
 
     /// Binds the listeners and starts serving. Throws when a port cannot be bound.
     public func start() throws(ServerError) {
+        try lifecycle.withLock { _ throws(ServerError) in try startLocked() }
+    }
+
+    private func startLocked() throws(ServerError) {
         try locked { () throws(ServerError) in
             guard loop == nil else { throw .alreadyRunning }
             // wss://: both files, or neither.
@@ -160,6 +166,10 @@ public final class ChannelServer: @unchecked Sendable {
             let mediaPort = boundMediaPort
             newLoop.post { [self] in
                 core.mediaEndpoint = (advertised, mediaPort)
+                // Sessions kept from a previous start (within the drop timeout) need the new media plane.
+                core.readmitMedia()
+                drainCore(.now())
+                scheduleSweep(on: newLoop)
                 listen(signalingFd, kind: .signaling, on: newLoop)
                 if httpFd >= 0 { listen(httpFd, kind: .http, on: newLoop) }
                 log("event=server_started signaling_port=\(boundSignalingPort) http_port=\(boundHTTPPort) media_port=\(mediaPort)")
@@ -170,6 +180,10 @@ public final class ChannelServer: @unchecked Sendable {
     /// Closes every connection and listener and ends the loop. Idempotent;
     /// waits for the loop thread unless called on it.
     public func stop() {
+        lifecycle.withLock { _ in stopLocked() }
+    }
+
+    private func stopLocked() {
         let (current, currentRouter): (EventLoop?, MediaRouter?) = locked {
             defer { loop = nil; router = nil }
             return (loop, router)
@@ -203,10 +217,26 @@ public final class ChannelServer: @unchecked Sendable {
 
     enum ListenerKind { case signaling, http }
 
-    private func listen(_ fd: Int32, kind: ListenerKind, on loop: EventLoop) {
-        listeners.append(fd)
+    private func listen(_ fd: Int32, kind: ListenerKind, on loop: EventLoop, adding: Bool = true) {
+        if adding { listeners.append(fd) }
         loop.register(fd, events: EventLoop.readable) { [self] _ in
-            while let (client, address) = Sockets.accept(fd) {
+            while true {
+                guard let (client, address) = Sockets.accept(fd) else {
+                    if errno == EMFILE || errno == ENFILE {
+                        // Out of descriptors: stop listening for a moment instead of spinning.
+                        loop.unregister(fd)
+                        log("event=accept_paused reason=\(errno == EMFILE ? "EMFILE" : "ENFILE")")
+                        loop.schedule(after: .milliseconds(200)) { [self] in
+                            if listeners.contains(fd) { listen(fd, kind: kind, on: loop, adding: false) }
+                        }
+                    }
+                    return
+                }
+                guard peers.count < config.maxConnections else {
+                    close(client)
+                    metrics.connectionsRefused += 1
+                    continue
+                }
                 accept(client, address: address, kind: kind, on: loop)
             }
         }
@@ -225,7 +255,8 @@ public final class ChannelServer: @unchecked Sendable {
             peer.tls = session
         }
         peers[id] = peer
-        stream.onData = { [self] bytes in
+        stream.onData = { [self, weak peer] bytes in
+            guard let peer else { return }
             guard let session = peer.tls else { return received(bytes, from: id) }
             do {
                 let (plain, reply) = try session.receive(bytes)
@@ -359,6 +390,28 @@ public final class ChannelServer: @unchecked Sendable {
                 p.joinAnswered = true
                 metrics.observeJoinLatency(now - p.acceptedAt)
             }
+        }
+    }
+
+    /// Closes connections that idle: an HTTP head not complete within 10 s, or a
+    /// WebSocket that has neither joined nor resumed within 30 s.
+    private func scheduleSweep(on loop: EventLoop) {
+        loop.schedule(after: .seconds(1)) { [self] in
+            guard currentLoop() === loop else { return }
+            let now = Instant.now()
+            for (id, peer) in peers {
+                switch peer.phase {
+                case .head:
+                    if now - peer.acceptedAt > .seconds(10) { peer.stream.close(flush: false) }
+                case .websocket:
+                    if !peer.joinAnswered && now - peer.acceptedAt > .seconds(30) && !core.hasSession(ConnectionID(id)) {
+                        peer.socket.close(code: 4003, reason: "idle")
+                        if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
+                        peer.stream.close()
+                    }
+                }
+            }
+            scheduleSweep(on: loop)
         }
     }
 

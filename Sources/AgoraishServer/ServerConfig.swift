@@ -51,7 +51,11 @@ public struct ServerConfig: Sendable, Equatable {
     public var maxUsersPerChannel = 1_000
     /// Largest signaling message, in bytes.
     public var maxMessageBytes = 16 * 1024
-    /// Joins accepted per remote address per second.
+    /// Most user accounts registered per app (register_account and account joins).
+    public var maxAccountsPerApp = 100_000
+    /// Most open TCP connections (signaling and HTTP) at once.
+    public var maxConnections = 10_000
+    /// Joins (and account registrations) accepted per remote address per second.
     public var joinsPerSecondPerAddress = 20
     /// How often clients should ping.
     public var keepaliveInterval: Duration = .seconds(2)

@@ -5,6 +5,7 @@ import AgoraishWire
 final class ServerMetrics {
     var connectionsOpened = 0
     var connectionsClosed = 0
+    var connectionsRefused = 0
     var messagesIn = 0
     var messagesOut = 0
     var joins = 0
@@ -38,6 +39,8 @@ final class ServerMetrics {
         metric("agoraish_users", "gauge", "Users in channels, connected or waiting to resume.", [("", "\(core.sessionCount)")])
         metric("agoraish_signaling_connections", "gauge", "Open signaling connections.", [("", "\(core.connectionCount)")])
         metric("agoraish_signaling_connections_total", "counter", "Signaling connections accepted.", [("", "\(connectionsOpened)")])
+        metric("agoraish_connections_refused_total", "counter", "Connections closed at once: the connection limit was reached.",
+               [("", "\(connectionsRefused)")])
         metric("agoraish_signaling_messages_in_total", "counter", "Signaling messages received.", [("", "\(messagesIn)")])
         metric("agoraish_signaling_messages_out_total", "counter", "Signaling messages sent.", [("", "\(messagesOut)")])
         metric("agoraish_joins_total", "counter", "Joins accepted.", [("", "\(joins)")])

@@ -40,6 +40,7 @@ extension SignalingCore {
         let account = try f.optionalString("account")
         let profile = ChannelProfile(rawValue: try f.optionalInteger("profile", in: 0...1) ?? 0)!
         let role = ClientRole(rawValue: try f.optionalInteger("role", in: 1...2) ?? 1)!
+        _ = try f.optionalInteger("area_code", in: 0...Int64(UInt32.max))  // informational
         if let account {
             guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
             guard uid == 0 else { throw .badField("uid") }
@@ -50,6 +51,11 @@ extension SignalingCore {
         guard TokenVerifier.isValidChannelName(channelName) else { throw .code(-102, "invalid_channel_name") }
         let identity: TokenIdentity = account.map { .account($0) } ?? .uid(uid)
         let expiry = try checkToken(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
+        let mayPublish = publishAllowed(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
+        // With co-host authentication, a broadcaster's token must grant publishing.
+        if role == .broadcaster && profile == .liveBroadcasting && !mayPublish {
+            throw .code(-119, "publish_not_authorized")
+        }
 
         let key = ChannelKey(app: appId, name: channelName)
         if channels[key] == nil {
@@ -57,7 +63,12 @@ extension SignalingCore {
         } else {
             guard channels[key]!.profile == profile else { throw .code(-5, "profile_mismatch") }
         }
-        if let account { uid = accountUid(app: appId, account: account) }
+        if let account {
+            guard accounts[appId]?[account] != nil || (accounts[appId]?.count ?? 0) < config.maxAccountsPerApp else {
+                throw .code(-22, "too_many_accounts")
+            }
+            uid = accountUid(app: appId, account: account)
+        }
         if uid == 0 { uid = freeUid(in: key) }
 
         // The same uid already present: the newer login wins (Agora's SAME_UID_LOGIN).
@@ -76,8 +87,9 @@ extension SignalingCore {
 
         let sid = nextSession
         nextSession += 1
-        let session = Session(id: sid, resumeToken: randomToken(), key: key, uid: uid, account: account, role: role,
+        var session = Session(id: sid, resumeToken: randomToken(), key: key, uid: uid, account: account, role: role,
                               identity: identity, token: token, joinExpiry: expiry, connection: conn, lastSeen: now)
+        session.mayPublish = mayPublish
         sessions[sid] = session
         channels[key, default: Channel(key: key, profile: profile)].members[uid] = sid
         connections[conn]!.session = sid
@@ -116,13 +128,16 @@ extension SignalingCore {
     mutating func setRole(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
         guard let sid = connections[conn]!.session, let s = sessions[sid] else { throw .code(-113, "not_in_channel") }
         let role = ClientRole(rawValue: try f.integer("role", in: 1...2))!
+        if role == .broadcaster && channels[s.key]?.profile == .liveBroadcasting && !s.mayPublish {
+            throw .code(-119, "publish_not_authorized")
+        }
         let wasVisible = isVisible(s)
         let old = s.role
         sessions[sid]!.role = role
         let nowVisible = isVisible(sessions[sid]!)
         send(conn, message("role_changed", ["old": .integer(old.rawValue), "new": .integer(role.rawValue)], id: f.id))
         if mediaEndpoint != nil && wasVisible != nowVisible {
-            mediaCommands.append(.setPublisher(session: sid, canPublish: nowVisible))
+            mediaCommands.append(.setPublisher(session: sid, canPublish: nowVisible && s.mayPublish))
         }
         if !wasVisible && nowVisible { announceJoin(sessions[sid]!) }
         if wasVisible && !nowVisible { announceOffline(sessions[sid]!, reason: .becomeAudience) }
@@ -136,6 +151,13 @@ extension SignalingCore {
         sessions[sid]!.token = token
         sessions[sid]!.joinExpiry = expiry
         sessions[sid]!.willExpireSent = false
+        let mayPublish = publishAllowed(token, app: app, appId: s.key.app, channel: s.key.name, identity: s.identity, now: now)
+        if mayPublish != s.mayPublish {
+            sessions[sid]!.mayPublish = mayPublish
+            if mediaEndpoint != nil {
+                mediaCommands.append(.setPublisher(session: sid, canPublish: mayPublish && isVisible(s)))
+            }
+        }
         var reply: [String: JSONValue] = [:]
         if let expiry { reply["token_expire_ts"] = .integer(expiry) }
         send(conn, message("token_renewed", reply, id: f.id))
@@ -166,14 +188,24 @@ extension SignalingCore {
         ]
         if let e = s.joinExpiry { reply["token_expire_ts"] = .integer(e) }
         reply["streams"] = .array(visibleStreams(in: s.key, except: s.uid))
+        if let grant = s.media, let media = mediaObject(grant) { reply["media"] = media }
         send(conn, message("resumed", reply, id: f.id))
     }
 
-    mutating func registerAccount(_ f: MessageFields, _ conn: ConnectionID) throws(SignalingFailure) {
+    mutating func registerAccount(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
         let appId = try f.string("app_id")
         let account = try f.string("account")
         guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
         guard appAccepted(appId) != nil else { throw .code(-101, "invalid_app_id") }
+        // Registrations share the per-address rate of joins; each app holds a bounded table.
+        let address = connections[conn]!.address
+        var recent = (joinTimes[address] ?? []).filter { now - $0 < .seconds(1) }
+        guard recent.count < config.joinsPerSecondPerAddress else { throw .code(-12, "too_often") }
+        recent.append(now)
+        joinTimes[address] = recent
+        guard accounts[appId]?[account] != nil || (accounts[appId]?.count ?? 0) < config.maxAccountsPerApp else {
+            throw .code(-22, "too_many_accounts")
+        }
         let uid = accountUid(app: appId, account: account)
         send(conn, message("account_registered", ["uid": .integer(Int64(uid)), "account": .string(account)], id: f.id))
     }
@@ -249,9 +281,9 @@ extension SignalingCore {
     mutating func accountUid(app: String, account: String) -> UInt32 {
         if let uid = accounts[app]?[account] { return uid }
         var uid: UInt32
-        let taken = Set(accounts[app]?.values.map { $0 } ?? [])
-        repeat { uid = UInt32(truncatingIfNeeded: rng.next()) } while uid == 0 || taken.contains(uid)
+        repeat { uid = UInt32(truncatingIfNeeded: rng.next()) } while uid == 0 || accountUids[app]?.contains(uid) == true
         accounts[app, default: [:]][account] = uid
+        accountUids[app, default: []].insert(uid)
         return uid
     }
 
@@ -274,16 +306,47 @@ extension SignalingCore {
         let password = iceText(random(18))
         let uplink = random(srtpProfile.keyingLength)
         let downlink = random(srtpProfile.keyingLength)
-        mediaCommands.append(.admit(MediaGrant(
+        let grant = MediaGrant(
             session: s.id, app: s.key.app, channel: s.key.name, uid: s.uid, iceUfrag: ufrag, icePassword: password,
-            srtpProfile: srtpProfile, uplinkKeying: uplink, downlinkKeying: downlink, canPublish: isVisible(s))))
+            srtpProfile: srtpProfile, uplinkKeying: uplink, downlinkKeying: downlink,
+            canPublish: isVisible(s) && s.mayPublish)
+        sessions[s.id]?.media = grant
+        mediaCommands.append(.admit(grant))
+        _ = endpoint
+        return mediaObject(grant)
+    }
+
+    /// The "media" object of joined and resumed replies for a grant.
+    func mediaObject(_ grant: MediaGrant) -> JSONValue? {
+        guard let endpoint = mediaEndpoint else { return nil }
         return .object([
             "host": .string(endpoint.host), "port": .integer(Int64(endpoint.port)),
-            "ice_ufrag": .string(ufrag), "ice_pwd": .string(password),
-            "srtp_profile": .string(srtpProfile.rawValue),
-            "uplink_key": .string(TokenCrypto.base64Encode(uplink)),
-            "downlink_key": .string(TokenCrypto.base64Encode(downlink)),
+            "ice_ufrag": .string(grant.iceUfrag), "ice_pwd": .string(grant.icePassword),
+            "srtp_profile": .string(grant.srtpProfile.rawValue),
+            "uplink_key": .string(TokenCrypto.base64Encode(grant.uplinkKeying)),
+            "downlink_key": .string(TokenCrypto.base64Encode(grant.downlinkKeying)),
         ])
+    }
+
+    /// Re-admits every session's media (a restarted media plane knows nobody).
+    public mutating func readmitMedia() {
+        for sid in sessions.keys.sorted() {
+            guard let s = sessions[sid], var grant = s.media else { continue }
+            grant.canPublish = isVisible(s) && s.mayPublish
+            mediaCommands.append(.admit(grant))
+        }
+    }
+
+    /// Whether the token lets the user publish: always, unless the app enforces
+    /// publish privileges (co-host authentication); then audio or video publishing
+    /// must be granted and not expired.
+    func publishAllowed(_ token: String, app: ServerConfig.App, appId: String, channel: String,
+                        identity: TokenIdentity, now: Instant) -> Bool {
+        guard app.enforcePublishPrivileges, let certificate = app.certificate else { return true }
+        return [TokenPrivilege.publishAudio, .publishVideo].contains { p in
+            TokenVerifier.verify(token: token, appId: appId, certificate: certificate, channel: channel,
+                                 identity: identity, privilege: p, now: unixSeconds(now)).code == 0
+        }
     }
 
     /// Streams of visible users, for a joiner.

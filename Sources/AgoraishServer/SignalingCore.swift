@@ -79,6 +79,8 @@ public struct SignalingCore {
     var joinTimes: [String: [Instant]] = [:]
     /// app id -> account -> uid, stable for the server's life.
     var accounts: [String: [String: UInt32]] = [:]
+    /// app id -> the uids its accounts hold.
+    var accountUids: [String: Set<UInt32>] = [:]
     var nextSession: UInt64 = 1
     var outputs: [Output] = []
     var events: [Event] = []
@@ -160,7 +162,7 @@ public struct SignalingCore {
             case "set_role": try setRole(fields, conn, now)
             case "renew_token": try renewToken(fields, conn, now)
             case "resume": try resume(fields, conn, now)
-            case "register_account": try registerAccount(fields, conn)
+            case "register_account": try registerAccount(fields, conn, now)
             case "ping": send(conn, message("pong", ["server_time_ms": .integer(unixMillis(now))], id: requestId))
             default: throw SignalingFailure.unknownType(type)
             }
@@ -231,6 +233,9 @@ public struct SignalingCore {
 
     // MARK: - Views for status and metrics
 
+    /// Whether a connection carries a session (for the shell's idle timeout).
+    public func hasSession(_ conn: ConnectionID) -> Bool { connections[conn]?.session != nil }
+
     /// Channels with at least one user.
     public var channelCount: Int { channels.count }
     /// Sessions, attached or waiting to resume.
@@ -295,6 +300,10 @@ struct Session {
     var connection: ConnectionID?
     var lastSeen: Instant
     var streams: [PublishedStream] = []
+    /// The media plane's admission of this session (kept to re-admit after a media restart).
+    var media: MediaGrant? = nil
+    /// Whether the token lets this user publish (always, unless the app enforces publish privileges).
+    var mayPublish = true
 }
 
 /// A stream a participant publishes, as subscribers know it (the server's SSRC).

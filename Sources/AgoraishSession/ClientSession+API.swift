@@ -12,6 +12,7 @@ extension ClientSession {
     /// setClientRole: before joining it sets the initial role; after joining it asks the server.
     public mutating func setClientRole(_ r: Int64, now: Instant) throws(SessionError) {
         guard r == 1 || r == 2 else { throw .invalidArgument }
+        guard !leaving else { throw .refused }
         guard channel != nil, state == .connected else {
             guard channel == nil else { throw .refused }  // joining or reconnecting: try again when connected
             let old = role
@@ -118,6 +119,7 @@ extension ClientSession {
     mutating func openTransport(_ now: Instant) {
         transportWanted = true
         transportOpen = false
+        connectDeadline = now + settings.connectTimeout
         transmits.append(.connect)
     }
 
@@ -146,7 +148,7 @@ extension ClientSession {
     mutating func sendJoin(rejoin: Bool) {
         var fields: [String: JSONValue] = [
             "app_id": .string(settings.appId), "channel": .string(channel!), "token": .string(token),
-            "profile": .integer(profile), "role": .integer(role),
+            "profile": .integer(profile), "role": .integer(role), "area_code": .integer(Int64(settings.areaCode)),
         ]
         if let account {
             fields["account"] = .string(account)

@@ -7,8 +7,9 @@ extension ClientSession {
         guard transportWanted else { return }
         transportOpen = true
         lastReceived = now
+        connectDeadline = nil
         flushAccountRequests()
-        guard channel != nil, !leaving else { return }
+        guard channel != nil, !leaving, state != .failed else { return }
         if let session {
             request(.resume, ["session": .integer(session.id), "resume_token": .string(session.resumeToken)], type: "resume")
         } else {
@@ -19,6 +20,7 @@ extension ClientSession {
     /// The WebSocket closed or could not open.
     public mutating func transportClosed(now: Instant) {
         let wasOpen = transportOpen
+        connectDeadline = nil
         transportOpen = false
         nextPing = nil
         // Requests in flight die with the link; account registrations are asked again.
@@ -58,6 +60,7 @@ extension ClientSession {
         case "left": if request == .leave { finishLeave(now) }
         case "role_changed":
             if let old = m["old"]?.integerValue, let new = m["new"]?.integerValue {
+                guard (1...2).contains(old), (1...2).contains(new) else { return }
                 role = new
                 events.append(.clientRoleChanged(old: Int32(old), new: Int32(new)))
             }
@@ -79,22 +82,22 @@ extension ClientSession {
             events.append(.userInfoUpdated(uid: uid, account: account))
         case "user_offline":
             guard let uid = uidField(m) else { return }
-            let reason = Int32(m["reason"]?.integerValue ?? 0)
+            let reason = Int32(clamping: m["reason"]?.integerValue ?? 0)
             if remoteUsers.remove(uid) != nil { events.append(.userOffline(uid: uid, reason: reason)) }
         case "token_will_expire":
             events.append(.tokenPrivilegeWillExpire(token: token))
         case "token_expired":
-            session = nil
             events.append(.requestToken)
-            dropRemoteUsers()
-            setState(.failed, .tokenExpired)
+            enterFailed(.tokenExpired)
         case "kicked":
-            let reason = m["connection_reason"]?.integerValue.flatMap { ConnectionChangedReason(rawValue: Int32($0)) }
-            session = nil
-            dropRemoteUsers()
-            setState(.failed, reason ?? .rejectedByServer)
+            let reason = m["connection_reason"]?.integerValue.flatMap { Int32(exactly: $0) }
+                .flatMap { ConnectionChangedReason(rawValue: $0) }
+            enterFailed(reason ?? .rejectedByServer)
         case "error":
-            failed(request, code: Int32(m["code"]?.integerValue ?? -1), reason: m["reason"]?.stringValue ?? "", now)
+            // Codes are negative Agora errors; anything else is treated as a general failure.
+            let raw = m["code"]?.integerValue ?? -1
+            let code = (-100_000 ... -1).contains(raw) ? Int32(raw) : -1
+            failed(request, code: code, reason: m["reason"]?.stringValue ?? "", now)
         default:
             break
         }
@@ -107,11 +110,17 @@ extension ClientSession {
             reconnectAt = nil
             openTransport(now)
         }
+        if let at = connectDeadline, now >= at {
+            // The server accepted nothing or never finished the handshake.
+            connectDeadline = nil
+            transmits.append(.close)
+            transportClosed(now: now)
+        }
         if let at = lostAt, now >= at {
             lostAt = nil
             if state == .connecting || state == .reconnecting { events.append(.connectionLost) }
         }
-        if transportOpen {
+        if transportOpen && state != .failed {
             if now - lastReceived >= silenceTimeout {
                 // The server stopped answering: treat it as a broken link.
                 transmits.append(.close)
@@ -137,8 +146,8 @@ extension ClientSession {
     public mutating func pollEvent() -> Event? { events.isEmpty ? nil : events.removeFirst() }
     /// When `handleTimeout` should next run.
     public func pollTimeout() -> Instant? {
-        var deadlines: [Instant] = [leaveDeadline, reconnectAt, lostAt, nextPing].compactMap { $0 }
-        if transportOpen && channel != nil { deadlines.append(lastReceived + silenceTimeout) }
+        var deadlines: [Instant] = [leaveDeadline, reconnectAt, lostAt, nextPing, connectDeadline].compactMap { $0 }
+        if transportOpen && channel != nil && state != .failed { deadlines.append(lastReceived + silenceTimeout) }
         return deadlines.min()
     }
 
@@ -151,7 +160,7 @@ extension ClientSession {
             session = (sid, resumeToken)
         }
         callId = m["call_id"]?.stringValue ?? callId
-        if let ms = m["keepalive_ms"]?.integerValue, ms > 0 { keepaliveInterval = .milliseconds(ms) }
+        if let ms = m["keepalive_ms"]?.integerValue, (100...600_000).contains(ms) { keepaliveInterval = .milliseconds(ms) }
         if let account = m["account"]?.stringValue {
             accountsByUid[uid] = account
             if !rejoin { events.append(.localUserRegistered(uid: uid, account: account)) }
@@ -216,10 +225,7 @@ extension ClientSession {
             }
             if code == -109 { events.append(.requestToken) }
             if connectionReason == .rejectedByServer { events.append(.error(code: -code, message: reason)) }
-            lostAt = nil
-            reconnectAt = nil
-            dropRemoteUsers()
-            setState(.failed, connectionReason)
+            enterFailed(connectionReason)
         case .resume?:
             // The server no longer knows the session (it restarted, or the window passed): join again.
             session = nil
@@ -242,6 +248,25 @@ extension ClientSession {
         let delay = settings.backoff[min(attempt, settings.backoff.count - 1)]
         attempt += 1
         reconnectAt = now + delay
+    }
+
+    /// Gives up: FAILED with `reason`. Nothing is retried until the host leaves
+    /// (or renews an expired token); the link closes unless account
+    /// registrations still need it.
+    mutating func enterFailed(_ reason: ConnectionChangedReason) {
+        session = nil
+        reconnectAt = nil
+        lostAt = nil
+        nextPing = nil
+        connectDeadline = nil
+        dropRemoteUsers()
+        if transportWanted && pendingAccounts.isEmpty
+            && !pending.values.contains(where: { if case .register = $0 { true } else { false } }) {
+            transportWanted = false
+            transportOpen = false
+            transmits.append(.close)
+        }
+        setState(.failed, reason)
     }
 
     mutating func dropRemoteUsers() {

@@ -47,6 +47,10 @@ public struct ClientSession {
         public var leaveTimeout: Duration = .seconds(2)
         /// The link counts as dead after this long without any message (a few keepalives).
         public var silenceTimeout: Duration = .seconds(8)
+        /// How long the TCP connect plus the WebSocket handshake may take.
+        public var connectTimeout: Duration = .seconds(5)
+        /// Agora's AREA_CODE, reported to the server with each join.
+        public var areaCode: UInt32 = 0xFFFF_FFFF
 
         /// Settings for `appId` with the default timings.
         public init(appId: String) { self.appId = appId }
@@ -58,8 +62,9 @@ public struct ClientSession {
     public internal(set) var stateReason: ConnectionChangedReason = .connecting
     /// The channel profile (0 communication, 1 live broadcasting).
     public internal(set) var profile: Int64 = 0
-    /// The client role (1 broadcaster, 2 audience).
-    public internal(set) var role: Int64 = 1
+    /// The client role (1 broadcaster, 2 audience; audience by default, as Agora:
+    /// it only matters in live broadcasting, where everyone else is visible to all).
+    public internal(set) var role: Int64 = 2
     /// The local uid once joined (0 before).
     public internal(set) var localUid: UInt32 = 0
     /// The call id of the current or last call.
@@ -87,6 +92,7 @@ public struct ClientSession {
     var lastReceived = Instant(nanoseconds: 0)
     var nextPing: Instant? = nil
     var reconnectAt: Instant? = nil
+    var connectDeadline: Instant? = nil
     var attempt = 0
     var lostAt: Instant? = nil
     var leaveDeadline: Instant? = nil

@@ -13,12 +13,14 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
 
     /// The instant `d` later.
     public static func + (a: Instant, d: Duration) -> Instant {
-        Instant(nanoseconds: a.nanoseconds + d.nanosecondsClamped)
+        let (sum, overflow) = a.nanoseconds.addingReportingOverflow(d.nanosecondsClamped)
+        return Instant(nanoseconds: overflow ? (d < .zero ? .min : .max) : sum)
     }
 
     /// The time from `b` to `a`.
     public static func - (a: Instant, b: Instant) -> Duration {
-        .nanoseconds(a.nanoseconds - b.nanoseconds)
+        let (difference, overflow) = a.nanoseconds.subtractingReportingOverflow(b.nanoseconds)
+        return .nanoseconds(overflow ? (a < b ? Int64.min : Int64.max) : difference)
     }
 
     public var description: String { "\(Double(nanoseconds) / 1e9)s" }

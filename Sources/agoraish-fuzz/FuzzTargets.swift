@@ -1,11 +1,12 @@
 import AgoraishServer
+import AgoraishSession
 import AgoraishWire
 
 /// The parsers that take bytes from the network, a C caller or a file, each
 /// behind one fuzz entry. Every entry must return normally for every input:
 /// a trap or a sanitizer report is a bug.
 enum FuzzTarget: String, CaseIterable {
-    case rtp, rtcp, stun, websocket, http, signaling, token007, token006
+    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006
 
     func run(_ data: [UInt8]) {
         switch self {
@@ -44,6 +45,8 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .signaling:
             Self.signaling(String(decoding: data, as: UTF8.self))
+        case .client:
+            Self.client(String(decoding: data, as: UTF8.self))
         case .token007, .token006:
             let text = String(decoding: data, as: UTF8.self)
             let token = (self == .token007 ? "007" : "006") + text
@@ -53,6 +56,25 @@ enum FuzzTarget: String, CaseIterable {
                                         certificate: "5CFd2fd1755d40ecb72977518be15d3b", channel: "room",
                                         identity: .uid(7), privilege: .joinChannel, now: 1_700_000_000)
         }
+    }
+
+    /// Feeds server messages (one per line) to a client session that is joining,
+    /// then lets a long time pass: nothing a server says may trap the client.
+    static func client(_ text: String) {
+        var s = ClientSession(settings: .init(appId: "0123456789abcdef0123456789abcdef"))
+        var t = Instant(nanoseconds: 1_000_000_000)
+        try? s.join(token: "", channel: "c", uid: 1, account: nil, now: t)
+        s.transportOpened(now: t)
+        s.received(text, now: t)
+        for line in text.split(separator: "\n").prefix(32) {
+            s.received(String(line), now: t)
+            t = t + .milliseconds(700)
+            s.handleTimeout(now: t)
+        }
+        s.handleTimeout(now: t + .seconds(3600))
+        while s.pollTransmit() != nil {}
+        while s.pollEvent() != nil {}
+        _ = s.pollTimeout()
     }
 
     /// Feeds one message, then each line of it, to a core with users in a channel.

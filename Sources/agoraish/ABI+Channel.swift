@@ -40,7 +40,7 @@ public func abi_engine_join_channel_with_user_account(_ p: OpaquePointer?, _ tok
                                                       _ account: UnsafePointer<CChar>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
         let channelName = try requiredCString(channel)
-        guard let account else { throw .invalidUserAccount }
+        guard let account else { throw .invalidUserAccount }  // a missing account is an invalid one
         guard let accountText = readCString(account) else { throw .invalidArgument }
         try engine.joinChannel(token: try optionalCString(token), channel: channelName, userAccount: accountText)
     }

@@ -61,8 +61,13 @@ extension CEventHandler {
 func makeUserInfo(uid: UInt32, account: String) -> agoraish_user_info {
     var info = agoraish_user_info()
     info.uid = uid
-    var bytes = Array(account.utf8.prefix(255))
-    while let last = bytes.last, last & 0xC0 == 0x80 || (bytes.count == 255 && last >= 0xC0) { bytes.removeLast() }
+    var bytes = Array(account.utf8)
+    if bytes.count > 255 {
+        // Cut at 255 bytes, then back off to the start of the character that was split.
+        var end = 255
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        bytes = Array(bytes[0..<end])
+    }
     withUnsafeMutableBytes(of: &info.user_account) { raw in
         for (i, b) in bytes.enumerated() { raw[i] = b }
         raw[bytes.count] = 0

@@ -1,5 +1,6 @@
 import AgoraishEngine
 import AgoraishServer
+import AgoraishWire
 import CAgoraishABI
 import CAgoraishShim
 
@@ -35,7 +36,9 @@ public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) 
             guard let text = readCString(json) else { throw ServerError.config("config_json is not UTF-8") }
             try cfg.apply(json: text)
             // Registering apps turns testing mode off unless the document asks for it.
-            if !cfg.apps.isEmpty && !text.contains("\"accept_unknown_apps\"") { cfg.acceptUnknownApps = false }
+            var asked = false
+            if case .object(let root)? = try? JSONValue.parse(text), root["accept_unknown_apps"] != nil { asked = true }
+            if !cfg.apps.isEmpty && !asked { cfg.acceptUnknownApps = false }
         }
         if let host = c.host {
             guard let h = readCString(host) else { throw ServerError.config("host is not UTF-8") }

@@ -48,7 +48,9 @@ func writeCString(_ value: String, _ buf: UnsafeMutablePointer<CChar>?, _ len: U
 func readVersioned<T>(_ p: UnsafePointer<T>?, minimumSize: Int) -> T? {
     guard let p else { return nil }
     let declared = Int(UnsafeRawPointer(p).load(as: UInt32.self))
-    guard declared >= minimumSize else { return nil }
+    // A size from a real (older or newer) header is a multiple of the struct's alignment;
+    // anything else would split a field.
+    guard declared >= minimumSize, declared % MemoryLayout<T>.alignment == 0 else { return nil }
     let size = MemoryLayout<T>.size
     let copy = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<T>.alignment)
     defer { copy.deallocate() }

@@ -343,10 +343,12 @@ void rolesStory(const std::string& url, const std::string& dir) {
     CHECK_RC(f.initialize(contextFor(&fan, url, dir + "/roles-f.log")), 0, "initialize fan");
     CHECK_RC(h.setChannelProfile(agoraish::CHANNEL_PROFILE_LIVE_BROADCASTING), 0, "host setChannelProfile(LIVE)");
     CHECK_RC(f.setChannelProfile(agoraish::CHANNEL_PROFILE_LIVE_BROADCASTING), 0, "fan setChannelProfile(LIVE)");
+    // The default role is audience (as Agora's): the host asks to broadcast.
+    CHECK_RC(h.setClientRole(agoraish::CLIENT_ROLE_BROADCASTER), 0, "host setClientRole(BROADCASTER)");
+    WAIT(host, 0, [](const Event& e) {
+        return e.kind == Kind::Role && e.a == agoraish::CLIENT_ROLE_AUDIENCE && e.b == agoraish::CLIENT_ROLE_BROADCASTER;
+    }, "host's role changes before joining");
     CHECK_RC(f.setClientRole(agoraish::CLIENT_ROLE_AUDIENCE), 0, "fan setClientRole(AUDIENCE)");
-    WAIT(fan, 0, [](const Event& e) {
-        return e.kind == Kind::Role && e.a == agoraish::CLIENT_ROLE_BROADCASTER && e.b == agoraish::CLIENT_ROLE_AUDIENCE;
-    }, "fan's role changes before joining");
     CHECK_RC(f.setClientRole(static_cast<agoraish::CLIENT_ROLE_TYPE>(3)), -AGORAISH_ERR_INVALID_ARGUMENT,
              "setClientRole(3)");
 

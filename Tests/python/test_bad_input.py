@@ -218,7 +218,8 @@ def case_create_struct_size(ctx: Ctx) -> None:
 
 def case_create_handler_struct_size(ctx: Ctx) -> None:
     size_0_1 = _ffi.AGORAISH_EVENT_HANDLER_SIZE_0_1
-    for size in (0, 8, size_0_1 - 1):
+    # Too small, or not a whole number of fields (a size no header produces).
+    for size in (0, 8, size_0_1 - 1, size_0_1 + 4, ctypes.sizeof(_ffi.EventHandlerTable) - 1):
         table = _ffi.EventHandlerTable()
         table.struct_size = size
         config = make_config(ctx.tmp)
@@ -227,7 +228,7 @@ def case_create_handler_struct_size(ctx: Ctx) -> None:
         assert handle is None and error == EINVAL, size
     # The 0.1 table, anything between, the full 0.2 table and a newer, larger one
     # (all callbacks NULL) are accepted.
-    for size in (size_0_1, size_0_1 + 8, ctypes.sizeof(_ffi.EventHandlerTable) - 1,
+    for size in (size_0_1, size_0_1 + 8, ctypes.sizeof(_ffi.EventHandlerTable) - 8,
                  ctypes.sizeof(_ffi.EventHandlerTable), ctypes.sizeof(_ffi.EventHandlerTable) + 64):
         table = _ffi.EventHandlerTable()
         table.struct_size = size

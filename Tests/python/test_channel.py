@@ -159,9 +159,9 @@ def test_roles_in_live_broadcasting(channel_server, make_peer):
     for peer in (host, viewer, guest):
         peer.call("set_channel_profile", ChannelProfile.LIVE_BROADCASTING)
     for peer in (viewer, guest):
-        peer.call("set_client_role", ClientRole.AUDIENCE)  # before joining: reported at once
-        peer.log.wait("on_client_role_changed")
-    host.call("set_client_role", ClientRole.BROADCASTER)  # unchanged: no event
+        peer.call("set_client_role", ClientRole.AUDIENCE)  # the default (as Agora's): unchanged, no event
+    host.call("set_client_role", ClientRole.BROADCASTER)  # before joining: reported at once
+    host.log.wait("on_client_role_changed", 2, 1)
 
     host.call("join_channel", None, "show", None, 10)
     host.log.wait("on_join_channel_success")
@@ -186,10 +186,11 @@ def test_roles_in_live_broadcasting(channel_server, make_peer):
     leave(host)
 
     start = [CONNECTING, CONNECTED]
-    expect_events(host.log, [*start, joined("show", 10), user_joined(20), offline(20, 2), leave_stats(1), LEFT])
-    expect_events(viewer.log, [role_changed(1, 2), *start, joined("show", 30), user_joined(10), user_joined(20),
+    expect_events(host.log, [role_changed(2, 1), *start, joined("show", 10), user_joined(20), offline(20, 2),
+                             leave_stats(1), LEFT])
+    expect_events(viewer.log, [*start, joined("show", 30), user_joined(10), user_joined(20),
                                offline(20, 2), leave_stats(2), LEFT])
-    expect_events(guest.log, [role_changed(1, 2), *start, joined("show", 20), user_joined(10), role_changed(2, 1),
+    expect_events(guest.log, [*start, joined("show", 20), user_joined(10), role_changed(2, 1),
                               role_changed(1, 2), leave_stats(2), LEFT])
 
 
@@ -198,11 +199,11 @@ def test_asking_for_the_current_role_while_connected(channel_server, make_peer):
     peer.call("set_channel_profile", ChannelProfile.LIVE_BROADCASTING)
     peer.call("join_channel", None, "same-role", None, 0)
     peer.log.wait("on_join_channel_success")
-    peer.call("set_client_role", ClientRole.BROADCASTER)  # already a broadcaster
-    peer.call("set_client_role", ClientRole.AUDIENCE)  # a marker: its event comes after any for the first call
-    peer.log.wait("on_client_role_changed", 1, 2)
-    # Before joining an unchanged role is not reported; connected it should not be either.
-    assert peer.log.of("on_client_role_changed") == [role_changed(1, 2)]
+    peer.call("set_client_role", ClientRole.AUDIENCE)  # already audience (the default)
+    peer.call("set_client_role", ClientRole.BROADCASTER)  # a marker: its event comes after any for the first call
+    peer.log.wait("on_client_role_changed", 2, 1)
+    # Before joining an unchanged role is not reported; connected it is not either.
+    assert peer.log.of("on_client_role_changed") == [role_changed(2, 1)]
 
 
 def test_profile_mismatch_fails_with_on_error(channel_server, make_peer):
@@ -288,6 +289,8 @@ def test_switch_channel_as_audience(channel_server, make_peer):
     one, two, viewer = make_peer(url, "one"), make_peer(url, "two"), make_peer(url, "viewer")
     for peer in (one, two, viewer):
         peer.call("set_channel_profile", ChannelProfile.LIVE_BROADCASTING)
+    for host in (one, two):
+        host.call("set_client_role", ClientRole.BROADCASTER)
     one.call("join_channel", None, "first", None, 1)
     two.call("join_channel", None, "second", None, 2)
     one.log.wait("on_join_channel_success")
@@ -309,11 +312,11 @@ def test_switch_channel_as_audience(channel_server, make_peer):
     leave(viewer)
     leave(one)
     leave(two)
-    expect_events(viewer.log, [role_changed(1, 2), CONNECTING, CONNECTED, joined("first", 55), user_joined(1),
+    expect_events(viewer.log, [CONNECTING, CONNECTED, joined("first", 55), user_joined(1),
                                leave_stats(2), LEFT, CONNECTING, CONNECTED, joined("second", 55), user_joined(2),
                                leave_stats(2), LEFT])
     for peer, channel, uid in ((one, "first", 1), (two, "second", 2)):
-        expect_events(peer.log, [CONNECTING, CONNECTED, joined(channel, uid), leave_stats(1), LEFT])
+        expect_events(peer.log, [role_changed(2, 1), CONNECTING, CONNECTED, joined(channel, uid), leave_stats(1), LEFT])
 
 
 def test_synchronous_errors(channel_server, make_peer):

@@ -43,7 +43,7 @@ public final class SrtpSession: @unchecked Sendable {
     /// Creates a session. `keying` is master key || master salt
     /// (`profile.keyingLength` bytes); `inbound` chooses unprotect vs protect.
     public init(profile: SrtpProfile, keying: [UInt8], inbound: Bool, replayWindow: UInt = 1024) throws(SrtpError) {
-        precondition(keying.count == profile.keyingLength, "SRTP keying material has the profile's length")
+        guard keying.count == profile.keyingLength else { throw .failed(-1) }
         _ = srtpLibrary
         self.profile = profile
         var policy = srtp_policy_t()

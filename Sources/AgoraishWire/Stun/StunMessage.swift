@@ -81,9 +81,9 @@ public struct StunMessage: Sendable, Equatable {
         let xport = port ^ UInt16(magicCookie >> 16)
         var out: [UInt8] = [0, ipv6 == nil ? 0x01 : 0x02, UInt8(xport >> 8), UInt8(xport & 0xFF)]
         let cookie: [UInt8] = [0x21, 0x12, 0xA4, 0x42]
-        if let ipv4 {
+        if let ipv4, ipv4.count == 4 {
             for i in 0..<4 { out.append(ipv4[i] ^ cookie[i]) }
-        } else if let ipv6 {
+        } else if let ipv6, ipv6.count == 16, transactionId.count == 12 {
             let mask = cookie + transactionId
             for i in 0..<16 { out.append(ipv6[i] ^ mask[i]) }
         }

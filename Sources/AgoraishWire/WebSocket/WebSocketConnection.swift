@@ -123,9 +123,16 @@ public struct WebSocketConnection: Sendable {
             if frame.payload.count == 1 { return fail(.protocolError("close payload of one byte")) }
             if frame.payload.count >= 2 {
                 code = UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1])
+                // §7.4: 1005, 1006 and 1015 never go on the wire; below 1000, 1004 and
+                // unassigned 1016–2999 are invalid; 5000 and above do not exist.
+                guard (1000...4999).contains(code), ![1004, 1005, 1006, 1015].contains(code),
+                      !(1016...2999).contains(code) else {
+                    return fail(.protocolError("invalid close code \(code)"))
+                }
                 guard let text = String(validating: frame.payload[2...], as: UTF8.self) else { return fail(.invalidData) }
                 reason = text
             }
+            // Echo the peer's code (§5.5.1), or 1000 when it gave none.
             if !closeSent { close(code: code == 1005 ? 1000 : code) }
             isClosed = true
             messages.append(.closed(code: code, reason: reason))
