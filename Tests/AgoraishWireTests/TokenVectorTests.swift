@@ -126,7 +126,7 @@ struct TokenVector: Decodable, CustomStringConvertible {
 
     /// Truncations and byte flips of real tokens are rejected, never trapped on.
     @Test func damagedTokensAreRejectedWithoutTrapping() throws {
-        var rng = SeededGenerator(seed: 0x5eed)
+        var rng = SplitMix64(seed: 0x5eed)
         for v in try TokenVector.all() where v.mutation == nil {
             let chars = Array(v.token.utf8)
             for _ in 0..<200 {
@@ -151,18 +151,5 @@ struct TokenVector: Decodable, CustomStringConvertible {
                 }
             }
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
