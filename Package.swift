@@ -42,6 +42,8 @@ let package = Package(
 
         // Sans-IO formats. No threads, sockets or clocks.
         .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib", "CSrtp"]),
+        // Media processing, pure: codecs, jitter buffers, mixing. Buffers in, buffers out.
+        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CAgoraishShim"]),
         // Sans-IO state machines: the client's life in channels.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
         // Threads, sockets, timers, files: the only home of the outside world.
@@ -71,6 +73,7 @@ let package = Package(
 
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
         .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishTesting"]),
+        .testTarget(name: "AgoraishMediaTests", dependencies: ["AgoraishMedia", "AgoraishWire"]),
         .testTarget(name: "AgoraishServerTests", dependencies: ["AgoraishServer", "AgoraishTesting"]),
         .testTarget(name: "AgoraishSessionTests", dependencies: ["AgoraishSession", "AgoraishServer"]),
         .testTarget(name: "AgoraishIntegrationTests",
