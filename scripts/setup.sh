@@ -5,7 +5,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 DEBS=(
-  pkg-config gcc g++ make valgrind
+  pkg-config gcc g++ make valgrind openssl
   libopus-dev libvpx-dev libsrtp2-dev libasound2-dev libv4l-dev libssl-dev zlib1g-dev
 )
 PY_MODULES=(pytest websockets pylibsrtp)          # import names
