@@ -15,6 +15,9 @@ enum FuzzTarget: String, CaseIterable {
                 _ = MediaPacketKind.classify(raw)
                 if let h = try? RtpHeader.parse(raw) {
                     precondition(h.payloadOffset + h.paddingLength <= raw.count, "payload within the packet")
+                    if raw[0] & 0x10 != 0 {
+                        _ = try? RtpHeaderExtension.parseOneByte(raw, at: 12 + 4 * Int(raw[0] & 0x0F))
+                    }
                 }
             }
         case .rtcp:

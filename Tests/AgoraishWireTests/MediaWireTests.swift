@@ -118,3 +118,39 @@ func hexBytes(_ s: String) -> [UInt8] {
         }
     }
 }
+
+@Suite struct RtpExtensionTests {
+    @Test func audioLevelRoundTripsInAOneByteExtension() throws {
+        let level = AudioLevel(voiceActivity: true, level: 42)
+        let block = RtpHeaderExtension.oneByte([(1, [level.byte])])
+        // RFC 8285 §4.2: BE DE, one word, element (id 1, length 0), data, padding.
+        #expect(block == [0xBE, 0xDE, 0x00, 0x01, 0x10, 0xAA, 0x00, 0x00])
+        let header = RtpHeader(marker: false, payloadType: 111, sequenceNumber: 1, timestamp: 960, ssrc: 9).serialized
+        var packet = header + block + [0xF0, 0x0D]
+        packet[0] |= 0x10  // X bit
+        let parsed = try packet.withUnsafeBytes { try RtpHeader.parse($0) }
+        #expect(parsed.payloadOffset == 20)
+        let elements = try packet.withUnsafeBytes { try RtpHeaderExtension.parseOneByte($0, at: 12) }
+        #expect(elements.count == 1 && elements[0].id == 1)
+        #expect(AudioLevel(byte: elements[0].data.first!) == level)
+    }
+
+    @Test func levelsFollowRFC6464() {
+        let silence = [Int16](repeating: 0, count: 480)
+        #expect(silence.withUnsafeBufferPointer { AudioLevel(pcm: $0, voiceActivity: false) }.level == 127)
+        // A full-scale square wave is 0 dBov; half scale is about 6 dB down.
+        let full = (0..<480).map { $0 % 2 == 0 ? Int16.max : Int16.min }
+        #expect(full.withUnsafeBufferPointer { AudioLevel(pcm: $0, voiceActivity: true) }.level == 0)
+        let half = (0..<480).map { $0 % 2 == 0 ? Int16(16384) : Int16(-16384) }
+        #expect(half.withUnsafeBufferPointer { AudioLevel(pcm: $0, voiceActivity: true) }.level == 6)
+    }
+
+    @Test func malformedExtensionsAreRejected() {
+        let short: [UInt8] = [0xBE, 0xDE, 0x00, 0x02, 0x10, 0xAA]
+        #expect(throws: WireError.self) { _ = try short.withUnsafeBytes { try RtpHeaderExtension.parseOneByte($0, at: 0) } }
+        let overrun: [UInt8] = [0xBE, 0xDE, 0x00, 0x01, 0x1F, 0xAA, 0, 0]
+        #expect(throws: WireError.self) { _ = try overrun.withUnsafeBytes { try RtpHeaderExtension.parseOneByte($0, at: 0) } }
+        let twoByte: [UInt8] = [0x10, 0x00, 0x00, 0x01, 0, 0, 0, 0]
+        #expect(throws: WireError.self) { _ = try twoByte.withUnsafeBytes { try RtpHeaderExtension.parseOneByte($0, at: 0) } }
+    }
+}
