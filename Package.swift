@@ -26,6 +26,7 @@ let package = Package(
         systemLibrary("CV4L2", "libv4l2", "libv4l-dev"),
         systemLibrary("COpenSSL", "openssl", "libssl-dev"),
         systemLibrary("CZlib", "zlib", "zlib1g-dev"),
+        systemLibrary("CSpeexDSP", "speexdsp", "libspeexdsp-dev"),
         // What Swift cannot call directly: variadic *_ctl functions, function-like
         // macros, epoll/eventfd/timerfd, and *mmsg compiled with _GNU_SOURCE.
         .target(
@@ -43,13 +44,13 @@ let package = Package(
         // Sans-IO formats. No threads, sockets or clocks.
         .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib", "CSrtp"]),
         // Media processing, pure: codecs, jitter buffers, mixing. Buffers in, buffers out.
-        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CAgoraishShim"]),
+        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CAgoraishShim"]),
         // Sans-IO state machines: the client's life in channels.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
         // Threads, sockets, timers, files: the only home of the outside world.
         .target(name: "AgoraishIO", dependencies: ["AgoraishWire", "CAgoraishShim", "COpenSSL"]),
         // The engine: public Swift API named after the documented surface.
-        .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishSession", "AgoraishIO"]),
+        .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishSession", "AgoraishMedia", "AgoraishIO"]),
         // The @_cdecl C ABI layer -> libagoraish.so.
         .target(
             name: "agoraish",

@@ -28,8 +28,14 @@ final class ChannelLink: Sendable {
         var generation = 0
     }
 
-    init(appId: String, areaCode: UInt32, serverURL: String, name: String, log: @escaping @Sendable (String) -> Void,
+    /// The engine's audio, fed by the media transport this link opens for each call.
+    let audio: AudioPipeline
+    private let media = Locked<MediaTransport?>(nil)
+
+    init(appId: String, areaCode: UInt32, serverURL: String, name: String, audio: AudioPipeline,
+         log: @escaping @Sendable (String) -> Void,
          emit: @escaping @Sendable (ClientSession.Event) -> Void) throws(EventThreadError) {
+        self.audio = audio
         var settings = ClientSession.Settings(appId: appId)
         settings.areaCode = areaCode
         session = Locked(ClientSession(settings: settings))
@@ -62,6 +68,7 @@ final class ChannelLink: Sendable {
             session.withLock { s in try? s.leave(now: .now()) }
             pump()
             disconnect()
+            stopMedia()
         }
         loop.stop(wait: wait)
     }
@@ -84,7 +91,14 @@ final class ChannelLink: Sendable {
             case .close: disconnect()
             }
         }
-        for e in events { emit(e) }
+        for e in events {
+            switch e {
+            case .mediaReady(let endpoint): startMedia(endpoint)
+            case .mediaStopped: stopMedia()
+            default: break
+            }
+            emit(e)
+        }
         schedule(deadline)
     }
 
@@ -157,4 +171,30 @@ final class ChannelLink: Sendable {
     }
 
     private func current(_ generation: Int) -> Bool { shell.withLock { $0.generation == generation } }
+
+    /// Opens the UDP media transport for a call's credentials (loop thread).
+    private func startMedia(_ endpoint: ClientSession.MediaEndpoint) {
+        stopMedia()
+        let audio = self.audio
+        guard let transport = MediaTransport(loop: loop, endpoint: endpoint, onRtp: { packet, length in
+            audio.received(rtp: packet, length: length, now: .now())
+        }) else {
+            log("media transport to \(endpoint.host):\(endpoint.port) could not open")
+            return
+        }
+        media.withLock { $0 = transport }
+        audio.transport.withLock { $0 = transport }
+        log("media transport to \(endpoint.host):\(endpoint.port) open")
+    }
+
+    /// Closes the media transport (loop thread).
+    private func stopMedia() {
+        audio.transport.withLock { $0 = nil }
+        audio.resetReceive()
+        let old = media.withLock { m -> MediaTransport? in
+            defer { m = nil }
+            return m
+        }
+        old?.close()
+    }
 }

@@ -1,4 +1,5 @@
 import AgoraishIO
+import AgoraishMedia
 import AgoraishWire
 import Synchronization
 
@@ -18,6 +19,8 @@ public final class RtcEngine: Sendable {
     let events: EventThread
     let log: LogWriter
     let link: ChannelLink
+    /// Audio to and from the host (external source and sink).
+    let audio = AudioPipeline()
     /// Engine state not owned by a component.
     private let sink: @Sendable (EngineEvent) -> Void
     private let released = ReleasedFlag()
@@ -27,6 +30,8 @@ public final class RtcEngine: Sendable {
         var serverURL: String
         /// Trust anchors for wss:// ("" = the system store).
         var caFile = ""
+        /// The audio profile for the encoder.
+        var audioProfile = AudioProfile.default
     }
 
     /// Creates an engine and starts its event thread.
@@ -78,7 +83,8 @@ public final class RtcEngine: Sendable {
         let eventThread = events
         let released = self.released
         do {
-            link = try ChannelLink(appId: configuration.appId, areaCode: configuration.areaCode, serverURL: resolvedURL, name: "agoraish-io\(serial)",
+            link = try ChannelLink(appId: configuration.appId, areaCode: configuration.areaCode, serverURL: resolvedURL,
+                                   name: "agoraish-io\(serial)", audio: audio,
                                    log: { logWriter.log(.info, $0) }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }

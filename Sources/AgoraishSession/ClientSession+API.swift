@@ -169,6 +169,7 @@ extension ClientSession {
         if let joinedAt { stats.durationSeconds = UInt32(max(0, (now - joinedAt).milliseconds / 1000)) }
         stats.userCount = joinedAt == nil ? 0 : UInt32(remoteUsers.count + 1)
         let finalStats = stats
+        stopMedia()
         channel = nil
         session = nil
         joinedAt = nil

@@ -72,6 +72,10 @@ extension ClientSession {
             }
             closeIdleTransport()
         case "pong": break
+        case "stream_added":
+            if let uid = uidField(m), let ssrc = m["ssrc"]?.integerValue, let s = UInt32(exactly: ssrc) {
+                streamOwners[s] = uid
+            }
         case "user_joined":
             guard let uid = uidField(m), uid != localUid, joinedAt != nil else { return }
             if let account = m["account"]?.stringValue { accountsByUid[uid] = account }
@@ -165,6 +169,7 @@ extension ClientSession {
             accountsByUid[uid] = account
             if !rejoin { events.append(.localUserRegistered(uid: uid, account: account)) }
         }
+        updateMedia(m)
         let first = joinedAt == nil
         if first { joinedAt = now }
         attempt = 0
@@ -182,12 +187,29 @@ extension ClientSession {
 
     mutating func resumed(_ m: [String: JSONValue], _ now: Instant) {
         guard let channel, let uid = uidField(m) else { return }
+        updateMedia(m)
         attempt = 0
         lostAt = nil
         nextPing = now + keepaliveInterval
         setState(.connected, .rejoinSuccess)
         events.append(.rejoinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
         reconcileUsers(m["users"], now)
+    }
+
+    /// Takes the media credentials and the stream list of joined / resumed.
+    mutating func updateMedia(_ m: [String: JSONValue]) {
+        if case .array(let list)? = m["streams"] {
+            streamOwners = [:]
+            for case .object(let s) in list {
+                if let uid = uidField(s), let ssrc = s["ssrc"]?.integerValue, let v = UInt32(exactly: ssrc) {
+                    streamOwners[v] = uid
+                }
+            }
+        }
+        if let endpoint = MediaEndpoint(m["media"]), endpoint != media {
+            media = endpoint
+            events.append(.mediaReady(endpoint))
+        }
     }
 
     /// Brings `remoteUsers` in line with a full list from the server.
@@ -255,6 +277,7 @@ extension ClientSession {
     /// registrations still need it.
     mutating func enterFailed(_ reason: ConnectionChangedReason) {
         session = nil
+        stopMedia()
         reconnectAt = nil
         lostAt = nil
         nextPing = nil
@@ -267,6 +290,13 @@ extension ClientSession {
             transmits.append(.close)
         }
         setState(.failed, reason)
+    }
+
+    mutating func stopMedia() {
+        guard media != nil else { return }
+        media = nil
+        streamOwners = [:]
+        events.append(.mediaStopped)
     }
 
     mutating func dropRemoteUsers() {

@@ -74,3 +74,16 @@ public func fileSize(_ path: String) -> Int? {
     var st = stat()
     return stat(path, &st) == 0 ? Int(st.st_size) : nil
 }
+
+/// Waits until `condition` holds, checking every millisecond, for at most
+/// `seconds`. For state that another thread changes without a notification.
+public func waitUntil(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    let tick = Latch()
+    var waited = 0.0
+    while !condition() {
+        if waited >= seconds { return false }
+        _ = tick.wait(seconds: 0.001)
+        waited += 0.001
+    }
+    return true
+}

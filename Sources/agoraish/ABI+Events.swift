@@ -53,6 +53,8 @@ extension CEventHandler {
         case .error(let code, let message):
             guard let cb = table.on_error else { return }
             message.withCString { cb(engine, ud, code, $0) }
+        case .mediaReady, .mediaStopped:
+            break  // internal: the engine's media transport follows them
         }
     }
 }

@@ -1,0 +1,114 @@
+import AgoraishIO
+import AgoraishSession
+import AgoraishWire
+import Glibc
+
+/// The engine's side of the media plane (docs/media-plane.md): one UDP
+/// socket to the server's media port, bound to this participant with STUN
+/// (repeated every 200 ms until answered, then every 2.5 s as a keepalive),
+/// SRTP out with the uplink key and in with the downlink key.
+///
+/// `send` may be called from any thread (the outbound SRTP context is behind
+/// a lock); what arrives is unprotected on the engine's IO loop and handed to
+/// `onRtp`.
+final class MediaTransport: @unchecked Sendable {
+    let endpoint: ClientSession.MediaEndpoint
+    private let loop: EventLoop
+    private let fd: Int32
+    private let server: SocketAddress
+    private let outbound: Locked<SrtpSession>
+    private let inbound: SrtpSession
+    private let onRtp: (UnsafeMutableRawPointer, Int) -> Void
+    private var transaction: [UInt8] = []
+    private var timer: EventLoop.TimerID?
+    private var buffer = [UInt8](repeating: 0, count: 2048)
+    private var closed = false
+    /// Whether the server has answered a binding request.
+    private(set) var bound = false
+    /// Packets and bytes sent and received (for RtcStats).
+    let counters = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
+
+    /// Opens the socket and starts binding. Loop thread only. Nil when the
+    /// address does not resolve or the keys are unusable.
+    init?(loop: EventLoop, endpoint: ClientSession.MediaEndpoint,
+          onRtp: @escaping (UnsafeMutableRawPointer, Int) -> Void) {
+        guard let server = SocketAddress(host: endpoint.host, port: endpoint.port),
+              let out = try? SrtpSession(profile: endpoint.srtpProfile, keying: endpoint.uplinkKeying, inbound: false),
+              let into = try? SrtpSession(profile: endpoint.srtpProfile, keying: endpoint.downlinkKeying, inbound: true)
+        else { return nil }
+        let any = server.family == AF_INET6 ? SocketAddress(host: "::", port: 0) : SocketAddress(host: "0.0.0.0", port: 0)
+        guard let local = any, let fd = try? Sockets.bindUDP(local) else { return nil }
+        var size: Int32 = 1 << 20
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        self.loop = loop
+        self.endpoint = endpoint
+        self.fd = fd
+        self.server = server
+        outbound = Locked(out)
+        inbound = into
+        self.onRtp = onRtp
+        loop.register(fd, events: EventLoop.readable) { [weak self] _ in self?.receive() }
+        bindNow()
+    }
+
+    /// Closes the socket. Loop thread only.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        if let timer { loop.cancel(timer) }
+        loop.unregister(fd)
+        Glibc.close(fd)
+    }
+
+    /// Protects and sends an RTP packet (`length` bytes at `packet`, with
+    /// `SrtpSession.maxTrailer` spare bytes after it). Any thread.
+    func send(rtp packet: UnsafeMutableRawPointer, length: Int) {
+        guard bound else { return }
+        outbound.withLock { srtp in
+            guard let n = try? srtp.protectRtp(packet, length: length) else { return }
+            let sent = server.withSockaddr { sa, len in sendto(fd, packet, n, Int32(MSG_DONTWAIT), sa, len) }
+            if sent > 0 {
+                counters.withLock { $0.txPackets += 1; $0.txBytes += UInt64(sent) }
+            }
+        }
+    }
+
+    private func bindNow() {
+        guard !closed else { return }
+        transaction = secureRandomBytes(12)
+        let request = StunMessage(type: .bindingRequest, transactionId: transaction, attributes: [
+            (StunMessage.AttributeType.username.rawValue, Array("\(endpoint.iceUfrag):engine".utf8)),
+        ])
+        let bytes = request.serialized(integrityKey: Array(endpoint.icePassword.utf8))
+        _ = bytes.withUnsafeBytes { raw in
+            server.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }
+        }
+        timer = loop.schedule(after: bound ? .milliseconds(2500) : .milliseconds(200)) { [weak self] in self?.bindNow() }
+    }
+
+    private func receive() {
+        while !closed {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 2048 - SrtpSession.maxTrailer, Int32(MSG_DONTWAIT)) }
+            guard n > 0 else { return }
+            counters.withLock { $0.rxPackets += 1; $0.rxBytes += UInt64(n) }
+            buffer.withUnsafeMutableBytes { raw in
+                let packet = UnsafeRawBufferPointer(start: raw.baseAddress, count: n)
+                switch MediaPacketKind.classify(packet) {
+                case .stun:
+                    if let response = try? StunMessage.parse(Array(packet), integrityKey: Array(endpoint.icePassword.utf8)),
+                       response.type == .bindingSuccess, response.transactionId == transaction {
+                        bound = true
+                    }
+                case .rtp:
+                    if let plain = try? inbound.unprotectRtp(raw.baseAddress!, length: n) {
+                        onRtp(raw.baseAddress!, plain)
+                    }
+                case .rtcp:
+                    _ = try? inbound.unprotectRtcp(raw.baseAddress!, length: n)
+                case .unknown:
+                    break
+                }
+            }
+        }
+    }
+}
