@@ -65,7 +65,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 2
+#define AGORAISH_ABI_VERSION_MINOR 3
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -244,6 +244,35 @@ typedef struct agoraish_rtc_stats {
     uint64_t rx_packets;   /**< Packets and messages received. */
     uint32_t user_count;   /**< Users in the channel, this one included. */
 } agoraish_rtc_stats;
+
+/* ------------------------------------------------------------------------ */
+/* Audio (Agora's AUDIO_PROFILE_TYPE)                                        */
+/* ------------------------------------------------------------------------ */
+
+/** Audio profiles for `agoraish_engine_set_audio_profile()`. Opus always runs
+ *  at 48 kHz on the wire; the profile sets the audio band, channels and bitrate:
+ *
+ *  | profile | band | channels | bitrate |
+ *  |---|---|---|---|
+ *  | DEFAULT | communication: as SPEECH_STANDARD; live broadcasting: as MUSIC_STANDARD | | |
+ *  | SPEECH_STANDARD | 32 kHz (super-wideband), speech tuning | 1 | 18 kbps |
+ *  | MUSIC_STANDARD | 48 kHz (fullband), music tuning | 1 | 64 kbps |
+ *  | MUSIC_STANDARD_STEREO | 48 kHz, music | 2 | 80 kbps |
+ *  | MUSIC_HIGH_QUALITY | 48 kHz, music | 1 | 96 kbps |
+ *  | MUSIC_HIGH_QUALITY_STEREO | 48 kHz, music | 2 | 128 kbps |
+ *  | IOT | 16 kHz (wideband), speech | 1 | 16 kbps |
+ *
+ *  Every profile sends 20 ms frames with in-band FEC (planned for 10% loss).
+ *  With an external source the channel count is the source's. */
+enum agoraish_audio_profile {
+    AGORAISH_AUDIO_PROFILE_DEFAULT = 0,
+    AGORAISH_AUDIO_PROFILE_SPEECH_STANDARD = 1,
+    AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD = 2,
+    AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD_STEREO = 3,
+    AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY = 4,
+    AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY_STEREO = 5,
+    AGORAISH_AUDIO_PROFILE_IOT = 6
+};
 
 /* ------------------------------------------------------------------------ */
 /* Library information                                                       */
@@ -656,6 +685,72 @@ int agoraish_engine_get_call_id(agoraish_engine_t *engine, char *buf, size_t *le
  * Thread: any.
  */
 int agoraish_engine_get_connection_state(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Audio from and to the host (external source and sink)                    */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Set the audio profile (Agora 4.x setAudioProfile) used by the external
+ * source enabled next. See `agoraish_audio_profile` for what each means.
+ *
+ * @return  0; -2 unknown profile; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_audio_profile(agoraish_engine_t *engine, int profile);
+
+/**
+ * Send audio pushed by the host instead of a microphone (Agora's
+ * setExternalAudioSource). While in a call, every 20 ms of pushed audio is
+ * encoded with Opus and sent; other users hear it.
+ *
+ * @param enabled      Nonzero to enable; 0 to stop (pushes then return -3).
+ * @param sample_rate  8000, 16000, 32000, 44100 or 48000 (converted to 48 kHz).
+ * @param channels     1 or 2.
+ * @return  0; -2 unsupported rate or channels; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_external_audio_source(agoraish_engine_t *engine, int enabled, int sample_rate, int channels);
+
+/**
+ * Push interleaved 16-bit PCM at the source's rate and channels (Agora's
+ * pushExternalAudioFrame). Any number of samples is accepted; audio is sent
+ * in 20 ms frames as it fills up. Push in real time for a live call.
+ *
+ * @param samples             Required unless `samples_per_channel` is 0; read during the call only.
+ * @param samples_per_channel 0..48000 (one second at most per call).
+ * @return  The samples per channel (at 48 kHz) waiting for the next frame (>= 0);
+ *          -2 NULL samples or a count out of range; -3 no external source; -7 bad handle.
+ * Thread: any (pushes from several threads are serialized).
+ */
+int agoraish_engine_push_external_audio_frame(agoraish_engine_t *engine, const int16_t *samples,
+                                              int samples_per_channel);
+
+/**
+ * Let the host pull what it would hear instead of a speaker (Agora's
+ * setExternalAudioSink / enableExternalAudioSink).
+ *
+ * @param enabled      Nonzero to enable; 0 to stop (pulls then return -3).
+ * @param sample_rate  8000, 16000, 32000, 44100 or 48000.
+ * @param channels     1 or 2.
+ * @return  0; -2 unsupported rate or channels; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_external_audio_sink(agoraish_engine_t *engine, int enabled, int sample_rate, int channels);
+
+/**
+ * Pull the mix of every remote user's audio (Agora's pullPlaybackAudioFrame):
+ * exactly `samples_per_channel` interleaved samples at the sink's rate. Each
+ * remote stream has an adaptive jitter buffer that conceals losses (Opus FEC
+ * and PLC); silence fills the frame when nobody speaks. Pull in real time
+ * (for example 10 ms every 10 ms): the pull cadence is the playout clock.
+ *
+ * @param samples  Required; receives the audio.
+ * @param samples_per_channel  1..48000.
+ * @return  0; -2 NULL samples or a count out of range; -3 no external sink; -7 bad handle.
+ * Thread: any (pulls from several threads are serialized).
+ */
+int agoraish_engine_pull_playback_audio_frame(agoraish_engine_t *engine, int16_t *samples, int samples_per_channel);
 
 /* ------------------------------------------------------------------------ */
 /* Embedded channel server                                                   */

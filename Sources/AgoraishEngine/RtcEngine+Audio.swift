@@ -2,8 +2,7 @@ import AgoraishMedia
 import AgoraishWire
 
 /// Audio pushed by the host and pulled by the host (Agora's external audio
-/// source and sink). The C ABI exposes these once the rest of the audio
-/// surface (devices, observers, controls) is in place.
+/// source and sink).
 extension RtcEngine {
     /// setAudioProfile: the profile used by the next external source.
     public func setAudioProfile(_ profile: Int32) throws(AgoraError) {
@@ -27,9 +26,16 @@ extension RtcEngine {
     }
 
     /// setExternalAudioSink: the sample rate and channels pulls deliver.
-    public func setExternalAudioSink(sampleRate: Int, channels: Int) throws(AgoraError) {
-        try audio.setSink(sampleRate: sampleRate, channels: channels)
+    public func setExternalAudioSink(enabled: Bool = true, sampleRate: Int, channels: Int) throws(AgoraError) {
+        try audio.setSink(enabled: enabled, sampleRate: sampleRate, channels: channels)
+        log.log(.info, "api setExternalAudioSink \(enabled) \(sampleRate) Hz \(channels) ch")
     }
+
+    /// Channels of the external source, or 0 when none is enabled.
+    public var externalSourceChannels: Int { audio.sourceChannels }
+
+    /// Channels of the external sink, or 0 when none is enabled.
+    public var externalSinkChannels: Int { audio.sinkChannels }
 
     /// pullPlaybackAudioFrame: fills `out` (interleaved) with the mix of every
     /// remote stream, at the sink's rate.

@@ -64,6 +64,17 @@ private func checkSignaturesAgainstHeader() {
     var serverGetHttpPort = CAgoraishABI.agoraish_server_get_http_port
     serverGetHttpPort = abi_server_get_http_port
     _ = (engineSetChannelProfile, engineSetClientRole, engineJoinChannel, engineJoinChannelWithUserAccount, engineRegisterLocalUserAccount, engineGetUserInfoByUserAccount, engineGetUserInfoByUid, engineLeaveChannel, engineRenewToken, engineSwitchChannel, engineGetCallId, engineGetConnectionState, serverCreate, serverStart, serverStop, serverRelease, serverGetUrl, serverGetHttpPort)
+    var engineSetAudioProfile = CAgoraishABI.agoraish_engine_set_audio_profile
+    engineSetAudioProfile = abi_engine_set_audio_profile
+    var engineSetExternalAudioSource = CAgoraishABI.agoraish_engine_set_external_audio_source
+    engineSetExternalAudioSource = abi_engine_set_external_audio_source
+    var enginePushExternalAudioFrame = CAgoraishABI.agoraish_engine_push_external_audio_frame
+    enginePushExternalAudioFrame = abi_engine_push_external_audio_frame
+    var engineSetExternalAudioSink = CAgoraishABI.agoraish_engine_set_external_audio_sink
+    engineSetExternalAudioSink = abi_engine_set_external_audio_sink
+    var enginePullPlaybackAudioFrame = CAgoraishABI.agoraish_engine_pull_playback_audio_frame
+    enginePullPlaybackAudioFrame = abi_engine_pull_playback_audio_frame
+    _ = (engineSetAudioProfile, engineSetExternalAudioSource, enginePushExternalAudioFrame, engineSetExternalAudioSink, enginePullPlaybackAudioFrame)
     _ = (getVersion, getErrorDescription, getLastError, engineCreate, engineRelease,
          engineSetParameters, engineGetParameter, engineSetLogFile, engineSetLogFilter,
          engineSetLogLevel, engineSetLogFileSize)

@@ -32,6 +32,7 @@ final class AudioPipeline: @unchecked Sendable {
         var resampler: Resampler?
         var sinkRate = 48000
         var sinkChannels = 1
+        var sinkEnabled = false
         var mutedAll = false
     }
 
@@ -134,11 +135,16 @@ final class AudioPipeline: @unchecked Sendable {
     }
 
     /// setExternalAudioSink: the rate and channels `pull` delivers.
-    func setSink(sampleRate: Int, channels: Int) throws(AgoraError) {
+    func setSink(enabled: Bool = true, sampleRate: Int, channels: Int) throws(AgoraError) {
+        guard enabled else {
+            receiveState.withLock { $0.sinkEnabled = false; $0.mixed = [] }
+            return
+        }
         guard [8000, 16000, 32000, 44100, 48000].contains(sampleRate), channels == 1 || channels == 2 else {
             throw .invalidArgument
         }
         receiveState.withLock {
+            $0.sinkEnabled = true
             $0.sinkRate = sampleRate
             $0.sinkChannels = channels
             $0.mixed = []
@@ -146,13 +152,19 @@ final class AudioPipeline: @unchecked Sendable {
         }
     }
 
+    /// Channels of the enabled source, 0 when none.
+    var sourceChannels: Int { send.withLock { $0?.inputChannels ?? 0 } }
+    /// Channels of the enabled sink, 0 when none.
+    var sinkChannels: Int { receiveState.withLock { $0.sinkEnabled ? $0.sinkChannels : 0 } }
+
     /// muteAllRemoteAudioStreams.
     func setRemoteMuted(_ muted: Bool) { receiveState.withLock { $0.mutedAll = muted; if muted { $0.buffers = [:] } } }
 
     /// pullPlaybackAudioFrame: exactly `samplesPerChannel` at the sink's rate.
     func pull(into out: UnsafeMutableBufferPointer<Int16>, now: Instant) throws(AgoraError) {
         // (`now` is the playout clock; hosts pull in real time, tests may drive it.)
-        receiveState.withLock { r in
+        try receiveState.withLock { r throws(AgoraError) in
+            guard r.sinkEnabled else { throw .notReady }
             let need = out.count
             var frame = [Int16](repeating: 0, count: AudioJitterBuffer.frameSamples)
             while r.mixed.count < need {
