@@ -19,6 +19,7 @@ the system (see its docstring).
 from .engine import (
     AgoraishError,
     AreaCode,
+    AudioProfile,
     ChannelProfile,
     ChannelServer,
     ClientRole,
@@ -41,6 +42,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AgoraishError",
     "AreaCode",
+    "AudioProfile",
     "ChannelProfile",
     "ChannelServer",
     "ClientRole",

@@ -38,6 +38,7 @@ from ctypes import (
     c_char,
     c_char_p,
     c_int,
+    c_int16,
     c_int32,
     c_size_t,
     c_uint,
@@ -52,7 +53,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Type
 # --------------------------------------------------------------------------
 
 AGORAISH_ABI_VERSION_MAJOR = 0
-AGORAISH_ABI_VERSION_MINOR = 2
+AGORAISH_ABI_VERSION_MINOR = 3
 AGORAISH_ABI_VERSION = AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR
 
 # --------------------------------------------------------------------------
@@ -141,6 +142,15 @@ AGORAISH_AREA_CODE_GLOB = -1
 # agoraish_connection_state, agoraish_connection_changed_reason,
 # agoraish_user_offline_reason, and the length limits
 # --------------------------------------------------------------------------
+
+# enum agoraish_audio_profile
+AGORAISH_AUDIO_PROFILE_DEFAULT = 0
+AGORAISH_AUDIO_PROFILE_SPEECH_STANDARD = 1
+AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD = 2
+AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD_STEREO = 3
+AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY = 4
+AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY_STEREO = 5
+AGORAISH_AUDIO_PROFILE_IOT = 6
 
 AGORAISH_CHANNEL_PROFILE_COMMUNICATION = 0
 AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING = 1
@@ -488,6 +498,27 @@ agoraish_engine_get_call_id = _declare(
 )
 # int agoraish_engine_get_connection_state(agoraish_engine_t *engine);
 agoraish_engine_get_connection_state = _declare("agoraish_engine_get_connection_state", c_int, [c_void_p])
+
+# Audio from and to the host
+
+# int agoraish_engine_set_audio_profile(agoraish_engine_t *engine, int profile);
+agoraish_engine_set_audio_profile = _declare("agoraish_engine_set_audio_profile", c_int, [c_void_p, c_int])
+# int agoraish_engine_set_external_audio_source(agoraish_engine_t *engine, int enabled, int sample_rate, int channels);
+agoraish_engine_set_external_audio_source = _declare(
+    "agoraish_engine_set_external_audio_source", c_int, [c_void_p, c_int, c_int, c_int]
+)
+# int agoraish_engine_push_external_audio_frame(agoraish_engine_t *engine, const int16_t *samples, int samples_per_channel);
+agoraish_engine_push_external_audio_frame = _declare(
+    "agoraish_engine_push_external_audio_frame", c_int, [c_void_p, POINTER(c_int16), c_int]
+)
+# int agoraish_engine_set_external_audio_sink(agoraish_engine_t *engine, int enabled, int sample_rate, int channels);
+agoraish_engine_set_external_audio_sink = _declare(
+    "agoraish_engine_set_external_audio_sink", c_int, [c_void_p, c_int, c_int, c_int]
+)
+# int agoraish_engine_pull_playback_audio_frame(agoraish_engine_t *engine, int16_t *samples, int samples_per_channel);
+agoraish_engine_pull_playback_audio_frame = _declare(
+    "agoraish_engine_pull_playback_audio_frame", c_int, [c_void_p, POINTER(c_int16), c_int]
+)
 
 # Embedded channel server
 

@@ -154,6 +154,18 @@ class AreaCode(enum.IntEnum):
     GLOB = _ffi.AGORAISH_AREA_CODE_GLOB & 0xFFFFFFFF
 
 
+class AudioProfile(enum.IntEnum):
+    """Agora's AUDIO_PROFILE_TYPE for ``RtcEngine.set_audio_profile`` (see the header for each one's band and bitrate)."""
+
+    DEFAULT = _ffi.AGORAISH_AUDIO_PROFILE_DEFAULT
+    SPEECH_STANDARD = _ffi.AGORAISH_AUDIO_PROFILE_SPEECH_STANDARD
+    MUSIC_STANDARD = _ffi.AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD
+    MUSIC_STANDARD_STEREO = _ffi.AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD_STEREO
+    MUSIC_HIGH_QUALITY = _ffi.AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY
+    MUSIC_HIGH_QUALITY_STEREO = _ffi.AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY_STEREO
+    IOT = _ffi.AGORAISH_AUDIO_PROFILE_IOT
+
+
 class ChannelProfile(enum.IntEnum):
     """Agora's CHANNEL_PROFILE_TYPE for ``RtcEngine.set_channel_profile``."""
 
@@ -1127,6 +1139,83 @@ class RtcEngine:
         return _read_string(
             lambda buf, length: _ffi.agoraish_engine_get_call_id(self.handle, buf, length), "get_call_id"
         )
+
+    # -- audio from and to the host -------------------------------------
+
+    def set_audio_profile(self, profile: int) -> None:
+        """Sets the audio profile used by the external source enabled next (Agora 4.x setAudioProfile).
+
+        Raises:
+            AgoraishError: -2 unknown profile; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_set_audio_profile(self.handle, operator.index(profile)), "set_audio_profile")
+
+    def set_external_audio_source(self, enabled: bool, sample_rate: int = 48000, channels: int = 1) -> None:
+        """Sends PCM pushed with ``push_external_audio_frame`` instead of a microphone.
+
+        ``sample_rate`` is 8000, 16000, 32000, 44100 or 48000; ``channels`` 1 or 2.
+
+        Raises:
+            AgoraishError: -2 unsupported rate or channels; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_set_external_audio_source(self.handle, 1 if enabled else 0,
+                                                              operator.index(sample_rate), operator.index(channels)),
+               "set_external_audio_source")
+
+    def push_external_audio_frame(self, samples: Any, channels: int = 1) -> int:
+        """Pushes interleaved 16-bit PCM (bytes, bytearray, memoryview, array('h') or a numpy int16 array).
+
+        ``channels`` must be the source's channel count. Returns the samples per
+        channel (at 48 kHz) waiting for the next 20 ms frame.
+
+        Raises:
+            AgoraishError: -2 bad data; -3 no external source; -7 if released.
+
+        Thread: any.
+        """
+        view = memoryview(samples).cast("B")
+        if len(view) % (2 * channels):
+            raise AgoraishError(-2, "push_external_audio_frame: not whole 16-bit frames")
+        count = len(view) // (2 * channels)
+        data = (ctypes.c_int16 * max(1, len(view) // 2)).from_buffer_copy(view) if len(view) else None
+        rc = _ffi.agoraish_engine_push_external_audio_frame(self.handle, data, count)
+        if rc < 0:
+            raise AgoraishError(rc, "push_external_audio_frame")
+        return rc
+
+    def set_external_audio_sink(self, enabled: bool, sample_rate: int = 48000, channels: int = 1) -> None:
+        """Lets the host pull what it would hear with ``pull_playback_audio_frame``.
+
+        Raises:
+            AgoraishError: -2 unsupported rate or channels; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_set_external_audio_sink(self.handle, 1 if enabled else 0,
+                                                            operator.index(sample_rate), operator.index(channels)),
+               "set_external_audio_sink")
+
+    def pull_playback_audio_frame(self, samples_per_channel: int, channels: int = 1) -> bytes:
+        """Pulls the mix of every remote user's audio: interleaved 16-bit PCM at the sink's rate, as bytes.
+
+        ``channels`` must be the sink's channel count. Pull in real time (the
+        pull cadence is the playout clock).
+
+        Raises:
+            AgoraishError: -2 bad count; -3 no external sink; -7 if released.
+
+        Thread: any.
+        """
+        count = operator.index(samples_per_channel)
+        buffer = (ctypes.c_int16 * max(1, count * channels))()
+        rc = _ffi.agoraish_engine_pull_playback_audio_frame(self.handle, buffer, count)
+        if rc < 0:
+            raise AgoraishError(rc, "pull_playback_audio_frame")
+        return bytes(buffer)[: 2 * count * channels]
 
     def get_connection_state(self) -> ConnectionState:
         """The connection state (Agora's getConnectionState).
