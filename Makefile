@@ -71,11 +71,11 @@ $(BUILD)/layout_probe: Tests/c/layout_probe.c include/agoraish.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $< -o $@
 
-$(BUILD)/tests/%: Tests/c/%.c include/agoraish.h $(DIST_LIB)/$(SO_NAME)
+$(BUILD)/tests/%: Tests/c/%.c Tests/c/test_support.h include/agoraish.h $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS)
 
-$(BUILD)/tests/%: Tests/cpp/%.cpp include/agoraish.h bindings/cpp/agoraish.hpp $(DIST_LIB)/$(SO_NAME)
+$(BUILD)/tests/%: Tests/cpp/%.cpp Tests/cpp/test_support.hpp include/agoraish.h bindings/cpp/agoraish.hpp $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
 	$(CXX) $(HOST_CXXFLAGS) $< -o $@ $(HOST_LDFLAGS)
 

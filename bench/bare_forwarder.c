@@ -14,8 +14,20 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "udp_batch.h"
+
 #define BATCH 64
 #define MAX_SUBS 256
+
+/** 127.0.0.1:port. */
+static struct sockaddr_in loopback(int port) {
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((unsigned short)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return addr;
+}
 
 int main(int argc, char **argv) {
     if (argc != 3) {
@@ -23,22 +35,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    struct sockaddr_in me = {0};
-    me.sin_family = AF_INET;
-    me.sin_port = htons((unsigned short)atoi(argv[1]));
-    me.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    struct sockaddr_in me = loopback(atoi(argv[1]));
     if (bind(fd, (struct sockaddr *)&me, sizeof me) != 0) { perror("bind"); return 1; }
     struct sockaddr_in subs[MAX_SUBS];
-    int nsubs = 0;
-    for (char *p = argv[2]; *p && nsubs < MAX_SUBS;) {
-        memset(&subs[nsubs], 0, sizeof subs[nsubs]);
-        subs[nsubs].sin_family = AF_INET;
-        subs[nsubs].sin_port = htons((unsigned short)atoi(p));
-        subs[nsubs].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        nsubs++;
-        while (*p && *p != ',') p++;
-        if (*p == ',') p++;
-    }
+    int ports[MAX_SUBS];
+    int nsubs = parse_int_list(argv[2], ports, MAX_SUBS);
+    for (int s = 0; s < nsubs; s++) subs[s] = loopback(ports[s]);
     printf("ready\n");
     fflush(stdout);
     static char in[BATCH][2048];
@@ -46,13 +48,7 @@ int main(int argc, char **argv) {
     struct mmsghdr rx[BATCH], tx[BATCH];
     struct iovec riov[BATCH], tiov[BATCH];
     for (;;) {
-        for (int i = 0; i < BATCH; i++) {
-            riov[i].iov_base = in[i];
-            riov[i].iov_len = sizeof in[i];
-            memset(&rx[i].msg_hdr, 0, sizeof rx[i].msg_hdr);
-            rx[i].msg_hdr.msg_iov = &riov[i];
-            rx[i].msg_hdr.msg_iovlen = 1;
-        }
+        for (int i = 0; i < BATCH; i++) batch_set(&rx[i], &riov[i], in[i], sizeof in[i], NULL);
         int n = recvmmsg(fd, rx, BATCH, MSG_WAITFORONE, NULL);
         if (n <= 0) continue;
         int queued = 0;
@@ -64,13 +60,7 @@ int main(int argc, char **argv) {
                 }
                 /* Copy per receiver, as a forwarder that rewrites headers must. */
                 memcpy(out[queued], in[i], rx[i].msg_len);
-                tiov[queued].iov_base = out[queued];
-                tiov[queued].iov_len = rx[i].msg_len;
-                memset(&tx[queued].msg_hdr, 0, sizeof tx[queued].msg_hdr);
-                tx[queued].msg_hdr.msg_iov = &tiov[queued];
-                tx[queued].msg_hdr.msg_iovlen = 1;
-                tx[queued].msg_hdr.msg_name = &subs[s];
-                tx[queued].msg_hdr.msg_namelen = sizeof subs[s];
+                batch_set(&tx[queued], &tiov[queued], out[queued], rx[i].msg_len, &subs[s]);
                 queued++;
             }
         }

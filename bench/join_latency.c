@@ -17,15 +17,12 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agoraish.h"
+#include "bench_support.h"
 
 #define WARMUP 10
 #define WAIT_SECONDS 10
@@ -52,12 +49,6 @@ static struct {
     uint32_t uid;
     double joined_at_ms;
 } ev = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0.0};
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void on_join(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
     double at = now_ms();
@@ -102,28 +93,6 @@ static int wait_count(const unsigned *counter, unsigned n) {
     return ok;
 }
 
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The q-quantile of sorted samples (nearest rank), as bench/create_release.c. */
-static double quantile(const double *sorted, int n, double q) {
-    int rank = (int)(q * n + 0.999999);
-    if (rank < 1) rank = 1;
-    if (rank > n) rank = n;
-    return sorted[rank - 1];
-}
-
-#define LOOKUP(field, name)                                                   \
-    do {                                                                      \
-        *(void **)&api.field = dlsym(lib, name);                              \
-        if (!api.field) {                                                     \
-            fprintf(stderr, "dlsym: the library lacks %s\n", name);           \
-            return 1;                                                         \
-        }                                                                     \
-    } while (0)
-
 int main(int argc, char **argv) {
     void *lib;
     agoraish_server_config server_config;
@@ -140,20 +109,16 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: join_latency PATH LOG_FILE JOINS\n");
         return 2;
     }
-    lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        fprintf(stderr, "dlopen: %s\n", dlerror());
-        return 1;
-    }
-    LOOKUP(engine_create, "agoraish_engine_create");
-    LOOKUP(engine_release, "agoraish_engine_release");
-    LOOKUP(join_channel, "agoraish_engine_join_channel");
-    LOOKUP(leave_channel, "agoraish_engine_leave_channel");
-    LOOKUP(get_last_error, "agoraish_get_last_error");
-    LOOKUP(server_create, "agoraish_server_create");
-    LOOKUP(server_start, "agoraish_server_start");
-    LOOKUP(server_get_url, "agoraish_server_get_url");
-    LOOKUP(server_release, "agoraish_server_release");
+    if (!(lib = open_library(argv[1]))) return 1;
+    LOOKUP(lib, api.engine_create, "agoraish_engine_create");
+    LOOKUP(lib, api.engine_release, "agoraish_engine_release");
+    LOOKUP(lib, api.join_channel, "agoraish_engine_join_channel");
+    LOOKUP(lib, api.leave_channel, "agoraish_engine_leave_channel");
+    LOOKUP(lib, api.get_last_error, "agoraish_get_last_error");
+    LOOKUP(lib, api.server_create, "agoraish_server_create");
+    LOOKUP(lib, api.server_start, "agoraish_server_start");
+    LOOKUP(lib, api.server_get_url, "agoraish_server_get_url");
+    LOOKUP(lib, api.server_release, "agoraish_server_release");
 
     /* The embedded server; every join comes from 127.0.0.1, so the per-address
      * join rate limit is lifted. */
@@ -218,7 +183,7 @@ int main(int argc, char **argv) {
         return rc;
     }
 
-    qsort(samples, (size_t)joins, sizeof *samples, compare);
+    sort_samples(samples, joins);
     printf("{\"figures\": [\n");
     printf("  {\"name\": \"join_latency_p50_ms\", \"value\": %.3f, \"unit\": \"ms\", "
            "\"note\": \"median of N=%d join_channel -> on_join_channel_success (host clock), one engine, "

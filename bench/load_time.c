@@ -10,15 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dlfcn.h>
-#include <stdio.h>
-#include <time.h>
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+#include "bench_support.h"
 
 int main(int argc, char **argv) {
     double start, end;
@@ -29,11 +21,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     start = now_ms();
-    lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        fprintf(stderr, "dlopen: %s\n", dlerror());
-        return 1;
-    }
+    if (!(lib = open_library(argv[1]))) return 1;
     for (i = 2; i < argc; i++) {
         if (!dlsym(lib, argv[i])) {
             fprintf(stderr, "dlsym %s: missing\n", argv[i]);

@@ -84,11 +84,13 @@ class Context:
         return sorted(set(names))
 
     def compile_c(self, source: str, *extra: str) -> Path:
-        """Builds bench/<source> into build/bench/ (when older than the source) and returns the binary."""
+        """Builds bench/<source> into build/bench/ (when older than the source or a header it may include:
+        include/agoraish.h, bench/*.h) and returns the binary."""
         src = BENCH / source
         out = BUILD / Path(source).stem
         BUILD.mkdir(parents=True, exist_ok=True)
-        if not out.exists() or out.stat().st_mtime < max(src.stat().st_mtime, HEADER.stat().st_mtime):
+        inputs = [src, HEADER, *BENCH.glob("*.h")]
+        if not out.exists() or out.stat().st_mtime < max(p.stat().st_mtime for p in inputs):
             cc = os.environ.get("CC", "gcc")
             cmd = [cc, "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-pedantic",
                    f"-I{ROOT / 'include'}", str(src), "-o", str(out), *extra]

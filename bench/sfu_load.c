@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "udp_batch.h"
+
 #define MAX_SUBS 256
 #define BATCH 64
 
@@ -48,13 +50,7 @@ static void *receiver(void *arg) {
         for (int i = 0; i < sub_count; i++) {
             if (!(pfds[i].revents & POLLIN)) continue;
             for (;;) {
-                for (int j = 0; j < BATCH; j++) {
-                    iov[j].iov_base = bufs[j];
-                    iov[j].iov_len = sizeof bufs[j];
-                    memset(&msgs[j].msg_hdr, 0, sizeof msgs[j].msg_hdr);
-                    msgs[j].msg_hdr.msg_iov = &iov[j];
-                    msgs[j].msg_hdr.msg_iovlen = 1;
-                }
+                for (int j = 0; j < BATCH; j++) batch_set(&msgs[j], &iov[j], bufs[j], sizeof bufs[j], NULL);
                 int n = recvmmsg(sub_fds[i], msgs, BATCH, MSG_DONTWAIT, NULL);
                 if (n <= 0) break;
                 __atomic_add_fetch(&received, (unsigned long long)n, __ATOMIC_RELAXED);
@@ -89,11 +85,7 @@ int main(int argc, char **argv) {
     int packet_bytes = atoi(argv[5]);
     double rate = atof(argv[6]);
     int pub = atoi(argv[7]);
-    for (char *p = argv[9]; *p && sub_count < MAX_SUBS;) {
-        sub_fds[sub_count++] = atoi(p);
-        while (*p && *p != ',') p++;
-        if (*p == ',') p++;
-    }
+    sub_count = parse_int_list(argv[9], sub_fds, MAX_SUBS);
 
     srtp_t session = NULL;
     if (srtp_mode) {
@@ -135,13 +127,7 @@ int main(int argc, char **argv) {
                 ts += 960;
                 int len = packet_bytes;
                 if (session && srtp_protect(session, p, &len) != srtp_err_status_ok) return 4;
-                iov[n].iov_base = p;
-                iov[n].iov_len = (size_t)len;
-                memset(&msgs[n].msg_hdr, 0, sizeof msgs[n].msg_hdr);
-                msgs[n].msg_hdr.msg_iov = &iov[n];
-                msgs[n].msg_hdr.msg_iovlen = 1;
-                msgs[n].msg_hdr.msg_name = &to;
-                msgs[n].msg_hdr.msg_namelen = sizeof to;
+                batch_set(&msgs[n], &iov[n], p, (size_t)len, &to);
                 n++;
             }
             int done = sendmmsg(pub, msgs, (unsigned int)n, 0);

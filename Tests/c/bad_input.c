@@ -23,42 +23,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
-#include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "agoraish.h"
-
-/* ------------------------------------------------------------------------ */
-/* Checks                                                                    */
-/* ------------------------------------------------------------------------ */
-
-static int failures;
-static int checks;
-
-static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void check_(int ok, int line, const char *fmt, ...) {
-    va_list ap;
-    checks++;
-    if (ok) return;
-    failures++;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL bad_input.c:%d: ", line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-#define CHECK(cond, ...) check_((cond) != 0, __LINE__, __VA_ARGS__)
+#define TEST_NAME "bad_input"
+#include "test_support.h"
 
 enum {
     E_FAILED = -AGORAISH_ERR_FAILED,
@@ -85,27 +53,14 @@ enum {
 #define LIVE_APP_ID "bad-input-live"
 
 /* ------------------------------------------------------------------------ */
-/* Fixture: a temporary directory and one live engine                       */
+/* Fixture: a temporary directory (test_support.h) and one live engine      */
 /* ------------------------------------------------------------------------ */
 
-static char tmpdir[64];
 static agoraish_engine_t *live;
 
-static char *tmp_path(const char *name) {
-    static char paths[16][256];
-    static int next;
-    char *p = paths[next++ % 16];
-    snprintf(p, sizeof paths[0], "%s/%s", tmpdir, name);
-    return p;
-}
-
+/** An engine with no handler and no server, logging to <tmpdir>/<log_name>. */
 static agoraish_engine_t *create_with_log(const char *app_id, const char *log_name) {
-    agoraish_engine_config config;
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = app_id;
-    config.log_file = tmp_path(log_name);
-    return agoraish_engine_create(&config);
+    return new_engine(app_id, NULL, NULL, log_name);
 }
 
 /** Every readable parameter of `engine`, concatenated: what a rejected call must not change. */
@@ -124,20 +79,23 @@ static void snapshot(agoraish_engine_t *engine, char *out, size_t size) {
     }
 }
 
-static int get_param(agoraish_engine_t *engine, const char *key, char *out, size_t size) {
-    size_t len = size;
-    out[0] = '\0';
-    return agoraish_engine_get_parameter(engine, key, out, &len);
-}
-
-/** Runs a setter row on the live engine: checks the code, and that a rejection changed nothing. */
-static void check_setter(int line, const char *what, int rc, int expected, const char *before) {
+/**
+ * Checks a setter row run on the live engine: its code `rc`; that a rejection
+ * changed nothing (`before` is the snapshot taken before the call); and, for
+ * an accepted row with a `read_back`, that parameter `key` now reads it.
+ */
+static void check_setter(int line, const char *what, int rc, int expected, const char *before, const char *key,
+                         const char *read_back) {
     char after[2048];
     check_(rc == expected, line, "%s: returned %d, expected %d", what, rc, expected);
     if (expected != 0) {
         snapshot(live, after, sizeof after);
         check_(strcmp(before, after) == 0, line, "%s: rejected but changed parameters:\n  before %s\n  after  %s",
                what, before, after);
+    } else if (read_back) {
+        char value[64];
+        get_param(live, key, value, sizeof value);
+        check_(strcmp(value, read_back) == 0, line, "%s: %s is %s, expected %s", what, key, value, read_back);
     }
 }
 
@@ -489,7 +447,8 @@ static void test_set_parameters(void) {
         char before[2048], what[128];
         snapshot(live, before, sizeof before);
         snprintf(what, sizeof what, "set_parameters(%s)", rows[i].name);
-        check_setter(__LINE__, what, agoraish_engine_set_parameters(live, rows[i].json), rows[i].expected, before);
+        check_setter(__LINE__, what, agoraish_engine_set_parameters(live, rows[i].json), rows[i].expected, before, NULL,
+                     NULL);
     }
     {
         char value[64];
@@ -519,7 +478,8 @@ static void test_set_log_file(void) {
         char before[2048], what[128];
         snapshot(live, before, sizeof before);
         snprintf(what, sizeof what, "set_log_file(%s)", rows[i].name);
-        check_setter(__LINE__, what, agoraish_engine_set_log_file(live, rows[i].path), rows[i].expected, before);
+        check_setter(__LINE__, what, agoraish_engine_set_log_file(live, rows[i].path), rows[i].expected, before, NULL,
+                     NULL);
     }
     {
         char value[512], want[300];
@@ -559,12 +519,8 @@ static void test_set_log_filter(void) {
         char before[2048], what[64], value[64];
         snapshot(live, before, sizeof before);
         snprintf(what, sizeof what, "set_log_filter(0x%x)", rows[i].value);
-        check_setter(__LINE__, what, agoraish_engine_set_log_filter(live, rows[i].value), rows[i].expected, before);
-        if (rows[i].expected == 0 && rows[i].read_back) {
-            get_param(live, "rtc.log_filter", value, sizeof value);
-            CHECK(strcmp(value, rows[i].read_back) == 0, "%s: rtc.log_filter is %s, expected %s", what, value,
-                  rows[i].read_back);
-        }
+        check_setter(__LINE__, what, agoraish_engine_set_log_filter(live, rows[i].value), rows[i].expected, before,
+                     "rtc.log_filter", rows[i].read_back);
         if (rows[i].value == 0x0001 && rows[i].expected == 0) {
             /* A filter that is no level's reads back as level null (docs/abi.md). */
             get_param(live, "rtc.log_level", value, sizeof value);
@@ -583,15 +539,11 @@ static void test_set_log_level(void) {
     };
     size_t i;
     for (i = 0; i < COUNT(rows); i++) {
-        char before[2048], what[64], value[64];
+        char before[2048], what[64];
         snapshot(live, before, sizeof before);
         snprintf(what, sizeof what, "set_log_level(%d)", rows[i].value);
-        check_setter(__LINE__, what, agoraish_engine_set_log_level(live, rows[i].value), rows[i].expected, before);
-        if (rows[i].expected == 0 && rows[i].read_back) {
-            get_param(live, "rtc.log_level", value, sizeof value);
-            CHECK(strcmp(value, rows[i].read_back) == 0, "%s: rtc.log_level is %s, expected %s", what, value,
-                  rows[i].read_back);
-        }
+        check_setter(__LINE__, what, agoraish_engine_set_log_level(live, rows[i].value), rows[i].expected, before,
+                     "rtc.log_level", rows[i].read_back);
     }
 }
 
@@ -611,15 +563,11 @@ static void test_set_log_file_size(void) {
     };
     size_t i;
     for (i = 0; i < COUNT(rows); i++) {
-        char before[2048], what[64], value[64];
+        char before[2048], what[64];
         snapshot(live, before, sizeof before);
         snprintf(what, sizeof what, "set_log_file_size(%u)", rows[i].value);
-        check_setter(__LINE__, what, agoraish_engine_set_log_file_size(live, rows[i].value), rows[i].expected, before);
-        if (rows[i].expected == 0 && rows[i].read_back) {
-            get_param(live, "rtc.log_size", value, sizeof value);
-            CHECK(strcmp(value, rows[i].read_back) == 0, "%s: rtc.log_size is %s, expected %s", what, value,
-                  rows[i].read_back);
-        }
+        check_setter(__LINE__, what, agoraish_engine_set_log_file_size(live, rows[i].value), rows[i].expected, before,
+                     "rtc.log_size", rows[i].read_back);
     }
 }
 
@@ -704,15 +652,6 @@ static const server_call_t server_calls[] = {
     {"agoraish_server_get_http_port", call_server_get_http_port, 0},
     {"agoraish_server_release", call_server_release, 1},
 };
-
-static agoraish_server_t *create_server(int http_port, const char *config_json) {
-    agoraish_server_config config;
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.http_port = http_port;
-    config.config_json = config_json;
-    return agoraish_server_create(&config);
-}
 
 static void test_server_handles(void) {
     agoraish_server_t *stale = create_server(0, NULL);
@@ -1064,87 +1003,44 @@ typedef struct {
     pthread_mutex_t mutex;
     pthread_cond_t cond;
     int joins, leaves, registrations, errors;
-    uint32_t uid;
 } channel_events_t;
 
 static channel_events_t chan_events;
 
+/** Counts one event into the counter `field` of `chan_events`. */
+static void chan_count_up(int *field) { count_up(&chan_events.mutex, &chan_events.cond, field); }
+
 static void chan_on_join(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    channel_events_t *c = ud;
-    (void)e, (void)channel, (void)elapsed;
-    pthread_mutex_lock(&c->mutex);
-    c->joins++;
-    c->uid = uid;
-    pthread_cond_broadcast(&c->cond);
-    pthread_mutex_unlock(&c->mutex);
+    (void)e, (void)ud, (void)channel, (void)uid, (void)elapsed;
+    chan_count_up(&chan_events.joins);
 }
 static void chan_on_leave(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
-    channel_events_t *c = ud;
-    (void)e, (void)stats;
-    pthread_mutex_lock(&c->mutex);
-    c->leaves++;
-    pthread_cond_broadcast(&c->cond);
-    pthread_mutex_unlock(&c->mutex);
+    (void)e, (void)ud, (void)stats;
+    chan_count_up(&chan_events.leaves);
 }
 static void chan_on_registered(agoraish_engine_t *e, void *ud, uint32_t uid, const char *account) {
-    channel_events_t *c = ud;
-    (void)e, (void)uid, (void)account;
-    pthread_mutex_lock(&c->mutex);
-    c->registrations++;
-    pthread_cond_broadcast(&c->cond);
-    pthread_mutex_unlock(&c->mutex);
+    (void)e, (void)ud, (void)uid, (void)account;
+    chan_count_up(&chan_events.registrations);
 }
 static void chan_on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    channel_events_t *c = ud;
-    (void)e, (void)err, (void)msg;
-    pthread_mutex_lock(&c->mutex);
-    c->errors++;
-    pthread_cond_broadcast(&c->cond);
-    pthread_mutex_unlock(&c->mutex);
+    (void)e, (void)ud, (void)err, (void)msg;
+    chan_count_up(&chan_events.errors);
 }
 
 /** Waits until the counter at `field` reaches `n`; returns whether it did within 15 s. */
-static int chan_wait(const int *field, int n) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += 15;
-    pthread_mutex_lock(&chan_events.mutex);
-    while (*field < n) {
-        if (pthread_cond_timedwait(&chan_events.cond, &chan_events.mutex, &deadline) == ETIMEDOUT) break;
-    }
-    ok = *field >= n;
-    pthread_mutex_unlock(&chan_events.mutex);
-    return ok;
-}
+static int chan_wait(const int *field, int n) { return wait_count(&chan_events.mutex, &chan_events.cond, field, n, 15) >= n; }
 
-static int chan_count(const int *field) {
-    int n;
-    pthread_mutex_lock(&chan_events.mutex);
-    n = *field;
-    pthread_mutex_unlock(&chan_events.mutex);
-    return n;
-}
+static int chan_count(const int *field) { return read_count(&chan_events.mutex, field); }
 
 #define CHAN_APP_ID "0123456789abcdef0123456789abcdef"
 
 static agoraish_engine_t *create_channel_engine(const char *server_url, const char *log_name) {
-    agoraish_event_handler handler;
-    agoraish_engine_config config;
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = &chan_events;
+    agoraish_event_handler handler = empty_handler(&chan_events);
     handler.on_join_channel_success = chan_on_join;
     handler.on_leave_channel = chan_on_leave;
     handler.on_local_user_registered = chan_on_registered;
     handler.on_error = chan_on_error;
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = CHAN_APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    config.log_file = tmp_path(log_name);
-    return agoraish_engine_create(&config);
+    return new_engine(CHAN_APP_ID, &handler, server_url, log_name);
 }
 
 /** Joins with `row` (which must be accepted), runs `in_call` rows, leaves. */
@@ -1167,14 +1063,9 @@ static void test_channel_rows_with_server(void) {
     agoraish_engine_t *engine = NULL;
     char url[128];
     size_t len = sizeof url;
-    pthread_condattr_t attr;
 
     memset(&chan_events, 0, sizeof chan_events);
-    pthread_mutex_init(&chan_events.mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&chan_events.cond, &attr);
-    pthread_condattr_destroy(&attr);
+    monitor_init(&chan_events.mutex, &chan_events.cond);
 
     CHECK(server != NULL && agoraish_server_start(server) == 0 && agoraish_server_get_url(server, url, &len) == 0,
           "start a server for the channel rows");
@@ -1260,8 +1151,7 @@ static void test_channel_rows_with_server(void) {
 done:
     if (engine) CHECK(agoraish_engine_release(engine, 1) == 0, "release the channel engine");
     if (server) CHECK(agoraish_server_release(server) == 0, "release the channel rows' server");
-    pthread_cond_destroy(&chan_events.cond);
-    pthread_mutex_destroy(&chan_events.mutex);
+    monitor_destroy(&chan_events.mutex, &chan_events.cond);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1304,20 +1194,6 @@ static void test_library_functions(void) {
 
 /* ------------------------------------------------------------------------ */
 
-static void remove_tmpdir(void) {
-    DIR *dir = opendir(tmpdir);
-    struct dirent *entry;
-    char path[512];
-    if (!dir) return;
-    while ((entry = readdir(dir)) != NULL) {
-        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", tmpdir, entry->d_name);
-        unlink(path);
-    }
-    closedir(dir);
-    rmdir(tmpdir);
-}
-
 /** Fills the runtime-built inputs of the tables. */
 static void build_inputs(void) {
     size_t n;
@@ -1357,11 +1233,7 @@ static void build_inputs(void) {
 }
 
 int main(void) {
-    snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/agoraish-bad-input-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!make_tmpdir("agoraish-bad-input")) return 1;
     build_inputs();
     CHECK(strlen(json_max) == 65536 && strlen(json_too_long) == 65537 && strlen(path_too_long) == 4096 &&
               strlen(channel_63) == 63 && strlen(channel_64) == 64 && strlen(account_255) == 255 &&
@@ -1389,10 +1261,5 @@ int main(void) {
         CHECK(agoraish_engine_release(live, 1) == 0, "release the live engine");
     }
     remove_tmpdir();
-    if (failures) {
-        fprintf(stderr, "bad_input: %d of %d checks failed\n", failures, checks);
-        return 1;
-    }
-    printf("bad_input: all %d checks passed\n", checks);
-    return 0;
+    return test_summary();
 }

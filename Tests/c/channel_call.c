@@ -32,61 +32,18 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
-#include <errno.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "agoraish.h"
+#define TEST_NAME "channel_call"
+#include "test_support.h"
 
 /* A host built against ABI 0.1 passes exactly the 0.1 part of the table. */
 _Static_assert(AGORAISH_EVENT_HANDLER_SIZE_0_1 == offsetof(agoraish_event_handler, on_join_channel_success),
                "AGORAISH_EVENT_HANDLER_SIZE_0_1 must end where the 0.2 callbacks begin");
 
-/* ------------------------------------------------------------------------ */
-/* Checks                                                                    */
-/* ------------------------------------------------------------------------ */
-
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...) check_((cond) != 0, __LINE__, __VA_ARGS__)
-#define CHECK_RC(got, want, what) check_rc_((got), (want), (what), __LINE__)
-
-static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void check_(int ok, int line, const char *fmt, ...) {
-    va_list ap;
-    checks++;
-    if (ok) return;
-    failures++;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL channel_call.c:%d: ", line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-static void check_rc_(int got, int want, const char *what, int line) {
-    check_(got == want, line, "%s: returned %d, expected %d", what, got, want);
-}
-
 /** How long one wait for an event may take: generous for valgrind, and below
  *  the server's 20 s drop timeout (so a QUIT cannot pass for a drop). */
 #define WAIT_SECONDS 15
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Event recorder: one per engine, passed as user_data                       */
@@ -146,20 +103,12 @@ typedef struct {
 static pthread_t main_thread;
 
 static void recorder_init(recorder_t *r, const char *name) {
-    pthread_condattr_t attr;
     memset(r, 0, sizeof *r);
     r->name = name;
-    pthread_mutex_init(&r->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&r->cond, &attr);
-    pthread_condattr_destroy(&attr);
+    monitor_init(&r->mutex, &r->cond);
 }
 
-static void recorder_destroy(recorder_t *r) {
-    pthread_cond_destroy(&r->cond);
-    pthread_mutex_destroy(&r->mutex);
-}
+static void recorder_destroy(recorder_t *r) { monitor_destroy(&r->mutex, &r->cond); }
 
 /** Records one event; `text` may be NULL. */
 static void record(agoraish_engine_t *engine, void *user_data, kind_t kind, int64_t uid, int a, int b,
@@ -231,10 +180,7 @@ static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
 
 /** A full event handler table that records into `r`. */
 static agoraish_event_handler full_handler(recorder_t *r) {
-    agoraish_event_handler h;
-    memset(&h, 0, sizeof h);
-    h.struct_size = sizeof h;
-    h.user_data = r;
+    agoraish_event_handler h = empty_handler(r);
     h.on_api_call_executed = on_api_call_executed;
     h.on_join_channel_success = on_join_channel_success;
     h.on_rejoin_channel_success = on_rejoin_channel_success;
@@ -262,10 +208,8 @@ static int matches(const event_t *e, kind_t kind, int64_t uid, int a, int b) {
  * WAIT_SECONDS. The event itself is copied to `out` when not NULL.
  */
 static int wait_event(recorder_t *r, int from, kind_t kind, int64_t uid, int a, int b, event_t *out) {
-    struct timespec deadline;
+    struct timespec deadline = deadline_in(WAIT_SECONDS);
     int i = from, found = -1;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
     pthread_mutex_lock(&r->mutex);
     for (;;) {
         for (; i < r->count && i < MAX_EVENTS; i++) {
@@ -303,13 +247,7 @@ static int count_events(recorder_t *r, int from, kind_t kind, int64_t uid, int a
     return n;
 }
 
-static int recorder_count(recorder_t *r) {
-    int n;
-    pthread_mutex_lock(&r->mutex);
-    n = r->count;
-    pthread_mutex_unlock(&r->mutex);
-    return n;
-}
+static int recorder_count(recorder_t *r) { return read_count(&r->mutex, &r->count); }
 
 /** Checks that every event of `r` carried its engine, off the main thread, and fit the record. */
 static void check_delivery(recorder_t *r) {
@@ -325,22 +263,11 @@ static void check_delivery(recorder_t *r) {
 /* ------------------------------------------------------------------------ */
 
 static const char *const app_id = "0123456789abcdef0123456789abcdef";
-static char tmpdir[64];
 static char server_url[128];
 static agoraish_server_t *server;
 
 static agoraish_engine_t *create_engine(recorder_t *r, const agoraish_event_handler *handler, const char *log_name) {
-    char log_path[256];
-    agoraish_engine_config config;
-    agoraish_engine_t *engine;
-    snprintf(log_path, sizeof log_path, "%s/%s", tmpdir, log_name);
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = app_id;
-    config.event_handler = handler;
-    config.server_url = server_url;
-    config.log_file = log_path;
-    engine = agoraish_engine_create(&config);
+    agoraish_engine_t *engine = new_engine(app_id, handler, server_url, log_name);
     CHECK(engine != NULL, "create engine %s: last error %d (%s)", r->name, agoraish_get_last_error(),
           agoraish_get_error_description(agoraish_get_last_error()));
     pthread_mutex_lock(&r->mutex);
@@ -349,22 +276,31 @@ static agoraish_engine_t *create_engine(recorder_t *r, const agoraish_event_hand
     return engine;
 }
 
-/** An engine with the full handler recording into `r`. */
-static agoraish_engine_t *create_recorded(recorder_t *r, const char *log_name) {
+/** A fresh recorder `r` named `name`, and an engine with the full handler recording into it. */
+static agoraish_engine_t *create_recorded(recorder_t *r, const char *name, const char *log_name) {
     agoraish_event_handler handler = full_handler(r);
+    recorder_init(r, name);
     return create_engine(r, &handler, log_name); /* the table is copied */
 }
 
+/** The end of a story for one engine: releases it (unless NULL: already
+ *  released, or never created), checks its recorder's deliveries, destroys it. */
+#define END_STORY(r, engine) end_story_((r), (engine), __LINE__)
+
+static void end_story_(recorder_t *r, agoraish_engine_t *engine, int line) {
+    if (engine) {
+        int rc = agoraish_engine_release(engine, 1);
+        check_(rc == 0, line, "release %s: returned %d, expected 0", r->name, rc);
+    }
+    check_delivery(r);
+    recorder_destroy(r);
+}
+
 static int start_server(void) {
-    agoraish_server_config config;
     size_t len;
     int port;
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.http_port = -1;
-    /* Every engine joins from 127.0.0.1: lift the per-address join rate. */
-    config.config_json = "{\"limits\": {\"joins_per_second_per_address\": 1000}}";
-    server = agoraish_server_create(&config);
+    /* HTTP on a free port. Every engine joins from 127.0.0.1: lift the per-address join rate. */
+    server = create_server(-1, "{\"limits\": {\"joins_per_second_per_address\": 1000}}");
     CHECK(server != NULL, "server_create: last error %d", agoraish_get_last_error());
     if (!server) return 0;
     CHECK_RC(agoraish_server_start(server), 0, "server_start");
@@ -414,10 +350,8 @@ static void call_story(void) {
     int i, states[8][2], n_states = 0, leave_at, last_state_at = -1;
     size_t len;
 
-    recorder_init(&rec_a, "A");
-    recorder_init(&rec_b, "B");
-    a = create_recorded(&rec_a, "call-a.log");
-    b = create_recorded(&rec_b, "call-b.log");
+    a = create_recorded(&rec_a, "A", "call-a.log");
+    b = create_recorded(&rec_b, "B", "call-b.log");
     if (!a || !b) goto done;
 
     /* Before any call. */
@@ -516,12 +450,8 @@ static void call_story(void) {
     }
 
 done:
-    if (a) CHECK_RC(agoraish_engine_release(a, 1), 0, "release A");
-    if (b) CHECK_RC(agoraish_engine_release(b, 1), 0, "release B");
-    check_delivery(&rec_a);
-    check_delivery(&rec_b);
-    recorder_destroy(&rec_a);
-    recorder_destroy(&rec_b);
+    END_STORY(&rec_a, a);
+    END_STORY(&rec_b, b);
 }
 
 /** User accounts: register, join with accounts, learn and look up each other's. */
@@ -533,10 +463,8 @@ static void accounts_story(void) {
     int64_t uid_alice = -1, uid_bob = -1;
     int info_at, joined_at;
 
-    recorder_init(&rec_a, "alice");
-    recorder_init(&rec_b, "bob");
-    a = create_recorded(&rec_a, "accounts-a.log");
-    b = create_recorded(&rec_b, "accounts-b.log");
+    a = create_recorded(&rec_a, "alice", "accounts-a.log");
+    b = create_recorded(&rec_b, "bob", "accounts-b.log");
     if (!a || !b) goto done;
 
     /* Registered ahead of joining: the server answers with the account's uid. */
@@ -611,12 +539,8 @@ static void accounts_story(void) {
     CHECK_RC(agoraish_engine_get_user_info_by_uid(a, (uint32_t)uid_bob, &info), 0, "alice looks bob up after leaving");
 
 done:
-    if (a) CHECK_RC(agoraish_engine_release(a, 1), 0, "release alice");
-    if (b) CHECK_RC(agoraish_engine_release(b, 1), 0, "release bob");
-    check_delivery(&rec_a);
-    check_delivery(&rec_b);
-    recorder_destroy(&rec_a);
-    recorder_destroy(&rec_b);
+    END_STORY(&rec_a, a);
+    END_STORY(&rec_b, b);
 }
 
 /** Live broadcasting: the audience is invisible until it becomes a broadcaster. */
@@ -627,10 +551,8 @@ static void roles_story(void) {
     int64_t uid_host = 2001, uid_fan = 2002;
     int from_host, from_fan;
 
-    recorder_init(&rec_a, "host");
-    recorder_init(&rec_b, "fan");
-    host = create_recorded(&rec_a, "roles-host.log");
-    fan = create_recorded(&rec_b, "roles-fan.log");
+    host = create_recorded(&rec_a, "host", "roles-host.log");
+    fan = create_recorded(&rec_b, "fan", "roles-fan.log");
     if (!host || !fan) goto done;
 
     CHECK_RC(agoraish_engine_set_channel_profile(host, AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING), 0,
@@ -695,12 +617,8 @@ static void roles_story(void) {
     EXPECT_EVENT(&rec_a, 0, EV_STATE, ANY, AGORAISH_CONNECTION_STATE_DISCONNECTED, ANY, NULL, "host disconnected");
 
 done:
-    if (host) CHECK_RC(agoraish_engine_release(host, 1), 0, "release the host");
-    if (fan) CHECK_RC(agoraish_engine_release(fan, 1), 0, "release the fan");
-    check_delivery(&rec_a);
-    check_delivery(&rec_b);
-    recorder_destroy(&rec_a);
-    recorder_destroy(&rec_b);
+    END_STORY(&rec_a, host);
+    END_STORY(&rec_b, fan);
 }
 
 /** Releasing a joined engine leaves first: the other side sees QUIT at once. */
@@ -710,10 +628,8 @@ static void release_while_joined(void) {
     event_t ev;
     double released_at;
 
-    recorder_init(&rec_a, "leaver");
-    recorder_init(&rec_b, "stayer");
-    a = create_recorded(&rec_a, "release-a.log");
-    b = create_recorded(&rec_b, "release-b.log");
+    a = create_recorded(&rec_a, "leaver", "release-a.log");
+    b = create_recorded(&rec_b, "stayer", "release-b.log");
     if (!a || !b) goto done;
 
     CHECK_RC(agoraish_engine_join_channel(a, NULL, channel, NULL, 3001), 0, "leaver joins");
@@ -736,12 +652,8 @@ static void release_while_joined(void) {
     }
 
 done:
-    if (a) CHECK_RC(agoraish_engine_release(a, 1), 0, "release the leaver");
-    if (b) CHECK_RC(agoraish_engine_release(b, 1), 0, "release the stayer");
-    check_delivery(&rec_a);
-    check_delivery(&rec_b);
-    recorder_destroy(&rec_a);
-    recorder_destroy(&rec_b);
+    END_STORY(&rec_a, a);
+    END_STORY(&rec_b, b);
 }
 
 /* ---- ABI 0.1 hosts ---- */
@@ -814,7 +726,6 @@ static void abi_0_1_story(void) {
 
     recorder_init(&rec_old_heap, "0.1 table on the heap");
     recorder_init(&rec_old_traps, "0.1 size with traps past it");
-    recorder_init(&rec_observer, "observer");
 
     /* Exactly the 0.1 size on the heap: valgrind reports any read past it. */
     old_table = malloc(sizeof *old_table);
@@ -844,7 +755,7 @@ static void abi_0_1_story(void) {
     trapped.on_error = trap_error;
     q = create_engine(&rec_old_traps, &trapped, "abi01-q.log");
 
-    o = create_recorded(&rec_observer, "abi01-o.log");
+    o = create_recorded(&rec_observer, "observer", "abi01-o.log");
     if (!p || !q || !o) goto done;
 
     CHECK_RC(agoraish_engine_join_channel(o, NULL, channel, NULL, 4200), 0, "observer joins");
@@ -870,44 +781,20 @@ static void abi_0_1_story(void) {
     CHECK(recorder_count(&rec_old_traps) == 1, "0.1 engine Q: %d events, expected 1", recorder_count(&rec_old_traps));
 
 done:
-    if (p) CHECK_RC(agoraish_engine_release(p, 1), 0, "release P");
-    if (q) CHECK_RC(agoraish_engine_release(q, 1), 0, "release Q");
-    if (o) CHECK_RC(agoraish_engine_release(o, 1), 0, "release the observer");
+    END_STORY(&rec_old_heap, p);
+    END_STORY(&rec_old_traps, q);
+    END_STORY(&rec_observer, o);
     pthread_mutex_lock(&trap_mutex);
     fired = traps_fired;
     pthread_mutex_unlock(&trap_mutex);
     CHECK(fired == 0, "%d callbacks past struct_size were called", fired);
-    check_delivery(&rec_old_heap);
-    check_delivery(&rec_old_traps);
-    check_delivery(&rec_observer);
-    recorder_destroy(&rec_old_heap);
-    recorder_destroy(&rec_old_traps);
-    recorder_destroy(&rec_observer);
 }
 
 /* ------------------------------------------------------------------------ */
 
-static void remove_tmpdir(void) {
-    DIR *dir = opendir(tmpdir);
-    struct dirent *entry;
-    char path[512];
-    if (!dir) return;
-    while ((entry = readdir(dir)) != NULL) {
-        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", tmpdir, entry->d_name);
-        unlink(path);
-    }
-    closedir(dir);
-    rmdir(tmpdir);
-}
-
 int main(void) {
     main_thread = pthread_self();
-    snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/agoraish-channel-call-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!make_tmpdir("agoraish-channel-call")) return 1;
     if (start_server()) {
         call_story();
         accounts_story();
@@ -917,10 +804,5 @@ int main(void) {
     }
     if (server) CHECK_RC(agoraish_server_release(server), 0, "server_release");
     remove_tmpdir();
-    if (failures) {
-        fprintf(stderr, "channel_call: %d of %d checks failed\n", failures, checks);
-        return 1;
-    }
-    printf("channel_call: all %d checks passed\n", checks);
-    return 0;
+    return test_summary();
 }

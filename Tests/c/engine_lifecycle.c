@@ -20,48 +20,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <dirent.h>
-#include <errno.h>
-#include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "agoraish.h"
-
-/* ------------------------------------------------------------------------ */
-/* Checks                                                                    */
-/* ------------------------------------------------------------------------ */
-
-static int failures;
-static int checks;
-
-#define CHECK(cond, ...) check_((cond) != 0, __LINE__, __VA_ARGS__)
-/* A function, so that `got` (often the call under test) is evaluated once. */
-#define CHECK_RC(got, want, what) check_rc_((got), (want), (what), __LINE__)
-
-static void check_(int ok, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void check_(int ok, int line, const char *fmt, ...) {
-    checks++;
-    if (ok) return;
-    failures++;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "FAIL engine_lifecycle.c:%d: ", line);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-static void check_rc_(int got, int want, const char *what, int line) {
-    check_(got == want, line, "%s: returned %d, expected %d", what, got, want);
-}
+#define TEST_NAME "engine_lifecycle"
+#include "test_support.h"
 
 /** How long any one wait for events may take. Generous: valgrind is slow. */
 #define WAIT_SECONDS 20
@@ -105,22 +67,14 @@ typedef struct {
 static pthread_t main_thread;
 
 static void recorder_init(recorder_t *r, const char *name, behaviour_t behaviour) {
-    pthread_condattr_t attr;
     memset(r, 0, sizeof *r);
     r->name = name;
     r->behaviour = behaviour;
     r->release_inside_rc[0] = r->release_inside_rc[1] = r->get_inside_rc = 1; /* "not called" */
-    pthread_mutex_init(&r->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&r->cond, &attr);
-    pthread_condattr_destroy(&attr);
+    monitor_init(&r->mutex, &r->cond);
 }
 
-static void recorder_destroy(recorder_t *r) {
-    pthread_cond_destroy(&r->cond);
-    pthread_mutex_destroy(&r->mutex);
-}
+static void recorder_destroy(recorder_t *r) { monitor_destroy(&r->mutex, &r->cond); }
 
 static void on_api_call_executed(agoraish_engine_t *engine, void *user_data, int err,
                                  const char *api, const char *result) {
@@ -166,27 +120,9 @@ static void on_api_call_executed(agoraish_engine_t *engine, void *user_data, int
 }
 
 /** Waits until `r` has seen at least `n` events; returns the count seen. */
-static int wait_for_events(recorder_t *r, int n) {
-    struct timespec deadline;
-    int count;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&r->mutex);
-    while (r->count < n) {
-        if (pthread_cond_timedwait(&r->cond, &r->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    count = r->count;
-    pthread_mutex_unlock(&r->mutex);
-    return count;
-}
+static int wait_for_events(recorder_t *r, int n) { return wait_count(&r->mutex, &r->cond, &r->count, n, WAIT_SECONDS); }
 
-static int recorder_count(recorder_t *r) {
-    int count;
-    pthread_mutex_lock(&r->mutex);
-    count = r->count;
-    pthread_mutex_unlock(&r->mutex);
-    return count;
-}
+static int recorder_count(recorder_t *r) { return read_count(&r->mutex, &r->count); }
 
 /** An event the test expects: the API name and a substring of the result. */
 typedef struct {
@@ -227,31 +163,12 @@ static void check_events(recorder_t *r, const expected_event_t *expected, int n)
 /* Helpers                                                                   */
 /* ------------------------------------------------------------------------ */
 
-static char tmpdir[64];
-
-static void path_in_tmp(char *out, size_t size, const char *name) {
-    snprintf(out, size, "%s/%s", tmpdir, name);
-}
-
 static agoraish_engine_t *create_engine(const char *app_id, const char *log_name, recorder_t *r) {
-    char log_path[256];
-    agoraish_event_handler handler;
-    agoraish_engine_config config;
+    agoraish_event_handler handler = empty_handler(r);
     agoraish_engine_t *engine;
 
-    path_in_tmp(log_path, sizeof log_path, log_name);
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = r;
     handler.on_api_call_executed = on_api_call_executed;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = app_id;
-    config.event_handler = &handler;
-    config.log_file = log_path;
-
-    engine = agoraish_engine_create(&config);
+    engine = new_engine(app_id, &handler, NULL, log_name);
     CHECK(engine != NULL, "create engine %s: NULL, last error %d (%s)", app_id,
           agoraish_get_last_error(), agoraish_get_error_description(agoraish_get_last_error()));
     CHECK_RC(agoraish_get_last_error(), 0, "get_last_error after a successful create");
@@ -275,27 +192,6 @@ static int file_contains(const char *path, const char *const *needles) {
         if (!strstr(text, *needles)) return 0;
     }
     return 1;
-}
-
-/** Reads parameter `key` of `engine` into `out`; returns the call's result. */
-static int get_param(agoraish_engine_t *engine, const char *key, char *out, size_t size) {
-    size_t len = size;
-    out[0] = '\0';
-    return agoraish_engine_get_parameter(engine, key, out, &len);
-}
-
-static void remove_tmpdir(void) {
-    DIR *dir = opendir(tmpdir);
-    struct dirent *entry;
-    char path[512];
-    if (!dir) return;
-    while ((entry = readdir(dir)) != NULL) {
-        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;
-        snprintf(path, sizeof path, "%s/%s", tmpdir, entry->d_name);
-        unlink(path);
-    }
-    closedir(dir);
-    rmdir(tmpdir);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -348,24 +244,16 @@ static void two_engines(void) {
     /* The new log file of A got the setLogFile line. */
     CHECK(file_contains(a2_path, needles_a2), "%s lacks the setLogFile line", a2_path);
 
-    /* get_parameter round trips. */
-    CHECK_RC(get_param(b, "rtc.log_size", value, sizeof value), 0, "B get rtc.log_size");
-    CHECK(strcmp(value, "256") == 0, "B rtc.log_size is %s, expected 256", value);
-    CHECK_RC(get_param(b, "rtc.server_url", value, sizeof value), 0, "B get rtc.server_url");
-    CHECK(strcmp(value, "\"ws://example.test:7450\"") == 0, "B rtc.server_url is %s", value);
-    CHECK_RC(get_param(b, "rtc.log_filter", value, sizeof value), 0, "B get rtc.log_filter");
-    CHECK(strcmp(value, "2063") == 0, "B rtc.log_filter is %s, expected 2063", value);
-    CHECK_RC(get_param(a, "rtc.log_level", value, sizeof value), 0, "A get rtc.log_level");
-    CHECK(strcmp(value, "2") == 0, "A rtc.log_level is %s, expected 2", value);
-    CHECK_RC(get_param(a, "rtc.log_size", value, sizeof value), 0, "A get rtc.log_size");
-    CHECK(strcmp(value, "512") == 0, "A rtc.log_size is %s, expected 512", value);
-    CHECK_RC(get_param(a, "rtc.app_id", value, sizeof value), 0, "A get rtc.app_id");
-    CHECK(strcmp(value, "\"lifecycle-A\"") == 0, "A rtc.app_id is %s", value);
-    CHECK_RC(get_param(a, "rtc.area_code", value, sizeof value), 0, "A get rtc.area_code");
-    CHECK(strcmp(value, "4294967295") == 0, "A rtc.area_code is %s, expected 4294967295 (GLOB)", value);
+    /* get_parameter round trips (two checks each: the call, the value). */
+    CHECK_PARAM(b, "B", "rtc.log_size", "256");
+    CHECK_PARAM(b, "B", "rtc.server_url", "\"ws://example.test:7450\"");
+    CHECK_PARAM(b, "B", "rtc.log_filter", "2063");
+    CHECK_PARAM(a, "A", "rtc.log_level", "2");
+    CHECK_PARAM(a, "A", "rtc.log_size", "512");
+    CHECK_PARAM(a, "A", "rtc.app_id", "\"lifecycle-A\"");
+    CHECK_PARAM(a, "A", "rtc.area_code", "4294967295"); /* GLOB */
     snprintf(quoted, sizeof quoted, "\"%s\"", a2_path);
-    CHECK_RC(get_param(a, "rtc.log_file", value, sizeof value), 0, "A get rtc.log_file");
-    CHECK(strcmp(value, quoted) == 0, "A rtc.log_file is %s, expected %s", value, quoted);
+    CHECK_PARAM(a, "A", "rtc.log_file", quoted);
 
     /* The buffer convention: ask for the size, too small (-6, nothing written), exact. */
     len = 0;
@@ -399,28 +287,17 @@ static void two_engines(void) {
     /* B is unaffected by A's release. */
     CHECK_RC(agoraish_engine_set_log_file_size(b, 1), 0, "B set_log_file_size(1) after A's release");
     CHECK(wait_for_events(&rec_b, 4) >= 4, "engine B: timed out waiting for its 4th event");
-    CHECK_RC(get_param(b, "rtc.log_size", value, sizeof value), 0, "B get rtc.log_size");
-    CHECK(strcmp(value, "128") == 0, "B rtc.log_size is %s after set_log_file_size(1), expected 128", value);
+    CHECK_PARAM(b, "B (after set_log_file_size(1))", "rtc.log_size", "128");
 
     /* A new engine may reuse A's slot; A's handle must not reach it. */
-    {
-        agoraish_engine_config config;
-        char log_path[256];
-        path_in_tmp(log_path, sizeof log_path, "e.log");
-        memset(&config, 0, sizeof config);
-        config.struct_size = sizeof config;
-        config.app_id = "lifecycle-E";
-        config.log_file = log_path;
-        e = agoraish_engine_create(&config);
-        CHECK(e != NULL, "create engine E: last error %d", agoraish_get_last_error());
-        CHECK(e != a, "engine E got the released handle of A");
-        CHECK_RC(agoraish_engine_set_log_level(a, AGORAISH_LOG_LEVEL_INFO), -AGORAISH_ERR_NOT_INITIALIZED,
-                 "set_log_level on A's stale handle after E was created");
-        CHECK_RC(agoraish_engine_release(a, 1), 0, "release A's stale handle while E lives");
-        CHECK_RC(get_param(e, "rtc.app_id", value, sizeof value), 0, "E get rtc.app_id");
-        CHECK(strcmp(value, "\"lifecycle-E\"") == 0, "E rtc.app_id is %s", value);
-        CHECK_RC(agoraish_engine_release(e, 1), 0, "release E");
-    }
+    e = new_engine("lifecycle-E", NULL, NULL, "e.log");
+    CHECK(e != NULL, "create engine E: last error %d", agoraish_get_last_error());
+    CHECK(e != a, "engine E got the released handle of A");
+    CHECK_RC(agoraish_engine_set_log_level(a, AGORAISH_LOG_LEVEL_INFO), -AGORAISH_ERR_NOT_INITIALIZED,
+             "set_log_level on A's stale handle after E was created");
+    CHECK_RC(agoraish_engine_release(a, 1), 0, "release A's stale handle while E lives");
+    CHECK_PARAM(e, "E", "rtc.app_id", "\"lifecycle-E\"");
+    CHECK_RC(agoraish_engine_release(e, 1), 0, "release E");
 
     /* Release B with sync=0. Its recorder is static, so a callback still
      * returning in the background touches valid memory. */
@@ -479,7 +356,7 @@ typedef struct {
     agoraish_engine_t *engine;
     pthread_mutex_t mutex;
     pthread_cond_t cond;
-    long calls;            /* setter calls made by the main thread (guarded by mutex) */
+    int calls;             /* setter calls made by the main thread, up to CALLS_BEFORE_RELEASE (guarded by mutex) */
     int release_rc;
     int events_at_release; /* events D had seen when release returned */
     int in_callback_at_release;
@@ -490,14 +367,7 @@ typedef struct {
 
 static void *release_thread(void *arg) {
     releaser_t *job = arg;
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&job->mutex);
-    while (job->calls < CALLS_BEFORE_RELEASE) {
-        if (pthread_cond_timedwait(&job->cond, &job->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&job->mutex);
+    wait_count(&job->mutex, &job->cond, &job->calls, CALLS_BEFORE_RELEASE, WAIT_SECONDS);
     job->release_rc = agoraish_engine_release(job->engine, 1);
     pthread_mutex_lock(&rec_d.mutex);
     job->events_at_release = rec_d.count;
@@ -506,18 +376,11 @@ static void *release_thread(void *arg) {
     return NULL;
 }
 
-static int past(const struct timespec *deadline) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return now.tv_sec > deadline->tv_sec || (now.tv_sec == deadline->tv_sec && now.tv_nsec >= deadline->tv_nsec);
-}
-
 /** One thread keeps calling a setter while another releases the engine. */
 static void release_while_calling(void) {
     agoraish_engine_t *d = create_engine("lifecycle-D", "d.log", &rec_d);
     releaser_t job;
     pthread_t thread;
-    pthread_condattr_t attr;
     struct timespec deadline;
     long calls, ok_calls = 0, dead_calls = 0, bad_calls = 0, ok_after_dead = 0;
     int last = 0;
@@ -525,18 +388,13 @@ static void release_while_calling(void) {
     if (!d) return;
     memset(&job, 0, sizeof job);
     job.engine = d;
-    pthread_mutex_init(&job.mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&job.cond, &attr);
-    pthread_condattr_destroy(&attr);
+    monitor_init(&job.mutex, &job.cond);
     if (pthread_create(&thread, NULL, release_thread, &job) != 0) {
         CHECK(0, "pthread_create failed");
         agoraish_engine_release(d, 1);
         return;
     }
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
+    deadline = deadline_in(WAIT_SECONDS);
     for (calls = 1; dead_calls < 100 && !past(&deadline); calls++) {
         /* WARN and ERROR filters keep the INFO line of each call out of the log. */
         int rc = agoraish_engine_set_log_filter(d, (calls & 1) ? AGORAISH_LOG_FILTER_ERROR : AGORAISH_LOG_FILTER_WARN);
@@ -551,7 +409,7 @@ static void release_while_calling(void) {
         last = rc;
         if (calls <= CALLS_BEFORE_RELEASE) {
             pthread_mutex_lock(&job.mutex);
-            job.calls = calls;
+            job.calls = (int)calls;
             pthread_cond_signal(&job.cond);
             pthread_mutex_unlock(&job.mutex);
         } else {
@@ -559,8 +417,7 @@ static void release_while_calling(void) {
         }
     }
     pthread_join(thread, NULL);
-    pthread_cond_destroy(&job.cond);
-    pthread_mutex_destroy(&job.mutex);
+    monitor_destroy(&job.mutex, &job.cond);
 
     CHECK_RC(job.release_rc, 0, "release D (sync=1) on a second thread");
     CHECK(job.in_callback_at_release == 0, "a callback of D still ran after release(sync=1) returned");
@@ -580,11 +437,7 @@ static void release_while_calling(void) {
 
 int main(void) {
     main_thread = pthread_self();
-    snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/agoraish-lifecycle-XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    if (!make_tmpdir("agoraish-lifecycle")) return 1;
     recorder_init(&rec_c, "C", BEHAVIOUR_CALL_FROM_INSIDE);
     recorder_init(&rec_d, "D", BEHAVIOUR_RECORD);
 
@@ -593,10 +446,5 @@ int main(void) {
     release_while_calling();
 
     remove_tmpdir();
-    if (failures) {
-        fprintf(stderr, "engine_lifecycle: %d of %d checks failed\n", failures, checks);
-        return 1;
-    }
-    printf("engine_lifecycle: all %d checks passed\n", checks);
-    return 0;
+    return test_summary();
 }

@@ -18,42 +18,14 @@
 //
 // Waits use std::condition_variable with deadlines. Exit status 0 when every
 // check passes; otherwise one line per failed check on stderr and status 1.
-#include "agoraish.hpp"
+#define TEST_NAME "channel_call_cpp"
+#include "test_support.hpp"
 
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <functional>
-#include <iostream>
-#include <mutex>
-#include <string>
-#include <system_error>
-#include <thread>
 #include <type_traits>
-#include <utility>
-#include <vector>
 
 namespace {
 
-int failures = 0;
-int checks = 0;
-
-void check(bool ok, int line, const std::string& what) {
-    ++checks;
-    if (ok) return;
-    ++failures;
-    std::cerr << "FAIL channel_call_cpp.cpp:" << line << ": " << what << "\n";
-}
-
-#define CHECK(cond, what) check((cond), __LINE__, (what))
-
-void checkRc(int got, int want, int line, const std::string& what) {
-    check(got == want, line, what + ": returned " + std::to_string(got) + ", expected " + std::to_string(want));
-}
-
-#define CHECK_RC(got, want, what) checkRc((got), (want), __LINE__, (what))
+using test_support::check;
 
 // The wrapper's types are Agora's.
 static_assert(std::is_same_v<agoraish::uid_t, std::uint32_t>, "uid_t is 32 bits unsigned");
@@ -88,105 +60,57 @@ struct Event {
 };
 
 /// Records every callback with Agora's signature; waits for matching events.
-class CallHandler : public agoraish::IRtcEngineEventHandler {
+class CallHandler : public agoraish::IRtcEngineEventHandler, public test_support::EventLog<Event> {
 public:
     explicit CallHandler(std::string name) : name_(std::move(name)) {}
 
-    void onApiCallExecuted(int err, const char* api, const char*) override { add({Kind::ApiCall, 0, err, 0, api}); }
+    void onApiCallExecuted(int err, const char* api, const char*) override { record({Kind::ApiCall, 0, err, 0, api}); }
     void onJoinChannelSuccess(const char* channel, agoraish::uid_t uid, int elapsed) override {
-        add({Kind::Join, uid, elapsed, 0, channel});
+        record({Kind::Join, uid, elapsed, 0, channel});
     }
     void onRejoinChannelSuccess(const char* channel, agoraish::uid_t uid, int elapsed) override {
-        add({Kind::Rejoin, uid, elapsed, 0, channel});
+        record({Kind::Rejoin, uid, elapsed, 0, channel});
     }
     void onLeaveChannel(const agoraish::RtcStats& stats) override {
         Event e{Kind::Leave};
         e.stats = stats;
-        add(std::move(e));
+        record(std::move(e));
     }
-    void onUserJoined(agoraish::uid_t uid, int elapsed) override { add({Kind::UserJoined, uid, elapsed}); }
+    void onUserJoined(agoraish::uid_t uid, int elapsed) override { record({Kind::UserJoined, uid, elapsed}); }
     void onUserOffline(agoraish::uid_t uid, agoraish::USER_OFFLINE_REASON_TYPE reason) override {
-        add({Kind::UserOffline, uid, reason});
+        record({Kind::UserOffline, uid, reason});
     }
     void onClientRoleChanged(agoraish::CLIENT_ROLE_TYPE oldRole, agoraish::CLIENT_ROLE_TYPE newRole) override {
-        add({Kind::Role, 0, oldRole, newRole});
+        record({Kind::Role, 0, oldRole, newRole});
     }
     void onConnectionStateChanged(agoraish::CONNECTION_STATE_TYPE state,
                                   agoraish::CONNECTION_CHANGED_REASON_TYPE reason) override {
-        add({Kind::State, 0, state, reason});
+        record({Kind::State, 0, state, reason});
     }
-    void onConnectionLost() override { add({Kind::Lost}); }
-    void onTokenPrivilegeWillExpire(const char* token) override { add({Kind::WillExpire, 0, 0, 0, token}); }
-    void onRequestToken() override { add({Kind::RequestToken}); }
+    void onConnectionLost() override { record({Kind::Lost}); }
+    void onTokenPrivilegeWillExpire(const char* token) override { record({Kind::WillExpire, 0, 0, 0, token}); }
+    void onRequestToken() override { record({Kind::RequestToken}); }
     void onLocalUserRegistered(agoraish::uid_t uid, const char* userAccount) override {
-        add({Kind::Registered, uid, 0, 0, userAccount});
+        record({Kind::Registered, uid, 0, 0, userAccount});
     }
     void onUserInfoUpdated(agoraish::uid_t uid, const agoraish::UserInfo& info) override {
         Event e{Kind::UserInfo, uid};
         e.info = info;
-        add(std::move(e));
+        record(std::move(e));
     }
-    void onError(int err, const char* msg) override { add({Kind::Error, 0, err, 0, msg}); }
+    void onError(int err, const char* msg) override { record({Kind::Error, 0, err, 0, msg}); }
 
     /// The index of the first event at or after `from` that satisfies `match`,
     /// waiting up to kWait; -1 (and a failed check) when none came.
-    int waitFor(int line, std::size_t from, const std::function<bool(const Event&)>& match, const std::string& what,
-                Event* out = nullptr) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        int found = -1;
-        cond_.wait_for(lock, kWait, [&] {
-            for (std::size_t i = from; i < events_.size(); ++i) {
-                if (match(events_[i])) {
-                    found = static_cast<int>(i);
-                    return true;
-                }
-            }
-            return false;
-        });
+    int waitFor(int line, std::size_t from, const Match& match, const std::string& what, Event* out = nullptr) {
+        const int found = waitForMatch(from, match, kWait, out);
         check(found >= 0, line, what + ": " + name_ + " got no such event in time");
-        if (found >= 0 && out != nullptr) *out = events_[static_cast<std::size_t>(found)];
         return found;
     }
 
-    std::size_t count() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return events_.size();
-    }
-
-    std::size_t countIf(const std::function<bool(const Event&)>& match) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        std::size_t n = 0;
-        for (const Event& e : events_) n += match(e) ? 1 : 0;
-        return n;
-    }
-
-    std::vector<Event> events() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return events_;
-    }
-
-    static std::thread::id mainThread;
-    int onCallerThread() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return onCallerThread_;
-    }
-
 private:
-    void add(Event e) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (std::this_thread::get_id() == mainThread) ++onCallerThread_;
-        events_.push_back(std::move(e));
-        cond_.notify_all();
-    }
-
     std::string name_;
-    std::mutex mutex_;
-    std::condition_variable cond_;
-    std::vector<Event> events_;
-    int onCallerThread_ = 0;
 };
-
-std::thread::id CallHandler::mainThread;
 
 std::function<bool(const Event&)> is(Kind kind) {
     return [kind](const Event& e) { return e.kind == kind; };
@@ -199,12 +123,7 @@ std::function<bool(const Event&)> isUser(Kind kind, agoraish::uid_t uid) {
 #define WAIT(handler, ...) (handler).waitFor(__LINE__, __VA_ARGS__)
 
 agoraish::RtcEngineContext contextFor(CallHandler* handler, const std::string& url, const std::string& logFile) {
-    agoraish::RtcEngineContext context;
-    context.appId = kAppId;
-    context.eventHandler = handler;
-    context.serverUrl = url;
-    context.logFile = logFile;
-    return context;
+    return test_support::contextFor(kAppId, handler, logFile, url);
 }
 
 /// Two users join, see each other; one leaves with statistics; the other sees it go.
@@ -476,13 +395,9 @@ void serverObject() {
 }  // namespace
 
 int main() {
-    CallHandler::mainThread = std::this_thread::get_id();
-    char pattern[] = "/tmp/agoraish-channel-cpp-XXXXXX";
-    if (mkdtemp(pattern) == nullptr) {
-        std::perror("mkdtemp");
-        return 1;
-    }
-    const std::string dir = pattern;
+    const test_support::TempDir tmp("agoraish-channel-cpp");  // removed last
+    if (!tmp) return 1;
+    const std::string& dir = tmp.path();
     {
         agoraish::ChannelServerConfig config;
         config.httpPort = -1;
@@ -501,12 +416,5 @@ int main() {
         }
         serverObject();
     }  // ~ChannelServer stops and releases the server
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
-    if (failures != 0) {
-        std::cerr << "channel_call_cpp: " << failures << " of " << checks << " checks failed\n";
-        return 1;
-    }
-    std::cout << "channel_call_cpp: all " << checks << " checks passed\n";
-    return 0;
+    return test_support::summary();
 }

@@ -9,43 +9,16 @@
 //
 // Exit status 0 when every check passes; otherwise one line per failed check
 // on stderr and exit status 1.
-#include "agoraish.hpp"
+#define TEST_NAME "engine_lifecycle_cpp"
+#include "test_support.hpp"
 
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
-#include <mutex>
 #include <sstream>
-#include <string>
-#include <thread>
-#include <utility>
-#include <vector>
 
 namespace {
 
-int failures = 0;
-int checks = 0;
-
-void check(bool ok, int line, const std::string& what) {
-    ++checks;
-    if (ok) return;
-    ++failures;
-    std::cerr << "FAIL engine_lifecycle_cpp.cpp:" << line << ": " << what << "\n";
-}
-
-#define CHECK(cond, what) check((cond), __LINE__, (what))
-
-/// Checks `got == want` for a return code; `got` is evaluated once.
-void checkRc(int got, int want, int line, const std::string& what) {
-    check(got == want, line, what + ": returned " + std::to_string(got) + ", expected " + std::to_string(want));
-}
-
-#define CHECK_RC(got, want, what) checkRc((got), (want), __LINE__, (what))
+using test_support::check;
+using test_support::contextFor;
 
 /// How long any one wait for events may take. Generous for slow machines.
 constexpr auto kWait = std::chrono::seconds(20);
@@ -57,14 +30,13 @@ struct Event {
 };
 
 /// Records the events of one engine; optionally tries to release it from inside.
-class Recorder : public agoraish::IRtcEngineEventHandler {
+class Recorder : public agoraish::IRtcEngineEventHandler, public test_support::EventLog<Event> {
 public:
     explicit Recorder(std::string name) : name_(std::move(name)) {}
 
     void onApiCallExecuted(int err, const char* api, const char* result) override {
         std::lock_guard<std::mutex> lock(mutex_);
         ++inCallback_;
-        if (std::this_thread::get_id() == mainThread) ++onCallerThread_;
         if (!haveThread_) {
             haveThread_ = true;
             thread_ = std::this_thread::get_id();
@@ -77,27 +49,12 @@ public:
             std::string value;
             getInsideRc_ = releaseInside_->getParameter("rtc.log_level", value);
         }
-        events_.push_back({err, api ? api : "(null)", result ? result : "(null)"});
+        recordLocked({err, api ? api : "(null)", result ? result : "(null)"});
         --inCallback_;
-        cond_.notify_all();
     }
 
     /// Waits until `n` events arrived or the deadline passed; returns the count.
-    std::size_t waitFor(std::size_t n) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        cond_.wait_for(lock, kWait, [&] { return events_.size() >= n; });
-        return events_.size();
-    }
-
-    std::size_t count() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return events_.size();
-    }
-
-    std::vector<Event> events() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return events_;
-    }
+    std::size_t waitFor(std::size_t n) { return waitForCount(n, kWait); }
 
     int inCallback() {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -145,15 +102,9 @@ public:
         }
     }
 
-    static std::thread::id mainThread;
-
 private:
     std::string name_;
-    std::mutex mutex_;
-    std::condition_variable cond_;
-    std::vector<Event> events_;
     int inCallback_ = 0;
-    int onCallerThread_ = 0;
     int threadSwitches_ = 0;
     bool haveThread_ = false;
     std::thread::id thread_;
@@ -162,8 +113,6 @@ private:
     int releaseInsideAsyncRc_ = 1;
     int getInsideRc_ = 1;
 };
-
-std::thread::id Recorder::mainThread;
 
 std::string readFile(const std::string& path) {
     std::ifstream in(path);
@@ -176,14 +125,6 @@ std::string param(const agoraish::RtcEngine& engine, const std::string& key) {
     std::string value;
     const int rc = engine.getParameter(key, value);
     return rc == 0 ? value : "(error " + std::to_string(rc) + ")";
-}
-
-agoraish::RtcEngineContext contextFor(const std::string& appId, Recorder* handler, const std::string& logFile) {
-    agoraish::RtcEngineContext context;
-    context.appId = appId;
-    context.eventHandler = handler;
-    context.logFile = logFile;
-    return context;
 }
 
 /// Two engines side by side; RAII release of one, release(false) of the other.
@@ -392,13 +333,9 @@ void releaseWhileCalling(const std::string& dir) {
 }  // namespace
 
 int main() {
-    Recorder::mainThread = std::this_thread::get_id();
-    char pattern[] = "/tmp/agoraish-lifecycle-cpp-XXXXXX";
-    if (mkdtemp(pattern) == nullptr) {
-        std::perror("mkdtemp");
-        return 1;
-    }
-    const std::string dir = pattern;
+    const test_support::TempDir tmp("agoraish-lifecycle-cpp");  // removed last
+    if (!tmp) return 1;
+    const std::string& dir = tmp.path();
     try {
         twoEngines(dir);
         factories(dir);
@@ -407,12 +344,5 @@ int main() {
     } catch (const std::exception& error) {
         CHECK(false, std::string("unexpected exception: ") + error.what());
     }
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
-    if (failures != 0) {
-        std::cerr << "engine_lifecycle_cpp: " << failures << " of " << checks << " checks failed\n";
-        return 1;
-    }
-    std::cout << "engine_lifecycle_cpp: all " << checks << " checks passed\n";
-    return 0;
+    return test_support::summary();
 }

@@ -1,17 +1,42 @@
-"""A minimal media-plane client for tests and benchmarks: the signaling join
-over WebSocket, the STUN binding of a UDP socket (RFC 8489, with
-MESSAGE-INTEGRITY and FINGERPRINT), and plain RTP packets."""
+"""A minimal media-plane client for tests and benchmarks: an agoraish-server
+process to talk to, the signaling join over WebSocket, the STUN binding of a
+UDP socket (RFC 8489, with MESSAGE-INTEGRITY and FINGERPRINT), and plain RTP
+packets."""
 import binascii
 import hashlib
 import hmac
 import json
 import os
+import re
 import socket
 import struct
+import subprocess
+from typing import Optional, Tuple
 
 import websockets
 
 APP = "0123456789abcdef0123456789abcdef"
+
+#: The line agoraish-server prints once it listens: "... listening on ws://HOST:PORT
+#: (signaling /v1/signal), HTTP http://HOST:PORT/metrics", or "..., HTTP off".
+_LISTENING = re.compile(r"listening on (wss?://[0-9.]+:\d+).*HTTP (?:http://[0-9.]+:(\d+)|off)")
+
+
+def start_server(binary, *args) -> Tuple[subprocess.Popen, str, Optional[int]]:
+    """Starts the agoraish-server `binary` with `args` and reads the line it
+    prints once it listens. Returns (process, signaling URL as ws://HOST:PORT or
+    wss://HOST:PORT, HTTP port or None when HTTP is off); the caller kills and
+    waits for the process. Raises RuntimeError if no such line comes."""
+    proc = subprocess.Popen([str(binary), *(str(a) for a in args)], stdout=subprocess.PIPE, text=True)
+    line = ""
+    for _ in range(5):
+        line = proc.stdout.readline()
+        m = _LISTENING.search(line)
+        if m:
+            return proc, m.group(1), int(m.group(2)) if m.group(2) else None
+    proc.kill()
+    proc.wait()
+    raise RuntimeError(f"{binary} did not start listening: {line!r}")
 
 
 def stun_binding_request(ufrag: str, password: str) -> bytes:

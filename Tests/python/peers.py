@@ -267,6 +267,16 @@ class RemotePeer:
         self._stderr.close()
 
 
+def join_both(first: Any, second: Any, channel: str, first_uid: int = 1, second_uid: int = 2) -> None:
+    """`first` joins `channel` as `first_uid`, then `second` as `second_uid`;
+    returns once each has seen the other join (a test fails after TIMEOUT)."""
+    first.call("join_channel", None, channel, None, first_uid)
+    first.log.wait("on_join_channel_success")
+    second.call("join_channel", None, channel, None, second_uid)
+    second.log.wait("on_user_joined", first_uid)
+    first.log.wait("on_user_joined", second_uid)
+
+
 def expect_events(log: EventLog, expected: Sequence[Event]) -> None:
     """Asserts the whole event list of `log` (ANY and Between match loosely)."""
     got = log.snapshot()

@@ -17,6 +17,8 @@ from typing import List, Tuple
 ROOT = Path(__file__).resolve().parents[2]
 BINDING = ROOT / "bindings" / "python"
 DIST_LIBRARY = ROOT / "dist" / "lib" / "libagoraish.so.0"
+#: The agoraish-server of the debug build (`swift build`), run as a child process by some tests.
+SERVER_CLI = ROOT / ".build" / "debug" / "agoraish-server"
 
 if str(BINDING) not in sys.path:
     sys.path.insert(0, str(BINDING))

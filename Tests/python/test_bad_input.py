@@ -372,6 +372,19 @@ def all_rc(expected: int, call: Callable[[Ctx, object], int], values) -> Callabl
     return case
 
 
+def on_engine(function: Callable[[int, object], int]) -> Callable[[Ctx, object], int]:
+    """`function(engine, value)` as a call on the test's engine: for all_rc."""
+    return lambda ctx, value: function(ctx.engine, value)
+
+
+def value_rows(param: str, setter: Callable[[int, object], int], rejected, accepted,
+               label: Callable[[object], str] = str) -> list:
+    """One row per value of `setter(engine, value)`: -2 for each `rejected` value, 0 for each `accepted` one."""
+    call = on_engine(setter)
+    return ([(param, label(v), rc_is(EINVAL, lambda ctx, v=v: call(ctx, v))) for v in rejected] +
+            [(param, f"valid {label(v)}", rc_is(0, lambda ctx, v=v: call(ctx, v))) for v in accepted])
+
+
 def case_profile_refused_while_in_a_channel(ctx: Ctx) -> None:
     engine = joining(ctx)
     assert _ffi.agoraish_engine_set_channel_profile(engine, 1) == EREFUSED, "joining"
@@ -813,51 +826,34 @@ ROWS: Dict[str, Row] = {
         handle_call=lambda h: _ffi.agoraish_engine_set_log_file(h, b"/tmp/agoraish-never-opened.log"),
     ),
     "agoraish_engine_set_log_filter": Row(
-        [
-            ("filter", f"0x{v:x}", rc_is(EINVAL, lambda ctx, v=v: _ffi.agoraish_engine_set_log_filter(ctx.engine, v)))
-            for v in (0x10, 0x1000, 0x0810 | 0x080F, 0xFFFFFFFF)
-        ] + [
-            ("filter", f"valid 0x{v:x}", rc_is(0, lambda ctx, v=v: _ffi.agoraish_engine_set_log_filter(ctx.engine, v)))
-            for v in (0, 1, 0x080F, 0x0800)
-        ],
+        value_rows("filter", _ffi.agoraish_engine_set_log_filter, (0x10, 0x1000, 0x0810 | 0x080F, 0xFFFFFFFF),
+                   (0, 1, 0x080F, 0x0800), label=hex),
         handle_call=lambda h: _ffi.agoraish_engine_set_log_filter(h, 0x0F),
     ),
     "agoraish_engine_set_log_level": Row(
-        [
-            ("level", str(v), rc_is(EINVAL, lambda ctx, v=v: _ffi.agoraish_engine_set_log_level(ctx.engine, v)))
-            for v in (3, 5, 16, -1, 0x080F, -(2**31))
-        ] + [
-            ("level", f"valid {v}", rc_is(0, lambda ctx, v=v: _ffi.agoraish_engine_set_log_level(ctx.engine, v)))
-            for v in (0, 1, 2, 4, 8)
-        ],
+        value_rows("level", _ffi.agoraish_engine_set_log_level, (3, 5, 16, -1, 0x080F, -(2**31)), (0, 1, 2, 4, 8)),
         handle_call=lambda h: _ffi.agoraish_engine_set_log_level(h, 1),
     ),
     "agoraish_engine_set_log_file_size": Row(
-        [
-            ("size_kb", str(v), rc_is(EINVAL, lambda ctx, v=v: _ffi.agoraish_engine_set_log_file_size(ctx.engine, v)))
-            for v in (0, 20481, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF)
-        ] + [
-            ("size_kb", f"valid {v}", rc_is(0, lambda ctx, v=v: _ffi.agoraish_engine_set_log_file_size(ctx.engine, v)))
-            for v in (1, 127, 128, 20480)
-        ],
+        value_rows("size_kb", _ffi.agoraish_engine_set_log_file_size, (0, 20481, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF),
+                   (1, 127, 128, 20480)),
         handle_call=lambda h: _ffi.agoraish_engine_set_log_file_size(h, 256),
     ),
     "agoraish_engine_set_channel_profile": Row(
         [
-            ("profile", "unknown values", all_rc(EINVAL, lambda ctx, v: _ffi.agoraish_engine_set_channel_profile(
-                ctx.engine, v), (2, 3, -1, 100, 2**31 - 1, -(2**31)))),
-            ("profile", "valid 0 and 1", all_rc(0, lambda ctx, v: _ffi.agoraish_engine_set_channel_profile(
-                ctx.engine, v), (0, 1, 0))),
+            ("profile", "unknown values", all_rc(EINVAL, on_engine(_ffi.agoraish_engine_set_channel_profile),
+                                                 (2, 3, -1, 100, 2**31 - 1, -(2**31)))),
+            ("profile", "valid 0 and 1", all_rc(0, on_engine(_ffi.agoraish_engine_set_channel_profile), (0, 1, 0))),
             ("profile", "joining or connected: -5", case_profile_refused_while_in_a_channel),
         ],
         handle_call=lambda h: _ffi.agoraish_engine_set_channel_profile(h, 0),
     ),
     "agoraish_engine_set_client_role": Row(
         [
-            ("role", "unknown values", all_rc(EINVAL, lambda ctx, v: _ffi.agoraish_engine_set_client_role(
-                ctx.engine, v), (0, 3, -1, 4, 2**31 - 1, -(2**31)))),
-            ("role", "valid 1 and 2 before joining", all_rc(0, lambda ctx, v: _ffi.agoraish_engine_set_client_role(
-                ctx.engine, v), (2, 1, 1))),
+            ("role", "unknown values", all_rc(EINVAL, on_engine(_ffi.agoraish_engine_set_client_role),
+                                              (0, 3, -1, 4, 2**31 - 1, -(2**31)))),
+            ("role", "valid 1 and 2 before joining", all_rc(0, on_engine(_ffi.agoraish_engine_set_client_role),
+                                                            (2, 1, 1))),
             ("role", "joining -5, connected 0", case_role_while_joining_and_connected),
         ],
         handle_call=lambda h: _ffi.agoraish_engine_set_client_role(h, 1),

@@ -23,7 +23,7 @@ import pytest
 import agoraish
 from agoraish import AgoraishError, ChannelProfile, ClientRole, ConnectionState, _ffi
 from conftest import APP_ID
-from peers import ANY, ELAPSED, Between, expect_events
+from peers import ANY, ELAPSED, Between, expect_events, join_both
 from support import TIMEOUT
 
 CONNECTING = ("on_connection_state_changed", [2, 0])
@@ -493,11 +493,7 @@ def test_unreferenced_server_is_released_by_gc():
 
 def test_releasing_an_engine_in_a_channel_leaves_it(channel_server, make_peer):
     stayer, quitter = make_peer(channel_server.url, "stayer"), make_peer(channel_server.url, "quitter")
-    stayer.call("join_channel", None, "release", None, 1)
-    stayer.log.wait("on_join_channel_success")
-    quitter.call("join_channel", None, "release", None, 2)
-    stayer.log.wait("on_user_joined", 2)
-    quitter.log.wait("on_user_joined", 1)
+    join_both(stayer, quitter, "release")
     quitter.engine.release()  # no leave_channel first
     stayer.log.wait("on_user_offline", 2)
     assert stayer.log.of("on_user_offline") == [offline(2, 0)], "a quit, not a drop"
@@ -508,11 +504,7 @@ def test_a_killed_process_is_dropped_after_the_drop_timeout(make_peer):
     with agoraish.ChannelServer(config_json=config) as server:
         stayer = make_peer(server.url, "stayer")
         victim = make_peer(server.url, "victim", remote=True)
-        stayer.call("join_channel", None, "kill", None, 1)
-        stayer.log.wait("on_join_channel_success")
-        victim.call("join_channel", None, "kill", None, 2)
-        victim.log.wait("on_user_joined", 1)
-        stayer.log.wait("on_user_joined", 2)
+        join_both(stayer, victim, "kill")
         time.sleep(2.0)  # wall time on purpose, past drop_timeout_ms: keepalives (every 250 ms) hold both in
         assert stayer.log.of("on_user_offline") == []
         victim.process.kill()

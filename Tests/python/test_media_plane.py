@@ -4,34 +4,26 @@ are counted. Independent SRTP (pylibsrtp) and hand-built STUN on the client side
 import asyncio
 import base64
 import json
-import os
-import re
 import socket
 import struct
-import subprocess
 import urllib.request
 
 import pylibsrtp
 import pytest
 import websockets
 
-from media_client import APP, rtp, stun_binding_request
-
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SERVER = os.path.join(ROOT, ".build", "debug", "agoraish-server")
+from media_client import APP, rtp, start_server, stun_binding_request
+from support import SERVER_CLI
 
 
 def start(*extra):
-    proc = subprocess.Popen([SERVER, "--port", "0", "--http-port", "0", "--accept-unknown-apps", *extra],
-                            stdout=subprocess.PIPE, text=True)
-    m = None
-    for _ in range(5):
-        line = proc.stdout.readline()
-        m = re.search(r"listening on ws://([0-9.]+):(\d+).*http://[0-9.]+:(\d+)", line)
-        if m:
-            break
-    assert m, line
-    return proc, {"url": f"ws://{m.group(1)}:{m.group(2)}", "http": int(m.group(3))}
+    """agoraish-server with HTTP on a free port, any app id, and `extra`: (process, {"url": ..., "http": port})."""
+    proc, url, http = start_server(SERVER_CLI, "--port", "0", "--http-port", "0", "--accept-unknown-apps", *extra)
+    if http is None:
+        proc.kill()
+        proc.wait()
+    assert http, "the server reported no HTTP port"
+    return proc, {"url": url, "http": http}
 
 
 @pytest.fixture

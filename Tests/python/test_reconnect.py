@@ -25,10 +25,9 @@ from typing import List, Optional
 import pytest
 
 import agoraish
-from peers import ANY, ELAPSED, EventLog, expect_events
-from support import ROOT, TIMEOUT, http_get
+from peers import ANY, ELAPSED, EventLog, expect_events, join_both
+from support import SERVER_CLI, TIMEOUT, http_get
 
-SERVER_CLI = ROOT / ".build" / "debug" / "agoraish-server"
 LOST_TIMEOUT = 10.0
 SILENCE_TIMEOUT = 8.0
 
@@ -200,6 +199,14 @@ class TcpProxy:
         self.cut()
 
 
+@pytest.fixture
+def proxy(channel_server):
+    """A TcpProxy in front of the embedded channel server, closed after the test (before its peers)."""
+    tcp_proxy = TcpProxy(channel_server.signaling_port)
+    yield tcp_proxy
+    tcp_proxy.close()
+
+
 def visible_users(log: EventLog, since: int = 0) -> set:
     """The remote users an engine sees, replaying its user events."""
     users: set = set()
@@ -272,80 +279,60 @@ def test_server_killed_and_restarted_then_down_for_long(server_process, make_pee
     assert a.call("get_connection_state") == b.call("get_connection_state") == agoraish.ConnectionState.CONNECTED
 
 
-def test_a_cut_link_resumes_and_nobody_notices(channel_server, make_peer):
-    proxy = TcpProxy(channel_server.signaling_port)
-    try:
-        watcher = make_peer(channel_server.url, "watcher")
-        traveller = make_peer(proxy.url, "traveller")
-        watcher.call("join_channel", None, "tunnel", None, 1)
-        watcher.log.wait("on_join_channel_success")
-        traveller.call("join_channel", None, "tunnel", None, 2)
-        traveller.log.wait("on_user_joined", 1)
-        watcher.log.wait("on_user_joined", 2)
-        call_id = traveller.call("get_call_id")
+def test_a_cut_link_resumes_and_nobody_notices(channel_server, make_peer, proxy):
+    watcher = make_peer(channel_server.url, "watcher")
+    traveller = make_peer(proxy.url, "traveller")
+    join_both(watcher, traveller, "tunnel")
+    call_id = traveller.call("get_call_id")
 
-        proxy.cut()
-        traveller.log.wait("on_connection_state_changed", 3, 15)
-        assert proxy.accepted == 2, "one reconnection"
-        assert traveller.call("get_call_id") == call_id, "the same session, resumed"
-        leave_traveller = traveller.log.count("on_leave_channel")
-        traveller.call("leave_channel")
-        traveller.log.wait("on_leave_channel", count=leave_traveller + 1)
-        watcher.log.wait("on_user_offline", 2)
+    proxy.cut()
+    traveller.log.wait("on_connection_state_changed", 3, 15)
+    assert proxy.accepted == 2, "one reconnection"
+    assert traveller.call("get_call_id") == call_id, "the same session, resumed"
+    leave_traveller = traveller.log.count("on_leave_channel")
+    traveller.call("leave_channel")
+    traveller.log.wait("on_leave_channel", count=leave_traveller + 1)
+    watcher.log.wait("on_user_offline", 2)
 
-        # The watcher saw nothing of the break: its next event is the traveller's quit.
-        expect_events(watcher.log, [("on_connection_state_changed", [2, 0]), ("on_connection_state_changed", [3, 1]),
-                                    ("on_join_channel_success", ["tunnel", 1, ELAPSED]),
-                                    ("on_user_joined", [2, ELAPSED]), ("on_user_offline", [2, 0])])
-        traveller.log.wait("on_connection_state_changed", 1, 5)
-        expect_events(traveller.log, [
-            ("on_connection_state_changed", [2, 0]), ("on_connection_state_changed", [3, 1]),
-            ("on_join_channel_success", ["tunnel", 2, ELAPSED]), ("on_user_joined", [1, ELAPSED]),
-            RECONNECTING, REJOINED, ("on_rejoin_channel_success", ["tunnel", 2, ELAPSED]),
-            ("on_leave_channel", [{"duration": ANY, "tx_bytes": ANY, "rx_bytes": ANY, "tx_packets": ANY,
-                                   "rx_packets": ANY, "user_count": 2}]),
-            ("on_connection_state_changed", [1, 5])])
-    finally:
-        proxy.close()
+    # The watcher saw nothing of the break: its next event is the traveller's quit.
+    expect_events(watcher.log, [("on_connection_state_changed", [2, 0]), ("on_connection_state_changed", [3, 1]),
+                                ("on_join_channel_success", ["tunnel", 1, ELAPSED]),
+                                ("on_user_joined", [2, ELAPSED]), ("on_user_offline", [2, 0])])
+    traveller.log.wait("on_connection_state_changed", 1, 5)
+    expect_events(traveller.log, [
+        ("on_connection_state_changed", [2, 0]), ("on_connection_state_changed", [3, 1]),
+        ("on_join_channel_success", ["tunnel", 2, ELAPSED]), ("on_user_joined", [1, ELAPSED]),
+        RECONNECTING, REJOINED, ("on_rejoin_channel_success", ["tunnel", 2, ELAPSED]),
+        ("on_leave_channel", [{"duration": ANY, "tx_bytes": ANY, "rx_bytes": ANY, "tx_packets": ANY,
+                               "rx_packets": ANY, "user_count": 2}]),
+        ("on_connection_state_changed", [1, 5])])
 
 
-def test_a_silent_link_is_given_up_after_8_seconds_and_resumed(channel_server, make_peer):
-    proxy = TcpProxy(channel_server.signaling_port)
-    try:
-        watcher = make_peer(channel_server.url, "watcher")
-        quiet = make_peer(proxy.url, "quiet")
-        watcher.call("join_channel", None, "hush", None, 1)
-        watcher.log.wait("on_join_channel_success")
-        quiet.call("join_channel", None, "hush", None, 2)
-        quiet.log.wait("on_user_joined", 1)
-        watcher.log.wait("on_user_joined", 2)
+def test_a_silent_link_is_given_up_after_8_seconds_and_resumed(channel_server, make_peer, proxy):
+    watcher = make_peer(channel_server.url, "watcher")
+    quiet = make_peer(proxy.url, "quiet")
+    join_both(watcher, quiet, "hush")
 
-        frozen_at = time.monotonic()
-        proxy.freeze()  # nothing passes any more, but the connection stays open
-        # A silent link is reported as KEEP_ALIVE_TIMEOUT (14), not INTERRUPTED.
-        index = quiet.log.wait("on_connection_state_changed", 4, 14, timeout=SILENCE_TIMEOUT + TIMEOUT)
-        gave_up = quiet.log.time_of(index) - frozen_at
-        assert SILENCE_TIMEOUT - 2.5 <= gave_up <= SILENCE_TIMEOUT + 2.5, f"gave the link up after {gave_up:.1f}s"
-        quiet.log.wait("on_rejoin_channel_success")
-        assert quiet.call("get_connection_state") == agoraish.ConnectionState.CONNECTED
+    frozen_at = time.monotonic()
+    proxy.freeze()  # nothing passes any more, but the connection stays open
+    # A silent link is reported as KEEP_ALIVE_TIMEOUT (14), not INTERRUPTED.
+    index = quiet.log.wait("on_connection_state_changed", 4, 14, timeout=SILENCE_TIMEOUT + TIMEOUT)
+    gave_up = quiet.log.time_of(index) - frozen_at
+    assert SILENCE_TIMEOUT - 2.5 <= gave_up <= SILENCE_TIMEOUT + 2.5, f"gave the link up after {gave_up:.1f}s"
+    quiet.log.wait("on_rejoin_channel_success")
+    assert quiet.call("get_connection_state") == agoraish.ConnectionState.CONNECTED
 
-        quiet.call("leave_channel")
-        watcher.log.wait("on_user_offline", 2)
-        assert watcher.log.of("on_user_offline") == [("on_user_offline", [2, 0])], "no drop was seen"
-        assert quiet.log.of("on_user_offline", "on_connection_lost") == []
-    finally:
-        proxy.close()
+    quiet.call("leave_channel")
+    watcher.log.wait("on_user_offline", 2)
+    assert watcher.log.of("on_user_offline") == [("on_user_offline", [2, 0])], "no drop was seen"
+    assert quiet.log.of("on_user_offline", "on_connection_lost") == []
 
 
 def test_embedded_server_stop_and_start_again(make_peer):
     server = agoraish.ChannelServer(signaling_port=free_port())
     with server:
         a, b = make_peer(server.url, "a"), make_peer(server.url, "b")
-        a.call("join_channel", None, "restart", None, 1)
-        a.log.wait("on_join_channel_success")
-        b.call("join_channel", None, "restart", None, 2)
-        b.log.wait("on_user_joined", 1)
-        a.log.wait("on_user_joined", 2)
+        join_both(a, b, "restart")
         start_a, start_b = len(a.log.events), len(b.log.events)
 
         server.stop()  # every connection closes: the engines start reconnecting

@@ -2,8 +2,6 @@
 `websockets` client, and engines that trust (or do not trust) the certificate."""
 import asyncio
 import json
-import os
-import re
 import ssl
 import subprocess
 import threading
@@ -12,10 +10,8 @@ import pytest
 import websockets
 
 import agoraish
-
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SERVER = os.path.join(ROOT, ".build", "debug", "agoraish-server")
-APP = "0123456789abcdef0123456789abcdef"
+from media_client import APP, start_server
+from support import SERVER_CLI
 
 
 @pytest.fixture(scope="module")
@@ -33,15 +29,9 @@ def certificate(tmp_path_factory):
 @pytest.fixture
 def tls_server(certificate):
     cert, key = certificate
-    proc = subprocess.Popen([SERVER, "--port", "0", "--http-port", "off", "--accept-unknown-apps",
-                             "--tls-cert", cert, "--tls-key", key], stdout=subprocess.PIPE, text=True)
-    url = None
-    for _ in range(5):
-        m = re.search(r"listening on (wss://[0-9.]+:\d+)", proc.stdout.readline())
-        if m:
-            url = m.group(1)
-            break
-    assert url, "the server did not report a wss:// URL"
+    proc, url, _ = start_server(SERVER_CLI, "--port", "0", "--http-port", "off", "--accept-unknown-apps",
+                                "--tls-cert", cert, "--tls-key", key)
+    assert url.startswith("wss://"), f"the server did not report a wss:// URL: {url}"
     yield url
     proc.kill()
     proc.wait()

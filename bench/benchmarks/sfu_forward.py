@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -57,19 +56,15 @@ def rss_kb(pid: int) -> int:
 
 
 def start_server(extra: List[str] = ()) -> subprocess.Popen:
-    proc = subprocess.Popen([str(server_binary()), "--port", "0", "--http-port", "off", "--accept-unknown-apps",
-                             "--joins-per-second", "100000", "--max-users-per-channel", "5000", *extra],
-                            stdout=subprocess.PIPE, text=True)
-    m = None
-    for _ in range(5):
-        line = proc.stdout.readline()
-        m = re.search(r"listening on ws://([0-9.]+):(\d+)", line)
-        if m:
-            break
-    if not m:
-        proc.kill()
-        raise BenchError(f"server did not start: {line!r}")
-    proc.url = f"ws://{m.group(1)}:{m.group(2)}"
+    """agoraish-server without HTTP and with the limits lifted; its URL is `.url`."""
+    import media_client
+    try:
+        proc, url, _ = media_client.start_server(
+            server_binary(), "--port", "0", "--http-port", "off", "--accept-unknown-apps",
+            "--joins-per-second", "100000", "--max-users-per-channel", "5000", *extra)
+    except RuntimeError as error:
+        raise BenchError(str(error)) from None
+    proc.url = url
     return proc
 
 

@@ -8,18 +8,11 @@ AGORAISH_LIBRARY says otherwise, uses the checkout's dist/lib (`make dist`):
 
     python3 examples/python/hello_engine.py
 """
-import os
 import sys
+import threading
 
-CHECKOUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, os.path.join(CHECKOUT, "bindings", "python"))
-_DIST_LIBRARY = os.path.join(CHECKOUT, "dist", "lib", "libagoraish.so.0")
-if "AGORAISH_LIBRARY" not in os.environ and os.path.exists(_DIST_LIBRARY):
-    os.environ["AGORAISH_LIBRARY"] = os.path.abspath(_DIST_LIBRARY)
-
-import threading  # noqa: E402
-
-import agoraish  # noqa: E402
+import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
+import agoraish
 
 
 class Handler(agoraish.EventHandler):
