@@ -158,6 +158,19 @@ static int call_get_call_id(agoraish_engine_t *e) {
     return agoraish_engine_get_call_id(e, buf, &len);
 }
 static int call_get_connection_state(agoraish_engine_t *e) { return agoraish_engine_get_connection_state(e); }
+static int call_set_audio_profile(agoraish_engine_t *e) {
+    return agoraish_engine_set_audio_profile(e, AGORAISH_AUDIO_PROFILE_DEFAULT);
+}
+static int call_set_audio_source(agoraish_engine_t *e) { return agoraish_engine_set_external_audio_source(e, 1, 48000, 1); }
+static int call_push_audio(agoraish_engine_t *e) {
+    int16_t samples[10] = {0};
+    return agoraish_engine_push_external_audio_frame(e, samples, 10);
+}
+static int call_set_audio_sink(agoraish_engine_t *e) { return agoraish_engine_set_external_audio_sink(e, 1, 48000, 1); }
+static int call_pull_audio(agoraish_engine_t *e) {
+    int16_t samples[160];
+    return agoraish_engine_pull_playback_audio_frame(e, samples, 160);
+}
 
 static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_parameters", call_set_parameters, 0},
@@ -173,6 +186,11 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_register_local_user_account", call_register_account, 0},
     {"agoraish_engine_get_user_info_by_user_account", call_info_by_account, 0},
     {"agoraish_engine_get_user_info_by_uid", call_info_by_uid, 0},
+    {"agoraish_engine_set_audio_profile", call_set_audio_profile, 0},
+    {"agoraish_engine_set_external_audio_source", call_set_audio_source, 0},
+    {"agoraish_engine_push_external_audio_frame", call_push_audio, 0},
+    {"agoraish_engine_set_external_audio_sink", call_set_audio_sink, 0},
+    {"agoraish_engine_pull_playback_audio_frame", call_pull_audio, 0},
     {"agoraish_engine_leave_channel", call_leave_channel, 0},
     {"agoraish_engine_renew_token", call_renew_token, 0},
     {"agoraish_engine_switch_channel", call_switch_channel, 0},

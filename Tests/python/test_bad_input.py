@@ -750,6 +750,58 @@ class Row:
     stale: int = ENOINIT
 
 
+# -- audio: external source and sink ---------------------------------------
+
+
+def i16(n: int):
+    return (ctypes.c_int16 * max(1, n))()
+
+
+def case_audio_profiles(ctx: Ctx) -> None:
+    for profile in (-1, 7, 2**31 - 1):
+        assert _ffi.agoraish_engine_set_audio_profile(ctx.engine, profile) == EINVAL, profile
+    for profile in range(7):
+        assert _ffi.agoraish_engine_set_audio_profile(ctx.engine, profile) == 0, profile
+
+
+def case_audio_source_formats(ctx: Ctx) -> None:
+    for rate, channels in ((0, 1), (-1, 1), (22050, 1), (96000, 1), (48000, 0), (48000, 3), (16000, -1)):
+        assert _ffi.agoraish_engine_set_external_audio_source(ctx.engine, 1, rate, channels) == EINVAL, (rate, channels)
+    for rate in (8000, 16000, 32000, 44100, 48000):
+        assert _ffi.agoraish_engine_set_external_audio_source(ctx.engine, 1, rate, 2) == 0, rate
+    assert _ffi.agoraish_engine_set_external_audio_source(ctx.engine, 0, 0, 0) == 0, "disabling ignores the format"
+
+
+def case_audio_push(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_set_external_audio_source(ctx.engine, 0, 0, 0) == 0
+    assert _ffi.agoraish_engine_push_external_audio_frame(ctx.engine, i16(10), 10) == ENOTREADY, "no source"
+    assert _ffi.agoraish_engine_set_external_audio_source(ctx.engine, 1, 48000, 1) == 0
+    assert _ffi.agoraish_engine_push_external_audio_frame(ctx.engine, None, 10) == EINVAL, "NULL samples"
+    for count in (-1, 48001, 2**31 - 1):
+        assert _ffi.agoraish_engine_push_external_audio_frame(ctx.engine, i16(10), count) == EINVAL, count
+    assert _ffi.agoraish_engine_push_external_audio_frame(ctx.engine, None, 0) == 0, "nothing to push is fine"
+    assert _ffi.agoraish_engine_push_external_audio_frame(ctx.engine, i16(100), 100) == 100, "queued, under one frame"
+
+
+def case_audio_sink_formats(ctx: Ctx) -> None:
+    for rate, channels in ((0, 1), (11025, 1), (48000, 0), (48000, 5)):
+        assert _ffi.agoraish_engine_set_external_audio_sink(ctx.engine, 1, rate, channels) == EINVAL, (rate, channels)
+    assert _ffi.agoraish_engine_set_external_audio_sink(ctx.engine, 1, 44100, 2) == 0
+    assert _ffi.agoraish_engine_set_external_audio_sink(ctx.engine, 0, 0, 0) == 0
+
+
+def case_audio_pull(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_set_external_audio_sink(ctx.engine, 0, 0, 0) == 0
+    assert _ffi.agoraish_engine_pull_playback_audio_frame(ctx.engine, i16(160), 160) == ENOTREADY, "no sink"
+    assert _ffi.agoraish_engine_set_external_audio_sink(ctx.engine, 1, 16000, 1) == 0
+    assert _ffi.agoraish_engine_pull_playback_audio_frame(ctx.engine, None, 160) == EINVAL, "NULL samples"
+    for count in (0, -1, 48001):
+        assert _ffi.agoraish_engine_pull_playback_audio_frame(ctx.engine, i16(160), count) == EINVAL, count
+    buffer = i16(160)
+    assert _ffi.agoraish_engine_pull_playback_audio_frame(ctx.engine, buffer, 160) == 0
+    assert all(s == 0 for s in buffer), "silence when nobody speaks"
+
+
 ROWS: Dict[str, Row] = {
     "agoraish_get_version": Row([("build", "NULL or a pointer", case_version)]),
     "agoraish_get_error_description": Row([
@@ -947,6 +999,40 @@ ROWS: Dict[str, Row] = {
     "agoraish_engine_get_connection_state": Row(
         [("", "DISCONNECTED, CONNECTING, CONNECTED", case_connection_states)],
         handle_call=lambda h: _ffi.agoraish_engine_get_connection_state(h),
+    ),
+    "agoraish_engine_set_audio_profile": Row(
+        [("profile", "-1, 7 and huge: -2; 0..6", case_audio_profiles)],
+        handle_call=lambda h: _ffi.agoraish_engine_set_audio_profile(h, 0),
+    ),
+    "agoraish_engine_set_external_audio_source": Row(
+        [
+            ("sample_rate", "unsupported rates: -2; 8k..48k", case_audio_source_formats),
+            ("channels", "0, 3, -1: -2", case_audio_source_formats),
+            ("enabled", "0 stops and ignores the format", case_audio_source_formats),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_set_external_audio_source(h, 1, 48000, 1),
+    ),
+    "agoraish_engine_push_external_audio_frame": Row(
+        [
+            ("samples", "NULL: -2; no source: -3", case_audio_push),
+            ("samples_per_channel", "-1, 48001: -2; 0 ok; queued count", case_audio_push),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_push_external_audio_frame(h, i16(10), 10),
+    ),
+    "agoraish_engine_set_external_audio_sink": Row(
+        [
+            ("sample_rate", "unsupported rates: -2", case_audio_sink_formats),
+            ("channels", "0, 5: -2", case_audio_sink_formats),
+            ("enabled", "0 stops", case_audio_sink_formats),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_set_external_audio_sink(h, 1, 48000, 1),
+    ),
+    "agoraish_engine_pull_playback_audio_frame": Row(
+        [
+            ("samples", "NULL: -2; no sink: -3; silence", case_audio_pull),
+            ("samples_per_channel", "0, -1, 48001: -2", case_audio_pull),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_pull_playback_audio_frame(h, i16(160), 160),
     ),
     "agoraish_server_create": Row([
         ("config", "NULL", case_server_create_null),

@@ -739,6 +739,54 @@ public:
     int leaveChannel() noexcept { return agoraish_engine_leave_channel(engine_); }
 
     /**
+     * Sets the audio profile (an AGORAISH_AUDIO_PROFILE_* value) used by the
+     * external source enabled next (Agora 4.x setAudioProfile).
+     *
+     * @return 0; -2 unknown profile; -7 no engine.
+     */
+    int setAudioProfile(int profile) noexcept { return agoraish_engine_set_audio_profile(engine_, profile); }
+
+    /**
+     * Sends audio pushed with pushExternalAudioFrame instead of a microphone
+     * (Agora's setExternalAudioSource). Rates 8000, 16000, 32000, 44100 or
+     * 48000; 1 or 2 channels.
+     *
+     * @return 0; -2 unsupported format; -7 no engine.
+     */
+    int setExternalAudioSource(bool enabled, int sampleRate, int channels) noexcept {
+        return agoraish_engine_set_external_audio_source(engine_, enabled ? 1 : 0, sampleRate, channels);
+    }
+
+    /**
+     * Pushes interleaved 16-bit PCM (Agora's pushExternalAudioFrame). Thread: any.
+     *
+     * @return samples per channel waiting for the next 20 ms frame (>= 0);
+     *         -2 bad arguments; -3 no external source; -7 no engine.
+     */
+    int pushExternalAudioFrame(const int16_t* samples, int samplesPerChannel) noexcept {
+        return agoraish_engine_push_external_audio_frame(engine_, samples, samplesPerChannel);
+    }
+
+    /**
+     * Lets the host pull what it would hear (Agora's setExternalAudioSink).
+     *
+     * @return 0; -2 unsupported format; -7 no engine.
+     */
+    int setExternalAudioSink(bool enabled, int sampleRate, int channels) noexcept {
+        return agoraish_engine_set_external_audio_sink(engine_, enabled ? 1 : 0, sampleRate, channels);
+    }
+
+    /**
+     * Pulls exactly samplesPerChannel interleaved samples of the remote mix at
+     * the sink's rate (Agora's pullPlaybackAudioFrame). Pull in real time. Thread: any.
+     *
+     * @return 0; -2 bad arguments; -3 no external sink; -7 no engine.
+     */
+    int pullPlaybackAudioFrame(int16_t* samples, int samplesPerChannel) noexcept {
+        return agoraish_engine_pull_playback_audio_frame(engine_, samples, samplesPerChannel);
+    }
+
+    /**
      * Renews the token (Agora's renewToken).
      *
      * @return 0; -2 nullptr or empty; -113 not in a channel; -7 no engine.
