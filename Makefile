@@ -81,7 +81,7 @@ $(BUILD)/tests/%: Tests/cpp/%.cpp Tests/cpp/test_support.hpp include/agoraish.h 
 
 $(BUILD)/examples/%: examples/c/%.c include/agoraish.h $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS)
+	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS) -lm
 
 $(BUILD)/examples/%_cpp: examples/cpp/%.cpp include/agoraish.h bindings/cpp/agoraish.hpp $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
@@ -140,7 +140,7 @@ sanitize: setup
 test-python:
 	cd Tests/python && $(PYTHON) -m pytest -q -p no:cacheprovider
 
-## demo: an embedded channel server and two users who join, see each other and leave.
+## demo: an embedded channel server and two users who join, see each other, talk and leave.
 demo: setup
 	@$(MAKE) --no-print-directory dist $(BUILD)/examples/demo_call
 	@$(BUILD)/examples/demo_call

@@ -31,6 +31,8 @@ final class ChannelLink: Sendable {
     /// The engine's audio, fed by the media transport this link opens for each call.
     let audio: AudioPipeline
     private let media = Locked<MediaTransport?>(nil)
+    /// Media counters of the transports closed during the current call (loop thread).
+    private let closedMedia = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
 
     init(appId: String, areaCode: UInt32, serverURL: String, name: String, audio: AudioPipeline,
          log: @escaping @Sendable (String) -> Void,
@@ -95,6 +97,18 @@ final class ChannelLink: Sendable {
             switch e {
             case .mediaReady(let endpoint): startMedia(endpoint)
             case .mediaStopped: stopMedia()
+            case .leaveChannel(var stats):
+                // The call's statistics include its media, not only signaling.
+                let m = closedMedia.withLock { c -> (txPackets: UInt64, txBytes: UInt64, rxPackets: UInt64, rxBytes: UInt64) in
+                    defer { c = (0, 0, 0, 0) }
+                    return c
+                }
+                stats.txPackets += m.txPackets
+                stats.txBytes += m.txBytes
+                stats.rxPackets += m.rxPackets
+                stats.rxBytes += m.rxBytes
+                emit(.leaveChannel(stats))
+                continue
             default: break
             }
             emit(e)
@@ -194,6 +208,15 @@ final class ChannelLink: Sendable {
         let old = media.withLock { m -> MediaTransport? in
             defer { m = nil }
             return m
+        }
+        if let old {
+            let c = old.counters.withLock { $0 }
+            closedMedia.withLock {
+                $0.txPackets += c.txPackets
+                $0.txBytes += c.txBytes
+                $0.rxPackets += c.rxPackets
+                $0.rxBytes += c.rxBytes
+            }
         }
         old?.close()
     }

@@ -1,6 +1,9 @@
 /*
  * demo_call.c — a call in one process: an embedded channel server and two
- * users, alice and bob, who join a channel, see each other, and leave.
+ * users, alice and bob, who join a channel, see each other, talk, and leave.
+ * alice pushes two seconds of a 440 Hz tone as her microphone; bob pulls
+ * what he hears, writes it to demo-out/received.wav, and the demo prints
+ * the frequency and level of what arrived.
  *
  *   make demo      (builds the library and runs this)
  *
@@ -11,7 +14,11 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -140,6 +147,94 @@ static void print_stats(const user_t *u) {
            u->stats.user_count, u->stats.user_count == 1 ? "" : "s");
 }
 
+
+/* ---- audio: alice talks, bob listens ------------------------------------- */
+
+#define RATE 48000
+#define PI 3.14159265358979323846
+#define TONE_HZ 440.0
+#define TONE_AMPLITUDE 8000.0
+#define TALK_SECONDS 2
+#define LISTEN_FRAMES 260 /* 10 ms each */
+
+static void sleep_until(const struct timespec *start, long offset_ms) {
+    struct timespec t = *start;
+    t.tv_sec += offset_ms / 1000;
+    t.tv_nsec += (offset_ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) { t.tv_sec++; t.tv_nsec -= 1000000000L; }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {}
+}
+
+/* alice's "microphone": 10 ms of tone every 10 ms, in real time. */
+static void *talk(void *engine) {
+    int16_t frame[RATE / 100];
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (int k = 0; k < TALK_SECONDS * 100; k++) {
+        for (int i = 0; i < RATE / 100; i++) {
+            double t = (double)(k * (RATE / 100) + i) / RATE;
+            frame[i] = (int16_t)(TONE_AMPLITUDE * sin(2 * PI * TONE_HZ * t));
+        }
+        agoraish_engine_push_external_audio_frame((agoraish_engine_t *)engine, frame, RATE / 100);
+        sleep_until(&start, (k + 1) * 10L);
+    }
+    return NULL;
+}
+
+static void put_le(FILE *f, uint32_t v, int bytes) {
+    for (int i = 0; i < bytes; i++) fputc((int)((v >> (8 * i)) & 0xFF), f);
+}
+
+/* A 16-bit mono WAV file (RIFF). */
+static int write_wav(const char *path, const int16_t *samples, size_t count) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    uint32_t bytes = (uint32_t)(count * 2);
+    fputs("RIFF", f); put_le(f, 36 + bytes, 4); fputs("WAVEfmt ", f);
+    put_le(f, 16, 4); put_le(f, 1, 2); put_le(f, 1, 2); put_le(f, RATE, 4); put_le(f, RATE * 2, 4);
+    put_le(f, 2, 2); put_le(f, 16, 2); fputs("data", f); put_le(f, bytes, 4);
+    for (size_t i = 0; i < count; i++) put_le(f, (uint16_t)samples[i], 2);
+    return fclose(f);
+}
+
+/* alice talks while bob listens; returns whether bob heard the tone. */
+static int talk_and_listen(agoraish_engine_t *alice_engine, agoraish_engine_t *bob_engine) {
+    static int16_t heard[LISTEN_FRAMES * (RATE / 100)];
+    pthread_t talker;
+    struct timespec start;
+    size_t first = 0, n = 0, crossings = 0;
+    double energy = 0;
+    agoraish_engine_set_external_audio_source(alice_engine, 1, RATE, 1);
+    agoraish_engine_set_external_audio_sink(bob_engine, 1, RATE, 1);
+    { struct timespec settle = {0, 300000000L}; nanosleep(&settle, NULL); } /* media transports bind */
+    pthread_create(&talker, NULL, talk, alice_engine);
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (int k = 0; k < LISTEN_FRAMES; k++) {
+        agoraish_engine_pull_playback_audio_frame(bob_engine, heard + k * (RATE / 100), RATE / 100);
+        sleep_until(&start, (k + 1) * 10L);
+    }
+    pthread_join(talker, NULL);
+    mkdir("demo-out", 0755);
+    if (write_wav("demo-out/received.wav", heard, sizeof heard / sizeof heard[0]) == 0) {
+        printf("bob   wrote what he heard to demo-out/received.wav\n");
+    }
+    while (first < sizeof heard / sizeof heard[0] && abs(heard[first]) < 2000) first++;
+    first += RATE / 5; /* skip the start of the tone */
+    for (size_t i = first + 1; i < first + RATE && i < sizeof heard / sizeof heard[0]; i++, n++) {
+        if ((heard[i - 1] < 0) != (heard[i] < 0)) crossings++;
+        energy += (double)heard[i] * heard[i];
+    }
+    if (n < RATE / 2) {
+        printf("bob   heard nothing\n");
+        return 0;
+    }
+    double hz = crossings / 2.0 / ((double)n / RATE);
+    double dbfs = 10 * log10(energy / n) - 20 * log10(32768.0);
+    printf("bob   heard a %.0f Hz tone at %.1f dBFS (alice sent %.0f Hz at %.1f dBFS)\n", hz, dbfs, TONE_HZ,
+           20 * log10(TONE_AMPLITUDE / sqrt(2.0) / 32768.0));
+    return fabs(hz - TONE_HZ) < 10;
+}
+
 int main(void) {
     agoraish_server_config server_config;
     agoraish_server_t *server;
@@ -147,7 +242,7 @@ int main(void) {
     user_t alice, bob;
     char url[128], call_id[128];
     size_t len = sizeof url;
-    int build = 0, ok = 0, rc;
+    int build = 0, ok = 0, heard_ok = 0, rc;
     const char *version = agoraish_get_version(&build);
 
     printf("agoraish %s (build %d)\n", version, build);
@@ -186,6 +281,7 @@ int main(void) {
     if (WAIT_FOR(&bob, peer_joined, alice.uid)) printf("bob   sees uid %u, who was already there\n", alice.uid);
     len = sizeof call_id;
     if (agoraish_engine_get_call_id(alice_engine, call_id, &len) == 0) printf("alice's call id: %s\n", call_id);
+    heard_ok = talk_and_listen(alice_engine, bob_engine);
 
     agoraish_engine_leave_channel(bob_engine);
     if (WAIT_FOR(&bob, left, 1)) print_stats(&bob);
@@ -197,7 +293,7 @@ int main(void) {
     agoraish_engine_leave_channel(alice_engine);
     if (WAIT_FOR(&alice, left, 1)) {
         print_stats(&alice);
-        ok = 1;
+        ok = heard_ok;
     }
 
 done:
@@ -207,6 +303,6 @@ done:
     agoraish_server_release(server);
     destroy_user(&alice);
     destroy_user(&bob);
-    printf("%s\n", ok ? "done: both users joined, saw each other and left" : "the call did not complete");
+    printf("%s\n", ok ? "done: both users joined, saw each other, talked and left" : "the call did not complete");
     return ok ? 0 : 1;
 }

@@ -2,6 +2,7 @@ import AgoraishIO
 import AgoraishSession
 import AgoraishWire
 import Glibc
+import Synchronization
 
 /// The engine's side of the media plane (docs/media-plane.md): one UDP
 /// socket to the server's media port, bound to this participant with STUN
@@ -23,8 +24,11 @@ final class MediaTransport: @unchecked Sendable {
     private var timer: EventLoop.TimerID?
     private var buffer = [UInt8](repeating: 0, count: 2048)
     private var closed = false
-    /// Whether the server has answered a binding request.
-    private(set) var bound = false
+    private let boundFlag = Atomic<Bool>(false)
+    /// Set (under the outbound lock) once the socket is closed: sends stop.
+    private var sendClosed = false
+    /// Whether the server has answered a binding request (any thread).
+    var bound: Bool { boundFlag.load(ordering: .acquiring) }
     /// Packets and bytes sent and received (for RtcStats).
     let counters = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
 
@@ -57,6 +61,8 @@ final class MediaTransport: @unchecked Sendable {
         closed = true
         if let timer { loop.cancel(timer) }
         loop.unregister(fd)
+        // No send may use the descriptor once it is closed (its number could be reused).
+        outbound.withLock { _ in sendClosed = true }
         Glibc.close(fd)
     }
 
@@ -65,7 +71,7 @@ final class MediaTransport: @unchecked Sendable {
     func send(rtp packet: UnsafeMutableRawPointer, length: Int) {
         guard bound else { return }
         outbound.withLock { srtp in
-            guard let n = try? srtp.protectRtp(packet, length: length) else { return }
+            guard !sendClosed, let n = try? srtp.protectRtp(packet, length: length) else { return }
             let sent = server.withSockaddr { sa, len in sendto(fd, packet, n, Int32(MSG_DONTWAIT), sa, len) }
             if sent > 0 {
                 counters.withLock { $0.txPackets += 1; $0.txBytes += UInt64(sent) }
@@ -97,7 +103,7 @@ final class MediaTransport: @unchecked Sendable {
                 case .stun:
                     if let response = try? StunMessage.parse(Array(packet), integrityKey: Array(endpoint.icePassword.utf8)),
                        response.type == .bindingSuccess, response.transactionId == transaction {
-                        bound = true
+                        boundFlag.store(true, ordering: .releasing)
                     }
                 case .rtp:
                     if let plain = try? inbound.unprotectRtp(raw.baseAddress!, length: n) {
