@@ -8,8 +8,9 @@ import Glibc
 /// a publisher sends to every other participant of its channel that has a
 /// bound address (docs/media-plane.md).
 ///
-/// Threads: the router's receive thread reads batches (recvmmsg), answers
-/// STUN, and hands RTP/RTCP to the worker that owns the sender's channel
+/// Threads: the receive thread is worker 0's thread. It reads batches
+/// (recvmmsg), answers STUN, forwards the datagrams of worker 0's channels
+/// itself, and hands the others to the worker that owns the sender's channel
 /// through that worker's lock-free ring. Channels are spread over the workers
 /// by a hash of their name, so a channel's forwarding never takes a lock. The
 /// workers send through the same socket (sendmmsg). Buffers are allocated
@@ -57,7 +58,8 @@ public final class MediaRouter: @unchecked Sendable {
         }
         workers = made
         pushed = Array(repeating: false, count: made.count)
-        loop = try EventLoop(name: "agoraish-media")
+        // Receiving runs on worker 0's thread, which forwards its own channels without a handoff.
+        loop = made[0].loop
         rx = .allocate(capacity: Self.batch)
         rx.initialize(repeating: agsh_datagram(), count: Self.batch)
         rxBuffers = .allocate(byteCount: Self.batch * Self.slot, alignment: 16)
@@ -95,7 +97,6 @@ public final class MediaRouter: @unchecked Sendable {
     /// Stops the threads and closes the socket.
     public func stop() {
         loop.post { [self] in loop.unregister(fd) }
-        loop.stop(wait: true)
         for w in workers { w.stop() }
         close(fd)
     }
@@ -124,7 +125,8 @@ public final class MediaRouter: @unchecked Sendable {
             let n = Int(agsh_recvmmsg(fd, rx, UInt32(Self.batch)))
             if n <= 0 { break }
             for i in 0..<n { handle(i) }
-            for w in 0..<workers.count where pushed[w] {
+            workers[0].finishBatch()
+            for w in 1..<workers.count where pushed[w] {
                 workers[w].wake()
                 pushed[w] = false
             }
@@ -145,8 +147,10 @@ public final class MediaRouter: @unchecked Sendable {
                 counts.drops[MediaDropReason.unknownSource.rawValue] += 1
                 return
             }
-            if workers[w].ring.push(buffer, length: length, session: session) {
-                pushed[w] = true
+            if w == 0 {
+                workers[0].process(buffer, length, session: session)
+            } else if let wasEmpty = workers[w].ring.push(buffer, length: length, session: session) {
+                if wasEmpty { pushed[w] = true }
             } else {
                 counts.drops[MediaDropReason.queueFull.rawValue] += 1
             }

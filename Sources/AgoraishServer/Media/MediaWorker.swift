@@ -139,17 +139,32 @@ final class MediaWorker: @unchecked Sendable {
 
     // MARK: - Forwarding
 
+    /// Drains until the ring is empty. The receive thread wakes the worker only
+    /// when it finds the ring empty, so a datagram pushed while this runs is
+    /// either seen by the emptiness check here or comes with a new wake-up.
     private func drainRing() {
-        ring.drain { buffer, length, session in
-            guard let p = participants[session] else { return drop(.unknownSource) }
-            if buffer.load(fromByteOffset: 1, as: UInt8.self) >= 192
-                && buffer.load(fromByteOffset: 1, as: UInt8.self) <= 223 {
-                routeRtcp(buffer, length, from: p)
-            } else {
-                forwardRtp(buffer, length, from: p)
-            }
-            if txCount == Self.batch { flush() }
+        repeat {
+            ring.drain { buffer, length, session in process(buffer, length, session: session) }
+        } while !ring.isEmpty
+        finishBatch()
+    }
+
+    /// Forwards one datagram of a participant of this worker. The worker's own
+    /// thread only: from its ring, or directly when the receive thread is this
+    /// worker's thread (then `finishBatch` follows the batch).
+    func process(_ buffer: UnsafeMutableRawPointer, _ length: Int, session: UInt64) {
+        guard let p = participants[session] else { return drop(.unknownSource) }
+        let second = buffer.load(fromByteOffset: 1, as: UInt8.self)
+        if second >= 192 && second <= 223 {
+            routeRtcp(buffer, length, from: p)
+        } else {
+            forwardRtp(buffer, length, from: p)
         }
+        if txCount == Self.batch { flush() }
+    }
+
+    /// Sends what is queued and publishes the batch's counters.
+    func finishBatch() {
         flush()
         counters.add(&counts)
     }

@@ -27,16 +27,21 @@ final class PacketRing: @unchecked Sendable {
         sessions.deallocate()
     }
 
-    /// Producer: copies a datagram in. Returns false when the ring is full.
-    func push(_ bytes: UnsafeRawPointer, length: Int, session: UInt64) -> Bool {
+    /// Whether nothing is queued (either side).
+    var isEmpty: Bool { tail.load(ordering: .acquiring) == head.load(ordering: .acquiring) }
+
+    /// Producer: copies a datagram in. Returns nil when the ring is full, else
+    /// whether the ring was empty before (the consumer may be asleep then).
+    func push(_ bytes: UnsafeRawPointer, length: Int, session: UInt64) -> Bool? {
         let t = tail.load(ordering: .relaxed)
-        guard t - head.load(ordering: .acquiring) < capacity, length <= Self.slotSize else { return false }
+        let h = head.load(ordering: .acquiring)
+        guard t - h < capacity, length <= Self.slotSize else { return nil }
         let i = t & (capacity - 1)
         (storage + i * Self.slotSize).copyMemory(from: bytes, byteCount: length)
         lengths[i] = length
         sessions[i] = session
         tail.store(t + 1, ordering: .releasing)
-        return true
+        return t == h
     }
 
     /// Consumer: hands each queued datagram to `body` (in place, with room to
