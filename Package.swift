@@ -54,7 +54,7 @@ let package = Package(
         // The @_cdecl C ABI layer -> libagoraish.so.
         .target(
             name: "agoraish",
-            dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishWire", "CAgoraishABI", "CAgoraishShim"],
+            dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishWire", "AgoraishIO", "CAgoraishABI", "CAgoraishShim"],
             exclude: ["agoraish.map"],
             linkerSettings: [
                 .unsafeFlags([
@@ -73,12 +73,12 @@ let package = Package(
         .executableTarget(name: "agoraish-fuzz", dependencies: ["AgoraishWire", "AgoraishServer", "AgoraishSession"]),
 
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
-        .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishTesting"]),
+        .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishIO", "AgoraishTesting"]),
         .testTarget(name: "AgoraishMediaTests", dependencies: ["AgoraishMedia", "AgoraishWire"]),
         .testTarget(name: "AgoraishServerTests", dependencies: ["AgoraishServer", "AgoraishTesting"]),
         .testTarget(name: "AgoraishSessionTests", dependencies: ["AgoraishSession", "AgoraishServer"]),
         .testTarget(name: "AgoraishIntegrationTests",
-                    dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishTesting"]),
+                    dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishIO", "AgoraishTesting"]),
         .testTarget(name: "AgoraishABITests", dependencies: ["CAgoraishABI"]),
         .testTarget(name: "AgoraishWireTests", dependencies: ["AgoraishWire"], exclude: ["Fixtures"]),
     ]

@@ -24,7 +24,7 @@ public final class RtcEngine: Sendable {
     /// Engine state not owned by a component.
     private let sink: @Sendable (EngineEvent) -> Void
     private let released = ReleasedFlag()
-    let state: Mutex<State>
+    let state: Locked<State>
 
     struct State {
         var serverURL: String
@@ -71,7 +71,7 @@ public final class RtcEngine: Sendable {
         effective.logFile = path
         self.configuration = effective
         self.sink = eventSink
-        self.state = Mutex(State(serverURL: resolvedURL))
+        self.state = Locked(State(serverURL: resolvedURL))
         do {
             log = try LogWriter(path: path, filter: filter, maxBytes: sizeKB * 1024,
                                 fileCount: LogFileSize.fileCount)

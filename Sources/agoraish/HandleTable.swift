@@ -1,3 +1,4 @@
+import AgoraishIO
 import Synchronization
 
 /// The kinds of object a C handle can name. The raw value is the handle's type tag.
@@ -23,7 +24,8 @@ enum HandleError: Error {
     }
 }
 
-/// The one table behind every opaque handle of the C ABI.
+/// The one table behind every opaque handle of the C ABI (behind a pthread
+/// mutex, which ThreadSanitizer understands).
 ///
 /// A handle is a 64-bit token, never a pointer the library dereferences:
 ///
@@ -46,7 +48,7 @@ final class HandleTable: Sendable {
         var free: [Int] = []
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     private static let generationMask: UInt64 = 0xFF_FFFF
 

@@ -11,7 +11,7 @@ private func tempLog(_ name: String) -> String {
 
 /// Collects events; `release(sync: true)` makes the collection complete.
 private final class EventLog: Sendable {
-    let events = Mutex<[EngineEvent]>([])
+    let events = Locked<[EngineEvent]>([])
     let arrived: Latch
     init(expecting count: Int = 1) { arrived = Latch(count: count) }
     func record(_ e: EngineEvent) {
@@ -106,8 +106,8 @@ private final class EventLog: Sendable {
     }
 
     @Test func releaseFromTheEventThreadIsRefused() throws {
-        let outcome = Mutex<AgoraError?>(nil)
-        let box = Mutex<RtcEngine?>(nil)
+        let outcome = Locked<AgoraError?>(nil)
+        let box = Locked<RtcEngine?>(nil)
         let done = Latch()
         let engine = try RtcEngine(configuration: .init(appId: "app", logFile: tempLog("refuse"))) { _ in
             guard let me = box.withLock({ $0 }) else { return }

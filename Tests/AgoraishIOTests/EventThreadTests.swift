@@ -7,8 +7,8 @@ import Testing
 @Suite struct EventThreadTests {
     @Test func postedWorkRunsInOrderOnTheThread() {
         let thread = try! EventThread(name: "test-order")
-        let seen = Mutex<[Int]>([])
-        let onThread = Mutex(true)
+        let seen = Locked<[Int]>([])
+        let onThread = Locked(true)
         for i in 0..<1000 {
             thread.post {
                 seen.withLock { $0.append(i) }
@@ -23,7 +23,7 @@ import Testing
 
     @Test func shutdownRejectsNewWorkButRunsQueuedWork() {
         let thread = try! EventThread(name: "test-stop")
-        let count = Mutex(0)
+        let count = Locked(0)
         for _ in 0..<10 { thread.post { count.withLock { $0 += 1 } } }
         thread.shutdown(wait: true)
         #expect(!thread.post { count.withLock { $0 += 100 } })

@@ -2,14 +2,15 @@ import AgoraishEngine
 import AgoraishServer
 import AgoraishSession
 import AgoraishTesting
+import AgoraishIO
 import Synchronization
 import Testing
 
 /// Real engines and the real server on loopback: sockets, threads, timers.
 /// These are the tests `make sanitize` runs under ASan and TSan.
 final class Recorder: Sendable {
-    let events = Mutex<[EngineEvent]>([])
-    let waiters = Mutex<[(matches: @Sendable (EngineEvent) -> Bool, latch: Latch)]>([])
+    let events = Locked<[EngineEvent]>([])
+    let waiters = Locked<[(matches: @Sendable (EngineEvent) -> Bool, latch: Latch)]>([])
 
     func record(_ e: EngineEvent) {
         events.withLock { $0.append(e) }
