@@ -27,11 +27,13 @@ final class PacketRing: @unchecked Sendable {
         sessions.deallocate()
     }
 
-    /// Whether nothing is queued (either side).
-    var isEmpty: Bool { tail.load(ordering: .acquiring) == head.load(ordering: .acquiring) }
+    /// Consumer: whether nothing is queued. Sequentially consistent with
+    /// `push`, so a datagram is either seen here or its producer sees the
+    /// consumer caught up and wakes it (no lost wake-up).
+    var isEmpty: Bool { tail.load(ordering: .sequentiallyConsistent) == head.load(ordering: .sequentiallyConsistent) }
 
     /// Producer: copies a datagram in. Returns nil when the ring is full, else
-    /// whether the ring was empty before (the consumer may be asleep then).
+    /// whether the consumer had caught up (it may be asleep: wake it).
     func push(_ bytes: UnsafeRawPointer, length: Int, session: UInt64) -> Bool? {
         let t = tail.load(ordering: .relaxed)
         let h = head.load(ordering: .acquiring)
@@ -40,8 +42,10 @@ final class PacketRing: @unchecked Sendable {
         (storage + i * Self.slotSize).copyMemory(from: bytes, byteCount: length)
         lengths[i] = length
         sessions[i] = session
-        tail.store(t + 1, ordering: .releasing)
-        return t == h
+        tail.store(t + 1, ordering: .sequentiallyConsistent)
+        // Read after publishing: if the consumer had consumed everything before
+        // this datagram, it may have checked `isEmpty` already and be sleeping.
+        return head.load(ordering: .sequentiallyConsistent) == t
     }
 
     /// Consumer: hands each queued datagram to `body` (in place, with room to
@@ -55,6 +59,6 @@ final class PacketRing: @unchecked Sendable {
             body(storage + slot * Self.slotSize, lengths[slot], sessions[slot])
             i += 1
         }
-        head.store(t, ordering: .releasing)
+        head.store(t, ordering: .sequentiallyConsistent)
     }
 }
