@@ -97,6 +97,10 @@ final class ChannelLink: Sendable {
             switch e {
             case .mediaReady(let endpoint): startMedia(endpoint)
             case .mediaStopped: stopMedia()
+            case .connectionStateChanged(.failed, _):
+                // A failed call reports no statistics: its media counts end here.
+                stopMedia()
+                closedMedia.withLock { $0 = (0, 0, 0, 0) }
             case .leaveChannel(var stats):
                 // The call's statistics include its media, not only signaling.
                 let m = closedMedia.withLock { c -> (txPackets: UInt64, txBytes: UInt64, rxPackets: UInt64, rxBytes: UInt64) in

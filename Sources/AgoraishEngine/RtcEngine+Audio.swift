@@ -22,7 +22,15 @@ extension RtcEngine {
     /// pushExternalAudioFrame: interleaved 16-bit samples, any count. Returns
     /// the samples per channel (at 48 kHz) waiting for the next 20 ms frame.
     public func pushExternalAudioFrame(_ samples: UnsafeBufferPointer<Int16>) throws(AgoraError) -> Int {
-        try audio.push(samples)
+        let channels = max(1, externalSourceChannels)
+        guard samples.count % channels == 0 else { throw .invalidArgument }
+        return try audio.push(samples.baseAddress, samplesPerChannel: samples.count / channels)
+    }
+
+    /// pushExternalAudioFrame from C: `samplesPerChannel` frames of the source's
+    /// channel count, read under the source's lock.
+    public func pushExternalAudioFrame(_ samples: UnsafePointer<Int16>?, samplesPerChannel: Int) throws(AgoraError) -> Int {
+        try audio.push(samples, samplesPerChannel: samplesPerChannel)
     }
 
     /// setExternalAudioSink: the sample rate and channels pulls deliver.

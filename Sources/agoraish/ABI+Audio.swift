@@ -24,10 +24,7 @@ public func abi_engine_push_external_audio_frame(_ p: OpaquePointer?, _ samples:
         guard (0...48000).contains(samplesPerChannel), samples != nil || samplesPerChannel == 0 else {
             throw .invalidArgument
         }
-        let channels = engine.externalSourceChannels
-        guard channels > 0 else { throw .notReady }
-        let buffer = UnsafeBufferPointer(start: samples, count: Int(samplesPerChannel) * channels)
-        queued = Int32(try engine.pushExternalAudioFrame(buffer))
+        queued = Int32(try engine.pushExternalAudioFrame(samples, samplesPerChannel: Int(samplesPerChannel)))
     }
     return rc != 0 ? rc : queued
 }

@@ -79,12 +79,14 @@ final class AudioPipeline: @unchecked Sendable {
 
     /// pushExternalAudioFrame: any number of samples per channel. Returns the
     /// samples per channel (at 48 kHz) waiting for the next 20 ms frame.
-    func push(_ samples: UnsafeBufferPointer<Int16>) throws(AgoraError) -> Int {
+    func push(_ samples: UnsafePointer<Int16>?, samplesPerChannel: Int) throws(AgoraError) -> Int {
         let link = transport.withLock { $0 }
         return try send.withLock { state throws(AgoraError) -> Int in
             guard var s = state else { throw .notReady }
-            guard samples.count % s.inputChannels == 0 else { throw .invalidArgument }
-            var pcm = Array(samples)
+            // The channel count is read under the lock: a concurrent format change
+            // cannot make this read past the host's buffer.
+            var pcm = samplesPerChannel == 0 ? []
+                : Array(UnsafeBufferPointer(start: samples, count: samplesPerChannel * s.inputChannels))
             if let r = s.resampler { pcm = r.process(pcm) }
             s.pending += pcm
             let frame = 960 * s.inputChannels
@@ -125,7 +127,8 @@ final class AudioPipeline: @unchecked Sendable {
         let payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
         receivedPackets.withLock { $0 += 1 }
         receiveState.withLock { r in
-            guard !r.mutedAll else { return }
+            // Nobody listens: keep nothing, so pulls that start later begin fresh.
+            guard !r.mutedAll, r.sinkEnabled else { return }
             if r.buffers[h.ssrc] == nil {
                 guard let b = try? AudioJitterBuffer(channels: 1) else { return }
                 r.buffers[h.ssrc] = b

@@ -81,7 +81,9 @@ final class MediaTransport: @unchecked Sendable {
 
     private func bindNow() {
         guard !closed else { return }
-        transaction = secureRandomBytes(12)
+        // Retransmissions keep their transaction id (RFC 8489 §6.2.1), so a late
+        // answer still counts; a keepalive after a success starts a new one.
+        if transaction.isEmpty || bound { transaction = secureRandomBytes(12) }
         let request = StunMessage(type: .bindingRequest, transactionId: transaction, attributes: [
             (StunMessage.AttributeType.username.rawValue, Array("\(endpoint.iceUfrag):engine".utf8)),
         ])

@@ -69,6 +69,7 @@ public struct AudioJitterBuffer {
     private var transit: Double? = nil     // RFC 3550 relative transit of the previous packet, ms
     private var jitter = 0.0               // ms
     private var targetDelay: Duration
+    private var underrun = false
     private var scratch: [Int16]
 
     /// A buffer decoding to `channels` channels with the given delay bounds.
@@ -90,7 +91,7 @@ public struct AudioJitterBuffer {
         guard let samples = OpusDecoder.samplesPerChannel(in: payload), samples <= 5760 else { return .invalid }
         let seq = extend(sequence)
         stats.received += 1
-        if let next = nextSeq, seq < next {
+        if playing, let next = nextSeq, seq < next {
             stats.late += 1
             return .late
         }
@@ -149,9 +150,12 @@ public struct AudioJitterBuffer {
     private mutating func refill() -> FrameKind {
         guard let seq = nextSeq, let highest = highestSeq else { return .silence }
         if seq > highest + 50 {
-            // Nothing for a long time: stop and wait for new packets.
+            // Nothing for a long time: stop and start afresh with the next packets.
             playing = false
             firstArrival = nil
+            nextSeq = nil
+            transit = nil
+            packets = packets.filter { $0.key > highest }
             return .silence
         }
         nextSeq = seq + 1
@@ -159,6 +163,7 @@ public struct AudioJitterBuffer {
         let produced: Int
         let kind: FrameKind
         if let payload = packets.removeValue(forKey: seq) {
+            underrun = false
             produced = (try? decoder.decode(payload, into: &scratch, maxSamplesPerChannel: 5760)) ?? 0
             kind = .decoded
             stats.decoded += 1
@@ -172,7 +177,9 @@ public struct AudioJitterBuffer {
             produced = (try? decoder.conceal(into: &scratch, samplesPerChannel: frame)) ?? 0
             kind = .concealed
             stats.concealed += 1
-            targetDelay = min(maximumDelay, targetDelay + .milliseconds(20))
+            // Wait longer from now on: once per underrun, not per concealed frame.
+            if !underrun { targetDelay = min(maximumDelay, targetDelay + .milliseconds(20)) }
+            underrun = true
         } else {
             produced = (try? decoder.conceal(into: &scratch, samplesPerChannel: frame)) ?? 0
             kind = .concealed

@@ -20,6 +20,8 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     case sendFailed
     /// The worker owning the channel was too far behind (its queue was full).
     case queueFull
+    /// RTP with yet another SSRC from a participant who already publishes the most streams allowed.
+    case tooManyStreams
 
     /// The Prometheus label value.
     public var label: String {
@@ -33,6 +35,7 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .rtcpTerminated: "rtcp_terminated"
         case .sendFailed: "send_failed"
         case .queueFull: "queue_full"
+        case .tooManyStreams: "too_many_streams"
         }
     }
 }

@@ -58,6 +58,8 @@ final class MediaWorker: @unchecked Sendable {
     private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8) -> Void
     static let batch = 64
     static let slot = 2048
+    /// Streams (SSRCs) one participant may publish.
+    static let maxStreamsPerParticipant = 8
 
     // Worker-thread state.
     private var participants: [UInt64: MediaParticipant] = [:]
@@ -143,10 +145,12 @@ final class MediaWorker: @unchecked Sendable {
     /// when it finds the ring empty, so a datagram pushed while this runs is
     /// either seen by the emptiness check here or comes with a new wake-up.
     private func drainRing() {
-        repeat {
-            ring.drain { buffer, length, session in process(buffer, length, session: session) }
-        } while !ring.isEmpty
+        // One snapshot per wake-up: commands posted meanwhile run before the
+        // next one. If more is queued, wake ourselves instead of looping, so a
+        // busy worker never starves its command queue.
+        ring.drain { buffer, length, session in process(buffer, length, session: session) }
         finishBatch()
+        if !ring.isEmpty { wake() }
     }
 
     /// Forwards one datagram of a participant of this worker. The worker's own
@@ -186,6 +190,9 @@ final class MediaWorker: @unchecked Sendable {
         if let mapped = p.ssrcMap[header.ssrc] {
             ssrc = mapped
         } else {
+            // A participant publishes a few streams (audio, video, a low layer);
+            // more SSRCs than that is abuse, not media.
+            guard p.ssrcMap.count < Self.maxStreamsPerParticipant else { return drop(.tooManyStreams) }
             ssrc = p.channel.allocateSsrc()
             p.ssrcMap[header.ssrc] = ssrc
             p.channel.streams[ssrc] = (p, header.ssrc)
@@ -214,7 +221,7 @@ final class MediaWorker: @unchecked Sendable {
         guard plain >= 8, compound.isWellFormed else { return drop(.malformed) }
         if bytes[1] == 200 {
             guard p.canPublish else { return drop(.notPublisher) }
-            for packet in compound where packet.type == 200 || packet.type == 202 {
+            for packet in compound where (packet.type == 200 || packet.type == 202) && packet.length >= 8 {
                 if let mapped = p.ssrcMap[readBE32(bytes, packet.offset + 4)] { writeBE32(bytes, packet.offset + 4, mapped) }
             }
             for member in p.channel.members where member !== p {
