@@ -9,11 +9,7 @@ import Testing
 /// server's media plane (STUN, SRTP, forwarding), Opus and the jitter buffer.
 @Suite(.serialized) struct LoopbackAudioTests {
     @Test func aToneCrossesTheServerAtItsFrequencyAndLevel() throws {
-        var config = ServerConfig()
-        config.signalingPort = 0
-        config.httpPort = nil
-        config.acceptUnknownApps = true
-        let server = ChannelServer(config: config)
+        let server = ChannelServer(config: loopbackServerConfig())
         try server.start()
         defer { server.stop() }
         let app = "0123456789abcdef0123456789abcdef"

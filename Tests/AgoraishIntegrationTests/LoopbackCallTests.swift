@@ -27,14 +27,20 @@ final class Recorder: Sendable {
     }
 }
 
+/// A server configuration for loopback tests: a free port, no HTTP, any app id.
+func loopbackServerConfig() -> ServerConfig {
+    var config = ServerConfig()
+    config.signalingPort = 0
+    config.httpPort = nil
+    config.acceptUnknownApps = true
+    return config
+}
+
 @Suite(.serialized) struct LoopbackCallTests {
     static let app = "0123456789abcdef0123456789abcdef"
 
     func makeServer() throws -> ChannelServer {
-        var config = ServerConfig()
-        config.signalingPort = 0
-        config.httpPort = nil
-        config.acceptUnknownApps = true
+        var config = loopbackServerConfig()
         config.dropTimeout = .seconds(5)
         let server = ChannelServer(config: config)
         try server.start()
@@ -64,10 +70,7 @@ final class Recorder: Sendable {
     }
 
     @Test func aServerRestartIsSurvivedWithoutHostAction() throws {
-        var config = ServerConfig()
-        config.signalingPort = 0
-        config.httpPort = nil
-        config.acceptUnknownApps = true
+        var config = loopbackServerConfig()
         let first = ChannelServer(config: config)
         try first.start()
         let port = first.signalingPort
