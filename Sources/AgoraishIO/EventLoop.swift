@@ -234,7 +234,7 @@ struct TimerHeap {
     }
 }
 
-/// A pthread that runs one closure, for loops that own their thread.
+/// A pthread that runs one closure: the thread of every `EventLoop` and `EventThread`.
 final class EventThreadHandle: @unchecked Sendable {
     private var thread = pthread_t()
     private var started = false

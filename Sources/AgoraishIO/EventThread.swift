@@ -10,15 +10,13 @@ import Glibc
 /// itself would deadlock, so it detaches instead (the caller should check
 /// `isCurrent` first when that matters).
 public final class EventThread: @unchecked Sendable {
-    // State below is guarded by `mutex`; `thread` is written once in init.
+    // The queue state is guarded by `mutex`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: [@Sendable () -> Void] = []
     private var head = 0
     private var stopping = false
-    private var finished = false
-    private var joined = false
-    private var thread = pthread_t()
+    private let thread = EventThreadHandle()
     /// The name given at creation, also set as the kernel thread name (15 bytes max).
     public let name: String
 
@@ -27,23 +25,8 @@ public final class EventThread: @unchecked Sendable {
         self.name = name
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(cond, nil)
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { raw in
-            let me = Unmanaged<EventThread>.fromOpaque(raw!).takeRetainedValue()
-            me.run()
-            return nil
-        }, context)
-        if rc != 0 {
-            Unmanaged<EventThread>.fromOpaque(context).release()
-            pthread_cond_destroy(cond)
-            pthread_mutex_destroy(mutex)
-            cond.deallocate()
-            mutex.deallocate()
-            throw .startFailed(errno: rc)
-        }
-        thread = tid
-        _ = agsh_set_thread_name(tid, name)
+        // The thread keeps this object alive until `run` returns.
+        try thread.start(name: name) { self.run() }
     }
 
     deinit {
@@ -54,7 +37,7 @@ public final class EventThread: @unchecked Sendable {
     }
 
     /// True when called from this thread.
-    public var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
+    public var isCurrent: Bool { thread.isCurrent }
 
     /// Queues `work` to run on the thread. Returns false once shutdown has begun.
     @discardableResult
@@ -74,15 +57,8 @@ public final class EventThread: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         stopping = true
         pthread_cond_signal(cond)
-        let mustJoin = !joined
-        joined = true
         pthread_mutex_unlock(mutex)
-        guard mustJoin else { return }
-        if wait && !isCurrent {
-            pthread_join(thread, nil)
-        } else {
-            pthread_detach(thread)
-        }
+        thread.finish(wait: wait && !isCurrent)
     }
 
     /// True on any `EventThread` of the process (inside some engine's callback).
@@ -96,7 +72,6 @@ public final class EventThread: @unchecked Sendable {
                 pthread_cond_wait(cond, mutex)
             }
             if head == queue.count {
-                finished = true
                 queue.removeAll()
                 pthread_mutex_unlock(mutex)
                 return
