@@ -27,14 +27,16 @@ let package = Package(
         systemLibrary("COpenSSL", "openssl", "libssl-dev"),
         systemLibrary("CZlib", "zlib", "zlib1g-dev"),
         systemLibrary("CSpeexDSP", "speexdsp", "libspeexdsp-dev"),
+        systemLibrary("COpusEnc", "libopusenc", "libopusenc-dev"),
         // What Swift cannot call directly: variadic *_ctl functions, function-like
         // macros, epoll/eventfd/timerfd, and *mmsg compiled with _GNU_SOURCE.
         .target(
             name: "CAgoraishShim",
             // DWARF 4: valgrind 3.19 (Debian 12) cannot read clang's default DWARF 5.
-            cSettings: [.unsafeFlags(["-gdwarf-4"])],
+            // libopusenc's header includes <opus.h> from its own directory.
+            cSettings: [.unsafeFlags(["-gdwarf-4", "-I/usr/include/opus"])],
             linkerSettings: [
-                .linkedLibrary("opus"), .linkedLibrary("vpx"), .linkedLibrary("v4l2"), .linkedLibrary("ssl"),
+                .linkedLibrary("opus"), .linkedLibrary("opusenc"), .linkedLibrary("vpx"), .linkedLibrary("v4l2"), .linkedLibrary("ssl"),
             ]
         ),
         // include/agoraish.h as a Clang module, so the C ABI layer is checked
@@ -50,11 +52,11 @@ let package = Package(
         // Threads, sockets, timers, files: the only home of the outside world.
         .target(name: "AgoraishIO", dependencies: ["AgoraishWire", "CAgoraishShim", "COpenSSL"]),
         // The engine: public Swift API named after the documented surface.
-        .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishSession", "AgoraishMedia", "AgoraishIO"]),
+        .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishSession", "AgoraishMedia", "AgoraishIO", "CAlsa", "COpusEnc", "CAgoraishShim"]),
         // The @_cdecl C ABI layer -> libagoraish.so.
         .target(
             name: "agoraish",
-            dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishWire", "AgoraishIO", "CAgoraishABI", "CAgoraishShim"],
+            dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishWire", "AgoraishIO", "AgoraishMedia", "CAgoraishABI", "CAgoraishShim"],
             exclude: ["agoraish.map"],
             linkerSettings: [
                 .unsafeFlags([

@@ -65,7 +65,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 3
+#define AGORAISH_ABI_VERSION_MINOR 4
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -233,8 +233,9 @@ typedef struct agoraish_user_info {
     char user_account[AGORAISH_MAX_USER_ACCOUNT_LENGTH];     /**< The account, NUL-terminated UTF-8. */
 } agoraish_user_info;
 
-/** Statistics of a call (Agora's RtcStats), reported by on_leave_channel.
- *  Counts cover every path of the call the engine has used so far. */
+/** Statistics of a call (Agora's RtcStats), reported every 2 s in a call by
+ *  on_rtc_stats and at the end by on_leave_channel. Counts cover every path
+ *  of the call the engine has used so far. */
 typedef struct agoraish_rtc_stats {
     uint32_t struct_size;  /**< sizeof the struct as the library filled it. */
     uint32_t duration;     /**< Seconds in the channel. */
@@ -243,6 +244,15 @@ typedef struct agoraish_rtc_stats {
     uint64_t tx_packets;   /**< Packets and messages sent. */
     uint64_t rx_packets;   /**< Packets and messages received. */
     uint32_t user_count;   /**< Users in the channel, this one included. */
+    /* ABI 0.4. Rates are over the last 2 s period (0 in on_leave_channel). */
+    uint32_t tx_kbitrate;        /**< Kbps sent. */
+    uint64_t tx_audio_bytes;     /**< Bytes of media (audio) sent. */
+    uint64_t rx_audio_bytes;     /**< Bytes of media (audio) received. */
+    uint32_t rx_kbitrate;        /**< Kbps received. */
+    uint32_t tx_audio_kbitrate;  /**< Kbps of audio sent. */
+    uint32_t rx_audio_kbitrate;  /**< Kbps of audio received. */
+    uint32_t memory_app_usage_kb; /**< Resident memory of the process, KB. */
+    double cpu_app_usage;        /**< CPU of the process over the period, percent of one core. */
 } agoraish_rtc_stats;
 
 /* ------------------------------------------------------------------------ */
@@ -273,6 +283,155 @@ enum agoraish_audio_profile {
     AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY_STEREO = 5,
     AGORAISH_AUDIO_PROFILE_IOT = 6
 };
+
+/* ------------------------------------------------------------------------ */
+/* Audio states, reasons, frames and statistics                              */
+/* ------------------------------------------------------------------------ */
+
+/** Local audio states (Agora's LOCAL_AUDIO_STREAM_STATE). */
+enum agoraish_local_audio_stream_state {
+    AGORAISH_LOCAL_AUDIO_STREAM_STATE_STOPPED = 0,   /**< Not capturing (before a call, disabled). */
+    AGORAISH_LOCAL_AUDIO_STREAM_STATE_RECORDING = 1, /**< The first 10 ms were captured or pushed. */
+    AGORAISH_LOCAL_AUDIO_STREAM_STATE_ENCODING = 2,  /**< The first frame was encoded and sent. */
+    AGORAISH_LOCAL_AUDIO_STREAM_STATE_FAILED = 3     /**< Capture or encoding failed: see the error. */
+};
+
+/** Why the local audio state changed (Agora's LOCAL_AUDIO_STREAM_ERROR). */
+enum agoraish_local_audio_stream_error {
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_OK = 0,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_FAILURE = 1,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_NO_PERMISSION = 2,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_BUSY = 3,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_RECORD_FAILURE = 4,      /**< The capture device exists but would not open. */
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_ENCODE_FAILURE = 5,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_RECORDING_DEVICE = 6, /**< ALSA knows no such capture device. */
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_PLAYOUT_DEVICE = 7
+};
+
+/** Remote audio states (Agora's REMOTE_AUDIO_STATE). */
+enum agoraish_remote_audio_state {
+    AGORAISH_REMOTE_AUDIO_STATE_STOPPED = 0,  /**< Muted (by either side) or offline. */
+    AGORAISH_REMOTE_AUDIO_STATE_STARTING = 1, /**< The first packet arrived. */
+    AGORAISH_REMOTE_AUDIO_STATE_DECODING = 2, /**< Audio is decoded and played. */
+    AGORAISH_REMOTE_AUDIO_STATE_FROZEN = 3,   /**< No packet for 500 ms while playing. */
+    AGORAISH_REMOTE_AUDIO_STATE_FAILED = 4
+};
+
+/** Why a remote audio state changed (Agora's REMOTE_AUDIO_STATE_REASON). */
+enum agoraish_remote_audio_state_reason {
+    AGORAISH_REMOTE_AUDIO_REASON_INTERNAL = 0,
+    AGORAISH_REMOTE_AUDIO_REASON_NETWORK_CONGESTION = 1,
+    AGORAISH_REMOTE_AUDIO_REASON_NETWORK_RECOVERY = 2,
+    AGORAISH_REMOTE_AUDIO_REASON_LOCAL_MUTED = 3,
+    AGORAISH_REMOTE_AUDIO_REASON_LOCAL_UNMUTED = 4,
+    AGORAISH_REMOTE_AUDIO_REASON_REMOTE_MUTED = 5,
+    AGORAISH_REMOTE_AUDIO_REASON_REMOTE_UNMUTED = 6,
+    AGORAISH_REMOTE_AUDIO_REASON_REMOTE_OFFLINE = 7
+};
+
+/** One speaker in on_audio_volume_indication (Agora's AudioVolumeInfo). */
+typedef struct agoraish_audio_volume_info {
+    uint32_t uid;        /**< 0 for the local user. */
+    unsigned int volume; /**< 0..255, after the volume settings. */
+    unsigned int vad;    /**< Local: voice detected (with report_vad), else 0. Remote: always 1. */
+} agoraish_audio_volume_info;
+
+/** Sending statistics (Agora's LocalAudioStats), every 2 s in a call. */
+typedef struct agoraish_local_audio_stats {
+    uint32_t struct_size;     /**< sizeof the struct as the library filled it. */
+    int num_channels;         /**< Channels encoded. */
+    int sent_sample_rate;     /**< The rate of the source (Hz). */
+    int sent_bitrate;         /**< Kbps over the period. */
+    int tx_packet_loss_rate;  /**< Percent lost upstream (0 while the server sends no feedback). */
+} agoraish_local_audio_stats;
+
+/** Receiving statistics of one remote user (Agora's RemoteAudioStats), every 2 s. */
+typedef struct agoraish_remote_audio_stats {
+    uint32_t struct_size;         /**< sizeof the struct as the library filled it. */
+    uint32_t uid;
+    int quality;                  /**< QUALITY_TYPE from the period's loss: 1 excellent .. 5 very bad, 0 unknown. */
+    int network_transport_delay;  /**< ms, estimated from the measured jitter. */
+    int jitter_buffer_delay;      /**< ms of audio buffered. */
+    int audio_loss_rate;          /**< Percent of 10 ms frames concealed over the period. */
+    int num_channels;
+    int received_sample_rate;
+    int received_bitrate;         /**< Kbps over the period. */
+    int total_frozen_time;        /**< ms: 200 ms windows with 4 % or more concealed frames. */
+    int frozen_rate;              /**< total_frozen_time as a percent of total_active_time. */
+    int total_active_time;        /**< ms the stream has played. */
+    int fec_recovered_frames;     /**< Frames rebuilt from Opus in-band FEC so far. */
+    int concealed_frames;         /**< Frames concealed by Opus PLC so far. */
+    int end_to_end_delay;         /**< ms: network + jitter buffer + one 20 ms frame. */
+} agoraish_remote_audio_stats;
+
+/** Observer positions (Agora's AUDIO_FRAME_POSITION bits). */
+enum agoraish_audio_frame_position {
+    AGORAISH_AUDIO_FRAME_POSITION_NONE = 0x0,
+    AGORAISH_AUDIO_FRAME_POSITION_PLAYBACK = 0x1,      /**< The mix of every remote user, before playout. */
+    AGORAISH_AUDIO_FRAME_POSITION_RECORD = 0x2,        /**< Local audio, before encoding. */
+    AGORAISH_AUDIO_FRAME_POSITION_MIXED = 0x4,         /**< Local and remote audio mixed. */
+    AGORAISH_AUDIO_FRAME_POSITION_BEFORE_MIXING = 0x8  /**< One remote user, before mixing. */
+};
+
+/** What an observer may do with a frame (Agora's RAW_AUDIO_FRAME_OP_MODE_TYPE). */
+enum agoraish_raw_audio_frame_op_mode {
+    AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_ONLY = 0,  /**< Read; changes are ignored. */
+    AGORAISH_RAW_AUDIO_FRAME_OP_MODE_WRITE_ONLY = 1, /**< The buffer arrives silent; what is written replaces the audio. */
+    AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_WRITE = 2  /**< Read and change; changes are sent or played. */
+};
+
+/** PCM frame handed to an observer (Agora's AudioFrame). */
+typedef struct agoraish_audio_frame {
+    int type;                 /**< 0: PCM16 (Agora's FRAME_TYPE_PCM16). */
+    int samples_per_channel;  /**< Samples per channel in `buffer`. */
+    int bytes_per_sample;     /**< 2. */
+    int channels;             /**< 1, or 2 interleaved. */
+    int samples_per_sec;      /**< The sample rate. */
+    void *buffer;             /**< samples_per_channel * channels int16_t; owned by the library, valid during the callback. */
+    int64_t render_time_ms;   /**< When the frame was made, on the engine's monotonic clock (ms). */
+    int avsync_type;          /**< Reserved, 0. */
+} agoraish_audio_frame;
+
+
+/** Recording quality (Agora's AUDIO_RECORDING_QUALITY_TYPE): the Ogg Opus bitrate
+ *  (16, 32, 64, 128 kbps); WAV is always 16-bit PCM. */
+enum agoraish_audio_recording_quality {
+    AGORAISH_AUDIO_RECORDING_QUALITY_LOW = 0,
+    AGORAISH_AUDIO_RECORDING_QUALITY_MEDIUM = 1,
+    AGORAISH_AUDIO_RECORDING_QUALITY_HIGH = 2,
+    AGORAISH_AUDIO_RECORDING_QUALITY_ULTRA_HIGH = 3
+};
+
+/** What is recorded (Agora's AUDIO_RECORDING_POSITION). */
+enum agoraish_audio_recording_position {
+    AGORAISH_AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK = 0,
+    AGORAISH_AUDIO_RECORDING_POSITION_RECORDING = 1,      /**< Local audio only. */
+    AGORAISH_AUDIO_RECORDING_POSITION_MIXED_PLAYBACK = 2  /**< Remote audio only. */
+};
+
+/** How to record (Agora's AudioRecordingConfiguration). */
+typedef struct agoraish_audio_recording_config {
+    uint32_t struct_size;   /**< Set to sizeof(agoraish_audio_recording_config). */
+    const char *file_path;  /**< Required. ".ogg" or ".opus": Ogg Opus; anything else: WAV. Copied. */
+    int sample_rate;        /**< 16000, 32000 (Agora's default), 44100 or 48000. */
+    int position;           /**< An `agoraish_audio_recording_position`. */
+    int quality;            /**< An `agoraish_audio_recording_quality`. */
+} agoraish_audio_recording_config;
+
+/** Device kinds (Agora's MEDIA_DEVICE_TYPE). */
+enum agoraish_media_device_type {
+    AGORAISH_AUDIO_PLAYOUT_DEVICE = 0,
+    AGORAISH_AUDIO_RECORDING_DEVICE = 1
+};
+
+/** Longest device name or id, NUL included (Agora's MAX_DEVICE_ID_LENGTH). */
+#define AGORAISH_MAX_DEVICE_ID_LENGTH 512
+
+/** One audio device: an ALSA PCM. */
+typedef struct agoraish_audio_device_info {
+    char id[AGORAISH_MAX_DEVICE_ID_LENGTH];    /**< The ALSA PCM name, NUL-terminated (pass it to set_*_device). */
+    char name[AGORAISH_MAX_DEVICE_ID_LENGTH];  /**< A description, NUL-terminated. */
+} agoraish_audio_device_info;
 
 /* ------------------------------------------------------------------------ */
 /* Library information                                                       */
@@ -380,6 +539,41 @@ typedef struct agoraish_event_handler {
                                  uint32_t uid, const agoraish_user_info *info);
     /** An error the host must act on (onError): the code (not negated) and a message. */
     void (*on_error)(agoraish_engine_t *engine, void *user_data, int err, const char *msg);
+
+    /* ---- ABI 0.4: audio. */
+
+    /** The first audio was sent after a join, an unmute or enabling local
+     *  audio (onFirstLocalAudioFramePublished); ms since the join call. */
+    void (*on_first_local_audio_frame_published)(agoraish_engine_t *engine, void *user_data, int elapsed);
+    /** The first audio packet of a remote user arrived (onFirstRemoteAudioFrame). */
+    void (*on_first_remote_audio_frame)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int elapsed);
+    /** The first audio of a remote user was decoded (onFirstRemoteAudioDecoded). */
+    void (*on_first_remote_audio_decoded)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int elapsed);
+    /** A remote user muted (1) or unmuted (0) its audio (onUserMuteAudio); also
+     *  fires at join for users already muted. Disabling local audio counts as muting. */
+    void (*on_user_mute_audio)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int muted);
+    /** The local audio state changed (onLocalAudioStateChanged):
+     *  `agoraish_local_audio_stream_state` and `agoraish_local_audio_stream_error`. */
+    void (*on_local_audio_state_changed)(agoraish_engine_t *engine, void *user_data, int state, int error);
+    /** A remote user's audio state changed (onRemoteAudioStateChanged):
+     *  `agoraish_remote_audio_state`, `agoraish_remote_audio_state_reason`, ms since the join call. */
+    void (*on_remote_audio_state_changed)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                          int state, int reason, int elapsed);
+    /** Volumes (onAudioVolumeIndication), every interval once enabled: a local
+     *  report (one speaker, uid 0; total_volume is its volume) and, in a call,
+     *  a remote report (the up to 3 loudest remote users; total_volume is the
+     *  played mix). 0..255. */
+    void (*on_audio_volume_indication)(agoraish_engine_t *engine, void *user_data,
+                                       const agoraish_audio_volume_info *speakers, unsigned int speaker_number,
+                                       int total_volume);
+    /** The loudest remote user changed (onActiveSpeaker); needs volume indication. */
+    void (*on_active_speaker)(agoraish_engine_t *engine, void *user_data, uint32_t uid);
+    /** Call statistics every 2 s in a call (onRtcStats). */
+    void (*on_rtc_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_stats *stats);
+    /** Sending statistics every 2 s in a call (onLocalAudioStats). */
+    void (*on_local_audio_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_local_audio_stats *stats);
+    /** Receiving statistics every 2 s per remote user (onRemoteAudioStats). */
+    void (*on_remote_audio_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_remote_audio_stats *stats);
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
@@ -751,6 +945,259 @@ int agoraish_engine_set_external_audio_sink(agoraish_engine_t *engine, int enabl
  * Thread: any (pulls from several threads are serialized).
  */
 int agoraish_engine_pull_playback_audio_frame(agoraish_engine_t *engine, int16_t *samples, int samples_per_channel);
+
+/* ------------------------------------------------------------------------ */
+/* Audio switches and volumes                                               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Audio on (Agora's enableAudio; on by default): capture, sending, receiving
+ * and playout resume. Allowed at any time.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_audio(agoraish_engine_t *engine);
+
+/**
+ * Audio off (Agora's disableAudio): nothing is captured, sent, received or
+ * played; others see this user as muted. Allowed at any time.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_disable_audio(agoraish_engine_t *engine);
+
+/**
+ * Local capture and sending on or off (Agora's enableLocalAudio); receiving
+ * goes on. Reports on_local_audio_state_changed; others get on_user_mute_audio.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_local_audio(agoraish_engine_t *engine, int enabled);
+
+/**
+ * Stop or resume sending local audio (Agora's muteLocalAudioStream). Capture
+ * and the record observer go on. Others get on_user_mute_audio; the server
+ * forwards none of this user's audio while muted.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_local_audio_stream(agoraish_engine_t *engine, int mute);
+
+/**
+ * Stop or resume receiving one remote user's audio (Agora's
+ * muteRemoteAudioStream). The server stops forwarding it to this user. May be
+ * called before the user joins. on_remote_audio_state_changed reports
+ * STOPPED / LOCAL_MUTED, then DECODING / LOCAL_UNMUTED when it plays again.
+ * @return 0; -2 uid 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_remote_audio_stream(agoraish_engine_t *engine, uint32_t uid, int mute);
+
+/**
+ * Stop or resume receiving every remote user's audio, including users who
+ * join later (Agora's muteAllRemoteAudioStreams). Unmuting all also clears
+ * per-user mutes and the default.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_all_remote_audio_streams(agoraish_engine_t *engine, int mute);
+
+/**
+ * Whether users who join later start muted (Agora's
+ * setDefaultMuteAllRemoteAudioStreams); users present keep their state.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_default_mute_all_remote_audio_streams(agoraish_engine_t *engine, int mute);
+
+/**
+ * Volume of local audio before sending (Agora's adjustRecordingSignalVolume):
+ * 0 silence, 100 unchanged (default), up to 400 (4x, clipped).
+ * @return 0; -2 out of 0..400; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_adjust_recording_signal_volume(agoraish_engine_t *engine, int volume);
+
+/**
+ * Volume of the remote mix (Agora's adjustPlaybackSignalVolume): 0..400, 100 unchanged.
+ * @return 0; -2 out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_adjust_playback_signal_volume(agoraish_engine_t *engine, int volume);
+
+/**
+ * Volume of one remote user (Agora's adjustUserPlaybackSignalVolume): 0..100, 100 unchanged.
+ * @return 0; -2 uid 0 or out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_adjust_user_playback_signal_volume(agoraish_engine_t *engine, uint32_t uid, int volume);
+
+/**
+ * Volume reports (Agora's enableAudioVolumeIndication): on_audio_volume_indication
+ * every `interval` ms and on_active_speaker.
+ * @param interval    <= 0 off; else 10..60000 ms (200 or more recommended).
+ * @param smooth      0..10: how slowly the reported volume follows (3 recommended).
+ * @param report_vad  Nonzero: the local report carries voice activity.
+ * @return 0; -2 out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_audio_volume_indication(agoraish_engine_t *engine, int interval, int smooth,
+                                                   int report_vad);
+
+/* ------------------------------------------------------------------------ */
+/* Raw audio data                                                            */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * A raw audio observer (Agora's IAudioFrameObserver). Every callback is
+ * optional and returns nonzero to keep the frame or 0 to discard it (in
+ * write modes a discarded frame becomes silence).
+ *
+ * Thread: callbacks run on the audio thread of their position, not on the
+ * event thread: on_record_audio_frame on the thread that pushes
+ * (agoraish_engine_push_external_audio_frame) or on the engine's audio device
+ * thread when capturing; the other three on the thread that pulls
+ * (agoraish_engine_pull_playback_audio_frame) or on the audio device thread.
+ * Callbacks of one position never overlap. Inside a callback, pushing or
+ * pulling audio returns -5; every other function may be called.
+ */
+typedef struct agoraish_audio_frame_observer {
+    /** Set to sizeof(agoraish_audio_frame_observer). */
+    uint32_t struct_size;
+    /** Passed back unchanged to every callback. Owned by the host. */
+    void *user_data;
+    /** The positions observed: `agoraish_audio_frame_position` bits. */
+    int observed_position;
+    /** Local audio before encoding, in the format of set_recording_audio_frame_parameters. */
+    int (*on_record_audio_frame)(agoraish_engine_t *engine, void *user_data, agoraish_audio_frame *frame);
+    /** The mix of remote audio before playout (set_playback_audio_frame_parameters). */
+    int (*on_playback_audio_frame)(agoraish_engine_t *engine, void *user_data, agoraish_audio_frame *frame);
+    /** Local and remote audio mixed (set_mixed_audio_frame_parameters); read-only. */
+    int (*on_mixed_audio_frame)(agoraish_engine_t *engine, void *user_data, agoraish_audio_frame *frame);
+    /** One remote user before mixing (set_playback_audio_frame_before_mixing_parameters); read-only. */
+    int (*on_playback_audio_frame_before_mixing)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                                 agoraish_audio_frame *frame);
+} agoraish_audio_frame_observer;
+
+
+/**
+ * Register a raw audio observer (Agora's registerAudioFrameObserver), or
+ * remove it with NULL. The struct is copied; `user_data` stays the host's.
+ * When the call returns, the previous observer receives no more callbacks
+ * (unless the call is made from inside one of its callbacks: that callback
+ * finishes first).
+ * @return 0; -2 struct_size too small or unknown position bits; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_register_audio_frame_observer(agoraish_engine_t *engine,
+                                                  const agoraish_audio_frame_observer *observer);
+
+/**
+ * Format of on_record_audio_frame (Agora's setRecordingAudioFrameParameters).
+ * @param sample_rate       8000, 16000, 32000, 44100 or 48000 (default 48000).
+ * @param channels          1 (default) or 2.
+ * @param mode              An `agoraish_raw_audio_frame_op_mode` (default read-only).
+ * @param samples_per_call  Samples per channel per callback: 0 for 10 ms, else
+ *                          sample_rate/100 .. sample_rate (10 ms .. 1 s). In
+ *                          write modes audio is delayed by one callback period.
+ * @return 0; -2 out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_recording_audio_frame_parameters(agoraish_engine_t *engine, int sample_rate, int channels,
+                                                         int mode, int samples_per_call);
+
+/** Format of on_playback_audio_frame (Agora's setPlaybackAudioFrameParameters);
+ *  as for recording. @return 0; -2; -7. Thread: any. */
+int agoraish_engine_set_playback_audio_frame_parameters(agoraish_engine_t *engine, int sample_rate, int channels,
+                                                        int mode, int samples_per_call);
+
+/** Format of on_mixed_audio_frame (Agora's setMixedAudioFrameParameters); always
+ *  read-only. @return 0; -2 out of range; -7. Thread: any. */
+int agoraish_engine_set_mixed_audio_frame_parameters(agoraish_engine_t *engine, int sample_rate, int channels,
+                                                     int samples_per_call);
+
+/** Format of on_playback_audio_frame_before_mixing (Agora's
+ *  setPlaybackAudioFrameBeforeMixingParameters): 10 ms per call, read-only.
+ *  @return 0; -2 out of range; -7. Thread: any. */
+int agoraish_engine_set_playback_audio_frame_before_mixing_parameters(agoraish_engine_t *engine, int sample_rate,
+                                                                      int channels);
+
+/* ------------------------------------------------------------------------ */
+/* Recording to a file                                                       */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Record audio to a file (Agora's startAudioRecording): mono, 16-bit PCM WAV,
+ * or Ogg Opus when the path ends in ".ogg" or ".opus". A recording in
+ * progress is finished first. Recording goes on across calls until stopped.
+ * @return 0; -2 NULL config, small struct_size, empty path, rate, position or
+ *         quality out of range; -1 the file cannot be created; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_start_audio_recording(agoraish_engine_t *engine, const agoraish_audio_recording_config *config);
+
+/**
+ * Finish the recording (Agora's stopAudioRecording). Idempotent.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_stop_audio_recording(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Audio devices (ALSA)                                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Number of audio devices of a kind (Agora's enumerateRecordingDevices /
+ * enumeratePlaybackDevices): the PCMs ALSA lists with a hint, "default" first.
+ * @param type  An `agoraish_media_device_type`.
+ * @return The count (>= 0); -2 unknown type; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_get_audio_device_count(agoraish_engine_t *engine, int type);
+
+/**
+ * One audio device of a kind, by index in the current enumeration.
+ * @return 0; -2 unknown type, NULL info or index out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_get_audio_device(agoraish_engine_t *engine, int type, int index, agoraish_audio_device_info *info);
+
+/**
+ * Choose the capture device (Agora's setRecordingDevice) by id (an ALSA PCM
+ * name, listed or not; default "default"). Takes effect within 10 ms; a
+ * device that will not open is reported through on_local_audio_state_changed
+ * (FAILED, RECORD_FAILURE or NO_RECORDING_DEVICE) when capture starts.
+ * @return 0; -2 NULL, empty or over 511 bytes; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_recording_device(agoraish_engine_t *engine, const char *device_id);
+
+/** Choose the playback device (Agora's setPlaybackDevice); as for recording. A
+ *  device that will not open plays into nothing (logged). */
+int agoraish_engine_set_playback_device(agoraish_engine_t *engine, const char *device_id);
+
+/** The chosen capture device id (Agora's getRecordingDevice), into a caller buffer.
+ *  @return 0; -2 NULL len; -6 buffer too small; -7 bad handle. */
+int agoraish_engine_get_recording_device(agoraish_engine_t *engine, char *buf, size_t *len);
+
+/** The chosen playback device id (Agora's getPlaybackDevice), into a caller buffer. */
+int agoraish_engine_get_playback_device(agoraish_engine_t *engine, char *buf, size_t *len);
+
+/**
+ * Capture from the recording device and report its volume through
+ * on_audio_volume_indication (uid 0) every `interval` ms (Agora's
+ * startRecordingDeviceTest). Nothing is sent.
+ * @return 0; -2 interval outside 10..60000; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_recording_device_test(agoraish_engine_t *engine, int interval);
+
+/** Stop the recording device test. @return 0; -7. */
+int agoraish_engine_stop_recording_device_test(agoraish_engine_t *engine);
+
+/**
+ * Play a 16-bit PCM WAV file (8..48 kHz, mono or stereo) in a loop on the
+ * playback device (Agora's startPlaybackDeviceTest).
+ * @return 0; -2 NULL path or a file that is not such a WAV; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_playback_device_test(agoraish_engine_t *engine, const char *path);
+
+/** Stop the playback device test. @return 0; -7. */
+int agoraish_engine_stop_playback_device_test(agoraish_engine_t *engine);
+
+/**
+ * Play what the recording device captures on the playback device, and report
+ * its volume every `interval` ms (Agora's startAudioDeviceLoopbackTest).
+ * @return 0; -2 interval outside 10..60000; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_audio_device_loopback_test(agoraish_engine_t *engine, int interval);
+
+/** Stop the loopback test. @return 0; -7. */
+int agoraish_engine_stop_audio_device_loopback_test(agoraish_engine_t *engine);
 
 /* ------------------------------------------------------------------------ */
 /* Embedded channel server                                                   */

@@ -30,14 +30,25 @@ final class ChannelLink: Sendable {
 
     /// The engine's audio, fed by the media transport this link opens for each call.
     let audio: AudioPipeline
+    /// The audio device thread, which follows the call.
+    let device: AudioDeviceModule
+    /// The stream owners last given to the audio path, and the statistics timer (loop thread).
+    private let audioShell = Locked(AudioShell())
+
+    struct AudioShell {
+        var owners: [UInt32: UInt32] = [:]
+        var statsTimer: EventLoop.TimerID? = nil
+        var lastStats: (at: Instant, cpu: Double, tx: UInt64, rx: UInt64, txAudio: UInt64, rxAudio: UInt64)? = nil
+    }
     private let media = Locked<MediaTransport?>(nil)
     /// Media counters of the transports closed during the current call (loop thread).
     private let closedMedia = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
 
-    init(appId: String, areaCode: UInt32, serverURL: String, name: String, audio: AudioPipeline,
+    init(appId: String, areaCode: UInt32, serverURL: String, name: String, audio: AudioPipeline, device: AudioDeviceModule,
          log: @escaping @Sendable (String) -> Void,
          emit: @escaping @Sendable (ClientSession.Event) -> Void) throws(EventThreadError) {
         self.audio = audio
+        self.device = device
         var settings = ClientSession.Settings(appId: appId)
         settings.areaCode = areaCode
         session = Locked(ClientSession(settings: settings))
@@ -79,12 +90,16 @@ final class ChannelLink: Sendable {
 
     /// Drains the session: transport actions, events, the next timer.
     private func pump() {
-        let (transmits, events, deadline) = session.withLock { s -> ([ClientSession.Transmit], [ClientSession.Event], Instant?) in
+        let (transmits, events, deadline, owners) = session.withLock {
+            s -> ([ClientSession.Transmit], [ClientSession.Event], Instant?, [UInt32: UInt32]) in
             var t: [ClientSession.Transmit] = []
             var e: [ClientSession.Event] = []
             while let x = s.pollTransmit() { t.append(x) }
             while let x = s.pollEvent() { e.append(x) }
-            return (t, e, s.pollTimeout())
+            return (t, e, s.pollTimeout(), s.streamOwners)
+        }
+        if audioShell.withLock({ sh in defer { sh.owners = owners }; return sh.owners != owners }) {
+            audio.setOwners(owners)
         }
         for t in transmits {
             switch t {
@@ -97,6 +112,8 @@ final class ChannelLink: Sendable {
             switch e {
             case .mediaReady(let endpoint): startMedia(endpoint)
             case .mediaStopped: stopMedia()
+            case .userMuteAudio(let uid, let muted): audio.remoteMuted(uid: uid, muted: muted)
+            case .userOffline(let uid, _): audio.remoteLeft(uid: uid)
             case .connectionStateChanged(.failed, _):
                 // A failed call reports no statistics: its media counts end here.
                 stopMedia()
@@ -202,13 +219,77 @@ final class ChannelLink: Sendable {
         }
         media.withLock { $0 = transport }
         audio.transport.withLock { $0 = transport }
+        let start = session.withLock { $0.joinRequestedAt }
+        audio.callStart.withLock { $0 = start }
+        audio.resetPublished()
+        device.refresh()
+        scheduleStats()
         log("media transport to \(endpoint.host):\(endpoint.port) open")
+    }
+
+    /// Every 2 s in a call: onRtcStats, onLocalAudioStats, onRemoteAudioStats (loop thread).
+    private func scheduleStats() {
+        let old = audioShell.withLock { sh -> EventLoop.TimerID? in
+            defer { sh.statsTimer = nil }
+            return sh.statsTimer
+        }
+        if let old { loop.cancel(old) }
+        let id = loop.schedule(after: .seconds(2)) { [self] in
+            guard media.withLock({ $0 != nil }) else { return }
+            reportStats()
+            scheduleStats()
+        }
+        audioShell.withLock { $0.statsTimer = id }
+    }
+
+    private func reportStats() {
+        let now = Instant.now()
+        let (signaling, joined, users) = session.withLock { ($0.signalingStats, $0.joinedTime, $0.remoteUsers.count) }
+        let zero = (txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0))
+        let m = media.withLock { $0?.counters.withLock { $0 } } ?? zero
+        let closed = closedMedia.withLock { $0 }
+        var st = RtcStats()
+        st.duration = UInt32(max(0, (now - (joined ?? now)).milliseconds / 1000))
+        st.txAudioBytes = m.txBytes + closed.txBytes
+        st.rxAudioBytes = m.rxBytes + closed.rxBytes
+        st.txBytes = signaling.txBytes + st.txAudioBytes
+        st.rxBytes = signaling.rxBytes + st.rxAudioBytes
+        st.txPackets = signaling.txPackets + m.txPackets + closed.txPackets
+        st.rxPackets = signaling.rxPackets + m.rxPackets + closed.rxPackets
+        st.userCount = UInt32(users + 1)
+        let cpu = processCPUSeconds()
+        st.memoryAppUsageInKbytes = processResidentKB()
+        let period = audioShell.withLock { sh -> Int in
+            defer { sh.lastStats = (now, cpu, st.txBytes, st.rxBytes, st.txAudioBytes, st.rxAudioBytes) }
+            guard let last = sh.lastStats else { return 0 }
+            let ms = Int((now - last.at).milliseconds)
+            guard ms > 0 else { return 0 }
+            st.cpuAppUsage = (cpu - last.cpu) * 100_000 / Double(ms)
+            st.txKBitRate = UInt32(clamping: Int(st.txBytes &- last.tx) * 8 / ms)
+            st.rxKBitRate = UInt32(clamping: Int(st.rxBytes &- last.rx) * 8 / ms)
+            st.txAudioKBitRate = UInt32(clamping: Int(st.txAudioBytes &- last.txAudio) * 8 / ms)
+            st.rxAudioKBitRate = UInt32(clamping: Int(st.rxAudioBytes &- last.rxAudio) * 8 / ms)
+            return ms
+        }
+        audio.emit(.rtcStats(st))
+        audio.emit(.localAudioStats(audio.takeLocalStats(periodMs: max(period, 2000))))
+        for r in audio.takeRemoteStats(periodMs: max(period, 2000), transportDelayMs: 0) {
+            audio.emit(.remoteAudioStats(r))
+        }
     }
 
     /// Closes the media transport (loop thread).
     private func stopMedia() {
         audio.transport.withLock { $0 = nil }
         audio.resetReceive()
+        audio.callStart.withLock { $0 = nil }
+        audio.localStopped()
+        device.refresh()
+        let timer = audioShell.withLock { sh -> EventLoop.TimerID? in
+            defer { sh.statsTimer = nil; sh.lastStats = nil; sh.owners = [:] }
+            return sh.statsTimer
+        }
+        if let timer { loop.cancel(timer) }
         let old = media.withLock { m -> MediaTransport? in
             defer { m = nil }
             return m

@@ -8,4 +8,6 @@ public enum EngineEvent: Sendable, Equatable {
     case apiCallExecuted(error: Int32, api: String, result: String)
     /// A channel event (join, leave, users, connection state, tokens, accounts, errors).
     case channel(ClientSession.Event)
+    /// An audio event (first frames, states, volumes, statistics).
+    case audio(AudioEvent)
 }

@@ -19,8 +19,10 @@ public final class RtcEngine: Sendable {
     let events: EventThread
     let log: LogWriter
     let link: ChannelLink
-    /// Audio to and from the host (external source and sink).
-    let audio = AudioPipeline()
+    /// The audio path (sending, receiving, observers, recording).
+    let audio: AudioPipeline
+    /// The audio device thread (capture, playout, volume reports).
+    let device: AudioDeviceModule
     /// Engine state not owned by a component.
     private let sink: @Sendable (EngineEvent) -> Void
     private let released = ReleasedFlag()
@@ -82,9 +84,18 @@ public final class RtcEngine: Sendable {
         let logWriter = log
         let eventThread = events
         let released = self.released
+        let audio = AudioPipeline { event in
+            eventThread.post {
+                guard !released.value.load(ordering: .acquiring) else { return }
+                eventSink(.audio(event))
+            }
+        }
+        self.audio = audio
+        device = AudioDeviceModule(name: "agoraish-au\(serial)", pipeline: audio, log: { logWriter.log(.info, $0) })
+        let device = self.device
         do {
             link = try ChannelLink(appId: configuration.appId, areaCode: configuration.areaCode, serverURL: resolvedURL,
-                                   name: "agoraish-io\(serial)", audio: audio,
+                                   name: "agoraish-io\(serial)", audio: audio, device: device,
                                    log: { logWriter.log(.info, $0) }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }
@@ -119,6 +130,8 @@ public final class RtcEngine: Sendable {
         // may be releasing this one): the threads are detached and end on their own.
         let wait = sync && !EventThread.isAnyCurrent
         link.shutdown(wait: wait)
+        device.shutdown(wait: wait)
+        audio.stopRecording()
         events.shutdown(wait: wait)
     }
 

@@ -235,21 +235,21 @@ struct TimerHeap {
 }
 
 /// A pthread that runs one closure: the thread of every `EventLoop` and `EventThread`.
-final class EventThreadHandle: @unchecked Sendable {
+public final class EventThreadHandle: @unchecked Sendable {
     private var thread = pthread_t()
     private var started = false
     private var finished = false
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-    init() { pthread_mutex_init(lock, nil) }
+    public init() { pthread_mutex_init(lock, nil) }
     deinit {
         pthread_mutex_destroy(lock)
         lock.deallocate()
     }
 
-    var isCurrent: Bool { started && pthread_equal(pthread_self(), thread) != 0 }
+    public var isCurrent: Bool { started && pthread_equal(pthread_self(), thread) != 0 }
 
-    func start(name: String, _ body: @escaping () -> Void) throws(EventThreadError) {
+    public func start(name: String, _ body: @escaping () -> Void) throws(EventThreadError) {
         final class Box { let body: () -> Void; init(_ b: @escaping () -> Void) { body = b } }
         let context = Unmanaged.passRetained(Box(body)).toOpaque()
         var tid = pthread_t()
@@ -267,7 +267,7 @@ final class EventThreadHandle: @unchecked Sendable {
     }
 
     /// Joins (or detaches) the thread once.
-    func finish(wait: Bool) {
+    public func finish(wait: Bool) {
         pthread_mutex_lock(lock)
         let first = !finished && started
         finished = true

@@ -239,6 +239,7 @@ extension SignalingCore {
             guard other != uid, let s = sessions[ch.members[other]!], isVisible(s) else { return nil }
             var entry: [String: JSONValue] = ["uid": .integer(Int64(other))]
             if let a = s.account { entry["account"] = .string(a) }
+            if s.audioMuted { entry["audio_muted"] = .bool(true) }
             return .object(entry)
         }
     }
@@ -250,6 +251,7 @@ extension SignalingCore {
             }
             var fields: [String: JSONValue] = ["uid": .integer(Int64(s.uid))]
             if let a = s.account { fields["account"] = .string(a) }
+            if s.audioMuted { fields["audio_muted"] = .bool(true) }
             core.send(conn, message("user_joined", fields))
         }
     }
@@ -333,6 +335,8 @@ extension SignalingCore {
         for sid in sessions.keys.sorted() {
             guard let s = sessions[sid], var grant = s.media else { continue }
             grant.canPublish = isVisible(s) && s.mayPublish
+            grant.audioMuted = s.audioMuted
+            grant.audioSubscription = s.audioSubscription
             mediaCommands.append(.admit(grant))
         }
     }

@@ -63,6 +63,10 @@ public struct SignalingCore {
         case setPublisher(session: UInt64, canPublish: Bool)
         /// Remove a participant (left, dropped or replaced).
         case remove(session: UInt64)
+        /// The participant muted (or unmuted) its audio: its audio is not forwarded while muted.
+        case setAudioMuted(session: UInt64, muted: Bool)
+        /// Whose audio the participant receives.
+        case setAudioSubscription(session: UInt64, AudioSubscription)
     }
 
     /// The configuration in force.
@@ -163,6 +167,8 @@ public struct SignalingCore {
             case "renew_token": try renewToken(fields, conn, now)
             case "resume": try resume(fields, conn, now)
             case "register_account": try registerAccount(fields, conn, now)
+            case "set_audio_state": try setAudioState(fields, conn, now)
+            case "set_audio_subscription": try setAudioSubscription(fields, conn, now)
             case "ping": send(conn, message("pong", ["server_time_ms": .integer(unixMillis(now))], id: requestId))
             default: throw SignalingFailure.unknownType(type)
             }
@@ -302,6 +308,10 @@ struct Session {
     var streams: [PublishedStream] = []
     /// The media plane's admission of this session (kept to re-admit after a media restart).
     var media: MediaGrant? = nil
+    /// The participant muted its audio (set_audio_state).
+    var audioMuted = false
+    /// Whose audio the participant receives (set_audio_subscription).
+    var audioSubscription = AudioSubscription()
     /// Whether the token lets this user publish (always, unless the app enforces publish privileges).
     var mayPublish = true
 }
@@ -328,6 +338,10 @@ public struct MediaGrant: Equatable, Sendable {
     /// Keying of what the server sends to the client.
     public var downlinkKeying: [UInt8]
     public var canPublish: Bool
+    /// The participant's audio is muted (kept across a media restart).
+    public var audioMuted = false
+    /// Whose audio the participant receives.
+    public var audioSubscription = AudioSubscription()
 }
 
 /// The users of one channel.

@@ -68,3 +68,28 @@ func message(_ type: String, _ fields: [String: JSONValue] = [:], id: Int64? = n
     if let id { all["id"] = .integer(id) }
     return JSONValue.object(all).serialized
 }
+
+extension MessageFields {
+    func bool(_ key: String) throws(SignalingFailure) -> Bool {
+        guard let b = members[key]?.boolValue else { throw .badField(key) }
+        return b
+    }
+
+    func optionalBool(_ key: String) throws(SignalingFailure) -> Bool? {
+        guard let v = members[key], v != .null else { return nil }
+        guard let b = v.boolValue else { throw .badField(key) }
+        return b
+    }
+
+    /// An optional array of uids (1...UInt32.max), at most `limit` long.
+    func uidList(_ key: String, limit: Int) throws(SignalingFailure) -> Set<UInt32> {
+        guard let v = members[key], v != .null else { return [] }
+        guard case .array(let items) = v, items.count <= limit else { throw .badField(key) }
+        var uids = Set<UInt32>()
+        for item in items {
+            guard let i = item.integerValue, let uid = UInt32(exactly: i), uid > 0 else { throw .badField(key) }
+            uids.insert(uid)
+        }
+        return uids
+    }
+}

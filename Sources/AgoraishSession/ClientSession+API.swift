@@ -45,6 +45,7 @@ extension ClientSession {
         leaving = false
         stats = CallStats()
         remoteUsers = []
+        remoteAudioMuted = []
         attempt = 0
         lostAt = now + settings.lostTimeout
         setState(.connecting, .connecting)
@@ -174,6 +175,7 @@ extension ClientSession {
         session = nil
         joinedAt = nil
         remoteUsers = []
+        remoteAudioMuted = []
         leaving = false
         leaveDeadline = nil
         reconnectAt = nil

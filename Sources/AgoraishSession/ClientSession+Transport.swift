@@ -80,6 +80,11 @@ extension ClientSession {
             guard let uid = uidField(m), uid != localUid, joinedAt != nil else { return }
             if let account = m["account"]?.stringValue { accountsByUid[uid] = account }
             if remoteUsers.insert(uid).inserted { events.append(.userJoined(uid: uid, elapsedMs: elapsed(now))) }
+            remoteAudioMute(uid, m["audio_muted"]?.boolValue ?? false)
+        case "user_mute_audio":
+            guard let uid = uidField(m), uid != localUid, remoteUsers.contains(uid),
+                  let muted = m["muted"]?.boolValue else { return }
+            remoteAudioMute(uid, muted)
         case "user_info":
             guard let uid = uidField(m), let account = m["account"]?.stringValue else { return }
             accountsByUid[uid] = account
@@ -88,6 +93,7 @@ extension ClientSession {
             guard let uid = uidField(m) else { return }
             let reason = Int32(clamping: m["reason"]?.integerValue ?? 0)
             if remoteUsers.remove(uid) != nil { events.append(.userOffline(uid: uid, reason: reason)) }
+            remoteAudioMuted.remove(uid)
         case "token_will_expire":
             events.append(.tokenPrivilegeWillExpire(token: token))
         case "token_expired":
@@ -216,9 +222,11 @@ extension ClientSession {
     mutating func reconcileUsers(_ value: JSONValue?, _ now: Instant) {
         guard case .array(let list)? = value else { return }
         var present: [UInt32] = []
+        var muted: [UInt32] = []
         for entry in list {
             guard case .object(let u) = entry, let uid = uidField(u) else { continue }
             present.append(uid)
+            if u["audio_muted"]?.boolValue == true { muted.append(uid) }
             if let account = u["account"]?.stringValue, accountsByUid[uid] != account {
                 accountsByUid[uid] = account
                 events.append(.userInfoUpdated(uid: uid, account: account))
@@ -226,11 +234,14 @@ extension ClientSession {
         }
         for uid in remoteUsers.subtracting(present).sorted() {
             remoteUsers.remove(uid)
+            remoteAudioMuted.remove(uid)
             events.append(.userOffline(uid: uid, reason: 1))
         }
         for uid in present where remoteUsers.insert(uid).inserted {
             events.append(.userJoined(uid: uid, elapsedMs: elapsed(now)))
         }
+        for uid in present { remoteAudioMute(uid, muted.contains(uid)) }
+        sendAudioSettings()
     }
 
     mutating func failed(_ request: Request?, code: Int32, reason: String, _ now: Instant) {
@@ -302,6 +313,7 @@ extension ClientSession {
     mutating func dropRemoteUsers() {
         for uid in remoteUsers.sorted() { events.append(.userOffline(uid: uid, reason: 1)) }
         remoteUsers = []
+        remoteAudioMuted = []
     }
 
     mutating func closeIdleTransport() {

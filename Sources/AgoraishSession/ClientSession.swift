@@ -33,6 +33,8 @@ public struct ClientSession {
         case localUserRegistered(uid: UInt32, account: String)
         case userInfoUpdated(uid: UInt32, account: String)
         case error(code: Int32, message: String)
+        /// A remote user muted or unmuted its audio (onUserMuteAudio).
+        case userMuteAudio(uid: UInt32, muted: Bool)
         /// The server gave (new) media credentials: start or restart the media transport.
         case mediaReady(MediaEndpoint)
         /// The call ended or failed: stop the media transport.
@@ -113,6 +115,12 @@ public struct ClientSession {
     public internal(set) var streamOwners: [UInt32: UInt32] = [:]
     /// uid <-> account pairs learned so far (getUserInfoBy*).
     public internal(set) var accountsByUid: [UInt32: String] = [:]
+    /// Whether the local user's audio is muted for the others.
+    public internal(set) var localAudioMuted = false
+    /// Whose audio the local user receives.
+    public internal(set) var audioPolicy = AudioReceivePolicy()
+    /// Remote users who muted their audio.
+    public internal(set) var remoteAudioMuted: Set<UInt32> = []
 
     var settings: Settings
     var channel: String? = nil

@@ -1,6 +1,7 @@
 /* Implementation of agoraish_shim.h. Compiled with _GNU_SOURCE for *mmsg. */
 #define _GNU_SOURCE
 #include "agoraish_shim.h"
+#include <opusenc.h>
 
 #include <errno.h>
 #include <string.h>
@@ -9,6 +10,12 @@
 #include <libv4l2.h>
 #include <sys/random.h>
 #include <openssl/ssl.h>
+
+int agsh_ope_encoder_set_int(OggOpusEnc *enc, int request, int32_t value) {
+    return ope_encoder_ctl(enc, request, (opus_int32)value);
+}
+
+int agsh_opus_set_bitrate_request(void) { return OPUS_SET_BITRATE_REQUEST; }
 
 int agsh_opus_encoder_set_int(OpusEncoder *enc, int request, int32_t value) {
     return opus_encoder_ctl(enc, request, (opus_int32)value);
@@ -131,6 +138,12 @@ int agsh_sendmmsg(int fd, agsh_datagram *dgrams, unsigned int count) {
 static _Thread_local int last_error;
 
 void agsh_set_last_error(int code) { last_error = code; }
+
+int agsh_read_two_longs(FILE *f, long *a, long *b) { return fscanf(f, "%ld %ld", a, b); }
+
+static _Thread_local int audio_callback;
+void agsh_set_audio_callback(int on) { audio_callback = on; }
+int agsh_in_audio_callback(void) { return audio_callback; }
 
 static _Thread_local int event_thread;
 void agsh_set_event_thread(int on) { event_thread = on; }

@@ -20,6 +20,8 @@ struct CEventHandler: @unchecked Sendable {
             }
         case .channel(let e):
             deliverChannel(e, engine)
+        case .audio(let e):
+            deliverAudio(e, engine)
         }
     }
 }

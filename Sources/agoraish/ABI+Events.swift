@@ -1,3 +1,4 @@
+import AgoraishEngine
 import AgoraishSession
 import CAgoraishABI
 import Glibc
@@ -19,14 +20,14 @@ extension CEventHandler {
             channel.withCString { cb(engine, ud, $0, uid, elapsed) }
         case .leaveChannel(let stats):
             guard let cb = table.on_leave_channel else { return }
-            var s = agoraish_rtc_stats()
-            s.struct_size = UInt32(MemoryLayout<agoraish_rtc_stats>.size)
-            s.duration = stats.durationSeconds
-            s.tx_bytes = stats.txBytes
-            s.rx_bytes = stats.rxBytes
-            s.tx_packets = stats.txPackets
-            s.rx_packets = stats.rxPackets
-            s.user_count = stats.userCount
+            var st = RtcStats()
+            st.duration = stats.durationSeconds
+            st.txBytes = stats.txBytes
+            st.rxBytes = stats.rxBytes
+            st.txPackets = stats.txPackets
+            st.rxPackets = stats.rxPackets
+            st.userCount = stats.userCount
+            var s = makeRtcStats(st)
             cb(engine, ud, &s)
         case .userJoined(let uid, let elapsed):
             table.on_user_joined?(engine, ud, uid, elapsed)
@@ -53,6 +54,8 @@ extension CEventHandler {
         case .error(let code, let message):
             guard let cb = table.on_error else { return }
             message.withCString { cb(engine, ud, code, $0) }
+        case .userMuteAudio(let uid, let muted):
+            table.on_user_mute_audio?(engine, ud, uid, muted ? 1 : 0)
         case .mediaReady, .mediaStopped:
             break  // internal: the engine's media transport follows them
         }
@@ -75,4 +78,86 @@ func makeUserInfo(uid: UInt32, account: String) -> agoraish_user_info {
         raw[bytes.count] = 0
     }
     return info
+}
+
+/// A C RtcStats from the engine's.
+func makeRtcStats(_ st: RtcStats) -> agoraish_rtc_stats {
+    var s = agoraish_rtc_stats()
+    s.struct_size = UInt32(MemoryLayout<agoraish_rtc_stats>.size)
+    s.duration = st.duration
+    s.tx_bytes = st.txBytes
+    s.rx_bytes = st.rxBytes
+    s.tx_packets = st.txPackets
+    s.rx_packets = st.rxPackets
+    s.user_count = st.userCount
+    s.tx_kbitrate = st.txKBitRate
+    s.tx_audio_bytes = st.txAudioBytes
+    s.rx_audio_bytes = st.rxAudioBytes
+    s.rx_kbitrate = st.rxKBitRate
+    s.tx_audio_kbitrate = st.txAudioKBitRate
+    s.rx_audio_kbitrate = st.rxAudioKBitRate
+    s.memory_app_usage_kb = st.memoryAppUsageInKbytes
+    s.cpu_app_usage = st.cpuAppUsage
+    return s
+}
+
+extension CEventHandler {
+    /// Calls the C callback of an audio event, if the host set one.
+    func deliverAudio(_ event: AudioEvent, _ engine: OpaquePointer?) {
+        let ud = table.user_data
+        switch event {
+        case .firstLocalAudioFramePublished(let elapsed):
+            table.on_first_local_audio_frame_published?(engine, ud, elapsed)
+        case .firstRemoteAudioFrame(let uid, let elapsed):
+            table.on_first_remote_audio_frame?(engine, ud, uid, elapsed)
+        case .firstRemoteAudioDecoded(let uid, let elapsed):
+            table.on_first_remote_audio_decoded?(engine, ud, uid, elapsed)
+        case .localAudioStateChanged(let state, let error):
+            table.on_local_audio_state_changed?(engine, ud, state, error)
+        case .remoteAudioStateChanged(let uid, let state, let reason, let elapsed):
+            table.on_remote_audio_state_changed?(engine, ud, uid, state, reason, elapsed)
+        case .audioVolumeIndication(let speakers, let total):
+            guard let cb = table.on_audio_volume_indication else { return }
+            var list = speakers.map {
+                agoraish_audio_volume_info(uid: $0.uid, volume: UInt32($0.volume), vad: UInt32($0.vad))
+            }
+            list.withUnsafeMutableBufferPointer { b in
+                cb(engine, ud, b.isEmpty ? nil : UnsafePointer(b.baseAddress), UInt32(b.count), total)
+            }
+        case .activeSpeaker(let uid):
+            table.on_active_speaker?(engine, ud, uid)
+        case .rtcStats(let st):
+            guard let cb = table.on_rtc_stats else { return }
+            var s = makeRtcStats(st)
+            cb(engine, ud, &s)
+        case .localAudioStats(let st):
+            guard let cb = table.on_local_audio_stats else { return }
+            var s = agoraish_local_audio_stats()
+            s.struct_size = UInt32(MemoryLayout<agoraish_local_audio_stats>.size)
+            s.num_channels = st.numChannels
+            s.sent_sample_rate = st.sentSampleRate
+            s.sent_bitrate = st.sentBitrate
+            s.tx_packet_loss_rate = st.txPacketLossRate
+            cb(engine, ud, &s)
+        case .remoteAudioStats(let r):
+            guard let cb = table.on_remote_audio_stats else { return }
+            var s = agoraish_remote_audio_stats()
+            s.struct_size = UInt32(MemoryLayout<agoraish_remote_audio_stats>.size)
+            s.uid = r.uid
+            s.quality = r.quality
+            s.network_transport_delay = r.networkTransportDelay
+            s.jitter_buffer_delay = r.jitterBufferDelay
+            s.audio_loss_rate = r.audioLossRate
+            s.num_channels = r.numChannels
+            s.received_sample_rate = r.receivedSampleRate
+            s.received_bitrate = r.receivedBitrate
+            s.total_frozen_time = r.totalFrozenTime
+            s.frozen_rate = r.frozenRate
+            s.total_active_time = r.totalActiveTime
+            s.fec_recovered_frames = r.fecRecoveredFrames
+            s.concealed_frames = r.concealedFrames
+            s.end_to_end_delay = r.endToEndDelay
+            cb(engine, ud, &s)
+        }
+    }
 }

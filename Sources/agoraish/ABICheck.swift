@@ -63,6 +63,78 @@ private func checkSignaturesAgainstHeader() {
     serverGetUrl = abi_server_get_url
     var serverGetHttpPort = CAgoraishABI.agoraish_server_get_http_port
     serverGetHttpPort = abi_server_get_http_port
+    var engineEnableAudio = CAgoraishABI.agoraish_engine_enable_audio
+    engineEnableAudio = abi_engine_enable_audio
+    var engineDisableAudio = CAgoraishABI.agoraish_engine_disable_audio
+    engineDisableAudio = abi_engine_disable_audio
+    var engineEnableLocalAudio = CAgoraishABI.agoraish_engine_enable_local_audio
+    engineEnableLocalAudio = abi_engine_enable_local_audio
+    var engineMuteLocalAudioStream = CAgoraishABI.agoraish_engine_mute_local_audio_stream
+    engineMuteLocalAudioStream = abi_engine_mute_local_audio_stream
+    var engineMuteRemoteAudioStream = CAgoraishABI.agoraish_engine_mute_remote_audio_stream
+    engineMuteRemoteAudioStream = abi_engine_mute_remote_audio_stream
+    var engineMuteAllRemoteAudioStreams = CAgoraishABI.agoraish_engine_mute_all_remote_audio_streams
+    engineMuteAllRemoteAudioStreams = abi_engine_mute_all_remote_audio_streams
+    var engineSetDefaultMuteAllRemoteAudioStreams = CAgoraishABI.agoraish_engine_set_default_mute_all_remote_audio_streams
+    engineSetDefaultMuteAllRemoteAudioStreams = abi_engine_set_default_mute_all_remote_audio_streams
+    var engineAdjustRecordingSignalVolume = CAgoraishABI.agoraish_engine_adjust_recording_signal_volume
+    engineAdjustRecordingSignalVolume = abi_engine_adjust_recording_signal_volume
+    var engineAdjustPlaybackSignalVolume = CAgoraishABI.agoraish_engine_adjust_playback_signal_volume
+    engineAdjustPlaybackSignalVolume = abi_engine_adjust_playback_signal_volume
+    var engineAdjustUserPlaybackSignalVolume = CAgoraishABI.agoraish_engine_adjust_user_playback_signal_volume
+    engineAdjustUserPlaybackSignalVolume = abi_engine_adjust_user_playback_signal_volume
+    var engineEnableAudioVolumeIndication = CAgoraishABI.agoraish_engine_enable_audio_volume_indication
+    engineEnableAudioVolumeIndication = abi_engine_enable_audio_volume_indication
+    var engineRegisterAudioFrameObserver = CAgoraishABI.agoraish_engine_register_audio_frame_observer
+    engineRegisterAudioFrameObserver = abi_engine_register_audio_frame_observer
+    var engineSetRecordingAudioFrameParameters = CAgoraishABI.agoraish_engine_set_recording_audio_frame_parameters
+    engineSetRecordingAudioFrameParameters = abi_engine_set_recording_audio_frame_parameters
+    var engineSetPlaybackAudioFrameParameters = CAgoraishABI.agoraish_engine_set_playback_audio_frame_parameters
+    engineSetPlaybackAudioFrameParameters = abi_engine_set_playback_audio_frame_parameters
+    var engineSetMixedAudioFrameParameters = CAgoraishABI.agoraish_engine_set_mixed_audio_frame_parameters
+    engineSetMixedAudioFrameParameters = abi_engine_set_mixed_audio_frame_parameters
+    var engineSetPlaybackAudioFrameBeforeMixingParameters = CAgoraishABI.agoraish_engine_set_playback_audio_frame_before_mixing_parameters
+    engineSetPlaybackAudioFrameBeforeMixingParameters = abi_engine_set_playback_audio_frame_before_mixing_parameters
+    var engineStartAudioRecording = CAgoraishABI.agoraish_engine_start_audio_recording
+    engineStartAudioRecording = abi_engine_start_audio_recording
+    var engineStopAudioRecording = CAgoraishABI.agoraish_engine_stop_audio_recording
+    engineStopAudioRecording = abi_engine_stop_audio_recording
+    var engineGetAudioDeviceCount = CAgoraishABI.agoraish_engine_get_audio_device_count
+    engineGetAudioDeviceCount = abi_engine_get_audio_device_count
+    var engineGetAudioDevice = CAgoraishABI.agoraish_engine_get_audio_device
+    engineGetAudioDevice = abi_engine_get_audio_device
+    var engineSetRecordingDevice = CAgoraishABI.agoraish_engine_set_recording_device
+    engineSetRecordingDevice = abi_engine_set_recording_device
+    var engineSetPlaybackDevice = CAgoraishABI.agoraish_engine_set_playback_device
+    engineSetPlaybackDevice = abi_engine_set_playback_device
+    var engineGetRecordingDevice = CAgoraishABI.agoraish_engine_get_recording_device
+    engineGetRecordingDevice = abi_engine_get_recording_device
+    var engineGetPlaybackDevice = CAgoraishABI.agoraish_engine_get_playback_device
+    engineGetPlaybackDevice = abi_engine_get_playback_device
+    var engineStartRecordingDeviceTest = CAgoraishABI.agoraish_engine_start_recording_device_test
+    engineStartRecordingDeviceTest = abi_engine_start_recording_device_test
+    var engineStopRecordingDeviceTest = CAgoraishABI.agoraish_engine_stop_recording_device_test
+    engineStopRecordingDeviceTest = abi_engine_stop_recording_device_test
+    var engineStartPlaybackDeviceTest = CAgoraishABI.agoraish_engine_start_playback_device_test
+    engineStartPlaybackDeviceTest = abi_engine_start_playback_device_test
+    var engineStopPlaybackDeviceTest = CAgoraishABI.agoraish_engine_stop_playback_device_test
+    engineStopPlaybackDeviceTest = abi_engine_stop_playback_device_test
+    var engineStartAudioDeviceLoopbackTest = CAgoraishABI.agoraish_engine_start_audio_device_loopback_test
+    engineStartAudioDeviceLoopbackTest = abi_engine_start_audio_device_loopback_test
+    var engineStopAudioDeviceLoopbackTest = CAgoraishABI.agoraish_engine_stop_audio_device_loopback_test
+    engineStopAudioDeviceLoopbackTest = abi_engine_stop_audio_device_loopback_test
+    _ = (engineEnableAudio, engineDisableAudio, engineEnableLocalAudio, engineMuteLocalAudioStream,
+         engineMuteRemoteAudioStream, engineMuteAllRemoteAudioStreams,
+         engineSetDefaultMuteAllRemoteAudioStreams, engineAdjustRecordingSignalVolume,
+         engineAdjustPlaybackSignalVolume, engineAdjustUserPlaybackSignalVolume,
+         engineEnableAudioVolumeIndication, engineRegisterAudioFrameObserver,
+         engineSetRecordingAudioFrameParameters, engineSetPlaybackAudioFrameParameters,
+         engineSetMixedAudioFrameParameters, engineSetPlaybackAudioFrameBeforeMixingParameters,
+         engineStartAudioRecording, engineStopAudioRecording, engineGetAudioDeviceCount,
+         engineGetAudioDevice, engineSetRecordingDevice, engineSetPlaybackDevice, engineGetRecordingDevice,
+         engineGetPlaybackDevice, engineStartRecordingDeviceTest, engineStopRecordingDeviceTest,
+         engineStartPlaybackDeviceTest, engineStopPlaybackDeviceTest, engineStartAudioDeviceLoopbackTest,
+         engineStopAudioDeviceLoopbackTest)
     _ = (engineSetChannelProfile, engineSetClientRole, engineJoinChannel, engineJoinChannelWithUserAccount, engineRegisterLocalUserAccount, engineGetUserInfoByUserAccount, engineGetUserInfoByUid, engineLeaveChannel, engineRenewToken, engineSwitchChannel, engineGetCallId, engineGetConnectionState, serverCreate, serverStart, serverStop, serverRelease, serverGetUrl, serverGetHttpPort)
     var engineSetAudioProfile = CAgoraishABI.agoraish_engine_set_audio_profile
     engineSetAudioProfile = abi_engine_set_audio_profile

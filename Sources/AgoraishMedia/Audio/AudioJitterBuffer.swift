@@ -111,6 +111,18 @@ public struct AudioJitterBuffer {
         return .accepted
     }
 
+    /// Forgets buffered audio and the playout position (the stream paused or
+    /// was muted); the next packet starts playout afresh. Counters are kept.
+    public mutating func reset() {
+        packets = [:]
+        highestSeq = nil
+        nextSeq = nil
+        playing = false
+        firstArrival = nil
+        pcm = []
+        transit = nil
+    }
+
     /// Writes exactly 10 ms (480 samples per channel, interleaved) into `out`
     /// and says how it was made.
     public mutating func pull(into out: UnsafeMutablePointer<Int16>, now: Instant) -> FrameKind {

@@ -22,6 +22,11 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     case queueFull
     /// RTP with yet another SSRC from a participant who already publishes the most streams allowed.
     case tooManyStreams
+    /// Audio RTP from a participant who muted its audio (set_audio_state).
+    case audioMuted
+    /// One subscriber's copy not sent: it muted that publisher's audio
+    /// (set_audio_subscription). Counted per withheld copy.
+    case unsubscribed
 
     /// The Prometheus label value.
     public var label: String {
@@ -36,6 +41,8 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .sendFailed: "send_failed"
         case .queueFull: "queue_full"
         case .tooManyStreams: "too_many_streams"
+        case .audioMuted: "audio_muted"
+        case .unsubscribed: "unsubscribed"
         }
     }
 }

@@ -90,6 +90,12 @@ public final class MediaRouter: @unchecked Sendable {
                 workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setPublisher(session, canPublish) }
             case .remove(let session):
                 removeEntry(session)
+            case .setAudioMuted(let session, let muted):
+                guard let e = bySession[session] else { return }
+                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setAudioMuted(session, muted) }
+            case .setAudioSubscription(let session, let sub):
+                guard let e = bySession[session] else { return }
+                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setAudioSubscription(session, sub) }
             }
         }
     }

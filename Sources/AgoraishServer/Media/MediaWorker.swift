@@ -11,6 +11,10 @@ final class MediaParticipant {
     let downlink: SrtpSession
     let channel: MediaChannel
     var canPublish: Bool
+    /// The participant muted its audio: none of its audio is forwarded.
+    var audioMuted: Bool
+    /// Whose audio this participant receives.
+    var audioSubscription: AudioSubscription
     var address: SocketAddress?
     /// Publisher SSRC -> server SSRC (remapped at ingress).
     var ssrcMap: [UInt32: UInt32] = [:]
@@ -21,6 +25,8 @@ final class MediaParticipant {
         uplink = try SrtpSession(profile: grant.srtpProfile, keying: grant.uplinkKeying, inbound: true)
         downlink = try SrtpSession(profile: grant.srtpProfile, keying: grant.downlinkKeying, inbound: false)
         canPublish = grant.canPublish
+        audioMuted = grant.audioMuted
+        audioSubscription = grant.audioSubscription
         self.channel = channel
     }
 }
@@ -60,6 +66,8 @@ final class MediaWorker: @unchecked Sendable {
     static let slot = 2048
     /// Streams (SSRCs) one participant may publish.
     static let maxStreamsPerParticipant = 8
+    /// The RTP payload type of audio (Opus, docs/media-plane.md): mutes and subscriptions apply to it.
+    static let audioPayloadType: UInt8 = 111
 
     // Worker-thread state.
     private var participants: [UInt64: MediaParticipant] = [:]
@@ -130,6 +138,12 @@ final class MediaWorker: @unchecked Sendable {
 
     func setPublisher(_ session: UInt64, _ canPublish: Bool) { participants[session]?.canPublish = canPublish }
 
+    func setAudioMuted(_ session: UInt64, _ muted: Bool) { participants[session]?.audioMuted = muted }
+
+    func setAudioSubscription(_ session: UInt64, _ sub: AudioSubscription) {
+        participants[session]?.audioSubscription = sub
+    }
+
     func bind(_ session: UInt64, _ address: SocketAddress) { participants[session]?.address = address }
 
     func remove(_ session: UInt64) {
@@ -186,6 +200,8 @@ final class MediaWorker: @unchecked Sendable {
             return drop(.malformed)
         }
         guard p.canPublish else { return drop(.notPublisher) }
+        let isAudio = header.payloadType == Self.audioPayloadType
+        if isAudio && p.audioMuted { return drop(.audioMuted) }
         let ssrc: UInt32
         if let mapped = p.ssrcMap[header.ssrc] {
             ssrc = mapped
@@ -201,6 +217,10 @@ final class MediaWorker: @unchecked Sendable {
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
         for member in p.channel.members where member !== p {
             guard let to = member.address else { continue }
+            if isAudio && !member.audioSubscription.blocksNothing && member.audioSubscription.blocks(p.uid) {
+                drop(.unsubscribed)
+                continue
+            }
             send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.downlink.protectRtp(slot, length: n) }
         }
     }

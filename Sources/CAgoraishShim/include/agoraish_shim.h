@@ -14,6 +14,7 @@
 #define AGORAISH_SHIM_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <sys/epoll.h>
@@ -22,6 +23,8 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <opus/opus.h>
+/* libopusenc's encoder (opusenc.h wants its own include path; only shim.c includes it). */
+typedef struct OggOpusEnc OggOpusEnc;
 #include <vpx/vpx_encoder.h>
 #include <vpx/vpx_decoder.h>
 #include <vpx/vp8cx.h>
@@ -37,6 +40,10 @@ int agsh_opus_encoder_get_int(OpusEncoder *enc, int request, int32_t *value);
 int agsh_opus_decoder_set_int(OpusDecoder *dec, int request, int32_t value);
 /** opus_decoder_ctl(dec, request, int *value). */
 int agsh_opus_decoder_get_int(OpusDecoder *dec, int request, int32_t *value);
+/** ope_encoder_ctl(enc, request, int value) for libopusenc's integer requests (OPUS_SET_BITRATE...). */
+int agsh_ope_encoder_set_int(OggOpusEnc *enc, int request, int32_t value);
+/** OPUS_SET_BITRATE_REQUEST, a macro value Swift cannot see through OPUS_SET_BITRATE(). */
+int agsh_opus_set_bitrate_request(void);
 /** opus_encoder_ctl(enc, OPUS_RESET_STATE). */
 int agsh_opus_encoder_reset(OpusEncoder *enc);
 /** opus_decoder_ctl(dec, OPUS_RESET_STATE). */
@@ -115,6 +122,12 @@ int agsh_set_thread_name(pthread_t thread, const char *name);
 int agsh_random_bytes(void *buf, size_t len);
 /** Marks the calling thread as an engine event thread (1) or not (0). */
 void agsh_set_event_thread(int on);
+/** fscanf(f, "%ld %ld") (variadic): returns the count read. */
+int agsh_read_two_longs(FILE *f, long *a, long *b);
+/** Marks the calling thread as inside (1) or outside (0) a raw audio observer callback. */
+void agsh_set_audio_callback(int on);
+/** Whether the calling thread is inside a raw audio observer callback. */
+int agsh_in_audio_callback(void);
 /** Whether the calling thread is some engine's event thread. */
 int agsh_is_event_thread(void);
 /** The calling thread's kernel id, for log lines. */

@@ -1,0 +1,380 @@
+import AgoraishIO
+import AgoraishMedia
+import AgoraishWire
+
+/// One remote audio stream: its jitter buffer and what the callbacks and
+/// statistics need. Packets (IO thread) and playout (audio thread) meet under
+/// its lock.
+final class RemoteStream: @unchecked Sendable {
+    struct State {
+        var buffer: AudioJitterBuffer
+        var uid: UInt32 = 0
+        var firstPacketReported = false
+        var firstDecodedReported = false
+        var lastPacket: Instant? = nil
+        /// REMOTE_AUDIO_STATE as last reported.
+        var state: Int32 = 0
+        /// The reason to give with the next transition to DECODING.
+        var resumeReason: Int32 = 0
+        var bytes = 0                // since the last stats period
+        var periodFrames = 0         // 10 ms frames played this period
+        var periodLost = 0           // of which concealed or silent after start
+        var windowFrames = 0         // 200 ms frozen-detection window
+        var windowBad = 0
+        var frozenMs = 0
+        var activeMs = 0
+        var tap: AudioFrameTap? = nil
+        var tapGeneration = -1
+    }
+
+    let ssrc: UInt32
+    let state: Locked<State>
+
+    init?(ssrc: UInt32) {
+        guard let b = try? AudioJitterBuffer(channels: 1) else { return nil }
+        self.ssrc = ssrc
+        state = Locked(State(buffer: b))
+    }
+}
+
+/// Playout processing state (under `playLock`).
+struct PlayState {
+    /// Converted audio for the host's pull, not yet pulled.
+    var sinkPending: [Int16] = []
+    var sinkResampler: Resampler? = nil
+    var sinkFormat: (rate: Int, channels: Int)? = nil
+    var playbackTap: AudioFrameTap? = nil
+    var mixedTap: AudioFrameTap? = nil
+    var tapGeneration = -1
+    var scratch = [Int16](repeating: 0, count: AudioPipeline.frame)
+}
+
+/// Volume levels gathered between two onAudioVolumeIndication reports.
+struct LevelState {
+    var localPeak = 0
+    var localVoice = false
+    var remotePeak: [UInt32: Int] = [:]
+    var totalPeak = 0
+    /// Smoothed values of the last report.
+    var smoothLocal = 0.0
+    var smoothRemote: [UInt32: Double] = [:]
+    var smoothTotal = 0.0
+    var activeSpeaker: UInt32 = 0
+    var loudestCount: [UInt32: Int] = [:]
+
+    mutating func addLocal(_ v: Int, voice: Bool) {
+        localPeak = max(localPeak, v)
+        localVoice = localVoice || voice
+    }
+}
+
+extension AudioPipeline {
+    // MARK: - Packets
+
+    /// An RTP packet from the transport (plain, on the IO loop).
+    func received(rtp: UnsafeMutableRawPointer, length: Int, now: Instant) {
+        let raw = UnsafeRawBufferPointer(start: rtp, count: length)
+        guard let h = try? RtpHeader.parse(raw), h.payloadType == Self.payloadType,
+              h.payloadOffset < length - h.paddingLength else { return }
+        let payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
+        receivedPackets.withLock { $0 += 1 }
+        guard settings.withLock({ $0.audioEnabled }) else { return }
+        let uid = owners.withLock { $0[h.ssrc] } ?? 0
+        if uid != 0 && settings.withLock({ $0.blocked.all || $0.blocked.isBlocked(uid) }) { return }
+        let stream = streams.withLock { map -> RemoteStream? in
+            if let s = map[h.ssrc] { return s }
+            guard map.count < 64, let s = RemoteStream(ssrc: h.ssrc) else { return nil }
+            map[h.ssrc] = s
+            return s
+        }
+        guard let stream else { return }
+        var events: [AudioEvent] = []
+        stream.state.withLock { st in
+            if st.uid == 0 { st.uid = uid }
+            st.buffer.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, payload: payload, arrival: now)
+            st.bytes += length
+            st.lastPacket = now
+            if st.uid != 0 && !st.firstPacketReported {
+                st.firstPacketReported = true
+                events.append(.firstRemoteAudioFrame(uid: st.uid, elapsedMs: elapsedMs(now)))
+                if st.state != 1 {
+                    st.state = 1
+                    events.append(.remoteAudioStateChanged(uid: st.uid, state: 1, reason: st.resumeReason,
+                                                           elapsedMs: elapsedMs(now)))
+                }
+            }
+        }
+        for e in events { emit(e) }
+    }
+
+    // MARK: - Remote users
+
+    /// A remote user muted or unmuted its audio (onUserMuteAudio).
+    func remoteMuted(uid: UInt32, muted: Bool) {
+        for s in streams(of: uid) {
+            reportRemote(s, state: muted ? 0 : nil, reason: muted ? 5 : 6)
+        }
+    }
+
+    /// The local user stopped or resumed receiving `uid` (muteRemoteAudioStream and friends).
+    func locallyMuted(uid: UInt32, muted: Bool) {
+        for s in streams(of: uid) {
+            reportRemote(s, state: muted ? 0 : nil, reason: muted ? 3 : 4)
+            if muted { s.state.withLock { $0.buffer.reset() } }
+        }
+    }
+
+    /// A remote user left: its streams are dropped.
+    func remoteLeft(uid: UInt32) {
+        let gone = streams.withLock { map -> [RemoteStream] in
+            let g = map.values.filter { $0.state.withLock { $0.uid } == uid }
+            for s in g { map[s.ssrc] = nil }
+            return g
+        }
+        for s in gone { reportRemote(s, state: 0, reason: 7) }
+        levels.withLock { $0.remotePeak[uid] = nil; $0.smoothRemote[uid] = nil }
+    }
+
+    /// Stream -> uid mapping from signaling; unknown streams learn their owner.
+    func setOwners(_ map: [UInt32: UInt32]) {
+        owners.withLock { $0 = map }
+        for (ssrc, uid) in map {
+            guard let s = streams.withLock({ $0[ssrc] }) else { continue }
+            s.state.withLock { if $0.uid == 0 { $0.uid = uid } }
+        }
+    }
+
+    private func streams(of uid: UInt32) -> [RemoteStream] {
+        streams.withLock { $0.values.filter { $0.state.withLock { $0.uid } == uid } }
+    }
+
+    /// Moves a stream to `state` (nil: STOPPED is left, DECODING follows with
+    /// `reason` once audio plays again) and reports it.
+    private func reportRemote(_ s: RemoteStream, state: Int32?, reason: Int32) {
+        let event = s.state.withLock { st -> AudioEvent? in
+            guard st.uid != 0 else { return nil }
+            if let state {
+                guard st.state != state else { return nil }
+                st.state = state
+                return .remoteAudioStateChanged(uid: st.uid, state: state, reason: reason, elapsedMs: elapsedMs())
+            }
+            st.resumeReason = reason
+            st.firstPacketReported = false
+            return nil
+        }
+        if let event { emit(event) }
+    }
+
+    /// Drops every remote stream (the call ended).
+    func resetReceive() {
+        streams.withLock { $0 = [:] }
+        owners.withLock { $0 = [:] }
+        playLock.withLock { $0.sinkPending = [] }
+        recordedForMix.withLock { $0 = [] }
+        levels.withLock { $0 = LevelState() }
+    }
+
+    // MARK: - Playout
+
+    /// setExternalAudioSink: the rate and channels `pull` delivers.
+    func setSink(enabled: Bool, sampleRate: Int, channels: Int) throws(AgoraError) {
+        if enabled {
+            guard AudioTapParameters.sampleRates.contains(sampleRate), channels == 1 || channels == 2 else {
+                throw .invalidArgument
+            }
+        }
+        settings.withLock { $0.sink = enabled ? (sampleRate, channels) : nil }
+    }
+
+    /// Channels of the enabled sink, 0 when none.
+    var sinkChannels: Int { settings.withLock { $0.sink?.channels ?? 0 } }
+
+    /// pullPlaybackAudioFrame: exactly `out.count` interleaved samples at the sink's format.
+    func pull(into out: UnsafeMutableBufferPointer<Int16>, now: Instant) throws(AgoraError) {
+        if Self.isInCallback { throw .refused }
+        guard let sink = settings.withLock({ $0.sink }) else { throw .notReady }
+        try playLock.withLock { p throws(AgoraError) in
+            if p.sinkFormat?.rate != sink.rate || p.sinkFormat?.channels != sink.channels {
+                p.sinkFormat = sink
+                p.sinkPending = []
+                p.sinkResampler = sink.rate == 48000 ? nil
+                    : Resampler(channels: sink.channels, inputRate: 48000, outputRate: sink.rate)
+            }
+            guard out.count % sink.channels == 0 else { throw .invalidArgument }
+            while p.sinkPending.count < out.count {
+                var pcm = convertChannels(render(&p, now: now), from: 1, to: sink.channels)
+                if let r = p.sinkResampler { pcm = r.process(pcm) }
+                p.sinkPending += pcm
+            }
+            for i in 0..<out.count { out[i] = p.sinkPending[i] }
+            p.sinkPending.removeFirst(out.count)
+        }
+    }
+
+    /// One 10 ms playout tick of the device path (no external sink): returns
+    /// 48 kHz mono.
+    func renderTick(now: Instant) -> [Int16] {
+        playLock.withLock { render(&$0, now: now) }
+    }
+
+    /// Mixes 10 ms of every remote stream through the playout path (under `playLock`).
+    func render(_ p: inout PlayState, now: Instant) -> [Int16] {
+        let cfg = settings.withLock { c in
+            (c.audioEnabled, c.playbackVolume, c.userVolumes, c.observer, c.generation,
+             c.playbackParameters, c.mixedParameters, c.beforeMixingParameters, c.blocked)
+        }
+        let (enabled, playbackVolume, userVolumes, observer, generation, playParams, mixedParams, beforeParams, blocked) = cfg
+        var mix = [Int32](repeating: 0, count: Self.frame)
+        let ms = now.nanoseconds / 1_000_000
+        var events: [AudioEvent] = []
+        if enabled {
+            let all = streams.withLock { Array($0.values) }.sorted { $0.ssrc < $1.ssrc }
+            for stream in all {
+                var frame = [Int16](repeating: 0, count: Self.frame)
+                let uid = stream.state.withLock { st -> UInt32 in
+                    let kind = frame.withUnsafeMutableBufferPointer { st.buffer.pull(into: $0.baseAddress!, now: now) }
+                    track(&st, kind, now: now, events: &events)
+                    return st.uid
+                }
+                if uid != 0 && (blocked.all || blocked.isBlocked(uid)) { continue }
+                PCM.applyGain(&frame, percent: userVolumes[uid] ?? 100)
+                let volume = PCM.volume(frame)
+                if uid != 0 { levels.withLock { $0.remotePeak[uid] = max($0.remotePeak[uid] ?? 0, volume) } }
+                if let observer, observer.positions.contains(.beforeMixing), let cb = observer.onPlaybackBeforeMixing {
+                    stream.state.withLock { st in
+                        if st.tapGeneration != generation {
+                            var bp = beforeParams
+                            bp.mode = .readOnly
+                            st.tap = AudioFrameTap(parameters: bp, engineChannels: 1)
+                            st.tapGeneration = generation
+                        }
+                    }
+                    let tap = stream.state.withLock { $0.tap }!
+                    var copy = frame
+                    tap.process(&copy) { buffer in
+                        Self.inCallback {
+                            cb(uid, AudioFrameView(buffer: buffer, samplesPerChannel: buffer.count / tap.parameters.channels,
+                                                   channels: tap.parameters.channels,
+                                                   sampleRate: tap.parameters.sampleRate, renderTimeMs: ms))
+                        }
+                    }
+                }
+                for i in 0..<Self.frame { mix[i] += Int32(frame[i]) }
+            }
+        }
+        var out = mix.map { Int16(clamping: $0) }
+        PCM.applyGain(&out, percent: playbackVolume)
+        if p.tapGeneration != generation {
+            p.tapGeneration = generation
+            p.playbackTap = nil
+            p.mixedTap = nil
+        }
+        if let observer, observer.positions.contains(.playback), let cb = observer.onPlayback {
+            if p.playbackTap == nil { p.playbackTap = AudioFrameTap(parameters: playParams, engineChannels: 1) }
+            let tap = p.playbackTap!
+            tap.process(&out) { buffer in
+                Self.inCallback {
+                    cb(AudioFrameView(buffer: buffer, samplesPerChannel: buffer.count / tap.parameters.channels,
+                                      channels: tap.parameters.channels, sampleRate: tap.parameters.sampleRate,
+                                      renderTimeMs: ms))
+                }
+            }
+        }
+        levels.withLock { $0.totalPeak = max($0.totalPeak, PCM.volume(out)) }
+        // The mixed position and the recorder hear both directions.
+        let wantsMixed = observer.map { $0.positions.contains(.mixed) && $0.onMixed != nil } ?? false
+        let recordPosition = recorder.withLock { $0?.position }
+        if wantsMixed || recordPosition == .mixedRecordingAndPlayback {
+            var both = out
+            if let local = recordedForMix.withLock({ q -> [Int16]? in q.isEmpty ? nil : q.removeFirst() }) {
+                PCM.mix(&both, local)
+            }
+            if wantsMixed, let cb = observer?.onMixed {
+                if p.mixedTap == nil {
+                    var mp = mixedParams
+                    mp.mode = .readOnly
+                    p.mixedTap = AudioFrameTap(parameters: mp, engineChannels: 1)
+                }
+                let tap = p.mixedTap!
+                var copy = both
+                tap.process(&copy) { buffer in
+                    Self.inCallback {
+                        cb(AudioFrameView(buffer: buffer, samplesPerChannel: buffer.count / tap.parameters.channels,
+                                          channels: tap.parameters.channels, sampleRate: tap.parameters.sampleRate,
+                                          renderTimeMs: ms))
+                    }
+                }
+            }
+            if recordPosition == .mixedRecordingAndPlayback {
+                recorder.withLock { $0?.write(both, channels: 1) }
+            }
+        } else {
+            recordedForMix.withLock { q in if q.count > 2 { q.removeFirst(q.count - 2) } }
+        }
+        if recordPosition == .mixedPlayback { recorder.withLock { $0?.write(out, channels: 1) } }
+        for e in events { emit(e) }
+        return out
+    }
+
+    /// Per-frame bookkeeping of a stream: first decoded frame, frozen windows, states.
+    private func track(_ st: inout RemoteStream.State, _ kind: AudioJitterBuffer.FrameKind, now: Instant,
+                       events: inout [AudioEvent]) {
+        guard st.uid != 0, st.firstPacketReported || st.firstDecodedReported else { return }
+        let playing = kind == .decoded || kind == .fec
+        if playing && !st.firstDecodedReported {
+            st.firstDecodedReported = true
+            events.append(.firstRemoteAudioDecoded(uid: st.uid, elapsedMs: elapsedMs(now)))
+        }
+        guard st.firstDecodedReported else { return }
+        if playing && st.state != 2 && st.state != 0 {
+            let reason: Int32 = st.state == 3 ? 2 : st.resumeReason
+            st.state = 2
+            st.resumeReason = 0
+            events.append(.remoteAudioStateChanged(uid: st.uid, state: 2, reason: reason, elapsedMs: elapsedMs(now)))
+        }
+        if st.state == 0 { return }
+        st.activeMs += 10
+        st.periodFrames += 1
+        st.windowFrames += 1
+        if !playing { st.periodLost += 1; st.windowBad += 1 }
+        if st.windowFrames == 20 {
+            // Frozen: 4 % or more of a 200 ms window concealed (one frame in twenty).
+            if st.windowBad * 100 >= 4 * 20 { st.frozenMs += 200 }
+            st.windowFrames = 0
+            st.windowBad = 0
+        }
+        // No packet for 500 ms while playing: FROZEN until packets return.
+        if let last = st.lastPacket, now - last >= .milliseconds(500), st.state == 2 {
+            st.state = 3
+            events.append(.remoteAudioStateChanged(uid: st.uid, state: 3, reason: 1, elapsedMs: elapsedMs(now)))
+        }
+    }
+
+    /// Receiving statistics per remote user for the period since the last call.
+    func takeRemoteStats(periodMs: Int, transportDelayMs: Int) -> [RemoteAudioStats] {
+        let all = streams.withLock { Array($0.values) }.sorted { $0.ssrc < $1.ssrc }
+        return all.compactMap { s in
+            s.state.withLock { st -> RemoteAudioStats? in
+                guard st.uid != 0 else { return nil }
+                defer { st.bytes = 0; st.periodFrames = 0; st.periodLost = 0 }
+                var r = RemoteAudioStats()
+                let b = st.buffer.stats
+                r.uid = st.uid
+                r.audioLossRate = Int32(st.periodFrames > 0 ? st.periodLost * 100 / st.periodFrames : 0)
+                r.quality = r.audioLossRate < 1 ? 1 : r.audioLossRate < 5 ? 2 : r.audioLossRate < 15 ? 3
+                    : r.audioLossRate < 30 ? 4 : 5
+                if st.periodFrames == 0 { r.quality = 0 }
+                r.jitterBufferDelay = Int32(b.bufferedMs)
+                r.networkTransportDelay = Int32(transportDelayMs + Int(b.jitterMs))
+                r.receivedBitrate = Int32(periodMs > 0 ? st.bytes * 8 / periodMs : 0)
+                r.totalFrozenTime = Int32(st.frozenMs)
+                r.totalActiveTime = Int32(st.activeMs)
+                r.frozenRate = Int32(st.activeMs > 0 ? st.frozenMs * 100 / st.activeMs : 0)
+                r.fecRecoveredFrames = Int32(clamping: b.fecRecovered)
+                r.concealedFrames = Int32(clamping: b.concealed)
+                r.endToEndDelay = r.networkTransportDelay + r.jitterBufferDelay + 20
+                return r
+            }
+        }
+    }
+}
