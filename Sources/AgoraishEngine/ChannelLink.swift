@@ -41,6 +41,8 @@ final class ChannelLink: Sendable {
         var lastStats: (at: Instant, cpu: Double, tx: UInt64, rx: UInt64, txAudio: UInt64, rxAudio: UInt64)? = nil
     }
     private let media = Locked<MediaTransport?>(nil)
+    /// The simulated network of received media (`rtc.network_simulation`); nil for none.
+    let simulation = Locked<NetworkSimulation?>(nil)
     /// Media counters of the transports closed during the current call (loop thread).
     private let closedMedia = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
 
@@ -211,7 +213,7 @@ final class ChannelLink: Sendable {
     private func startMedia(_ endpoint: ClientSession.MediaEndpoint) {
         stopMedia()
         let audio = self.audio
-        guard let transport = MediaTransport(loop: loop, endpoint: endpoint, onRtp: { packet, length in
+        guard let transport = MediaTransport(loop: loop, endpoint: endpoint, simulation: simulation, onRtp: { packet, length in
             audio.received(rtp: packet, length: length, now: .now())
         }) else {
             log("media transport to \(endpoint.host):\(endpoint.port) could not open")

@@ -10,6 +10,7 @@ extension RtcEngine {
     /// Keys `setParameters` accepts, with their meaning. `parameter(_:)` reads these and `readOnlyParameterKeys`.
     public static let writableParameterKeys: [String] = [
         "rtc.log_file", "rtc.log_filter", "rtc.log_level", "rtc.log_size", "rtc.server_url", "rtc.tls_ca_file",
+        "rtc.network_simulation",
     ]
     /// Keys that can be read but not written.
     public static let readOnlyParameterKeys: [String] = ["rtc.app_id", "rtc.area_code"]
@@ -21,6 +22,7 @@ extension RtcEngine {
         case logSize(Int)
         case serverURL(String)
         case caFile(String)
+        case networkSimulation(NetworkSimulation.Settings?)
     }
 
     /// Applies a JSON object of parameters. Every key is validated before any is
@@ -50,6 +52,8 @@ extension RtcEngine {
             case .caFile(let path):
                 state.withLock { $0.caFile = path }
                 link.setCAFile(path.isEmpty ? nil : path)
+            case .networkSimulation(let settings):
+                link.simulation.withLock { $0 = settings.map { NetworkSimulation(settings: $0) } }
             }
         }
         let applied = JSONValue.object(members).serialized
@@ -72,6 +76,7 @@ extension RtcEngine {
         case "rtc.log_size": value = .integer(Int64(log.rotationSize / 1024))
         case "rtc.server_url": value = .string(serverURL)
         case "rtc.tls_ca_file": value = .string(state.withLock { $0.caFile })
+        case "rtc.network_simulation": value = link.simulation.withLock { $0?.settings.json } ?? .null
         case "rtc.app_id": value = .string(configuration.appId)
         case "rtc.area_code": value = .integer(Int64(configuration.areaCode))
         default: throw .invalidArgument
@@ -102,6 +107,11 @@ extension RtcEngine {
         case "rtc.tls_ca_file":
             guard let path = value.stringValue, path.utf8.count <= 4095 else { throw .invalidArgument }
             return .caFile(path)
+        case "rtc.network_simulation":
+            // null turns it off; otherwise {"loss_percent", "delay_ms", "jitter_ms", "seed"} for received media.
+            if value == .null { return .networkSimulation(nil) }
+            guard let settings = NetworkSimulation.Settings(value) else { throw .invalidArgument }
+            return .networkSimulation(settings)
         default:
             throw .invalidArgument
         }

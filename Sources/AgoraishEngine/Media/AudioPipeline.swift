@@ -167,7 +167,7 @@ final class AudioPipeline: @unchecked Sendable {
     var sourceChannels: Int { sendLock.withLock { $0.source?.channels ?? 0 } }
 
     /// pushExternalAudioFrame: any number of samples per channel. Returns the
-    /// samples per channel (at 48 kHz) waiting for the next 10 ms frame.
+    /// samples per channel (at 48 kHz) queued and not yet sent.
     func push(_ samples: UnsafePointer<Int16>?, samplesPerChannel: Int) throws(AgoraError) -> Int {
         if Self.isInCallback { throw .refused }
         let now = Instant.now()
@@ -185,7 +185,8 @@ final class AudioPipeline: @unchecked Sendable {
                 s.pending.removeFirst(frame)
                 processCaptured(&s, &chunk, channels: source.channels, now: now)
             }
-            return s.pending.count / source.channels
+            // Not yet sent: the partial 10 ms plus what waits for the 20 ms Opus frame.
+            return (s.pending.count + s.opusPending.count) / source.channels
         }
     }
 

@@ -29,12 +29,14 @@ final class MediaTransport: @unchecked Sendable {
     private var sendClosed = false
     /// Whether the server has answered a binding request (any thread).
     var bound: Bool { boundFlag.load(ordering: .acquiring) }
+    /// The simulated network applied to received RTP (`rtc.network_simulation`), shared with the link.
+    let simulation: Locked<NetworkSimulation?>
     /// Packets and bytes sent and received (for RtcStats).
     let counters = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
 
     /// Opens the socket and starts binding. Loop thread only. Nil when the
     /// address does not resolve or the keys are unusable.
-    init?(loop: EventLoop, endpoint: ClientSession.MediaEndpoint,
+    init?(loop: EventLoop, endpoint: ClientSession.MediaEndpoint, simulation: Locked<NetworkSimulation?>,
           onRtp: @escaping (UnsafeMutableRawPointer, Int) -> Void) {
         guard let server = SocketAddress(host: endpoint.host, port: endpoint.port),
               let out = try? SrtpSession(profile: endpoint.srtpProfile, keying: endpoint.uplinkKeying, inbound: false),
@@ -51,6 +53,7 @@ final class MediaTransport: @unchecked Sendable {
         outbound = Locked(out)
         inbound = into
         self.onRtp = onRtp
+        self.simulation = simulation
         loop.register(fd, events: EventLoop.readable) { [weak self] _ in self?.receive() }
         bindNow()
     }
@@ -94,6 +97,24 @@ final class MediaTransport: @unchecked Sendable {
         timer = loop.schedule(after: bound ? .milliseconds(2500) : .milliseconds(200)) { [weak self] in self?.bindNow() }
     }
 
+    /// Hands a plain RTP packet on, through the simulated network when one is set.
+    private func deliver(_ packet: UnsafeMutableRawPointer, _ length: Int) {
+        let delay = simulation.withLock { sim -> Duration?? in
+            guard sim != nil else { return .some(.zero) }
+            return .some(sim!.admit())
+        }
+        guard let delay = delay ?? nil else { return }  // lost
+        if delay == .zero {
+            onRtp(packet, length)
+            return
+        }
+        var copy = Array(UnsafeRawBufferPointer(start: packet, count: length))
+        _ = loop.schedule(after: delay) { [weak self] in
+            guard let self, !self.closed else { return }
+            copy.withUnsafeMutableBytes { self.onRtp($0.baseAddress!, length) }
+        }
+    }
+
     private func receive() {
         while !closed {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 2048 - SrtpSession.maxTrailer, Int32(MSG_DONTWAIT)) }
@@ -109,7 +130,7 @@ final class MediaTransport: @unchecked Sendable {
                     }
                 case .rtp:
                     if let plain = try? inbound.unprotectRtp(raw.baseAddress!, length: n) {
-                        onRtp(raw.baseAddress!, plain)
+                        deliver(raw.baseAddress!, plain)
                     }
                 case .rtcp:
                     _ = try? inbound.unprotectRtcp(raw.baseAddress!, length: n)
