@@ -36,7 +36,7 @@ let package = Package(
             // libopusenc's header includes <opus.h> from its own directory.
             cSettings: [.unsafeFlags(["-gdwarf-4", "-I/usr/include/opus"])],
             linkerSettings: [
-                .linkedLibrary("opus"), .linkedLibrary("opusenc"), .linkedLibrary("vpx"), .linkedLibrary("v4l2"), .linkedLibrary("ssl"),
+                .linkedLibrary("opus"), .linkedLibrary("opusenc"), .linkedLibrary("asound"), .linkedLibrary("vpx"), .linkedLibrary("v4l2"), .linkedLibrary("ssl"),
             ]
         ),
         // include/agoraish.h as a Clang module, so the C ABI layer is checked

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "agoraish_shim.h"
 #include <opusenc.h>
+#include <alsa/asoundlib.h>
 
 #include <errno.h>
 #include <string.h>
@@ -138,6 +139,12 @@ int agsh_sendmmsg(int fd, agsh_datagram *dgrams, unsigned int count) {
 static _Thread_local int last_error;
 
 void agsh_set_last_error(int code) { last_error = code; }
+
+static void agsh_alsa_silent(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+    (void)file; (void)line; (void)function; (void)err; (void)fmt;
+}
+
+void agsh_alsa_quiet(void) { snd_lib_error_set_handler(agsh_alsa_silent); }
 
 int agsh_read_two_longs(FILE *f, long *a, long *b) { return fscanf(f, "%ld %ld", a, b); }
 

@@ -65,7 +65,11 @@ final class AudioDeviceModule: @unchecked Sendable {
         self.pipeline = pipeline
         self.log = log
         wakeFd = eventfd(0, Int32(EFD_CLOEXEC))
+        Self.quietALSA
     }
+
+    /// ALSA's messages go nowhere (once per process): failures reach the host as events and log lines.
+    private static let quietALSA: Void = agsh_alsa_quiet()
 
     deinit { close(wakeFd) }
 

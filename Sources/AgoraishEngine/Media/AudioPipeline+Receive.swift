@@ -23,6 +23,7 @@ final class RemoteStream: @unchecked Sendable {
         var windowBad = 0
         var frozenMs = 0
         var activeMs = 0
+        var silentFrames = 0
         var tap: AudioFrameTap? = nil
         var tapGeneration = -1
     }
@@ -337,6 +338,7 @@ extension AudioPipeline {
         st.periodFrames += 1
         st.windowFrames += 1
         if !playing { st.periodLost += 1; st.windowBad += 1 }
+        if kind == .silence { st.silentFrames += 1 }
         if st.windowFrames == 20 {
             // Frozen: 4 % or more of a 200 ms window concealed (one frame in twenty).
             if st.windowBad * 100 >= 4 * 20 { st.frozenMs += 200 }
@@ -372,6 +374,7 @@ extension AudioPipeline {
                 r.frozenRate = Int32(st.activeMs > 0 ? st.frozenMs * 100 / st.activeMs : 0)
                 r.fecRecoveredFrames = Int32(clamping: b.fecRecovered)
                 r.concealedFrames = Int32(clamping: b.concealed)
+                r.silentFrames = Int32(clamping: st.silentFrames)
                 r.endToEndDelay = r.networkTransportDelay + r.jitterBufferDelay + 20
                 return r
             }

@@ -84,6 +84,9 @@ public struct RemoteAudioStats: Sendable, Equatable {
     public var fecRecoveredFrames: Int32 = 0
     /// Frames concealed by Opus PLC, since the stream started.
     public var concealedFrames: Int32 = 0
+    /// 10 ms frames played as silence because nothing could be decoded, recovered
+    /// or concealed (gaps), since the stream started.
+    public var silentFrames: Int32 = 0
     /// Estimated mouth-to-ear delay in milliseconds: network delay, jitter buffer, one frame of encoding.
     public var endToEndDelay: Int32 = 0
 }

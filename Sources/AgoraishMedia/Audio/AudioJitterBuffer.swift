@@ -70,6 +70,10 @@ public struct AudioJitterBuffer {
     private var jitter = 0.0               // ms
     private var targetDelay: Duration
     private var underrun = false
+    /// Consecutive frames concealed while waiting for a packet that has not arrived.
+    private var dryFrames = 0
+    /// After this many (of the last packet's length), concealment stops: the stream paused.
+    static let maxDryFrames = 10
     private var scratch: [Int16]
 
     /// A buffer decoding to `channels` channels with the given delay bounds.
@@ -163,11 +167,7 @@ public struct AudioJitterBuffer {
         guard let seq = nextSeq, let highest = highestSeq else { return .silence }
         if seq > highest + 50 {
             // Nothing for a long time: stop and start afresh with the next packets.
-            playing = false
-            firstArrival = nil
-            nextSeq = nil
-            transit = nil
-            packets = packets.filter { $0.key > highest }
+            restart()
             return .silence
         }
         nextSeq = seq + 1
@@ -176,6 +176,7 @@ public struct AudioJitterBuffer {
         let kind: FrameKind
         if let payload = packets.removeValue(forKey: seq) {
             underrun = false
+            dryFrames = 0
             produced = (try? decoder.decode(payload, into: &scratch, maxSamplesPerChannel: 5760)) ?? 0
             kind = .decoded
             stats.decoded += 1
@@ -185,7 +186,16 @@ public struct AudioJitterBuffer {
             kind = .fec
             stats.fecRecovered += 1
         } else if seq > highest {
-            // Ran dry: conceal this frame and wait longer from now on.
+            // Ran dry: nothing at or after this packet has arrived, so it may be
+            // late rather than lost. Conceal one frame without moving on: the
+            // packet keeps its place, and the playout delay grows by the frame.
+            nextSeq = seq
+            dryFrames += 1
+            if dryFrames > Self.maxDryFrames {
+                // The sender paused (or the path broke): stop and buffer afresh.
+                restart()
+                return .silence
+            }
             produced = (try? decoder.conceal(into: &scratch, samplesPerChannel: frame)) ?? 0
             kind = .concealed
             stats.concealed += 1
@@ -199,6 +209,17 @@ public struct AudioJitterBuffer {
         }
         if produced > 0 { pcm.append(contentsOf: scratch[0..<produced * channels]) }
         return kind
+    }
+
+    /// Stops playout; the next packets start it again after the target delay.
+    private mutating func restart() {
+        playing = false
+        firstArrival = nil
+        nextSeq = nil
+        transit = nil
+        dryFrames = 0
+        underrun = false
+        packets = [:]
     }
 
     /// Audio waiting: decoded samples plus whole packets not yet decoded.

@@ -122,6 +122,9 @@ int agsh_set_thread_name(pthread_t thread, const char *name);
 int agsh_random_bytes(void *buf, size_t len);
 /** Marks the calling thread as an engine event thread (1) or not (0). */
 void agsh_set_event_thread(int on);
+/** Routes ALSA's library messages (printed to stderr by default) nowhere:
+ *  the engine reports device failures through its own log and callbacks. */
+void agsh_alsa_quiet(void);
 /** fscanf(f, "%ld %ld") (variadic): returns the count read. */
 int agsh_read_two_longs(FILE *f, long *a, long *b);
 /** Marks the calling thread as inside (1) or outside (0) a raw audio observer callback. */
