@@ -1,9 +1,10 @@
 /*
  * demo_call.c — a call in one process: an embedded channel server and two
  * users, alice and bob, who join a channel, see each other, talk, and leave.
- * alice pushes two seconds of a 440 Hz tone as her microphone; bob pulls
+ * alice pushes three seconds of a 440 Hz tone as her microphone; bob pulls
  * what he hears, writes it to demo-out/received.wav, and the demo prints
- * the frequency and level of what arrived.
+ * the frequency and level of what arrived, the volume bob's engine
+ * reported, and its statistics of alice's audio.
  *
  *   make demo      (builds the library and runs this)
  *
@@ -41,6 +42,12 @@ typedef struct {
     uint32_t peer_joined, peer_left; /* the last remote user seen joining / leaving */
     int peer_left_reason;
     agoraish_rtc_stats stats;
+    /* Audio, as the events report it. */
+    uint32_t decoded_uid;            /* on_first_remote_audio_decoded */
+    int decoded_ms;
+    unsigned int loudest;            /* highest remote volume reported (0..255) */
+    agoraish_remote_audio_stats remote; /* the last on_remote_audio_stats */
+    int remote_reports;
 } user_t;
 
 static void on_join_channel_success(agoraish_engine_t *engine, void *user_data, const char *channel,
@@ -84,6 +91,37 @@ static void on_leave_channel(agoraish_engine_t *engine, void *user_data, const a
     pthread_mutex_unlock(&u->mutex);
 }
 
+static void on_first_remote_audio_decoded(agoraish_engine_t *engine, void *user_data, uint32_t uid, int elapsed) {
+    user_t *u = user_data;
+    (void)engine;
+    pthread_mutex_lock(&u->mutex);
+    u->decoded_uid = uid;
+    u->decoded_ms = elapsed;
+    pthread_cond_broadcast(&u->cond);
+    pthread_mutex_unlock(&u->mutex);
+}
+
+static void on_audio_volume_indication(agoraish_engine_t *engine, void *user_data,
+                                       const agoraish_audio_volume_info *speakers, unsigned int count, int total) {
+    user_t *u = user_data;
+    (void)engine;
+    (void)total;
+    pthread_mutex_lock(&u->mutex);
+    for (unsigned int i = 0; i < count; i++) {
+        if (speakers[i].uid != 0 && speakers[i].volume > u->loudest) u->loudest = speakers[i].volume;
+    }
+    pthread_mutex_unlock(&u->mutex);
+}
+
+static void on_remote_audio_stats(agoraish_engine_t *engine, void *user_data, const agoraish_remote_audio_stats *stats) {
+    user_t *u = user_data;
+    (void)engine;
+    pthread_mutex_lock(&u->mutex);
+    memcpy(&u->remote, stats, stats->struct_size < sizeof u->remote ? stats->struct_size : sizeof u->remote);
+    u->remote_reports++;
+    pthread_mutex_unlock(&u->mutex);
+}
+
 /* Waits (at most WAIT_SECONDS) until `*field` of `u` equals `value`; returns whether it did. */
 static int wait_for(user_t *u, const uint32_t *field, uint32_t value) {
     struct timespec deadline;
@@ -122,6 +160,9 @@ static agoraish_engine_t *create_user(user_t *u, const char *name, const char *s
     handler.on_user_joined = on_user_joined;
     handler.on_user_offline = on_user_offline;
     handler.on_leave_channel = on_leave_channel;
+    handler.on_first_remote_audio_decoded = on_first_remote_audio_decoded;
+    handler.on_audio_volume_indication = on_audio_volume_indication;
+    handler.on_remote_audio_stats = on_remote_audio_stats;
 
     memset(&config, 0, sizeof config);
     config.struct_size = sizeof config;
@@ -154,8 +195,8 @@ static void print_stats(const user_t *u) {
 #define PI 3.14159265358979323846
 #define TONE_HZ 440.0
 #define TONE_AMPLITUDE 8000.0
-#define TALK_SECONDS 2
-#define LISTEN_FRAMES 260 /* 10 ms each */
+#define TALK_SECONDS 3
+#define LISTEN_FRAMES 360 /* 10 ms each */
 
 static void sleep_until(const struct timespec *start, long offset_ms) {
     struct timespec t = *start;
@@ -206,6 +247,7 @@ static int talk_and_listen(agoraish_engine_t *alice_engine, agoraish_engine_t *b
     double energy = 0;
     agoraish_engine_set_external_audio_source(alice_engine, 1, RATE, 1);
     agoraish_engine_set_external_audio_sink(bob_engine, 1, RATE, 1);
+    agoraish_engine_enable_audio_volume_indication(bob_engine, 200, 3, 0);
     { struct timespec settle = {0, 300000000L}; nanosleep(&settle, NULL); } /* media transports bind */
     pthread_create(&talker, NULL, talk, alice_engine);
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -233,6 +275,21 @@ static int talk_and_listen(agoraish_engine_t *alice_engine, agoraish_engine_t *b
     printf("bob   heard a %.0f Hz tone at %.1f dBFS (alice sent %.0f Hz at %.1f dBFS)\n", hz, dbfs, TONE_HZ,
            20 * log10(TONE_AMPLITUDE / sqrt(2.0) / 32768.0));
     return fabs(hz - TONE_HZ) < 10;
+}
+
+/* What bob's engine reported about alice's audio. */
+static void print_audio_events(user_t *u) {
+    pthread_mutex_lock(&u->mutex);
+    if (u->decoded_uid) printf("%-5s decoded uid %u's first audio %d ms after joining\n", u->name, u->decoded_uid, u->decoded_ms);
+    printf("%-5s volume indication: loudest remote volume %u of 255\n", u->name, u->loudest);
+    if (u->remote_reports > 0) {
+        const agoraish_remote_audio_stats *r = &u->remote;
+        printf("%-5s stats of uid %u: %d kbps, jitter buffer %d ms, end-to-end about %d ms, loss %d%%, "
+               "%d frames from FEC, %d concealed, %d ms frozen\n",
+               u->name, r->uid, r->received_bitrate, r->jitter_buffer_delay, r->end_to_end_delay, r->audio_loss_rate,
+               r->fec_recovered_frames, r->concealed_frames, r->total_frozen_time);
+    }
+    pthread_mutex_unlock(&u->mutex);
 }
 
 int main(void) {
@@ -282,6 +339,7 @@ int main(void) {
     len = sizeof call_id;
     if (agoraish_engine_get_call_id(alice_engine, call_id, &len) == 0) printf("alice's call id: %s\n", call_id);
     heard_ok = talk_and_listen(alice_engine, bob_engine);
+    print_audio_events(&bob);
 
     agoraish_engine_leave_channel(bob_engine);
     if (WAIT_FOR(&bob, left, 1)) print_stats(&bob);
