@@ -32,7 +32,8 @@ final class RemoteStream: @unchecked Sendable {
     let state: Locked<State>
 
     init?(ssrc: UInt32) {
-        guard let b = try? AudioJitterBuffer(channels: 1) else { return nil }
+        // 10 ms of delay to start with on a clean path; jitter and underruns raise it.
+        guard let b = try? AudioJitterBuffer(channels: 1, minimumDelay: .milliseconds(10)) else { return nil }
         self.ssrc = ssrc
         state = Locked(State(buffer: b))
     }

@@ -72,8 +72,8 @@ public struct AudioJitterBuffer {
     private var underrun = false
     /// Consecutive frames concealed while waiting for a packet that has not arrived.
     private var dryFrames = 0
-    /// After this many (of the last packet's length), concealment stops: the stream paused.
-    static let maxDryFrames = 10
+    /// After this many 10 ms frames (200 ms), concealment stops: the stream paused.
+    static let maxDryFrames = 20
     private var scratch: [Int16]
 
     /// A buffer decoding to `channels` channels with the given delay bounds.
@@ -196,7 +196,8 @@ public struct AudioJitterBuffer {
                 restart()
                 return .silence
             }
-            produced = (try? decoder.conceal(into: &scratch, samplesPerChannel: frame)) ?? 0
+            // 10 ms at a time, so the delay grows in small steps.
+            produced = (try? decoder.conceal(into: &scratch, samplesPerChannel: Self.frameSamples)) ?? 0
             kind = .concealed
             stats.concealed += 1
             // Wait longer from now on: once per underrun, not per concealed frame.
