@@ -665,6 +665,11 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *   "rtc.server_url"  string   the channel server URL used by the next join
  *   "rtc.tls_ca_file" string   PEM file of trust anchors for wss:// servers;
  *                              "" (the default) uses the system's store
+ *   "rtc.network_simulation" object or null: a simulated network applied to
+ *                              the media this engine receives, for tests and
+ *                              benchmarks: {"loss_percent": 0..100,
+ *                              "delay_ms": 0..10000, "jitter_ms": 0..5000,
+ *                              "seed": n} (every field optional); null: off
  *
  * @param json  Required UTF-8 JSON text, at most 65536 bytes.
  * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -7 bad handle.
