@@ -645,8 +645,8 @@ agoraish_engine_t *agoraish_engine_create(const agoraish_engine_config *config);
  * behaves as `sync = 0`.
  *
  * @return  0; -7 for NULL; -2 for a handle of another type; -5 when called
- *          from one of this engine's own callbacks (release it after the
- *          callback returns).
+ *          from one of this engine's own event callbacks, or from inside any
+ *          raw audio observer callback (release it after the callback returns).
  * Thread: any, except this engine's event thread.
  */
 int agoraish_engine_release(agoraish_engine_t *engine, int sync);

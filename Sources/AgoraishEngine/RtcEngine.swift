@@ -122,7 +122,8 @@ public final class RtcEngine: Sendable {
     ///
     /// - Throws: `.refused` when called on the engine's own event thread.
     public func release(sync: Bool) throws(AgoraError) {
-        if events.isCurrent { throw .refused }
+        // From its own event thread or from inside a raw audio callback, waiting would deadlock.
+        if events.isCurrent || AudioPipeline.isInCallback { throw .refused }
         let (exchanged, _) = released.value.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         guard exchanged else { return }
         log.log(.info, "engine \(serial) released (sync \(sync))")

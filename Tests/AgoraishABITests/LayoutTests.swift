@@ -7,62 +7,172 @@ import Testing
 /// JSON output `make test` passes in AGORAISH_ABI_LAYOUT.
 @Suite struct LayoutTests {
     /// Sizes and field offsets as Swift computes them, in the probe's format.
+    /// One typed dictionary per struct keeps the literals small for the type checker.
     static func swiftLayout() -> [String: [String: Int]] {
-        [
-            "agoraish_event_handler": [
-                "__size__": MemoryLayout<agoraish_event_handler>.size,
-                "struct_size": MemoryLayout<agoraish_event_handler>.offset(of: \.struct_size)!,
-                "user_data": MemoryLayout<agoraish_event_handler>.offset(of: \.user_data)!,
-                "on_api_call_executed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_api_call_executed)!,
-                "on_join_channel_success": MemoryLayout<agoraish_event_handler>.offset(of: \.on_join_channel_success)!,
-                "on_rejoin_channel_success": MemoryLayout<agoraish_event_handler>.offset(of: \.on_rejoin_channel_success)!,
-                "on_leave_channel": MemoryLayout<agoraish_event_handler>.offset(of: \.on_leave_channel)!,
-                "on_user_joined": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_joined)!,
-                "on_user_offline": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_offline)!,
-                "on_client_role_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_client_role_changed)!,
-                "on_connection_state_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_connection_state_changed)!,
-                "on_connection_lost": MemoryLayout<agoraish_event_handler>.offset(of: \.on_connection_lost)!,
-                "on_token_privilege_will_expire": MemoryLayout<agoraish_event_handler>.offset(of: \.on_token_privilege_will_expire)!,
-                "on_request_token": MemoryLayout<agoraish_event_handler>.offset(of: \.on_request_token)!,
-                "on_local_user_registered": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_user_registered)!,
-                "on_user_info_updated": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_info_updated)!,
-                "on_error": MemoryLayout<agoraish_event_handler>.offset(of: \.on_error)!,
-            ],
-            "agoraish_engine_config": [
-                "__size__": MemoryLayout<agoraish_engine_config>.size,
-                "struct_size": MemoryLayout<agoraish_engine_config>.offset(of: \.struct_size)!,
-                "app_id": MemoryLayout<agoraish_engine_config>.offset(of: \.app_id)!,
-                "event_handler": MemoryLayout<agoraish_engine_config>.offset(of: \.event_handler)!,
-                "server_url": MemoryLayout<agoraish_engine_config>.offset(of: \.server_url)!,
-                "log_file": MemoryLayout<agoraish_engine_config>.offset(of: \.log_file)!,
-                "log_file_size_kb": MemoryLayout<agoraish_engine_config>.offset(of: \.log_file_size_kb)!,
-                "log_level": MemoryLayout<agoraish_engine_config>.offset(of: \.log_level)!,
-                "area_code": MemoryLayout<agoraish_engine_config>.offset(of: \.area_code)!,
-            ],
-            "agoraish_user_info": [
-                "__size__": MemoryLayout<agoraish_user_info>.size,
-                "uid": MemoryLayout<agoraish_user_info>.offset(of: \.uid)!,
-                "user_account": MemoryLayout<agoraish_user_info>.offset(of: \.user_account)!,
-            ],
-            "agoraish_rtc_stats": [
-                "__size__": MemoryLayout<agoraish_rtc_stats>.size,
-                "struct_size": MemoryLayout<agoraish_rtc_stats>.offset(of: \.struct_size)!,
-                "duration": MemoryLayout<agoraish_rtc_stats>.offset(of: \.duration)!,
-                "tx_bytes": MemoryLayout<agoraish_rtc_stats>.offset(of: \.tx_bytes)!,
-                "rx_bytes": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_bytes)!,
-                "tx_packets": MemoryLayout<agoraish_rtc_stats>.offset(of: \.tx_packets)!,
-                "rx_packets": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_packets)!,
-                "user_count": MemoryLayout<agoraish_rtc_stats>.offset(of: \.user_count)!,
-            ],
-            "agoraish_server_config": [
-                "__size__": MemoryLayout<agoraish_server_config>.size,
-                "struct_size": MemoryLayout<agoraish_server_config>.offset(of: \.struct_size)!,
-                "host": MemoryLayout<agoraish_server_config>.offset(of: \.host)!,
-                "signaling_port": MemoryLayout<agoraish_server_config>.offset(of: \.signaling_port)!,
-                "http_port": MemoryLayout<agoraish_server_config>.offset(of: \.http_port)!,
-                "config_json": MemoryLayout<agoraish_server_config>.offset(of: \.config_json)!,
-            ],
+        var layout: [String: [String: Int]] = [:]
+
+        let eventHandler: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_event_handler>.size,
+            "struct_size": MemoryLayout<agoraish_event_handler>.offset(of: \.struct_size)!,
+            "user_data": MemoryLayout<agoraish_event_handler>.offset(of: \.user_data)!,
+            "on_api_call_executed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_api_call_executed)!,
+            "on_join_channel_success": MemoryLayout<agoraish_event_handler>.offset(of: \.on_join_channel_success)!,
+            "on_rejoin_channel_success": MemoryLayout<agoraish_event_handler>.offset(of: \.on_rejoin_channel_success)!,
+            "on_leave_channel": MemoryLayout<agoraish_event_handler>.offset(of: \.on_leave_channel)!,
+            "on_user_joined": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_joined)!,
+            "on_user_offline": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_offline)!,
+            "on_client_role_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_client_role_changed)!,
+            "on_connection_state_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_connection_state_changed)!,
+            "on_connection_lost": MemoryLayout<agoraish_event_handler>.offset(of: \.on_connection_lost)!,
+            "on_token_privilege_will_expire": MemoryLayout<agoraish_event_handler>.offset(of: \.on_token_privilege_will_expire)!,
+            "on_request_token": MemoryLayout<agoraish_event_handler>.offset(of: \.on_request_token)!,
+            "on_local_user_registered": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_user_registered)!,
+            "on_user_info_updated": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_info_updated)!,
+            "on_error": MemoryLayout<agoraish_event_handler>.offset(of: \.on_error)!,
+            "on_first_local_audio_frame_published": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_local_audio_frame_published)!,
+            "on_first_remote_audio_frame": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_remote_audio_frame)!,
+            "on_first_remote_audio_decoded": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_remote_audio_decoded)!,
+            "on_user_mute_audio": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_mute_audio)!,
+            "on_local_audio_state_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_audio_state_changed)!,
+            "on_remote_audio_state_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_audio_state_changed)!,
+            "on_audio_volume_indication": MemoryLayout<agoraish_event_handler>.offset(of: \.on_audio_volume_indication)!,
+            "on_active_speaker": MemoryLayout<agoraish_event_handler>.offset(of: \.on_active_speaker)!,
+            "on_rtc_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_rtc_stats)!,
+            "on_local_audio_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_audio_stats)!,
+            "on_remote_audio_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_audio_stats)!,
         ]
+        layout["agoraish_event_handler"] = eventHandler
+
+        let engineConfig: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_engine_config>.size,
+            "struct_size": MemoryLayout<agoraish_engine_config>.offset(of: \.struct_size)!,
+            "app_id": MemoryLayout<agoraish_engine_config>.offset(of: \.app_id)!,
+            "event_handler": MemoryLayout<agoraish_engine_config>.offset(of: \.event_handler)!,
+            "server_url": MemoryLayout<agoraish_engine_config>.offset(of: \.server_url)!,
+            "log_file": MemoryLayout<agoraish_engine_config>.offset(of: \.log_file)!,
+            "log_file_size_kb": MemoryLayout<agoraish_engine_config>.offset(of: \.log_file_size_kb)!,
+            "log_level": MemoryLayout<agoraish_engine_config>.offset(of: \.log_level)!,
+            "area_code": MemoryLayout<agoraish_engine_config>.offset(of: \.area_code)!,
+        ]
+        layout["agoraish_engine_config"] = engineConfig
+
+        let userInfo: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_user_info>.size,
+            "uid": MemoryLayout<agoraish_user_info>.offset(of: \.uid)!,
+            "user_account": MemoryLayout<agoraish_user_info>.offset(of: \.user_account)!,
+        ]
+        layout["agoraish_user_info"] = userInfo
+
+        let rtcStats: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_rtc_stats>.size,
+            "struct_size": MemoryLayout<agoraish_rtc_stats>.offset(of: \.struct_size)!,
+            "duration": MemoryLayout<agoraish_rtc_stats>.offset(of: \.duration)!,
+            "tx_bytes": MemoryLayout<agoraish_rtc_stats>.offset(of: \.tx_bytes)!,
+            "rx_bytes": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_bytes)!,
+            "tx_packets": MemoryLayout<agoraish_rtc_stats>.offset(of: \.tx_packets)!,
+            "rx_packets": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_packets)!,
+            "user_count": MemoryLayout<agoraish_rtc_stats>.offset(of: \.user_count)!,
+            "tx_kbitrate": MemoryLayout<agoraish_rtc_stats>.offset(of: \.tx_kbitrate)!,
+            "tx_audio_bytes": MemoryLayout<agoraish_rtc_stats>.offset(of: \.tx_audio_bytes)!,
+            "rx_audio_bytes": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_audio_bytes)!,
+            "rx_kbitrate": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_kbitrate)!,
+            "tx_audio_kbitrate": MemoryLayout<agoraish_rtc_stats>.offset(of: \.tx_audio_kbitrate)!,
+            "rx_audio_kbitrate": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_audio_kbitrate)!,
+            "memory_app_usage_kb": MemoryLayout<agoraish_rtc_stats>.offset(of: \.memory_app_usage_kb)!,
+            "cpu_app_usage": MemoryLayout<agoraish_rtc_stats>.offset(of: \.cpu_app_usage)!,
+        ]
+        layout["agoraish_rtc_stats"] = rtcStats
+
+        let serverConfig: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_server_config>.size,
+            "struct_size": MemoryLayout<agoraish_server_config>.offset(of: \.struct_size)!,
+            "host": MemoryLayout<agoraish_server_config>.offset(of: \.host)!,
+            "signaling_port": MemoryLayout<agoraish_server_config>.offset(of: \.signaling_port)!,
+            "http_port": MemoryLayout<agoraish_server_config>.offset(of: \.http_port)!,
+            "config_json": MemoryLayout<agoraish_server_config>.offset(of: \.config_json)!,
+        ]
+        layout["agoraish_server_config"] = serverConfig
+
+        let audioVolumeInfo: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_audio_volume_info>.size,
+            "uid": MemoryLayout<agoraish_audio_volume_info>.offset(of: \.uid)!,
+            "volume": MemoryLayout<agoraish_audio_volume_info>.offset(of: \.volume)!,
+            "vad": MemoryLayout<agoraish_audio_volume_info>.offset(of: \.vad)!,
+        ]
+        layout["agoraish_audio_volume_info"] = audioVolumeInfo
+
+        let localAudioStats: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_local_audio_stats>.size,
+            "struct_size": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.struct_size)!,
+            "num_channels": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.num_channels)!,
+            "sent_sample_rate": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.sent_sample_rate)!,
+            "sent_bitrate": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.sent_bitrate)!,
+            "tx_packet_loss_rate": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.tx_packet_loss_rate)!,
+        ]
+        layout["agoraish_local_audio_stats"] = localAudioStats
+
+        let remoteAudioStats: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_remote_audio_stats>.size,
+            "struct_size": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.struct_size)!,
+            "uid": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.uid)!,
+            "quality": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.quality)!,
+            "network_transport_delay": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.network_transport_delay)!,
+            "jitter_buffer_delay": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.jitter_buffer_delay)!,
+            "audio_loss_rate": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.audio_loss_rate)!,
+            "num_channels": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.num_channels)!,
+            "received_sample_rate": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.received_sample_rate)!,
+            "received_bitrate": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.received_bitrate)!,
+            "total_frozen_time": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.total_frozen_time)!,
+            "frozen_rate": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.frozen_rate)!,
+            "total_active_time": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.total_active_time)!,
+            "fec_recovered_frames": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.fec_recovered_frames)!,
+            "concealed_frames": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.concealed_frames)!,
+            "end_to_end_delay": MemoryLayout<agoraish_remote_audio_stats>.offset(of: \.end_to_end_delay)!,
+        ]
+        layout["agoraish_remote_audio_stats"] = remoteAudioStats
+
+        let audioFrame: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_audio_frame>.size,
+            "type": MemoryLayout<agoraish_audio_frame>.offset(of: \.type)!,
+            "samples_per_channel": MemoryLayout<agoraish_audio_frame>.offset(of: \.samples_per_channel)!,
+            "bytes_per_sample": MemoryLayout<agoraish_audio_frame>.offset(of: \.bytes_per_sample)!,
+            "channels": MemoryLayout<agoraish_audio_frame>.offset(of: \.channels)!,
+            "samples_per_sec": MemoryLayout<agoraish_audio_frame>.offset(of: \.samples_per_sec)!,
+            "buffer": MemoryLayout<agoraish_audio_frame>.offset(of: \.buffer)!,
+            "render_time_ms": MemoryLayout<agoraish_audio_frame>.offset(of: \.render_time_ms)!,
+            "avsync_type": MemoryLayout<agoraish_audio_frame>.offset(of: \.avsync_type)!,
+        ]
+        layout["agoraish_audio_frame"] = audioFrame
+
+        let audioFrameObserver: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_audio_frame_observer>.size,
+            "struct_size": MemoryLayout<agoraish_audio_frame_observer>.offset(of: \.struct_size)!,
+            "user_data": MemoryLayout<agoraish_audio_frame_observer>.offset(of: \.user_data)!,
+            "observed_position": MemoryLayout<agoraish_audio_frame_observer>.offset(of: \.observed_position)!,
+            "on_record_audio_frame": MemoryLayout<agoraish_audio_frame_observer>.offset(of: \.on_record_audio_frame)!,
+            "on_playback_audio_frame": MemoryLayout<agoraish_audio_frame_observer>.offset(of: \.on_playback_audio_frame)!,
+            "on_mixed_audio_frame": MemoryLayout<agoraish_audio_frame_observer>.offset(of: \.on_mixed_audio_frame)!,
+            "on_playback_audio_frame_before_mixing": MemoryLayout<agoraish_audio_frame_observer>.offset(of: \.on_playback_audio_frame_before_mixing)!,
+        ]
+        layout["agoraish_audio_frame_observer"] = audioFrameObserver
+
+        let audioRecordingConfig: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_audio_recording_config>.size,
+            "struct_size": MemoryLayout<agoraish_audio_recording_config>.offset(of: \.struct_size)!,
+            "file_path": MemoryLayout<agoraish_audio_recording_config>.offset(of: \.file_path)!,
+            "sample_rate": MemoryLayout<agoraish_audio_recording_config>.offset(of: \.sample_rate)!,
+            "position": MemoryLayout<agoraish_audio_recording_config>.offset(of: \.position)!,
+            "quality": MemoryLayout<agoraish_audio_recording_config>.offset(of: \.quality)!,
+        ]
+        layout["agoraish_audio_recording_config"] = audioRecordingConfig
+
+        let audioDeviceInfo: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_audio_device_info>.size,
+            "id": MemoryLayout<agoraish_audio_device_info>.offset(of: \.id)!,
+            "name": MemoryLayout<agoraish_audio_device_info>.offset(of: \.name)!,
+        ]
+        layout["agoraish_audio_device_info"] = audioDeviceInfo
+        return layout
     }
 
     @Test func structLayoutsMatchTheCProbe() throws {

@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <limits.h>
+#include <signal.h>
 
 #define TEST_NAME "bad_input"
 #include "test_support.h"
@@ -172,6 +173,76 @@ static int call_pull_audio(agoraish_engine_t *e) {
     return agoraish_engine_pull_playback_audio_frame(e, samples, 160);
 }
 
+/* ABI 0.4: audio switches, volumes, raw audio, recording and devices. */
+static int call_enable_audio(agoraish_engine_t *e) { return agoraish_engine_enable_audio(e); }
+static int call_disable_audio(agoraish_engine_t *e) { return agoraish_engine_disable_audio(e); }
+static int call_enable_local_audio(agoraish_engine_t *e) { return agoraish_engine_enable_local_audio(e, 1); }
+static int call_mute_local_audio(agoraish_engine_t *e) { return agoraish_engine_mute_local_audio_stream(e, 0); }
+static int call_mute_remote_audio(agoraish_engine_t *e) { return agoraish_engine_mute_remote_audio_stream(e, 1, 0); }
+static int call_mute_all_remote_audio(agoraish_engine_t *e) { return agoraish_engine_mute_all_remote_audio_streams(e, 0); }
+static int call_default_mute_all_remote_audio(agoraish_engine_t *e) {
+    return agoraish_engine_set_default_mute_all_remote_audio_streams(e, 0);
+}
+static int call_recording_volume(agoraish_engine_t *e) { return agoraish_engine_adjust_recording_signal_volume(e, 100); }
+static int call_playback_volume(agoraish_engine_t *e) { return agoraish_engine_adjust_playback_signal_volume(e, 100); }
+static int call_user_volume(agoraish_engine_t *e) { return agoraish_engine_adjust_user_playback_signal_volume(e, 1, 100); }
+static int call_volume_indication(agoraish_engine_t *e) { return agoraish_engine_enable_audio_volume_indication(e, 0, 3, 0); }
+static int call_register_observer(agoraish_engine_t *e) {
+    agoraish_audio_frame_observer observer;
+    memset(&observer, 0, sizeof observer);
+    observer.struct_size = sizeof observer;
+    observer.observed_position = AGORAISH_AUDIO_FRAME_POSITION_RECORD;
+    return agoraish_engine_register_audio_frame_observer(e, &observer);
+}
+static int call_recording_frame_parameters(agoraish_engine_t *e) {
+    return agoraish_engine_set_recording_audio_frame_parameters(e, 48000, 1, AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_ONLY, 0);
+}
+static int call_playback_frame_parameters(agoraish_engine_t *e) {
+    return agoraish_engine_set_playback_audio_frame_parameters(e, 48000, 1, AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_ONLY, 0);
+}
+static int call_mixed_frame_parameters(agoraish_engine_t *e) { return agoraish_engine_set_mixed_audio_frame_parameters(e, 48000, 1, 0); }
+static int call_before_mixing_parameters(agoraish_engine_t *e) {
+    return agoraish_engine_set_playback_audio_frame_before_mixing_parameters(e, 48000, 1);
+}
+static int call_start_audio_recording(agoraish_engine_t *e) {
+    agoraish_audio_recording_config config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.file_path = tmp_path("handle.wav"); /* must never be created */
+    config.sample_rate = 32000;
+    config.position = AGORAISH_AUDIO_RECORDING_POSITION_RECORDING;
+    config.quality = AGORAISH_AUDIO_RECORDING_QUALITY_MEDIUM;
+    return agoraish_engine_start_audio_recording(e, &config);
+}
+static int call_stop_audio_recording(agoraish_engine_t *e) { return agoraish_engine_stop_audio_recording(e); }
+static int call_audio_device_count(agoraish_engine_t *e) {
+    return agoraish_engine_get_audio_device_count(e, AGORAISH_AUDIO_RECORDING_DEVICE);
+}
+static int call_get_audio_device(agoraish_engine_t *e) {
+    agoraish_audio_device_info info;
+    return agoraish_engine_get_audio_device(e, AGORAISH_AUDIO_RECORDING_DEVICE, 0, &info);
+}
+static int call_set_recording_device(agoraish_engine_t *e) { return agoraish_engine_set_recording_device(e, "null"); }
+static int call_set_playback_device(agoraish_engine_t *e) { return agoraish_engine_set_playback_device(e, "null"); }
+static int call_get_recording_device(agoraish_engine_t *e) {
+    char buf[AGORAISH_MAX_DEVICE_ID_LENGTH];
+    size_t len = sizeof buf;
+    return agoraish_engine_get_recording_device(e, buf, &len);
+}
+static int call_get_playback_device(agoraish_engine_t *e) {
+    char buf[AGORAISH_MAX_DEVICE_ID_LENGTH];
+    size_t len = sizeof buf;
+    return agoraish_engine_get_playback_device(e, buf, &len);
+}
+static int call_start_recording_device_test(agoraish_engine_t *e) { return agoraish_engine_start_recording_device_test(e, 100); }
+static int call_stop_recording_device_test(agoraish_engine_t *e) { return agoraish_engine_stop_recording_device_test(e); }
+static int call_start_playback_device_test(agoraish_engine_t *e) {
+    return agoraish_engine_start_playback_device_test(e, tmp_path("tone-16k-mono.wav"));
+}
+static int call_stop_playback_device_test(agoraish_engine_t *e) { return agoraish_engine_stop_playback_device_test(e); }
+static int call_start_loopback_test(agoraish_engine_t *e) { return agoraish_engine_start_audio_device_loopback_test(e, 100); }
+static int call_stop_loopback_test(agoraish_engine_t *e) { return agoraish_engine_stop_audio_device_loopback_test(e); }
+
 static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_parameters", call_set_parameters, 0},
     {"agoraish_engine_get_parameter", call_get_parameter, 0},
@@ -191,6 +262,36 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_push_external_audio_frame", call_push_audio, 0},
     {"agoraish_engine_set_external_audio_sink", call_set_audio_sink, 0},
     {"agoraish_engine_pull_playback_audio_frame", call_pull_audio, 0},
+    {"agoraish_engine_enable_audio", call_enable_audio, 0},
+    {"agoraish_engine_disable_audio", call_disable_audio, 0},
+    {"agoraish_engine_enable_local_audio", call_enable_local_audio, 0},
+    {"agoraish_engine_mute_local_audio_stream", call_mute_local_audio, 0},
+    {"agoraish_engine_mute_remote_audio_stream", call_mute_remote_audio, 0},
+    {"agoraish_engine_mute_all_remote_audio_streams", call_mute_all_remote_audio, 0},
+    {"agoraish_engine_set_default_mute_all_remote_audio_streams", call_default_mute_all_remote_audio, 0},
+    {"agoraish_engine_adjust_recording_signal_volume", call_recording_volume, 0},
+    {"agoraish_engine_adjust_playback_signal_volume", call_playback_volume, 0},
+    {"agoraish_engine_adjust_user_playback_signal_volume", call_user_volume, 0},
+    {"agoraish_engine_enable_audio_volume_indication", call_volume_indication, 0},
+    {"agoraish_engine_register_audio_frame_observer", call_register_observer, 0},
+    {"agoraish_engine_set_recording_audio_frame_parameters", call_recording_frame_parameters, 0},
+    {"agoraish_engine_set_playback_audio_frame_parameters", call_playback_frame_parameters, 0},
+    {"agoraish_engine_set_mixed_audio_frame_parameters", call_mixed_frame_parameters, 0},
+    {"agoraish_engine_set_playback_audio_frame_before_mixing_parameters", call_before_mixing_parameters, 0},
+    {"agoraish_engine_start_audio_recording", call_start_audio_recording, 0},
+    {"agoraish_engine_stop_audio_recording", call_stop_audio_recording, 0},
+    {"agoraish_engine_get_audio_device_count", call_audio_device_count, 0},
+    {"agoraish_engine_get_audio_device", call_get_audio_device, 0},
+    {"agoraish_engine_set_recording_device", call_set_recording_device, 0},
+    {"agoraish_engine_set_playback_device", call_set_playback_device, 0},
+    {"agoraish_engine_get_recording_device", call_get_recording_device, 0},
+    {"agoraish_engine_get_playback_device", call_get_playback_device, 0},
+    {"agoraish_engine_start_recording_device_test", call_start_recording_device_test, 0},
+    {"agoraish_engine_stop_recording_device_test", call_stop_recording_device_test, 0},
+    {"agoraish_engine_start_playback_device_test", call_start_playback_device_test, 0},
+    {"agoraish_engine_stop_playback_device_test", call_stop_playback_device_test, 0},
+    {"agoraish_engine_start_audio_device_loopback_test", call_start_loopback_test, 0},
+    {"agoraish_engine_stop_audio_device_loopback_test", call_stop_loopback_test, 0},
     {"agoraish_engine_leave_channel", call_leave_channel, 0},
     {"agoraish_engine_renew_token", call_renew_token, 0},
     {"agoraish_engine_switch_channel", call_switch_channel, 0},
@@ -252,6 +353,8 @@ static void test_handles(void) {
     CHECK(call_get_parameter(live) == 0, "the live engine answers after the bad-handle calls");
     CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
           "the live engine joined nothing during the bad-handle calls");
+    CHECK(access(tmp_path("handle.wav"), F_OK) != 0,
+          "start_audio_recording with a bad handle created its file");
     if (server) {
         CHECK(agoraish_server_get_http_port(server) == E_NOT_READY, "the server passed as an engine changed");
         CHECK(agoraish_server_release(server) == 0, "release the server passed as an engine");
@@ -1173,6 +1276,682 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Audio (ABI 0.4): switches, volumes, raw audio, recording and devices      */
+/* ------------------------------------------------------------------------ */
+
+/** Writes a RIFF/WAVE file: `format` 1 (PCM) or another tag, `bits` per
+ *  sample, `frames` frames of a 440 Hz tone (or zeros for 8-bit and other
+ *  formats). Returns whether it was written. */
+static int write_wav(const char *path, int format, int rate, int channels, int bits, int frames) {
+    unsigned char header[44];
+    uint32_t data = (uint32_t)frames * (uint32_t)channels * (uint32_t)(bits / 8);
+    uint32_t fields[] = {36 + data, 16, (uint32_t)rate, (uint32_t)rate * (uint32_t)channels * (uint32_t)(bits / 8), data};
+    FILE *f = fopen(path, "wb");
+    int i, c;
+    if (!f) return 0;
+    memcpy(header, "RIFF....WAVEfmt ....", 20);
+    memcpy(header + 36, "data", 4);
+#define LE32(at, v) (header[(at)] = (unsigned char)((v) & 0xff), header[(at) + 1] = (unsigned char)((v) >> 8 & 0xff), \
+                     header[(at) + 2] = (unsigned char)((v) >> 16 & 0xff), header[(at) + 3] = (unsigned char)((v) >> 24))
+#define LE16(at, v) (header[(at)] = (unsigned char)((v) & 0xff), header[(at) + 1] = (unsigned char)((v) >> 8 & 0xff))
+    LE32(4, fields[0]);
+    LE32(16, fields[1]);
+    LE16(20, format);
+    LE16(22, channels);
+    LE32(24, fields[2]);
+    LE32(28, fields[3]);
+    LE16(32, channels * bits / 8);
+    LE16(34, bits);
+    LE32(40, fields[4]);
+#undef LE32
+#undef LE16
+    fwrite(header, 1, sizeof header, f);
+    for (i = 0; i < frames; i++) {
+        /* A triangle wave near 440 Hz: no libm needed, and audible. */
+        int period = rate / 440 > 1 ? rate / 440 : 2, phase = i % period;
+        int value = (phase < period / 2 ? phase : period - phase) * 16000 / (period / 2) - 8000;
+        for (c = 0; c < channels; c++) {
+            if (bits == 16 && format == 1) {
+                unsigned char s[2] = {(unsigned char)(value & 0xff), (unsigned char)((value >> 8) & 0xff)};
+                fwrite(s, 1, 2, f);
+            } else {
+                unsigned char zero[8] = {0};
+                fwrite(zero, 1, (size_t)(bits / 8), f);
+            }
+        }
+    }
+    return fclose(f) == 0;
+}
+
+/** Whether the file at `path` begins with `magic`. */
+static int file_starts_with(const char *path, const char *magic) {
+    char head[16] = {0};
+    size_t n = strlen(magic);
+    FILE *f = fopen(path, "rb");
+    int ok;
+    if (!f) return 0;
+    ok = fread(head, 1, n, f) == n && memcmp(head, magic, n) == 0;
+    fclose(f);
+    return ok;
+}
+
+static char device_511[512], device_512[513];
+
+typedef enum {
+    A_ENABLE_AUDIO,
+    A_DISABLE_AUDIO,
+    A_ENABLE_LOCAL,
+    A_MUTE_LOCAL,
+    A_MUTE_REMOTE,
+    A_MUTE_ALL,
+    A_DEFAULT_MUTE_ALL,
+    A_RECORDING_VOLUME,
+    A_PLAYBACK_VOLUME,
+    A_USER_VOLUME,
+    A_VOLUME_INDICATION,
+    A_RECORD_PARAMS,
+    A_PLAYBACK_PARAMS,
+    A_MIXED_PARAMS,
+    A_BEFORE_MIXING_PARAMS,
+    A_STOP_RECORDING,
+    A_DEVICE_COUNT,
+    A_SET_RECORDING_DEVICE,
+    A_SET_PLAYBACK_DEVICE,
+    A_START_RECORDING_TEST,
+    A_STOP_RECORDING_TEST,
+    A_START_PLAYBACK_TEST,
+    A_STOP_PLAYBACK_TEST,
+    A_START_LOOPBACK_TEST,
+    A_STOP_LOOPBACK_TEST
+} audio_fn_t;
+
+static const char *const audio_fn_names[] = {
+    "enable_audio", "disable_audio", "enable_local_audio", "mute_local_audio_stream", "mute_remote_audio_stream",
+    "mute_all_remote_audio_streams", "set_default_mute_all_remote_audio_streams", "adjust_recording_signal_volume",
+    "adjust_playback_signal_volume", "adjust_user_playback_signal_volume", "enable_audio_volume_indication",
+    "set_recording_audio_frame_parameters", "set_playback_audio_frame_parameters", "set_mixed_audio_frame_parameters",
+    "set_playback_audio_frame_before_mixing_parameters", "stop_audio_recording", "get_audio_device_count",
+    "set_recording_device", "set_playback_device", "start_recording_device_test", "stop_recording_device_test",
+    "start_playback_device_test", "stop_playback_device_test", "start_audio_device_loopback_test",
+    "stop_audio_device_loopback_test",
+};
+
+/** One call of an audio function with int arguments a..d, a uid or a string. */
+typedef struct {
+    const char *name;
+    audio_fn_t fn;
+    int a, b, c, d;
+    uint32_t uid;
+    const char *text;
+    int expected;    /* the return code ... */
+    int nonnegative; /* ... or, when set, any value >= 0 (a count) */
+} audio_row_t;
+
+static int run_audio_row(agoraish_engine_t *e, const audio_row_t *r) {
+    switch (r->fn) {
+    case A_ENABLE_AUDIO: return agoraish_engine_enable_audio(e);
+    case A_DISABLE_AUDIO: return agoraish_engine_disable_audio(e);
+    case A_ENABLE_LOCAL: return agoraish_engine_enable_local_audio(e, r->a);
+    case A_MUTE_LOCAL: return agoraish_engine_mute_local_audio_stream(e, r->a);
+    case A_MUTE_REMOTE: return agoraish_engine_mute_remote_audio_stream(e, r->uid, r->a);
+    case A_MUTE_ALL: return agoraish_engine_mute_all_remote_audio_streams(e, r->a);
+    case A_DEFAULT_MUTE_ALL: return agoraish_engine_set_default_mute_all_remote_audio_streams(e, r->a);
+    case A_RECORDING_VOLUME: return agoraish_engine_adjust_recording_signal_volume(e, r->a);
+    case A_PLAYBACK_VOLUME: return agoraish_engine_adjust_playback_signal_volume(e, r->a);
+    case A_USER_VOLUME: return agoraish_engine_adjust_user_playback_signal_volume(e, r->uid, r->a);
+    case A_VOLUME_INDICATION: return agoraish_engine_enable_audio_volume_indication(e, r->a, r->b, r->c);
+    case A_RECORD_PARAMS: return agoraish_engine_set_recording_audio_frame_parameters(e, r->a, r->b, r->c, r->d);
+    case A_PLAYBACK_PARAMS: return agoraish_engine_set_playback_audio_frame_parameters(e, r->a, r->b, r->c, r->d);
+    case A_MIXED_PARAMS: return agoraish_engine_set_mixed_audio_frame_parameters(e, r->a, r->b, r->c);
+    case A_BEFORE_MIXING_PARAMS: return agoraish_engine_set_playback_audio_frame_before_mixing_parameters(e, r->a, r->b);
+    case A_STOP_RECORDING: return agoraish_engine_stop_audio_recording(e);
+    case A_DEVICE_COUNT: return agoraish_engine_get_audio_device_count(e, r->a);
+    case A_SET_RECORDING_DEVICE: return agoraish_engine_set_recording_device(e, r->text);
+    case A_SET_PLAYBACK_DEVICE: return agoraish_engine_set_playback_device(e, r->text);
+    case A_START_RECORDING_TEST: return agoraish_engine_start_recording_device_test(e, r->a);
+    case A_STOP_RECORDING_TEST: return agoraish_engine_stop_recording_device_test(e);
+    case A_START_PLAYBACK_TEST: return agoraish_engine_start_playback_device_test(e, r->text);
+    case A_STOP_PLAYBACK_TEST: return agoraish_engine_stop_playback_device_test(e);
+    case A_START_LOOPBACK_TEST: return agoraish_engine_start_audio_device_loopback_test(e, r->a);
+    case A_STOP_LOOPBACK_TEST: return agoraish_engine_stop_audio_device_loopback_test(e);
+    }
+    return 12345;
+}
+
+static void run_audio_rows(const audio_row_t *rows, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        int rc = run_audio_row(live, &rows[i]);
+        if (rows[i].nonnegative) {
+            CHECK(rc >= 0, "%s(%s): returned %d, expected a count >= 0", audio_fn_names[rows[i].fn], rows[i].name, rc);
+        } else {
+            CHECK(rc == rows[i].expected, "%s(%s): returned %d, expected %d", audio_fn_names[rows[i].fn], rows[i].name,
+                  rc, rows[i].expected);
+        }
+    }
+}
+
+#define RO AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_ONLY
+#define WO AGORAISH_RAW_AUDIO_FRAME_OP_MODE_WRITE_ONLY
+#define RW AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_WRITE
+
+/** The functions with int, uid and string arguments, on the live engine (in no channel). */
+static void test_audio_rows(void) {
+    const audio_row_t rows[] = {
+        /* Switches: accepted at any time, also outside a call. */
+        {"in no channel", A_DISABLE_AUDIO, .expected = 0},
+        {"in no channel", A_ENABLE_AUDIO, .expected = 0},
+        {"0", A_ENABLE_LOCAL, .a = 0, .expected = 0},
+        {"1", A_ENABLE_LOCAL, .a = 1, .expected = 0},
+        {"1", A_MUTE_LOCAL, .a = 1, .expected = 0},
+        {"0", A_MUTE_LOCAL, .a = 0, .expected = 0},
+        {"uid 0", A_MUTE_REMOTE, .uid = 0, .a = 1, .expected = E_INVALID},
+        {"uid 0, unmute", A_MUTE_REMOTE, .uid = 0, .a = 0, .expected = E_INVALID},
+        {"a user not (yet) in a call", A_MUTE_REMOTE, .uid = 7, .a = 1, .expected = 0},
+        {"uid 2^32-1", A_MUTE_REMOTE, .uid = 4294967295u, .a = 1, .expected = 0},
+        {"unmute", A_MUTE_REMOTE, .uid = 7, .a = 0, .expected = 0},
+        {"1", A_MUTE_ALL, .a = 1, .expected = 0},
+        {"0", A_MUTE_ALL, .a = 0, .expected = 0},
+        {"1", A_DEFAULT_MUTE_ALL, .a = 1, .expected = 0},
+        {"0", A_DEFAULT_MUTE_ALL, .a = 0, .expected = 0},
+        /* Volumes: 0..400 for recording and playback, 0..100 per user. */
+        {"-1", A_RECORDING_VOLUME, .a = -1, .expected = E_INVALID},
+        {"401", A_RECORDING_VOLUME, .a = 401, .expected = E_INVALID},
+        {"INT_MIN", A_RECORDING_VOLUME, .a = INT_MIN, .expected = E_INVALID},
+        {"INT_MAX", A_RECORDING_VOLUME, .a = INT_MAX, .expected = E_INVALID},
+        {"0", A_RECORDING_VOLUME, .a = 0, .expected = 0},
+        {"400", A_RECORDING_VOLUME, .a = 400, .expected = 0},
+        {"100", A_RECORDING_VOLUME, .a = 100, .expected = 0},
+        {"-1", A_PLAYBACK_VOLUME, .a = -1, .expected = E_INVALID},
+        {"401", A_PLAYBACK_VOLUME, .a = 401, .expected = E_INVALID},
+        {"INT_MIN", A_PLAYBACK_VOLUME, .a = INT_MIN, .expected = E_INVALID},
+        {"0", A_PLAYBACK_VOLUME, .a = 0, .expected = 0},
+        {"400", A_PLAYBACK_VOLUME, .a = 400, .expected = 0},
+        {"100", A_PLAYBACK_VOLUME, .a = 100, .expected = 0},
+        {"uid 0", A_USER_VOLUME, .uid = 0, .a = 50, .expected = E_INVALID},
+        {"-1", A_USER_VOLUME, .uid = 7, .a = -1, .expected = E_INVALID},
+        {"101", A_USER_VOLUME, .uid = 7, .a = 101, .expected = E_INVALID},
+        {"400 (the range of the other two)", A_USER_VOLUME, .uid = 7, .a = 400, .expected = E_INVALID},
+        {"INT_MIN", A_USER_VOLUME, .uid = 7, .a = INT_MIN, .expected = E_INVALID},
+        {"0", A_USER_VOLUME, .uid = 7, .a = 0, .expected = 0},
+        {"100", A_USER_VOLUME, .uid = 7, .a = 100, .expected = 0},
+        /* Volume indication: interval <= 0 is off, else 10..60000; smooth 0..10. */
+        {"interval 1", A_VOLUME_INDICATION, .a = 1, .b = 3, .expected = E_INVALID},
+        {"interval 9", A_VOLUME_INDICATION, .a = 9, .b = 3, .expected = E_INVALID},
+        {"interval 60001", A_VOLUME_INDICATION, .a = 60001, .b = 3, .expected = E_INVALID},
+        {"interval INT_MAX", A_VOLUME_INDICATION, .a = INT_MAX, .b = 3, .expected = E_INVALID},
+        {"smooth -1", A_VOLUME_INDICATION, .a = 200, .b = -1, .expected = E_INVALID},
+        {"smooth 11", A_VOLUME_INDICATION, .a = 200, .b = 11, .expected = E_INVALID},
+        {"smooth -1 with interval 0", A_VOLUME_INDICATION, .a = 0, .b = -1, .expected = E_INVALID},
+        {"interval 10, smooth 0", A_VOLUME_INDICATION, .a = 10, .b = 0, .expected = 0},
+        {"interval 60000, smooth 10, vad", A_VOLUME_INDICATION, .a = 60000, .b = 10, .c = 1, .expected = 0},
+        {"interval -1 (off)", A_VOLUME_INDICATION, .a = -1, .b = 3, .expected = 0},
+        {"interval INT_MIN (off)", A_VOLUME_INDICATION, .a = INT_MIN, .b = 3, .expected = 0},
+        {"interval 0 (off)", A_VOLUME_INDICATION, .a = 0, .b = 3, .expected = 0},
+        /* Observer formats: 8000/16000/32000/44100/48000 Hz, 1 or 2 channels, a
+         * mode, and 0 or rate/100 .. rate samples per call. */
+        {"rate 0", A_RECORD_PARAMS, .a = 0, .b = 1, .c = RO, .expected = E_INVALID},
+        {"rate 11025", A_RECORD_PARAMS, .a = 11025, .b = 1, .c = RO, .expected = E_INVALID},
+        {"rate 22050", A_RECORD_PARAMS, .a = 22050, .b = 1, .c = RO, .expected = E_INVALID},
+        {"rate 96000", A_RECORD_PARAMS, .a = 96000, .b = 1, .c = RO, .expected = E_INVALID},
+        {"rate -48000", A_RECORD_PARAMS, .a = -48000, .b = 1, .c = RO, .expected = E_INVALID},
+        {"channels 0", A_RECORD_PARAMS, .a = 48000, .b = 0, .c = RO, .expected = E_INVALID},
+        {"channels 3", A_RECORD_PARAMS, .a = 48000, .b = 3, .c = RO, .expected = E_INVALID},
+        {"channels -1", A_RECORD_PARAMS, .a = 48000, .b = -1, .c = RO, .expected = E_INVALID},
+        {"mode -1", A_RECORD_PARAMS, .a = 48000, .b = 1, .c = -1, .expected = E_INVALID},
+        {"mode 3", A_RECORD_PARAMS, .a = 48000, .b = 1, .c = 3, .expected = E_INVALID},
+        {"samples_per_call -1", A_RECORD_PARAMS, .a = 48000, .b = 1, .c = RO, .d = -1, .expected = E_INVALID},
+        {"samples_per_call 479 at 48 kHz", A_RECORD_PARAMS, .a = 48000, .b = 1, .c = RO, .d = 479, .expected = E_INVALID},
+        {"samples_per_call 48001 at 48 kHz", A_RECORD_PARAMS, .a = 48000, .b = 1, .c = RO, .d = 48001,
+         .expected = E_INVALID},
+        {"samples_per_call 440 at 44.1 kHz", A_RECORD_PARAMS, .a = 44100, .b = 1, .c = RO, .d = 440, .expected = E_INVALID},
+        {"samples_per_call 79 at 8 kHz", A_RECORD_PARAMS, .a = 8000, .b = 2, .c = RW, .d = 79, .expected = E_INVALID},
+        {"samples_per_call INT_MAX", A_RECORD_PARAMS, .a = 48000, .b = 1, .c = RO, .d = INT_MAX, .expected = E_INVALID},
+        {"8 kHz stereo, 80 per call", A_RECORD_PARAMS, .a = 8000, .b = 2, .c = RW, .d = 80, .expected = 0},
+        {"16 kHz, write-only, 1 s per call", A_RECORD_PARAMS, .a = 16000, .b = 1, .c = WO, .d = 16000, .expected = 0},
+        {"32 kHz stereo", A_RECORD_PARAMS, .a = 32000, .b = 2, .c = RO, .expected = 0},
+        {"44.1 kHz, 441 per call", A_RECORD_PARAMS, .a = 44100, .b = 1, .c = RW, .d = 441, .expected = 0},
+        {"48 kHz, 48000 per call", A_RECORD_PARAMS, .a = 48000, .b = 1, .c = RO, .d = 48000, .expected = 0},
+        {"48 kHz mono (the default)", A_RECORD_PARAMS, .a = 48000, .b = 1, .c = RO, .expected = 0},
+        {"rate 22050", A_PLAYBACK_PARAMS, .a = 22050, .b = 1, .c = RO, .expected = E_INVALID},
+        {"channels 3", A_PLAYBACK_PARAMS, .a = 48000, .b = 3, .c = RO, .expected = E_INVALID},
+        {"mode 3", A_PLAYBACK_PARAMS, .a = 48000, .b = 1, .c = 3, .expected = E_INVALID},
+        {"samples_per_call 159 at 16 kHz", A_PLAYBACK_PARAMS, .a = 16000, .b = 1, .c = RO, .d = 159,
+         .expected = E_INVALID},
+        {"samples_per_call 16001 at 16 kHz", A_PLAYBACK_PARAMS, .a = 16000, .b = 1, .c = RO, .d = 16001,
+         .expected = E_INVALID},
+        {"16 kHz stereo, read-write, 160 per call", A_PLAYBACK_PARAMS, .a = 16000, .b = 2, .c = RW, .d = 160,
+         .expected = 0},
+        {"48 kHz mono (the default)", A_PLAYBACK_PARAMS, .a = 48000, .b = 1, .c = RO, .expected = 0},
+        {"rate 0", A_MIXED_PARAMS, .a = 0, .b = 1, .expected = E_INVALID},
+        {"rate 24000", A_MIXED_PARAMS, .a = 24000, .b = 1, .expected = E_INVALID},
+        {"channels 0", A_MIXED_PARAMS, .a = 48000, .b = 0, .expected = E_INVALID},
+        {"channels 3", A_MIXED_PARAMS, .a = 48000, .b = 3, .expected = E_INVALID},
+        {"samples_per_call -1", A_MIXED_PARAMS, .a = 48000, .b = 1, .c = -1, .expected = E_INVALID},
+        {"samples_per_call 319 at 32 kHz", A_MIXED_PARAMS, .a = 32000, .b = 1, .c = 319, .expected = E_INVALID},
+        {"samples_per_call 32001 at 32 kHz", A_MIXED_PARAMS, .a = 32000, .b = 1, .c = 32001, .expected = E_INVALID},
+        {"32 kHz stereo, 320 per call", A_MIXED_PARAMS, .a = 32000, .b = 2, .c = 320, .expected = 0},
+        {"48 kHz mono (the default)", A_MIXED_PARAMS, .a = 48000, .b = 1, .c = 0, .expected = 0},
+        {"rate 0", A_BEFORE_MIXING_PARAMS, .a = 0, .b = 1, .expected = E_INVALID},
+        {"rate 12000", A_BEFORE_MIXING_PARAMS, .a = 12000, .b = 1, .expected = E_INVALID},
+        {"channels 0", A_BEFORE_MIXING_PARAMS, .a = 48000, .b = 0, .expected = E_INVALID},
+        {"channels 3", A_BEFORE_MIXING_PARAMS, .a = 48000, .b = 3, .expected = E_INVALID},
+        {"8 kHz stereo", A_BEFORE_MIXING_PARAMS, .a = 8000, .b = 2, .expected = 0},
+        {"48 kHz mono (the default)", A_BEFORE_MIXING_PARAMS, .a = 48000, .b = 1, .expected = 0},
+        /* Recording: stopping is idempotent. */
+        {"when not recording", A_STOP_RECORDING, .expected = 0},
+        {"again", A_STOP_RECORDING, .expected = 0},
+        /* Devices. */
+        {"type -1", A_DEVICE_COUNT, .a = -1, .expected = E_INVALID},
+        {"type 2", A_DEVICE_COUNT, .a = 2, .expected = E_INVALID},
+        {"type INT_MAX", A_DEVICE_COUNT, .a = INT_MAX, .expected = E_INVALID},
+        {"playout", A_DEVICE_COUNT, .a = AGORAISH_AUDIO_PLAYOUT_DEVICE, .nonnegative = 1},
+        {"recording", A_DEVICE_COUNT, .a = AGORAISH_AUDIO_RECORDING_DEVICE, .nonnegative = 1},
+        {"NULL", A_SET_RECORDING_DEVICE, .text = NULL, .expected = E_INVALID},
+        {"empty", A_SET_RECORDING_DEVICE, .text = "", .expected = E_INVALID},
+        {"512 bytes", A_SET_RECORDING_DEVICE, .text = device_512, .expected = E_INVALID},
+        {"a name ALSA does not know (checked when capture starts)", A_SET_RECORDING_DEVICE,
+         .text = "no-such-alsa-device", .expected = 0},
+        {"511 bytes", A_SET_RECORDING_DEVICE, .text = device_511, .expected = 0},
+        {"NULL", A_SET_PLAYBACK_DEVICE, .text = NULL, .expected = E_INVALID},
+        {"empty", A_SET_PLAYBACK_DEVICE, .text = "", .expected = E_INVALID},
+        {"512 bytes", A_SET_PLAYBACK_DEVICE, .text = device_512, .expected = E_INVALID},
+        {"511 bytes", A_SET_PLAYBACK_DEVICE, .text = device_511, .expected = 0},
+    };
+    run_audio_rows(rows, COUNT(rows));
+}
+
+/** get_recording_device / get_playback_device: the caller-buffer convention. */
+static void test_audio_device_buffers(void) {
+    const struct {
+        const char *name;
+        int null_buf, null_len;
+        size_t capacity;
+        int expected;
+        size_t expected_len; /* 0: not checked */
+    } rows[] = {
+        /* The device is "null": 5 bytes with the NUL. */
+        {"NULL len", 0, 1, 64, E_INVALID, 0},
+        {"NULL buf, *len 0 (size query)", 1, 0, 0, E_TOO_SMALL, 5},
+        {"NULL buf, *len 16", 1, 0, 16, E_INVALID, 0},
+        {"capacity 0", 0, 0, 0, E_TOO_SMALL, 5},
+        {"capacity 1", 0, 0, 1, E_TOO_SMALL, 5},
+        {"capacity one short of the NUL", 0, 0, 4, E_TOO_SMALL, 5},
+        {"exact capacity", 0, 0, 5, 0, 5},
+        {"large capacity", 0, 0, 64, 0, 5},
+    };
+    size_t i, kind;
+    char value[AGORAISH_MAX_DEVICE_ID_LENGTH];
+    size_t len;
+
+    /* The 511-byte ids of test_audio_rows() read back whole. */
+    len = sizeof value;
+    CHECK(agoraish_engine_get_recording_device(live, value, &len) == 0 && strcmp(value, device_511) == 0 && len == 512,
+          "get_recording_device after setting a 511-byte id: *len %zu", len);
+    len = sizeof value;
+    CHECK(agoraish_engine_get_playback_device(live, value, &len) == 0 && strcmp(value, device_511) == 0 && len == 512,
+          "get_playback_device after setting a 511-byte id: *len %zu", len);
+
+    CHECK(agoraish_engine_set_recording_device(live, "null") == 0, "set_recording_device(null)");
+    CHECK(agoraish_engine_set_playback_device(live, "null") == 0, "set_playback_device(null)");
+    for (kind = 0; kind < 2; kind++) {
+        const char *fn = kind == 0 ? "get_recording_device" : "get_playback_device";
+        for (i = 0; i < COUNT(rows); i++) {
+            char buf[64];
+            int rc;
+            len = rows[i].capacity;
+            memset(buf, 'Z', sizeof buf);
+            rc = kind == 0 ? agoraish_engine_get_recording_device(live, rows[i].null_buf ? NULL : buf,
+                                                                 rows[i].null_len ? NULL : &len)
+                           : agoraish_engine_get_playback_device(live, rows[i].null_buf ? NULL : buf,
+                                                                rows[i].null_len ? NULL : &len);
+            CHECK(rc == rows[i].expected, "%s(%s): returned %d, expected %d", fn, rows[i].name, rc, rows[i].expected);
+            if (rows[i].expected_len) {
+                CHECK(len == rows[i].expected_len, "%s(%s): *len %zu, expected %zu", fn, rows[i].name, len,
+                      rows[i].expected_len);
+            }
+            if (rc == E_TOO_SMALL) {
+                size_t j;
+                int untouched = 1;
+                for (j = 0; j < sizeof buf; j++) untouched &= buf[j] == 'Z';
+                CHECK(untouched, "%s(%s): -6 but the buffer was written", fn, rows[i].name);
+            }
+            if (rc == 0) CHECK(strcmp(buf, "null") == 0, "%s(%s): \"%.8s\", expected \"null\"", fn, rows[i].name, buf);
+        }
+    }
+}
+
+/** get_audio_device: kinds, NULL info and indexes around the enumeration. */
+static void test_get_audio_device(void) {
+    int kind;
+    for (kind = AGORAISH_AUDIO_PLAYOUT_DEVICE; kind <= AGORAISH_AUDIO_RECORDING_DEVICE; kind++) {
+        agoraish_audio_device_info info;
+        int count = agoraish_engine_get_audio_device_count(live, kind);
+        const struct {
+            const char *name;
+            int type, index, null_info, expected;
+        } rows[] = {
+            {"type -1", -1, 0, 0, E_INVALID},
+            {"type 2", 2, 0, 0, E_INVALID},
+            {"NULL info", kind, 0, 1, E_INVALID},
+            {"index -1", kind, -1, 0, E_INVALID},
+            {"index INT_MIN", kind, INT_MIN, 0, E_INVALID},
+            {"index = count", kind, count, 0, E_INVALID},
+            {"index INT_MAX", kind, INT_MAX, 0, E_INVALID},
+            {"index 0", kind, 0, 0, count > 0 ? 0 : E_INVALID},
+            {"the last index", kind, count - 1, 0, count > 0 ? 0 : E_INVALID},
+        };
+        size_t i;
+        CHECK(count >= 0, "get_audio_device_count(%d): %d", kind, count);
+        for (i = 0; i < COUNT(rows); i++) {
+            int rc;
+            memset(&info, 0, sizeof info);
+            rc = agoraish_engine_get_audio_device(live, rows[i].type, rows[i].index, rows[i].null_info ? NULL : &info);
+            CHECK(rc == rows[i].expected, "get_audio_device(kind %d, %s): returned %d, expected %d", kind, rows[i].name,
+                  rc, rows[i].expected);
+            if (rc == 0) {
+                CHECK(info.id[0] != '\0' && memchr(info.id, '\0', sizeof info.id) != NULL &&
+                          memchr(info.name, '\0', sizeof info.name) != NULL,
+                      "get_audio_device(kind %d, %s): id \"%.40s\" not a NUL-terminated name", kind, rows[i].name,
+                      info.id);
+            }
+        }
+    }
+}
+
+/** register_audio_frame_observer: struct_size and position bits. */
+static void test_register_observer(void) {
+    const struct {
+        const char *name;
+        int null_observer;
+        uint32_t struct_size; /* 0 with set_size 0: sizeof */
+        int set_size;
+        int positions;
+        int expected;
+    } rows[] = {
+        {"NULL (removes none)", 1, 0, 0, 0, 0},
+        {"struct_size 0", 0, 0, 1, AGORAISH_AUDIO_FRAME_POSITION_RECORD, E_INVALID},
+        {"struct_size 4", 0, 4, 1, AGORAISH_AUDIO_FRAME_POSITION_RECORD, E_INVALID},
+        {"struct_size one field short", 0, (uint32_t)(sizeof(agoraish_audio_frame_observer) - sizeof(void *)), 1,
+         AGORAISH_AUDIO_FRAME_POSITION_RECORD, E_INVALID},
+        {"struct_size one byte short", 0, (uint32_t)(sizeof(agoraish_audio_frame_observer) - 1), 1,
+         AGORAISH_AUDIO_FRAME_POSITION_RECORD, E_INVALID},
+        {"position bit 0x10", 0, 0, 0, 0x10, E_INVALID},
+        {"positions 0x1f", 0, 0, 0, 0x1f, E_INVALID},
+        {"positions -1", 0, 0, 0, -1, E_INVALID},
+        {"positions INT_MIN", 0, 0, 0, INT_MIN, E_INVALID},
+        {"position NONE", 0, 0, 0, AGORAISH_AUDIO_FRAME_POSITION_NONE, 0},
+        {"every position, no callbacks", 0, 0, 0, 0xf, 0},
+        {"struct_size larger than this header's", 0, (uint32_t)sizeof(agoraish_audio_frame_observer) + 64, 1,
+         AGORAISH_AUDIO_FRAME_POSITION_PLAYBACK, 0},
+        {"NULL (removes it)", 1, 0, 0, 0, 0},
+    };
+    size_t i;
+    for (i = 0; i < COUNT(rows); i++) {
+        /* Room for a struct_size larger than ours: the tail is zeroed. */
+        union {
+            agoraish_audio_frame_observer observer;
+            unsigned char bytes[sizeof(agoraish_audio_frame_observer) + 64];
+        } storage;
+        int rc;
+        memset(&storage, 0, sizeof storage);
+        storage.observer.struct_size = rows[i].set_size ? rows[i].struct_size : (uint32_t)sizeof storage.observer;
+        storage.observer.observed_position = rows[i].positions;
+        rc = agoraish_engine_register_audio_frame_observer(live, rows[i].null_observer ? NULL : &storage.observer);
+        CHECK(rc == rows[i].expected, "register_audio_frame_observer(%s): returned %d, expected %d", rows[i].name, rc,
+              rows[i].expected);
+    }
+}
+
+/** start_audio_recording: the config, its path, rate, position and quality. */
+static void test_start_audio_recording(void) {
+    const struct {
+        const char *name;
+        int null_config;
+        int set_size;
+        uint32_t struct_size;
+        const char *path;  /* in tmpdir unless it starts with '/' or is NULL/"" */
+        int null_path;
+        int rate, position, quality;
+        int expected;
+        const char *magic; /* on success, the file begins with it after stop */
+    } rows[] = {
+        {"NULL config", 1, 0, 0, "r.wav", 0, 32000, 1, 1, E_INVALID, NULL},
+        {"struct_size 0", 0, 1, 0, "rejected-1.wav", 0, 32000, 1, 1, E_INVALID, NULL},
+        {"struct_size 4", 0, 1, 4, "rejected-2.wav", 0, 32000, 1, 1, E_INVALID, NULL},
+        {"struct_size one field short", 0, 1, (uint32_t)(sizeof(agoraish_audio_recording_config) - 8), "rejected-3.wav",
+         0, 32000, 1, 1, E_INVALID, NULL},
+        {"NULL path", 0, 0, 0, NULL, 1, 32000, 1, 1, E_INVALID, NULL},
+        {"empty path", 0, 0, 0, "", 0, 32000, 1, 1, E_INVALID, NULL},
+        {"rate 0", 0, 0, 0, "rejected-4.wav", 0, 0, 1, 1, E_INVALID, NULL},
+        {"rate 8000", 0, 0, 0, "rejected-5.wav", 0, 8000, 1, 1, E_INVALID, NULL},
+        {"rate 22050", 0, 0, 0, "rejected-6.wav", 0, 22050, 1, 1, E_INVALID, NULL},
+        {"rate 96000", 0, 0, 0, "rejected-7.wav", 0, 96000, 1, 1, E_INVALID, NULL},
+        {"rate -32000", 0, 0, 0, "rejected-8.wav", 0, -32000, 1, 1, E_INVALID, NULL},
+        {"position -1", 0, 0, 0, "rejected-9.wav", 0, 32000, -1, 1, E_INVALID, NULL},
+        {"position 3", 0, 0, 0, "rejected-10.wav", 0, 32000, 3, 1, E_INVALID, NULL},
+        {"quality -1", 0, 0, 0, "rejected-11.ogg", 0, 32000, 1, -1, E_INVALID, NULL},
+        {"quality 4", 0, 0, 0, "rejected-12.ogg", 0, 32000, 1, 4, E_INVALID, NULL},
+        {"a file in a missing directory", 0, 0, 0, bad_log_dir_path, 0, 32000, 1, 1, E_FAILED, NULL},
+        {"a directory", 0, 0, 0, tmpdir, 0, 32000, 1, 1, E_FAILED, NULL},
+        /* Accepted: every rate, position and quality, WAV and Ogg Opus. */
+        {"WAV at 16 kHz, recording", 0, 0, 0, "rec-16k.wav", 0, 16000, AGORAISH_AUDIO_RECORDING_POSITION_RECORDING,
+         AGORAISH_AUDIO_RECORDING_QUALITY_LOW, 0, "RIFF"},
+        {"WAV at 32 kHz, mixed", 0, 0, 0, "rec-32k.wav", 0, 32000,
+         AGORAISH_AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK, AGORAISH_AUDIO_RECORDING_QUALITY_MEDIUM, 0,
+         "RIFF"},
+        {"WAV at 44.1 kHz, playback", 0, 0, 0, "rec-44k.wav", 0, 44100, AGORAISH_AUDIO_RECORDING_POSITION_MIXED_PLAYBACK,
+         AGORAISH_AUDIO_RECORDING_QUALITY_HIGH, 0, "RIFF"},
+        {"any other extension is WAV", 0, 0, 0, "rec-48k.pcm", 0, 48000, AGORAISH_AUDIO_RECORDING_POSITION_RECORDING,
+         AGORAISH_AUDIO_RECORDING_QUALITY_ULTRA_HIGH, 0, "RIFF"},
+        {"struct_size larger than this header's", 0, 1, (uint32_t)sizeof(agoraish_audio_recording_config) + 64,
+         "rec-larger.wav", 0, 32000, AGORAISH_AUDIO_RECORDING_POSITION_RECORDING, AGORAISH_AUDIO_RECORDING_QUALITY_LOW, 0,
+         "RIFF"},
+    };
+    size_t i;
+    for (i = 0; i < COUNT(rows); i++) {
+        union {
+            agoraish_audio_recording_config config;
+            unsigned char bytes[sizeof(agoraish_audio_recording_config) + 64];
+        } storage;
+        char path[512];
+        int rc;
+        path[0] = '\0';
+        if (rows[i].path && rows[i].path[0] != '\0' && rows[i].path[0] != '/') {
+            path_in_tmp(path, sizeof path, rows[i].path);
+        } else if (rows[i].path) {
+            snprintf(path, sizeof path, "%s", rows[i].path);
+        }
+        memset(&storage, 0, sizeof storage);
+        storage.config.struct_size = rows[i].set_size ? rows[i].struct_size : (uint32_t)sizeof storage.config;
+        storage.config.file_path = rows[i].null_path ? NULL : path;
+        storage.config.sample_rate = rows[i].rate;
+        storage.config.position = rows[i].position;
+        storage.config.quality = rows[i].quality;
+        rc = agoraish_engine_start_audio_recording(live, rows[i].null_config ? NULL : &storage.config);
+        CHECK(rc == rows[i].expected, "start_audio_recording(%s): returned %d, expected %d", rows[i].name, rc,
+              rows[i].expected);
+        if (rows[i].expected != 0 && rows[i].path && rows[i].path[0] != '\0' && rows[i].path[0] != '/') {
+            CHECK(access(path, F_OK) != 0, "start_audio_recording(%s): rejected, but created %s", rows[i].name, path);
+        }
+        if (rc == 0) {
+            CHECK(agoraish_engine_stop_audio_recording(live) == 0, "stop_audio_recording after %s", rows[i].name);
+            if (rows[i].magic) {
+                CHECK(file_starts_with(path, rows[i].magic), "start_audio_recording(%s): the file does not begin with %s",
+                      rows[i].name, rows[i].magic);
+            }
+        }
+    }
+    /* A recording in progress is finished by the next start. */
+    {
+        agoraish_audio_recording_config config;
+        memset(&config, 0, sizeof config);
+        config.struct_size = sizeof config;
+        config.sample_rate = 16000;
+        config.position = AGORAISH_AUDIO_RECORDING_POSITION_RECORDING;
+        config.file_path = tmp_path("first.wav");
+        CHECK(agoraish_engine_start_audio_recording(live, &config) == 0, "start_audio_recording(first.wav)");
+        config.file_path = tmp_path("second.wav");
+        CHECK(agoraish_engine_start_audio_recording(live, &config) == 0, "start_audio_recording(second.wav) while recording");
+        CHECK(file_starts_with(tmp_path("first.wav"), "RIFF"), "first.wav after the next start");
+        CHECK(agoraish_engine_stop_audio_recording(live) == 0, "stop_audio_recording");
+        CHECK(agoraish_engine_stop_audio_recording(live) == 0, "stop_audio_recording twice");
+        CHECK(file_starts_with(tmp_path("second.wav"), "RIFF"), "second.wav after stop");
+    }
+}
+
+/** The row of test_empty_ogg_recordings() in progress, for report_abort(). */
+static const char *volatile aborting_row;
+
+/** SIGABRT during test_empty_ogg_recordings(): one FAIL line naming the row, then the default action. */
+static void report_abort(int sig) {
+    static const char head[] = "FAIL " TEST_NAME ".c: start_audio_recording(";
+    static const char tail[] = ") then stop_audio_recording with no audio: the process aborted (SIGABRT)\n";
+    const char *row = aborting_row;
+    if (write(STDERR_FILENO, head, sizeof head - 1) < 0) _exit(134);
+    if (row && write(STDERR_FILENO, row, strlen(row)) < 0) _exit(134);
+    if (write(STDERR_FILENO, tail, sizeof tail - 1) < 0) _exit(134);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/**
+ * Ogg Opus recordings that end before any audio reached them: the engine is
+ * in no call and nobody pushes, so the file holds only its headers. Run last:
+ * a library that drains an Opus encoder which never got a sample aborts the
+ * process here (libopusenc asserts), and every other row has reported by then.
+ */
+static void test_empty_ogg_recordings(void) {
+    const struct {
+        const char *name;
+        const char *file;
+        int rate, position, quality;
+        int restart; /* finished by starting another recording instead of by stop */
+    } rows[] = {
+        {"Ogg Opus (.ogg), stopped", "empty.ogg", 48000, AGORAISH_AUDIO_RECORDING_POSITION_RECORDING,
+         AGORAISH_AUDIO_RECORDING_QUALITY_ULTRA_HIGH, 0},
+        {"Ogg Opus (.opus) at 16 kHz, stopped", "empty.opus", 16000, AGORAISH_AUDIO_RECORDING_POSITION_MIXED_PLAYBACK,
+         AGORAISH_AUDIO_RECORDING_QUALITY_LOW, 0},
+        {"Ogg Opus, finished by the next start", "empty-restarted.ogg", 32000,
+         AGORAISH_AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK, AGORAISH_AUDIO_RECORDING_QUALITY_MEDIUM, 1},
+    };
+    size_t i;
+    struct sigaction on_abort;
+    memset(&on_abort, 0, sizeof on_abort);
+    on_abort.sa_handler = report_abort;
+    sigemptyset(&on_abort.sa_mask);
+    sigaction(SIGABRT, &on_abort, NULL);
+    for (i = 0; i < COUNT(rows); i++) {
+        agoraish_audio_recording_config config;
+        char path[512];
+        aborting_row = rows[i].name;
+        path_in_tmp(path, sizeof path, rows[i].file);
+        memset(&config, 0, sizeof config);
+        config.struct_size = sizeof config;
+        config.file_path = path;
+        config.sample_rate = rows[i].rate;
+        config.position = rows[i].position;
+        config.quality = rows[i].quality;
+        CHECK(agoraish_engine_start_audio_recording(live, &config) == 0, "start_audio_recording(%s)", rows[i].name);
+        if (rows[i].restart) {
+            config.file_path = tmp_path("after-empty.wav");
+            CHECK(agoraish_engine_start_audio_recording(live, &config) == 0, "start_audio_recording after %s",
+                  rows[i].name);
+        }
+        CHECK(agoraish_engine_stop_audio_recording(live) == 0, "stop_audio_recording after %s", rows[i].name);
+        CHECK(file_starts_with(path, "OggS"), "start_audio_recording(%s): the file does not begin with OggS",
+              rows[i].name);
+    }
+    aborting_row = NULL;
+    signal(SIGABRT, SIG_DFL);
+}
+
+static char wav_not_riff[256];
+
+/** The device tests: intervals and WAV files. The devices are ALSA's "null". */
+static void test_device_tests(void) {
+    const audio_row_t rows[] = {
+        {"interval 0", A_START_RECORDING_TEST, .a = 0, .expected = E_INVALID},
+        {"interval -1", A_START_RECORDING_TEST, .a = -1, .expected = E_INVALID},
+        {"interval 9", A_START_RECORDING_TEST, .a = 9, .expected = E_INVALID},
+        {"interval 60001", A_START_RECORDING_TEST, .a = 60001, .expected = E_INVALID},
+        {"interval INT_MIN", A_START_RECORDING_TEST, .a = INT_MIN, .expected = E_INVALID},
+        {"when not started", A_STOP_RECORDING_TEST, .expected = 0},
+        {"interval 10", A_START_RECORDING_TEST, .a = 10, .expected = 0},
+        {"interval 60000 (while running)", A_START_RECORDING_TEST, .a = 60000, .expected = 0},
+        {"after start", A_STOP_RECORDING_TEST, .expected = 0},
+        {"again", A_STOP_RECORDING_TEST, .expected = 0},
+        {"NULL path", A_START_PLAYBACK_TEST, .text = NULL, .expected = E_INVALID},
+        {"empty path", A_START_PLAYBACK_TEST, .text = "", .expected = E_INVALID},
+        {"a missing file", A_START_PLAYBACK_TEST, .text = bad_log_dir_path, .expected = E_INVALID},
+        {"a directory", A_START_PLAYBACK_TEST, .text = tmpdir, .expected = E_INVALID},
+        {"a file that is not RIFF", A_START_PLAYBACK_TEST, .text = wav_not_riff, .expected = E_INVALID},
+        {"8-bit PCM", A_START_PLAYBACK_TEST, .text = tmp_path("pcm8.wav"), .expected = E_INVALID},
+        {"32-bit float", A_START_PLAYBACK_TEST, .text = tmp_path("float.wav"), .expected = E_INVALID},
+        {"96 kHz", A_START_PLAYBACK_TEST, .text = tmp_path("tone-96k.wav"), .expected = E_INVALID},
+        {"4 kHz", A_START_PLAYBACK_TEST, .text = tmp_path("tone-4k.wav"), .expected = E_INVALID},
+        {"3 channels", A_START_PLAYBACK_TEST, .text = tmp_path("tone-3ch.wav"), .expected = E_INVALID},
+        {"a header without data", A_START_PLAYBACK_TEST, .text = tmp_path("truncated.wav"), .expected = E_INVALID},
+        {"when not started", A_STOP_PLAYBACK_TEST, .expected = 0},
+        {"16 kHz mono", A_START_PLAYBACK_TEST, .text = tmp_path("tone-16k-mono.wav"), .expected = 0},
+        {"8 kHz mono (while running)", A_START_PLAYBACK_TEST, .text = tmp_path("tone-8k.wav"), .expected = 0},
+        {"48 kHz stereo (while running)", A_START_PLAYBACK_TEST, .text = tmp_path("tone-48k-stereo.wav"), .expected = 0},
+        {"after start", A_STOP_PLAYBACK_TEST, .expected = 0},
+        {"again", A_STOP_PLAYBACK_TEST, .expected = 0},
+        {"interval 0", A_START_LOOPBACK_TEST, .a = 0, .expected = E_INVALID},
+        {"interval 9", A_START_LOOPBACK_TEST, .a = 9, .expected = E_INVALID},
+        {"interval 60001", A_START_LOOPBACK_TEST, .a = 60001, .expected = E_INVALID},
+        {"interval -100", A_START_LOOPBACK_TEST, .a = -100, .expected = E_INVALID},
+        {"when not started", A_STOP_LOOPBACK_TEST, .expected = 0},
+        {"interval 10", A_START_LOOPBACK_TEST, .a = 10, .expected = 0},
+        {"after start", A_STOP_LOOPBACK_TEST, .expected = 0},
+        {"again", A_STOP_LOOPBACK_TEST, .expected = 0},
+    };
+    run_audio_rows(rows, COUNT(rows));
+}
+
+/** The WAV files and device ids of the audio rows. */
+static void build_audio_inputs(void) {
+    FILE *f;
+    int ok = 1;
+    memset(device_511, 'd', sizeof device_511 - 1);
+    device_511[sizeof device_511 - 1] = '\0';
+    memset(device_512, 'd', sizeof device_512 - 1);
+    device_512[sizeof device_512 - 1] = '\0';
+    ok &= write_wav(tmp_path("tone-16k-mono.wav"), 1, 16000, 1, 16, 1600);
+    ok &= write_wav(tmp_path("tone-8k.wav"), 1, 8000, 1, 16, 800);
+    ok &= write_wav(tmp_path("tone-48k-stereo.wav"), 1, 48000, 2, 16, 4800);
+    ok &= write_wav(tmp_path("pcm8.wav"), 1, 16000, 1, 8, 1600);
+    ok &= write_wav(tmp_path("float.wav"), 3, 16000, 1, 32, 1600);
+    ok &= write_wav(tmp_path("tone-96k.wav"), 1, 96000, 1, 16, 9600);
+    ok &= write_wav(tmp_path("tone-4k.wav"), 1, 4000, 1, 16, 400);
+    ok &= write_wav(tmp_path("tone-3ch.wav"), 1, 16000, 3, 16, 1600);
+    /* A header that announces 3200 bytes of data, followed by none. */
+    ok &= write_wav(tmp_path("truncated.wav"), 1, 16000, 1, 16, 0);
+    f = fopen(tmp_path("truncated.wav"), "r+b");
+    if (f) {
+        unsigned char size[4] = {0x80, 0x0c, 0, 0};
+        ok &= fseek(f, 40, SEEK_SET) == 0 && fwrite(size, 1, 4, f) == 4;
+        ok &= fclose(f) == 0;
+    } else {
+        ok = 0;
+    }
+    path_in_tmp(wav_not_riff, sizeof wav_not_riff, "not-riff.wav");
+    f = fopen(wav_not_riff, "wb");
+    if (f) {
+        fputs("not a RIFF file, although its name ends in .wav\n", f);
+        ok &= fclose(f) == 0;
+    } else {
+        ok = 0;
+    }
+    CHECK(ok, "write the WAV files of the audio rows");
+}
+
+#undef RO
+#undef WO
+#undef RW
+
+/* ------------------------------------------------------------------------ */
 /* Library functions                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -1248,6 +2027,7 @@ static void build_inputs(void) {
     memset(json_too_long + n, ' ', sizeof json_too_long - 2 - n);
     json_too_long[sizeof json_too_long - 2] = '}';
     json_too_long[sizeof json_too_long - 1] = '\0';
+    build_audio_inputs();
 }
 
 int main(void) {
@@ -1275,7 +2055,14 @@ int main(void) {
         test_server_states();
         test_channel_rows_not_joined();
         test_channel_rows_with_server();
+        test_audio_rows();
+        test_audio_device_buffers();
+        test_get_audio_device();
+        test_register_observer();
+        test_start_audio_recording();
+        test_device_tests();
         test_library_functions();
+        test_empty_ogg_recordings(); /* last: see there */
         CHECK(agoraish_engine_release(live, 1) == 0, "release the live engine");
     }
     remove_tmpdir();

@@ -47,6 +47,17 @@ int main(void) {
     FIELD(agoraish_event_handler, on_local_user_registered);
     FIELD(agoraish_event_handler, on_user_info_updated);
     FIELD(agoraish_event_handler, on_error);
+    FIELD(agoraish_event_handler, on_first_local_audio_frame_published);
+    FIELD(agoraish_event_handler, on_first_remote_audio_frame);
+    FIELD(agoraish_event_handler, on_first_remote_audio_decoded);
+    FIELD(agoraish_event_handler, on_user_mute_audio);
+    FIELD(agoraish_event_handler, on_local_audio_state_changed);
+    FIELD(agoraish_event_handler, on_remote_audio_state_changed);
+    FIELD(agoraish_event_handler, on_audio_volume_indication);
+    FIELD(agoraish_event_handler, on_active_speaker);
+    FIELD(agoraish_event_handler, on_rtc_stats);
+    FIELD(agoraish_event_handler, on_local_audio_stats);
+    FIELD(agoraish_event_handler, on_remote_audio_stats);
     end();
 
     BEGIN(agoraish_engine_config);
@@ -73,6 +84,14 @@ int main(void) {
     FIELD(agoraish_rtc_stats, tx_packets);
     FIELD(agoraish_rtc_stats, rx_packets);
     FIELD(agoraish_rtc_stats, user_count);
+    FIELD(agoraish_rtc_stats, tx_kbitrate);
+    FIELD(agoraish_rtc_stats, tx_audio_bytes);
+    FIELD(agoraish_rtc_stats, rx_audio_bytes);
+    FIELD(agoraish_rtc_stats, rx_kbitrate);
+    FIELD(agoraish_rtc_stats, tx_audio_kbitrate);
+    FIELD(agoraish_rtc_stats, rx_audio_kbitrate);
+    FIELD(agoraish_rtc_stats, memory_app_usage_kb);
+    FIELD(agoraish_rtc_stats, cpu_app_usage);
     end();
 
     BEGIN(agoraish_server_config);
@@ -81,6 +100,73 @@ int main(void) {
     FIELD(agoraish_server_config, signaling_port);
     FIELD(agoraish_server_config, http_port);
     FIELD(agoraish_server_config, config_json);
+    end();
+
+    /* ABI 0.4: audio. */
+    BEGIN(agoraish_audio_volume_info);
+    FIELD(agoraish_audio_volume_info, uid);
+    FIELD(agoraish_audio_volume_info, volume);
+    FIELD(agoraish_audio_volume_info, vad);
+    end();
+
+    BEGIN(agoraish_local_audio_stats);
+    FIELD(agoraish_local_audio_stats, struct_size);
+    FIELD(agoraish_local_audio_stats, num_channels);
+    FIELD(agoraish_local_audio_stats, sent_sample_rate);
+    FIELD(agoraish_local_audio_stats, sent_bitrate);
+    FIELD(agoraish_local_audio_stats, tx_packet_loss_rate);
+    end();
+
+    BEGIN(agoraish_remote_audio_stats);
+    FIELD(agoraish_remote_audio_stats, struct_size);
+    FIELD(agoraish_remote_audio_stats, uid);
+    FIELD(agoraish_remote_audio_stats, quality);
+    FIELD(agoraish_remote_audio_stats, network_transport_delay);
+    FIELD(agoraish_remote_audio_stats, jitter_buffer_delay);
+    FIELD(agoraish_remote_audio_stats, audio_loss_rate);
+    FIELD(agoraish_remote_audio_stats, num_channels);
+    FIELD(agoraish_remote_audio_stats, received_sample_rate);
+    FIELD(agoraish_remote_audio_stats, received_bitrate);
+    FIELD(agoraish_remote_audio_stats, total_frozen_time);
+    FIELD(agoraish_remote_audio_stats, frozen_rate);
+    FIELD(agoraish_remote_audio_stats, total_active_time);
+    FIELD(agoraish_remote_audio_stats, fec_recovered_frames);
+    FIELD(agoraish_remote_audio_stats, concealed_frames);
+    FIELD(agoraish_remote_audio_stats, end_to_end_delay);
+    end();
+
+    BEGIN(agoraish_audio_frame);
+    FIELD(agoraish_audio_frame, type);
+    FIELD(agoraish_audio_frame, samples_per_channel);
+    FIELD(agoraish_audio_frame, bytes_per_sample);
+    FIELD(agoraish_audio_frame, channels);
+    FIELD(agoraish_audio_frame, samples_per_sec);
+    FIELD(agoraish_audio_frame, buffer);
+    FIELD(agoraish_audio_frame, render_time_ms);
+    FIELD(agoraish_audio_frame, avsync_type);
+    end();
+
+    BEGIN(agoraish_audio_frame_observer);
+    FIELD(agoraish_audio_frame_observer, struct_size);
+    FIELD(agoraish_audio_frame_observer, user_data);
+    FIELD(agoraish_audio_frame_observer, observed_position);
+    FIELD(agoraish_audio_frame_observer, on_record_audio_frame);
+    FIELD(agoraish_audio_frame_observer, on_playback_audio_frame);
+    FIELD(agoraish_audio_frame_observer, on_mixed_audio_frame);
+    FIELD(agoraish_audio_frame_observer, on_playback_audio_frame_before_mixing);
+    end();
+
+    BEGIN(agoraish_audio_recording_config);
+    FIELD(agoraish_audio_recording_config, struct_size);
+    FIELD(agoraish_audio_recording_config, file_path);
+    FIELD(agoraish_audio_recording_config, sample_rate);
+    FIELD(agoraish_audio_recording_config, position);
+    FIELD(agoraish_audio_recording_config, quality);
+    end();
+
+    BEGIN(agoraish_audio_device_info);
+    FIELD(agoraish_audio_device_info, id);
+    FIELD(agoraish_audio_device_info, name);
     end();
 
     printf("\n}\n");

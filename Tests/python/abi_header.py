@@ -174,7 +174,10 @@ _SIZEOF = {
     "uint32_t": 4,
     "int32_t": 4,
     "uint64_t": 8,
+    "int64_t": 8,
     "int": ctypes.sizeof(ctypes.c_int),
+    "unsigned int": ctypes.sizeof(ctypes.c_uint),
+    "double": ctypes.sizeof(ctypes.c_double),
     "void *": ctypes.sizeof(ctypes.c_void_p),
     "size_t": ctypes.sizeof(ctypes.c_size_t),
 }

@@ -113,7 +113,9 @@ def _ctypes_for(ctype: str, ffi):
         "unsigned int": ctypes.c_uint,
         "int32_t": ctypes.c_int32,
         "uint32_t": ctypes.c_uint32,
+        "int64_t": ctypes.c_int64,
         "uint64_t": ctypes.c_uint64,
+        "double": ctypes.c_double,
         "int *": ctypes.POINTER(ctypes.c_int),
         "int16_t *": ctypes.POINTER(ctypes.c_int16),
         "const int16_t *": ctypes.POINTER(ctypes.c_int16),
@@ -206,6 +208,15 @@ ENUMS = {
     "agoraish_connection_state": ("ConnectionState", "AGORAISH_CONNECTION_STATE_"),
     "agoraish_connection_changed_reason": ("ConnectionChangedReason", "AGORAISH_CONNECTION_CHANGED_"),
     "agoraish_user_offline_reason": ("UserOfflineReason", "AGORAISH_USER_OFFLINE_"),
+    "agoraish_local_audio_stream_state": ("LocalAudioStreamState", "AGORAISH_LOCAL_AUDIO_STREAM_STATE_"),
+    "agoraish_local_audio_stream_error": ("LocalAudioStreamError", "AGORAISH_LOCAL_AUDIO_STREAM_ERROR_"),
+    "agoraish_remote_audio_state": ("RemoteAudioState", "AGORAISH_REMOTE_AUDIO_STATE_"),
+    "agoraish_remote_audio_state_reason": ("RemoteAudioStateReason", "AGORAISH_REMOTE_AUDIO_REASON_"),
+    "agoraish_audio_frame_position": ("AudioFramePosition", "AGORAISH_AUDIO_FRAME_POSITION_"),
+    "agoraish_raw_audio_frame_op_mode": ("RawAudioFrameOpMode", "AGORAISH_RAW_AUDIO_FRAME_OP_MODE_"),
+    "agoraish_audio_recording_quality": ("AudioRecordingQuality", "AGORAISH_AUDIO_RECORDING_QUALITY_"),
+    "agoraish_audio_recording_position": ("AudioRecordingPosition", "AGORAISH_AUDIO_RECORDING_POSITION_"),
+    "agoraish_media_device_type": ("MediaDeviceType", "AGORAISH_"),
 }
 
 

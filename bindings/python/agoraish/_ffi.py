@@ -37,9 +37,11 @@ from ctypes import (
     Structure,
     c_char,
     c_char_p,
+    c_double,
     c_int,
     c_int16,
     c_int32,
+    c_int64,
     c_size_t,
     c_uint,
     c_uint32,
@@ -53,7 +55,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Type
 # --------------------------------------------------------------------------
 
 AGORAISH_ABI_VERSION_MAJOR = 0
-AGORAISH_ABI_VERSION_MINOR = 3
+AGORAISH_ABI_VERSION_MINOR = 4
 AGORAISH_ABI_VERSION = AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR
 
 # --------------------------------------------------------------------------
@@ -188,6 +190,67 @@ AGORAISH_MAX_CHANNEL_ID_LENGTH = 65
 AGORAISH_MAX_USER_ACCOUNT_LENGTH = 256
 
 # --------------------------------------------------------------------------
+# Audio (ABI 0.4): enum agoraish_local_audio_stream_state,
+# agoraish_local_audio_stream_error, agoraish_remote_audio_state,
+# agoraish_remote_audio_state_reason, agoraish_audio_frame_position,
+# agoraish_raw_audio_frame_op_mode, agoraish_audio_recording_quality,
+# agoraish_audio_recording_position, agoraish_media_device_type
+# --------------------------------------------------------------------------
+
+AGORAISH_LOCAL_AUDIO_STREAM_STATE_STOPPED = 0
+AGORAISH_LOCAL_AUDIO_STREAM_STATE_RECORDING = 1
+AGORAISH_LOCAL_AUDIO_STREAM_STATE_ENCODING = 2
+AGORAISH_LOCAL_AUDIO_STREAM_STATE_FAILED = 3
+
+AGORAISH_LOCAL_AUDIO_STREAM_ERROR_OK = 0
+AGORAISH_LOCAL_AUDIO_STREAM_ERROR_FAILURE = 1
+AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_NO_PERMISSION = 2
+AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_BUSY = 3
+AGORAISH_LOCAL_AUDIO_STREAM_ERROR_RECORD_FAILURE = 4
+AGORAISH_LOCAL_AUDIO_STREAM_ERROR_ENCODE_FAILURE = 5
+AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_RECORDING_DEVICE = 6
+AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_PLAYOUT_DEVICE = 7
+
+AGORAISH_REMOTE_AUDIO_STATE_STOPPED = 0
+AGORAISH_REMOTE_AUDIO_STATE_STARTING = 1
+AGORAISH_REMOTE_AUDIO_STATE_DECODING = 2
+AGORAISH_REMOTE_AUDIO_STATE_FROZEN = 3
+AGORAISH_REMOTE_AUDIO_STATE_FAILED = 4
+
+AGORAISH_REMOTE_AUDIO_REASON_INTERNAL = 0
+AGORAISH_REMOTE_AUDIO_REASON_NETWORK_CONGESTION = 1
+AGORAISH_REMOTE_AUDIO_REASON_NETWORK_RECOVERY = 2
+AGORAISH_REMOTE_AUDIO_REASON_LOCAL_MUTED = 3
+AGORAISH_REMOTE_AUDIO_REASON_LOCAL_UNMUTED = 4
+AGORAISH_REMOTE_AUDIO_REASON_REMOTE_MUTED = 5
+AGORAISH_REMOTE_AUDIO_REASON_REMOTE_UNMUTED = 6
+AGORAISH_REMOTE_AUDIO_REASON_REMOTE_OFFLINE = 7
+
+AGORAISH_AUDIO_FRAME_POSITION_NONE = 0x0
+AGORAISH_AUDIO_FRAME_POSITION_PLAYBACK = 0x1
+AGORAISH_AUDIO_FRAME_POSITION_RECORD = 0x2
+AGORAISH_AUDIO_FRAME_POSITION_MIXED = 0x4
+AGORAISH_AUDIO_FRAME_POSITION_BEFORE_MIXING = 0x8
+
+AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_ONLY = 0
+AGORAISH_RAW_AUDIO_FRAME_OP_MODE_WRITE_ONLY = 1
+AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_WRITE = 2
+
+AGORAISH_AUDIO_RECORDING_QUALITY_LOW = 0
+AGORAISH_AUDIO_RECORDING_QUALITY_MEDIUM = 1
+AGORAISH_AUDIO_RECORDING_QUALITY_HIGH = 2
+AGORAISH_AUDIO_RECORDING_QUALITY_ULTRA_HIGH = 3
+
+AGORAISH_AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK = 0
+AGORAISH_AUDIO_RECORDING_POSITION_RECORDING = 1
+AGORAISH_AUDIO_RECORDING_POSITION_MIXED_PLAYBACK = 2
+
+AGORAISH_AUDIO_PLAYOUT_DEVICE = 0
+AGORAISH_AUDIO_RECORDING_DEVICE = 1
+
+AGORAISH_MAX_DEVICE_ID_LENGTH = 512
+
+# --------------------------------------------------------------------------
 # Structs and callback types
 # --------------------------------------------------------------------------
 
@@ -220,6 +283,118 @@ class RtcStats(Structure):
         ("tx_packets", c_uint64),
         ("rx_packets", c_uint64),
         ("user_count", c_uint32),
+        # ABI 0.4. Rates are over the last 2 s period (0 in on_leave_channel).
+        ("tx_kbitrate", c_uint32),
+        ("tx_audio_bytes", c_uint64),
+        ("rx_audio_bytes", c_uint64),
+        ("rx_kbitrate", c_uint32),
+        ("tx_audio_kbitrate", c_uint32),
+        ("rx_audio_kbitrate", c_uint32),
+        ("memory_app_usage_kb", c_uint32),
+        ("cpu_app_usage", c_double),
+    ]
+
+
+class AudioVolumeInfo(Structure):
+    """``agoraish_audio_volume_info``: one speaker in ``on_audio_volume_indication``.
+
+    Owner: the library (an array valid only during the callback). ``uid`` is 0
+    for the local user; ``volume`` is 0..255; ``vad`` is the local voice
+    activity (with report_vad), always 1 for remote users.
+    """
+
+    _fields_ = [
+        ("uid", c_uint32),
+        ("volume", c_uint),
+        ("vad", c_uint),
+    ]
+
+
+class LocalAudioStats(Structure):
+    """``agoraish_local_audio_stats``: sending statistics, every 2 s in a call.
+
+    Owner: the library, valid only during ``on_local_audio_stats``.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("num_channels", c_int),
+        ("sent_sample_rate", c_int),
+        ("sent_bitrate", c_int),
+        ("tx_packet_loss_rate", c_int),
+    ]
+
+
+class RemoteAudioStats(Structure):
+    """``agoraish_remote_audio_stats``: receiving statistics of one remote user, every 2 s.
+
+    Owner: the library, valid only during ``on_remote_audio_stats``.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("uid", c_uint32),
+        ("quality", c_int),
+        ("network_transport_delay", c_int),
+        ("jitter_buffer_delay", c_int),
+        ("audio_loss_rate", c_int),
+        ("num_channels", c_int),
+        ("received_sample_rate", c_int),
+        ("received_bitrate", c_int),
+        ("total_frozen_time", c_int),
+        ("frozen_rate", c_int),
+        ("total_active_time", c_int),
+        ("fec_recovered_frames", c_int),
+        ("concealed_frames", c_int),
+        ("end_to_end_delay", c_int),
+    ]
+
+
+class AudioFrame(Structure):
+    """``agoraish_audio_frame``: a PCM frame handed to an audio frame observer.
+
+    Owner: the library. ``buffer`` holds ``samples_per_channel * channels``
+    interleaved int16 samples and is valid only during the callback.
+    """
+
+    _fields_ = [
+        ("type", c_int),
+        ("samples_per_channel", c_int),
+        ("bytes_per_sample", c_int),
+        ("channels", c_int),
+        ("samples_per_sec", c_int),
+        ("buffer", c_void_p),
+        ("render_time_ms", c_int64),
+        ("avsync_type", c_int),
+    ]
+
+
+class AudioRecordingConfig(Structure):
+    """``agoraish_audio_recording_config``: how to record audio to a file.
+
+    Owner: the host; read only during ``agoraish_engine_start_audio_recording()``
+    (the path is copied). Set ``struct_size`` to ``ctypes.sizeof(AudioRecordingConfig)``.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("file_path", c_char_p),
+        ("sample_rate", c_int),
+        ("position", c_int),
+        ("quality", c_int),
+    ]
+
+
+class AudioDeviceInfo(Structure):
+    """``agoraish_audio_device_info``: one audio device (an ALSA PCM).
+
+    Filled by ``agoraish_engine_get_audio_device()``; both fields are
+    NUL-terminated UTF-8.
+    """
+
+    _fields_ = [
+        ("id", c_char * AGORAISH_MAX_DEVICE_ID_LENGTH),
+        ("name", c_char * AGORAISH_MAX_DEVICE_ID_LENGTH),
     ]
 
 
@@ -255,6 +430,66 @@ UserInfoUpdatedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, POINTER(
 #: ``on_error(engine, user_data, int err, const char *msg)``
 ErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_char_p)
 
+# ABI 0.4: audio events.
+
+#: ``on_first_local_audio_frame_published(engine, user_data, int elapsed)``
+FirstLocalAudioFramePublishedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int)
+#: ``on_first_remote_audio_frame(engine, user_data, uint32_t uid, int elapsed)``
+FirstRemoteAudioFrameCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
+#: ``on_first_remote_audio_decoded(engine, user_data, uint32_t uid, int elapsed)``
+FirstRemoteAudioDecodedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
+#: ``on_user_mute_audio(engine, user_data, uint32_t uid, int muted)``
+UserMuteAudioCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
+#: ``on_local_audio_state_changed(engine, user_data, int state, int error)``
+LocalAudioStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int)
+#: ``on_remote_audio_state_changed(engine, user_data, uint32_t uid, int state, int reason, int elapsed)``
+RemoteAudioStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int, c_int)
+#: ``on_audio_volume_indication(engine, user_data, const agoraish_audio_volume_info *speakers,
+#: unsigned int speaker_number, int total_volume)``
+AudioVolumeIndicationCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(AudioVolumeInfo), c_uint, c_int)
+#: ``on_active_speaker(engine, user_data, uint32_t uid)``
+ActiveSpeakerCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32)
+#: ``on_rtc_stats(engine, user_data, const agoraish_rtc_stats *stats)``
+RtcStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcStats))
+#: ``on_local_audio_stats(engine, user_data, const agoraish_local_audio_stats *stats)``
+LocalAudioStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(LocalAudioStats))
+#: ``on_remote_audio_stats(engine, user_data, const agoraish_remote_audio_stats *stats)``
+RemoteAudioStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RemoteAudioStats))
+
+# Audio frame observer callbacks: they run on an audio thread (see
+# agoraish_audio_frame_observer) and return nonzero to keep the frame, 0 to discard it.
+
+#: ``on_record_audio_frame(engine, user_data, agoraish_audio_frame *frame)``
+RecordAudioFrameCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(AudioFrame))
+#: ``on_playback_audio_frame(engine, user_data, agoraish_audio_frame *frame)``
+PlaybackAudioFrameCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(AudioFrame))
+#: ``on_mixed_audio_frame(engine, user_data, agoraish_audio_frame *frame)``
+MixedAudioFrameCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(AudioFrame))
+#: ``on_playback_audio_frame_before_mixing(engine, user_data, uint32_t uid, agoraish_audio_frame *frame)``
+PlaybackAudioFrameBeforeMixingCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, c_uint32, POINTER(AudioFrame))
+
+
+class AudioFrameObserverTable(Structure):
+    """``agoraish_audio_frame_observer``: a raw audio observer.
+
+    Owner: the host. The library copies the struct during
+    ``agoraish_engine_register_audio_frame_observer()``, but the function
+    pointers must stay valid until the observer is replaced or removed (for
+    ctypes: keep the CFUNCTYPE objects alive). A NULL entry means "not
+    interested". ``observed_position`` is a bit set of
+    ``AGORAISH_AUDIO_FRAME_POSITION_*``.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("user_data", c_void_p),
+        ("observed_position", c_int),
+        ("on_record_audio_frame", RecordAudioFrameCallback),
+        ("on_playback_audio_frame", PlaybackAudioFrameCallback),
+        ("on_mixed_audio_frame", MixedAudioFrameCallback),
+        ("on_playback_audio_frame_before_mixing", PlaybackAudioFrameBeforeMixingCallback),
+    ]
+
 
 class EventHandlerTable(Structure):
     """``agoraish_event_handler``: the engine's event callbacks.
@@ -263,8 +498,9 @@ class EventHandlerTable(Structure):
     ``agoraish_engine_create()``, but the function pointers must stay valid
     until the engine is released (for ctypes: keep the CFUNCTYPE objects
     alive). A NULL entry means "not interested". Fields after
-    ``on_api_call_executed`` are ABI 0.2; a table with ``struct_size`` equal to
-    ``AGORAISH_EVENT_HANDLER_SIZE_0_1`` has none of them.
+    ``on_api_call_executed`` are ABI 0.2 (channels) and from
+    ``on_first_local_audio_frame_published`` on ABI 0.4 (audio); a table with
+    ``struct_size`` equal to ``AGORAISH_EVENT_HANDLER_SIZE_0_1`` has none of them.
     """
 
     _fields_ = [
@@ -285,6 +521,18 @@ class EventHandlerTable(Structure):
         ("on_local_user_registered", LocalUserRegisteredCallback),
         ("on_user_info_updated", UserInfoUpdatedCallback),
         ("on_error", ErrorCallback),
+        # ABI 0.4: audio.
+        ("on_first_local_audio_frame_published", FirstLocalAudioFramePublishedCallback),
+        ("on_first_remote_audio_frame", FirstRemoteAudioFrameCallback),
+        ("on_first_remote_audio_decoded", FirstRemoteAudioDecodedCallback),
+        ("on_user_mute_audio", UserMuteAudioCallback),
+        ("on_local_audio_state_changed", LocalAudioStateChangedCallback),
+        ("on_remote_audio_state_changed", RemoteAudioStateChangedCallback),
+        ("on_audio_volume_indication", AudioVolumeIndicationCallback),
+        ("on_active_speaker", ActiveSpeakerCallback),
+        ("on_rtc_stats", RtcStatsCallback),
+        ("on_local_audio_stats", LocalAudioStatsCallback),
+        ("on_remote_audio_stats", RemoteAudioStatsCallback),
     ]
 
 
@@ -333,11 +581,25 @@ agoraish_rtc_stats = RtcStats
 agoraish_event_handler = EventHandlerTable
 agoraish_engine_config = EngineConfig
 agoraish_server_config = ServerConfig
+agoraish_audio_volume_info = AudioVolumeInfo
+agoraish_local_audio_stats = LocalAudioStats
+agoraish_remote_audio_stats = RemoteAudioStats
+agoraish_audio_frame = AudioFrame
+agoraish_audio_frame_observer = AudioFrameObserverTable
+agoraish_audio_recording_config = AudioRecordingConfig
+agoraish_audio_device_info = AudioDeviceInfo
 
 #: Every struct of the header, keyed by its C name.
 STRUCTS: Dict[str, Type[Structure]] = {
     "agoraish_user_info": UserInfo,
     "agoraish_rtc_stats": RtcStats,
+    "agoraish_audio_volume_info": AudioVolumeInfo,
+    "agoraish_local_audio_stats": LocalAudioStats,
+    "agoraish_remote_audio_stats": RemoteAudioStats,
+    "agoraish_audio_frame": AudioFrame,
+    "agoraish_audio_frame_observer": AudioFrameObserverTable,
+    "agoraish_audio_recording_config": AudioRecordingConfig,
+    "agoraish_audio_device_info": AudioDeviceInfo,
     "agoraish_event_handler": EventHandlerTable,
     "agoraish_engine_config": EngineConfig,
     "agoraish_server_config": ServerConfig,
@@ -518,6 +780,126 @@ agoraish_engine_set_external_audio_sink = _declare(
 # int agoraish_engine_pull_playback_audio_frame(agoraish_engine_t *engine, int16_t *samples, int samples_per_channel);
 agoraish_engine_pull_playback_audio_frame = _declare(
     "agoraish_engine_pull_playback_audio_frame", c_int, [c_void_p, POINTER(c_int16), c_int]
+)
+
+# Audio switches and volumes
+
+# int agoraish_engine_enable_audio(agoraish_engine_t *engine);
+agoraish_engine_enable_audio = _declare("agoraish_engine_enable_audio", c_int, [c_void_p])
+# int agoraish_engine_disable_audio(agoraish_engine_t *engine);
+agoraish_engine_disable_audio = _declare("agoraish_engine_disable_audio", c_int, [c_void_p])
+# int agoraish_engine_enable_local_audio(agoraish_engine_t *engine, int enabled);
+agoraish_engine_enable_local_audio = _declare("agoraish_engine_enable_local_audio", c_int, [c_void_p, c_int])
+# int agoraish_engine_mute_local_audio_stream(agoraish_engine_t *engine, int mute);
+agoraish_engine_mute_local_audio_stream = _declare(
+    "agoraish_engine_mute_local_audio_stream", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_mute_remote_audio_stream(agoraish_engine_t *engine, uint32_t uid, int mute);
+agoraish_engine_mute_remote_audio_stream = _declare(
+    "agoraish_engine_mute_remote_audio_stream", c_int, [c_void_p, c_uint32, c_int]
+)
+# int agoraish_engine_mute_all_remote_audio_streams(agoraish_engine_t *engine, int mute);
+agoraish_engine_mute_all_remote_audio_streams = _declare(
+    "agoraish_engine_mute_all_remote_audio_streams", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_set_default_mute_all_remote_audio_streams(agoraish_engine_t *engine, int mute);
+agoraish_engine_set_default_mute_all_remote_audio_streams = _declare(
+    "agoraish_engine_set_default_mute_all_remote_audio_streams", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_adjust_recording_signal_volume(agoraish_engine_t *engine, int volume);
+agoraish_engine_adjust_recording_signal_volume = _declare(
+    "agoraish_engine_adjust_recording_signal_volume", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_adjust_playback_signal_volume(agoraish_engine_t *engine, int volume);
+agoraish_engine_adjust_playback_signal_volume = _declare(
+    "agoraish_engine_adjust_playback_signal_volume", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_adjust_user_playback_signal_volume(agoraish_engine_t *engine, uint32_t uid, int volume);
+agoraish_engine_adjust_user_playback_signal_volume = _declare(
+    "agoraish_engine_adjust_user_playback_signal_volume", c_int, [c_void_p, c_uint32, c_int]
+)
+# int agoraish_engine_enable_audio_volume_indication(agoraish_engine_t *engine, int interval, int smooth,
+#                                                    int report_vad);
+agoraish_engine_enable_audio_volume_indication = _declare(
+    "agoraish_engine_enable_audio_volume_indication", c_int, [c_void_p, c_int, c_int, c_int]
+)
+
+# Raw audio data
+
+# int agoraish_engine_register_audio_frame_observer(agoraish_engine_t *engine,
+#                                                   const agoraish_audio_frame_observer *observer);
+agoraish_engine_register_audio_frame_observer = _declare(
+    "agoraish_engine_register_audio_frame_observer", c_int, [c_void_p, POINTER(AudioFrameObserverTable)]
+)
+# int agoraish_engine_set_recording_audio_frame_parameters(agoraish_engine_t *engine, int sample_rate, int channels,
+#                                                          int mode, int samples_per_call);
+agoraish_engine_set_recording_audio_frame_parameters = _declare(
+    "agoraish_engine_set_recording_audio_frame_parameters", c_int, [c_void_p, c_int, c_int, c_int, c_int]
+)
+# int agoraish_engine_set_playback_audio_frame_parameters(agoraish_engine_t *engine, int sample_rate, int channels,
+#                                                         int mode, int samples_per_call);
+agoraish_engine_set_playback_audio_frame_parameters = _declare(
+    "agoraish_engine_set_playback_audio_frame_parameters", c_int, [c_void_p, c_int, c_int, c_int, c_int]
+)
+# int agoraish_engine_set_mixed_audio_frame_parameters(agoraish_engine_t *engine, int sample_rate, int channels,
+#                                                      int samples_per_call);
+agoraish_engine_set_mixed_audio_frame_parameters = _declare(
+    "agoraish_engine_set_mixed_audio_frame_parameters", c_int, [c_void_p, c_int, c_int, c_int]
+)
+# int agoraish_engine_set_playback_audio_frame_before_mixing_parameters(agoraish_engine_t *engine, int sample_rate,
+#                                                                       int channels);
+agoraish_engine_set_playback_audio_frame_before_mixing_parameters = _declare(
+    "agoraish_engine_set_playback_audio_frame_before_mixing_parameters", c_int, [c_void_p, c_int, c_int]
+)
+
+# Recording to a file
+
+# int agoraish_engine_start_audio_recording(agoraish_engine_t *engine, const agoraish_audio_recording_config *config);
+agoraish_engine_start_audio_recording = _declare(
+    "agoraish_engine_start_audio_recording", c_int, [c_void_p, POINTER(AudioRecordingConfig)]
+)
+# int agoraish_engine_stop_audio_recording(agoraish_engine_t *engine);
+agoraish_engine_stop_audio_recording = _declare("agoraish_engine_stop_audio_recording", c_int, [c_void_p])
+
+# Audio devices
+
+# int agoraish_engine_get_audio_device_count(agoraish_engine_t *engine, int type);
+agoraish_engine_get_audio_device_count = _declare("agoraish_engine_get_audio_device_count", c_int, [c_void_p, c_int])
+# int agoraish_engine_get_audio_device(agoraish_engine_t *engine, int type, int index, agoraish_audio_device_info *info);
+agoraish_engine_get_audio_device = _declare(
+    "agoraish_engine_get_audio_device", c_int, [c_void_p, c_int, c_int, POINTER(AudioDeviceInfo)]
+)
+# int agoraish_engine_set_recording_device(agoraish_engine_t *engine, const char *device_id);
+agoraish_engine_set_recording_device = _declare("agoraish_engine_set_recording_device", c_int, [c_void_p, c_char_p])
+# int agoraish_engine_set_playback_device(agoraish_engine_t *engine, const char *device_id);
+agoraish_engine_set_playback_device = _declare("agoraish_engine_set_playback_device", c_int, [c_void_p, c_char_p])
+# int agoraish_engine_get_recording_device(agoraish_engine_t *engine, char *buf, size_t *len);
+agoraish_engine_get_recording_device = _declare(
+    "agoraish_engine_get_recording_device", c_int, [c_void_p, POINTER(c_char), POINTER(c_size_t)]
+)
+# int agoraish_engine_get_playback_device(agoraish_engine_t *engine, char *buf, size_t *len);
+agoraish_engine_get_playback_device = _declare(
+    "agoraish_engine_get_playback_device", c_int, [c_void_p, POINTER(c_char), POINTER(c_size_t)]
+)
+# int agoraish_engine_start_recording_device_test(agoraish_engine_t *engine, int interval);
+agoraish_engine_start_recording_device_test = _declare(
+    "agoraish_engine_start_recording_device_test", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_stop_recording_device_test(agoraish_engine_t *engine);
+agoraish_engine_stop_recording_device_test = _declare("agoraish_engine_stop_recording_device_test", c_int, [c_void_p])
+# int agoraish_engine_start_playback_device_test(agoraish_engine_t *engine, const char *path);
+agoraish_engine_start_playback_device_test = _declare(
+    "agoraish_engine_start_playback_device_test", c_int, [c_void_p, c_char_p]
+)
+# int agoraish_engine_stop_playback_device_test(agoraish_engine_t *engine);
+agoraish_engine_stop_playback_device_test = _declare("agoraish_engine_stop_playback_device_test", c_int, [c_void_p])
+# int agoraish_engine_start_audio_device_loopback_test(agoraish_engine_t *engine, int interval);
+agoraish_engine_start_audio_device_loopback_test = _declare(
+    "agoraish_engine_start_audio_device_loopback_test", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_stop_audio_device_loopback_test(agoraish_engine_t *engine);
+agoraish_engine_stop_audio_device_loopback_test = _declare(
+    "agoraish_engine_stop_audio_device_loopback_test", c_int, [c_void_p]
 )
 
 # Embedded channel server

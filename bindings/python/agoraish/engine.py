@@ -47,6 +47,14 @@ from . import _ffi
 __all__ = [
     "AgoraishError",
     "AreaCode",
+    "AudioDeviceInfo",
+    "AudioFrame",
+    "AudioFrameObserver",
+    "AudioFramePosition",
+    "AudioProfile",
+    "AudioRecordingPosition",
+    "AudioRecordingQuality",
+    "AudioVolumeInfo",
     "ChannelProfile",
     "ChannelServer",
     "ClientRole",
@@ -54,8 +62,16 @@ __all__ = [
     "ConnectionState",
     "ErrorCode",
     "EventHandler",
+    "LocalAudioStats",
+    "LocalAudioStreamError",
+    "LocalAudioStreamState",
     "LogFilter",
     "LogLevel",
+    "MediaDeviceType",
+    "RawAudioFrameOpMode",
+    "RemoteAudioState",
+    "RemoteAudioStateReason",
+    "RemoteAudioStats",
     "RtcEngine",
     "RtcStats",
     "UserInfo",
@@ -218,6 +234,93 @@ class UserOfflineReason(enum.IntEnum):
     BECOME_AUDIENCE = _ffi.AGORAISH_USER_OFFLINE_BECOME_AUDIENCE
 
 
+class LocalAudioStreamState(enum.IntEnum):
+    """Agora's LOCAL_AUDIO_STREAM_STATE, the ``state`` of ``on_local_audio_state_changed``."""
+
+    STOPPED = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_STATE_STOPPED
+    RECORDING = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_STATE_RECORDING
+    ENCODING = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_STATE_ENCODING
+    FAILED = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_STATE_FAILED
+
+
+class LocalAudioStreamError(enum.IntEnum):
+    """Agora's LOCAL_AUDIO_STREAM_ERROR, the ``error`` of ``on_local_audio_state_changed``."""
+
+    OK = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_OK
+    FAILURE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_FAILURE
+    DEVICE_NO_PERMISSION = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_NO_PERMISSION
+    DEVICE_BUSY = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_BUSY
+    RECORD_FAILURE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_RECORD_FAILURE
+    ENCODE_FAILURE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_ENCODE_FAILURE
+    NO_RECORDING_DEVICE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_RECORDING_DEVICE
+    NO_PLAYOUT_DEVICE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_PLAYOUT_DEVICE
+
+
+class RemoteAudioState(enum.IntEnum):
+    """Agora's REMOTE_AUDIO_STATE, the ``state`` of ``on_remote_audio_state_changed``."""
+
+    STOPPED = _ffi.AGORAISH_REMOTE_AUDIO_STATE_STOPPED
+    STARTING = _ffi.AGORAISH_REMOTE_AUDIO_STATE_STARTING
+    DECODING = _ffi.AGORAISH_REMOTE_AUDIO_STATE_DECODING
+    FROZEN = _ffi.AGORAISH_REMOTE_AUDIO_STATE_FROZEN
+    FAILED = _ffi.AGORAISH_REMOTE_AUDIO_STATE_FAILED
+
+
+class RemoteAudioStateReason(enum.IntEnum):
+    """Agora's REMOTE_AUDIO_STATE_REASON, the ``reason`` of ``on_remote_audio_state_changed``."""
+
+    INTERNAL = _ffi.AGORAISH_REMOTE_AUDIO_REASON_INTERNAL
+    NETWORK_CONGESTION = _ffi.AGORAISH_REMOTE_AUDIO_REASON_NETWORK_CONGESTION
+    NETWORK_RECOVERY = _ffi.AGORAISH_REMOTE_AUDIO_REASON_NETWORK_RECOVERY
+    LOCAL_MUTED = _ffi.AGORAISH_REMOTE_AUDIO_REASON_LOCAL_MUTED
+    LOCAL_UNMUTED = _ffi.AGORAISH_REMOTE_AUDIO_REASON_LOCAL_UNMUTED
+    REMOTE_MUTED = _ffi.AGORAISH_REMOTE_AUDIO_REASON_REMOTE_MUTED
+    REMOTE_UNMUTED = _ffi.AGORAISH_REMOTE_AUDIO_REASON_REMOTE_UNMUTED
+    REMOTE_OFFLINE = _ffi.AGORAISH_REMOTE_AUDIO_REASON_REMOTE_OFFLINE
+
+
+class AudioFramePosition(enum.IntEnum):
+    """Agora's AUDIO_FRAME_POSITION bits for ``register_audio_frame_observer``; combine with ``|``."""
+
+    NONE = _ffi.AGORAISH_AUDIO_FRAME_POSITION_NONE
+    PLAYBACK = _ffi.AGORAISH_AUDIO_FRAME_POSITION_PLAYBACK
+    RECORD = _ffi.AGORAISH_AUDIO_FRAME_POSITION_RECORD
+    MIXED = _ffi.AGORAISH_AUDIO_FRAME_POSITION_MIXED
+    BEFORE_MIXING = _ffi.AGORAISH_AUDIO_FRAME_POSITION_BEFORE_MIXING
+
+
+class RawAudioFrameOpMode(enum.IntEnum):
+    """Agora's RAW_AUDIO_FRAME_OP_MODE_TYPE: what an observer may do with a frame."""
+
+    READ_ONLY = _ffi.AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_ONLY
+    WRITE_ONLY = _ffi.AGORAISH_RAW_AUDIO_FRAME_OP_MODE_WRITE_ONLY
+    READ_WRITE = _ffi.AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_WRITE
+
+
+class AudioRecordingQuality(enum.IntEnum):
+    """Agora's AUDIO_RECORDING_QUALITY_TYPE: the Ogg Opus bitrate (WAV is always 16-bit PCM)."""
+
+    LOW = _ffi.AGORAISH_AUDIO_RECORDING_QUALITY_LOW
+    MEDIUM = _ffi.AGORAISH_AUDIO_RECORDING_QUALITY_MEDIUM
+    HIGH = _ffi.AGORAISH_AUDIO_RECORDING_QUALITY_HIGH
+    ULTRA_HIGH = _ffi.AGORAISH_AUDIO_RECORDING_QUALITY_ULTRA_HIGH
+
+
+class AudioRecordingPosition(enum.IntEnum):
+    """Agora's AUDIO_RECORDING_POSITION: what ``start_audio_recording`` records."""
+
+    MIXED_RECORDING_AND_PLAYBACK = _ffi.AGORAISH_AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK
+    RECORDING = _ffi.AGORAISH_AUDIO_RECORDING_POSITION_RECORDING
+    MIXED_PLAYBACK = _ffi.AGORAISH_AUDIO_RECORDING_POSITION_MIXED_PLAYBACK
+
+
+class MediaDeviceType(enum.IntEnum):
+    """Agora's MEDIA_DEVICE_TYPE: the kind of audio device to list."""
+
+    AUDIO_PLAYOUT_DEVICE = _ffi.AGORAISH_AUDIO_PLAYOUT_DEVICE
+    AUDIO_RECORDING_DEVICE = _ffi.AGORAISH_AUDIO_RECORDING_DEVICE
+
+
 _E = TypeVar("_E", bound=enum.IntEnum)
 
 
@@ -241,13 +344,22 @@ class UserInfo(NamedTuple):
 
 @dataclasses.dataclass(frozen=True)
 class RtcStats:
-    """Statistics of a call (Agora's RtcStats; ``agoraish_rtc_stats``), from ``on_leave_channel``.
+    """Statistics of a call (Agora's RtcStats; ``agoraish_rtc_stats``), from
+    ``on_rtc_stats`` (every 2 s in a call) and ``on_leave_channel``.
 
     Attributes:
         duration: seconds in the channel.
         tx_bytes, rx_bytes: bytes sent and received on every path of the call.
         tx_packets, rx_packets: packets and messages sent and received.
         user_count: users in the channel, this one included.
+        tx_kbitrate, rx_kbitrate: Kbps sent and received over the last 2 s
+            period (0 in ``on_leave_channel``).
+        tx_audio_bytes, rx_audio_bytes: bytes of audio sent and received.
+        tx_audio_kbitrate, rx_audio_kbitrate: Kbps of audio over the period.
+        memory_app_usage_kb: resident memory of the process, KB.
+        cpu_app_usage: CPU of the process over the period, percent of one core.
+
+    Fields the library did not fill (an older library) are 0.
     """
 
     duration: int = 0
@@ -256,6 +368,94 @@ class RtcStats:
     tx_packets: int = 0
     rx_packets: int = 0
     user_count: int = 0
+    tx_kbitrate: int = 0
+    tx_audio_bytes: int = 0
+    rx_audio_bytes: int = 0
+    rx_kbitrate: int = 0
+    tx_audio_kbitrate: int = 0
+    rx_audio_kbitrate: int = 0
+    memory_app_usage_kb: int = 0
+    cpu_app_usage: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalAudioStats:
+    """Sending statistics (Agora's LocalAudioStats; ``agoraish_local_audio_stats``), every 2 s in a call.
+
+    Attributes:
+        num_channels: channels encoded.
+        sent_sample_rate: the rate of the source (Hz).
+        sent_bitrate: Kbps over the period.
+        tx_packet_loss_rate: percent lost upstream (0 while the server sends no feedback).
+    """
+
+    num_channels: int = 0
+    sent_sample_rate: int = 0
+    sent_bitrate: int = 0
+    tx_packet_loss_rate: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class RemoteAudioStats:
+    """Receiving statistics of one remote user (Agora's RemoteAudioStats;
+    ``agoraish_remote_audio_stats``), every 2 s.
+
+    Attributes:
+        uid: the remote user.
+        quality: QUALITY_TYPE from the period's loss: 1 excellent .. 5 very bad, 0 unknown.
+        network_transport_delay: ms, estimated from the measured jitter.
+        jitter_buffer_delay: ms of audio buffered.
+        audio_loss_rate: percent of 10 ms frames concealed over the period.
+        num_channels, received_sample_rate: the received format.
+        received_bitrate: Kbps over the period.
+        total_frozen_time: ms of 200 ms windows with 4 % or more concealed frames.
+        frozen_rate: total_frozen_time as a percent of total_active_time.
+        total_active_time: ms the stream has played.
+        fec_recovered_frames: frames rebuilt from Opus in-band FEC so far.
+        concealed_frames: frames concealed by Opus PLC so far.
+        end_to_end_delay: ms: network + jitter buffer + one 20 ms frame.
+    """
+
+    uid: int = 0
+    quality: int = 0
+    network_transport_delay: int = 0
+    jitter_buffer_delay: int = 0
+    audio_loss_rate: int = 0
+    num_channels: int = 0
+    received_sample_rate: int = 0
+    received_bitrate: int = 0
+    total_frozen_time: int = 0
+    frozen_rate: int = 0
+    total_active_time: int = 0
+    fec_recovered_frames: int = 0
+    concealed_frames: int = 0
+    end_to_end_delay: int = 0
+
+
+class AudioVolumeInfo(NamedTuple):
+    """One speaker of ``on_audio_volume_indication`` (Agora's AudioVolumeInfo).
+
+    Attributes:
+        uid: 0 for the local user.
+        volume: 0..255, after the volume settings.
+        vad: local: 1 when voice was detected (with report_vad), else 0; remote: always 1.
+    """
+
+    uid: int
+    volume: int
+    vad: int
+
+
+class AudioDeviceInfo(NamedTuple):
+    """One audio device (an ALSA PCM): ``(id, name)``.
+
+    Attributes:
+        id: the ALSA PCM name; pass it to ``set_recording_device`` / ``set_playback_device``.
+        name: a description.
+    """
+
+    id: str
+    name: str
 
 
 # --------------------------------------------------------------------------
@@ -469,6 +669,70 @@ class EventHandler:
     def on_error(self, err: int, msg: str) -> None:
         """An error the host must act on (onError): the (positive) code and a message."""
 
+    # -- audio (ABI 0.4) ---------------------------------------------------------
+
+    def on_first_local_audio_frame_published(self, elapsed: int) -> None:
+        """The first audio was sent after a join, an unmute or enabling local
+        audio (onFirstLocalAudioFramePublished).
+
+        Args:
+            elapsed: milliseconds since the join call.
+        """
+
+    def on_first_remote_audio_frame(self, uid: int, elapsed: int) -> None:
+        """The first audio packet of a remote user arrived (onFirstRemoteAudioFrame).
+
+        Args:
+            elapsed: milliseconds since the local join call.
+        """
+
+    def on_first_remote_audio_decoded(self, uid: int, elapsed: int) -> None:
+        """The first audio of a remote user was decoded (onFirstRemoteAudioDecoded)."""
+
+    def on_user_mute_audio(self, uid: int, muted: bool) -> None:
+        """A remote user muted or unmuted its audio (onUserMuteAudio).
+
+        Also fires at join for users already muted; disabling local audio
+        counts as muting.
+        """
+
+    def on_local_audio_state_changed(self, state: LocalAudioStreamState, error: LocalAudioStreamError) -> None:
+        """The local audio state changed (onLocalAudioStateChanged).
+
+        A value the header does not list arrives as a plain int.
+        """
+
+    def on_remote_audio_state_changed(
+        self, uid: int, state: RemoteAudioState, reason: RemoteAudioStateReason, elapsed: int
+    ) -> None:
+        """A remote user's audio state changed (onRemoteAudioStateChanged).
+
+        Args:
+            elapsed: milliseconds since the local join call.
+        """
+
+    def on_audio_volume_indication(self, speakers: List[AudioVolumeInfo], total_volume: int) -> None:
+        """Volumes (onAudioVolumeIndication), every interval once
+        ``enable_audio_volume_indication`` is on.
+
+        Two kinds of report arrive: a local one (one speaker, uid 0;
+        `total_volume` is its volume) and, in a call, a remote one (the up to 3
+        loudest remote users; `total_volume` is the played mix). Volumes are
+        0..255. `speakers` is a copy (C's ``speaker_number`` is its length).
+        """
+
+    def on_active_speaker(self, uid: int) -> None:
+        """The loudest remote user changed (onActiveSpeaker); needs volume indication."""
+
+    def on_rtc_stats(self, stats: RtcStats) -> None:
+        """Call statistics, every 2 s in a call (onRtcStats)."""
+
+    def on_local_audio_stats(self, stats: LocalAudioStats) -> None:
+        """Sending statistics, every 2 s in a call (onLocalAudioStats)."""
+
+    def on_remote_audio_stats(self, stats: RemoteAudioStats) -> None:
+        """Receiving statistics of one remote user, every 2 s (onRemoteAudioStats)."""
+
 
 def _text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", "replace") if value is not None else ""
@@ -485,17 +749,48 @@ class _CallbackSpec:
         self.convert = convert
 
 
-def _rtc_stats(pointer: Any) -> RtcStats:
-    """Copies an ``agoraish_rtc_stats *``; fields past its ``struct_size`` read as 0."""
+_S = TypeVar("_S")
+
+
+def _copy_versioned(pointer: Any, cls: Type[_S], ctype: Any) -> _S:
+    """Copies a ``struct_size``-first C struct into the dataclass `cls`.
+
+    Fields past the struct's ``struct_size`` (a library older than the
+    binding) keep the dataclass default; NULL gives the defaults.
+    """
     if not pointer:
-        return RtcStats()
+        return cls()
     raw = pointer.contents
     size = raw.struct_size
     values = {}
-    for field in dataclasses.fields(RtcStats):
-        descriptor = getattr(_ffi.RtcStats, field.name)
-        values[field.name] = int(getattr(raw, field.name)) if descriptor.offset + descriptor.size <= size else 0
-    return RtcStats(**values)
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+        descriptor = getattr(ctype, field.name)
+        if descriptor.offset + descriptor.size <= size:
+            value = getattr(raw, field.name)
+            values[field.name] = float(value) if isinstance(value, float) else int(value)
+    return cls(**values)
+
+
+def _rtc_stats(pointer: Any) -> RtcStats:
+    """Copies an ``agoraish_rtc_stats *``; fields past its ``struct_size`` read as 0."""
+    return _copy_versioned(pointer, RtcStats, _ffi.RtcStats)
+
+
+def _local_audio_stats(pointer: Any) -> LocalAudioStats:
+    """Copies an ``agoraish_local_audio_stats *``; fields past its ``struct_size`` read as 0."""
+    return _copy_versioned(pointer, LocalAudioStats, _ffi.LocalAudioStats)
+
+
+def _remote_audio_stats(pointer: Any) -> RemoteAudioStats:
+    """Copies an ``agoraish_remote_audio_stats *``; fields past its ``struct_size`` read as 0."""
+    return _copy_versioned(pointer, RemoteAudioStats, _ffi.RemoteAudioStats)
+
+
+def _speakers(pointer: Any, count: int) -> List[AudioVolumeInfo]:
+    """Copies the ``agoraish_audio_volume_info`` array of a volume indication."""
+    if not pointer or count <= 0:
+        return []
+    return [AudioVolumeInfo(int(pointer[i].uid), int(pointer[i].volume), int(pointer[i].vad)) for i in range(count)]
 
 
 def _user_info(pointer: Any, uid: int) -> UserInfo:
@@ -558,17 +853,60 @@ _CALLBACKS: Tuple[_CallbackSpec, ...] = (
         lambda uid, info: (int(uid), _user_info(info, uid)),
     ),
     _CallbackSpec("on_error", _ffi.ErrorCallback, lambda err, msg: (int(err), _text(msg))),
+    # ABI 0.4: audio.
+    _CallbackSpec(
+        "on_first_local_audio_frame_published",
+        _ffi.FirstLocalAudioFramePublishedCallback,
+        lambda elapsed: (int(elapsed),),
+    ),
+    _CallbackSpec(
+        "on_first_remote_audio_frame",
+        _ffi.FirstRemoteAudioFrameCallback,
+        lambda uid, elapsed: (int(uid), int(elapsed)),
+    ),
+    _CallbackSpec(
+        "on_first_remote_audio_decoded",
+        _ffi.FirstRemoteAudioDecodedCallback,
+        lambda uid, elapsed: (int(uid), int(elapsed)),
+    ),
+    _CallbackSpec("on_user_mute_audio", _ffi.UserMuteAudioCallback, lambda uid, muted: (int(uid), bool(muted))),
+    _CallbackSpec(
+        "on_local_audio_state_changed",
+        _ffi.LocalAudioStateChangedCallback,
+        lambda state, error: (_enum_or_int(LocalAudioStreamState, state), _enum_or_int(LocalAudioStreamError, error)),
+    ),
+    _CallbackSpec(
+        "on_remote_audio_state_changed",
+        _ffi.RemoteAudioStateChangedCallback,
+        lambda uid, state, reason, elapsed: (
+            int(uid),
+            _enum_or_int(RemoteAudioState, state),
+            _enum_or_int(RemoteAudioStateReason, reason),
+            int(elapsed),
+        ),
+    ),
+    _CallbackSpec(
+        "on_audio_volume_indication",
+        _ffi.AudioVolumeIndicationCallback,
+        lambda speakers, count, total: (_speakers(speakers, int(count)), int(total)),
+    ),
+    _CallbackSpec("on_active_speaker", _ffi.ActiveSpeakerCallback, lambda uid: (int(uid),)),
+    _CallbackSpec("on_rtc_stats", _ffi.RtcStatsCallback, lambda stats: (_rtc_stats(stats),)),
+    _CallbackSpec("on_local_audio_stats", _ffi.LocalAudioStatsCallback, lambda stats: (_local_audio_stats(stats),)),
+    _CallbackSpec(
+        "on_remote_audio_stats", _ffi.RemoteAudioStatsCallback, lambda stats: (_remote_audio_stats(stats),)
+    ),
 )
 
 
-def _overrides(handler: object, name: str) -> bool:
-    """Whether `handler` implements callback `name` itself (not EventHandler's no-op)."""
+def _overrides(handler: object, name: str, base: type = EventHandler) -> bool:
+    """Whether `handler` implements callback `name` itself (not the no-op of `base`)."""
     if name in getattr(handler, "__dict__", {}):
         return callable(handler.__dict__[name])
     method = getattr(type(handler), name, None)
     if method is None:
         return callable(getattr(handler, name, None))
-    return callable(method) and method is not getattr(EventHandler, name, None)
+    return callable(method) and method is not getattr(base, name, None)
 
 
 class _Unraisable(types.SimpleNamespace):
@@ -608,15 +946,34 @@ class _HandlerCell:
         self.handler: Optional[object] = handler
 
 
+#: Per thread: the engine whose event callback is running (``engine``), and
+#: how deep audio frame observer callbacks are nested (``audio_depth``).
+_THREAD_STATE = threading.local()
+
+
+def _on_event_thread_of(handle: int) -> bool:
+    """Whether this thread is running an event callback of the engine `handle`."""
+    return bool(handle) and getattr(_THREAD_STATE, "engine", None) == handle
+
+
+def _in_observer_callback() -> bool:
+    """Whether this thread is inside an audio frame observer callback (of any engine)."""
+    return getattr(_THREAD_STATE, "audio_depth", 0) > 0
+
+
 def _make_thunk(cell: _HandlerCell, spec: _CallbackSpec) -> Any:
     def thunk(_engine: Optional[int], _user_data: Optional[int], *args: Any) -> None:
         handler = cell.handler
         if handler is None:
             return
+        previous = getattr(_THREAD_STATE, "engine", None)
+        _THREAD_STATE.engine = _engine
         try:
             getattr(handler, spec.name)(*spec.convert(*args))
         except BaseException as error:
             _report_callback_exception(error, spec.name, handler)
+        finally:
+            _THREAD_STATE.engine = previous
 
     return spec.ctype(thunk)
 
@@ -650,16 +1007,17 @@ class _Keepalive:
 
 
 #: Keepalives of engines released with sync=False (and of engines collected
-#: on their own event thread): the library may still be returning from a
-#: callback through their thunks, so they are kept for the life of the process.
-_ASYNC_RELEASED: Set[_Keepalive] = set()
+#: on their own event thread), and audio frame observers the library may still
+#: call: the library may still be returning from a callback through their
+#: thunks, so they are kept for the life of the process.
+_ASYNC_RELEASED: Set[Any] = set()
 _ASYNC_LOCK = threading.Lock()
 
 #: Engines not yet released, for the exit hook.
 _LIVE: "weakref.WeakSet[RtcEngine]" = weakref.WeakSet()
 
 
-def _keep_forever(keepalive: _Keepalive) -> None:
+def _keep_forever(keepalive: Any) -> None:
     keepalive.drop_handler()
     with _ASYNC_LOCK:
         _ASYNC_RELEASED.add(keepalive)
@@ -674,6 +1032,283 @@ def _release_in_background(handle: int, keepalive: Optional[_Keepalive]) -> None
     if keepalive is not None:
         _keep_forever(keepalive)
     threading.Thread(target=run, name="agoraish-release", daemon=True).start()
+
+
+# --------------------------------------------------------------------------
+# Raw audio: frames and observers
+# --------------------------------------------------------------------------
+
+
+class AudioFrame:
+    """A PCM frame handed to an ``AudioFrameObserver`` (Agora's AudioFrame; ``agoraish_audio_frame``).
+
+    Attributes:
+        type: 0, PCM16 (Agora's FRAME_TYPE_PCM16).
+        samples_per_channel: samples per channel in ``buffer``.
+        bytes_per_sample: 2.
+        channels: 1, or 2 interleaved.
+        samples_per_sec: the sample rate.
+        render_time_ms: when the frame was made, on the engine's monotonic clock (ms).
+        avsync_type: reserved, 0.
+
+    ``buffer`` is a writable ``memoryview`` of int16 (format ``'h'``,
+    ``samples_per_channel * channels`` items, interleaved) over the library's
+    own buffer: no copy is made, and in the write modes of the observer's
+    position what is written into it is what the engine sends or plays.
+    ``bytes()`` copies the samples; ``numpy()`` is an int16 array over the
+    same memory (numpy must be installed).
+
+    Lifetime: the frame, its ``buffer`` and any view made from them are valid
+    only during the callback that received them. Afterwards ``buffer``,
+    ``bytes()`` and ``numpy()`` raise ``ValueError``; copy what you keep.
+    """
+
+    __slots__ = (
+        "type",
+        "samples_per_channel",
+        "bytes_per_sample",
+        "channels",
+        "samples_per_sec",
+        "render_time_ms",
+        "avsync_type",
+        "_base",
+        "_view",
+        "_valid",
+    )
+
+    def __init__(self, raw: Any) -> None:
+        self.type = int(raw.type)
+        self.samples_per_channel = int(raw.samples_per_channel)
+        self.bytes_per_sample = int(raw.bytes_per_sample)
+        self.channels = int(raw.channels)
+        self.samples_per_sec = int(raw.samples_per_sec)
+        self.render_time_ms = int(raw.render_time_ms)
+        self.avsync_type = int(raw.avsync_type)
+        count = max(0, self.samples_per_channel) * max(0, self.channels)
+        address = raw.buffer
+        if address and count:
+            base = memoryview((ctypes.c_int16 * count).from_address(address))
+        else:
+            base = memoryview(bytearray())
+        self._base = base
+        self._view = base.cast("B").cast("h")
+        self._valid = True
+
+    def _check(self) -> None:
+        if not self._valid:
+            raise ValueError("an AudioFrame is valid only during the observer callback that received it")
+
+    @property
+    def buffer(self) -> memoryview:
+        """The samples: a writable int16 ``memoryview`` (format ``'h'``) over the library's buffer."""
+        self._check()
+        return self._view
+
+    def bytes(self) -> bytes:
+        """A copy of the samples (interleaved little-endian int16)."""
+        self._check()
+        return self._view.tobytes()
+
+    def numpy(self) -> Any:
+        """The samples as a one-dimensional, writable numpy int16 array over the
+        library's buffer (interleaved; ``reshape(-1, channels)`` for one column
+        per channel).
+
+        Raises:
+            ModuleNotFoundError: numpy is not installed.
+        """
+        self._check()
+        import numpy
+
+        return numpy.frombuffer(self._view, dtype=numpy.int16)
+
+    def _invalidate(self) -> None:
+        """Ends the frame's life: the library's buffer is about to be reused."""
+        self._valid = False
+        for view in (self._view, self._base):
+            try:
+                view.release()
+            except BufferError:  # a view made from it is still referenced
+                pass
+
+    def __len__(self) -> int:
+        return max(0, self.samples_per_channel) * max(0, self.channels)
+
+    def __repr__(self) -> str:
+        return (
+            f"<agoraish.AudioFrame {self.samples_per_channel} samples x {self.channels} ch "
+            f"at {self.samples_per_sec} Hz, t={self.render_time_ms} ms>"
+        )
+
+
+class AudioFrameObserver:
+    """Receives raw audio (Agora's IAudioFrameObserver).
+
+    Subclass it and override the positions you need; register it with
+    ``RtcEngine.register_audio_frame_observer``. Only overridden methods are
+    installed in the C observer, the others stay NULL. Each method receives an
+    ``AudioFrame`` and returns True to keep the frame or False to discard it
+    (in the write modes a discarded frame becomes silence); None counts as True.
+    The format of each position is set with ``set_*_audio_frame_parameters``.
+
+    Thread: callbacks run on the audio thread of their position, not on the
+    event thread: ``on_record_audio_frame`` on the thread that pushes
+    (``push_external_audio_frame``) or on the engine's audio device thread;
+    the other three on the thread that pulls (``pull_playback_audio_frame``)
+    or on the audio device thread. Callbacks of one position never overlap.
+    Inside a callback, pushing or pulling audio raises ``AgoraishError`` (-5).
+    A callback runs in real time: keep it short.
+
+    An exception raised by a callback is reported through
+    ``sys.unraisablehook`` and does not reach the library; the frame is then
+    kept as it is.
+    """
+
+    def on_record_audio_frame(self, frame: AudioFrame) -> bool:
+        """Local audio before encoding (``AudioFramePosition.RECORD``)."""
+        return True
+
+    def on_playback_audio_frame(self, frame: AudioFrame) -> bool:
+        """The mix of remote audio before playout (``AudioFramePosition.PLAYBACK``)."""
+        return True
+
+    def on_mixed_audio_frame(self, frame: AudioFrame) -> bool:
+        """Local and remote audio mixed (``AudioFramePosition.MIXED``); read-only."""
+        return True
+
+    def on_playback_audio_frame_before_mixing(self, uid: int, frame: AudioFrame) -> bool:
+        """One remote user's audio before mixing (``AudioFramePosition.BEFORE_MIXING``); read-only."""
+        return True
+
+
+#: The callbacks of agoraish_audio_frame_observer, in header order: C field
+#: (and Python method) name, CFUNCTYPE, position bit, whether a uid precedes the frame.
+_OBSERVER_CALLBACKS: Tuple[Tuple[str, Any, int, bool], ...] = (
+    ("on_record_audio_frame", _ffi.RecordAudioFrameCallback, _ffi.AGORAISH_AUDIO_FRAME_POSITION_RECORD, False),
+    ("on_playback_audio_frame", _ffi.PlaybackAudioFrameCallback, _ffi.AGORAISH_AUDIO_FRAME_POSITION_PLAYBACK, False),
+    ("on_mixed_audio_frame", _ffi.MixedAudioFrameCallback, _ffi.AGORAISH_AUDIO_FRAME_POSITION_MIXED, False),
+    (
+        "on_playback_audio_frame_before_mixing",
+        _ffi.PlaybackAudioFrameBeforeMixingCallback,
+        _ffi.AGORAISH_AUDIO_FRAME_POSITION_BEFORE_MIXING,
+        True,
+    ),
+)
+
+
+def _observed_positions(observer: object) -> int:
+    """The position bits of the methods `observer` overrides."""
+    bits = 0
+    for name, _, bit, _ in _OBSERVER_CALLBACKS:
+        if _overrides(observer, name, AudioFrameObserver):
+            bits |= bit
+    return bits
+
+
+def _make_observer_thunk(cell: _HandlerCell, name: str, ctype: Any, with_uid: bool) -> Any:
+    def thunk(_engine: Optional[int], _user_data: Optional[int], *args: Any) -> int:
+        observer = cell.handler
+        if observer is None:
+            return 1
+        depth = getattr(_THREAD_STATE, "audio_depth", 0)
+        _THREAD_STATE.audio_depth = depth + 1
+        frame: Optional[AudioFrame] = None
+        try:
+            pointer = args[-1]
+            if not pointer:
+                return 1
+            frame = AudioFrame(pointer.contents)
+            method = getattr(observer, name)
+            keep = method(int(args[0]), frame) if with_uid else method(frame)
+            return 1 if keep is None or bool(keep) else 0
+        except BaseException as error:
+            _report_callback_exception(error, name, observer)
+            return 1
+        finally:
+            if frame is not None:
+                frame._invalidate()
+            _THREAD_STATE.audio_depth = depth
+
+    return ctype(thunk)
+
+
+class _ObserverKeepalive:
+    """What the C engine points at for one registered observer: thunks and table."""
+
+    __slots__ = ("cell", "thunks", "table")
+
+    def __init__(self, observer: object, positions: int) -> None:
+        self.cell = _HandlerCell(observer)
+        self.thunks: List[Any] = []
+        self.table = _ffi.AudioFrameObserverTable()
+        self.table.struct_size = ctypes.sizeof(_ffi.AudioFrameObserverTable)
+        self.table.user_data = None
+        self.table.observed_position = positions
+        for name, ctype, _, with_uid in _OBSERVER_CALLBACKS:
+            if _overrides(observer, name, AudioFrameObserver):
+                thunk = _make_observer_thunk(self.cell, name, ctype, with_uid)
+                self.thunks.append(thunk)
+                setattr(self.table, name, thunk)
+
+    def drop_handler(self) -> None:
+        self.cell.handler = None
+
+
+class _ObserverRegistry:
+    """The audio frame observers of one engine that the library may still call.
+
+    The library guarantees that when a registration returns, the previous
+    observer gets no further callback, unless the registration was made
+    from inside an observer callback (it does not wait there). So the thunks
+    of a replaced observer are freed only by a registration made outside any
+    callback while no registration from inside one was running; otherwise
+    they stay in ``alive`` until the engine is released.
+    """
+
+    def __init__(self) -> None:
+        self._call_lock = threading.Lock()  # serializes registrations made outside callbacks
+        self._state_lock = threading.Lock()  # guards the fields below; never held across a C call
+        self.alive: List[_ObserverKeepalive] = []
+        self.current: Optional[_ObserverKeepalive] = None
+        self._in_flight = 0  # registrations from inside observer callbacks, running now
+        self._finished = 0  # such registrations finished
+
+    def _swap(self, keep: Optional[_ObserverKeepalive]) -> None:
+        old, self.current = self.current, keep
+        if old is not None:
+            old.drop_handler()  # the user's observer is dropped at once; its thunks return 1
+        if keep is not None:
+            self.alive.append(keep)
+
+    def register(self, handle: int, keep: Optional[_ObserverKeepalive]) -> int:
+        table = ctypes.byref(keep.table) if keep is not None else None
+        if _in_observer_callback():
+            # Holding _call_lock here could deadlock with a registration that
+            # waits in the library for this very callback to finish.
+            with self._state_lock:
+                self._in_flight += 1
+            rc = -_ffi.AGORAISH_ERR_FAILED
+            try:
+                rc = _ffi.agoraish_engine_register_audio_frame_observer(handle, table)
+            finally:
+                with self._state_lock:
+                    self._in_flight -= 1
+                    self._finished += 1
+                    if rc == 0:
+                        self._swap(keep)
+            return rc
+        with self._call_lock:
+            with self._state_lock:
+                quiet, finished = self._in_flight == 0, self._finished
+            rc = _ffi.agoraish_engine_register_audio_frame_observer(handle, table)
+            if rc != 0:
+                return rc
+            with self._state_lock:
+                self._swap(keep)
+                if quiet and self._in_flight == 0 and self._finished == finished:
+                    # The library now calls only `keep`, and has returned from every other observer.
+                    self.alive = [keep] if keep is not None else []
+            return 0
 
 
 # --------------------------------------------------------------------------
@@ -719,6 +1354,7 @@ class RtcEngine:
     ) -> None:
         self._handle: Optional[int] = None
         self._keepalive: Optional[_Keepalive] = None
+        self._observers = _ObserverRegistry()
         self._lock = threading.Lock()
         self._releases_in_flight = 0
         self._releases_overlapped = False
@@ -796,6 +1432,7 @@ class RtcEngine:
             self._releases_in_flight += 1
         rc = -_ffi.AGORAISH_ERR_FAILED
         try:
+            detached = self._detach_audio_frame_observer()
             rc = _ffi.agoraish_engine_release(self.handle, 1 if sync else 0)
         finally:
             with self._lock:
@@ -805,6 +1442,8 @@ class RtcEngine:
                     keepalive, self._keepalive = self._keepalive, None
                     self._handler = None
                 overlapped = self._releases_overlapped
+        if rc == 0:
+            self._retire_audio_frame_observers(detached)
         if keepalive is not None:
             _LIVE.discard(self)
             if sync and not overlapped:
@@ -821,13 +1460,48 @@ class RtcEngine:
     def __exit__(self, *exc_info: object) -> None:
         self.release(sync=True)
 
+    def _detach_audio_frame_observer(self) -> bool:
+        """Before release: removes the audio frame observer, which waits for its
+        callbacks in progress. True when the library can call no observer thunk
+        any more (also when there was none); False when that cannot be known
+        (called from an observer callback or from this engine's event thread)."""
+        registry = getattr(self, "_observers", None)
+        if registry is None or not registry.alive:
+            return True
+        if _in_observer_callback() or _on_event_thread_of(self.handle):
+            return False
+        try:
+            return registry.register(self.handle, None) == 0 and not registry.alive
+        except BaseException:
+            return False
+
+    def _retire_audio_frame_observers(self, detached: bool) -> None:
+        """After a successful release: drops the observers, keeping their thunks
+        for the life of the process unless `detached` proved them unused."""
+        registry = getattr(self, "_observers", None)
+        if registry is None:
+            return
+        alive, registry.alive, registry.current = registry.alive, [], None
+        for keep in alive:
+            if detached:
+                keep.drop_handler()
+            else:
+                _keep_forever(keep)
+
     def __del__(self) -> None:
         keepalive = getattr(self, "_keepalive", None)
         handle = getattr(self, "_handle", None)
         if keepalive is None or not handle:
             return
         try:
+            detached = self._detach_audio_frame_observer()
             rc = _ffi.agoraish_engine_release(handle, 1)
+            if rc == 0:
+                self._retire_audio_frame_observers(detached)
+            else:
+                registry = getattr(self, "_observers", None)
+                for keep in list(registry.alive if registry is not None else ()):
+                    _keep_forever(keep)
             if rc == -_ffi.AGORAISH_ERR_REFUSED:
                 # Collected on its own event thread: release from another thread.
                 _release_in_background(handle, keepalive)
@@ -1216,6 +1890,462 @@ class RtcEngine:
         if rc < 0:
             raise AgoraishError(rc, "pull_playback_audio_frame")
         return bytes(buffer)[: 2 * count * channels]
+
+    # -- audio switches and volumes (ABI 0.4) ----------------------------------
+
+    def enable_audio(self) -> None:
+        """Turns audio on (Agora's enableAudio; on by default): capture, sending,
+        receiving and playout resume. Allowed at any time.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_enable_audio(self.handle), "enable_audio")
+
+    def disable_audio(self) -> None:
+        """Turns audio off (Agora's disableAudio): nothing is captured, sent,
+        received or played; others see this user as muted.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_disable_audio(self.handle), "disable_audio")
+
+    def enable_local_audio(self, enabled: bool) -> None:
+        """Turns local capture and sending on or off (Agora's enableLocalAudio); receiving goes on.
+
+        ``on_local_audio_state_changed`` follows; others get ``on_user_mute_audio``.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_enable_local_audio(self.handle, 1 if enabled else 0), "enable_local_audio")
+
+    def mute_local_audio_stream(self, mute: bool) -> None:
+        """Stops or resumes sending local audio (Agora's muteLocalAudioStream).
+
+        Capture and the record observer go on; others get ``on_user_mute_audio``.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_mute_local_audio_stream(self.handle, 1 if mute else 0), "mute_local_audio_stream")
+
+    def mute_remote_audio_stream(self, uid: int, mute: bool) -> None:
+        """Stops or resumes receiving one remote user's audio (Agora's muteRemoteAudioStream).
+
+        May be called before the user joins. ``on_remote_audio_state_changed``
+        reports STOPPED / LOCAL_MUTED, then DECODING / LOCAL_UNMUTED.
+
+        Raises:
+            AgoraishError: -2 uid 0; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_remote_audio_stream(self.handle, _c_uint(uid, "uid"), 1 if mute else 0)
+        _check(rc, "mute_remote_audio_stream")
+
+    def mute_all_remote_audio_streams(self, mute: bool) -> None:
+        """Stops or resumes receiving every remote user's audio, including users
+        who join later (Agora's muteAllRemoteAudioStreams). Unmuting all also
+        clears per-user mutes and the default.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_all_remote_audio_streams(self.handle, 1 if mute else 0)
+        _check(rc, "mute_all_remote_audio_streams")
+
+    def set_default_mute_all_remote_audio_streams(self, mute: bool) -> None:
+        """Whether users who join later start muted (Agora's setDefaultMuteAllRemoteAudioStreams).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_default_mute_all_remote_audio_streams(self.handle, 1 if mute else 0)
+        _check(rc, "set_default_mute_all_remote_audio_streams")
+
+    def adjust_recording_signal_volume(self, volume: int) -> None:
+        """Volume of local audio before sending (Agora's adjustRecordingSignalVolume):
+        0 silence, 100 unchanged (the default), up to 400 (4x, clipped).
+
+        Raises:
+            AgoraishError: -2 out of 0..400; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_adjust_recording_signal_volume(self.handle, _c_int(volume, "volume"))
+        _check(rc, "adjust_recording_signal_volume")
+
+    def adjust_playback_signal_volume(self, volume: int) -> None:
+        """Volume of the remote mix (Agora's adjustPlaybackSignalVolume): 0..400, 100 unchanged.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_adjust_playback_signal_volume(self.handle, _c_int(volume, "volume"))
+        _check(rc, "adjust_playback_signal_volume")
+
+    def adjust_user_playback_signal_volume(self, uid: int, volume: int) -> None:
+        """Volume of one remote user (Agora's adjustUserPlaybackSignalVolume): 0..100, 100 unchanged.
+
+        Raises:
+            AgoraishError: -2 uid 0 or volume out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_adjust_user_playback_signal_volume(
+            self.handle, _c_uint(uid, "uid"), _c_int(volume, "volume")
+        )
+        _check(rc, "adjust_user_playback_signal_volume")
+
+    def enable_audio_volume_indication(self, interval: int, smooth: int = 3, report_vad: bool = False) -> None:
+        """Volume reports (Agora's enableAudioVolumeIndication): ``on_audio_volume_indication``
+        every `interval` ms, and ``on_active_speaker``.
+
+        Args:
+            interval: <= 0 off; else 10..60000 ms (200 or more recommended).
+            smooth: 0..10, how slowly the reported volume follows (3 recommended).
+            report_vad: the local report carries voice activity.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_enable_audio_volume_indication(
+            self.handle, _c_int(interval, "interval"), _c_int(smooth, "smooth"), 1 if report_vad else 0
+        )
+        _check(rc, "enable_audio_volume_indication")
+
+    # -- raw audio (ABI 0.4) ----------------------------------------------------
+
+    def register_audio_frame_observer(self, observer: Optional[object], positions: Optional[int] = None) -> None:
+        """Registers a raw audio observer (Agora's registerAudioFrameObserver), or removes it with None.
+
+        Args:
+            observer: an ``AudioFrameObserver`` (or any object with its
+                methods), or None. The engine keeps it referenced until it is
+                replaced, removed or the engine is released. Only the methods
+                it overrides are installed.
+            positions: the ``AudioFramePosition`` bits observed; None selects
+                the positions of the overridden methods.
+
+        When this returns, the previous observer receives no more callbacks
+        (unless called from inside one of its callbacks: that callback
+        finishes first).
+
+        Raises:
+            AgoraishError: -2 unknown position bits; -7 if released.
+
+        Thread: any.
+        """
+        keep: Optional[_ObserverKeepalive] = None
+        if observer is not None:
+            bits = _observed_positions(observer) if positions is None else _c_int(positions, "positions")
+            keep = _ObserverKeepalive(observer, bits)
+        _check(self._observers.register(self.handle, keep), "register_audio_frame_observer")
+
+    def set_recording_audio_frame_parameters(
+        self, sample_rate: int, channels: int, mode: int = RawAudioFrameOpMode.READ_ONLY, samples_per_call: int = 0
+    ) -> None:
+        """Format of ``on_record_audio_frame`` (Agora's setRecordingAudioFrameParameters).
+
+        Args:
+            sample_rate: 8000, 16000, 32000, 44100 or 48000 (default 48000).
+            channels: 1 (default) or 2.
+            mode: a ``RawAudioFrameOpMode`` (default READ_ONLY).
+            samples_per_call: samples per channel per callback: 0 for 10 ms,
+                else sample_rate/100 .. sample_rate. In the write modes audio
+                is delayed by one callback period.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_recording_audio_frame_parameters(
+            self.handle, _c_int(sample_rate, "sample_rate"), _c_int(channels, "channels"), _c_int(mode, "mode"),
+            _c_int(samples_per_call, "samples_per_call"),
+        )
+        _check(rc, "set_recording_audio_frame_parameters")
+
+    def set_playback_audio_frame_parameters(
+        self, sample_rate: int, channels: int, mode: int = RawAudioFrameOpMode.READ_ONLY, samples_per_call: int = 0
+    ) -> None:
+        """Format of ``on_playback_audio_frame`` (Agora's setPlaybackAudioFrameParameters);
+        the arguments are those of ``set_recording_audio_frame_parameters``.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_playback_audio_frame_parameters(
+            self.handle, _c_int(sample_rate, "sample_rate"), _c_int(channels, "channels"), _c_int(mode, "mode"),
+            _c_int(samples_per_call, "samples_per_call"),
+        )
+        _check(rc, "set_playback_audio_frame_parameters")
+
+    def set_mixed_audio_frame_parameters(self, sample_rate: int, channels: int, samples_per_call: int = 0) -> None:
+        """Format of ``on_mixed_audio_frame`` (Agora's setMixedAudioFrameParameters); always read-only.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_mixed_audio_frame_parameters(
+            self.handle, _c_int(sample_rate, "sample_rate"), _c_int(channels, "channels"),
+            _c_int(samples_per_call, "samples_per_call"),
+        )
+        _check(rc, "set_mixed_audio_frame_parameters")
+
+    def set_playback_audio_frame_before_mixing_parameters(self, sample_rate: int, channels: int) -> None:
+        """Format of ``on_playback_audio_frame_before_mixing`` (Agora's
+        setPlaybackAudioFrameBeforeMixingParameters): 10 ms per call, read-only.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_playback_audio_frame_before_mixing_parameters(
+            self.handle, _c_int(sample_rate, "sample_rate"), _c_int(channels, "channels")
+        )
+        _check(rc, "set_playback_audio_frame_before_mixing_parameters")
+
+    # -- recording to a file (ABI 0.4) ---------------------------------------------
+
+    def start_audio_recording(
+        self,
+        path: StrPath,
+        sample_rate: int = 32000,
+        position: int = AudioRecordingPosition.MIXED_RECORDING_AND_PLAYBACK,
+        quality: int = AudioRecordingQuality.MEDIUM,
+    ) -> None:
+        """Records audio to a file (Agora's startAudioRecording): mono 16-bit PCM
+        WAV, or Ogg Opus when the path ends in ".ogg" or ".opus".
+
+        A recording in progress is finished first; recording goes on until
+        ``stop_audio_recording``.
+
+        Args:
+            path: the file; its directory must exist.
+            sample_rate: 16000, 32000, 44100 or 48000.
+            position: an ``AudioRecordingPosition``.
+            quality: an ``AudioRecordingQuality`` (the Ogg Opus bitrate).
+
+        Raises:
+            AgoraishError: -2 empty path, rate, position or quality out of
+                range; -1 the file cannot be created; -7 if released.
+
+        Thread: any.
+        """
+        path_bytes = _c_string(path, "path")
+        config = _ffi.AudioRecordingConfig()
+        config.struct_size = ctypes.sizeof(_ffi.AudioRecordingConfig)
+        config.file_path = path_bytes
+        config.sample_rate = _c_int(sample_rate, "sample_rate")
+        config.position = _c_int(position, "position")
+        config.quality = _c_int(quality, "quality")
+        _check(_ffi.agoraish_engine_start_audio_recording(self.handle, ctypes.byref(config)), "start_audio_recording")
+
+    def stop_audio_recording(self) -> None:
+        """Finishes the recording (Agora's stopAudioRecording). Idempotent.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_audio_recording(self.handle), "stop_audio_recording")
+
+    # -- audio devices (ABI 0.4) ------------------------------------------------------
+
+    def get_audio_device_count(self, device_type: int) -> int:
+        """Number of audio devices of a kind (a ``MediaDeviceType``): the PCMs ALSA lists, "default" first.
+
+        Raises:
+            AgoraishError: -2 unknown type; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_get_audio_device_count(self.handle, _c_int(device_type, "device_type"))
+        if rc < 0:
+            raise AgoraishError(rc, "get_audio_device_count")
+        return rc
+
+    def get_audio_device(self, device_type: int, index: int) -> AudioDeviceInfo:
+        """One audio device of a kind, by index in the current enumeration: ``(id, name)``.
+
+        Raises:
+            AgoraishError: -2 unknown type or index out of range; -7 if released.
+
+        Thread: any.
+        """
+        info = _ffi.AudioDeviceInfo()
+        rc = _ffi.agoraish_engine_get_audio_device(
+            self.handle, _c_int(device_type, "device_type"), _c_int(index, "index"), ctypes.byref(info)
+        )
+        _check(rc, "get_audio_device")
+        return AudioDeviceInfo(_text(info.id), _text(info.name))
+
+    def get_audio_devices(self, device_type: int) -> List[AudioDeviceInfo]:
+        """Every audio device of a kind, as ``(id, name)`` pairs (Agora's
+        enumerateRecordingDevices / enumeratePlaybackDevices).
+
+        Raises:
+            AgoraishError: -2 unknown type; -7 if released.
+
+        Thread: any.
+        """
+        devices: List[AudioDeviceInfo] = []
+        for index in range(self.get_audio_device_count(device_type)):
+            try:
+                devices.append(self.get_audio_device(device_type, index))
+            except AgoraishError as error:
+                if error.code != -_ffi.AGORAISH_ERR_INVALID_ARGUMENT:
+                    raise
+                break  # the list shrank between the two calls
+        return devices
+
+    def enumerate_recording_devices(self) -> List[AudioDeviceInfo]:
+        """The capture devices as ``(id, name)`` pairs (Agora's enumerateRecordingDevices).
+
+        Thread: any.
+        """
+        return self.get_audio_devices(MediaDeviceType.AUDIO_RECORDING_DEVICE)
+
+    def enumerate_playback_devices(self) -> List[AudioDeviceInfo]:
+        """The playback devices as ``(id, name)`` pairs (Agora's enumeratePlaybackDevices).
+
+        Thread: any.
+        """
+        return self.get_audio_devices(MediaDeviceType.AUDIO_PLAYOUT_DEVICE)
+
+    def set_recording_device(self, device_id: str) -> None:
+        """Chooses the capture device by id, an ALSA PCM name (Agora's setRecordingDevice).
+
+        Takes effect within 10 ms; a device that will not open is reported
+        through ``on_local_audio_state_changed`` when capture starts.
+
+        Raises:
+            AgoraishError: -2 empty or over 511 bytes; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_recording_device(self.handle, _c_string(device_id, "device_id"))
+        _check(rc, "set_recording_device")
+
+    def set_playback_device(self, device_id: str) -> None:
+        """Chooses the playback device by id, an ALSA PCM name (Agora's setPlaybackDevice).
+
+        Raises:
+            AgoraishError: -2 empty or over 511 bytes; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_playback_device(self.handle, _c_string(device_id, "device_id"))
+        _check(rc, "set_playback_device")
+
+    def get_recording_device(self) -> str:
+        """The chosen capture device id (Agora's getRecordingDevice); "default" until one is set.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        return _read_string(
+            lambda buf, length: _ffi.agoraish_engine_get_recording_device(self.handle, buf, length),
+            "get_recording_device",
+        )
+
+    def get_playback_device(self) -> str:
+        """The chosen playback device id (Agora's getPlaybackDevice); "default" until one is set.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        return _read_string(
+            lambda buf, length: _ffi.agoraish_engine_get_playback_device(self.handle, buf, length),
+            "get_playback_device",
+        )
+
+    def start_recording_device_test(self, interval: int) -> None:
+        """Captures from the recording device and reports its volume through
+        ``on_audio_volume_indication`` (uid 0) every `interval` ms (Agora's
+        startRecordingDeviceTest). Nothing is sent.
+
+        Raises:
+            AgoraishError: -2 interval outside 10..60000; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_start_recording_device_test(self.handle, _c_int(interval, "interval"))
+        _check(rc, "start_recording_device_test")
+
+    def stop_recording_device_test(self) -> None:
+        """Stops the recording device test (Agora's stopRecordingDeviceTest).
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_recording_device_test(self.handle), "stop_recording_device_test")
+
+    def start_playback_device_test(self, path: StrPath) -> None:
+        """Plays a 16-bit PCM WAV file (8..48 kHz, mono or stereo) in a loop on the
+        playback device (Agora's startPlaybackDeviceTest).
+
+        Raises:
+            AgoraishError: -2 a file that is not such a WAV; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_start_playback_device_test(self.handle, _c_string(path, "path"))
+        _check(rc, "start_playback_device_test")
+
+    def stop_playback_device_test(self) -> None:
+        """Stops the playback device test (Agora's stopPlaybackDeviceTest).
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_playback_device_test(self.handle), "stop_playback_device_test")
+
+    def start_audio_device_loopback_test(self, interval: int) -> None:
+        """Plays what the recording device captures on the playback device and
+        reports its volume every `interval` ms (Agora's startAudioDeviceLoopbackTest).
+
+        Raises:
+            AgoraishError: -2 interval outside 10..60000; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_start_audio_device_loopback_test(self.handle, _c_int(interval, "interval"))
+        _check(rc, "start_audio_device_loopback_test")
+
+    def stop_audio_device_loopback_test(self) -> None:
+        """Stops the loopback test (Agora's stopAudioDeviceLoopbackTest).
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_audio_device_loopback_test(self.handle), "stop_audio_device_loopback_test")
 
     def get_connection_state(self) -> ConnectionState:
         """The connection state (Agora's getConnectionState).
