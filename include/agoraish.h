@@ -890,8 +890,9 @@ int agoraish_engine_get_connection_state(agoraish_engine_t *engine);
 /* ------------------------------------------------------------------------ */
 
 /**
- * Set the audio profile (Agora 4.x setAudioProfile) used by the external
- * source enabled next. See `agoraish_audio_profile` for what each means.
+ * Set the audio profile (Agora 4.x setAudioProfile): the encoder follows it
+ * at once, for the external source and for capture. See
+ * `agoraish_audio_profile` for what each means.
  *
  * @return  0; -2 unknown profile; -7 bad handle.
  * Thread: any.
@@ -1031,7 +1032,8 @@ int agoraish_engine_adjust_user_playback_signal_volume(agoraish_engine_t *engine
  * Volume reports (Agora's enableAudioVolumeIndication): on_audio_volume_indication
  * every `interval` ms and on_active_speaker.
  * @param interval    <= 0 off; else 10..60000 ms (200 or more recommended).
- * @param smooth      0..10: how slowly the reported volume follows (3 recommended).
+ * @param smooth      0..10: sensitivity; higher follows changes faster, 10
+ *                    reports each interval as measured (3 recommended).
  * @param report_vad  Nonzero: the local report carries voice activity.
  * @return 0; -2 out of range; -7 bad handle. Thread: any.
  */

@@ -130,6 +130,8 @@ final class ChannelLink: Sendable {
                 stats.txBytes += m.txBytes
                 stats.rxPackets += m.rxPackets
                 stats.rxBytes += m.rxBytes
+                stats.mediaTxBytes = m.txBytes
+                stats.mediaRxBytes = m.rxBytes
                 emit(.leaveChannel(stats))
                 continue
             default: break
@@ -225,6 +227,14 @@ final class ChannelLink: Sendable {
         audio.callStart.withLock { $0 = start }
         audio.resetPublished()
         device.refresh()
+        // The first report's rates count from here.
+        let baseline = session.withLock { $0.signalingStats }
+        let closed = closedMedia.withLock { $0 }
+        let startCPU = processCPUSeconds()
+        audioShell.withLock {
+            $0.lastStats = (Instant.now(), startCPU, baseline.txBytes + closed.txBytes, baseline.rxBytes + closed.rxBytes,
+                            closed.txBytes, closed.rxBytes)
+        }
         scheduleStats()
         log("media transport to \(endpoint.host):\(endpoint.port) open")
     }
@@ -282,10 +292,11 @@ final class ChannelLink: Sendable {
 
     /// Closes the media transport (loop thread).
     private func stopMedia() {
+        let running = media.withLock { $0 != nil }
         audio.transport.withLock { $0 = nil }
         audio.resetReceive()
         audio.callStart.withLock { $0 = nil }
-        audio.localStopped()
+        if running { audio.localStopped() }
         device.refresh()
         let timer = audioShell.withLock { sh -> EventLoop.TimerID? in
             defer { sh.statsTimer = nil; sh.lastStats = nil; sh.owners = [:] }

@@ -6,6 +6,8 @@ extension RtcEngine {
     /// setChannelProfile: 0 communication, 1 live broadcasting; before joining only.
     public func setChannelProfile(_ profile: Int32) throws(AgoraError) {
         try run { s, _ throws(SessionError) in try s.setChannelProfile(Int64(profile)) }
+        // DEFAULT means speech in communication and music in live broadcasting.
+        audio.setProfile(state.withLock { $0.audioProfile }.settings(liveBroadcasting: profile == 1))
         log.log(.info, "api setChannelProfile \(profile)")
     }
 

@@ -83,10 +83,12 @@ extension ClientSession {
         if joinedAt != nil && transportOpen { sendAudioSubscription() }
     }
 
-    /// After a join or resume: the server learns the settings made before.
+    /// After a join or resume: the server learns the settings as they are now,
+    /// including changes made while the link was down (a resumed session on the
+    /// server still holds the old ones).
     mutating func sendAudioSettings() {
-        if localAudioMuted { sendAudioState() }
-        if audioPolicy != AudioReceivePolicy() { sendAudioSubscription() }
+        sendAudioState()
+        sendAudioSubscription()
     }
 
     mutating func sendAudioState() {

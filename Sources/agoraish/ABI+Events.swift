@@ -27,6 +27,8 @@ extension CEventHandler {
             st.txPackets = stats.txPackets
             st.rxPackets = stats.rxPackets
             st.userCount = stats.userCount
+            st.txAudioBytes = stats.mediaTxBytes
+            st.rxAudioBytes = stats.mediaRxBytes
             var s = makeRtcStats(st)
             cb(engine, ud, &s)
         case .userJoined(let uid, let elapsed):

@@ -235,7 +235,7 @@ final class AudioDeviceModule: @unchecked Sendable {
         } else if let interval = c.recordingTest ?? c.loopbackTest {
             let due = d.nextTestReport ?? now + .milliseconds(Int64(interval))
             if now >= due {
-                pipeline.reportVolumes(smooth: 0, reportVad: false, remote: false)
+                pipeline.reportVolumes(smooth: 10, reportVad: false, remote: false)
                 d.nextTestReport = now + .milliseconds(Int64(interval))
             } else {
                 d.nextTestReport = due
@@ -312,9 +312,10 @@ final class AudioDeviceModule: @unchecked Sendable {
 extension AudioPipeline {
     /// Computes and emits onAudioVolumeIndication (local report, then the remote
     /// report when `remote`) and onActiveSpeaker from the levels gathered since
-    /// the last report. `smooth` 0...10: higher follows changes more slowly.
+    /// the last report. `smooth` 0...10 is Agora's sensitivity: higher follows
+    /// changes faster (10 reports each interval's level as it is).
     func reportVolumes(smooth: Int, reportVad: Bool, remote: Bool) {
-        let alpha = 1.0 - Double(max(0, min(10, smooth))) * 0.08
+        let alpha = 0.1 + Double(max(0, min(10, smooth))) * 0.09
         var events: [AudioEvent] = []
         levels.withLock { l in
             l.smoothLocal += alpha * (Double(l.localPeak) - l.smoothLocal)

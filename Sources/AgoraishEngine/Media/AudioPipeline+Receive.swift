@@ -334,7 +334,9 @@ extension AudioPipeline {
             st.resumeReason = 0
             events.append(.remoteAudioStateChanged(uid: st.uid, state: 2, reason: reason, elapsedMs: elapsedMs(now)))
         }
-        if st.state == 0 { return }
+        // Active and frozen time count while the stream plays (not while
+        // stopped, nor while it restarts after an unmute).
+        guard st.state == 2 || st.state == 3 else { return }
         st.activeMs += 10
         st.periodFrames += 1
         st.windowFrames += 1

@@ -46,12 +46,19 @@ final class AudioPipeline: @unchecked Sendable {
         var generation = 0
         /// Sink (external pull) format; nil when the sink is off.
         var sink: (rate: Int, channels: Int)? = nil
+        /// External source format; nil when capture is the source.
+        var source: (rate: Int, channels: Int)? = nil
+        /// The encoder's profile (channels follow the source).
+        var profile = OpusSettings(bandwidthHz: 32000, channels: 1, bitrate: 18000, application: .voip)
+        /// Bumped when the source or the profile changes: the sending path reconfigures.
+        var sendGeneration = 0
     }
 
-    /// Sending-side processing state.
+    /// Sending-side processing state (under `sendLock`). It follows `Settings`
+    /// (source format, profile) by generation, so no setter ever waits for it.
     struct SendState {
         var encoder: OpusEncoder? = nil
-        var encoderChannels = 1
+        var encoderSettings: OpusSettings? = nil
         /// The format pushes arrive in (external source); nil when capture is the source.
         var source: (rate: Int, channels: Int)? = nil
         var resampler: Resampler? = nil
@@ -63,15 +70,23 @@ final class AudioPipeline: @unchecked Sendable {
         var packet = [UInt8](repeating: 0, count: 1500 + SrtpSession.maxTrailer)
         var tap: AudioFrameTap? = nil
         var tapGeneration = -1
-        var profile = OpusSettings(bandwidthHz: 32000, channels: 1, bitrate: 18000, application: .voip)
-        var published = false         // onFirstLocalAudioFramePublished sent for this run
+        var sendGeneration = -1
+    }
+
+    /// The local audio state and what the statistics need: its own small lock,
+    /// so state changes never wait for processing.
+    struct LocalState {
         var state: Int32 = 0           // LOCAL_AUDIO_STREAM_STATE
+        var published = false         // onFirstLocalAudioFramePublished sent for this run
         var sentBytes = 0              // since the last stats period
         var sentPackets = 0
+        var channels = 1
+        var rate = 48000
     }
 
     let settings = Locked(Settings())
     let sendLock = Locked(SendState())
+    let local = Locked(LocalState())
     let playLock: Locked<PlayState>
     /// Remote streams by SSRC (the server's SSRC); each has its own lock.
     let streams = Locked<[UInt32: RemoteStream]>([:])
@@ -136,35 +151,50 @@ final class AudioPipeline: @unchecked Sendable {
                 throw .invalidArgument
             }
         }
-        if Self.isInCallback { throw .refused }
-        var settings = profile
-        settings.channels = Int32(enabled ? channels : 1)
-        guard let encoder = try? OpusEncoder(settings: settings) else { throw .failed }
-        sendLock.withLock { s in
-            s.source = enabled ? (sampleRate, channels) : nil
-            s.resampler = enabled && sampleRate != 48000
-                ? Resampler(channels: channels, inputRate: sampleRate, outputRate: 48000) : nil
-            s.encoder = encoder
-            s.encoderChannels = Int(settings.channels)
-            s.profile = settings
-            s.pending = []
-            s.opusPending = []
-            s.tapGeneration = -1
+        settings.withLock {
+            $0.source = enabled ? (sampleRate, channels) : nil
+            $0.profile = profile
+            $0.sendGeneration += 1
         }
     }
 
-    /// The profile changed (setAudioProfile): the encoder follows.
+    /// The profile changed (setAudioProfile, or the channel profile changed DEFAULT's meaning).
     func setProfile(_ profile: OpusSettings) {
-        sendLock.withLock { s in
-            var p = profile
-            p.channels = Int32(s.encoderChannels)
-            s.profile = p
-            if let e = s.encoder { try? e.apply(p) }
+        settings.withLock {
+            $0.profile = profile
+            $0.sendGeneration += 1
         }
     }
 
     /// Channels of the enabled external source, 0 when none.
-    var sourceChannels: Int { sendLock.withLock { $0.source?.channels ?? 0 } }
+    var sourceChannels: Int { settings.withLock { $0.source?.channels ?? 0 } }
+
+    /// Brings the sending path in line with the settings (under `sendLock`):
+    /// source format, resampler, encoder. `channels` is what is being fed.
+    private func reconfigure(_ s: inout SendState, channels: Int) {
+        let (source, profile, generation) = settings.withLock { ($0.source, $0.profile, $0.sendGeneration) }
+        var wanted = profile
+        wanted.channels = Int32(channels)
+        if s.sendGeneration != generation || s.encoderSettings != wanted {
+            if s.source?.rate != source?.rate || s.source?.channels != source?.channels {
+                s.source = source
+                s.resampler = source.flatMap {
+                    $0.rate == 48000 ? nil : Resampler(channels: $0.channels, inputRate: $0.rate, outputRate: 48000)
+                }
+                s.pending = []
+            }
+            if s.encoderSettings?.channels != wanted.channels || s.encoder == nil {
+                s.encoder = try? OpusEncoder(settings: wanted)
+                s.opusPending = []
+            } else if s.encoderSettings != wanted, let e = s.encoder {
+                try? e.apply(wanted)
+            }
+            s.encoderSettings = wanted
+            s.sendGeneration = generation
+            let rate = source?.rate ?? 48000
+            local.withLock { $0.channels = channels; $0.rate = rate }
+        }
+    }
 
     /// pushExternalAudioFrame: any number of samples per channel. Returns the
     /// samples per channel (at 48 kHz) queued and not yet sent.
@@ -172,9 +202,10 @@ final class AudioPipeline: @unchecked Sendable {
         if Self.isInCallback { throw .refused }
         let now = Instant.now()
         return try sendLock.withLock { s throws(AgoraError) -> Int in
-            guard let source = s.source else { throw .notReady }
-            // The channel count is read under the lock: a concurrent format change
-            // cannot make this read past the host's buffer.
+            // The format is read under the lock: a concurrent change cannot make
+            // this read past the host's buffer.
+            guard let source = settings.withLock({ $0.source }) else { throw .notReady }
+            reconfigure(&s, channels: source.channels)
             var pcm = samplesPerChannel == 0 ? []
                 : Array(UnsafeBufferPointer(start: samples, count: samplesPerChannel * source.channels))
             if let r = s.resampler { pcm = r.process(pcm) }
@@ -194,14 +225,8 @@ final class AudioPipeline: @unchecked Sendable {
     func captured(_ pcm: [Int16], channels: Int) {
         let now = Instant.now()
         sendLock.withLock { s in
-            guard s.source == nil else { return }
-            if s.encoder == nil || s.encoderChannels != channels {
-                var p = s.profile
-                p.channels = Int32(channels)
-                s.encoder = try? OpusEncoder(settings: p)
-                s.encoderChannels = channels
-                s.opusPending = []
-            }
+            guard settings.withLock({ $0.source == nil }) else { return }
+            reconfigure(&s, channels: channels)
             var chunk = pcm
             processCaptured(&s, &chunk, channels: channels, now: now)
         }
@@ -214,7 +239,7 @@ final class AudioPipeline: @unchecked Sendable {
         }
         let (audioEnabled, localEnabled, localMuted, volume, observer, params, generation) = cfg
         guard audioEnabled && localEnabled else { return }
-        if s.state == 0 || s.state == 3 { setLocalState(&s, 1, 0) }
+        if local.withLock({ $0.state == 0 || $0.state == 3 }) { setLocalState(1, 0) }
         PCM.applyGain(&pcm, percent: volume)
         if let observer, observer.positions.contains(.record), let onRecord = observer.onRecord {
             if s.tapGeneration != generation || s.tap?.engineChannels != channels {
@@ -251,12 +276,11 @@ final class AudioPipeline: @unchecked Sendable {
             s.sequence &+= 1
             s.timestamp &+= 960
         }
-        guard !localMuted, let link = transport.withLock({ $0 }), let encoder = s.encoder,
-              s.encoderChannels == channels else { return }
+        guard !localMuted, let link = transport.withLock({ $0 }), let encoder = s.encoder else { return }
         guard let payload = try? chunk.withUnsafeBufferPointer({
             try encoder.encode($0.baseAddress!, samplesPerChannel: 2 * Self.frame)
         }) else {
-            setLocalState(&s, 3, 5)  // FAILED, ENCODE_FAILURE
+            setLocalState(3, 5)  // FAILED, ENCODE_FAILURE
             return
         }
         let voice = PCM.rms(chunk) > 300
@@ -270,48 +294,48 @@ final class AudioPipeline: @unchecked Sendable {
             raw.copyBytes(from: bytes)
             link.send(rtp: raw.baseAddress!, length: bytes.count)
         }
-        s.sentBytes += bytes.count
-        s.sentPackets += 1
-        if s.state != 2 { setLocalState(&s, 2, 0) }
-        if !s.published {
-            s.published = true
-            emit(.firstLocalAudioFramePublished(elapsedMs: elapsedMs(now)))
+        let first = local.withLock { l -> Bool in
+            l.sentBytes += bytes.count
+            l.sentPackets += 1
+            defer { l.published = true }
+            return !l.published
         }
+        setLocalState(2, 0)
+        if first { emit(.firstLocalAudioFramePublished(elapsedMs: elapsedMs(now))) }
     }
 
-    private func setLocalState(_ s: inout SendState, _ state: Int32, _ error: Int32) {
-        guard s.state != state else { return }
-        s.state = state
-        emit(.localAudioStateChanged(state: state, error: error))
+    /// Moves the local audio state and reports the change (any thread; never waits for processing).
+    func setLocalState(_ state: Int32, _ error: Int32) {
+        let changed = local.withLock { l -> Bool in
+            guard l.state != state else { return false }
+            l.state = state
+            return true
+        }
+        if changed { emit(.localAudioStateChanged(state: state, error: error)) }
     }
 
     /// Local audio stopped (disabled, or the call ended): state STOPPED, and the
     /// next frame sent counts as a first frame again.
     func localStopped() {
-        sendLock.withLock { s in
-            s.published = false
-            s.opusPending = []
-            if s.state != 0 { setLocalState(&s, 0, 0) }
-        }
+        local.withLock { $0.published = false }
+        setLocalState(0, 0)
     }
 
     /// The capture device failed (LOCAL_AUDIO_STREAM_ERROR in `error`).
-    func captureFailed(error: Int32) {
-        sendLock.withLock { s in setLocalState(&s, 3, error) }
-    }
+    func captureFailed(error: Int32) { setLocalState(3, error) }
 
     /// Sending statistics of the period since the last call.
     func takeLocalStats(periodMs: Int) -> LocalAudioStats {
-        sendLock.withLock { s in
-            defer { s.sentBytes = 0; s.sentPackets = 0 }
+        local.withLock { l in
+            defer { l.sentBytes = 0; l.sentPackets = 0 }
             var st = LocalAudioStats()
-            st.numChannels = Int32(s.encoderChannels)
-            st.sentSampleRate = Int32(s.source?.rate ?? 48000)
-            st.sentBitrate = Int32(periodMs > 0 ? s.sentBytes * 8 / periodMs : 0)
+            st.numChannels = Int32(l.channels)
+            st.sentSampleRate = Int32(l.rate)
+            st.sentBitrate = Int32(periodMs > 0 ? l.sentBytes * 8 / periodMs : 0)
             return st
         }
     }
 
     /// The next call should announce its first frame again.
-    func resetPublished() { sendLock.withLock { $0.published = false } }
+    func resetPublished() { local.withLock { $0.published = false } }
 }

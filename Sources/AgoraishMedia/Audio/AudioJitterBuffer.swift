@@ -65,6 +65,7 @@ public struct AudioJitterBuffer {
     private var playing = false
     private var firstArrival: Instant? = nil
     private var pcm: [Int16] = []          // decoded, not yet pulled
+    private var segments: [(samples: Int, kind: FrameKind)] = []  // how each part of `pcm` was made
     private var packetSamples = 960        // samples per channel of the last packet (20 ms default)
     private var transit: Double? = nil     // RFC 3550 relative transit of the previous packet, ms
     private var jitter = 0.0               // ms
@@ -124,6 +125,7 @@ public struct AudioJitterBuffer {
         playing = false
         firstArrival = nil
         pcm = []
+        segments = []
         transit = nil
     }
 
@@ -139,9 +141,8 @@ public struct AudioJitterBuffer {
             playing = true
             nextSeq = lowest
         }
-        var kind = FrameKind.decoded
         while pcm.count < need {
-            kind = refill()
+            let kind = refill()
             if kind == .silence { break }
         }
         if pcm.count < need {
@@ -149,12 +150,12 @@ public struct AudioJitterBuffer {
             return .silence
         }
         pcm.withUnsafeBufferPointer { out.update(from: $0.baseAddress!, count: need) }
-        pcm.removeFirst(need)
+        let kind = consume(need)
         // Too much buffered: drop 10 ms to come back towards the target.
         let buffered = bufferedDuration()
         stats.bufferedMs = Int(buffered.milliseconds)
         if buffered > targetDelay + .milliseconds(60) && pcm.count >= need {
-            pcm.removeFirst(need)
+            _ = consume(need)
             stats.dropped10ms += 1
         }
         return kind
@@ -208,8 +209,28 @@ public struct AudioJitterBuffer {
             kind = .concealed
             stats.concealed += 1
         }
-        if produced > 0 { pcm.append(contentsOf: scratch[0..<produced * channels]) }
+        if produced > 0 {
+            pcm.append(contentsOf: scratch[0..<produced * channels])
+            segments.append((produced * channels, kind))
+        }
         return kind
+    }
+
+    /// Removes `count` samples from the front of `pcm` and says how the worst
+    /// of them was made (concealed, then FEC, then decoded).
+    private mutating func consume(_ count: Int) -> FrameKind {
+        pcm.removeFirst(count)
+        var left = count
+        var worst = FrameKind.decoded
+        while left > 0, !segments.isEmpty {
+            let take = min(left, segments[0].samples)
+            let k = segments[0].kind
+            if k == .concealed || (k == .fec && worst == .decoded) { worst = k }
+            segments[0].samples -= take
+            left -= take
+            if segments[0].samples == 0 { segments.removeFirst() }
+        }
+        return worst
     }
 
     /// Stops playout; the next packets start it again after the target delay.
