@@ -73,7 +73,7 @@ $(BUILD)/layout_probe: Tests/c/layout_probe.c include/agoraish.h
 
 $(BUILD)/tests/%: Tests/c/%.c Tests/c/test_support.h include/agoraish.h $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS)
+	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS) -lm
 
 $(BUILD)/tests/%: Tests/cpp/%.cpp Tests/cpp/test_support.hpp include/agoraish.h bindings/cpp/agoraish.hpp $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
@@ -146,7 +146,9 @@ demo: setup
 	@$(BUILD)/examples/demo_call
 
 ## bench: every benchmark; prints a table and writes bench/results/latest.json.
+## scripts/setup-bench.sh adds what only the benchmarks need (GStreamer, espeak-ng, pesq).
 bench: setup
+	@PYTHON=$(PYTHON) ./scripts/setup-bench.sh
 	@$(MAKE) --no-print-directory dist
 	$(SWIFT) build $(DIST_FLAGS) --product agoraish-server
 	$(PYTHON) bench/run.py

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every agoraish benchmark, prints one table, writes bench/results/latest.json.
 
-    python3 bench/run.py                 # everything (a few seconds)
+    python3 bench/run.py                 # everything (minutes; the audio benchmarks ~2)
     python3 bench/run.py lib_load        # only the named benchmarks
     AGORAISH_LIBRARY=/path/libagoraish.so.0 python3 bench/run.py
 
@@ -54,6 +54,9 @@ BENCHMARKS: List[str] = [
     "engine_create_release",
     "join_latency",
     "sfu_forward",
+    "audio_delay",
+    "audio_cpu",
+    "audio_pesq",
 ]
 
 class Context:

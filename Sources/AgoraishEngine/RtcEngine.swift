@@ -113,6 +113,9 @@ public final class RtcEngine: Sendable {
     /// True when called from this engine's event thread (inside one of its callbacks).
     public var isOnEventThread: Bool { events.isCurrent }
 
+    /// True when called from inside a raw audio observer callback (of any engine).
+    public var isInAudioCallback: Bool { AudioPipeline.isInCallback }
+
     /// Whether `release` has been called.
     public var isReleased: Bool { released.value.load(ordering: .acquiring) }
 

@@ -17,6 +17,16 @@
  *           channel names (-102), bad accounts (-134), bad roles and profiles
  *           (-2), and calls in the wrong state (-18, -113, -17, -5, -4); the
  *           accepted edges run against an embedded server.
+ * Audio:    every ABI 0.4 audio function with every bad handle above; volumes,
+ *           intervals, smoothing, uids, observer formats (rate, channels,
+ *           mode, samples per call), position bits and struct_size, recording
+ *           configs (struct_size, path, rate, position, quality; a rejected
+ *           call creates no file), device kinds and indexes, device ids
+ *           (NULL, empty, 511 and 512 bytes), the caller-buffer convention of
+ *           get_recording_device / get_playback_device, and the WAV files the
+ *           playback device test refuses. The device tests run on ALSA's
+ *           "null" PCM. Ogg recordings that end before any audio run last
+ *           (see test_empty_ogg_recordings).
  *
  * Exit status 0 when every check passes; otherwise one line per failed check
  * on stderr and exit status 1.

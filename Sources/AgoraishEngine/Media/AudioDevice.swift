@@ -134,8 +134,11 @@ final class AudioDeviceModule: @unchecked Sendable {
                 closeDevices(&d)
                 d.generation = c.generation
             }
-            tick(&d, c, now: next)
-            next = next + .milliseconds(10)
+            let busy = tick(&d, c, now: next)
+            // With nothing to capture, nothing to play and nobody watching the
+            // playout clock, tick every 50 ms: remote audio appearing or a
+            // setting changing brings the 10 ms clock back within 50 ms.
+            next = next + .milliseconds(busy ? 10 : 50)
             let now = Instant.now()
             if now - next > .milliseconds(200) { next = now }  // far behind (suspended): skip, do not burst
             sleep(until: next)
@@ -149,7 +152,8 @@ final class AudioDeviceModule: @unchecked Sendable {
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
     }
 
-    private func tick(_ d: inout Devices, _ c: Config, now: Instant) {
+    /// One 10 ms step. Returns whether the next step must follow in 10 ms.
+    private func tick(_ d: inout Devices, _ c: Config, now: Instant) -> Bool {
         // Capture.
         var captured: [Int16]? = nil
         if c.wantsCapture {
@@ -190,7 +194,10 @@ final class AudioDeviceModule: @unchecked Sendable {
 
         // Playout.
         var out: [Int16]? = nil
-        if c.playout { out = pipeline.renderTick(now: now) }
+        // Playout into nothing (no device) with no remote audio, observer or
+        // recording has nothing to do.
+        let playoutIdle = !c.playout || (d.playbackFailed && !pipeline.needsPlayoutClock)
+        if c.playout && !playoutIdle { out = pipeline.renderTick(now: now) }
         if let test = c.playbackTest, !test.isEmpty {
             var frame = [Int16](repeating: 0, count: AudioPipeline.frame)
             for i in 0..<frame.count {
@@ -246,6 +253,8 @@ final class AudioDeviceModule: @unchecked Sendable {
         }
         if c.playbackTest == nil { d.testPosition = 0 }
         if c.loopbackTest == nil { d.loopback = [] }
+        return (c.wantsCapture && !d.captureFailed) || c.playbackTest != nil || c.indication.interval > 0
+            || (c.playout && (!playoutIdle || d.playback != nil || !d.playbackFailed))
     }
 
     private func closeDevices(_ d: inout Devices) {
@@ -310,6 +319,11 @@ final class AudioDeviceModule: @unchecked Sendable {
 }
 
 extension AudioPipeline {
+    /// Whether playout has work even without a device: remote audio, an observer or a recording.
+    var needsPlayoutClock: Bool {
+        streams.withLock { !$0.isEmpty } || settings.withLock { $0.observer != nil } || recorder.withLock { $0 != nil }
+    }
+
     /// Computes and emits onAudioVolumeIndication (local report, then the remote
     /// report when `remote`) and onActiveSpeaker from the levels gathered since
     /// the last report. `smooth` 0...10 is Agora's sensitivity: higher follows

@@ -270,32 +270,45 @@ final class AudioPipeline: @unchecked Sendable {
         s.opusPending += pcm
         let opusFrame = 2 * Self.frame * channels
         guard s.opusPending.count >= opusFrame else { return }
-        let chunk = Array(s.opusPending[0..<opusFrame])
-        s.opusPending.removeFirst(opusFrame)
         defer {
+            s.opusPending.removeFirst(opusFrame)
             s.sequence &+= 1
             s.timestamp &+= 960
         }
         guard !localMuted, let link = transport.withLock({ $0 }), let encoder = s.encoder else { return }
-        guard let payload = try? chunk.withUnsafeBufferPointer({
-            try encoder.encode($0.baseAddress!, samplesPerChannel: 2 * Self.frame)
-        }) else {
+        // RTP header (12 bytes, X bit set), the one-byte extension with the
+        // audio level (8 bytes), then Opus, written in place.
+        let sequence = s.sequence, timestamp = s.timestamp, ssrc = s.ssrc
+        let level = s.opusPending.withUnsafeBufferPointer { b in
+            let frame = UnsafeBufferPointer(rebasing: b[0..<opusFrame])
+            // Voice: louder than -40 dBov (an RMS of about 300).
+            let measured = AudioLevel(pcm: frame, voiceActivity: false)
+            return AudioLevel(voiceActivity: measured.level <= 40, level: measured.level)
+        }
+        let length = s.opusPending.withUnsafeBufferPointer { pcm in
+            s.packet.withUnsafeMutableBytes { raw -> Int in
+                let p = raw.bindMemory(to: UInt8.self)
+                p[0] = 0x90                      // V=2, X=1
+                p[1] = Self.payloadType
+                p[2] = UInt8(sequence >> 8); p[3] = UInt8(sequence & 0xFF)
+                p[4] = UInt8(timestamp >> 24); p[5] = UInt8(timestamp >> 16 & 0xFF)
+                p[6] = UInt8(timestamp >> 8 & 0xFF); p[7] = UInt8(timestamp & 0xFF)
+                p[8] = UInt8(ssrc >> 24); p[9] = UInt8(ssrc >> 16 & 0xFF)
+                p[10] = UInt8(ssrc >> 8 & 0xFF); p[11] = UInt8(ssrc & 0xFF)
+                p[12] = 0xBE; p[13] = 0xDE; p[14] = 0; p[15] = 1   // RFC 8285 one-byte profile, one word
+                p[16] = Self.audioLevelId << 4; p[17] = level.byte; p[18] = 0; p[19] = 0
+                guard let n = try? encoder.encode(pcm.baseAddress!, samplesPerChannel: 2 * Self.frame,
+                                                  into: p.baseAddress! + 20, capacity: 1500 - 20) else { return -1 }
+                link.send(rtp: raw.baseAddress!, length: 20 + n)
+                return 20 + n
+            }
+        }
+        guard length > 0 else {
             setLocalState(3, 5)  // FAILED, ENCODE_FAILURE
             return
         }
-        let voice = PCM.rms(chunk) > 300
-        let level = chunk.withUnsafeBufferPointer { AudioLevel(pcm: $0, voiceActivity: voice) }
-        var header = RtpHeader(marker: false, payloadType: Self.payloadType, sequenceNumber: s.sequence,
-                               timestamp: s.timestamp, ssrc: s.ssrc).serialized
-        header[0] |= 0x10
-        let bytes = header + RtpHeaderExtension.oneByte([(Self.audioLevelId, [level.byte])]) + payload
-        guard bytes.count <= 1500 else { return }
-        s.packet.withUnsafeMutableBytes { raw in
-            raw.copyBytes(from: bytes)
-            link.send(rtp: raw.baseAddress!, length: bytes.count)
-        }
         let first = local.withLock { l -> Bool in
-            l.sentBytes += bytes.count
+            l.sentBytes += length
             l.sentPackets += 1
             defer { l.published = true }
             return !l.published

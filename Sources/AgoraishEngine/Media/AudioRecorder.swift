@@ -20,6 +20,8 @@ final class AudioRecorder {
     private var wav: UnsafeMutablePointer<FILE>?
     private var ogg: OpaquePointer?
     private var dataBytes = 0
+    /// Samples given to the Ogg Opus encoder (libopusenc cannot finish a stream without any).
+    private var oggSamples = 0
     private let resampler: Resampler?
 
     /// Opus bitrate per Agora quality (LOW, MEDIUM, HIGH, ULTRA_HIGH).
@@ -69,6 +71,7 @@ final class AudioRecorder {
                 dataBytes += fwrite(b.baseAddress, 2, b.count, wav) * 2
             } else if let ogg {
                 _ = ope_encoder_write(ogg, b.baseAddress, Int32(b.count))
+                oggSamples += b.count
             }
         }
     }
@@ -82,6 +85,11 @@ final class AudioRecorder {
             wav = nil
         }
         if let enc = ogg {
+            if oggSamples == 0 {
+                // Nothing was recorded: 20 ms of silence makes a valid, playable file.
+                let silence = [Int16](repeating: 0, count: sampleRate / 50)
+                _ = silence.withUnsafeBufferPointer { ope_encoder_write(enc, $0.baseAddress, Int32($0.count)) }
+            }
             _ = ope_encoder_drain(enc)
             ope_encoder_destroy(enc)
             ogg = nil

@@ -67,6 +67,15 @@ public final class OpusEncoder {
         guard n > 0 else { throw OpusError(code: n) }
         return Array(output[0..<Int(n)])
     }
+
+    /// Encodes one frame straight into `out` (at most `capacity` bytes); returns
+    /// the packet's length.
+    public func encode(_ pcm: UnsafePointer<Int16>, samplesPerChannel: Int, into out: UnsafeMutablePointer<UInt8>,
+                       capacity: Int) throws(OpusError) -> Int {
+        let n = opus_encode(encoder, pcm, Int32(samplesPerChannel), out, Int32(capacity))
+        guard n > 0 else { throw OpusError(code: n) }
+        return Int(n)
+    }
 }
 
 /// An Opus decoder at 48 kHz (libopus `OpusDecoder`), owned. Decodes packets,
