@@ -13,7 +13,7 @@ import AgoraishWire
 /// - before the first packet, and after a long silence, the output is silence.
 ///
 /// The playout delay follows the measured interarrival jitter (RFC 3550
-/// §A.8): target = clamp(3 × jitter + one packet, minimum, maximum). When more
+/// §A.8): target = clamp(3 × jitter + 5 ms, minimum, maximum). When more
 /// audio is buffered than the target plus a margin, one 10 ms frame is
 /// dropped; after an underrun the target grows. Late and duplicate packets are
 /// counted and dropped; the buffer holds at most `capacity` packets.
@@ -262,8 +262,9 @@ public struct AudioJitterBuffer {
         }
         transit = relative
         stats.jitterMs = jitter
-        let frameMs = Double(packetSamples) / 48.0
-        let wanted = Duration.milliseconds(Int64(3 * jitter + frameMs))
+        // Three times the jitter, plus a little for the scheduling of the
+        // pulls: the packet being played already covers its own duration.
+        let wanted = Duration.milliseconds(Int64(3 * jitter + 5))
         targetDelay = min(maximumDelay, max(minimumDelay, max(targetDelay - .milliseconds(1), wanted)))
         stats.targetDelayMs = Int(targetDelay.milliseconds)
     }
