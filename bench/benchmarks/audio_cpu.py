@@ -15,6 +15,9 @@
   gst-launch-1.0 sender and receiver processes (same settings and pacing),
   utime + stime from /proc over the same window length; null with the reason
   when GStreamer is missing.
+- libopus_paced_send_cpu_ms_per_s: the floor of any real-time sender, in one
+  thread: the same signal with a wake-up every 10 ms, bare opus_encode every
+  20 ms, and sendto of each packet to a loopback socket.
 - audio_idle_in_call_cpu_ms_per_s: an engine alone in a call with an external
   source and sink and no audio, in its own process, same window.
 """
