@@ -56,6 +56,43 @@ import Testing
         #expect(abs(20 * log10(rms / 5657)) < 1, "level \(20 * log10(rms / 5657)) dB from the pushed tone")
     }
 
+    @Test func stereoStaysStereo() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let app = "0123456789abcdef0123456789abcdef"
+        let dir = makeTemporaryDirectory("stereo")
+        let a = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/a.log")) { _ in }
+        let b = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/b.log")) { _ in }
+        defer {
+            try? a.release(sync: true)
+            try? b.release(sync: true)
+        }
+        try a.setAudioProfile(3)  // MUSIC_STANDARD_STEREO
+        try a.setExternalAudioSource(enabled: true, sampleRate: 48000, channels: 2)
+        try b.setExternalAudioSink(sampleRate: 48000, channels: 2)
+        try a.joinChannel(token: "", channel: "stereo", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "stereo", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        // One second: 440 Hz on the left, silence on the right.
+        var pcm = [Int16](repeating: 0, count: 96000)
+        for i in 0..<48000 { pcm[2 * i] = Int16(8000 * sin(2 * Double.pi * 440 * Double(i) / 48000)) }
+        _ = try pcm.withUnsafeBufferPointer { try a.pushExternalAudioFrame($0) }
+        #expect(waitUntil { b.audio.receivedPackets.withLock { $0 } >= 45 })
+        let start = Instant.now()
+        var heard: [Int16] = []
+        var frame = [Int16](repeating: 0, count: 960)
+        for i in 0..<100 {
+            try frame.withUnsafeMutableBufferPointer { try b.audio.pull(into: $0, now: start + .milliseconds(Int64(10 * i))) }
+            heard += frame
+        }
+        let left = stride(from: 0, to: heard.count, by: 2).map { heard[$0] }
+        let right = stride(from: 1, to: heard.count, by: 2).map { heard[$0] }
+        #expect(PCMLevel.rms(left) > 1000, "left \(PCMLevel.rms(left))")
+        #expect(PCMLevel.rms(right) * 10 < PCMLevel.rms(left), "right \(PCMLevel.rms(right)) left \(PCMLevel.rms(left))")
+        #expect(b.audio.takeRemoteStats(periodMs: 1000, transportDelayMs: 0).first?.numChannels == 2)
+    }
+
     @Test(arguments: [10, 30])
     func underLossAndJitterThePulledStreamHasNoGaps(loss: Int) throws {
         let server = ChannelServer(config: loopbackServerConfig())

@@ -197,7 +197,8 @@ final class AudioDeviceModule: @unchecked Sendable {
         // Playout into nothing (no device) with no remote audio, observer or
         // recording has nothing to do.
         let playoutIdle = !c.playout || (d.playbackFailed && !pipeline.needsPlayoutClock)
-        if c.playout && !playoutIdle { out = pipeline.renderTick(now: now) }
+        // The device plays mono: the stereo mix is folded down.
+        if c.playout && !playoutIdle { out = convertChannels(pipeline.renderTick(now: now), from: 2, to: 1) }
         if let test = c.playbackTest, !test.isEmpty {
             var frame = [Int16](repeating: 0, count: AudioPipeline.frame)
             for i in 0..<frame.count {

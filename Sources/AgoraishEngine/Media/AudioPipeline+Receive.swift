@@ -31,11 +31,16 @@ final class RemoteStream: @unchecked Sendable {
     let ssrc: UInt32
     let state: Locked<State>
 
-    init?(ssrc: UInt32) {
-        // 10 ms of delay to start with on a clean path; jitter and underruns raise it.
-        guard let b = try? AudioJitterBuffer(channels: 1, minimumDelay: .milliseconds(10)) else { return nil }
+    init?(ssrc: UInt32, channels: Int) {
+        guard let b = Self.makeBuffer(channels: channels) else { return nil }
         self.ssrc = ssrc
         state = Locked(State(buffer: b))
+    }
+
+    /// A jitter buffer decoding to `channels`: 10 ms of delay to start with on a
+    /// clean path; jitter and underruns raise it.
+    static func makeBuffer(channels: Int) -> AudioJitterBuffer? {
+        try? AudioJitterBuffer(channels: channels, minimumDelay: .milliseconds(10))
     }
 }
 
@@ -83,9 +88,11 @@ extension AudioPipeline {
         guard settings.withLock({ $0.audioEnabled }) else { return }
         let uid = owners.withLock { $0[h.ssrc] } ?? 0
         if uid != 0 && settings.withLock({ $0.blocked.all || $0.blocked.isBlocked(uid) }) { return }
+        // A stream decodes to the channels its packets carry (mono or stereo).
+        guard let channels = OpusDecoder.channels(in: payload) else { return }
         let stream = streams.withLock { map -> RemoteStream? in
             if let s = map[h.ssrc] { return s }
-            guard map.count < 64, let s = RemoteStream(ssrc: h.ssrc) else { return nil }
+            guard map.count < 64, let s = RemoteStream(ssrc: h.ssrc, channels: channels) else { return nil }
             map[h.ssrc] = s
             return s
         }
@@ -93,6 +100,9 @@ extension AudioPipeline {
         var events: [AudioEvent] = []
         stream.state.withLock { st in
             if st.uid == 0 { st.uid = uid }
+            if st.buffer.channels != channels, let b = RemoteStream.makeBuffer(channels: channels) {
+                st.buffer = b  // the sender changed its channel count: start afresh
+            }
             st.buffer.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, payload: payload, arrival: now)
             st.bytes += length
             st.lastPacket = now
@@ -204,7 +214,7 @@ extension AudioPipeline {
             }
             guard out.count % sink.channels == 0 else { throw .invalidArgument }
             while p.sinkPending.count < out.count {
-                var pcm = convertChannels(render(&p, now: now), from: 1, to: sink.channels)
+                var pcm = convertChannels(render(&p, now: now), from: 2, to: sink.channels)
                 if let r = p.sinkResampler { pcm = r.process(pcm) }
                 p.sinkPending += pcm
             }
@@ -214,30 +224,33 @@ extension AudioPipeline {
     }
 
     /// One 10 ms playout tick of the device path (no external sink): returns
-    /// 48 kHz mono.
+    /// 48 kHz stereo.
     func renderTick(now: Instant) -> [Int16] {
         playLock.withLock { render(&$0, now: now) }
     }
 
-    /// Mixes 10 ms of every remote stream through the playout path (under `playLock`).
+    /// Mixes 10 ms of every remote stream through the playout path (under
+    /// `playLock`): 48 kHz stereo, mono streams in both channels.
     func render(_ p: inout PlayState, now: Instant) -> [Int16] {
         let cfg = settings.withLock { c in
             (c.audioEnabled, c.playbackVolume, c.userVolumes, c.observer, c.generation,
              c.playbackParameters, c.mixedParameters, c.beforeMixingParameters, c.blocked)
         }
         let (enabled, playbackVolume, userVolumes, observer, generation, playParams, mixedParams, beforeParams, blocked) = cfg
-        var mix = [Int32](repeating: 0, count: Self.frame)
+        var mix = [Int32](repeating: 0, count: 2 * Self.frame)
         let ms = now.nanoseconds / 1_000_000
         var events: [AudioEvent] = []
         if enabled {
             let all = streams.withLock { Array($0.values) }.sorted { $0.ssrc < $1.ssrc }
             for stream in all {
-                var frame = [Int16](repeating: 0, count: Self.frame)
+                var decoded: [Int16] = []
                 let uid = stream.state.withLock { st -> UInt32 in
-                    let kind = frame.withUnsafeMutableBufferPointer { st.buffer.pull(into: $0.baseAddress!, now: now) }
+                    decoded = [Int16](repeating: 0, count: Self.frame * st.buffer.channels)
+                    let kind = decoded.withUnsafeMutableBufferPointer { st.buffer.pull(into: $0.baseAddress!, now: now) }
                     track(&st, kind, now: now, events: &events)
                     return st.uid
                 }
+                var frame = convertChannels(decoded, from: decoded.count / Self.frame, to: 2)
                 if uid != 0 && (blocked.all || blocked.isBlocked(uid)) { continue }
                 PCM.applyGain(&frame, percent: userVolumes[uid] ?? 100)
                 let volume = PCM.volume(frame)
@@ -247,7 +260,7 @@ extension AudioPipeline {
                         if st.tapGeneration != generation {
                             var bp = beforeParams
                             bp.mode = .readOnly
-                            st.tap = AudioFrameTap(parameters: bp, engineChannels: 1)
+                            st.tap = AudioFrameTap(parameters: bp, engineChannels: 2)
                             st.tapGeneration = generation
                         }
                     }
@@ -261,7 +274,7 @@ extension AudioPipeline {
                         }
                     }
                 }
-                for i in 0..<Self.frame { mix[i] += Int32(frame[i]) }
+                for i in 0..<(2 * Self.frame) { mix[i] += Int32(frame[i]) }
             }
         }
         var out = mix.map { Int16(clamping: $0) }
@@ -272,7 +285,7 @@ extension AudioPipeline {
             p.mixedTap = nil
         }
         if let observer, observer.positions.contains(.playback), let cb = observer.onPlayback {
-            if p.playbackTap == nil { p.playbackTap = AudioFrameTap(parameters: playParams, engineChannels: 1) }
+            if p.playbackTap == nil { p.playbackTap = AudioFrameTap(parameters: playParams, engineChannels: 2) }
             let tap = p.playbackTap!
             tap.process(&out) { buffer in
                 Self.inCallback {
@@ -289,13 +302,13 @@ extension AudioPipeline {
         if wantsMixed || recordPosition == .mixedRecordingAndPlayback {
             var both = out
             if let local = recordedForMix.withLock({ q -> [Int16]? in q.isEmpty ? nil : q.removeFirst() }) {
-                PCM.mix(&both, local)
+                PCM.mix(&both, convertChannels(local, from: 1, to: 2))
             }
             if wantsMixed, let cb = observer?.onMixed {
                 if p.mixedTap == nil {
                     var mp = mixedParams
                     mp.mode = .readOnly
-                    p.mixedTap = AudioFrameTap(parameters: mp, engineChannels: 1)
+                    p.mixedTap = AudioFrameTap(parameters: mp, engineChannels: 2)
                 }
                 let tap = p.mixedTap!
                 var copy = both
@@ -308,12 +321,12 @@ extension AudioPipeline {
                 }
             }
             if recordPosition == .mixedRecordingAndPlayback {
-                recorder.withLock { $0?.write(both, channels: 1) }
+                recorder.withLock { $0?.write(both, channels: 2) }
             }
         } else {
             recordedForMix.withLock { q in if q.count > 2 { q.removeFirst(q.count - 2) } }
         }
-        if recordPosition == .mixedPlayback { recorder.withLock { $0?.write(out, channels: 1) } }
+        if recordPosition == .mixedPlayback { recorder.withLock { $0?.write(out, channels: 2) } }
         for e in events { emit(e) }
         return out
     }
@@ -377,6 +390,7 @@ extension AudioPipeline {
                 r.frozenRate = Int32(st.activeMs > 0 ? st.frozenMs * 100 / st.activeMs : 0)
                 r.fecRecoveredFrames = Int32(clamping: b.fecRecovered)
                 r.concealedFrames = Int32(clamping: b.concealed)
+                r.numChannels = Int32(st.buffer.channels)
                 r.silentFrames = Int32(clamping: st.silentFrames)
                 r.endToEndDelay = r.networkTransportDelay + r.jitterBufferDelay + 20
                 return r

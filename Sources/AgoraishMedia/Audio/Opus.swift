@@ -117,6 +117,13 @@ public final class OpusDecoder {
         return Int(n)
     }
 
+    /// Channels a packet decodes to by itself (opus_packet_get_nb_channels): 1 or 2, or nil when empty or invalid.
+    public static func channels(in packet: [UInt8]) -> Int? {
+        guard !packet.isEmpty else { return nil }
+        let n = packet.withUnsafeBufferPointer { opus_packet_get_nb_channels($0.baseAddress!) }
+        return n == 1 || n == 2 ? Int(n) : nil
+    }
+
     /// Samples per channel in a packet (opus_packet_get_nb_samples), or nil for an invalid packet.
     public static func samplesPerChannel(in packet: [UInt8]) -> Int? {
         guard !packet.isEmpty else { return nil }
