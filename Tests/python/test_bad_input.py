@@ -305,6 +305,7 @@ class StateWatch:
 
     def __init__(self) -> None:
         self.states: List[int] = []
+        self.history: List[Tuple[int, int]] = []  # (state, reason), for failure messages
         self.cond = threading.Condition()
         self.callback = _ffi.ConnectionStateChangedCallback(self._on_state)
         self.table = _ffi.EventHandlerTable(struct_size=ctypes.sizeof(_ffi.EventHandlerTable),
@@ -313,11 +314,12 @@ class StateWatch:
     def _on_state(self, engine, user_data, state, reason) -> None:
         with self.cond:
             self.states.append(state)
+            self.history.append((state, reason))
             self.cond.notify_all()
 
     def wait(self, state: int) -> None:
         with self.cond:
-            assert self.cond.wait_for(lambda: state in self.states, TIMEOUT), (state, self.states)
+            assert self.cond.wait_for(lambda: state in self.states, TIMEOUT), (state, self.history)
             self.states.clear()
 
 
@@ -802,6 +804,394 @@ def case_audio_pull(ctx: Ctx) -> None:
     assert all(s == 0 for s in buffer), "silence when nobody speaks"
 
 
+# -- audio (ABI 0.4): switches, volumes, raw audio, recording, devices ------
+
+ANY_INTS = (0, 1, -1, 2, 2**31 - 1, -(2**31))
+
+
+def case_audio_switches(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert _ffi.agoraish_engine_enable_audio(e) == 0, "on by default: enabling again"
+    assert _ffi.agoraish_engine_disable_audio(e) == 0
+    assert _ffi.agoraish_engine_disable_audio(e) == 0, "twice"
+    assert _ffi.agoraish_engine_enable_audio(e) == 0
+    connected = connected_engine(ctx)
+    assert _ffi.agoraish_engine_disable_audio(connected) == 0, "in a call"
+    assert _ffi.agoraish_engine_enable_audio(connected) == 0, "in a call"
+
+
+def flag_case(function: Callable[[int, int], int]) -> Callable[[Ctx], None]:
+    """A switch taking an int flag: any int is 0, before and in a call."""
+
+    def case(ctx: Ctx) -> None:
+        assert {v: function(ctx.engine, v) for v in ANY_INTS} == {v: 0 for v in ANY_INTS}
+        connected = connected_engine(ctx)
+        assert {v: function(connected, v) for v in ANY_INTS} == {v: 0 for v in ANY_INTS}, "in a call"
+        assert function(connected, 0) == 0
+
+    return case
+
+
+def case_mute_remote_uids(ctx: Ctx) -> None:
+    for mute in (1, 0):
+        assert _ffi.agoraish_engine_mute_remote_audio_stream(ctx.engine, 0, mute) == EINVAL, "uid 0"
+        for uid in (1, 12345, 2**32 - 1):  # users that have not joined (yet)
+            assert _ffi.agoraish_engine_mute_remote_audio_stream(ctx.engine, uid, mute) == 0, uid
+
+
+VOLUME_REJECTED = (-1, 401, 1000, 2**31 - 1, -(2**31))
+VOLUME_ACCEPTED = (0, 1, 50, 100, 399, 400)
+
+
+def case_user_volume_uid(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_adjust_user_playback_signal_volume(ctx.engine, 0, 50) == EINVAL, "uid 0"
+    for uid in (1, 2**32 - 1):
+        assert _ffi.agoraish_engine_adjust_user_playback_signal_volume(ctx.engine, uid, 50) == 0, uid
+
+
+def case_user_volume_range(ctx: Ctx) -> None:
+    for volume in (-1, 101, 400, 2**31 - 1, -(2**31)):
+        assert _ffi.agoraish_engine_adjust_user_playback_signal_volume(ctx.engine, 7, volume) == EINVAL, volume
+    for volume in (0, 1, 99, 100):
+        assert _ffi.agoraish_engine_adjust_user_playback_signal_volume(ctx.engine, 7, volume) == 0, volume
+
+
+def indication(engine: int, interval: int = 200, smooth: int = 3, report_vad: int = 0) -> int:
+    return _ffi.agoraish_engine_enable_audio_volume_indication(engine, interval, smooth, report_vad)
+
+
+def case_indication_interval(ctx: Ctx) -> None:
+    for interval in (1, 9, 60001, 2**31 - 1):
+        assert indication(ctx.engine, interval=interval) == EINVAL, interval
+    for interval in (-(2**31), -1, 0, 10, 200, 60000):  # <= 0 turns it off
+        assert indication(ctx.engine, interval=interval) == 0, interval
+
+
+def case_indication_smooth(ctx: Ctx) -> None:
+    for smooth in (-1, 11, 2**31 - 1, -(2**31)):
+        assert indication(ctx.engine, smooth=smooth) == EINVAL, smooth
+    for smooth in (0, 3, 10):
+        assert indication(ctx.engine, smooth=smooth) == 0, smooth
+    assert indication(ctx.engine, interval=0, smooth=11) == EINVAL, "checked also when turning it off"
+
+
+def case_indication_vad(ctx: Ctx) -> None:
+    assert {v: indication(ctx.engine, report_vad=v) for v in ANY_INTS} == {v: 0 for v in ANY_INTS}
+
+
+def observer_table(size: Optional[int] = None, positions: int = 0xF, **callbacks) -> _ffi.AudioFrameObserverTable:
+    table = _ffi.AudioFrameObserverTable(**callbacks)
+    table.struct_size = ctypes.sizeof(_ffi.AudioFrameObserverTable) if size is None else size
+    table.observed_position = positions
+    return table
+
+
+def register_observer(engine: int, table: Optional[_ffi.AudioFrameObserverTable]) -> int:
+    return _ffi.agoraish_engine_register_audio_frame_observer(engine, ctypes.byref(table) if table is not None else None)
+
+
+def case_observer_null(ctx: Ctx) -> None:
+    assert register_observer(ctx.engine, None) == 0, "none registered"
+    assert register_observer(ctx.engine, observer_table()) == 0
+    assert register_observer(ctx.engine, None) == 0, "removes it"
+    assert register_observer(ctx.engine, None) == 0, "twice"
+
+
+def case_observer_struct_size(ctx: Ctx) -> None:
+    full = ctypes.sizeof(_ffi.AudioFrameObserverTable)
+    # Too small, or not a whole number of fields (a size no header produces).
+    for size in (0, 4, 8, full - 8, full - 1, full + 4):
+        assert register_observer(ctx.engine, observer_table(size)) == EINVAL, size
+    for size in (full, full + 8, full + 64):  # a newer, larger struct is read up to what is known
+        assert register_observer(ctx.engine, observer_table(size)) == 0, size
+    assert register_observer(ctx.engine, None) == 0
+
+
+def case_observer_positions(ctx: Ctx) -> None:
+    for positions in (0x10, 0x20, 0x1F, -1, 2**31 - 1, -(2**31)):
+        assert register_observer(ctx.engine, observer_table(positions=positions)) == EINVAL, hex(positions)
+    for positions in (0, 1, 2, 4, 8, 0xF):
+        assert register_observer(ctx.engine, observer_table(positions=positions)) == 0, hex(positions)
+    assert register_observer(ctx.engine, None) == 0
+
+
+def case_observer_null_callbacks(ctx: Ctx) -> None:
+    # Every position observed, every callback NULL: audio flows as without an observer.
+    e = ctx.engine
+    assert register_observer(e, observer_table(positions=0xF)) == 0
+    assert _ffi.agoraish_engine_set_recording_audio_frame_parameters(e, 48000, 1, 2, 0) == 0
+    assert _ffi.agoraish_engine_set_playback_audio_frame_parameters(e, 48000, 1, 2, 0) == 0
+    assert _ffi.agoraish_engine_set_external_audio_source(e, 1, 48000, 1) == 0
+    assert _ffi.agoraish_engine_set_external_audio_sink(e, 1, 48000, 1) == 0
+    for _ in range(5):
+        assert _ffi.agoraish_engine_push_external_audio_frame(e, i16(480), 480) >= 0
+        assert _ffi.agoraish_engine_pull_playback_audio_frame(e, i16(480), 480) == 0
+    assert register_observer(e, None) == 0
+
+
+RATES_REJECTED = (0, -1, 11025, 22050, 96000, 2**31 - 1)
+RATES_ACCEPTED = (8000, 16000, 32000, 44100, 48000)
+
+
+def tap_case(function: Callable[..., int], param: str, with_mode: bool = True,
+             with_samples: bool = True) -> Callable[[Ctx], None]:
+    """The range checks of one parameter of a set_*_audio_frame_parameters function."""
+
+    def call(ctx: Ctx, rate: int = 48000, channels: int = 1, mode: int = 0, samples: int = 0) -> int:
+        args = [ctx.engine, rate, channels]
+        if with_mode:
+            args.append(mode)
+        if with_samples:
+            args.append(samples)
+        return function(*args)
+
+    def case(ctx: Ctx) -> None:
+        if param == "sample_rate":
+            assert {r: call(ctx, rate=r) for r in RATES_REJECTED} == {r: EINVAL for r in RATES_REJECTED}
+            assert {r: call(ctx, rate=r) for r in RATES_ACCEPTED} == {r: 0 for r in RATES_ACCEPTED}
+        elif param == "channels":
+            bad = (0, 3, -1, 2**31 - 1)
+            assert {c: call(ctx, channels=c) for c in bad} == {c: EINVAL for c in bad}
+            assert call(ctx, channels=1) == 0 and call(ctx, channels=2) == 0
+        elif param == "mode":
+            bad = (-1, 3, 2**31 - 1)
+            assert {m: call(ctx, mode=m) for m in bad} == {m: EINVAL for m in bad}
+            assert {m: call(ctx, mode=m) for m in (0, 1, 2)} == {0: 0, 1: 0, 2: 0}
+        elif param == "samples_per_call":
+            # 0 (10 ms), else sample_rate/100 .. sample_rate.
+            for rate, rejected, accepted in ((8000, (-1, 79, 8001), (0, 80, 160, 8000)),
+                                             (44100, (440, 44101), (441, 4410, 44100)),
+                                             (48000, (1, 479, 48001, 2**31 - 1), (0, 480, 960, 48000))):
+                for samples in rejected:
+                    assert call(ctx, rate=rate, samples=samples) == EINVAL, (rate, samples)
+                for samples in accepted:
+                    assert call(ctx, rate=rate, samples=samples) == 0, (rate, samples)
+        else:
+            raise AssertionError(param)
+
+    return case
+
+
+def tap_rows(function: Callable[..., int], with_mode: bool = True, with_samples: bool = True) -> list:
+    params = ["sample_rate", "channels"] + (["mode"] if with_mode else []) + (["samples_per_call"] if with_samples else [])
+    labels = {"sample_rate": "11025, 22050, 96000, 0: -2; 8k..48k", "channels": "0, 3, -1: -2; 1, 2",
+              "mode": "-1, 3: -2; 0..2", "samples_per_call": "below 10 ms, above 1 s: -2; 0, 10 ms..1 s"}
+    return [(p, labels[p], tap_case(function, p, with_mode, with_samples)) for p in params]
+
+
+def recording_config(ctx: Ctx, name: str = "rec.wav", **fields) -> _ffi.AudioRecordingConfig:
+    config = _ffi.AudioRecordingConfig()
+    config.struct_size = ctypes.sizeof(_ffi.AudioRecordingConfig)
+    config.file_path = str(ctx.tmp / name).encode()
+    config.sample_rate = 32000
+    config.position = 0
+    config.quality = 1
+    for key, value in fields.items():
+        setattr(config, key, value)
+    return config
+
+
+def start_recording(engine: int, config: Optional[_ffi.AudioRecordingConfig]) -> int:
+    return _ffi.agoraish_engine_start_audio_recording(engine, ctypes.byref(config) if config is not None else None)
+
+
+def case_recording_null(ctx: Ctx) -> None:
+    assert start_recording(ctx.engine, None) == EINVAL
+
+
+def case_recording_struct_size(ctx: Ctx) -> None:
+    full = ctypes.sizeof(_ffi.AudioRecordingConfig)
+    for size in (0, 4, 8, full - 8, full - 4, full - 1):
+        assert start_recording(ctx.engine, recording_config(ctx, struct_size=size)) == EINVAL, size
+    assert start_recording(ctx.engine, recording_config(ctx, struct_size=full + 64)) == 0, "a newer, larger struct"
+    assert _ffi.agoraish_engine_stop_audio_recording(ctx.engine) == 0
+
+
+def case_recording_paths(ctx: Ctx) -> None:
+    for path in (None, b"", str(ctx.tmp).encode() + b"/\xff.wav"):
+        assert start_recording(ctx.engine, recording_config(ctx, file_path=path)) == EINVAL, path
+    for path in (ctx.tmp / "missing" / "x.wav", ctx.tmp):  # cannot be created
+        assert start_recording(ctx.engine, recording_config(ctx, file_path=str(path).encode())) == EFAILED, path
+    assert not (ctx.tmp / "missing").exists()
+
+
+def case_recording_values(ctx: Ctx) -> None:
+    for fields in ({"sample_rate": 0}, {"sample_rate": 8000}, {"sample_rate": 22050}, {"sample_rate": 96000},
+                   {"sample_rate": -1}, {"position": -1}, {"position": 3}, {"quality": -1}, {"quality": 4},
+                   {"quality": 2**31 - 1}):
+        assert start_recording(ctx.engine, recording_config(ctx, **fields)) == EINVAL, fields
+    for fields in ({"sample_rate": 16000}, {"sample_rate": 32000}, {"sample_rate": 44100}, {"sample_rate": 48000},
+                   {"position": 0}, {"position": 1}, {"position": 2}, {"quality": 0}, {"quality": 3}):
+        assert start_recording(ctx.engine, recording_config(ctx, **fields)) == 0, fields
+    assert _ffi.agoraish_engine_stop_audio_recording(ctx.engine) == 0
+
+
+def case_recording_wav_file(ctx: Ctx) -> None:
+    import wave
+
+    path = ctx.tmp / "valid.wav"
+    assert start_recording(ctx.engine, recording_config(ctx, "valid.wav", sample_rate=16000)) == 0
+    assert path.exists(), "created by the call"
+    assert start_recording(ctx.engine, recording_config(ctx, "second.wav", sample_rate=44100)) == 0, "replaces it"
+    with wave.open(str(path), "rb") as w:  # the first one was finished
+        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (1, 2, 16000)
+    assert _ffi.agoraish_engine_stop_audio_recording(ctx.engine) == 0
+    with wave.open(str(ctx.tmp / "second.wav"), "rb") as w:
+        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (1, 2, 44100)
+
+
+def case_stop_recording(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_stop_audio_recording(ctx.engine) == 0, "not recording"
+    assert start_recording(ctx.engine, recording_config(ctx)) == 0
+    assert _ffi.agoraish_engine_stop_audio_recording(ctx.engine) == 0
+    assert _ffi.agoraish_engine_stop_audio_recording(ctx.engine) == 0, "twice"
+
+
+def case_device_count(ctx: Ctx) -> None:
+    for kind in (-1, 2, 100, 2**31 - 1, -(2**31)):
+        assert _ffi.agoraish_engine_get_audio_device_count(ctx.engine, kind) == EINVAL, kind
+    for kind in (0, 1):
+        assert _ffi.agoraish_engine_get_audio_device_count(ctx.engine, kind) >= 0, kind
+
+
+def get_device(engine: int, kind: int, index: int, with_info: bool = True) -> Tuple[int, _ffi.AudioDeviceInfo]:
+    info = _ffi.AudioDeviceInfo(id=b"untouched", name=b"untouched")
+    rc = _ffi.agoraish_engine_get_audio_device(engine, kind, index, ctypes.byref(info) if with_info else None)
+    return rc, info
+
+
+def case_device_type(ctx: Ctx) -> None:
+    for kind in (-1, 2, 2**31 - 1):
+        rc, info = get_device(ctx.engine, kind, 0)
+        assert rc == EINVAL and info.id == b"untouched", kind
+
+
+def case_device_index(ctx: Ctx) -> None:
+    for kind in (0, 1):
+        count = _ffi.agoraish_engine_get_audio_device_count(ctx.engine, kind)
+        assert count >= 0
+        for index in (-1, count, count + 1, 2**31 - 1, -(2**31)):
+            rc, info = get_device(ctx.engine, kind, index)
+            assert rc == EINVAL and info.id == b"untouched", (kind, index)
+        for index in range(count):
+            rc, info = get_device(ctx.engine, kind, index)
+            assert rc == 0 and info.id and info.id != b"untouched", (kind, index)
+            assert info.id.decode() and info.name.decode(), "NUL-terminated UTF-8"
+        if count:
+            assert get_device(ctx.engine, kind, 0)[1].id == b"default", '"default" first'
+
+
+def case_device_info_null(ctx: Ctx) -> None:
+    for kind in (0, 1):
+        assert get_device(ctx.engine, kind, 0, with_info=False)[0] == EINVAL
+
+
+def device_setter_case(setter: Callable[[int, Optional[bytes]], int],
+                       getter: Callable[..., int]) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        for device in (None, b"", b"d" * 512, b"d" * 4096, b"caf\xe9"):
+            assert setter(ctx.engine, device) == EINVAL, device
+            assert device_id(getter, ctx.engine) == (0, b"default"), "a refused id changes nothing"
+        for device in (b"d" * 511, b"hw:9,9", b"agoraish-no-such-device", b"default"):
+            assert setter(ctx.engine, device) == 0, device
+            assert device_id(getter, ctx.engine) == (0, device), "any name is taken, listed or not"
+
+    return case
+
+
+def device_id(getter: Callable[..., int], engine: int, capacity: int = 1024) -> Tuple[int, bytes]:
+    length = ctypes.c_size_t(capacity)
+    buf = ctypes.create_string_buffer(capacity)
+    rc = getter(engine, buf, ctypes.byref(length))
+    return rc, buf.value
+
+
+def device_getter_buffer_case(getter: Callable[..., int]) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        length = ctypes.c_size_t(0)
+        assert getter(ctx.engine, None, ctypes.byref(length)) == ESMALL, "size query"
+        assert length.value == len(b"default") + 1
+        buf = ctypes.create_string_buffer(b"\xaa" * 7, 7)
+        length = ctypes.c_size_t(7)
+        assert getter(ctx.engine, buf, ctypes.byref(length)) == ESMALL and length.value == 8
+        assert buf.raw == b"\xaa" * 7, "a too-small buffer must not be written"
+        assert device_id(getter, ctx.engine, 8) == (0, b"default"), "exact size"
+        length = ctypes.c_size_t(16)
+        assert getter(ctx.engine, None, ctypes.byref(length)) == EINVAL, "NULL buf, nonzero len"
+
+    return case
+
+
+def device_getter_len_case(getter: Callable[..., int]) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        buf = ctypes.create_string_buffer(64)
+        assert getter(ctx.engine, buf, None) == EINVAL
+        assert getter(ctx.engine, None, None) == EINVAL
+
+    return case
+
+
+def interval_case(start: Callable[[int, int], int], stop: Callable[[int], int]) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        for interval in (-(2**31), -1, 0, 1, 9, 60001, 2**31 - 1):
+            assert start(ctx.engine, interval) == EINVAL, interval
+        for interval in (10, 100, 60000):
+            assert start(ctx.engine, interval) == 0, interval
+        assert stop(ctx.engine) == 0
+
+    return case
+
+
+def stop_case(start: Callable[[int], int], stop: Callable[[int], int]) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        assert stop(ctx.engine) == 0, "not running"
+        assert start(ctx.engine) == 0
+        assert stop(ctx.engine) == 0
+        assert stop(ctx.engine) == 0, "twice"
+
+    return case
+
+
+def write_wav(path: Path, rate: int = 16000, channels: int = 1, width: int = 2, frames: int = 1600) -> bytes:
+    import wave
+
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(channels)
+        w.setsampwidth(width)
+        w.setframerate(rate)
+        w.writeframes(b"\0" * width * channels * frames)
+    return str(path).encode()
+
+
+def case_playback_test_paths(ctx: Ctx) -> None:
+    e, tmp = ctx.engine, ctx.tmp
+    (tmp / "junk.wav").write_bytes(b"RIFF\x04\0\0\0WAVEjunk")
+    (tmp / "text.wav").write_text("not a wav file")
+    rejected = [None, b"", str(tmp / "none.wav").encode(), str(tmp).encode(), str(tmp / "junk.wav").encode(),
+                str(tmp / "text.wav").encode(), b"/tmp/\xff.wav",
+                write_wav(tmp / "8bit.wav", width=1), write_wav(tmp / "24bit.wav", width=3),
+                write_wav(tmp / "96k.wav", rate=96000), write_wav(tmp / "7k.wav", rate=7000),
+                write_wav(tmp / "3ch.wav", channels=3)]
+    for path in rejected:
+        assert _ffi.agoraish_engine_start_playback_device_test(e, path) == EINVAL, path
+    accepted = [write_wav(tmp / "mono16k.wav"), write_wav(tmp / "stereo48k.wav", rate=48000, channels=2),
+                write_wav(tmp / "8k.wav", rate=8000), write_wav(tmp / "44k.wav", rate=44100)]
+    for path in accepted:
+        assert _ffi.agoraish_engine_start_playback_device_test(e, path) == 0, path
+    assert _ffi.agoraish_engine_stop_playback_device_test(e) == 0
+
+
+def playback_test_start(ctx_tmp: List[Path]) -> Callable[[int], int]:
+    def start(engine: int) -> int:
+        return _ffi.agoraish_engine_start_playback_device_test(engine, write_wav(ctx_tmp[0] / "loop.wav"))
+
+    return start
+
+
+def case_stop_playback_test(ctx: Ctx) -> None:
+    stop_case(playback_test_start([ctx.tmp]), _ffi.agoraish_engine_stop_playback_device_test)(ctx)
+
+
 ROWS: Dict[str, Row] = {
     "agoraish_get_version": Row([("build", "NULL or a pointer", case_version)]),
     "agoraish_get_error_description": Row([
@@ -1034,6 +1424,174 @@ ROWS: Dict[str, Row] = {
         ],
         handle_call=lambda h: _ffi.agoraish_engine_pull_playback_audio_frame(h, i16(160), 160),
     ),
+    "agoraish_engine_enable_audio": Row(
+        [("", "twice, after disable, in a call", case_audio_switches)],
+        handle_call=lambda h: _ffi.agoraish_engine_enable_audio(h),
+    ),
+    "agoraish_engine_disable_audio": Row(
+        [("", "twice, after enable, in a call", case_audio_switches)],
+        handle_call=lambda h: _ffi.agoraish_engine_disable_audio(h),
+    ),
+    "agoraish_engine_enable_local_audio": Row(
+        [("enabled", "any int, before and in a call", flag_case(_ffi.agoraish_engine_enable_local_audio))],
+        handle_call=lambda h: _ffi.agoraish_engine_enable_local_audio(h, 1),
+    ),
+    "agoraish_engine_mute_local_audio_stream": Row(
+        [("mute", "any int, before and in a call", flag_case(_ffi.agoraish_engine_mute_local_audio_stream))],
+        handle_call=lambda h: _ffi.agoraish_engine_mute_local_audio_stream(h, 0),
+    ),
+    "agoraish_engine_mute_remote_audio_stream": Row(
+        [
+            ("uid", "0: -2; users not (yet) joined: 0", case_mute_remote_uids),
+            ("mute", "any int, before and in a call",
+             flag_case(lambda e, v: _ffi.agoraish_engine_mute_remote_audio_stream(e, 4242, v))),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_mute_remote_audio_stream(h, 1, 1),
+    ),
+    "agoraish_engine_mute_all_remote_audio_streams": Row(
+        [("mute", "any int, before and in a call", flag_case(_ffi.agoraish_engine_mute_all_remote_audio_streams))],
+        handle_call=lambda h: _ffi.agoraish_engine_mute_all_remote_audio_streams(h, 0),
+    ),
+    "agoraish_engine_set_default_mute_all_remote_audio_streams": Row(
+        [("mute", "any int, before and in a call",
+          flag_case(_ffi.agoraish_engine_set_default_mute_all_remote_audio_streams))],
+        handle_call=lambda h: _ffi.agoraish_engine_set_default_mute_all_remote_audio_streams(h, 0),
+    ),
+    "agoraish_engine_adjust_recording_signal_volume": Row(
+        value_rows("volume", _ffi.agoraish_engine_adjust_recording_signal_volume, VOLUME_REJECTED, VOLUME_ACCEPTED),
+        handle_call=lambda h: _ffi.agoraish_engine_adjust_recording_signal_volume(h, 100),
+    ),
+    "agoraish_engine_adjust_playback_signal_volume": Row(
+        value_rows("volume", _ffi.agoraish_engine_adjust_playback_signal_volume, VOLUME_REJECTED, VOLUME_ACCEPTED),
+        handle_call=lambda h: _ffi.agoraish_engine_adjust_playback_signal_volume(h, 100),
+    ),
+    "agoraish_engine_adjust_user_playback_signal_volume": Row(
+        [
+            ("uid", "0: -2; any other uid", case_user_volume_uid),
+            ("volume", "-1, 101, 400: -2; 0..100", case_user_volume_range),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_adjust_user_playback_signal_volume(h, 1, 100),
+    ),
+    "agoraish_engine_enable_audio_volume_indication": Row(
+        [
+            ("interval", "1..9, 60001: -2; <= 0 off, 10..60000", case_indication_interval),
+            ("smooth", "-1, 11: -2; 0..10", case_indication_smooth),
+            ("report_vad", "any int", case_indication_vad),
+        ],
+        handle_call=lambda h: indication(h),
+    ),
+    "agoraish_engine_register_audio_frame_observer": Row(
+        [
+            ("observer", "NULL removes (also when none)", case_observer_null),
+            ("observer", "struct_size too small or splitting a field: -2; larger: 0", case_observer_struct_size),
+            ("observer", "unknown position bits: -2", case_observer_positions),
+            ("observer", "NULL callbacks at every position", case_observer_null_callbacks),
+        ],
+        handle_call=lambda h: register_observer(h, None),
+    ),
+    "agoraish_engine_set_recording_audio_frame_parameters": Row(
+        tap_rows(_ffi.agoraish_engine_set_recording_audio_frame_parameters),
+        handle_call=lambda h: _ffi.agoraish_engine_set_recording_audio_frame_parameters(h, 48000, 1, 0, 0),
+    ),
+    "agoraish_engine_set_playback_audio_frame_parameters": Row(
+        tap_rows(_ffi.agoraish_engine_set_playback_audio_frame_parameters),
+        handle_call=lambda h: _ffi.agoraish_engine_set_playback_audio_frame_parameters(h, 48000, 1, 0, 0),
+    ),
+    "agoraish_engine_set_mixed_audio_frame_parameters": Row(
+        tap_rows(_ffi.agoraish_engine_set_mixed_audio_frame_parameters, with_mode=False),
+        handle_call=lambda h: _ffi.agoraish_engine_set_mixed_audio_frame_parameters(h, 48000, 1, 0),
+    ),
+    "agoraish_engine_set_playback_audio_frame_before_mixing_parameters": Row(
+        tap_rows(_ffi.agoraish_engine_set_playback_audio_frame_before_mixing_parameters, with_mode=False,
+                 with_samples=False),
+        handle_call=lambda h: _ffi.agoraish_engine_set_playback_audio_frame_before_mixing_parameters(h, 48000, 1),
+    ),
+    "agoraish_engine_start_audio_recording": Row(
+        [
+            ("config", "NULL", case_recording_null),
+            ("config", "struct_size 0 or too small: -2; larger: 0", case_recording_struct_size),
+            ("config", "file_path NULL, empty, not UTF-8: -2; cannot be created: -1", case_recording_paths),
+            ("config", "sample_rate, position, quality out of range: -2", case_recording_values),
+            ("config", "a WAV file, finished when replaced or stopped", case_recording_wav_file),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_start_audio_recording(h, ctypes.byref(_ffi.AudioRecordingConfig(
+            struct_size=ctypes.sizeof(_ffi.AudioRecordingConfig), file_path=b"/tmp/agoraish-never-recorded.wav",
+            sample_rate=32000))),
+    ),
+    "agoraish_engine_stop_audio_recording": Row(
+        [("", "not recording, twice", case_stop_recording)],
+        handle_call=lambda h: _ffi.agoraish_engine_stop_audio_recording(h),
+    ),
+    "agoraish_engine_get_audio_device_count": Row(
+        [("type", "-1, 2: -2; 0, 1: a count", case_device_count)],
+        handle_call=lambda h: _ffi.agoraish_engine_get_audio_device_count(h, 0),
+    ),
+    "agoraish_engine_get_audio_device": Row(
+        [
+            ("type", "-1, 2: -2, info untouched", case_device_type),
+            ("index", "-1, count: -2; each listed index", case_device_index),
+            ("info", "NULL", case_device_info_null),
+        ],
+        handle_call=lambda h: get_device(h, 0, 0)[0],
+    ),
+    "agoraish_engine_set_recording_device": Row(
+        [("device_id", "NULL, empty, 512 bytes, not UTF-8: -2; 511 bytes, unlisted names",
+          device_setter_case(_ffi.agoraish_engine_set_recording_device, _ffi.agoraish_engine_get_recording_device))],
+        handle_call=lambda h: _ffi.agoraish_engine_set_recording_device(h, b"default"),
+    ),
+    "agoraish_engine_set_playback_device": Row(
+        [("device_id", "NULL, empty, 512 bytes, not UTF-8: -2; 511 bytes, unlisted names",
+          device_setter_case(_ffi.agoraish_engine_set_playback_device, _ffi.agoraish_engine_get_playback_device))],
+        handle_call=lambda h: _ffi.agoraish_engine_set_playback_device(h, b"default"),
+    ),
+    "agoraish_engine_get_recording_device": Row(
+        [
+            ("buf", "size query, too small -6, exact, NULL buf with len",
+             device_getter_buffer_case(_ffi.agoraish_engine_get_recording_device)),
+            ("len", "NULL", device_getter_len_case(_ffi.agoraish_engine_get_recording_device)),
+        ],
+        handle_call=lambda h: device_id(_ffi.agoraish_engine_get_recording_device, h)[0],
+    ),
+    "agoraish_engine_get_playback_device": Row(
+        [
+            ("buf", "size query, too small -6, exact, NULL buf with len",
+             device_getter_buffer_case(_ffi.agoraish_engine_get_playback_device)),
+            ("len", "NULL", device_getter_len_case(_ffi.agoraish_engine_get_playback_device)),
+        ],
+        handle_call=lambda h: device_id(_ffi.agoraish_engine_get_playback_device, h)[0],
+    ),
+    "agoraish_engine_start_recording_device_test": Row(
+        [("interval", "outside 10..60000: -2",
+          interval_case(_ffi.agoraish_engine_start_recording_device_test,
+                        _ffi.agoraish_engine_stop_recording_device_test))],
+        handle_call=lambda h: _ffi.agoraish_engine_start_recording_device_test(h, 100),
+    ),
+    "agoraish_engine_stop_recording_device_test": Row(
+        [("", "not running, twice",
+          stop_case(lambda e: _ffi.agoraish_engine_start_recording_device_test(e, 100),
+                    _ffi.agoraish_engine_stop_recording_device_test))],
+        handle_call=lambda h: _ffi.agoraish_engine_stop_recording_device_test(h),
+    ),
+    "agoraish_engine_start_playback_device_test": Row(
+        [("path", "NULL, missing, not 16-bit PCM WAV, 7 or 96 kHz, 3 channels: -2", case_playback_test_paths)],
+        handle_call=lambda h: _ffi.agoraish_engine_start_playback_device_test(h, b"/tmp/agoraish-no-such.wav"),
+    ),
+    "agoraish_engine_stop_playback_device_test": Row(
+        [("", "not running, twice", case_stop_playback_test)],
+        handle_call=lambda h: _ffi.agoraish_engine_stop_playback_device_test(h),
+    ),
+    "agoraish_engine_start_audio_device_loopback_test": Row(
+        [("interval", "outside 10..60000: -2",
+          interval_case(_ffi.agoraish_engine_start_audio_device_loopback_test,
+                        _ffi.agoraish_engine_stop_audio_device_loopback_test))],
+        handle_call=lambda h: _ffi.agoraish_engine_start_audio_device_loopback_test(h, 100),
+    ),
+    "agoraish_engine_stop_audio_device_loopback_test": Row(
+        [("", "not running, twice",
+          stop_case(lambda e: _ffi.agoraish_engine_start_audio_device_loopback_test(e, 100),
+                    _ffi.agoraish_engine_stop_audio_device_loopback_test))],
+        handle_call=lambda h: _ffi.agoraish_engine_stop_audio_device_loopback_test(h),
+    ),
     "agoraish_server_create": Row([
         ("config", "NULL", case_server_create_null),
         ("config", "struct_size 0 or too small", case_server_create_struct_size),
@@ -1091,8 +1649,13 @@ def test_table_covers_every_function():
 
 @pytest.fixture(scope="module", autouse=True)
 def module_server():
-    """An embedded server for the engines of this module (its URL is their default)."""
-    config = server_config()
+    """An embedded server for the engines of this module (its URL is their default).
+
+    The cases join channels in quick succession from one address: the join
+    rate limit (20 per second by default, docs/server.md) is raised so that
+    it never refuses them.
+    """
+    config = server_config(config_json=b'{"limits": {"joins_per_second_per_address": 100000}}')
     handle = _ffi.agoraish_server_create(ctypes.byref(config))
     assert handle, _ffi.agoraish_get_last_error()
     assert _ffi.agoraish_server_start(handle) == 0

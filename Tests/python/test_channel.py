@@ -23,7 +23,7 @@ import pytest
 import agoraish
 from agoraish import AgoraishError, ChannelProfile, ClientRole, ConnectionState, _ffi
 from conftest import APP_ID
-from peers import ANY, ELAPSED, Between, expect_events, join_both
+from peers import ANY, ELAPSED, LEAVE_STATS_AUDIO_FIELDS, Between, expect_events, join_both
 from support import TIMEOUT
 
 CONNECTING = ("on_connection_state_changed", [2, 0])
@@ -53,6 +53,7 @@ def leave_stats(user_count: int, duration=ANY, min_tx_packets: int = 2) -> tuple
     return ("on_leave_channel", [{
         "duration": duration, "tx_bytes": Between(1, 10**6), "rx_bytes": Between(1, 10**6),
         "tx_packets": Between(min_tx_packets, 10**4), "rx_packets": Between(2, 10**4), "user_count": user_count,
+        **LEAVE_STATS_AUDIO_FIELDS,
     }])
 
 
@@ -220,7 +221,8 @@ def test_profile_mismatch_fails_with_on_error(channel_server, make_peer):
     expect_events(other.log, [CONNECTING, ("on_error", [5, "profile_mismatch"]),
                               ("on_connection_state_changed", [5, 10]),
                               ("on_leave_channel", [{"duration": 0, "tx_bytes": ANY, "rx_bytes": ANY,
-                                                     "tx_packets": ANY, "rx_packets": ANY, "user_count": 0}]),
+                                                     "tx_packets": ANY, "rx_packets": ANY, "user_count": 0,
+                                                     **LEAVE_STATS_AUDIO_FIELDS}]),
                               LEFT])
     leave(live)
     expect_events(live.log, [CONNECTING, CONNECTED, joined("mixed", 1), leave_stats(1), LEFT])

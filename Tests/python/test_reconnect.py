@@ -25,7 +25,7 @@ from typing import List, Optional
 import pytest
 
 import agoraish
-from peers import ANY, ELAPSED, EventLog, expect_events, join_both
+from peers import ANY, ELAPSED, LEAVE_STATS_AUDIO_FIELDS, EventLog, expect_events, join_both
 from support import SERVER_CLI, TIMEOUT, http_get
 
 LOST_TIMEOUT = 10.0
@@ -304,7 +304,7 @@ def test_a_cut_link_resumes_and_nobody_notices(channel_server, make_peer, proxy)
         ("on_join_channel_success", ["tunnel", 2, ELAPSED]), ("on_user_joined", [1, ELAPSED]),
         RECONNECTING, REJOINED, ("on_rejoin_channel_success", ["tunnel", 2, ELAPSED]),
         ("on_leave_channel", [{"duration": ANY, "tx_bytes": ANY, "rx_bytes": ANY, "tx_packets": ANY,
-                               "rx_packets": ANY, "user_count": 2}]),
+                               "rx_packets": ANY, "user_count": 2, **LEAVE_STATS_AUDIO_FIELDS}]),
         ("on_connection_state_changed", [1, 5])])
 
 

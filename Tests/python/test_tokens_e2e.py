@@ -16,7 +16,7 @@ from typing import Optional
 import pytest
 
 import agoraish
-from peers import ANY, ELAPSED, Between, expect_events
+from peers import ANY, ELAPSED, LEAVE_STATS_AUDIO_FIELDS, Between, expect_events
 from support import ROOT, http_get
 
 TOKEN_CLI = ROOT / ".build" / "debug" / "agoraish-token"
@@ -74,7 +74,7 @@ def failed(reason: int) -> tuple:
 def local_leave(user_count: int = 0) -> tuple:
     """on_leave_channel of an engine that never got in (or was put out): nothing sent but the join."""
     return ("on_leave_channel", [{"duration": 0, "tx_bytes": ANY, "rx_bytes": ANY, "tx_packets": ANY,
-                                  "rx_packets": ANY, "user_count": user_count}])
+                                  "rx_packets": ANY, "user_count": user_count, **LEAVE_STATS_AUDIO_FIELDS}])
 
 
 def leave(peer) -> None:
@@ -207,7 +207,8 @@ def test_expiry_notice_renewal_and_expiry(token_server, make_peer):
 
     joined = lambda uid: ("on_join_channel_success", ["timed", uid, ELAPSED])  # noqa: E731
     stays = lambda n: ("on_leave_channel", [{"duration": ANY, "tx_bytes": ANY, "rx_bytes": ANY,  # noqa: E731
-                                             "tx_packets": ANY, "rx_packets": ANY, "user_count": Between(1, n)}])
+                                             "tx_packets": ANY, "rx_packets": ANY, "user_count": Between(1, n),
+                                             **LEAVE_STATS_AUDIO_FIELDS}])
     # The early user's notice is its only token event; user joins and leaves of the others vary in order.
     assert [e for e in early.log.snapshot() if "token" in e[0] or e[0] in ("on_error", "on_connection_lost")] == [
         ("on_token_privilege_will_expire", [early_token])]
@@ -260,7 +261,8 @@ def test_apps_with_the_same_channel_name_never_meet(token_server, make_peer):
         leave(peer)
     joined = lambda uid: ("on_join_channel_success", ["same", uid, ELAPSED])  # noqa: E731
     stats = lambda n: ("on_leave_channel", [{"duration": ANY, "tx_bytes": ANY, "rx_bytes": ANY,  # noqa: E731
-                                             "tx_packets": ANY, "rx_packets": ANY, "user_count": n}])
+                                             "tx_packets": ANY, "rx_packets": ANY, "user_count": n,
+                                             **LEAVE_STATS_AUDIO_FIELDS}])
     for first, second in ((a1, a2), (t1, t2)):
         expect_events(first.log, [CONNECTING, CONNECTED, joined(1000), ("on_user_joined", [2000, ELAPSED]),
                                   ("on_user_offline", [2000, 0]), stats(1), LEFT])

@@ -27,6 +27,22 @@
  *     ...
  *     engine.joinChannel(nullptr, "demo", nullptr, 0);
  *
+ * Audio (ABI 0.4) follows Agora's names too: switches and volumes
+ * (enableLocalAudio, muteLocalAudioStream, adjustPlaybackSignalVolume, ...),
+ * the audio callbacks (onAudioVolumeIndication, onRtcStats, onRemoteAudioStats,
+ * ...), an `IAudioFrameObserver` for raw audio, recording to a file and the
+ * ALSA devices:
+ *
+ *     struct Halve : agoraish::IAudioFrameObserver {
+ *         bool onRecordAudioFrame(agoraish::AudioFrame& frame) override {
+ *             for (std::size_t i = 0; i < frame.sampleCount(); ++i) frame.samples()[i] /= 2;
+ *             return true;
+ *         }
+ *     };
+ *     Halve halve;                          // must outlive its registration
+ *     engine.setRecordingAudioFrameParameters(48000, 1, agoraish::RAW_AUDIO_FRAME_OP_MODE_READ_WRITE, 0);
+ *     engine.registerAudioFrameObserver(&halve, agoraish::AUDIO_FRAME_POSITION_RECORD);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -44,6 +60,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 /** The C++ API of libagoraish. */
 namespace agoraish {
@@ -129,6 +146,120 @@ enum USER_OFFLINE_REASON_TYPE : int {
     USER_OFFLINE_BECOME_AUDIENCE = AGORAISH_USER_OFFLINE_BECOME_AUDIENCE,
 };
 
+/** Audio profiles (Agora's AUDIO_PROFILE_TYPE), for setAudioProfile(); see
+ *  agoraish.h for the band, channels and bitrate of each. */
+enum AUDIO_PROFILE_TYPE : int {
+    AUDIO_PROFILE_DEFAULT = AGORAISH_AUDIO_PROFILE_DEFAULT,
+    AUDIO_PROFILE_SPEECH_STANDARD = AGORAISH_AUDIO_PROFILE_SPEECH_STANDARD,
+    AUDIO_PROFILE_MUSIC_STANDARD = AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD,
+    AUDIO_PROFILE_MUSIC_STANDARD_STEREO = AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD_STEREO,
+    AUDIO_PROFILE_MUSIC_HIGH_QUALITY = AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY,
+    AUDIO_PROFILE_MUSIC_HIGH_QUALITY_STEREO = AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY_STEREO,
+    AUDIO_PROFILE_IOT = AGORAISH_AUDIO_PROFILE_IOT,
+};
+
+/** Local audio states (Agora's LOCAL_AUDIO_STREAM_STATE), for onLocalAudioStateChanged. */
+enum LOCAL_AUDIO_STREAM_STATE : int {
+    /** Not capturing (before a call, disabled). */
+    LOCAL_AUDIO_STREAM_STATE_STOPPED = AGORAISH_LOCAL_AUDIO_STREAM_STATE_STOPPED,
+    /** The first 10 ms were captured or pushed. */
+    LOCAL_AUDIO_STREAM_STATE_RECORDING = AGORAISH_LOCAL_AUDIO_STREAM_STATE_RECORDING,
+    /** The first frame was encoded and sent. */
+    LOCAL_AUDIO_STREAM_STATE_ENCODING = AGORAISH_LOCAL_AUDIO_STREAM_STATE_ENCODING,
+    /** Capture or encoding failed: see the error. */
+    LOCAL_AUDIO_STREAM_STATE_FAILED = AGORAISH_LOCAL_AUDIO_STREAM_STATE_FAILED,
+};
+
+/** Why the local audio state changed (Agora's LOCAL_AUDIO_STREAM_ERROR). */
+enum LOCAL_AUDIO_STREAM_ERROR : int {
+    LOCAL_AUDIO_STREAM_ERROR_OK = AGORAISH_LOCAL_AUDIO_STREAM_ERROR_OK,
+    LOCAL_AUDIO_STREAM_ERROR_FAILURE = AGORAISH_LOCAL_AUDIO_STREAM_ERROR_FAILURE,
+    LOCAL_AUDIO_STREAM_ERROR_DEVICE_NO_PERMISSION = AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_NO_PERMISSION,
+    LOCAL_AUDIO_STREAM_ERROR_DEVICE_BUSY = AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_BUSY,
+    /** The capture device exists but would not open. */
+    LOCAL_AUDIO_STREAM_ERROR_RECORD_FAILURE = AGORAISH_LOCAL_AUDIO_STREAM_ERROR_RECORD_FAILURE,
+    LOCAL_AUDIO_STREAM_ERROR_ENCODE_FAILURE = AGORAISH_LOCAL_AUDIO_STREAM_ERROR_ENCODE_FAILURE,
+    /** ALSA knows no such capture device. */
+    LOCAL_AUDIO_STREAM_ERROR_NO_RECORDING_DEVICE = AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_RECORDING_DEVICE,
+    LOCAL_AUDIO_STREAM_ERROR_NO_PLAYOUT_DEVICE = AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_PLAYOUT_DEVICE,
+};
+
+/** Remote audio states (Agora's REMOTE_AUDIO_STATE), for onRemoteAudioStateChanged. */
+enum REMOTE_AUDIO_STATE : int {
+    /** Muted (by either side) or offline. */
+    REMOTE_AUDIO_STATE_STOPPED = AGORAISH_REMOTE_AUDIO_STATE_STOPPED,
+    /** The first packet arrived. */
+    REMOTE_AUDIO_STATE_STARTING = AGORAISH_REMOTE_AUDIO_STATE_STARTING,
+    /** Audio is decoded and played. */
+    REMOTE_AUDIO_STATE_DECODING = AGORAISH_REMOTE_AUDIO_STATE_DECODING,
+    /** No packet for 500 ms while playing. */
+    REMOTE_AUDIO_STATE_FROZEN = AGORAISH_REMOTE_AUDIO_STATE_FROZEN,
+    REMOTE_AUDIO_STATE_FAILED = AGORAISH_REMOTE_AUDIO_STATE_FAILED,
+};
+
+/** Why a remote audio state changed (Agora's REMOTE_AUDIO_STATE_REASON). */
+enum REMOTE_AUDIO_STATE_REASON : int {
+    REMOTE_AUDIO_REASON_INTERNAL = AGORAISH_REMOTE_AUDIO_REASON_INTERNAL,
+    REMOTE_AUDIO_REASON_NETWORK_CONGESTION = AGORAISH_REMOTE_AUDIO_REASON_NETWORK_CONGESTION,
+    REMOTE_AUDIO_REASON_NETWORK_RECOVERY = AGORAISH_REMOTE_AUDIO_REASON_NETWORK_RECOVERY,
+    REMOTE_AUDIO_REASON_LOCAL_MUTED = AGORAISH_REMOTE_AUDIO_REASON_LOCAL_MUTED,
+    REMOTE_AUDIO_REASON_LOCAL_UNMUTED = AGORAISH_REMOTE_AUDIO_REASON_LOCAL_UNMUTED,
+    REMOTE_AUDIO_REASON_REMOTE_MUTED = AGORAISH_REMOTE_AUDIO_REASON_REMOTE_MUTED,
+    REMOTE_AUDIO_REASON_REMOTE_UNMUTED = AGORAISH_REMOTE_AUDIO_REASON_REMOTE_UNMUTED,
+    REMOTE_AUDIO_REASON_REMOTE_OFFLINE = AGORAISH_REMOTE_AUDIO_REASON_REMOTE_OFFLINE,
+};
+
+/** Raw audio positions (Agora's AUDIO_FRAME_POSITION bits), for registerAudioFrameObserver(). */
+enum AUDIO_FRAME_POSITION : int {
+    AUDIO_FRAME_POSITION_NONE = AGORAISH_AUDIO_FRAME_POSITION_NONE,
+    /** The mix of every remote user, before playout. */
+    AUDIO_FRAME_POSITION_PLAYBACK = AGORAISH_AUDIO_FRAME_POSITION_PLAYBACK,
+    /** Local audio, before encoding. */
+    AUDIO_FRAME_POSITION_RECORD = AGORAISH_AUDIO_FRAME_POSITION_RECORD,
+    /** Local and remote audio mixed. */
+    AUDIO_FRAME_POSITION_MIXED = AGORAISH_AUDIO_FRAME_POSITION_MIXED,
+    /** One remote user, before mixing. */
+    AUDIO_FRAME_POSITION_BEFORE_MIXING = AGORAISH_AUDIO_FRAME_POSITION_BEFORE_MIXING,
+};
+
+/** What an observer may do with a frame (Agora's RAW_AUDIO_FRAME_OP_MODE_TYPE). */
+enum RAW_AUDIO_FRAME_OP_MODE_TYPE : int {
+    /** Read; changes are ignored. */
+    RAW_AUDIO_FRAME_OP_MODE_READ_ONLY = AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_ONLY,
+    /** The buffer arrives silent; what is written replaces the audio. */
+    RAW_AUDIO_FRAME_OP_MODE_WRITE_ONLY = AGORAISH_RAW_AUDIO_FRAME_OP_MODE_WRITE_ONLY,
+    /** Read and change; changes are sent or played. */
+    RAW_AUDIO_FRAME_OP_MODE_READ_WRITE = AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_WRITE,
+};
+
+/** Recording quality (Agora's AUDIO_RECORDING_QUALITY_TYPE): the Ogg Opus
+ *  bitrate (16, 32, 64, 128 kbps); WAV is always 16-bit PCM. */
+enum AUDIO_RECORDING_QUALITY_TYPE : int {
+    AUDIO_RECORDING_QUALITY_LOW = AGORAISH_AUDIO_RECORDING_QUALITY_LOW,
+    AUDIO_RECORDING_QUALITY_MEDIUM = AGORAISH_AUDIO_RECORDING_QUALITY_MEDIUM,
+    AUDIO_RECORDING_QUALITY_HIGH = AGORAISH_AUDIO_RECORDING_QUALITY_HIGH,
+    AUDIO_RECORDING_QUALITY_ULTRA_HIGH = AGORAISH_AUDIO_RECORDING_QUALITY_ULTRA_HIGH,
+};
+
+/** What is recorded (Agora's AUDIO_RECORDING_POSITION). */
+enum AUDIO_RECORDING_POSITION : int {
+    /** Local and remote audio. */
+    AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK =
+        AGORAISH_AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK,
+    /** Local audio only. */
+    AUDIO_RECORDING_POSITION_RECORDING = AGORAISH_AUDIO_RECORDING_POSITION_RECORDING,
+    /** Remote audio only. */
+    AUDIO_RECORDING_POSITION_MIXED_PLAYBACK = AGORAISH_AUDIO_RECORDING_POSITION_MIXED_PLAYBACK,
+};
+
+/** Device kinds (Agora's MEDIA_DEVICE_TYPE). */
+enum MEDIA_DEVICE_TYPE : int {
+    AUDIO_PLAYOUT_DEVICE = AGORAISH_AUDIO_PLAYOUT_DEVICE,
+    AUDIO_RECORDING_DEVICE = AGORAISH_AUDIO_RECORDING_DEVICE,
+};
+
+/** Longest device name or id in bytes, NUL included (Agora's MAX_DEVICE_ID_LENGTH). */
+constexpr std::size_t MAX_DEVICE_ID_LENGTH = AGORAISH_MAX_DEVICE_ID_LENGTH;
 /** Longest user account in bytes, NUL included (Agora's MAX_USER_ACCOUNT_LENGTH). */
 constexpr std::size_t MAX_USER_ACCOUNT_LENGTH = AGORAISH_MAX_USER_ACCOUNT_LENGTH;
 /** Longest channel name in bytes, NUL included (Agora's MAX_CHANNEL_ID_LENGTH). */
@@ -149,7 +280,16 @@ struct UserInfo {
     }
 };
 
-/** Statistics of a call (Agora's RtcStats), reported by onLeaveChannel. */
+/** Copies `from` into `to` when the field at `offset` lies within `size`
+ *  bytes (a struct filled by an older library leaves it out). */
+#define AGORAISH_HPP_COPY_FIELD(to, from, size, type, field)                    \
+    do {                                                                       \
+        if (offsetof(type, field) + sizeof(from.field) <= (size)) to = from.field; \
+    } while (0)
+
+/** Statistics of a call (Agora's RtcStats), reported every 2 s by onRtcStats
+ *  and at the end by onLeaveChannel. Rates are over the last 2 s period (0 in
+ *  onLeaveChannel). */
 struct RtcStats {
     /** Seconds in the channel. */
     unsigned int duration = 0;
@@ -163,19 +303,253 @@ struct RtcStats {
     std::uint64_t rxPackets = 0;
     /** Users in the channel, this one included. */
     unsigned int userCount = 0;
+    /** Kbps sent. */
+    unsigned int txKBitRate = 0;
+    /** Bytes of media (audio) sent. */
+    std::uint64_t txAudioBytes = 0;
+    /** Bytes of media (audio) received. */
+    std::uint64_t rxAudioBytes = 0;
+    /** Kbps received. */
+    unsigned int rxKBitRate = 0;
+    /** Kbps of audio sent. */
+    unsigned int txAudioKBitRate = 0;
+    /** Kbps of audio received. */
+    unsigned int rxAudioKBitRate = 0;
+    /** Resident memory of the process, KB. */
+    unsigned int memoryAppUsageInKbytes = 0;
+    /** CPU of the process over the period, percent of one core. */
+    double cpuAppUsage = 0.0;
 
     RtcStats() noexcept = default;
     /** A copy of the C struct; fields beyond its struct_size stay 0. */
     explicit RtcStats(const agoraish_rtc_stats& stats) noexcept {
         const std::size_t size = stats.struct_size;
-        auto has = [size](std::size_t offset, std::size_t width) { return offset + width <= size; };
-        if (has(offsetof(agoraish_rtc_stats, duration), sizeof stats.duration)) duration = stats.duration;
-        if (has(offsetof(agoraish_rtc_stats, tx_bytes), sizeof stats.tx_bytes)) txBytes = stats.tx_bytes;
-        if (has(offsetof(agoraish_rtc_stats, rx_bytes), sizeof stats.rx_bytes)) rxBytes = stats.rx_bytes;
-        if (has(offsetof(agoraish_rtc_stats, tx_packets), sizeof stats.tx_packets)) txPackets = stats.tx_packets;
-        if (has(offsetof(agoraish_rtc_stats, rx_packets), sizeof stats.rx_packets)) rxPackets = stats.rx_packets;
-        if (has(offsetof(agoraish_rtc_stats, user_count), sizeof stats.user_count)) userCount = stats.user_count;
+        AGORAISH_HPP_COPY_FIELD(duration, stats, size, agoraish_rtc_stats, duration);
+        AGORAISH_HPP_COPY_FIELD(txBytes, stats, size, agoraish_rtc_stats, tx_bytes);
+        AGORAISH_HPP_COPY_FIELD(rxBytes, stats, size, agoraish_rtc_stats, rx_bytes);
+        AGORAISH_HPP_COPY_FIELD(txPackets, stats, size, agoraish_rtc_stats, tx_packets);
+        AGORAISH_HPP_COPY_FIELD(rxPackets, stats, size, agoraish_rtc_stats, rx_packets);
+        AGORAISH_HPP_COPY_FIELD(userCount, stats, size, agoraish_rtc_stats, user_count);
+        AGORAISH_HPP_COPY_FIELD(txKBitRate, stats, size, agoraish_rtc_stats, tx_kbitrate);
+        AGORAISH_HPP_COPY_FIELD(txAudioBytes, stats, size, agoraish_rtc_stats, tx_audio_bytes);
+        AGORAISH_HPP_COPY_FIELD(rxAudioBytes, stats, size, agoraish_rtc_stats, rx_audio_bytes);
+        AGORAISH_HPP_COPY_FIELD(rxKBitRate, stats, size, agoraish_rtc_stats, rx_kbitrate);
+        AGORAISH_HPP_COPY_FIELD(txAudioKBitRate, stats, size, agoraish_rtc_stats, tx_audio_kbitrate);
+        AGORAISH_HPP_COPY_FIELD(rxAudioKBitRate, stats, size, agoraish_rtc_stats, rx_audio_kbitrate);
+        AGORAISH_HPP_COPY_FIELD(memoryAppUsageInKbytes, stats, size, agoraish_rtc_stats, memory_app_usage_kb);
+        AGORAISH_HPP_COPY_FIELD(cpuAppUsage, stats, size, agoraish_rtc_stats, cpu_app_usage);
     }
+};
+
+/** Sending statistics (Agora's LocalAudioStats), every 2 s in a call. */
+struct LocalAudioStats {
+    /** Channels encoded. */
+    int numChannels = 0;
+    /** The rate of the source (Hz). */
+    int sentSampleRate = 0;
+    /** Kbps over the period. */
+    int sentBitrate = 0;
+    /** Percent lost upstream (0 while the server sends no feedback). */
+    int txPacketLossRate = 0;
+
+    LocalAudioStats() noexcept = default;
+    /** A copy of the C struct; fields beyond its struct_size stay 0. */
+    explicit LocalAudioStats(const agoraish_local_audio_stats& stats) noexcept {
+        const std::size_t size = stats.struct_size;
+        AGORAISH_HPP_COPY_FIELD(numChannels, stats, size, agoraish_local_audio_stats, num_channels);
+        AGORAISH_HPP_COPY_FIELD(sentSampleRate, stats, size, agoraish_local_audio_stats, sent_sample_rate);
+        AGORAISH_HPP_COPY_FIELD(sentBitrate, stats, size, agoraish_local_audio_stats, sent_bitrate);
+        AGORAISH_HPP_COPY_FIELD(txPacketLossRate, stats, size, agoraish_local_audio_stats, tx_packet_loss_rate);
+    }
+};
+
+/** Receiving statistics of one remote user (Agora's RemoteAudioStats), every 2 s. */
+struct RemoteAudioStats {
+    /** The remote user. */
+    uid_t uid = 0;
+    /** QUALITY_TYPE from the period's loss: 1 excellent .. 5 very bad, 0 unknown. */
+    int quality = 0;
+    /** ms, estimated from the measured jitter. */
+    int networkTransportDelay = 0;
+    /** ms of audio buffered. */
+    int jitterBufferDelay = 0;
+    /** Percent of 10 ms frames concealed over the period. */
+    int audioLossRate = 0;
+    /** Channels received. */
+    int numChannels = 0;
+    /** Sample rate received (Hz). */
+    int receivedSampleRate = 0;
+    /** Kbps over the period. */
+    int receivedBitrate = 0;
+    /** ms: 200 ms windows with 4 % or more concealed frames. */
+    int totalFrozenTime = 0;
+    /** totalFrozenTime as a percent of totalActiveTime. */
+    int frozenRate = 0;
+    /** ms the stream has played. */
+    int totalActiveTime = 0;
+    /** Frames rebuilt from Opus in-band FEC so far. */
+    int fecRecoveredFrames = 0;
+    /** Frames concealed by Opus PLC so far. */
+    int concealedFrames = 0;
+    /** ms: network + jitter buffer + one 20 ms frame. */
+    int endToEndDelay = 0;
+
+    RemoteAudioStats() noexcept = default;
+    /** A copy of the C struct; fields beyond its struct_size stay 0. */
+    explicit RemoteAudioStats(const agoraish_remote_audio_stats& stats) noexcept {
+        const std::size_t size = stats.struct_size;
+        using C = agoraish_remote_audio_stats;
+        AGORAISH_HPP_COPY_FIELD(uid, stats, size, C, uid);
+        AGORAISH_HPP_COPY_FIELD(quality, stats, size, C, quality);
+        AGORAISH_HPP_COPY_FIELD(networkTransportDelay, stats, size, C, network_transport_delay);
+        AGORAISH_HPP_COPY_FIELD(jitterBufferDelay, stats, size, C, jitter_buffer_delay);
+        AGORAISH_HPP_COPY_FIELD(audioLossRate, stats, size, C, audio_loss_rate);
+        AGORAISH_HPP_COPY_FIELD(numChannels, stats, size, C, num_channels);
+        AGORAISH_HPP_COPY_FIELD(receivedSampleRate, stats, size, C, received_sample_rate);
+        AGORAISH_HPP_COPY_FIELD(receivedBitrate, stats, size, C, received_bitrate);
+        AGORAISH_HPP_COPY_FIELD(totalFrozenTime, stats, size, C, total_frozen_time);
+        AGORAISH_HPP_COPY_FIELD(frozenRate, stats, size, C, frozen_rate);
+        AGORAISH_HPP_COPY_FIELD(totalActiveTime, stats, size, C, total_active_time);
+        AGORAISH_HPP_COPY_FIELD(fecRecoveredFrames, stats, size, C, fec_recovered_frames);
+        AGORAISH_HPP_COPY_FIELD(concealedFrames, stats, size, C, concealed_frames);
+        AGORAISH_HPP_COPY_FIELD(endToEndDelay, stats, size, C, end_to_end_delay);
+    }
+};
+
+#undef AGORAISH_HPP_COPY_FIELD
+
+/** One speaker in onAudioVolumeIndication (Agora's AudioVolumeInfo): `uid`
+ *  (0 for the local user), `volume` (0..255, after the volume settings) and
+ *  `vad` (local: voice detected with reportVad, else 0; remote: always 1).
+ *  The C struct itself: it has Agora's field names. */
+using AudioVolumeInfo = agoraish_audio_volume_info;
+
+/**
+ * A PCM frame handed to an IAudioFrameObserver (Agora's AudioFrame).
+ * `buffer` is the library's own buffer, valid only during the callback: in
+ * the write modes of the position, what the observer writes there is what
+ * the engine sends or plays. Changing the other fields has no effect.
+ */
+struct AudioFrame {
+    /** 0: PCM16 (Agora's FRAME_TYPE_PCM16). */
+    int type = 0;
+    /** Samples per channel in `buffer`. */
+    int samplesPerChannel = 0;
+    /** 2. */
+    int bytesPerSample = 2;
+    /** 1, or 2 interleaved. */
+    int channels = 0;
+    /** The sample rate. */
+    int samplesPerSec = 0;
+    /** samplesPerChannel * channels interleaved int16_t, owned by the library. */
+    void* buffer = nullptr;
+    /** When the frame was made, on the engine's monotonic clock (ms). */
+    std::int64_t renderTimeMs = 0;
+    /** Reserved, 0. */
+    int avsync_type = 0;
+
+    AudioFrame() noexcept = default;
+    /** A view of the C frame: the same buffer, not a copy. */
+    explicit AudioFrame(const agoraish_audio_frame& frame) noexcept
+        : type(frame.type),
+          samplesPerChannel(frame.samples_per_channel),
+          bytesPerSample(frame.bytes_per_sample),
+          channels(frame.channels),
+          samplesPerSec(frame.samples_per_sec),
+          buffer(frame.buffer),
+          renderTimeMs(frame.render_time_ms),
+          avsync_type(frame.avsync_type) {}
+
+    /** The samples, interleaved. */
+    std::int16_t* samples() const noexcept { return static_cast<std::int16_t*>(buffer); }
+    /** Samples in `buffer`, all channels: samplesPerChannel * channels. */
+    std::size_t sampleCount() const noexcept {
+        return samplesPerChannel > 0 && channels > 0
+                   ? static_cast<std::size_t>(samplesPerChannel) * static_cast<std::size_t>(channels)
+                   : 0;
+    }
+};
+
+/**
+ * Raw audio (Agora's IAudioFrameObserver). Subclass it, override the
+ * positions you want and register it with RtcEngine::registerAudioFrameObserver().
+ * Each callback returns true to keep the frame or false to discard it (in the
+ * write modes a discarded frame becomes silence); every default keeps it.
+ *
+ * Ownership: the host owns the observer. It must stay alive until it is
+ * replaced or removed (registerAudioFrameObserver(nullptr)) or the engine is
+ * released: after such a call returns it gets no further callback (unless the
+ * call was made from inside one of its callbacks: that callback finishes first).
+ *
+ * Thread: callbacks run on the audio thread of their position, not on the
+ * event thread: onRecordAudioFrame on the thread that pushes
+ * (pushExternalAudioFrame) or on the engine's audio device thread; the other
+ * three on the thread that pulls (pullPlaybackAudioFrame) or on the audio
+ * device thread. Callbacks of one position never overlap. Inside a callback,
+ * pushing or pulling audio returns -5. An exception that leaves a callback
+ * calls std::terminate.
+ */
+class IAudioFrameObserver {
+public:
+    /** The frame type, under the name Agora's observers use. */
+    using AudioFrame = agoraish::AudioFrame;
+
+    /** Virtual, so an observer can be deleted through this base. */
+    virtual ~IAudioFrameObserver() = default;
+
+    /** Local audio before encoding, in the format of setRecordingAudioFrameParameters(). */
+    virtual bool onRecordAudioFrame(AudioFrame& audioFrame) {
+        (void)audioFrame;
+        return true;
+    }
+
+    /** The mix of remote audio before playout (setPlaybackAudioFrameParameters()). */
+    virtual bool onPlaybackAudioFrame(AudioFrame& audioFrame) {
+        (void)audioFrame;
+        return true;
+    }
+
+    /** Local and remote audio mixed (setMixedAudioFrameParameters()); read-only. */
+    virtual bool onMixedAudioFrame(AudioFrame& audioFrame) {
+        (void)audioFrame;
+        return true;
+    }
+
+    /** One remote user before mixing (setPlaybackAudioFrameBeforeMixingParameters()); read-only. */
+    virtual bool onPlaybackAudioFrameBeforeMixing(uid_t uid, AudioFrame& audioFrame) {
+        (void)uid;
+        (void)audioFrame;
+        return true;
+    }
+
+    /**
+     * The AUDIO_FRAME_POSITION bits to observe, asked once by
+     * registerAudioFrameObserver(observer) (the overload without positions).
+     * The default is PLAYBACK | RECORD.
+     */
+    virtual int getObservedAudioFramePosition() {
+        return AUDIO_FRAME_POSITION_PLAYBACK | AUDIO_FRAME_POSITION_RECORD;
+    }
+};
+
+/** How to record audio to a file (Agora's AudioRecordingConfiguration). */
+struct AudioRecordingConfiguration {
+    /** Required. ".ogg" or ".opus": Ogg Opus; anything else: 16-bit PCM WAV. */
+    std::string filePath;
+    /** 16000, 32000 (the default), 44100 or 48000. */
+    int sampleRate = 32000;
+    /** What is recorded. */
+    AUDIO_RECORDING_POSITION position = AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK;
+    /** The Ogg Opus bitrate. */
+    AUDIO_RECORDING_QUALITY_TYPE quality = AUDIO_RECORDING_QUALITY_MEDIUM;
+};
+
+/** One audio device, an ALSA PCM. */
+struct AudioDeviceInfo {
+    /** The ALSA PCM name: pass it to setRecordingDevice() / setPlaybackDevice(). */
+    std::string deviceId;
+    /** A description. */
+    std::string deviceName;
 };
 
 /**
@@ -297,6 +671,73 @@ public:
         (void)err;
         (void)msg;
     }
+
+    // ---- Audio (ABI 0.4) ----
+
+    /** The first audio was sent after a join, an unmute or enabling local audio
+     *  (Agora's onFirstLocalAudioFramePublished); ms since the join call. */
+    virtual void onFirstLocalAudioFramePublished(int elapsed) { (void)elapsed; }
+
+    /** The first audio packet of a remote user arrived (Agora's onFirstRemoteAudioFrame). */
+    virtual void onFirstRemoteAudioFrame(uid_t uid, int elapsed) {
+        (void)uid;
+        (void)elapsed;
+    }
+
+    /** The first audio of a remote user was decoded (Agora's onFirstRemoteAudioDecoded). */
+    virtual void onFirstRemoteAudioDecoded(uid_t uid, int elapsed) {
+        (void)uid;
+        (void)elapsed;
+    }
+
+    /** A remote user muted or unmuted its audio (Agora's onUserMuteAudio); also
+     *  fires at join for users already muted. Disabling local audio counts as muting. */
+    virtual void onUserMuteAudio(uid_t uid, bool muted) {
+        (void)uid;
+        (void)muted;
+    }
+
+    /** The local audio state changed (Agora's onLocalAudioStateChanged). */
+    virtual void onLocalAudioStateChanged(LOCAL_AUDIO_STREAM_STATE state, LOCAL_AUDIO_STREAM_ERROR error) {
+        (void)state;
+        (void)error;
+    }
+
+    /** A remote user's audio state changed (Agora's onRemoteAudioStateChanged);
+     *  `elapsed` is ms since the local join call. */
+    virtual void onRemoteAudioStateChanged(uid_t uid, REMOTE_AUDIO_STATE state, REMOTE_AUDIO_STATE_REASON reason,
+                                           int elapsed) {
+        (void)uid;
+        (void)state;
+        (void)reason;
+        (void)elapsed;
+    }
+
+    /**
+     * Volumes (Agora's onAudioVolumeIndication), every interval once
+     * enableAudioVolumeIndication() is on: a local report (one speaker, uid 0;
+     * totalVolume is its volume) and, in a call, a remote report (the up to 3
+     * loudest remote users; totalVolume is the played mix). 0..255.
+     * `speakers` (nullptr when speakerNumber is 0) is valid only during the call.
+     */
+    virtual void onAudioVolumeIndication(const AudioVolumeInfo* speakers, unsigned int speakerNumber,
+                                         int totalVolume) {
+        (void)speakers;
+        (void)speakerNumber;
+        (void)totalVolume;
+    }
+
+    /** The loudest remote user changed (Agora's onActiveSpeaker); needs volume indication. */
+    virtual void onActiveSpeaker(uid_t uid) { (void)uid; }
+
+    /** Call statistics every 2 s in a call (Agora's onRtcStats). */
+    virtual void onRtcStats(const RtcStats& stats) { (void)stats; }
+
+    /** Sending statistics every 2 s in a call (Agora's onLocalAudioStats). */
+    virtual void onLocalAudioStats(const LocalAudioStats& stats) { (void)stats; }
+
+    /** Receiving statistics every 2 s per remote user (Agora's onRemoteAudioStats). */
+    virtual void onRemoteAudioStats(const RemoteAudioStats& stats) { (void)stats; }
 };
 
 /** Internals of the wrapper: not part of the API. */
@@ -321,6 +762,16 @@ inline RtcStats fromC(Type<const RtcStats&>, const agoraish_rtc_stats* stats) no
 /** The C user info as Agora's UserInfo (bound to the method's const reference). */
 inline UserInfo fromC(Type<const UserInfo&>, const agoraish_user_info* info) noexcept {
     return info != nullptr ? UserInfo(*info) : UserInfo();
+}
+
+/** The C sending statistics as Agora's LocalAudioStats. */
+inline LocalAudioStats fromC(Type<const LocalAudioStats&>, const agoraish_local_audio_stats* stats) noexcept {
+    return stats != nullptr ? LocalAudioStats(*stats) : LocalAudioStats();
+}
+
+/** The C receiving statistics as Agora's RemoteAudioStats. */
+inline RemoteAudioStats fromC(Type<const RemoteAudioStats&>, const agoraish_remote_audio_stats* stats) noexcept {
+    return stats != nullptr ? RemoteAudioStats(*stats) : RemoteAudioStats();
 }
 
 /**
@@ -377,6 +828,55 @@ inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) no
     bindCallback<&H::onLocalUserRegistered>(table.on_local_user_registered);
     bindCallback<&H::onUserInfoUpdated>(table.on_user_info_updated);
     bindCallback<&H::onError>(table.on_error);
+    bindCallback<&H::onFirstLocalAudioFramePublished>(table.on_first_local_audio_frame_published);
+    bindCallback<&H::onFirstRemoteAudioFrame>(table.on_first_remote_audio_frame);
+    bindCallback<&H::onFirstRemoteAudioDecoded>(table.on_first_remote_audio_decoded);
+    bindCallback<&H::onUserMuteAudio>(table.on_user_mute_audio);
+    bindCallback<&H::onLocalAudioStateChanged>(table.on_local_audio_state_changed);
+    bindCallback<&H::onRemoteAudioStateChanged>(table.on_remote_audio_state_changed);
+    bindCallback<&H::onAudioVolumeIndication>(table.on_audio_volume_indication);
+    bindCallback<&H::onActiveSpeaker>(table.on_active_speaker);
+    bindCallback<&H::onRtcStats>(table.on_rtc_stats);
+    bindCallback<&H::onLocalAudioStats>(table.on_local_audio_stats);
+    bindCallback<&H::onRemoteAudioStats>(table.on_remote_audio_stats);
+    return table;
+}
+
+/** The C callbacks of an IAudioFrameObserver: `user_data` is the observer. */
+struct ObserverBridge {
+    static int record(agoraish_engine_t*, void* userData, agoraish_audio_frame* frame) noexcept {
+        if (frame == nullptr) return 1;
+        AudioFrame f(*frame);
+        return static_cast<IAudioFrameObserver*>(userData)->onRecordAudioFrame(f) ? 1 : 0;
+    }
+    static int playback(agoraish_engine_t*, void* userData, agoraish_audio_frame* frame) noexcept {
+        if (frame == nullptr) return 1;
+        AudioFrame f(*frame);
+        return static_cast<IAudioFrameObserver*>(userData)->onPlaybackAudioFrame(f) ? 1 : 0;
+    }
+    static int mixed(agoraish_engine_t*, void* userData, agoraish_audio_frame* frame) noexcept {
+        if (frame == nullptr) return 1;
+        AudioFrame f(*frame);
+        return static_cast<IAudioFrameObserver*>(userData)->onMixedAudioFrame(f) ? 1 : 0;
+    }
+    static int beforeMixing(agoraish_engine_t*, void* userData, std::uint32_t uid,
+                            agoraish_audio_frame* frame) noexcept {
+        if (frame == nullptr) return 1;
+        AudioFrame f(*frame);
+        return static_cast<IAudioFrameObserver*>(userData)->onPlaybackAudioFrameBeforeMixing(uid, f) ? 1 : 0;
+    }
+};
+
+/** The C observer that forwards every position to `observer`; the library copies it. */
+inline agoraish_audio_frame_observer makeObserverTable(IAudioFrameObserver* observer, int positions) noexcept {
+    agoraish_audio_frame_observer table{};
+    table.struct_size = sizeof(table);
+    table.user_data = observer;
+    table.observed_position = positions;
+    table.on_record_audio_frame = &ObserverBridge::record;
+    table.on_playback_audio_frame = &ObserverBridge::playback;
+    table.on_mixed_audio_frame = &ObserverBridge::mixed;
+    table.on_playback_audio_frame_before_mixing = &ObserverBridge::beforeMixing;
     return table;
 }
 
@@ -460,8 +960,9 @@ private:
  * release(), which returns 0.
  *
  * Thread: every method may be called from any thread. Do not destroy or
- * move-assign an RtcEngine from inside one of its own callbacks: the release
- * is refused there (-5) and the engine would stay alive.
+ * move-assign an RtcEngine from inside one of its own event callbacks or from
+ * inside any raw audio observer callback: the release is refused there (-5)
+ * and the engine would stay alive.
  */
 class RtcEngine {
 public:
@@ -548,7 +1049,8 @@ public:
      *              the event thread has ended, so the handler may be freed.
      *              false: that clean-up finishes in the background.
      * @return 0 (also when no engine is held); -5 when called from one of this
-     *         engine's own callbacks (the engine is kept).
+     *         engine's own event callbacks or from inside any raw audio
+     *         observer callback (the engine is kept).
      */
     int release(bool sync = true) noexcept {
         if (engine_ == nullptr) return 0;
@@ -739,8 +1241,9 @@ public:
     int leaveChannel() noexcept { return agoraish_engine_leave_channel(engine_); }
 
     /**
-     * Sets the audio profile (an AGORAISH_AUDIO_PROFILE_* value) used by the
-     * external source enabled next (Agora 4.x setAudioProfile).
+     * Sets the audio profile (an AUDIO_PROFILE_TYPE) (Agora 4.x
+     * setAudioProfile): the encoder follows it at once, for the external
+     * source and for capture.
      *
      * @return 0; -2 unknown profile; -7 no engine.
      */
@@ -785,6 +1288,280 @@ public:
     int pullPlaybackAudioFrame(int16_t* samples, int samplesPerChannel) noexcept {
         return agoraish_engine_pull_playback_audio_frame(engine_, samples, samplesPerChannel);
     }
+
+    // ---- Audio switches and volumes (ABI 0.4) ----
+
+    /** Audio on (Agora's enableAudio; on by default). @return 0; -7 no engine. */
+    int enableAudio() noexcept { return agoraish_engine_enable_audio(engine_); }
+
+    /** Audio off (Agora's disableAudio): nothing is captured, sent, received or
+     *  played; others see this user as muted. @return 0; -7 no engine. */
+    int disableAudio() noexcept { return agoraish_engine_disable_audio(engine_); }
+
+    /** Local capture and sending on or off (Agora's enableLocalAudio); receiving
+     *  goes on. @return 0; -7 no engine. */
+    int enableLocalAudio(bool enabled) noexcept { return agoraish_engine_enable_local_audio(engine_, enabled ? 1 : 0); }
+
+    /** Stops or resumes sending local audio (Agora's muteLocalAudioStream).
+     *  @return 0; -7 no engine. */
+    int muteLocalAudioStream(bool mute) noexcept {
+        return agoraish_engine_mute_local_audio_stream(engine_, mute ? 1 : 0);
+    }
+
+    /** Stops or resumes receiving one remote user's audio (Agora's
+     *  muteRemoteAudioStream); may be called before the user joins.
+     *  @return 0; -2 uid 0; -7 no engine. */
+    int muteRemoteAudioStream(uid_t uid, bool mute) noexcept {
+        return agoraish_engine_mute_remote_audio_stream(engine_, uid, mute ? 1 : 0);
+    }
+
+    /** Stops or resumes receiving every remote user's audio, including users
+     *  who join later (Agora's muteAllRemoteAudioStreams). @return 0; -7 no engine. */
+    int muteAllRemoteAudioStreams(bool mute) noexcept {
+        return agoraish_engine_mute_all_remote_audio_streams(engine_, mute ? 1 : 0);
+    }
+
+    /** Whether users who join later start muted (Agora's
+     *  setDefaultMuteAllRemoteAudioStreams). @return 0; -7 no engine. */
+    int setDefaultMuteAllRemoteAudioStreams(bool mute) noexcept {
+        return agoraish_engine_set_default_mute_all_remote_audio_streams(engine_, mute ? 1 : 0);
+    }
+
+    /** Volume of local audio before sending (Agora's adjustRecordingSignalVolume):
+     *  0..400, 100 unchanged. @return 0; -2 out of range; -7 no engine. */
+    int adjustRecordingSignalVolume(int volume) noexcept {
+        return agoraish_engine_adjust_recording_signal_volume(engine_, volume);
+    }
+
+    /** Volume of the remote mix (Agora's adjustPlaybackSignalVolume): 0..400,
+     *  100 unchanged. @return 0; -2 out of range; -7 no engine. */
+    int adjustPlaybackSignalVolume(int volume) noexcept {
+        return agoraish_engine_adjust_playback_signal_volume(engine_, volume);
+    }
+
+    /** Volume of one remote user (Agora's adjustUserPlaybackSignalVolume):
+     *  0..100. @return 0; -2 uid 0 or out of range; -7 no engine. */
+    int adjustUserPlaybackSignalVolume(uid_t uid, int volume) noexcept {
+        return agoraish_engine_adjust_user_playback_signal_volume(engine_, uid, volume);
+    }
+
+    /**
+     * Volume reports (Agora's enableAudioVolumeIndication): onAudioVolumeIndication
+     * every `interval` ms, and onActiveSpeaker.
+     *
+     * @param interval   <= 0 off; else 10..60000 ms (200 or more recommended).
+     * @param smooth     0..10, the sensitivity: higher follows changes faster,
+     *                   10 reports each interval as measured (3 recommended).
+     * @param reportVad  The local report carries voice activity.
+     * @return 0; -2 out of range; -7 no engine.
+     */
+    int enableAudioVolumeIndication(int interval, int smooth, bool reportVad) noexcept {
+        return agoraish_engine_enable_audio_volume_indication(engine_, interval, smooth, reportVad ? 1 : 0);
+    }
+
+    // ---- Raw audio (ABI 0.4) ----
+
+    /**
+     * Registers a raw audio observer (Agora's registerAudioFrameObserver), or
+     * removes it with nullptr. See IAudioFrameObserver for its lifetime.
+     *
+     * @param positions  AUDIO_FRAME_POSITION bits.
+     * @return 0; -2 unknown position bits; -7 no engine.
+     */
+    int registerAudioFrameObserver(IAudioFrameObserver* observer, int positions) noexcept {
+        if (observer == nullptr) return agoraish_engine_register_audio_frame_observer(engine_, nullptr);
+        const agoraish_audio_frame_observer table = detail::makeObserverTable(observer, positions);
+        return agoraish_engine_register_audio_frame_observer(engine_, &table);
+    }
+
+    /** registerAudioFrameObserver() with the positions of
+     *  observer->getObservedAudioFramePosition(). */
+    int registerAudioFrameObserver(IAudioFrameObserver* observer) {
+        if (observer == nullptr) return agoraish_engine_register_audio_frame_observer(engine_, nullptr);
+        return registerAudioFrameObserver(observer, observer->getObservedAudioFramePosition());
+    }
+
+    /**
+     * Format of onRecordAudioFrame (Agora's setRecordingAudioFrameParameters).
+     *
+     * @param sampleRate      8000, 16000, 32000, 44100 or 48000.
+     * @param channel         1 or 2.
+     * @param mode            What the observer may do with the frame.
+     * @param samplesPerCall  0 for 10 ms, else sampleRate/100 .. sampleRate.
+     * @return 0; -2 out of range; -7 no engine.
+     */
+    int setRecordingAudioFrameParameters(int sampleRate, int channel, RAW_AUDIO_FRAME_OP_MODE_TYPE mode,
+                                         int samplesPerCall) noexcept {
+        return agoraish_engine_set_recording_audio_frame_parameters(engine_, sampleRate, channel, mode,
+                                                                    samplesPerCall);
+    }
+
+    /** Format of onPlaybackAudioFrame (Agora's setPlaybackAudioFrameParameters);
+     *  as for recording. @return 0; -2 out of range; -7 no engine. */
+    int setPlaybackAudioFrameParameters(int sampleRate, int channel, RAW_AUDIO_FRAME_OP_MODE_TYPE mode,
+                                        int samplesPerCall) noexcept {
+        return agoraish_engine_set_playback_audio_frame_parameters(engine_, sampleRate, channel, mode,
+                                                                   samplesPerCall);
+    }
+
+    /** Format of onMixedAudioFrame (Agora's setMixedAudioFrameParameters); always
+     *  read-only. @return 0; -2 out of range; -7 no engine. */
+    int setMixedAudioFrameParameters(int sampleRate, int channel, int samplesPerCall) noexcept {
+        return agoraish_engine_set_mixed_audio_frame_parameters(engine_, sampleRate, channel, samplesPerCall);
+    }
+
+    /** Format of onPlaybackAudioFrameBeforeMixing (Agora's
+     *  setPlaybackAudioFrameBeforeMixingParameters): 10 ms per call, read-only.
+     *  @return 0; -2 out of range; -7 no engine. */
+    int setPlaybackAudioFrameBeforeMixingParameters(int sampleRate, int channel) noexcept {
+        return agoraish_engine_set_playback_audio_frame_before_mixing_parameters(engine_, sampleRate, channel);
+    }
+
+    // ---- Recording to a file (ABI 0.4) ----
+
+    /**
+     * Records audio to a file (Agora's startAudioRecording): mono 16-bit PCM
+     * WAV, or Ogg Opus for ".ogg" / ".opus". A recording in progress is
+     * finished first.
+     *
+     * @return 0; -2 empty path, rate, position or quality out of range; -1 the
+     *         file cannot be created; -7 no engine.
+     */
+    int startAudioRecording(const AudioRecordingConfiguration& config) noexcept {
+        agoraish_audio_recording_config c{};
+        c.struct_size = sizeof(c);
+        c.file_path = config.filePath.c_str();
+        c.sample_rate = config.sampleRate;
+        c.position = config.position;
+        c.quality = config.quality;
+        return agoraish_engine_start_audio_recording(engine_, &c);
+    }
+
+    /** startAudioRecording() of local and remote audio (Agora 3.x's signature). */
+    int startAudioRecording(const char* filePath, int sampleRate, AUDIO_RECORDING_QUALITY_TYPE quality) {
+        AudioRecordingConfiguration config;
+        config.filePath = filePath != nullptr ? filePath : "";
+        config.sampleRate = sampleRate;
+        config.quality = quality;
+        return startAudioRecording(config);
+    }
+
+    /** Finishes the recording (Agora's stopAudioRecording). Idempotent. @return 0; -7 no engine. */
+    int stopAudioRecording() noexcept { return agoraish_engine_stop_audio_recording(engine_); }
+
+    // ---- Audio devices (ABI 0.4) ----
+
+    /** Number of audio devices of a kind. @return the count (>= 0); -2 unknown type; -7 no engine. */
+    int getAudioDeviceCount(MEDIA_DEVICE_TYPE type) const noexcept {
+        return agoraish_engine_get_audio_device_count(engine_, type);
+    }
+
+    /**
+     * One audio device of a kind, by index in the current enumeration.
+     *
+     * @param out  Filled on success; unchanged on failure.
+     * @return 0; -2 unknown type or index out of range; -7 no engine.
+     */
+    int getAudioDevice(MEDIA_DEVICE_TYPE type, int index, AudioDeviceInfo& out) const {
+        agoraish_audio_device_info info{};
+        const int rc = agoraish_engine_get_audio_device(engine_, type, index, &info);
+        if (rc != 0) return rc;
+        info.id[sizeof info.id - 1] = '\0';
+        info.name[sizeof info.name - 1] = '\0';
+        out.deviceId = info.id;
+        out.deviceName = info.name;
+        return 0;
+    }
+
+    /**
+     * Every audio device of a kind (Agora's enumerateRecordingDevices /
+     * enumeratePlaybackDevices): the PCMs ALSA lists, "default" first.
+     *
+     * @param out  Receives the devices; unchanged on failure.
+     * @return 0; -2 unknown type; -7 no engine.
+     */
+    int enumerateAudioDevices(MEDIA_DEVICE_TYPE type, std::vector<AudioDeviceInfo>& out) const {
+        const int count = getAudioDeviceCount(type);
+        if (count < 0) return count;
+        std::vector<AudioDeviceInfo> devices;
+        devices.reserve(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            AudioDeviceInfo info;
+            const int rc = getAudioDevice(type, i, info);
+            if (rc == -AGORAISH_ERR_INVALID_ARGUMENT) break;  // the list shrank meanwhile
+            if (rc != 0) return rc;
+            devices.push_back(std::move(info));
+        }
+        out = std::move(devices);
+        return 0;
+    }
+
+    /** The capture devices (Agora's enumerateRecordingDevices). @return as enumerateAudioDevices(). */
+    int enumerateRecordingDevices(std::vector<AudioDeviceInfo>& out) const {
+        return enumerateAudioDevices(AUDIO_RECORDING_DEVICE, out);
+    }
+
+    /** The playback devices (Agora's enumeratePlaybackDevices). @return as enumerateAudioDevices(). */
+    int enumeratePlaybackDevices(std::vector<AudioDeviceInfo>& out) const {
+        return enumerateAudioDevices(AUDIO_PLAYOUT_DEVICE, out);
+    }
+
+    /** Chooses the capture device by id, an ALSA PCM name (Agora's
+     *  setRecordingDevice). @return 0; -2 nullptr, empty or over 511 bytes; -7 no engine. */
+    int setRecordingDevice(const char* deviceId) noexcept {
+        return agoraish_engine_set_recording_device(engine_, deviceId);
+    }
+
+    /** Chooses the playback device by id (Agora's setPlaybackDevice). @return as setRecordingDevice(). */
+    int setPlaybackDevice(const char* deviceId) noexcept {
+        return agoraish_engine_set_playback_device(engine_, deviceId);
+    }
+
+    /** The chosen capture device id (Agora's getRecordingDevice); unchanged on failure.
+     *  @return 0; -7 no engine. */
+    int getRecordingDevice(std::string& deviceId) const {
+        return detail::readString(
+            [this](char* buf, std::size_t* len) { return agoraish_engine_get_recording_device(engine_, buf, len); },
+            deviceId);
+    }
+
+    /** The chosen playback device id (Agora's getPlaybackDevice); unchanged on failure.
+     *  @return 0; -7 no engine. */
+    int getPlaybackDevice(std::string& deviceId) const {
+        return detail::readString(
+            [this](char* buf, std::size_t* len) { return agoraish_engine_get_playback_device(engine_, buf, len); },
+            deviceId);
+    }
+
+    /** Captures from the recording device and reports its volume through
+     *  onAudioVolumeIndication (uid 0) every `indicationInterval` ms (Agora's
+     *  startRecordingDeviceTest). @return 0; -2 outside 10..60000; -7 no engine. */
+    int startRecordingDeviceTest(int indicationInterval) noexcept {
+        return agoraish_engine_start_recording_device_test(engine_, indicationInterval);
+    }
+
+    /** Stops the recording device test. @return 0; -7 no engine. */
+    int stopRecordingDeviceTest() noexcept { return agoraish_engine_stop_recording_device_test(engine_); }
+
+    /** Plays a 16-bit PCM WAV file (8..48 kHz, mono or stereo) in a loop on the
+     *  playback device (Agora's startPlaybackDeviceTest).
+     *  @return 0; -2 nullptr or a file that is not such a WAV; -7 no engine. */
+    int startPlaybackDeviceTest(const char* testAudioFilePath) noexcept {
+        return agoraish_engine_start_playback_device_test(engine_, testAudioFilePath);
+    }
+
+    /** Stops the playback device test. @return 0; -7 no engine. */
+    int stopPlaybackDeviceTest() noexcept { return agoraish_engine_stop_playback_device_test(engine_); }
+
+    /** Plays what the recording device captures on the playback device and
+     *  reports its volume every `indicationInterval` ms (Agora's
+     *  startAudioDeviceLoopbackTest). @return 0; -2 outside 10..60000; -7 no engine. */
+    int startAudioDeviceLoopbackTest(int indicationInterval) noexcept {
+        return agoraish_engine_start_audio_device_loopback_test(engine_, indicationInterval);
+    }
+
+    /** Stops the loopback test. @return 0; -7 no engine. */
+    int stopAudioDeviceLoopbackTest() noexcept { return agoraish_engine_stop_audio_device_loopback_test(engine_); }
 
     /**
      * Renews the token (Agora's renewToken).

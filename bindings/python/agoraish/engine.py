@@ -1422,9 +1422,11 @@ class RtcEngine:
 
         Raises:
             AgoraishError: -5 when called from one of this engine's own
-                callbacks (release it after the callback returns).
+                event callbacks, or from inside any raw audio observer
+                callback (release it after the callback returns).
 
-        Thread: any, except this engine's event thread.
+        Thread: any, except this engine's event thread and audio frame
+        observer callbacks.
         """
         with self._lock:
             if self._releases_in_flight:
@@ -1525,8 +1527,9 @@ class RtcEngine:
             params: a JSON object as text, or a mapping (encoded with
                 ``json.dumps``), for example ``{"rtc.log_filter": 2063}``.
                 Known keys: rtc.log_file, rtc.log_filter, rtc.log_level,
-                rtc.log_size, rtc.server_url. The whole object is checked
-                before any key is applied.
+                rtc.log_size, rtc.server_url, rtc.tls_ca_file and
+                rtc.network_simulation (see include/agoraish.h). The whole
+                object is checked before any key is applied.
 
         Raises:
             AgoraishError: -2 for bad JSON, an unknown key or a bad value;
@@ -1817,7 +1820,9 @@ class RtcEngine:
     # -- audio from and to the host -------------------------------------
 
     def set_audio_profile(self, profile: int) -> None:
-        """Sets the audio profile used by the external source enabled next (Agora 4.x setAudioProfile).
+        """Sets the audio profile (Agora 4.x setAudioProfile): an ``AudioProfile``.
+
+        The encoder follows it at once, for the external source and for capture.
 
         Raises:
             AgoraishError: -2 unknown profile; -7 if released.
@@ -2019,7 +2024,8 @@ class RtcEngine:
 
         Args:
             interval: <= 0 off; else 10..60000 ms (200 or more recommended).
-            smooth: 0..10, how slowly the reported volume follows (3 recommended).
+            smooth: 0..10, the sensitivity: higher follows changes faster, 10
+                reports each interval as measured (3 recommended).
             report_vad: the local report carries voice activity.
 
         Raises:
