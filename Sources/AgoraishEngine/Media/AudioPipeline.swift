@@ -78,6 +78,9 @@ final class AudioPipeline: @unchecked Sendable {
     struct LocalState {
         var state: Int32 = 0           // LOCAL_AUDIO_STREAM_STATE
         var published = false         // onFirstLocalAudioFramePublished sent for this run
+        /// Bumped whenever local audio stops: a frame that was already being
+        /// processed then changes neither the state nor `published`.
+        var epoch = 0
         var sentBytes = 0              // since the last stats period
         var sentPackets = 0
         var channels = 1
@@ -239,7 +242,8 @@ final class AudioPipeline: @unchecked Sendable {
         }
         let (audioEnabled, localEnabled, localMuted, volume, observer, params, generation) = cfg
         guard audioEnabled && localEnabled else { return }
-        if local.withLock({ $0.state == 0 || $0.state == 3 }) { setLocalState(1, 0) }
+        let epoch = local.withLock { $0.epoch }
+        if local.withLock({ $0.state == 0 || $0.state == 3 }) { setLocalState(1, 0, epoch: epoch) }
         PCM.applyGain(&pcm, percent: volume)
         if let observer, observer.positions.contains(.record), let onRecord = observer.onRecord {
             if s.tapGeneration != generation || s.tap?.engineChannels != channels {
@@ -304,33 +308,40 @@ final class AudioPipeline: @unchecked Sendable {
             }
         }
         guard length > 0 else {
-            setLocalState(3, 5)  // FAILED, ENCODE_FAILURE
+            setLocalState(3, 5, epoch: epoch)  // FAILED, ENCODE_FAILURE
             return
         }
         let first = local.withLock { l -> Bool in
+            guard l.epoch == epoch else { return false }
             l.sentBytes += length
             l.sentPackets += 1
             defer { l.published = true }
             return !l.published
         }
-        setLocalState(2, 0)
+        setLocalState(2, 0, epoch: epoch)
         if first { emit(.firstLocalAudioFramePublished(elapsedMs: elapsedMs(now))) }
     }
 
     /// Moves the local audio state and reports the change (any thread; never waits for processing).
-    func setLocalState(_ state: Int32, _ error: Int32) {
-        let changed = local.withLock { l -> Bool in
-            guard l.state != state else { return false }
+    /// From the processing path, `epoch` is the epoch the frame started in: a
+    /// change is dropped when local audio stopped meanwhile.
+    func setLocalState(_ state: Int32, _ error: Int32, epoch: Int? = nil) {
+        local.withLock { l in
+            if let epoch, epoch != l.epoch { return }
+            guard l.state != state else { return }
             l.state = state
-            return true
+            // Posted under the lock, so events leave in the order the state changed.
+            emit(.localAudioStateChanged(state: state, error: error))
         }
-        if changed { emit(.localAudioStateChanged(state: state, error: error)) }
     }
 
     /// Local audio stopped (disabled, or the call ended): state STOPPED, and the
     /// next frame sent counts as a first frame again.
     func localStopped() {
-        local.withLock { $0.published = false }
+        local.withLock {
+            $0.published = false
+            $0.epoch += 1
+        }
         setLocalState(0, 0)
     }
 
