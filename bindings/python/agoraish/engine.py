@@ -1844,23 +1844,37 @@ class RtcEngine:
         _check(_ffi.agoraish_engine_set_external_audio_source(self.handle, 1 if enabled else 0,
                                                               operator.index(sample_rate), operator.index(channels)),
                "set_external_audio_source")
+        self._source_channels = operator.index(channels) if enabled else 0
 
-    def push_external_audio_frame(self, samples: Any, channels: int = 1) -> int:
+    def push_external_audio_frame(self, samples: Any, channels: Optional[int] = None) -> int:
         """Pushes interleaved 16-bit PCM (bytes, bytearray, memoryview, array('h') or a numpy int16 array).
 
-        ``channels`` must be the source's channel count. Returns the samples per
-        channel (at 48 kHz) waiting for the next 20 ms frame.
+        The samples are in the source's channel count (set_external_audio_source);
+        ``channels``, when given, must be that count. Returns the samples per
+        channel (at 48 kHz) queued and not yet sent.
 
         Raises:
-            AgoraishError: -2 bad data; -3 no external source; -7 if released.
+            AgoraishError: -2 bad data or a channel count other than the source's;
+                -3 no external source; -7 if released.
 
         Thread: any.
         """
+        source = getattr(self, "_source_channels", 0)
+        if source and channels is not None and operator.index(channels) != source:
+            raise AgoraishError(-2, "push_external_audio_frame: channels differ from the source's")
+        # Without a source the library answers (-3, or -7 once released).
+        channels = source or (operator.index(channels) if channels is not None else 1)
+        if channels not in (1, 2):
+            raise AgoraishError(-2, "push_external_audio_frame: channels must be 1 or 2")
         view = memoryview(samples).cast("B")
         if len(view) % (2 * channels):
             raise AgoraishError(-2, "push_external_audio_frame: not whole 16-bit frames")
         count = len(view) // (2 * channels)
-        data = (ctypes.c_int16 * max(1, len(view) // 2)).from_buffer_copy(view) if len(view) else None
+        # Room for two channels whatever the count: a source changed by another
+        # thread meanwhile can never make the library read past this buffer.
+        data = (ctypes.c_int16 * max(1, 2 * count))() if len(view) else None
+        if data is not None:
+            ctypes.memmove(data, (ctypes.c_char * len(view)).from_buffer_copy(view), len(view))
         rc = _ffi.agoraish_engine_push_external_audio_frame(self.handle, data, count)
         if rc < 0:
             raise AgoraishError(rc, "push_external_audio_frame")
@@ -1877,20 +1891,31 @@ class RtcEngine:
         _check(_ffi.agoraish_engine_set_external_audio_sink(self.handle, 1 if enabled else 0,
                                                             operator.index(sample_rate), operator.index(channels)),
                "set_external_audio_sink")
+        self._sink_channels = operator.index(channels) if enabled else 0
 
-    def pull_playback_audio_frame(self, samples_per_channel: int, channels: int = 1) -> bytes:
+    def pull_playback_audio_frame(self, samples_per_channel: int, channels: Optional[int] = None) -> bytes:
         """Pulls the mix of every remote user's audio: interleaved 16-bit PCM at the sink's rate, as bytes.
 
-        ``channels`` must be the sink's channel count. Pull in real time (the
+        The audio is in the sink's channel count (set_external_audio_sink);
+        ``channels``, when given, must be that count. Pull in real time (the
         pull cadence is the playout clock).
 
         Raises:
-            AgoraishError: -2 bad count; -3 no external sink; -7 if released.
+            AgoraishError: -2 bad count or a channel count other than the sink's;
+                -3 no external sink; -7 if released.
 
         Thread: any.
         """
+        sink = getattr(self, "_sink_channels", 0)
+        if sink and channels is not None and operator.index(channels) != sink:
+            raise AgoraishError(-2, "pull_playback_audio_frame: channels differ from the sink's")
+        # Without a sink the library answers (-3, or -7 once released).
+        channels = sink or (operator.index(channels) if channels is not None else 1)
+        if channels not in (1, 2):
+            raise AgoraishError(-2, "pull_playback_audio_frame: channels must be 1 or 2")
         count = operator.index(samples_per_channel)
-        buffer = (ctypes.c_int16 * max(1, count * channels))()
+        # Room for two channels whatever the count (see push_external_audio_frame).
+        buffer = (ctypes.c_int16 * max(1, count * 2))()
         rc = _ffi.agoraish_engine_pull_playback_audio_frame(self.handle, buffer, count)
         if rc < 0:
             raise AgoraishError(rc, "pull_playback_audio_frame")

@@ -1,0 +1,112 @@
+"""The Python examples (examples/python), each run as its own program, as a
+reader would run it: `sys.executable examples/python/<name>.py`.
+
+Each example starts a channel server inside its process and checks its own
+story (what the remote user heard, what the observer saw, ...); it exits 0
+when the story went as expected. The examples run one after the other (the
+audio ones pace themselves in real time, so running them side by side on a
+small machine would only test the machine) in a temporary working directory,
+so the files they write under demo-out/ stay out of the checkout, with the
+library under test (AGORAISH_LIBRARY) and their logs in the test's directory.
+About 25 s in all.
+"""
+
+from __future__ import annotations
+
+import array
+import math
+import os
+import re
+import subprocess
+import sys
+import wave
+from pathlib import Path
+from typing import Dict, Optional, Sequence
+
+import pytest
+
+from support import ROOT, library_path
+
+EXAMPLES = ROOT / "examples" / "python"
+
+
+def run_example(name: str, workdir: Path, timeout: float, args: Sequence[str] = (),
+                env: Optional[Dict[str, str]] = None) -> subprocess.CompletedProcess:
+    """Runs examples/python/<name>.py in `workdir`; its logs go to workdir/logs."""
+    logs = workdir / "logs"
+    logs.mkdir(exist_ok=True)
+    environment = dict(os.environ, AGORAISH_LIBRARY=str(library_path()), AGORAISH_LOG_DIR=str(logs))
+    environment.update(env or {})
+    return subprocess.run([sys.executable, str(EXAMPLES / f"{name}.py"), *args], cwd=str(workdir),
+                          env=environment, capture_output=True, text=True, timeout=timeout)
+
+
+def check_success(out: subprocess.CompletedProcess, last_line: Optional[str] = None) -> None:
+    """Exit code 0, the example's own success line, and no exception raised in a callback."""
+    report = f"exit {out.returncode}\n--- stdout\n{out.stdout[-3000:]}\n--- stderr\n{out.stderr[-3000:]}"
+    assert out.returncode == 0, report
+    if last_line is not None:
+        assert out.stdout.rstrip().splitlines()[-1] == last_line, report
+    # An exception in a callback does not reach the library: it is only printed.
+    assert "Traceback" not in out.stderr and "Exception ignored" not in out.stderr, report
+
+
+# (example, timeout in seconds, its last line on success)
+AUDIO_EXAMPLES = [
+    ("join_channel_audio", 40, "done: local was heard at each recording volume and heard remote"),
+    ("raw_audio_data", 30, "done: every position saw its audio, and remote heard the changed recording"),
+    ("custom_pcm_audio_source", 30, "done: remote heard what local pushed"),
+    ("custom_audio_render", 30, "done: local rendered remote's tone and its mute"),
+]
+
+
+@pytest.mark.parametrize("name,timeout,last_line", AUDIO_EXAMPLES, ids=[case[0] for case in AUDIO_EXAMPLES])
+def test_audio_example(name, timeout, last_line, tmp_path):
+    out = run_example(name, tmp_path, timeout)
+    check_success(out, last_line)
+
+
+@pytest.mark.parametrize("name", ["hello_engine", "join_channel"])
+def test_first_examples(name, tmp_path):
+    out = run_example(name, tmp_path, 20)
+    check_success(out)
+    assert out.stdout.rstrip().splitlines()[-1] in ("engine released", "released"), out.stdout
+
+
+def test_raw_audio_data_without_numpy(tmp_path):
+    # The observer falls back to the frames' memoryview in plain Python when
+    # numpy cannot be imported: a numpy package that refuses to import comes first on the path.
+    hidden = tmp_path / "hidden"
+    (hidden / "numpy").mkdir(parents=True)
+    (hidden / "numpy" / "__init__.py").write_text('raise ImportError("numpy is hidden from this run")\n')
+    path = os.pathsep.join(p for p in (str(hidden), os.environ.get("PYTHONPATH", "")) if p)
+    out = run_example("raw_audio_data", tmp_path, 30, env={"PYTHONPATH": path})
+    check_success(out, AUDIO_EXAMPLES[1][2])
+    assert "plain Python (numpy is not installed)" in out.stdout, out.stdout
+
+
+def test_custom_pcm_audio_source_pushes_a_given_file(tmp_path):
+    # A file of the reader's own: 16 kHz mono, 500 Hz for 1 s. The example
+    # reports each second it heard without checking it; the test checks the tone.
+    path = tmp_path / "tone.wav"
+    samples = array.array("h", (int(8000 * math.sin(2 * math.pi * 500 * i / 16000)) for i in range(16000)))
+    if sys.byteorder != "little":
+        samples.byteswap()
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(samples.tobytes())
+    out = run_example("custom_pcm_audio_source", tmp_path, 30, args=[str(path)])
+    check_success(out, "done: remote heard what local pushed")
+    assert "16000 Hz, 1 channel, 1.00 s" in out.stdout, out.stdout
+    heard = re.search(r"second 1: (\d+) Hz", out.stdout)
+    assert heard and abs(int(heard.group(1)) - 500) < 10, out.stdout
+
+
+def test_custom_pcm_audio_source_refuses_a_file_that_is_not_wav(tmp_path):
+    path = tmp_path / "not.wav"
+    path.write_bytes(b"this is not a WAV file")
+    out = run_example("custom_pcm_audio_source", tmp_path, 20, args=[str(path)])
+    assert out.returncode == 1, (out.returncode, out.stdout, out.stderr)
+    assert "not a 16-bit PCM WAV file" in out.stderr, out.stderr
