@@ -351,7 +351,7 @@ typedef struct agoraish_remote_audio_stats {
     uint32_t uid;
     int quality;                  /**< QUALITY_TYPE from the period's loss: 1 excellent .. 5 very bad, 0 unknown. */
     int network_transport_delay;  /**< ms, estimated from the measured jitter. */
-    int jitter_buffer_delay;      /**< ms of audio buffered. */
+    int jitter_buffer_delay;      /**< ms: the playout delay the jitter buffer holds to. */
     int audio_loss_rate;          /**< Percent of 10 ms frames concealed over the period. */
     int num_channels;
     int received_sample_rate;

@@ -382,7 +382,8 @@ extension AudioPipeline {
                 r.quality = r.audioLossRate < 1 ? 1 : r.audioLossRate < 5 ? 2 : r.audioLossRate < 15 ? 3
                     : r.audioLossRate < 30 ? 4 : 5
                 if st.periodFrames == 0 { r.quality = 0 }
-                r.jitterBufferDelay = Int32(b.bufferedMs)
+                // The playout delay the buffer holds to (the instantaneous fill swings by a packet).
+                r.jitterBufferDelay = Int32(max(b.targetDelayMs, 0))
                 r.networkTransportDelay = Int32(transportDelayMs + Int(b.jitterMs))
                 r.receivedBitrate = Int32(periodMs > 0 ? st.bytes * 8 / periodMs : 0)
                 r.totalFrozenTime = Int32(st.frozenMs)

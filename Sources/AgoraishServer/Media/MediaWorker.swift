@@ -14,7 +14,11 @@ final class MediaParticipant {
     /// The participant muted its audio: none of its audio is forwarded.
     var audioMuted: Bool
     /// Whose audio this participant receives.
-    var audioSubscription: AudioSubscription
+    var audioSubscription: AudioSubscription {
+        didSet { receivesAllAudio = audioSubscription.blocksNothing }
+    }
+    /// The common case, kept as a flag so forwarding checks one byte per copy.
+    private(set) var receivesAllAudio = true
     var address: SocketAddress?
     /// Publisher SSRC -> server SSRC (remapped at ingress).
     var ssrcMap: [UInt32: UInt32] = [:]
@@ -27,6 +31,7 @@ final class MediaParticipant {
         canPublish = grant.canPublish
         audioMuted = grant.audioMuted
         audioSubscription = grant.audioSubscription
+        receivesAllAudio = grant.audioSubscription.blocksNothing
         self.channel = channel
     }
 }
@@ -217,7 +222,7 @@ final class MediaWorker: @unchecked Sendable {
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
         for member in p.channel.members where member !== p {
             guard let to = member.address else { continue }
-            if isAudio && !member.audioSubscription.blocksNothing && member.audioSubscription.blocks(p.uid) {
+            if isAudio && !member.receivesAllAudio && member.audioSubscription.blocks(p.uid) {
                 drop(.unsubscribed)
                 continue
             }

@@ -404,7 +404,7 @@ class RemoteAudioStats:
         uid: the remote user.
         quality: QUALITY_TYPE from the period's loss: 1 excellent .. 5 very bad, 0 unknown.
         network_transport_delay: ms, estimated from the measured jitter.
-        jitter_buffer_delay: ms of audio buffered.
+        jitter_buffer_delay: ms: the playout delay the jitter buffer holds to.
         audio_loss_rate: percent of 10 ms frames concealed over the period.
         num_channels, received_sample_rate: the received format.
         received_bitrate: Kbps over the period.
