@@ -46,7 +46,7 @@ let package = Package(
         // Sans-IO formats. No threads, sockets or clocks.
         .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib", "CSrtp"]),
         // Media processing, pure: codecs, jitter buffers, mixing. Buffers in, buffers out.
-        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CAgoraishShim"]),
+        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CAgoraishShim"]),
         // Sans-IO state machines: the client's life in channels.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
         // Threads, sockets, timers, files: the only home of the outside world.

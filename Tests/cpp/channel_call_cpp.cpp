@@ -290,7 +290,11 @@ void rolesStory(const std::string& url, const std::string& dir) {
     CHECK_RC(f.setClientRole(agoraish::CLIENT_ROLE_BROADCASTER), 0, "fan becomes broadcaster");
     WAIT(host, from, isUser(Kind::UserJoined, 2002), "the host sees the new broadcaster");
     from = host.count();
+    std::size_t fanFrom = fan.count();
     CHECK_RC(f.setClientRole(agoraish::CLIENT_ROLE_AUDIENCE), 0, "fan becomes audience again");
+    // The fan's own engine knows it is an audience once the server has answered.
+    WAIT(fan, fanFrom, [](const Event& e) { return e.kind == Kind::Role && e.b == agoraish::CLIENT_ROLE_AUDIENCE; },
+         "the fan's role change is confirmed");
     Event offline{Kind::UserOffline};
     if (WAIT(host, from, isUser(Kind::UserOffline, 2002), "the host sees the fan go", &offline) >= 0) {
         CHECK(offline.a == agoraish::USER_OFFLINE_BECOME_AUDIENCE,

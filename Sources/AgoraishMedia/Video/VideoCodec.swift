@@ -1,0 +1,245 @@
+import CAgoraishShim
+import CVpx
+import Glibc
+
+/// A libvpx failure: the vpx_codec_err_t code and libvpx's message.
+public struct VideoCodecError: Error, Equatable, Sendable {
+    public var code: Int32
+    public var message: String
+}
+
+/// The video codecs the engine speaks (Agora's VIDEO_CODEC_TYPE numbers).
+public enum VideoCodec: Int32, Sendable {
+    case vp8 = 1
+    case vp9 = 5
+}
+
+/// A picture in I420 (planar Y, then U and V at half resolution), tightly
+/// packed: strides are the plane widths.
+public struct I420Frame: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var y: [UInt8]
+    public var u: [UInt8]
+    public var v: [UInt8]
+
+    public var chromaWidth: Int { (width + 1) / 2 }
+    public var chromaHeight: Int { (height + 1) / 2 }
+
+    /// A black picture.
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        y = [UInt8](repeating: 16, count: width * height)
+        u = [UInt8](repeating: 128, count: ((width + 1) / 2) * ((height + 1) / 2))
+        v = u
+    }
+
+    /// The peak signal-to-noise ratio of the luma plane against `other` (same size), in dB.
+    public func lumaPSNR(_ other: I420Frame) -> Double {
+        precondition(width == other.width && height == other.height)
+        var sum = 0.0
+        for i in 0..<y.count {
+            let d = Double(Int(y[i]) - Int(other.y[i]))
+            sum += d * d
+        }
+        let mse = sum / Double(y.count)
+        return mse == 0 ? 99 : 10 * log10Double(255 * 255 / mse)
+    }
+}
+
+/// log10 through the C library.
+@inline(__always) func log10Double(_ x: Double) -> Double { Glibc.log10(x) }
+
+/// What the encoder is asked for (from Agora's VideoEncoderConfiguration).
+public struct VideoEncoderSettings: Equatable, Sendable {
+    public var codec: VideoCodec
+    public var width: Int
+    public var height: Int
+    public var frameRate: Int
+    /// Target bitrate in Kbps.
+    public var bitrateKbps: Int
+    /// A keyframe at least this often, in frames (0: only when asked).
+    public var keyframeInterval: Int
+
+    public init(codec: VideoCodec = .vp8, width: Int, height: Int, frameRate: Int, bitrateKbps: Int,
+                keyframeInterval: Int = 0) {
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.bitrateKbps = bitrateKbps
+        self.keyframeInterval = keyframeInterval
+    }
+}
+
+/// One encoded picture.
+public struct EncodedFrame: Equatable, Sendable {
+    public var data: [UInt8]
+    public var isKeyframe: Bool
+    /// The presentation time given to `encode`, in 90 kHz units.
+    public var pts: Int64
+}
+
+/// A VP8 or VP9 encoder with libvpx's real-time settings (one pass, CBR,
+/// no lag, error-resilient, speed for real time), owned. Not thread-safe.
+public final class VideoEncoder {
+    public private(set) var settings: VideoEncoderSettings
+    private var context = vpx_codec_ctx_t()
+    private var config = vpx_codec_enc_cfg_t()
+    private var image = vpx_image_t()
+    private let planes: UnsafeMutablePointer<UInt8>
+
+    public init(settings: VideoEncoderSettings) throws(VideoCodecError) {
+        guard settings.width >= 16, settings.height >= 16, settings.width <= 4096, settings.height <= 4096,
+              settings.width % 2 == 0, settings.height % 2 == 0, (1...120).contains(settings.frameRate),
+              (1...100_000).contains(settings.bitrateKbps)
+        else { throw VideoCodecError(code: Int32(VPX_CODEC_INVALID_PARAM.rawValue), message: "bad settings") }
+        self.settings = settings
+        let iface = settings.codec == .vp8 ? agsh_vpx_vp8_cx() : agsh_vpx_vp9_cx()
+        var rc = vpx_codec_enc_config_default(iface, &config, 0)
+        guard rc == VPX_CODEC_OK else { throw Self.error(rc, nil) }
+        config.g_w = UInt32(settings.width)
+        config.g_h = UInt32(settings.height)
+        config.g_timebase = vpx_rational(num: 1, den: 90_000)
+        config.rc_target_bitrate = UInt32(settings.bitrateKbps)
+        config.g_threads = 1
+        config.g_lag_in_frames = 0
+        config.g_pass = VPX_RC_ONE_PASS
+        config.rc_end_usage = VPX_CBR
+        config.g_error_resilient = vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT)
+        config.rc_min_quantizer = 2
+        config.rc_max_quantizer = 56
+        config.rc_undershoot_pct = 100
+        config.rc_overshoot_pct = 15
+        config.rc_buf_initial_sz = 500
+        config.rc_buf_optimal_sz = 600
+        config.rc_buf_sz = 1000
+        config.kf_mode = settings.keyframeInterval > 0 ? VPX_KF_AUTO : VPX_KF_DISABLED
+        config.kf_max_dist = UInt32(max(settings.keyframeInterval, 1))
+        rc = agsh_vpx_codec_enc_init(&context, iface, &config, 0)
+        guard rc == VPX_CODEC_OK else { throw Self.error(rc, nil) }
+        // Real-time speed: -6 for VP8 (libvpx's guidance for real time), 7 for VP9.
+        _ = agsh_vpx_codec_control_int(&context, Int32(VP8E_SET_CPUUSED.rawValue), settings.codec == .vp8 ? -6 : 7)
+        _ = agsh_vpx_codec_control_int(&context, Int32(VP8E_SET_STATIC_THRESHOLD.rawValue), 1)
+        let lumaSize = settings.width * settings.height
+        let chromaSize = (settings.width / 2) * (settings.height / 2)
+        planes = .allocate(capacity: lumaSize + 2 * chromaSize)
+        vpx_img_wrap(&image, VPX_IMG_FMT_I420, UInt32(settings.width), UInt32(settings.height), 1, planes)
+    }
+
+    deinit {
+        vpx_codec_destroy(&context)
+        planes.deallocate()
+    }
+
+    /// Changes the target bitrate at once (Kbps).
+    public func setBitrate(kbps: Int) throws(VideoCodecError) {
+        guard (1...100_000).contains(kbps) else { throw VideoCodecError(code: Int32(VPX_CODEC_INVALID_PARAM.rawValue), message: "bitrate") }
+        config.rc_target_bitrate = UInt32(kbps)
+        let rc = vpx_codec_enc_config_set(&context, &config)
+        guard rc == VPX_CODEC_OK else { throw Self.error(rc, &context) }
+        settings.bitrateKbps = kbps
+    }
+
+    /// Encodes one picture of the configured size; `pts` in 90 kHz units.
+    /// Returns the frames the encoder produced (one in real-time mode, none
+    /// when it dropped the picture to hold the bitrate).
+    public func encode(_ frame: I420Frame, pts: Int64, keyframe: Bool = false) throws(VideoCodecError) -> [EncodedFrame] {
+        guard frame.width == settings.width, frame.height == settings.height else {
+            throw VideoCodecError(code: Int32(VPX_CODEC_INVALID_PARAM.rawValue), message: "frame size")
+        }
+        let lumaSize = settings.width * settings.height
+        let chromaSize = (settings.width / 2) * (settings.height / 2)
+        frame.y.withUnsafeBufferPointer { planes.update(from: $0.baseAddress!, count: lumaSize) }
+        frame.u.withUnsafeBufferPointer { (planes + lumaSize).update(from: $0.baseAddress!, count: chromaSize) }
+        frame.v.withUnsafeBufferPointer { (planes + lumaSize + chromaSize).update(from: $0.baseAddress!, count: chromaSize) }
+        let duration = UInt(90_000 / settings.frameRate)
+        let rc = vpx_codec_encode(&context, &image, pts, duration, keyframe ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0,
+                                  UInt(VPX_DL_REALTIME))
+        guard rc == VPX_CODEC_OK else { throw Self.error(rc, &context) }
+        var out: [EncodedFrame] = []
+        var iterator: vpx_codec_iter_t? = nil
+        while let packet = vpx_codec_get_cx_data(&context, &iterator) {
+            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
+            let f = packet.pointee.data.frame
+            let bytes = Array(UnsafeRawBufferPointer(start: f.buf, count: f.sz))
+            out.append(EncodedFrame(data: bytes, isKeyframe: f.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0, pts: f.pts))
+        }
+        return out
+    }
+
+    static func error(_ rc: vpx_codec_err_t, _ context: UnsafeMutablePointer<vpx_codec_ctx_t>?) -> VideoCodecError {
+        let text = context.flatMap { vpx_codec_error_detail($0) }.map { String(cString: $0) }
+            ?? String(cString: vpx_codec_err_to_string(rc))
+        return VideoCodecError(code: Int32(rc.rawValue), message: text)
+    }
+}
+
+/// A VP8 or VP9 decoder, owned. Not thread-safe.
+public final class VideoDecoder {
+    public let codec: VideoCodec
+    private var context = vpx_codec_ctx_t()
+
+    public init(codec: VideoCodec) throws(VideoCodecError) {
+        self.codec = codec
+        var config = vpx_codec_dec_cfg_t(threads: 1, w: 0, h: 0)
+        let rc = agsh_vpx_codec_dec_init(&context, codec == .vp8 ? agsh_vpx_vp8_dx() : agsh_vpx_vp9_dx(), &config, 0)
+        guard rc == VPX_CODEC_OK else { throw VideoEncoder.error(rc, nil) }
+    }
+
+    deinit { vpx_codec_destroy(&context) }
+
+    /// Decodes one whole frame; returns the picture it shows (nil when the
+    /// frame shows nothing). Throws for data libvpx cannot decode (corrupt, or
+    /// a reference it never saw): the caller asks the sender for a keyframe.
+    public func decode(_ data: [UInt8]) throws(VideoCodecError) -> I420Frame? {
+        let rc = data.withUnsafeBufferPointer { vpx_codec_decode(&context, $0.baseAddress, UInt32($0.count), nil, 0) }
+        guard rc == VPX_CODEC_OK else { throw VideoEncoder.error(rc, &context) }
+        var iterator: vpx_codec_iter_t? = nil
+        var shown: I420Frame? = nil
+        while let img = vpx_codec_get_frame(&context, &iterator) {
+            shown = Self.copy(img.pointee)
+        }
+        return shown
+    }
+
+    private static func copy(_ img: vpx_image_t) -> I420Frame? {
+        guard img.fmt == VPX_IMG_FMT_I420 else { return nil }
+        let w = Int(img.d_w), h = Int(img.d_h)
+        var f = I420Frame(width: w, height: h)
+        func plane(_ index: Int, _ pw: Int, _ ph: Int, _ out: inout [UInt8]) {
+            guard let base = img.planes_tuple(index) else { return }
+            let stride = Int(img.stride_tuple(index))
+            out.withUnsafeMutableBufferPointer { dst in
+                for row in 0..<ph { (dst.baseAddress! + row * pw).update(from: base + row * stride, count: pw) }
+            }
+        }
+        plane(0, w, h, &f.y)
+        plane(1, (w + 1) / 2, (h + 1) / 2, &f.u)
+        plane(2, (w + 1) / 2, (h + 1) / 2, &f.v)
+        return f
+    }
+}
+
+extension vpx_image_t {
+    /// planes[i] (a C array, a tuple in Swift).
+    func planes_tuple(_ i: Int) -> UnsafeMutablePointer<UInt8>? {
+        switch i {
+        case 0: planes.0
+        case 1: planes.1
+        case 2: planes.2
+        default: planes.3
+        }
+    }
+
+    /// stride[i].
+    func stride_tuple(_ i: Int) -> Int32 {
+        switch i {
+        case 0: stride.0
+        case 1: stride.1
+        case 2: stride.2
+        default: stride.3
+        }
+    }
+}

@@ -1,0 +1,196 @@
+/// The VP8 RTP payload format (RFC 7741), sans-IO: the payload descriptor,
+/// splitting an encoded frame into packets, and putting frames back together.
+///
+/// Every packet this side writes carries a descriptor with X=1 and I=1 (a
+/// 15-bit PictureID, M=1), so a receiver can tell frames apart and notice a
+/// missing one even when whole frames are lost:
+///
+/// ```
+///  0 1 2 3 4 5 6 7
+/// +-+-+-+-+-+-+-+-+
+/// |X|R|N|S|R| PID | (PID = 0: one partition per packet run, S on the first)
+/// +-+-+-+-+-+-+-+-+
+/// |I|L|T|K| RSV   |
+/// +-+-+-+-+-+-+-+-+
+/// |M| PictureID   |
+/// +-+-+-+-+-+-+-+-+
+/// |   PictureID   |
+/// +-+-+-+-+-+-+-+-+
+/// ```
+public enum VP8Payload {
+    /// The descriptor as read from a packet.
+    public struct Descriptor: Equatable, Sendable {
+        /// S: the packet starts a VP8 partition.
+        public var startOfPartition: Bool
+        /// The partition index (PID).
+        public var partitionIndex: UInt8
+        /// N: a non-reference frame (may be discarded).
+        public var nonReference: Bool
+        /// The PictureID (7 or 15 bits), when present.
+        public var pictureId: UInt16?
+        /// Bytes the descriptor takes.
+        public var length: Int
+
+        public init(startOfPartition: Bool, partitionIndex: UInt8 = 0, nonReference: Bool = false,
+                    pictureId: UInt16?, length: Int = 0) {
+            self.startOfPartition = startOfPartition
+            self.partitionIndex = partitionIndex
+            self.nonReference = nonReference
+            self.pictureId = pictureId
+            self.length = length
+        }
+    }
+
+    /// Reads the descriptor at the start of an RTP payload. Throws for a
+    /// payload shorter than its descriptor says, or one with nothing after it.
+    public static func parse(_ payload: UnsafeRawBufferPointer) throws(WireError) -> Descriptor {
+        guard payload.count >= 1 else { throw .truncated }
+        let b0 = payload[0]
+        var offset = 1
+        var pictureId: UInt16? = nil
+        if b0 & 0x80 != 0 {
+            guard payload.count > offset else { throw .truncated }
+            let x = payload[offset]
+            offset += 1
+            if x & 0x80 != 0 {  // I
+                guard payload.count > offset else { throw .truncated }
+                if payload[offset] & 0x80 != 0 {
+                    guard payload.count > offset + 1 else { throw .truncated }
+                    pictureId = UInt16(payload[offset] & 0x7F) << 8 | UInt16(payload[offset + 1])
+                    offset += 2
+                } else {
+                    pictureId = UInt16(payload[offset] & 0x7F)
+                    offset += 1
+                }
+            }
+            if x & 0x40 != 0 { offset += 1 }        // L: TL0PICIDX
+            if x & 0x30 != 0 { offset += 1 }        // T or K: TID/Y/KEYIDX
+        }
+        guard payload.count > offset else { throw .truncated }
+        return Descriptor(startOfPartition: b0 & 0x10 != 0, partitionIndex: b0 & 0x07,
+                          nonReference: b0 & 0x20 != 0, pictureId: pictureId, length: offset)
+    }
+
+    /// The 4-byte descriptor this side writes.
+    public static func descriptor(start: Bool, pictureId: UInt16) -> [UInt8] {
+        [0x80 | (start ? 0x10 : 0), 0x80, 0x80 | UInt8(pictureId >> 8 & 0x7F), UInt8(pictureId & 0xFF)]
+    }
+
+    /// Splits an encoded frame into RTP payloads of at most `maxPayload` bytes
+    /// (descriptor included), in nearly equal sizes. The last one carries the
+    /// RTP marker bit.
+    public static func packetize(_ frame: [UInt8], pictureId: UInt16, maxPayload: Int) -> [[UInt8]] {
+        precondition(maxPayload > 4, "room for the descriptor and one byte")
+        let room = maxPayload - 4
+        let count = max(1, (frame.count + room - 1) / room)
+        let size = (frame.count + count - 1) / count
+        var packets: [[UInt8]] = []
+        var offset = 0
+        for i in 0..<count {
+            let end = min(frame.count, offset + size)
+            packets.append(descriptor(start: i == 0, pictureId: pictureId) + frame[offset..<end])
+            offset = end
+        }
+        return packets
+    }
+
+    /// Whether the VP8 payload (after the descriptor, at the start of a
+    /// partition 0) begins a keyframe: the P bit of the frame tag is 0 (RFC 6386 §9.1).
+    public static func isKeyframe(_ vp8: UnsafeRawBufferPointer) -> Bool {
+        !vp8.isEmpty && vp8[0] & 0x01 == 0
+    }
+
+    /// The next PictureID after `id` (15 bits, wrapping).
+    public static func next(_ id: UInt16) -> UInt16 { (id &+ 1) & 0x7FFF }
+}
+
+/// Puts VP8 frames back together from RTP packets in any order, sans-IO.
+/// A frame is complete when its packets from the one with S=1 (partition 0)
+/// to the one with the marker bit have consecutive sequence numbers. Frames
+/// come out in order; a frame whose packets never all arrive is skipped once
+/// a later frame is complete, and `lost` says so (the caller asks for a
+/// keyframe unless the next frame is one).
+public struct VP8FrameAssembler {
+    /// A complete frame.
+    public struct Frame: Equatable, Sendable {
+        public var data: [UInt8]
+        public var timestamp: UInt32
+        public var pictureId: UInt16?
+        public var isKeyframe: Bool
+        /// Frames were missing before this one.
+        public var afterLoss: Bool
+    }
+
+    private struct Packet {
+        var sequence: Int64
+        var timestamp: UInt32
+        var marker: Bool
+        var descriptor: VP8Payload.Descriptor
+        var data: [UInt8]
+    }
+
+    private var packets: [Int64: Packet] = [:]
+    private var highest: Int64? = nil
+    /// The sequence number after the last frame handed out.
+    private var expected: Int64? = nil
+    /// Most packets kept while waiting (older ones are dropped).
+    public let capacity: Int
+    /// Frames skipped because packets were missing.
+    public private(set) var lost = 0
+
+    public init(capacity: Int = 512) { self.capacity = capacity }
+
+    /// Takes the payload of one RTP packet; returns the frames it completes, in order.
+    public mutating func insert(sequence: UInt16, timestamp: UInt32, marker: Bool,
+                                payload: UnsafeRawBufferPointer) -> [Frame] {
+        guard let d = try? VP8Payload.parse(payload) else { return [] }
+        let seq = extend(sequence)
+        highest = max(highest ?? seq, seq)
+        if let e = expected, seq < e { return [] }  // late: its frame is gone
+        packets[seq] = Packet(sequence: seq, timestamp: timestamp, marker: marker, descriptor: d,
+                              data: Array(payload[d.length...]))
+        if packets.count > capacity, let oldest = packets.keys.min() { packets[oldest] = nil }
+        return drain()
+    }
+
+    private mutating func drain() -> [Frame] {
+        var out: [Frame] = []
+        while let frame = nextComplete() { out.append(frame) }
+        return out
+    }
+
+    /// The oldest complete frame at or after `expected`, skipping incomplete
+    /// older ones when a newer frame is complete.
+    private mutating func nextComplete() -> Frame? {
+        let starts = packets.values.filter { $0.descriptor.startOfPartition && $0.descriptor.partitionIndex == 0 }
+            .sorted { $0.sequence < $1.sequence }
+        for start in starts {
+            if let e = expected, start.sequence < e { packets[start.sequence] = nil; continue }
+            var seq = start.sequence
+            var data: [UInt8] = []
+            var complete = false
+            while let p = packets[seq], p.timestamp == start.timestamp {
+                data += p.data
+                if p.marker { complete = true; break }
+                seq += 1
+            }
+            guard complete else { continue }
+            let afterLoss = expected.map { start.sequence != $0 } ?? false
+            if afterLoss { lost += 1 }
+            // Everything up to the end of this frame is done with.
+            for k in packets.keys where k <= seq { packets[k] = nil }
+            expected = seq + 1
+            let key = data.withUnsafeBytes { VP8Payload.isKeyframe($0) }
+            return Frame(data: data, timestamp: start.timestamp, pictureId: start.descriptor.pictureId,
+                         isKeyframe: key, afterLoss: afterLoss)
+        }
+        return nil
+    }
+
+    private func extend(_ s: UInt16) -> Int64 {
+        guard let h = highest else { return Int64(s) + 65536 }
+        var c = (h & ~0xFFFF) | Int64(s)
+        if c - h > 32768 { c -= 65536 } else if h - c > 32768 { c += 65536 }
+        return c
+    }
+}
