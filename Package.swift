@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "AgoraishServerTests", dependencies: ["AgoraishServer", "AgoraishTesting"]),
         .testTarget(name: "AgoraishSessionTests", dependencies: ["AgoraishSession", "AgoraishServer"]),
         .testTarget(name: "AgoraishIntegrationTests",
-                    dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishIO", "AgoraishTesting"]),
+                    dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishIO", "AgoraishMedia", "AgoraishTesting"]),
         .testTarget(name: "AgoraishABITests", dependencies: ["CAgoraishABI"]),
         .testTarget(name: "AgoraishWireTests", dependencies: ["AgoraishWire"], exclude: ["Fixtures"]),
     ]

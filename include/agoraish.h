@@ -65,7 +65,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 4
+#define AGORAISH_ABI_VERSION_MINOR 5
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -434,6 +434,65 @@ typedef struct agoraish_audio_device_info {
 } agoraish_audio_device_info;
 
 /* ------------------------------------------------------------------------ */
+/* Video types                                                               */
+/* ------------------------------------------------------------------------ */
+
+/** Video codecs (Agora's VIDEO_CODEC_TYPE). ABI 0.5 sends VP8. */
+enum agoraish_video_codec_type {
+    AGORAISH_VIDEO_CODEC_VP8 = 1
+};
+
+/** Pixel formats of external frames (Agora's VIDEO_PIXEL_FORMAT). ABI 0.5 takes I420. */
+enum agoraish_video_pixel_format {
+    AGORAISH_VIDEO_PIXEL_I420 = 1
+};
+
+/** What the encoder aims for (Agora's VideoEncoderConfiguration, the fields
+ *  this version applies). Pushed frames are sent at their own size. */
+typedef struct agoraish_video_encoder_configuration {
+    uint32_t struct_size;  /**< Set to sizeof(agoraish_video_encoder_configuration). */
+    int width;             /**< 16..4096, even (default 640). */
+    int height;            /**< 16..4096, even (default 360). */
+    int frame_rate;        /**< 1..60 (default 15). */
+    /** Kbps; 0 (Agora's STANDARD_BITRATE): Agora's base rate for the size and
+     *  frame rate, twice it in live broadcasting; -1 (COMPATIBLE_BITRATE): the
+     *  base rate in both; or an explicit 1..100000. */
+    int bitrate;
+    int min_bitrate;       /**< -1 (default) or Kbps; kept for live broadcasting. */
+    int codec_type;        /**< An `agoraish_video_codec_type` (0 means VP8). */
+} agoraish_video_encoder_configuration;
+
+/** A picture pushed by the host (Agora's ExternalVideoFrame, I420 planes). */
+typedef struct agoraish_external_video_frame {
+    uint32_t struct_size;   /**< Set to sizeof(agoraish_external_video_frame). */
+    int format;             /**< AGORAISH_VIDEO_PIXEL_I420. */
+    int width;              /**< 16..4096, even. */
+    int height;             /**< 16..4096, even. */
+    const void *y_buffer;   /**< Luma plane; read during the call only. */
+    const void *u_buffer;   /**< U plane (width/2 x height/2). */
+    const void *v_buffer;   /**< V plane. */
+    int y_stride;           /**< Bytes per luma row, >= width. */
+    int u_stride;           /**< Bytes per U row, >= width/2. */
+    int v_stride;           /**< Bytes per V row, >= width/2. */
+    int64_t timestamp;      /**< Capture time in ms (any origin, increasing). */
+} agoraish_external_video_frame;
+
+/** A decoded picture handed to a render sink (Agora's VideoFrame, I420). */
+typedef struct agoraish_video_frame {
+    int type;                  /**< AGORAISH_VIDEO_PIXEL_I420. */
+    int width;
+    int height;
+    int y_stride;
+    int u_stride;
+    int v_stride;
+    const uint8_t *y_buffer;   /**< Owned by the library; valid during the callback. */
+    const uint8_t *u_buffer;
+    const uint8_t *v_buffer;
+    int rotation;              /**< 0. */
+    int64_t render_time_ms;    /**< When it was decoded, on the engine's monotonic clock (ms). */
+} agoraish_video_frame;
+
+/* ------------------------------------------------------------------------ */
 /* Library information                                                       */
 /* ------------------------------------------------------------------------ */
 
@@ -574,6 +633,17 @@ typedef struct agoraish_event_handler {
     void (*on_local_audio_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_local_audio_stats *stats);
     /** Receiving statistics every 2 s per remote user (onRemoteAudioStats). */
     void (*on_remote_audio_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_remote_audio_stats *stats);
+
+    /* ---- ABI 0.5: video. */
+
+    /** The first video frame was sent in this call (onFirstLocalVideoFramePublished); ms since the join call. */
+    void (*on_first_local_video_frame_published)(agoraish_engine_t *engine, void *user_data, int elapsed);
+    /** The first picture of a remote user was decoded (onFirstRemoteVideoDecoded). */
+    void (*on_first_remote_video_decoded)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int width,
+                                          int height, int elapsed);
+    /** A remote user's picture size changed (onVideoSizeChanged); rotation is 0. */
+    void (*on_video_size_changed)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int width, int height,
+                                  int rotation);
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
@@ -1205,6 +1275,73 @@ int agoraish_engine_start_audio_device_loopback_test(agoraish_engine_t *engine, 
 
 /** Stop the loopback test. @return 0; -7. */
 int agoraish_engine_stop_audio_device_loopback_test(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Video                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * A render sink for one remote user (Agora's VideoCanvas on Linux: a callback
+ * instead of a view). Set `on_frame` to NULL to unbind.
+ */
+typedef struct agoraish_video_canvas {
+    /** Set to sizeof(agoraish_video_canvas). */
+    uint32_t struct_size;
+    /** The remote user (not 0). */
+    uint32_t uid;
+    /** Receives every decoded picture of `uid`, on the engine's video thread
+     *  (`agoraish-vid<n>`), one at a time; may call any engine function. */
+    void (*on_frame)(agoraish_engine_t *engine, void *user_data, uint32_t uid, const agoraish_video_frame *frame);
+    /** Passed back to `on_frame`. Owned by the host. */
+    void *user_data;
+} agoraish_video_canvas;
+
+/**
+ * Video on (Agora's enableVideo; off by default): pushed frames are sent and
+ * received video is decoded and rendered.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_video(agoraish_engine_t *engine);
+
+/**
+ * Video off (Agora's disableVideo).
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_disable_video(agoraish_engine_t *engine);
+
+/**
+ * Set the encoder's aims (Agora's setVideoEncoderConfiguration); applies from
+ * the next pushed frame.
+ * @return 0; -2 NULL, struct_size too small, or a field out of range (a codec
+ *         other than VP8 included); -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_video_encoder_configuration(agoraish_engine_t *engine,
+                                                    const agoraish_video_encoder_configuration *config);
+
+/**
+ * Send frames pushed by the host (Agora's setExternalVideoSource).
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_external_video_source(agoraish_engine_t *engine, int enabled);
+
+/**
+ * Push one picture (Agora's pushExternalVideoFrame). With video enabled and a
+ * call up, it is encoded with VP8 and sent (RTP, RFC 7741); the first frame
+ * and any frame after a receiver's keyframe request (RTCP PLI) is a keyframe.
+ * Push at the configured frame rate.
+ * @return 0; -2 NULL, struct_size too small, a format other than I420, a
+ *         size or stride out of range, or NULL planes; -3 no external source;
+ *         -7 bad handle. Thread: any (pushes are serialized).
+ */
+int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const agoraish_external_video_frame *frame);
+
+/**
+ * Bind (or unbind, with `on_frame` NULL) the render sink of a remote user
+ * (Agora's setupRemoteVideo). After an unbind returns, the old sink gets no
+ * further frame (unless the call comes from inside that sink).
+ * @return 0; -2 NULL, struct_size too small or uid 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_setup_remote_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
 
 /* ------------------------------------------------------------------------ */
 /* Embedded channel server                                                   */

@@ -32,6 +32,8 @@ final class ChannelLink: Sendable {
     let audio: AudioPipeline
     /// The audio device thread, which follows the call.
     let device: AudioDeviceModule
+    /// The engine's video.
+    let video: VideoPipeline
     /// The stream owners last given to the audio path, and the statistics timer (loop thread).
     private let audioShell = Locked(AudioShell())
 
@@ -47,10 +49,12 @@ final class ChannelLink: Sendable {
     private let closedMedia = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
 
     init(appId: String, areaCode: UInt32, serverURL: String, name: String, audio: AudioPipeline, device: AudioDeviceModule,
+         video: VideoPipeline,
          log: @escaping @Sendable (String) -> Void,
          emit: @escaping @Sendable (ClientSession.Event) -> Void) throws(EventThreadError) {
         self.audio = audio
         self.device = device
+        self.video = video
         var settings = ClientSession.Settings(appId: appId)
         settings.areaCode = areaCode
         session = Locked(ClientSession(settings: settings))
@@ -115,7 +119,9 @@ final class ChannelLink: Sendable {
             case .mediaReady(let endpoint): startMedia(endpoint)
             case .mediaStopped: stopMedia()
             case .userMuteAudio(let uid, let muted): audio.remoteMuted(uid: uid, muted: muted)
-            case .userOffline(let uid, _): audio.remoteLeft(uid: uid)
+            case .userOffline(let uid, _):
+                audio.remoteLeft(uid: uid)
+                video.remoteLeft(uid: uid)
             case .connectionStateChanged(.failed, _):
                 // A failed call reports no statistics: its media counts end here.
                 stopMedia()
@@ -215,14 +221,24 @@ final class ChannelLink: Sendable {
     private func startMedia(_ endpoint: ClientSession.MediaEndpoint) {
         stopMedia()
         let audio = self.audio
+        let video = self.video
         guard let transport = MediaTransport(loop: loop, endpoint: endpoint, simulation: simulation, onRtp: { packet, length in
-            audio.received(rtp: packet, length: length, now: .now())
+            // The payload type tells audio (111) from video (96).
+            let payloadType = packet.load(fromByteOffset: 1, as: UInt8.self) & 0x7F
+            if payloadType == VideoPipeline.payloadType {
+                video.received(rtp: packet, length: length, now: .now())
+            } else {
+                audio.received(rtp: packet, length: length, now: .now())
+            }
         }) else {
             log("media transport to \(endpoint.host):\(endpoint.port) could not open")
             return
         }
+        transport.onKeyframeRequest = { ssrc in video.keyframeRequested(ssrc: ssrc) }
         media.withLock { $0 = transport }
         audio.transport.withLock { $0 = transport }
+        video.transport.withLock { $0 = transport }
+        video.resetSend()
         let start = session.withLock { $0.joinRequestedAt }
         audio.callStart.withLock { $0 = start }
         audio.resetPublished()
@@ -293,6 +309,8 @@ final class ChannelLink: Sendable {
     /// Closes the media transport (loop thread).
     private func stopMedia() {
         let running = media.withLock { $0 != nil }
+        video.transport.withLock { $0 = nil }
+        video.resetReceive()
         audio.transport.withLock { $0 = nil }
         audio.resetReceive()
         audio.callStart.withLock { $0 = nil }

@@ -10,4 +10,6 @@ public enum EngineEvent: Sendable, Equatable {
     case channel(ClientSession.Event)
     /// An audio event (first frames, states, volumes, statistics).
     case audio(AudioEvent)
+    /// A video event (first frames, sizes).
+    case video(VideoEvent)
 }

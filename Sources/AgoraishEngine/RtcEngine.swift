@@ -23,6 +23,8 @@ public final class RtcEngine: Sendable {
     let audio: AudioPipeline
     /// The audio device thread (capture, playout, volume reports).
     let device: AudioDeviceModule
+    /// The video path (external source, encoder, render sinks).
+    let video: VideoPipeline
     /// Engine state not owned by a component.
     private let sink: @Sendable (EngineEvent) -> Void
     private let released = ReleasedFlag()
@@ -94,8 +96,21 @@ public final class RtcEngine: Sendable {
         device = AudioDeviceModule(name: "agoraish-au\(serial)", pipeline: audio, log: { logWriter.log(.info, $0) })
         let device = self.device
         do {
+            video = try VideoPipeline(name: "agoraish-vid\(serial)", owners: { ssrc in audio.owners.withLock { $0[ssrc] } },
+                                      elapsed: { audio.elapsedMs() }) { event in
+                eventThread.post {
+                    guard !released.value.load(ordering: .acquiring) else { return }
+                    eventSink(.video(event))
+                }
+            }
+        } catch {
+            events.shutdown(wait: true)
+            throw .failed
+        }
+        let video = self.video
+        do {
             link = try ChannelLink(appId: configuration.appId, areaCode: configuration.areaCode, serverURL: resolvedURL,
-                                   name: "agoraish-io\(serial)", audio: audio, device: device,
+                                   name: "agoraish-io\(serial)", audio: audio, device: device, video: video,
                                    log: { logWriter.log(.info, $0) }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }
@@ -103,6 +118,7 @@ public final class RtcEngine: Sendable {
                 }
             }
         } catch {
+            video.shutdown(wait: true)
             events.shutdown(wait: true)
             throw .failed
         }
@@ -135,6 +151,7 @@ public final class RtcEngine: Sendable {
         let wait = sync && !EventThread.isAnyCurrent
         link.shutdown(wait: wait)
         device.shutdown(wait: wait)
+        video.shutdown(wait: wait)
         audio.stopRecording()
         events.shutdown(wait: wait)
     }

@@ -22,6 +22,8 @@ struct CEventHandler: @unchecked Sendable {
             deliverChannel(e, engine)
         case .audio(let e):
             deliverAudio(e, engine)
+        case .video(let e):
+            deliverVideo(e, engine)
         }
     }
 }

@@ -150,4 +150,18 @@ private func checkSignaturesAgainstHeader() {
     _ = (getVersion, getErrorDescription, getLastError, engineCreate, engineRelease,
          engineSetParameters, engineGetParameter, engineSetLogFile, engineSetLogFilter,
          engineSetLogLevel, engineSetLogFileSize)
+    var engineEnableVideo = CAgoraishABI.agoraish_engine_enable_video
+    engineEnableVideo = abi_engine_enable_video
+    var engineDisableVideo = CAgoraishABI.agoraish_engine_disable_video
+    engineDisableVideo = abi_engine_disable_video
+    var engineSetVideoEncoderConfiguration = CAgoraishABI.agoraish_engine_set_video_encoder_configuration
+    engineSetVideoEncoderConfiguration = abi_engine_set_video_encoder_configuration
+    var engineSetExternalVideoSource = CAgoraishABI.agoraish_engine_set_external_video_source
+    engineSetExternalVideoSource = abi_engine_set_external_video_source
+    var enginePushExternalVideoFrame = CAgoraishABI.agoraish_engine_push_external_video_frame
+    enginePushExternalVideoFrame = abi_engine_push_external_video_frame
+    var engineSetupRemoteVideo = CAgoraishABI.agoraish_engine_setup_remote_video
+    engineSetupRemoteVideo = abi_engine_setup_remote_video
+    _ = (engineEnableVideo, engineDisableVideo, engineSetVideoEncoderConfiguration,
+         engineSetExternalVideoSource, enginePushExternalVideoFrame, engineSetupRemoteVideo)
 }

@@ -20,6 +20,8 @@ final class MediaTransport: @unchecked Sendable {
     private let outbound: Locked<SrtpSession>
     private let inbound: SrtpSession
     private let onRtp: (UnsafeMutableRawPointer, Int) -> Void
+    /// A PLI or FIR arrived for the stream with this (sender's own) SSRC.
+    var onKeyframeRequest: ((UInt32) -> Void)? = nil
     private var transaction: [UInt8] = []
     private var timer: EventLoop.TimerID?
     private var buffer = [UInt8](repeating: 0, count: 2048)
@@ -97,6 +99,34 @@ final class MediaTransport: @unchecked Sendable {
         timer = loop.schedule(after: bound ? .milliseconds(2500) : .milliseconds(200)) { [weak self] in self?.bindNow() }
     }
 
+    /// Keyframe requests (PLI: RFC 4585 §6.3.1, FIR: RFC 5104 §4.3.1) name
+    /// the media SSRC of the stream they ask about.
+    private func handleRtcp(_ bytes: UnsafeRawBufferPointer) {
+        let compound = RtcpCompound(bytes)
+        guard compound.isWellFormed, let onKeyframeRequest else { return }
+        for packet in compound where packet.type == 206 && packet.length >= 12 {
+            let fmt = bytes[packet.offset] & 0x1F
+            if fmt == 1 {
+                onKeyframeRequest(readUInt32(bytes, packet.offset + 8))
+            } else if fmt == 4, packet.length >= 20 {
+                onKeyframeRequest(readUInt32(bytes, packet.offset + 12))
+            }
+        }
+    }
+
+    /// Protects and sends an RTCP packet (`length` bytes at `packet`, with
+    /// `SrtpSession.maxTrailer` spare bytes after it). Any thread.
+    func send(rtcp packet: UnsafeMutableRawPointer, length: Int) {
+        guard bound else { return }
+        outbound.withLock { srtp in
+            guard !sendClosed, let n = try? srtp.protectRtcp(packet, length: length) else { return }
+            let sent = server.withSockaddr { sa, len in sendto(fd, packet, n, Int32(MSG_DONTWAIT), sa, len) }
+            if sent > 0 {
+                counters.withLock { $0.txPackets += 1; $0.txBytes += UInt64(sent) }
+            }
+        }
+    }
+
     /// Hands a plain RTP packet on, through the simulated network when one is set.
     private func deliver(_ packet: UnsafeMutableRawPointer, _ length: Int) {
         let delay = simulation.withLock { sim -> Duration?? in
@@ -133,11 +163,18 @@ final class MediaTransport: @unchecked Sendable {
                         deliver(raw.baseAddress!, plain)
                     }
                 case .rtcp:
-                    _ = try? inbound.unprotectRtcp(raw.baseAddress!, length: n)
+                    if let plain = try? inbound.unprotectRtcp(raw.baseAddress!, length: n) {
+                        handleRtcp(UnsafeRawBufferPointer(start: raw.baseAddress!, count: plain))
+                    }
                 case .unknown:
                     break
                 }
             }
         }
     }
+}
+
+@inline(__always)
+func readUInt32(_ b: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
+    UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3])
 }

@@ -1,0 +1,109 @@
+@testable import AgoraishEngine
+import AgoraishIO
+import AgoraishMedia
+import AgoraishServer
+import AgoraishTesting
+import AgoraishWire
+import Foundation
+import Testing
+
+/// What a render sink saw.
+struct RenderedPicture: Sendable {
+    var number: Int
+    var psnr: Double
+    var width: Int
+    var height: Int
+}
+
+/// Pictures pushed into one engine are rendered by another, through the real
+/// server, VP8 and RTP.
+@Suite(.serialized) struct LoopbackVideoTests {
+    /// A 320x240 picture whose frame number is written as 8 bars along the top
+    /// (dark = 1) over a moving gradient.
+    static func picture(_ n: Int) -> I420Frame {
+        var f = I420Frame(width: 320, height: 240)
+        for y in 0..<240 {
+            for x in 0..<320 { f.y[y * 320 + x] = UInt8(60 + (x + 2 * n + y) % 120) }
+        }
+        for bit in 0..<8 {
+            let value: UInt8 = n >> bit & 1 == 1 ? 16 : 235
+            for y in 0..<24 { for x in (bit * 40 + 4)..<(bit * 40 + 36) { f.y[y * 320 + x] = value } }
+        }
+        return f
+    }
+
+    static func frameNumber(_ y: UnsafeBufferPointer<UInt8>, stride: Int) -> Int {
+        var n = 0
+        for bit in 0..<8 where y[12 * stride + bit * 40 + 20] < 128 { n |= 1 << bit }
+        return n
+    }
+
+    @Test func picturesArriveInOrderAtTheirSizeAndQuality() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let app = "0123456789abcdef0123456789abcdef"
+        let dir = makeTemporaryDirectory("video")
+        let decoded = Locked<[VideoEvent]>([])
+        let a = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/a.log")) { _ in }
+        let b = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/b.log")) { event in
+            if case .video(let e) = event { decoded.withLock { $0.append(e) } }
+        }
+        defer {
+            try? a.release(sync: true)
+            try? b.release(sync: true)
+        }
+        var config = VideoEncoderConfiguration()
+        config.width = 320
+        config.height = 240
+        config.frameRate = 15
+        config.bitrate = 600
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        let seen = Locked<[RenderedPicture]>([])
+        try b.setupRemoteVideo(uid: 1) { _, frame in
+            let n = Self.frameNumber(frame.y, stride: frame.yStride)
+            let expected = Self.picture(n)
+            var got = I420Frame(width: frame.width, height: frame.height)
+            for i in 0..<got.y.count { got.y[i] = frame.y[i] }
+            let psnr = got.width == 320 && got.height == 240 ? got.lumaPSNR(expected) : 0
+            seen.withLock { $0.append(RenderedPicture(number: n, psnr: psnr, width: frame.width, height: frame.height)) }
+        }
+        try a.joinChannel(token: "", channel: "video", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "video", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+
+        // Three seconds at 15 fps, in real time.
+        var deadline = Instant.now()
+        for n in 0..<45 {
+            let p = Self.picture(n)
+            try p.y.withUnsafeBytes { y in
+                try p.u.withUnsafeBytes { u in
+                    try p.v.withUnsafeBytes { v in
+                        try a.pushExternalVideoFrame(width: 320, height: 240, y: y.baseAddress!, yStride: 320,
+                                                     u: u.baseAddress!, uStride: 160, v: v.baseAddress!, vStride: 160,
+                                                     timestampMs: Int64(n) * 1000 / 15)
+                    }
+                }
+            }
+            deadline = deadline + .milliseconds(66)
+            sleepUntil(deadline)
+        }
+        #expect(waitUntil { seen.withLock { $0.last?.number == 44 } })
+        let frames = seen.withLock { $0 }
+        #expect(frames.count >= 40, "rendered \(frames.count) of 45")
+        #expect(frames.allSatisfy { $0.width == 320 && $0.height == 240 })
+        #expect(zip(frames, frames.dropFirst()).allSatisfy { $0.number < $1.number }, "in order")
+        let worst = frames.map { $0.psnr }.min() ?? 0
+        #expect(worst > 30, "luma PSNR at 600 kbps: worst \(worst) dB")
+        let first = decoded.withLock { $0.first }
+        #expect(first == .firstRemoteVideoDecoded(uid: 1, width: 320, height: 240, elapsedMs: first.flatMap {
+            if case .firstRemoteVideoDecoded(_, _, _, let e) = $0 { e } else { nil }
+        } ?? -1))
+        // Unbinding stops delivery at once.
+        try b.setupRemoteVideo(uid: 1, sink: nil)
+        #expect(throws: AgoraError.invalidArgument) { try b.setupRemoteVideo(uid: 0, sink: nil) }
+    }
+}
