@@ -1,10 +1,11 @@
 /*
  * demo_call.c — a call in one process: an embedded channel server and two
  * users, alice and bob, who join a channel, see each other, talk, and leave.
- * alice pushes three seconds of a 440 Hz tone as her microphone; bob pulls
- * what he hears, writes it to demo-out/received.wav, and the demo prints
- * the frequency and level of what arrived, the volume bob's engine
- * reported, and its statistics of alice's audio.
+ * alice pushes three seconds of a 440 Hz tone as her microphone and a moving
+ * picture as her camera; bob pulls what he hears into demo-out/received.wav
+ * and writes what he sees to demo-out/received.y4m, and the demo prints the
+ * frequency and level of what arrived, the pictures rendered, the volume
+ * bob's engine reported, and its statistics of alice's audio.
  *
  *   make demo      (builds the library and runs this)
  *
@@ -48,6 +49,9 @@ typedef struct {
     unsigned int loudest;            /* highest remote volume reported (0..255) */
     agoraish_remote_audio_stats remote; /* the last on_remote_audio_stats */
     int remote_reports;
+    /* Video: pictures rendered (written by the render sink on the video thread). */
+    FILE *y4m;
+    int pictures, picture_width, picture_height;
 } user_t;
 
 static void on_join_channel_success(agoraish_engine_t *engine, void *user_data, const char *channel,
@@ -119,6 +123,25 @@ static void on_remote_audio_stats(agoraish_engine_t *engine, void *user_data, co
     pthread_mutex_lock(&u->mutex);
     memcpy(&u->remote, stats, stats->struct_size < sizeof u->remote ? stats->struct_size : sizeof u->remote);
     u->remote_reports++;
+    pthread_mutex_unlock(&u->mutex);
+}
+
+/* bob's render sink: every picture of alice goes into a YUV4MPEG2 file. */
+static void on_frame(agoraish_engine_t *engine, void *user_data, uint32_t uid, const agoraish_video_frame *f) {
+    user_t *u = user_data;
+    (void)engine;
+    (void)uid;
+    pthread_mutex_lock(&u->mutex);
+    if (u->y4m && (u->pictures == 0 || (f->width == u->picture_width && f->height == u->picture_height))) {
+        if (u->pictures == 0) fprintf(u->y4m, "YUV4MPEG2 W%d H%d F15:1 Ip A1:1 C420jpeg\n", f->width, f->height);
+        fputs("FRAME\n", u->y4m);
+        for (int r = 0; r < f->height; r++) fwrite(f->y_buffer + (size_t)r * (size_t)f->y_stride, 1, (size_t)f->width, u->y4m);
+        for (int r = 0; r < f->height / 2; r++) fwrite(f->u_buffer + (size_t)r * (size_t)f->u_stride, 1, (size_t)f->width / 2, u->y4m);
+        for (int r = 0; r < f->height / 2; r++) fwrite(f->v_buffer + (size_t)r * (size_t)f->v_stride, 1, (size_t)f->width / 2, u->y4m);
+        u->pictures++;
+        u->picture_width = f->width;
+        u->picture_height = f->height;
+    }
     pthread_mutex_unlock(&u->mutex);
 }
 
@@ -206,12 +229,40 @@ static void sleep_until(const struct timespec *start, long offset_ms) {
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {}
 }
 
-/* alice's "microphone": 10 ms of tone every 10 ms, in real time. */
+#define VIDEO_W 320
+#define VIDEO_H 240
+
+/* alice's "camera": a gradient with a bright square that moves with the frame number. */
+static void push_picture(agoraish_engine_t *engine, int n, int64_t ms) {
+    static uint8_t y[VIDEO_W * VIDEO_H], uv[VIDEO_W * VIDEO_H / 4];
+    agoraish_external_video_frame f;
+    int left = (n * 8) % (VIDEO_W - 64), top = (n * 5) % (VIDEO_H - 64);
+    for (int r = 0; r < VIDEO_H; r++)
+        for (int c = 0; c < VIDEO_W; c++)
+            y[r * VIDEO_W + c] = (uint8_t)((r >= top && r < top + 64 && c >= left && c < left + 64) ? 235 : 40 + (r + c) % 128);
+    memset(uv, 128, sizeof uv);
+    memset(&f, 0, sizeof f);
+    f.struct_size = sizeof f;
+    f.format = AGORAISH_VIDEO_PIXEL_I420;
+    f.width = VIDEO_W;
+    f.height = VIDEO_H;
+    f.y_buffer = y;
+    f.u_buffer = uv;
+    f.v_buffer = uv;
+    f.y_stride = VIDEO_W;
+    f.u_stride = VIDEO_W / 2;
+    f.v_stride = VIDEO_W / 2;
+    f.timestamp = ms;
+    agoraish_engine_push_external_video_frame(engine, &f);
+}
+
+/* alice's "microphone": 10 ms of tone every 10 ms, in real time; and a picture every 70 ms. */
 static void *talk(void *engine) {
     int16_t frame[RATE / 100];
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (int k = 0; k < TALK_SECONDS * 100; k++) {
+        if (k % 7 == 0) push_picture((agoraish_engine_t *)engine, k / 7, (int64_t)k * 10);
         for (int i = 0; i < RATE / 100; i++) {
             double t = (double)(k * (RATE / 100) + i) / RATE;
             frame[i] = (int16_t)(TONE_AMPLITUDE * sin(2 * PI * TONE_HZ * t));
@@ -247,6 +298,9 @@ static int talk_and_listen(agoraish_engine_t *alice_engine, agoraish_engine_t *b
     double energy = 0;
     agoraish_engine_set_external_audio_source(alice_engine, 1, RATE, 1);
     agoraish_engine_set_external_audio_sink(bob_engine, 1, RATE, 1);
+    agoraish_engine_enable_video(alice_engine);
+    agoraish_engine_set_external_video_source(alice_engine, 1);
+    agoraish_engine_enable_video(bob_engine);
     agoraish_engine_enable_audio_volume_indication(bob_engine, 200, 3, 0);
     { struct timespec settle = {0, 300000000L}; nanosleep(&settle, NULL); } /* media transports bind */
     pthread_create(&talker, NULL, talk, alice_engine);
@@ -338,7 +392,26 @@ int main(void) {
     if (WAIT_FOR(&bob, peer_joined, alice.uid)) printf("bob   sees uid %u, who was already there\n", alice.uid);
     len = sizeof call_id;
     if (agoraish_engine_get_call_id(alice_engine, call_id, &len) == 0) printf("alice's call id: %s\n", call_id);
-    heard_ok = talk_and_listen(alice_engine, bob_engine);
+    {
+        /* bob renders alice's pictures into demo-out/received.y4m. */
+        agoraish_video_canvas canvas;
+        mkdir("demo-out", 0755);
+        bob.y4m = fopen("demo-out/received.y4m", "wb");
+        memset(&canvas, 0, sizeof canvas);
+        canvas.struct_size = sizeof canvas;
+        canvas.uid = alice.uid;
+        canvas.on_frame = on_frame;
+        canvas.user_data = &bob;
+        agoraish_engine_setup_remote_video(bob_engine, &canvas);
+        heard_ok = talk_and_listen(alice_engine, bob_engine);
+        canvas.on_frame = NULL; /* unbind: no picture arrives after this returns */
+        agoraish_engine_setup_remote_video(bob_engine, &canvas);
+        if (bob.y4m) fclose(bob.y4m);
+        bob.y4m = NULL;
+        printf("bob   saw %d pictures of %dx%d from alice and wrote them to demo-out/received.y4m\n", bob.pictures,
+               bob.picture_width, bob.picture_height);
+        if (bob.pictures < TALK_SECONDS * 10) heard_ok = 0;
+    }
     print_audio_events(&bob);
 
     agoraish_engine_leave_channel(bob_engine);
