@@ -246,8 +246,8 @@ typedef struct agoraish_rtc_stats {
     uint32_t user_count;   /**< Users in the channel, this one included. */
     /* ABI 0.4. Rates are over the last 2 s period (0 in on_leave_channel). */
     uint32_t tx_kbitrate;        /**< Kbps sent. */
-    uint64_t tx_audio_bytes;     /**< Bytes of media (audio) sent. */
-    uint64_t rx_audio_bytes;     /**< Bytes of media (audio) received. */
+    uint64_t tx_audio_bytes;     /**< Bytes of audio RTP sent (before SRTP). */
+    uint64_t rx_audio_bytes;     /**< Bytes of audio RTP received (after SRTP). */
     uint32_t rx_kbitrate;        /**< Kbps received. */
     uint32_t tx_audio_kbitrate;  /**< Kbps of audio sent. */
     uint32_t rx_audio_kbitrate;  /**< Kbps of audio received. */

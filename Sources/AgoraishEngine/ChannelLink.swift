@@ -136,8 +136,7 @@ final class ChannelLink: Sendable {
                 stats.txBytes += m.txBytes
                 stats.rxPackets += m.rxPackets
                 stats.rxBytes += m.rxBytes
-                stats.mediaTxBytes = m.txBytes
-                stats.mediaRxBytes = m.rxBytes
+                (stats.mediaTxBytes, stats.mediaRxBytes) = audio.callBytes.withLock { ($0.tx, $0.rx) }
                 emit(.leaveChannel(stats))
                 continue
             default: break
@@ -242,6 +241,7 @@ final class ChannelLink: Sendable {
         let start = session.withLock { $0.joinRequestedAt }
         audio.callStart.withLock { $0 = start }
         audio.resetPublished()
+        audio.callBytes.withLock { $0 = (0, 0) }
         device.refresh()
         // The first report's rates count from here.
         let baseline = session.withLock { $0.signalingStats }
@@ -249,7 +249,7 @@ final class ChannelLink: Sendable {
         let startCPU = processCPUSeconds()
         audioShell.withLock {
             $0.lastStats = (Instant.now(), startCPU, baseline.txBytes + closed.txBytes, baseline.rxBytes + closed.rxBytes,
-                            closed.txBytes, closed.rxBytes)
+                            0, 0)
         }
         scheduleStats()
         log("media transport to \(endpoint.host):\(endpoint.port) open")
@@ -278,10 +278,9 @@ final class ChannelLink: Sendable {
         let closed = closedMedia.withLock { $0 }
         var st = RtcStats()
         st.duration = UInt32(max(0, (now - (joined ?? now)).milliseconds / 1000))
-        st.txAudioBytes = m.txBytes + closed.txBytes
-        st.rxAudioBytes = m.rxBytes + closed.rxBytes
-        st.txBytes = signaling.txBytes + st.txAudioBytes
-        st.rxBytes = signaling.rxBytes + st.rxAudioBytes
+        (st.txAudioBytes, st.rxAudioBytes) = audio.callBytes.withLock { ($0.tx, $0.rx) }
+        st.txBytes = signaling.txBytes + m.txBytes + closed.txBytes
+        st.rxBytes = signaling.rxBytes + m.rxBytes + closed.rxBytes
         st.txPackets = signaling.txPackets + m.txPackets + closed.txPackets
         st.rxPackets = signaling.rxPackets + m.rxPackets + closed.rxPackets
         st.userCount = UInt32(users + 1)

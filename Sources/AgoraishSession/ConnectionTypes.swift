@@ -41,7 +41,7 @@ public struct CallStats: Sendable, Equatable {
     public var rxPackets: UInt64 = 0
     /// Users in the channel as this client sees it, itself included.
     public var userCount: UInt32 = 0
-    /// Bytes of media (RTP and RTCP) sent and received, included in the totals above.
+    /// Bytes of audio RTP sent and received (set by the engine), included in the totals above.
     public var mediaTxBytes: UInt64 = 0
     public var mediaRxBytes: UInt64 = 0
 

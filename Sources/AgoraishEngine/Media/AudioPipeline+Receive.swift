@@ -85,6 +85,7 @@ extension AudioPipeline {
               h.payloadOffset < length - h.paddingLength else { return }
         let payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
         receivedPackets.withLock { $0 += 1 }
+        callBytes.withLock { $0.rx += UInt64(length) }
         guard settings.withLock({ $0.audioEnabled }) else { return }
         let uid = owners.withLock { $0[h.ssrc] } ?? 0
         if uid != 0 && settings.withLock({ $0.blocked.all || $0.blocked.isBlocked(uid) }) { return }

@@ -107,6 +107,8 @@ final class AudioPipeline: @unchecked Sendable {
     let callStart = Locked<Instant?>(nil)
     /// RTP packets of remote audio received so far.
     let receivedPackets = Locked(0)
+    /// Audio RTP bytes sent and received in the current call (RtcStats' audio fields).
+    let callBytes = Locked((tx: UInt64(0), rx: UInt64(0)))
     let emit: @Sendable (AudioEvent) -> Void
 
     init(emit: @escaping @Sendable (AudioEvent) -> Void) {
@@ -311,6 +313,7 @@ final class AudioPipeline: @unchecked Sendable {
             setLocalState(3, 5, epoch: epoch)  // FAILED, ENCODE_FAILURE
             return
         }
+        callBytes.withLock { $0.tx += UInt64(length) }
         let first = local.withLock { l -> Bool in
             guard l.epoch == epoch else { return false }
             l.sentBytes += length
