@@ -257,9 +257,13 @@ final class MediaWorker: @unchecked Sendable {
         }
         var forwarded = false
         for packet in compound where (packet.type == 205 || packet.type == 206) && packet.length >= 12 {
-            let mediaSsrc = readBE32(bytes, packet.offset + 8)
+            // FIR (PSFB FMT 4, RFC 5104 §4.3.1) names its stream in the FCI; the others in the header.
+            let isFir = packet.type == 206 && bytes[packet.offset] & 0x1F == 4
+            guard !isFir || packet.length >= 20 else { continue }
+            let at = packet.offset + (isFir ? 12 : 8)
+            let mediaSsrc = readBE32(bytes, at)
             guard let (publisher, original) = p.channel.streams[mediaSsrc], let to = publisher.address else { continue }
-            writeBE32(bytes, packet.offset + 8, original)
+            writeBE32(bytes, at, original)
             send(buffer + packet.offset, packet.length, to: to) { slot, n throws(SrtpError) in
                 try publisher.downlink.protectRtcp(slot, length: n)
             }
