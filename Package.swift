@@ -28,6 +28,8 @@ let package = Package(
         systemLibrary("CZlib", "zlib", "zlib1g-dev"),
         systemLibrary("CSpeexDSP", "speexdsp", "libspeexdsp-dev"),
         systemLibrary("COpusEnc", "libopusenc", "libopusenc-dev"),
+        // Debian's libyuv ships no pkg-config file.
+        .systemLibrary(name: "CYuv", providers: [.apt(["libyuv-dev"])]),
         // What Swift cannot call directly: variadic *_ctl functions, function-like
         // macros, epoll/eventfd/timerfd, and *mmsg compiled with _GNU_SOURCE.
         .target(
@@ -46,7 +48,7 @@ let package = Package(
         // Sans-IO formats. No threads, sockets or clocks.
         .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib", "CSrtp"]),
         // Media processing, pure: codecs, jitter buffers, mixing. Buffers in, buffers out.
-        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CAgoraishShim"]),
+        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CYuv", "CAgoraishShim"]),
         // Sans-IO state machines: the client's life in channels.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
         // Threads, sockets, timers, files: the only home of the outside world.

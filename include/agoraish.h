@@ -442,13 +442,20 @@ enum agoraish_video_codec_type {
     AGORAISH_VIDEO_CODEC_VP8 = 1
 };
 
-/** Pixel formats of external frames (Agora's VIDEO_PIXEL_FORMAT). ABI 0.5 takes I420. */
+/** Pixel formats of external frames (Agora's VIDEO_PIXEL_FORMAT). They are
+ *  converted to I420 with libyuv. */
 enum agoraish_video_pixel_format {
-    AGORAISH_VIDEO_PIXEL_I420 = 1
+    AGORAISH_VIDEO_PIXEL_I420 = 1,  /**< y, u, v planes (u, v at half size). */
+    AGORAISH_VIDEO_PIXEL_BGRA = 2,  /**< Packed B, G, R, A bytes in y_buffer. */
+    AGORAISH_VIDEO_PIXEL_NV21 = 3,  /**< y plane, then interleaved V/U in u_buffer. */
+    AGORAISH_VIDEO_PIXEL_RGBA = 4,  /**< Packed R, G, B, A bytes in y_buffer. */
+    AGORAISH_VIDEO_PIXEL_NV12 = 8   /**< y plane, then interleaved U/V in u_buffer. */
 };
 
 /** What the encoder aims for (Agora's VideoEncoderConfiguration, the fields
- *  this version applies). Pushed frames are sent at their own size. */
+ *  this version applies). A pushed frame larger than width x height is
+ *  scaled down to fit inside it (aspect ratio kept); smaller ones are sent
+ *  at their own size. */
 typedef struct agoraish_video_encoder_configuration {
     uint32_t struct_size;  /**< Set to sizeof(agoraish_video_encoder_configuration). */
     int width;             /**< 16..4096, even (default 640). */
@@ -462,18 +469,19 @@ typedef struct agoraish_video_encoder_configuration {
     int codec_type;        /**< An `agoraish_video_codec_type` (0 means VP8). */
 } agoraish_video_encoder_configuration;
 
-/** A picture pushed by the host (Agora's ExternalVideoFrame, I420 planes). */
+/** A picture pushed by the host (Agora's ExternalVideoFrame). Buffers are
+ *  read during the call only. */
 typedef struct agoraish_external_video_frame {
     uint32_t struct_size;   /**< Set to sizeof(agoraish_external_video_frame). */
-    int format;             /**< AGORAISH_VIDEO_PIXEL_I420. */
+    int format;             /**< An `agoraish_video_pixel_format`. */
     int width;              /**< 16..4096, even. */
     int height;             /**< 16..4096, even. */
-    const void *y_buffer;   /**< Luma plane; read during the call only. */
-    const void *u_buffer;   /**< U plane (width/2 x height/2). */
-    const void *v_buffer;   /**< V plane. */
-    int y_stride;           /**< Bytes per luma row, >= width. */
-    int u_stride;           /**< Bytes per U row, >= width/2. */
-    int v_stride;           /**< Bytes per V row, >= width/2. */
+    const void *y_buffer;   /**< I420/NV12/NV21: the luma plane; BGRA/RGBA: the packed pixels. */
+    const void *u_buffer;   /**< I420: the U plane; NV12/NV21: the interleaved chroma plane; else unused. */
+    const void *v_buffer;   /**< I420: the V plane; else unused. */
+    int y_stride;           /**< Bytes per row of y_buffer: >= width (x4 for BGRA/RGBA). */
+    int u_stride;           /**< Bytes per row of u_buffer: >= width/2 (I420), >= width (NV12/NV21). */
+    int v_stride;           /**< Bytes per row of v_buffer: >= width/2 (I420). */
     int64_t timestamp;      /**< Capture time in ms (any origin, increasing). */
 } agoraish_external_video_frame;
 
@@ -1329,8 +1337,8 @@ int agoraish_engine_set_external_video_source(agoraish_engine_t *engine, int ena
  * call up, it is encoded with VP8 and sent (RTP, RFC 7741); the first frame
  * and any frame after a receiver's keyframe request (RTCP PLI) is a keyframe.
  * Push at the configured frame rate.
- * @return 0; -2 NULL, struct_size too small, a format other than I420, a
- *         size or stride out of range, or NULL planes; -3 no external source;
+ * @return 0; -2 NULL, struct_size too small, an unknown format, a size or
+ *         stride out of range, or a plane the format needs missing; -3 no external source;
  *         -7 bad handle. Thread: any (pushes are serialized).
  */
 int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const agoraish_external_video_frame *frame);

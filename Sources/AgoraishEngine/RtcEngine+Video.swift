@@ -33,28 +33,32 @@ extension RtcEngine {
         log.log(.info, "api setExternalVideoSource \(enabled)")
     }
 
-    /// pushExternalVideoFrame: one I420 picture (planes with their strides).
+    /// pushExternalVideoFrame: one picture in any `VideoPixelFormat`. It is
+    /// converted to I420 (libyuv) and, when larger than the configured
+    /// dimensions, scaled down to fit inside them with its aspect ratio kept.
     ///
     /// - Throws: `.notReady` without an external source; `.invalidArgument` for
-    ///   a size outside 16...4096 (even) or planes too small for their strides.
+    ///   a size outside 16...4096 (even) or planes and strides that do not fit it.
+    public func pushExternalVideoFrame(_ source: PictureSource, timestampMs: Int64) throws(AgoraError) {
+        guard (16...4096).contains(source.width), (16...4096).contains(source.height), source.isComplete else {
+            throw .invalidArgument
+        }
+        guard video.settings.withLock({ $0.externalSource }) else { throw .notReady }
+        guard var frame = PixelConversion.i420(source) else { throw .invalidArgument }
+        let c = video.settings.withLock { $0.configuration }
+        let (w, h) = PixelConversion.fitting(width: frame.width, height: frame.height, within: c.width, c.height)
+        frame = PixelConversion.scaled(frame, width: w, height: h)
+        video.settings.withLock { $0.liveBroadcasting = link.read { $0.profile } == 1 }
+        try video.push(frame, timestampMs: timestampMs)
+    }
+
+    /// pushExternalVideoFrame for I420 planes with their strides.
     public func pushExternalVideoFrame(width: Int, height: Int, y: UnsafeRawPointer, yStride: Int,
                                        u: UnsafeRawPointer, uStride: Int, v: UnsafeRawPointer, vStride: Int,
                                        timestampMs: Int64) throws(AgoraError) {
-        guard (16...4096).contains(width), (16...4096).contains(height), width % 2 == 0, height % 2 == 0,
-              yStride >= width, uStride >= width / 2, vStride >= width / 2 else { throw .invalidArgument }
-        var frame = I420Frame(width: width, height: height)
-        let cw = width / 2, ch = height / 2
-        frame.y.withUnsafeMutableBufferPointer { dst in
-            for row in 0..<height { (dst.baseAddress! + row * width).update(from: (y + row * yStride).assumingMemoryBound(to: UInt8.self), count: width) }
-        }
-        frame.u.withUnsafeMutableBufferPointer { dst in
-            for row in 0..<ch { (dst.baseAddress! + row * cw).update(from: (u + row * uStride).assumingMemoryBound(to: UInt8.self), count: cw) }
-        }
-        frame.v.withUnsafeMutableBufferPointer { dst in
-            for row in 0..<ch { (dst.baseAddress! + row * cw).update(from: (v + row * vStride).assumingMemoryBound(to: UInt8.self), count: cw) }
-        }
-        video.settings.withLock { $0.liveBroadcasting = link.read { $0.profile } == 1 }
-        try video.push(frame, timestampMs: timestampMs)
+        try pushExternalVideoFrame(PictureSource(format: .i420, width: width, height: height, plane0: y, stride0: yStride,
+                                                 plane1: u, stride1: uStride, plane2: v, stride2: vStride),
+                                   timestampMs: timestampMs)
     }
 
     /// setupRemoteVideo: `sink` receives every decoded picture of `uid`, on the

@@ -41,11 +41,12 @@ public func abi_engine_push_external_video_frame(_ p: OpaquePointer?,
                                                  _ frame: UnsafePointer<agoraish_external_video_frame>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
         guard let f = readVersioned(frame, minimumSize: MemoryLayout<agoraish_external_video_frame>.size),
-              f.format == 1, let y = f.y_buffer, let u = f.u_buffer, let v = f.v_buffer
+              let format = VideoPixelFormat(rawValue: f.format), let y = f.y_buffer
         else { throw .invalidArgument }
-        try engine.pushExternalVideoFrame(width: Int(f.width), height: Int(f.height), y: y, yStride: Int(f.y_stride),
-                                          u: u, uStride: Int(f.u_stride), v: v, vStride: Int(f.v_stride),
-                                          timestampMs: f.timestamp)
+        let source = PictureSource(format: format, width: Int(f.width), height: Int(f.height),
+                                   plane0: y, stride0: Int(f.y_stride), plane1: f.u_buffer, stride1: Int(f.u_stride),
+                                   plane2: f.v_buffer, stride2: Int(f.v_stride))
+        try engine.pushExternalVideoFrame(source, timestampMs: f.timestamp)
     }
 }
 

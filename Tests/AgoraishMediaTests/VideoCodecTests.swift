@@ -110,4 +110,66 @@ func testPicture(_ n: Int, width: Int = 320, height: Int = 240) -> I420Frame {
             #expect(bytes.withUnsafeBytes { junk.insert(sequence: 1, timestamp: 1, marker: true, payload: $0) }.isEmpty)
         }
     }
+
+    @Test func everyPixelFormatBecomesTheSameI420() throws {
+        let w = 64, h = 32
+        // Red on the left half, blue on the right, as RGBA and BGRA bytes.
+        var rgba = [UInt8](repeating: 0, count: w * h * 4), bgra = rgba
+        for y in 0..<h {
+            for x in 0..<w {
+                let (r, g, b): (UInt8, UInt8, UInt8) = x < w / 2 ? (255, 0, 0) : (0, 0, 255)
+                let i = (y * w + x) * 4
+                (rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3]) = (r, g, b, 255)
+                (bgra[i], bgra[i + 1], bgra[i + 2], bgra[i + 3]) = (b, g, r, 255)
+            }
+        }
+        let fromRGBA = try #require(rgba.withUnsafeBytes {
+            PixelConversion.i420(PictureSource(format: .rgba, width: w, height: h, plane0: $0.baseAddress!, stride0: w * 4))
+        })
+        let fromBGRA = try #require(bgra.withUnsafeBytes {
+            PixelConversion.i420(PictureSource(format: .bgra, width: w, height: h, plane0: $0.baseAddress!, stride0: w * 4))
+        })
+        #expect(fromRGBA == fromBGRA)
+        // BT.601 studio range: red is Y 82, V 240; blue is Y 41, U 240.
+        #expect(abs(Int(fromRGBA.y[0]) - 82) <= 2 && abs(Int(fromRGBA.v[0]) - 240) <= 2)
+        #expect(abs(Int(fromRGBA.y[w - 1]) - 41) <= 2 && abs(Int(fromRGBA.u[w / 2 - 1]) - 240) <= 2)
+        // NV12 and NV21 carry the same planes interleaved; with padded strides too.
+        let stride = w + 16
+        var y = [UInt8](repeating: 0, count: stride * h), uv = [UInt8](repeating: 0, count: stride * h / 2), vu = uv
+        for r in 0..<h { for c in 0..<w { y[r * stride + c] = fromRGBA.y[r * w + c] } }
+        for r in 0..<(h / 2) {
+            for c in 0..<(w / 2) {
+                uv[r * stride + 2 * c] = fromRGBA.u[r * w / 2 + c]
+                uv[r * stride + 2 * c + 1] = fromRGBA.v[r * w / 2 + c]
+                vu[r * stride + 2 * c] = fromRGBA.v[r * w / 2 + c]
+                vu[r * stride + 2 * c + 1] = fromRGBA.u[r * w / 2 + c]
+            }
+        }
+        for (format, chroma) in [(VideoPixelFormat.nv12, uv), (.nv21, vu)] {
+            let f = y.withUnsafeBytes { yb in
+                chroma.withUnsafeBytes { cb in
+                    PixelConversion.i420(PictureSource(format: format, width: w, height: h, plane0: yb.baseAddress!,
+                                                       stride0: stride, plane1: cb.baseAddress!, stride1: stride))
+                }
+            }
+            #expect(f == fromRGBA, "\(format)")
+        }
+        // Missing planes or short strides are refused.
+        #expect(y.withUnsafeBytes {
+            PixelConversion.i420(PictureSource(format: .nv12, width: w, height: h, plane0: $0.baseAddress!, stride0: stride))
+        } == nil)
+        #expect(rgba.withUnsafeBytes {
+            PixelConversion.i420(PictureSource(format: .rgba, width: w, height: h, plane0: $0.baseAddress!, stride0: w))
+        } == nil)
+    }
+
+    @Test func largePicturesAreScaledDownToFitKeepingTheirShape() {
+        #expect(PixelConversion.fitting(width: 1280, height: 720, within: 640, 360) == (640, 360))
+        #expect(PixelConversion.fitting(width: 1280, height: 720, within: 640, 480) == (640, 360))
+        #expect(PixelConversion.fitting(width: 320, height: 240, within: 640, 360) == (320, 240))
+        let big = testPicture(3, width: 640, height: 480)
+        let small = PixelConversion.scaled(big, width: 320, height: 240)
+        #expect(small.width == 320 && small.height == 240 && small.y.count == 320 * 240 && small.u.count == 160 * 120)
+        #expect(small.lumaPSNR(testPicture(3, width: 320, height: 240)) > 15)
+    }
 }
