@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every agoraish benchmark, prints one table, writes bench/results/latest.json.
 
-    python3 bench/run.py                 # everything (minutes; the audio benchmarks ~2)
+    python3 bench/run.py                 # everything (minutes; the audio benchmarks ~2, the video ones ~1.5)
     python3 bench/run.py lib_load        # only the named benchmarks
     AGORAISH_LIBRARY=/path/libagoraish.so.0 python3 bench/run.py
 
@@ -57,6 +57,8 @@ BENCHMARKS: List[str] = [
     "audio_delay",
     "audio_cpu",
     "audio_pesq",
+    "video_cpu",
+    "video_delay",
 ]
 
 class Context:

@@ -13,7 +13,7 @@ public struct VideoFrameView {
     /// Row strides of the planes, in bytes.
     public var yStride: Int
     public var uvStride: Int
-    /// The sender's capture time mapped to the engine's monotonic clock, in ms.
+    /// When the picture was decoded, on the engine's monotonic clock, in ms.
     public var renderTimeMs: Int64
 }
 
@@ -31,26 +31,26 @@ public struct VideoEncoderConfiguration: Equatable, Sendable {
 
     public init() {}
 
-    /// Agora's base bitrate table (Kbps) at 15 fps, scaled by area and frame rate between its points.
+    /// Agora's base bitrate (Kbps) for a size and frame rate: its table at 15
+    /// and 30 fps, linear in the pixel count between the table's sizes and in
+    /// the frame rate between 15 and 30 (below 15 in proportion to it).
     public static func baseBitrate(width: Int, height: Int, frameRate: Int) -> Int {
-        let table: [(pixels: Int, kbps15: Double)] = [
-            (160 * 120, 65), (320 * 180, 140), (320 * 240, 200), (640 * 360, 400), (640 * 480, 500),
-            (848 * 480, 610), (1280 * 720, 1130), (1920 * 1080, 2080),
+        let table: [(pixels: Int, at15: Double, at30: Double)] = [
+            (160 * 120, 65, 100), (320 * 180, 140, 210), (320 * 240, 200, 300), (640 * 360, 400, 600),
+            (640 * 480, 500, 750), (848 * 480, 610, 930), (1280 * 720, 1130, 1710), (1920 * 1080, 2080, 3150),
         ]
         let pixels = width * height
-        var kbps = table.last!.kbps15 * Double(pixels) / Double(table.last!.pixels)
-        if pixels <= table[0].pixels {
-            kbps = table[0].kbps15 * Double(pixels) / Double(table[0].pixels)
-        } else {
+        func at(_ pick: ((pixels: Int, at15: Double, at30: Double)) -> Double) -> Double {
+            if pixels <= table[0].pixels { return pick(table[0]) * Double(pixels) / Double(table[0].pixels) }
             for i in 1..<table.count where pixels <= table[i].pixels {
-                let (p0, k0) = table[i - 1], (p1, k1) = table[i]
-                kbps = k0 + (k1 - k0) * Double(pixels - p0) / Double(p1 - p0)
-                break
+                let a = table[i - 1], b = table[i]
+                return pick(a) + (pick(b) - pick(a)) * Double(pixels - a.pixels) / Double(b.pixels - a.pixels)
             }
+            return pick(table.last!) * Double(pixels) / Double(table.last!.pixels)
         }
-        // 30 fps costs about 1.5 times 15 fps in Agora's table.
-        let fpsFactor = 1 + 0.5 * Double(max(0, frameRate - 15)) / 15
-        return max(1, Int((kbps * (frameRate < 15 ? Double(max(frameRate, 1)) / 15 : fpsFactor)).rounded()))
+        let k15 = at { $0.at15 }, k30 = at { $0.at30 }
+        let kbps = frameRate <= 15 ? k15 * Double(max(frameRate, 1)) / 15 : k15 + (k30 - k15) * Double(frameRate - 15) / 15
+        return max(1, Int(kbps.rounded()))
     }
 
     /// The bitrate to encode at.
@@ -271,7 +271,7 @@ final class VideoPipeline: @unchecked Sendable {
                 picture.v.withUnsafeBufferPointer { v in
                     sink.deliver(uid, VideoFrameView(width: picture.width, height: picture.height, y: y, u: u, v: v,
                                                      yStride: picture.width, uvStride: picture.chromaWidth,
-                                                     renderTimeMs: now.nanoseconds / 1_000_000))
+                                                     renderTimeMs: Instant.now().nanoseconds / 1_000_000))
                 }
             }
         }
