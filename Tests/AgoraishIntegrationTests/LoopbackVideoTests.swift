@@ -67,7 +67,9 @@ struct RenderedPicture: Sendable {
             let n = Self.frameNumber(frame.y, stride: frame.yStride)
             let expected = Self.picture(n)
             var got = I420Frame(width: frame.width, height: frame.height)
-            for i in 0..<got.y.count { got.y[i] = frame.y[i] }
+            for row in 0..<frame.height {
+                for x in 0..<frame.width { got.y[row * frame.width + x] = frame.y[row * frame.yStride + x] }
+            }
             let psnr = got.width == 320 && got.height == 240 ? got.lumaPSNR(expected) : 0
             seen.withLock { $0.append(RenderedPicture(number: n, psnr: psnr, width: frame.width, height: frame.height)) }
         }

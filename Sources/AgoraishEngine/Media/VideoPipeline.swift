@@ -241,9 +241,11 @@ final class VideoPipeline: @unchecked Sendable {
             if stream.decoder == nil { stream.decoder = try? VideoDecoder(codec: .vp8) }
             guard let decoder = stream.decoder else { continue }
             do {
-                guard let picture = try decoder.decode(frame.data) else { continue }
-                stream.decodedFrames += 1
-                deliver(&stream, picture, h.ssrc, now)
+                // The picture stays in the decoder's buffers: no copy on the way to the sink.
+                try decoder.decode(frame.data) { picture in
+                    stream.decodedFrames += 1
+                    deliver(&stream, picture)
+                }
             } catch {
                 stream.needsKeyframe = true
             }
@@ -252,7 +254,7 @@ final class VideoPipeline: @unchecked Sendable {
         streams[h.ssrc] = stream
     }
 
-    private func deliver(_ stream: inout Stream, _ picture: I420Frame, _ ssrc: UInt32, _ now: Instant) {
+    private func deliver(_ stream: inout Stream, _ picture: VideoDecoder.PictureView) {
         let uid = stream.uid
         if !stream.decodedReported && uid != 0 {
             stream.decodedReported = true
@@ -266,15 +268,9 @@ final class VideoPipeline: @unchecked Sendable {
             stream.size = (picture.width, picture.height)
         }
         guard uid != 0, let sink = settings.withLock({ $0.sinks[uid] }) else { return }
-        picture.y.withUnsafeBufferPointer { y in
-            picture.u.withUnsafeBufferPointer { u in
-                picture.v.withUnsafeBufferPointer { v in
-                    sink.deliver(uid, VideoFrameView(width: picture.width, height: picture.height, y: y, u: u, v: v,
-                                                     yStride: picture.width, uvStride: picture.chromaWidth,
-                                                     renderTimeMs: Instant.now().nanoseconds / 1_000_000))
-                }
-            }
-        }
+        sink.deliver(uid, VideoFrameView(width: picture.width, height: picture.height, y: picture.y, u: picture.u,
+                                         v: picture.v, yStride: picture.yStride, uvStride: picture.uvStride,
+                                         renderTimeMs: Instant.now().nanoseconds / 1_000_000))
     }
 
     /// Asks the sender for a keyframe with an RTCP PLI (RFC 4585 §6.3.1), at most every 200 ms.

@@ -190,34 +190,62 @@ public final class VideoDecoder {
 
     deinit { vpx_codec_destroy(&context) }
 
-    /// Decodes one whole frame; returns the picture it shows (nil when the
-    /// frame shows nothing). Throws for data libvpx cannot decode (corrupt, or
-    /// a reference it never saw): the caller asks the sender for a keyframe.
-    public func decode(_ data: [UInt8]) throws(VideoCodecError) -> I420Frame? {
+    /// A decoded picture in libvpx's own buffers: valid only until the next decode.
+    public struct PictureView {
+        public var width: Int
+        public var height: Int
+        public var y: UnsafeBufferPointer<UInt8>
+        public var u: UnsafeBufferPointer<UInt8>
+        public var v: UnsafeBufferPointer<UInt8>
+        public var yStride: Int
+        public var uvStride: Int
+    }
+
+    /// Decodes one whole frame and shows the picture it produces (if any) to
+    /// `body` without copying it. Returns whether a picture was shown. Throws
+    /// for data libvpx cannot decode (corrupt, or a reference it never saw):
+    /// the caller asks the sender for a keyframe.
+    @discardableResult
+    public func decode(_ data: [UInt8], show body: (PictureView) -> Void) throws(VideoCodecError) -> Bool {
         let rc = data.withUnsafeBufferPointer { vpx_codec_decode(&context, $0.baseAddress, UInt32($0.count), nil, 0) }
         guard rc == VPX_CODEC_OK else { throw VideoEncoder.error(rc, &context) }
         var iterator: vpx_codec_iter_t? = nil
-        var shown: I420Frame? = nil
+        var shown = false
         while let img = vpx_codec_get_frame(&context, &iterator) {
-            shown = Self.copy(img.pointee)
+            let i = img.pointee
+            guard i.fmt == VPX_IMG_FMT_I420, let y = i.planes_tuple(0), let u = i.planes_tuple(1), let v = i.planes_tuple(2)
+            else { continue }
+            let w = Int(i.d_w), h = Int(i.d_h)
+            let ys = Int(i.stride_tuple(0)), cs = Int(i.stride_tuple(1))
+            let ch = (h + 1) / 2
+            body(PictureView(width: w, height: h,
+                             y: UnsafeBufferPointer(start: y, count: ys * (h - 1) + w),
+                             u: UnsafeBufferPointer(start: u, count: cs * (ch - 1) + (w + 1) / 2),
+                             v: UnsafeBufferPointer(start: v, count: cs * (ch - 1) + (w + 1) / 2),
+                             yStride: ys, uvStride: cs))
+            shown = true
         }
         return shown
     }
 
-    private static func copy(_ img: vpx_image_t) -> I420Frame? {
-        guard img.fmt == VPX_IMG_FMT_I420 else { return nil }
-        let w = Int(img.d_w), h = Int(img.d_h)
-        var f = I420Frame(width: w, height: h)
-        func plane(_ index: Int, _ pw: Int, _ ph: Int, _ out: inout [UInt8]) {
-            guard let base = img.planes_tuple(index) else { return }
-            let stride = Int(img.stride_tuple(index))
+    /// Decodes one whole frame; returns a copy of the picture it shows (nil
+    /// when it shows nothing). Throws as `decode(_:show:)`.
+    public func decode(_ data: [UInt8]) throws(VideoCodecError) -> I420Frame? {
+        var picture: I420Frame? = nil
+        try decode(data) { view in picture = Self.copy(view) }
+        return picture
+    }
+
+    private static func copy(_ view: PictureView) -> I420Frame {
+        var f = I420Frame(width: view.width, height: view.height)
+        func plane(_ src: UnsafeBufferPointer<UInt8>, _ stride: Int, _ pw: Int, _ ph: Int, _ out: inout [UInt8]) {
             out.withUnsafeMutableBufferPointer { dst in
-                for row in 0..<ph { (dst.baseAddress! + row * pw).update(from: base + row * stride, count: pw) }
+                for row in 0..<ph { (dst.baseAddress! + row * pw).update(from: src.baseAddress! + row * stride, count: pw) }
             }
         }
-        plane(0, w, h, &f.y)
-        plane(1, (w + 1) / 2, (h + 1) / 2, &f.u)
-        plane(2, (w + 1) / 2, (h + 1) / 2, &f.v)
+        plane(view.y, view.yStride, view.width, view.height, &f.y)
+        plane(view.u, view.uvStride, f.chromaWidth, f.chromaHeight, &f.u)
+        plane(view.v, view.uvStride, f.chromaWidth, f.chromaHeight, &f.v)
         return f
     }
 }
