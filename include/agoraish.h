@@ -722,9 +722,13 @@ agoraish_engine_t *agoraish_engine_create(const agoraish_engine_config *config);
  * engine might be releasing this one at the same moment): the call then
  * behaves as `sync = 0`.
  *
+ * Called from inside another engine's callback, render sink included,
+ * `sync` cannot wait either and behaves as `sync = 0`.
+ *
  * @return  0; -7 for NULL; -2 for a handle of another type; -5 when called
- *          from one of this engine's own event callbacks, or from inside any
- *          raw audio observer callback (release it after the callback returns).
+ *          from one of this engine's own event callbacks or render sinks, or
+ *          from inside any raw audio observer callback (release it after the
+ *          callback returns).
  * Thread: any, except this engine's event thread.
  */
 int agoraish_engine_release(agoraish_engine_t *engine, int sync);
@@ -1338,7 +1342,8 @@ int agoraish_engine_set_external_video_source(agoraish_engine_t *engine, int ena
  * and any frame after a receiver's keyframe request (RTCP PLI) is a keyframe.
  * Push at the configured frame rate.
  * @return 0; -2 NULL, struct_size too small, an unknown format, a size or
- *         stride out of range, or a plane the format needs missing; -3 no external source;
+ *         stride out of range, or a plane the format needs missing (checked
+ *         before the source); -3 no external source;
  *         -7 bad handle. Thread: any (pushes are serialized).
  */
 int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const agoraish_external_video_frame *frame);

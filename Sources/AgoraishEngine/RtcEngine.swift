@@ -132,6 +132,9 @@ public final class RtcEngine: Sendable {
     /// True when called from inside a raw audio observer callback (of any engine).
     public var isInAudioCallback: Bool { AudioPipeline.isInCallback }
 
+    /// True when called from this engine's video thread (inside one of its render sinks).
+    public var isInOwnRenderSink: Bool { video.loop.inLoop }
+
     /// Whether `release` has been called.
     public var isReleased: Bool { released.value.load(ordering: .acquiring) }
 
@@ -142,7 +145,7 @@ public final class RtcEngine: Sendable {
     /// - Throws: `.refused` when called on the engine's own event thread.
     public func release(sync: Bool) throws(AgoraError) {
         // From its own event thread or from inside a raw audio callback, waiting would deadlock.
-        if events.isCurrent || AudioPipeline.isInCallback { throw .refused }
+        if events.isCurrent || AudioPipeline.isInCallback || video.loop.inLoop { throw .refused }
         let (exchanged, _) = released.value.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         guard exchanged else { return }
         log.log(.info, "engine \(serial) released (sync \(sync))")

@@ -111,7 +111,9 @@ public func abi_engine_release(_ p: OpaquePointer?, _ sync: Int32) -> Int32 {
     case .failure(let error):
         return error.code
     case .success(let engine):
-        if engine.isOnEventThread || engine.isInAudioCallback { return AgoraError.refused.returnCode }
+        if engine.isOnEventThread || engine.isInAudioCallback || engine.isInOwnRenderSink {
+            return AgoraError.refused.returnCode
+        }
         guard case .success = handles.remove(handle, as: .engine, RtcEngine.self) else {
             return 0  // another thread released it first
         }

@@ -40,6 +40,9 @@ import Testing
             "on_rtc_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_rtc_stats)!,
             "on_local_audio_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_audio_stats)!,
             "on_remote_audio_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_audio_stats)!,
+            "on_first_local_video_frame_published": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_local_video_frame_published)!,
+            "on_first_remote_video_decoded": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_remote_video_decoded)!,
+            "on_video_size_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_video_size_changed)!,
         ]
         layout["agoraish_event_handler"] = eventHandler
 
@@ -172,6 +175,59 @@ import Testing
             "name": MemoryLayout<agoraish_audio_device_info>.offset(of: \.name)!,
         ]
         layout["agoraish_audio_device_info"] = audioDeviceInfo
+
+        let videoEncoderConfiguration: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_video_encoder_configuration>.size,
+            "struct_size": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.struct_size)!,
+            "width": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.width)!,
+            "height": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.height)!,
+            "frame_rate": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.frame_rate)!,
+            "bitrate": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.bitrate)!,
+            "min_bitrate": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.min_bitrate)!,
+            "codec_type": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.codec_type)!,
+        ]
+        layout["agoraish_video_encoder_configuration"] = videoEncoderConfiguration
+
+        let externalVideoFrame: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_external_video_frame>.size,
+            "struct_size": MemoryLayout<agoraish_external_video_frame>.offset(of: \.struct_size)!,
+            "format": MemoryLayout<agoraish_external_video_frame>.offset(of: \.format)!,
+            "width": MemoryLayout<agoraish_external_video_frame>.offset(of: \.width)!,
+            "height": MemoryLayout<agoraish_external_video_frame>.offset(of: \.height)!,
+            "y_buffer": MemoryLayout<agoraish_external_video_frame>.offset(of: \.y_buffer)!,
+            "u_buffer": MemoryLayout<agoraish_external_video_frame>.offset(of: \.u_buffer)!,
+            "v_buffer": MemoryLayout<agoraish_external_video_frame>.offset(of: \.v_buffer)!,
+            "y_stride": MemoryLayout<agoraish_external_video_frame>.offset(of: \.y_stride)!,
+            "u_stride": MemoryLayout<agoraish_external_video_frame>.offset(of: \.u_stride)!,
+            "v_stride": MemoryLayout<agoraish_external_video_frame>.offset(of: \.v_stride)!,
+            "timestamp": MemoryLayout<agoraish_external_video_frame>.offset(of: \.timestamp)!,
+        ]
+        layout["agoraish_external_video_frame"] = externalVideoFrame
+
+        let videoFrame: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_video_frame>.size,
+            "type": MemoryLayout<agoraish_video_frame>.offset(of: \.type)!,
+            "width": MemoryLayout<agoraish_video_frame>.offset(of: \.width)!,
+            "height": MemoryLayout<agoraish_video_frame>.offset(of: \.height)!,
+            "y_stride": MemoryLayout<agoraish_video_frame>.offset(of: \.y_stride)!,
+            "u_stride": MemoryLayout<agoraish_video_frame>.offset(of: \.u_stride)!,
+            "v_stride": MemoryLayout<agoraish_video_frame>.offset(of: \.v_stride)!,
+            "y_buffer": MemoryLayout<agoraish_video_frame>.offset(of: \.y_buffer)!,
+            "u_buffer": MemoryLayout<agoraish_video_frame>.offset(of: \.u_buffer)!,
+            "v_buffer": MemoryLayout<agoraish_video_frame>.offset(of: \.v_buffer)!,
+            "rotation": MemoryLayout<agoraish_video_frame>.offset(of: \.rotation)!,
+            "render_time_ms": MemoryLayout<agoraish_video_frame>.offset(of: \.render_time_ms)!,
+        ]
+        layout["agoraish_video_frame"] = videoFrame
+
+        let videoCanvas: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_video_canvas>.size,
+            "struct_size": MemoryLayout<agoraish_video_canvas>.offset(of: \.struct_size)!,
+            "uid": MemoryLayout<agoraish_video_canvas>.offset(of: \.uid)!,
+            "on_frame": MemoryLayout<agoraish_video_canvas>.offset(of: \.on_frame)!,
+            "user_data": MemoryLayout<agoraish_video_canvas>.offset(of: \.user_data)!,
+        ]
+        layout["agoraish_video_canvas"] = videoCanvas
         return layout
     }
 

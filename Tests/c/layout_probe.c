@@ -58,6 +58,9 @@ int main(void) {
     FIELD(agoraish_event_handler, on_rtc_stats);
     FIELD(agoraish_event_handler, on_local_audio_stats);
     FIELD(agoraish_event_handler, on_remote_audio_stats);
+    FIELD(agoraish_event_handler, on_first_local_video_frame_published);
+    FIELD(agoraish_event_handler, on_first_remote_video_decoded);
+    FIELD(agoraish_event_handler, on_video_size_changed);
     end();
 
     BEGIN(agoraish_engine_config);
@@ -167,6 +170,52 @@ int main(void) {
     BEGIN(agoraish_audio_device_info);
     FIELD(agoraish_audio_device_info, id);
     FIELD(agoraish_audio_device_info, name);
+    end();
+
+    /* ABI 0.5: video. */
+    BEGIN(agoraish_video_encoder_configuration);
+    FIELD(agoraish_video_encoder_configuration, struct_size);
+    FIELD(agoraish_video_encoder_configuration, width);
+    FIELD(agoraish_video_encoder_configuration, height);
+    FIELD(agoraish_video_encoder_configuration, frame_rate);
+    FIELD(agoraish_video_encoder_configuration, bitrate);
+    FIELD(agoraish_video_encoder_configuration, min_bitrate);
+    FIELD(agoraish_video_encoder_configuration, codec_type);
+    end();
+
+    BEGIN(agoraish_external_video_frame);
+    FIELD(agoraish_external_video_frame, struct_size);
+    FIELD(agoraish_external_video_frame, format);
+    FIELD(agoraish_external_video_frame, width);
+    FIELD(agoraish_external_video_frame, height);
+    FIELD(agoraish_external_video_frame, y_buffer);
+    FIELD(agoraish_external_video_frame, u_buffer);
+    FIELD(agoraish_external_video_frame, v_buffer);
+    FIELD(agoraish_external_video_frame, y_stride);
+    FIELD(agoraish_external_video_frame, u_stride);
+    FIELD(agoraish_external_video_frame, v_stride);
+    FIELD(agoraish_external_video_frame, timestamp);
+    end();
+
+    BEGIN(agoraish_video_frame);
+    FIELD(agoraish_video_frame, type);
+    FIELD(agoraish_video_frame, width);
+    FIELD(agoraish_video_frame, height);
+    FIELD(agoraish_video_frame, y_stride);
+    FIELD(agoraish_video_frame, u_stride);
+    FIELD(agoraish_video_frame, v_stride);
+    FIELD(agoraish_video_frame, y_buffer);
+    FIELD(agoraish_video_frame, u_buffer);
+    FIELD(agoraish_video_frame, v_buffer);
+    FIELD(agoraish_video_frame, rotation);
+    FIELD(agoraish_video_frame, render_time_ms);
+    end();
+
+    BEGIN(agoraish_video_canvas);
+    FIELD(agoraish_video_canvas, struct_size);
+    FIELD(agoraish_video_canvas, uid);
+    FIELD(agoraish_video_canvas, on_frame);
+    FIELD(agoraish_video_canvas, user_data);
     end();
 
     printf("\n}\n");

@@ -122,7 +122,9 @@ def _ctypes_for(ctype: str, ffi):
         "size_t *": ctypes.POINTER(ctypes.c_size_t),
         "char *": ctypes.POINTER(ctypes.c_char),
         "const char *": ctypes.c_char_p,
+        "const uint8_t *": ctypes.POINTER(ctypes.c_uint8),
         "void *": ctypes.c_void_p,
+        "const void *": ctypes.c_void_p,
         "agoraish_engine_t *": ctypes.c_void_p,
         "agoraish_server_t *": ctypes.c_void_p,
     }
@@ -217,6 +219,8 @@ ENUMS = {
     "agoraish_audio_recording_quality": ("AudioRecordingQuality", "AGORAISH_AUDIO_RECORDING_QUALITY_"),
     "agoraish_audio_recording_position": ("AudioRecordingPosition", "AGORAISH_AUDIO_RECORDING_POSITION_"),
     "agoraish_media_device_type": ("MediaDeviceType", "AGORAISH_"),
+    "agoraish_video_codec_type": ("VideoCodecType", "AGORAISH_VIDEO_CODEC_"),
+    "agoraish_video_pixel_format": ("VideoPixelFormat", "AGORAISH_VIDEO_PIXEL_"),
 }
 
 

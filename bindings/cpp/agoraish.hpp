@@ -43,6 +43,19 @@
  *     engine.setRecordingAudioFrameParameters(48000, 1, agoraish::RAW_AUDIO_FRAME_OP_MODE_READ_WRITE, 0);
  *     engine.registerAudioFrameObserver(&halve, agoraish::AUDIO_FRAME_POSITION_RECORD);
  *
+ * Video (ABI 0.5): enableVideo, setVideoEncoderConfiguration, an external
+ * source (setExternalVideoSource, pushExternalVideoFrame) and render sinks
+ * for remote users (setupRemoteVideo with an `IVideoSink` in the canvas);
+ * the callbacks onFirstLocalVideoFramePublished, onFirstRemoteVideoDecoded
+ * and onVideoSizeChanged:
+ *
+ *     struct Render : agoraish::IVideoSink {
+ *         void onFrame(agoraish::uid_t uid, const agoraish::VideoFrame& frame) override { ... }
+ *     };
+ *     Render render;                        // must outlive its binding
+ *     engine.enableVideo();
+ *     engine.setupRemoteVideo(agoraish::VideoCanvas(remoteUid, &render));
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -257,6 +270,35 @@ enum MEDIA_DEVICE_TYPE : int {
     AUDIO_PLAYOUT_DEVICE = AGORAISH_AUDIO_PLAYOUT_DEVICE,
     AUDIO_RECORDING_DEVICE = AGORAISH_AUDIO_RECORDING_DEVICE,
 };
+
+/** Video codecs (Agora's VIDEO_CODEC_TYPE), for VideoEncoderConfiguration. */
+enum VIDEO_CODEC_TYPE : int {
+    /** VP8, the codec this version sends. */
+    VIDEO_CODEC_VP8 = AGORAISH_VIDEO_CODEC_VP8,
+};
+
+/** Pixel formats of pushed pictures (Agora's VIDEO_PIXEL_FORMAT); the engine
+ *  converts them to I420. Rendered pictures are always I420. */
+enum VIDEO_PIXEL_FORMAT : int {
+    /** Y, U, V planes (U and V at half size). */
+    VIDEO_PIXEL_I420 = AGORAISH_VIDEO_PIXEL_I420,
+    /** Packed B, G, R, A bytes in yBuffer. */
+    VIDEO_PIXEL_BGRA = AGORAISH_VIDEO_PIXEL_BGRA,
+    /** A Y plane, then interleaved V/U (half size) in uBuffer. */
+    VIDEO_PIXEL_NV21 = AGORAISH_VIDEO_PIXEL_NV21,
+    /** Packed R, G, B, A bytes in yBuffer. */
+    VIDEO_PIXEL_RGBA = AGORAISH_VIDEO_PIXEL_RGBA,
+    /** A Y plane, then interleaved U/V (half size) in uBuffer. */
+    VIDEO_PIXEL_NV12 = AGORAISH_VIDEO_PIXEL_NV12,
+};
+
+/** VideoEncoderConfiguration::bitrate: Agora's base rate for the size and
+ *  frame rate, twice it in live broadcasting (Agora's STANDARD_BITRATE). */
+constexpr int STANDARD_BITRATE = 0;
+/** VideoEncoderConfiguration::bitrate: the base rate in every profile (Agora's COMPATIBLE_BITRATE). */
+constexpr int COMPATIBLE_BITRATE = -1;
+/** VideoEncoderConfiguration::minBitrate: no minimum (Agora's DEFAULT_MIN_BITRATE). */
+constexpr int DEFAULT_MIN_BITRATE = -1;
 
 /** Longest device name or id in bytes, NUL included (Agora's MAX_DEVICE_ID_LENGTH). */
 constexpr std::size_t MAX_DEVICE_ID_LENGTH = AGORAISH_MAX_DEVICE_ID_LENGTH;
@@ -552,6 +594,142 @@ struct AudioDeviceInfo {
     std::string deviceName;
 };
 
+/** A picture size in pixels (Agora's VideoDimensions). */
+struct VideoDimensions {
+    /** 16..4096, even. */
+    int width = 640;
+    /** 16..4096, even. */
+    int height = 360;
+
+    VideoDimensions() noexcept = default;
+    VideoDimensions(int w, int h) noexcept : width(w), height(h) {}
+};
+
+/**
+ * What the video encoder aims for (Agora's VideoEncoderConfiguration, the
+ * fields this version applies). A pushed picture larger than `dimensions` is
+ * scaled down to fit inside them (aspect ratio kept); smaller ones are sent
+ * at their own size.
+ */
+struct VideoEncoderConfiguration {
+    /** The codec: VP8. */
+    VIDEO_CODEC_TYPE codecType = VIDEO_CODEC_VP8;
+    /** The largest picture sent. */
+    VideoDimensions dimensions;
+    /** 1..60 frames per second. */
+    int frameRate = 15;
+    /** Kbps: STANDARD_BITRATE, COMPATIBLE_BITRATE or 1..100000. */
+    int bitrate = STANDARD_BITRATE;
+    /** DEFAULT_MIN_BITRATE or Kbps (kept for live broadcasting). */
+    int minBitrate = DEFAULT_MIN_BITRATE;
+
+    VideoEncoderConfiguration() noexcept = default;
+    VideoEncoderConfiguration(const VideoDimensions& d, int fps, int kbps) noexcept
+        : dimensions(d), frameRate(fps), bitrate(kbps) {}
+};
+
+/**
+ * A picture pushed with RtcEngine::pushExternalVideoFrame() (Agora's
+ * ExternalVideoFrame, with one pointer and one stride per plane). The
+ * buffers are the host's and are read during the call only.
+ */
+struct ExternalVideoFrame {
+    /** The layout of the buffers. */
+    VIDEO_PIXEL_FORMAT format = VIDEO_PIXEL_I420;
+    /** 16..4096, even. */
+    int width = 0;
+    /** 16..4096, even. */
+    int height = 0;
+    /** I420/NV12/NV21: the Y plane; BGRA/RGBA: the packed pixels. */
+    const void* yBuffer = nullptr;
+    /** I420: the U plane; NV12/NV21: the interleaved chroma plane; else unused. */
+    const void* uBuffer = nullptr;
+    /** I420: the V plane; else unused. */
+    const void* vBuffer = nullptr;
+    /** Bytes per row of yBuffer: >= width (4 x width for BGRA/RGBA). */
+    int yStride = 0;
+    /** Bytes per row of uBuffer: >= width / 2 (I420), >= width (NV12/NV21). */
+    int uStride = 0;
+    /** Bytes per row of vBuffer: >= width / 2 (I420). */
+    int vStride = 0;
+    /** Capture time in ms (any origin, increasing). */
+    std::int64_t timestamp = 0;
+};
+
+/**
+ * A decoded I420 picture handed to an IVideoSink (Agora's VideoFrame). The
+ * planes are the library's own, valid only during IVideoSink::onFrame():
+ * copy what you keep.
+ */
+struct VideoFrame {
+    /** VIDEO_PIXEL_I420. */
+    VIDEO_PIXEL_FORMAT type = VIDEO_PIXEL_I420;
+    /** The picture's size in pixels. */
+    int width = 0;
+    int height = 0;
+    /** Bytes per row of each plane. */
+    int yStride = 0;
+    int uStride = 0;
+    int vStride = 0;
+    /** The planes: height rows of the Y plane, (height + 1) / 2 rows of U and V. */
+    const std::uint8_t* yBuffer = nullptr;
+    const std::uint8_t* uBuffer = nullptr;
+    const std::uint8_t* vBuffer = nullptr;
+    /** 0. */
+    int rotation = 0;
+    /** When it was decoded, on the engine's monotonic clock (ms). */
+    std::int64_t renderTimeMs = 0;
+
+    VideoFrame() noexcept = default;
+    /** A view of the C frame: the same planes, not a copy. */
+    explicit VideoFrame(const agoraish_video_frame& frame) noexcept
+        : type(static_cast<VIDEO_PIXEL_FORMAT>(frame.type)),
+          width(frame.width),
+          height(frame.height),
+          yStride(frame.y_stride),
+          uStride(frame.u_stride),
+          vStride(frame.v_stride),
+          yBuffer(frame.y_buffer),
+          uBuffer(frame.u_buffer),
+          vBuffer(frame.v_buffer),
+          rotation(frame.rotation),
+          renderTimeMs(frame.render_time_ms) {}
+};
+
+/**
+ * A render sink for one remote user (what Agora's VideoCanvas view is on
+ * other platforms). Subclass it and bind it with RtcEngine::setupRemoteVideo().
+ *
+ * Ownership: the host owns the sink. It must stay alive until it is unbound
+ * (setupRemoteVideo with a null sink, from outside the sink: that call waits
+ * for a picture being delivered) or the engine is released with
+ * release(true); binding another sink for the uid does not wait, so a
+ * replaced sink must live until one of those calls returns.
+ *
+ * Thread: onFrame() runs on the engine's video thread (agoraish-vid<n>), one
+ * picture at a time, for every picture of the uid. It may call any engine
+ * method. An exception that leaves it calls std::terminate.
+ */
+class IVideoSink {
+public:
+    /** Virtual, so a sink can be deleted through this base. */
+    virtual ~IVideoSink() = default;
+
+    /** One decoded picture of `uid`; its planes are valid during the call only. */
+    virtual void onFrame(uid_t uid, const VideoFrame& frame) = 0;
+};
+
+/** Where the pictures of a remote user go (Agora's VideoCanvas, with a sink instead of a view). */
+struct VideoCanvas {
+    /** The remote user (not 0). */
+    uid_t uid = 0;
+    /** The sink, or nullptr to unbind. Not owned: see IVideoSink for how long it must live. */
+    IVideoSink* sink = nullptr;
+
+    VideoCanvas() noexcept = default;
+    VideoCanvas(uid_t u, IVideoSink* s) noexcept : uid(u), sink(s) {}
+};
+
 /**
  * Engine events (Agora's IRtcEngineEventHandler). Subclass it and override
  * the callbacks you want; every default does nothing.
@@ -738,6 +916,29 @@ public:
 
     /** Receiving statistics every 2 s per remote user (Agora's onRemoteAudioStats). */
     virtual void onRemoteAudioStats(const RemoteAudioStats& stats) { (void)stats; }
+
+    // ---- Video (ABI 0.5) ----
+
+    /** The first video frame was sent in this call (Agora's
+     *  onFirstLocalVideoFramePublished); ms since the join call. */
+    virtual void onFirstLocalVideoFramePublished(int elapsed) { (void)elapsed; }
+
+    /** The first picture of a remote user was decoded (Agora's
+     *  onFirstRemoteVideoDecoded), at this size; ms since the local join call. */
+    virtual void onFirstRemoteVideoDecoded(uid_t uid, int width, int height, int elapsed) {
+        (void)uid;
+        (void)width;
+        (void)height;
+        (void)elapsed;
+    }
+
+    /** A remote user's picture size changed (Agora's onVideoSizeChanged); rotation is 0. */
+    virtual void onVideoSizeChanged(uid_t uid, int width, int height, int rotation) {
+        (void)uid;
+        (void)width;
+        (void)height;
+        (void)rotation;
+    }
 };
 
 /** Internals of the wrapper: not part of the API. */
@@ -839,6 +1040,9 @@ inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) no
     bindCallback<&H::onRtcStats>(table.on_rtc_stats);
     bindCallback<&H::onLocalAudioStats>(table.on_local_audio_stats);
     bindCallback<&H::onRemoteAudioStats>(table.on_remote_audio_stats);
+    bindCallback<&H::onFirstLocalVideoFramePublished>(table.on_first_local_video_frame_published);
+    bindCallback<&H::onFirstRemoteVideoDecoded>(table.on_first_remote_video_decoded);
+    bindCallback<&H::onVideoSizeChanged>(table.on_video_size_changed);
     return table;
 }
 
@@ -866,6 +1070,13 @@ struct ObserverBridge {
         return static_cast<IAudioFrameObserver*>(userData)->onPlaybackAudioFrameBeforeMixing(uid, f) ? 1 : 0;
     }
 };
+
+/** The C render callback of an IVideoSink: `user_data` is the sink. */
+inline void sinkFrame(agoraish_engine_t*, void* userData, std::uint32_t uid,
+                      const agoraish_video_frame* frame) noexcept {
+    if (frame == nullptr) return;
+    static_cast<IVideoSink*>(userData)->onFrame(uid, VideoFrame(*frame));
+}
 
 /** The C observer that forwards every position to `observer`; the library copies it. */
 inline agoraish_audio_frame_observer makeObserverTable(IAudioFrameObserver* observer, int positions) noexcept {
@@ -1562,6 +1773,80 @@ public:
 
     /** Stops the loopback test. @return 0; -7 no engine. */
     int stopAudioDeviceLoopbackTest() noexcept { return agoraish_engine_stop_audio_device_loopback_test(engine_); }
+
+    // ---- Video (ABI 0.5) ----
+
+    /** Video on (Agora's enableVideo; off by default): pushed pictures are sent
+     *  and received video is decoded and rendered. @return 0; -7 no engine. */
+    int enableVideo() noexcept { return agoraish_engine_enable_video(engine_); }
+
+    /** Video off (Agora's disableVideo). @return 0; -7 no engine. */
+    int disableVideo() noexcept { return agoraish_engine_disable_video(engine_); }
+
+    /**
+     * Sets what the encoder aims for (Agora's setVideoEncoderConfiguration);
+     * applies from the next pushed picture.
+     *
+     * @return 0; -2 a field out of range; -7 no engine.
+     */
+    int setVideoEncoderConfiguration(const VideoEncoderConfiguration& config) noexcept {
+        agoraish_video_encoder_configuration c{};
+        c.struct_size = sizeof(c);
+        c.width = config.dimensions.width;
+        c.height = config.dimensions.height;
+        c.frame_rate = config.frameRate;
+        c.bitrate = config.bitrate;
+        c.min_bitrate = config.minBitrate;
+        c.codec_type = config.codecType;
+        return agoraish_engine_set_video_encoder_configuration(engine_, &c);
+    }
+
+    /** Sends pictures pushed with pushExternalVideoFrame() (Agora's
+     *  setExternalVideoSource). @return 0; -7 no engine. */
+    int setExternalVideoSource(bool enabled) noexcept {
+        return agoraish_engine_set_external_video_source(engine_, enabled ? 1 : 0);
+    }
+
+    /**
+     * Pushes one picture (Agora's pushExternalVideoFrame). With video enabled
+     * and a call up it is encoded with VP8 and sent. Push at the configured
+     * frame rate. Thread: any (pushes are serialized).
+     *
+     * @return 0; -2 an unknown format, a size or stride out of range, or a
+     *         plane the format needs missing; -3 no external source; -7 no engine.
+     */
+    int pushExternalVideoFrame(const ExternalVideoFrame& frame) noexcept {
+        agoraish_external_video_frame f{};
+        f.struct_size = sizeof(f);
+        f.format = frame.format;
+        f.width = frame.width;
+        f.height = frame.height;
+        f.y_buffer = frame.yBuffer;
+        f.u_buffer = frame.uBuffer;
+        f.v_buffer = frame.vBuffer;
+        f.y_stride = frame.yStride;
+        f.u_stride = frame.uStride;
+        f.v_stride = frame.vStride;
+        f.timestamp = frame.timestamp;
+        return agoraish_engine_push_external_video_frame(engine_, &f);
+    }
+
+    /**
+     * Binds the render sink of a remote user, or unbinds it with a null sink
+     * (Agora's setupRemoteVideo). After an unbind returns, the old sink gets
+     * no further picture (unless the call comes from inside that sink). See
+     * IVideoSink for how long a sink must live.
+     *
+     * @return 0; -2 uid 0; -7 no engine.
+     */
+    int setupRemoteVideo(const VideoCanvas& canvas) noexcept {
+        agoraish_video_canvas c{};
+        c.struct_size = sizeof(c);
+        c.uid = canvas.uid;
+        c.on_frame = canvas.sink != nullptr ? &detail::sinkFrame : nullptr;
+        c.user_data = canvas.sink;
+        return agoraish_engine_setup_remote_video(engine_, &c);
+    }
 
     /**
      * Renews the token (Agora's renewToken).

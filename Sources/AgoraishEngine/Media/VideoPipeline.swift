@@ -1,6 +1,7 @@
 import AgoraishIO
 import AgoraishMedia
 import AgoraishWire
+import CAgoraishShim
 import Glibc
 
 /// One decoded picture for a render sink (setupRemoteVideo): I420 planes.
@@ -120,6 +121,8 @@ final class VideoPipeline: @unchecked Sendable {
     init(name: String, owners: @escaping @Sendable (UInt32) -> UInt32?, elapsed: @escaping @Sendable () -> Int32,
          emit: @escaping @Sendable (VideoEvent) -> Void) throws(EventThreadError) {
         loop = try EventLoop(name: name)
+        // Render sinks run here: a release from inside one must not wait for threads (as from event callbacks).
+        loop.post { agsh_set_event_thread(1) }
         self.owners = owners
         self.elapsed = elapsed
         self.emit = emit
@@ -174,7 +177,8 @@ final class VideoPipeline: @unchecked Sendable {
             }
             let first = st.firstPts ?? timestampMs
             st.firstPts = first
-            let pts = (timestampMs - first) * 90
+            // 90 kHz ticks since the first push; RTP keeps the low 32 bits, so wrapping is what is wanted.
+            let pts = (timestampMs &- first) &* 90
             let key = st.keyframeWanted
             st.keyframeWanted = false
             guard let frames = try? st.encoder!.encode(frame, pts: pts, keyframe: key) else { throw .failed }

@@ -45,6 +45,7 @@ from ctypes import (
     c_size_t,
     c_uint,
     c_uint32,
+    c_uint8,
     c_uint64,
     c_void_p,
 )
@@ -55,7 +56,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Type
 # --------------------------------------------------------------------------
 
 AGORAISH_ABI_VERSION_MAJOR = 0
-AGORAISH_ABI_VERSION_MINOR = 4
+AGORAISH_ABI_VERSION_MINOR = 5
 AGORAISH_ABI_VERSION = AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR
 
 # --------------------------------------------------------------------------
@@ -251,6 +252,18 @@ AGORAISH_AUDIO_RECORDING_DEVICE = 1
 AGORAISH_MAX_DEVICE_ID_LENGTH = 512
 
 # --------------------------------------------------------------------------
+# Video (ABI 0.5): enum agoraish_video_codec_type, agoraish_video_pixel_format
+# --------------------------------------------------------------------------
+
+AGORAISH_VIDEO_CODEC_VP8 = 1
+
+AGORAISH_VIDEO_PIXEL_I420 = 1
+AGORAISH_VIDEO_PIXEL_BGRA = 2
+AGORAISH_VIDEO_PIXEL_NV21 = 3
+AGORAISH_VIDEO_PIXEL_RGBA = 4
+AGORAISH_VIDEO_PIXEL_NV12 = 8
+
+# --------------------------------------------------------------------------
 # Structs and callback types
 # --------------------------------------------------------------------------
 
@@ -398,6 +411,75 @@ class AudioDeviceInfo(Structure):
     ]
 
 
+class VideoEncoderConfiguration(Structure):
+    """``agoraish_video_encoder_configuration``: what the video encoder aims for.
+
+    Owner: the host; read only during
+    ``agoraish_engine_set_video_encoder_configuration()``. Set ``struct_size``
+    to ``ctypes.sizeof(VideoEncoderConfiguration)``. ``bitrate`` is Kbps, 0
+    (STANDARD_BITRATE) or -1 (COMPATIBLE_BITRATE); ``codec_type`` 0 or
+    ``AGORAISH_VIDEO_CODEC_VP8``.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("width", c_int),
+        ("height", c_int),
+        ("frame_rate", c_int),
+        ("bitrate", c_int),
+        ("min_bitrate", c_int),
+        ("codec_type", c_int),
+    ]
+
+
+class ExternalVideoFrame(Structure):
+    """``agoraish_external_video_frame``: a picture pushed by the host.
+
+    Owner: the host; the buffers are read only during
+    ``agoraish_engine_push_external_video_frame()``. Set ``struct_size`` to
+    ``ctypes.sizeof(ExternalVideoFrame)``; ``format`` is an
+    ``AGORAISH_VIDEO_PIXEL_*`` value, which says which buffers are used
+    (I420: all three; NV12/NV21: ``y_buffer`` and the interleaved chroma in
+    ``u_buffer``; BGRA/RGBA: the packed pixels in ``y_buffer``).
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("format", c_int),
+        ("width", c_int),
+        ("height", c_int),
+        ("y_buffer", c_void_p),
+        ("u_buffer", c_void_p),
+        ("v_buffer", c_void_p),
+        ("y_stride", c_int),
+        ("u_stride", c_int),
+        ("v_stride", c_int),
+        ("timestamp", c_int64),
+    ]
+
+
+class VideoFrame(Structure):
+    """``agoraish_video_frame``: a decoded I420 picture handed to a render sink.
+
+    Owner: the library; the struct and its planes are valid only during the
+    ``on_frame`` callback that received them.
+    """
+
+    _fields_ = [
+        ("type", c_int),
+        ("width", c_int),
+        ("height", c_int),
+        ("y_stride", c_int),
+        ("u_stride", c_int),
+        ("v_stride", c_int),
+        ("y_buffer", POINTER(c_uint8)),
+        ("u_buffer", POINTER(c_uint8)),
+        ("v_buffer", POINTER(c_uint8)),
+        ("rotation", c_int),
+        ("render_time_ms", c_int64),
+    ]
+
+
 # Every callback receives (agoraish_engine_t *engine, void *user_data, ...).
 # They run on the engine's event thread; pointers are valid only during the call.
 
@@ -456,6 +538,15 @@ LocalAudioStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(LocalAudio
 #: ``on_remote_audio_stats(engine, user_data, const agoraish_remote_audio_stats *stats)``
 RemoteAudioStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RemoteAudioStats))
 
+# ABI 0.5: video events.
+
+#: ``on_first_local_video_frame_published(engine, user_data, int elapsed)``
+FirstLocalVideoFramePublishedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int)
+#: ``on_first_remote_video_decoded(engine, user_data, uint32_t uid, int width, int height, int elapsed)``
+FirstRemoteVideoDecodedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int, c_int)
+#: ``on_video_size_changed(engine, user_data, uint32_t uid, int width, int height, int rotation)``
+VideoSizeChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int, c_int)
+
 # Audio frame observer callbacks: they run on an audio thread (see
 # agoraish_audio_frame_observer) and return nonzero to keep the frame, 0 to discard it.
 
@@ -499,7 +590,8 @@ class EventHandlerTable(Structure):
     until the engine is released (for ctypes: keep the CFUNCTYPE objects
     alive). A NULL entry means "not interested". Fields after
     ``on_api_call_executed`` are ABI 0.2 (channels) and from
-    ``on_first_local_audio_frame_published`` on ABI 0.4 (audio); a table with
+    ``on_first_local_audio_frame_published`` on ABI 0.4 (audio), from
+    ``on_first_local_video_frame_published`` on ABI 0.5 (video); a table with
     ``struct_size`` equal to ``AGORAISH_EVENT_HANDLER_SIZE_0_1`` has none of them.
     """
 
@@ -533,11 +625,38 @@ class EventHandlerTable(Structure):
         ("on_rtc_stats", RtcStatsCallback),
         ("on_local_audio_stats", LocalAudioStatsCallback),
         ("on_remote_audio_stats", RemoteAudioStatsCallback),
+        # ABI 0.5: video.
+        ("on_first_local_video_frame_published", FirstLocalVideoFramePublishedCallback),
+        ("on_first_remote_video_decoded", FirstRemoteVideoDecodedCallback),
+        ("on_video_size_changed", VideoSizeChangedCallback),
     ]
 
 
 #: ``sizeof(uint32_t) * 2 + sizeof(void *) * 2``: the table of ABI 0.1.
 AGORAISH_EVENT_HANDLER_SIZE_0_1 = ctypes.sizeof(c_uint32) * 2 + ctypes.sizeof(c_void_p) * 2
+
+# Render sink callback (ABI 0.5): it runs on the engine's video thread
+# (agoraish-vid<n>), one picture at a time; the frame is valid during the call only.
+
+#: ``on_frame(engine, user_data, uint32_t uid, const agoraish_video_frame *frame)``
+VideoFrameCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, POINTER(VideoFrame))
+
+
+class VideoCanvas(Structure):
+    """``agoraish_video_canvas``: the render sink of one remote user.
+
+    Owner: the host. The library copies the struct during
+    ``agoraish_engine_setup_remote_video()``, but ``on_frame`` must stay valid
+    until the sink is unbound (``on_frame`` NULL) or the engine is released
+    (for ctypes: keep the CFUNCTYPE object alive). ``uid`` is not 0.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("uid", c_uint32),
+        ("on_frame", VideoFrameCallback),
+        ("user_data", c_void_p),
+    ]
 
 
 class EngineConfig(Structure):
@@ -588,6 +707,10 @@ agoraish_audio_frame = AudioFrame
 agoraish_audio_frame_observer = AudioFrameObserverTable
 agoraish_audio_recording_config = AudioRecordingConfig
 agoraish_audio_device_info = AudioDeviceInfo
+agoraish_video_encoder_configuration = VideoEncoderConfiguration
+agoraish_external_video_frame = ExternalVideoFrame
+agoraish_video_frame = VideoFrame
+agoraish_video_canvas = VideoCanvas
 
 #: Every struct of the header, keyed by its C name.
 STRUCTS: Dict[str, Type[Structure]] = {
@@ -600,8 +723,12 @@ STRUCTS: Dict[str, Type[Structure]] = {
     "agoraish_audio_frame_observer": AudioFrameObserverTable,
     "agoraish_audio_recording_config": AudioRecordingConfig,
     "agoraish_audio_device_info": AudioDeviceInfo,
+    "agoraish_video_encoder_configuration": VideoEncoderConfiguration,
+    "agoraish_external_video_frame": ExternalVideoFrame,
+    "agoraish_video_frame": VideoFrame,
     "agoraish_event_handler": EventHandlerTable,
     "agoraish_engine_config": EngineConfig,
+    "agoraish_video_canvas": VideoCanvas,
     "agoraish_server_config": ServerConfig,
 }
 
@@ -900,6 +1027,30 @@ agoraish_engine_start_audio_device_loopback_test = _declare(
 # int agoraish_engine_stop_audio_device_loopback_test(agoraish_engine_t *engine);
 agoraish_engine_stop_audio_device_loopback_test = _declare(
     "agoraish_engine_stop_audio_device_loopback_test", c_int, [c_void_p]
+)
+
+# Video (ABI 0.5)
+
+# int agoraish_engine_enable_video(agoraish_engine_t *engine);
+agoraish_engine_enable_video = _declare("agoraish_engine_enable_video", c_int, [c_void_p])
+# int agoraish_engine_disable_video(agoraish_engine_t *engine);
+agoraish_engine_disable_video = _declare("agoraish_engine_disable_video", c_int, [c_void_p])
+# int agoraish_engine_set_video_encoder_configuration(agoraish_engine_t *engine,
+#                                                     const agoraish_video_encoder_configuration *config);
+agoraish_engine_set_video_encoder_configuration = _declare(
+    "agoraish_engine_set_video_encoder_configuration", c_int, [c_void_p, POINTER(VideoEncoderConfiguration)]
+)
+# int agoraish_engine_set_external_video_source(agoraish_engine_t *engine, int enabled);
+agoraish_engine_set_external_video_source = _declare(
+    "agoraish_engine_set_external_video_source", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const agoraish_external_video_frame *frame);
+agoraish_engine_push_external_video_frame = _declare(
+    "agoraish_engine_push_external_video_frame", c_int, [c_void_p, POINTER(ExternalVideoFrame)]
+)
+# int agoraish_engine_setup_remote_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
+agoraish_engine_setup_remote_video = _declare(
+    "agoraish_engine_setup_remote_video", c_int, [c_void_p, POINTER(VideoCanvas)]
 )
 
 # Embedded channel server

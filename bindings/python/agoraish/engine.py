@@ -37,10 +37,11 @@ import operator
 import os
 import sys
 import threading
+import time
 import traceback
 import types
 import weakref
-from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Set, Tuple, Type, TypeVar, Union
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Set, Tuple, Type, TypeVar, Union
 
 from . import _ffi
 
@@ -76,6 +77,9 @@ __all__ = [
     "RtcStats",
     "UserInfo",
     "UserOfflineReason",
+    "VideoCodecType",
+    "VideoFrame",
+    "VideoPixelFormat",
     "get_error_description",
     "get_version",
 ]
@@ -319,6 +323,27 @@ class MediaDeviceType(enum.IntEnum):
 
     AUDIO_PLAYOUT_DEVICE = _ffi.AGORAISH_AUDIO_PLAYOUT_DEVICE
     AUDIO_RECORDING_DEVICE = _ffi.AGORAISH_AUDIO_RECORDING_DEVICE
+
+
+class VideoCodecType(enum.IntEnum):
+    """Agora's VIDEO_CODEC_TYPE, for ``set_video_encoder_configuration`` (ABI 0.5 sends VP8)."""
+
+    VP8 = _ffi.AGORAISH_VIDEO_CODEC_VP8
+
+
+class VideoPixelFormat(enum.IntEnum):
+    """Agora's VIDEO_PIXEL_FORMAT: the layout of pushed pictures (rendered ones are I420).
+
+    I420: Y, U, V planes (U and V at half size); NV12 / NV21: a Y plane, then
+    one plane of interleaved U/V (V/U) at half size; BGRA / RGBA: packed 8-bit
+    pixels in memory order.
+    """
+
+    I420 = _ffi.AGORAISH_VIDEO_PIXEL_I420
+    BGRA = _ffi.AGORAISH_VIDEO_PIXEL_BGRA
+    NV21 = _ffi.AGORAISH_VIDEO_PIXEL_NV21
+    RGBA = _ffi.AGORAISH_VIDEO_PIXEL_RGBA
+    NV12 = _ffi.AGORAISH_VIDEO_PIXEL_NV12
 
 
 _E = TypeVar("_E", bound=enum.IntEnum)
@@ -733,6 +758,26 @@ class EventHandler:
     def on_remote_audio_stats(self, stats: RemoteAudioStats) -> None:
         """Receiving statistics of one remote user, every 2 s (onRemoteAudioStats)."""
 
+    # -- video (ABI 0.5) ---------------------------------------------------------
+
+    def on_first_local_video_frame_published(self, elapsed: int) -> None:
+        """The first video frame was sent in this call (onFirstLocalVideoFramePublished).
+
+        Args:
+            elapsed: milliseconds since the join call.
+        """
+
+    def on_first_remote_video_decoded(self, uid: int, width: int, height: int, elapsed: int) -> None:
+        """The first picture of a remote user was decoded (onFirstRemoteVideoDecoded).
+
+        Args:
+            width, height: the picture's size.
+            elapsed: milliseconds since the local join call.
+        """
+
+    def on_video_size_changed(self, uid: int, width: int, height: int, rotation: int) -> None:
+        """A remote user's picture size changed (onVideoSizeChanged); `rotation` is 0."""
+
 
 def _text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", "replace") if value is not None else ""
@@ -895,6 +940,22 @@ _CALLBACKS: Tuple[_CallbackSpec, ...] = (
     _CallbackSpec("on_local_audio_stats", _ffi.LocalAudioStatsCallback, lambda stats: (_local_audio_stats(stats),)),
     _CallbackSpec(
         "on_remote_audio_stats", _ffi.RemoteAudioStatsCallback, lambda stats: (_remote_audio_stats(stats),)
+    ),
+    # ABI 0.5: video.
+    _CallbackSpec(
+        "on_first_local_video_frame_published",
+        _ffi.FirstLocalVideoFramePublishedCallback,
+        lambda elapsed: (int(elapsed),),
+    ),
+    _CallbackSpec(
+        "on_first_remote_video_decoded",
+        _ffi.FirstRemoteVideoDecodedCallback,
+        lambda uid, width, height, elapsed: (int(uid), int(width), int(height), int(elapsed)),
+    ),
+    _CallbackSpec(
+        "on_video_size_changed",
+        _ffi.VideoSizeChangedCallback,
+        lambda uid, width, height, rotation: (int(uid), int(width), int(height), int(rotation)),
     ),
 )
 
@@ -1312,6 +1373,345 @@ class _ObserverRegistry:
 
 
 # --------------------------------------------------------------------------
+# Video: rendered frames and render sinks (ABI 0.5)
+# --------------------------------------------------------------------------
+
+
+def _in_video_sink() -> bool:
+    """Whether this thread is inside a render sink callback (of any engine)."""
+    return getattr(_THREAD_STATE, "video_depth", 0) > 0
+
+
+class VideoFrame:
+    """A decoded picture handed to a render sink (Agora's VideoFrame; ``agoraish_video_frame``), I420.
+
+    Attributes:
+        uid: the remote user the picture comes from.
+        type: ``VideoPixelFormat.I420``.
+        width, height: the picture's size in pixels.
+        y_stride, u_stride, v_stride: bytes per row of each plane.
+        rotation: 0.
+        render_time_ms: when it was decoded, on the engine's monotonic clock (ms).
+
+    ``y``, ``u`` and ``v`` are read-only ``memoryview`` objects (format
+    ``'B'``) over the library's own planes, without a copy: row ``r`` of a
+    plane starts at byte ``r * stride``; the luma plane has ``height`` rows of
+    ``width`` pixels, the chroma planes ``(height + 1) // 2`` rows of
+    ``(width + 1) // 2``. ``planes`` is ``(y, u, v)`` and ``strides``
+    ``(y_stride, u_stride, v_stride)``. ``to_bytes()`` copies the picture as
+    packed I420 (no row padding); ``numpy()`` gives three two-dimensional,
+    read-only uint8 arrays over the same memory (numpy must be installed).
+
+    Lifetime: the planes, and any view or array made from them, are valid only
+    during the sink call that received the frame. Afterwards ``y``, ``u``,
+    ``v``, ``planes``, ``to_bytes()`` and ``numpy()`` raise ``ValueError``;
+    copy what you keep (``to_bytes()``, or ``numpy()`` arrays' ``copy()``).
+    The integer attributes stay readable.
+    """
+
+    __slots__ = (
+        "uid",
+        "type",
+        "width",
+        "height",
+        "y_stride",
+        "u_stride",
+        "v_stride",
+        "rotation",
+        "render_time_ms",
+        "_views",
+        "_planes",
+        "_valid",
+    )
+
+    def __init__(self, uid: int, raw: Any) -> None:
+        self.uid = int(uid)
+        self.type = _enum_or_int(VideoPixelFormat, raw.type)
+        self.width = int(raw.width)
+        self.height = int(raw.height)
+        self.y_stride = int(raw.y_stride)
+        self.u_stride = int(raw.u_stride)
+        self.v_stride = int(raw.v_stride)
+        self.rotation = int(raw.rotation)
+        self.render_time_ms = int(raw.render_time_ms)
+        self._views: List[memoryview] = []
+        planes = []
+        for pointer, stride, (rows, cols) in zip(
+            (raw.y_buffer, raw.u_buffer, raw.v_buffer), self.strides, self._plane_shapes()
+        ):
+            address = ctypes.cast(pointer, ctypes.c_void_p).value
+            size = stride * (rows - 1) + cols if rows > 0 and cols > 0 and stride >= cols else 0
+            if address and size > 0:
+                base = memoryview((ctypes.c_uint8 * size).from_address(address))
+                flat = base.cast("B")
+                view = flat.toreadonly()
+                self._views += [view, flat, base]
+            else:
+                view = memoryview(b"")
+            planes.append(view)
+        self._planes: Tuple[memoryview, ...] = tuple(planes)
+        self._valid = True
+
+    def _plane_shapes(self) -> Tuple[Tuple[int, int], ...]:
+        """(rows, columns) of the Y, U and V planes."""
+        width, height = max(0, self.width), max(0, self.height)
+        chroma = ((height + 1) // 2, (width + 1) // 2)
+        return ((height, width), chroma, chroma)
+
+    def _check(self) -> None:
+        if not self._valid:
+            raise ValueError("a VideoFrame's planes are valid only during the sink call that received it")
+
+    @property
+    def strides(self) -> Tuple[int, int, int]:
+        """``(y_stride, u_stride, v_stride)``: bytes per row of each plane."""
+        return (self.y_stride, self.u_stride, self.v_stride)
+
+    @property
+    def planes(self) -> Tuple[memoryview, memoryview, memoryview]:
+        """``(y, u, v)``: read-only memoryviews over the library's planes."""
+        self._check()
+        return self._planes  # type: ignore[return-value]
+
+    @property
+    def y(self) -> memoryview:
+        """The luma plane: a read-only memoryview, ``y_stride`` bytes per row."""
+        self._check()
+        return self._planes[0]
+
+    @property
+    def u(self) -> memoryview:
+        """The U plane: a read-only memoryview, ``u_stride`` bytes per row."""
+        self._check()
+        return self._planes[1]
+
+    @property
+    def v(self) -> memoryview:
+        """The V plane: a read-only memoryview, ``v_stride`` bytes per row."""
+        self._check()
+        return self._planes[2]
+
+    def to_bytes(self) -> bytes:
+        """A copy of the picture as packed I420: Y, then U, then V, without row padding."""
+        self._check()
+        parts: List[bytes] = []
+        for view, stride, (rows, cols) in zip(self._planes, self.strides, self._plane_shapes()):
+            if stride == cols:
+                parts.append(view[: rows * cols].tobytes())
+            else:
+                parts.extend(view[r * stride : r * stride + cols].tobytes() for r in range(rows))
+        return b"".join(parts)
+
+    def numpy(self) -> Tuple[Any, Any, Any]:
+        """The planes as three read-only two-dimensional numpy uint8 arrays
+        ``(y, u, v)`` of shape (rows, columns), over the library's memory.
+
+        Raises:
+            ModuleNotFoundError: numpy is not installed.
+        """
+        self._check()
+        import numpy
+
+        arrays = []
+        for view, stride, (rows, cols) in zip(self._planes, self.strides, self._plane_shapes()):
+            if len(view) == 0:
+                arrays.append(numpy.zeros((rows, cols), dtype=numpy.uint8))
+                continue
+            arrays.append(numpy.ndarray((rows, cols), dtype=numpy.uint8, buffer=view, strides=(stride, 1)))
+        return (arrays[0], arrays[1], arrays[2])
+
+    def _invalidate(self) -> None:
+        """Ends the frame's life: the library's planes are about to be reused."""
+        self._valid = False
+        for view in self._views:
+            try:
+                view.release()
+            except BufferError:  # a view or array made from it is still referenced
+                pass
+        self._views = []
+
+    def __repr__(self) -> str:
+        return (
+            f"<agoraish.VideoFrame uid={self.uid} {self.width}x{self.height} "
+            f"strides={self.strides} t={self.render_time_ms} ms>"
+        )
+
+
+def _make_sink_thunk(cell: _HandlerCell) -> Any:
+    def thunk(_engine: Optional[int], _user_data: Optional[int], uid: int, pointer: Any) -> None:
+        sink = cell.handler
+        if sink is None or not pointer:
+            return
+        depth = getattr(_THREAD_STATE, "video_depth", 0)
+        _THREAD_STATE.video_depth = depth + 1
+        frame: Optional[VideoFrame] = None
+        try:
+            frame = VideoFrame(uid, pointer.contents)
+            sink(frame)  # type: ignore[operator]
+        except BaseException as error:
+            _report_callback_exception(error, "setup_remote_video sink", sink)
+        finally:
+            if frame is not None:
+                frame._invalidate()
+            _THREAD_STATE.video_depth = depth
+
+    return _ffi.VideoFrameCallback(thunk)
+
+
+class _SinkKeepalive:
+    """What the C engine points at for one bound render sink: the thunk and the canvas."""
+
+    __slots__ = ("uid", "cell", "thunk", "canvas")
+
+    def __init__(self, uid: int, sink: Callable[[VideoFrame], Any]) -> None:
+        self.uid = uid
+        self.cell = _HandlerCell(sink)
+        self.thunk = _make_sink_thunk(self.cell)
+        self.canvas = _ffi.VideoCanvas()
+        self.canvas.struct_size = ctypes.sizeof(_ffi.VideoCanvas)
+        self.canvas.uid = uid
+        self.canvas.on_frame = self.thunk
+        self.canvas.user_data = None
+
+    def drop_handler(self) -> None:
+        self.cell.handler = None
+
+
+class _SinkRegistry:
+    """The render sinks of one engine that the library may still call.
+
+    The library guarantees that when an unbind (``on_frame`` NULL) returns,
+    the pictures delivered before it have been delivered: it waits for the
+    engine's video thread, unless the unbind is made on that thread (from
+    inside a sink). Binding a sink over another one does not wait. So the
+    thunks of a replaced or unbound sink (``retired``) are freed only by an
+    unbind made outside any sink while no call from inside a sink was running;
+    otherwise they stay until such an unbind or the engine's release.
+    """
+
+    def __init__(self) -> None:
+        self._call_lock = threading.Lock()  # serializes calls made outside sinks
+        self._state_lock = threading.Lock()  # guards the fields below; never held across a C call
+        self.bound: Dict[int, _SinkKeepalive] = {}
+        self.retired: List[_SinkKeepalive] = []
+        self._in_flight = 0  # calls from inside sinks, running now
+        self._finished = 0  # such calls finished
+
+    def _swap(self, uid: int, keep: Optional[_SinkKeepalive]) -> None:
+        old = self.bound.pop(uid, None)
+        if old is not None:
+            old.drop_handler()  # the user's sink is dropped at once; its thunk does nothing
+            self.retired.append(old)
+        if keep is not None:
+            self.bound[uid] = keep
+
+    def setup(self, handle: int, uid: int, keep: Optional[_SinkKeepalive]) -> int:
+        if keep is not None:
+            canvas = keep.canvas
+        else:
+            canvas = _ffi.VideoCanvas()
+            canvas.struct_size = ctypes.sizeof(_ffi.VideoCanvas)
+            canvas.uid = uid
+        if _in_video_sink():
+            # Holding _call_lock here could deadlock with an unbind that waits
+            # in the library for this very sink call to finish.
+            with self._state_lock:
+                self._in_flight += 1
+            rc = -_ffi.AGORAISH_ERR_FAILED
+            try:
+                rc = _ffi.agoraish_engine_setup_remote_video(handle, ctypes.byref(canvas))
+            finally:
+                with self._state_lock:
+                    self._in_flight -= 1
+                    self._finished += 1
+                    if rc == 0:
+                        self._swap(uid, keep)
+            return rc
+        with self._call_lock:
+            with self._state_lock:
+                quiet, finished = self._in_flight == 0, self._finished
+            rc = _ffi.agoraish_engine_setup_remote_video(handle, ctypes.byref(canvas))
+            if rc != 0:
+                return rc
+            with self._state_lock:
+                self._swap(uid, keep)
+                if keep is None and quiet and self._in_flight == 0 and self._finished == finished:
+                    # The library has returned from every picture handed to a sink
+                    # that is no longer bound, and calls only the bound ones now.
+                    self.retired = []
+            return 0
+
+    def unbind_all(self, handle: int) -> bool:
+        """Unbinds every sink; True when the library can call none of their thunks any more."""
+        with self._state_lock:
+            uids = sorted(set(self.bound) | {keep.uid for keep in self.retired})
+        for uid in uids:
+            if self.setup(handle, uid, None) != 0:
+                return False
+        with self._state_lock:
+            return not self.bound and not self.retired
+
+    def take_all(self) -> List[_SinkKeepalive]:
+        with self._state_lock:
+            alive = list(self.bound.values()) + self.retired
+            self.bound, self.retired = {}, []
+        return alive
+
+
+def _plane_view(data: Any, name: str) -> Tuple[memoryview, Optional[int]]:
+    """`data` as a one-dimensional byte view, and the row length in bytes a
+    two-dimensional buffer implies (None for one-dimensional data)."""
+    try:
+        view = memoryview(data)
+    except TypeError:
+        raise TypeError(f"{name} must be a bytes-like object or a numpy array, not {type(data).__name__}") from None
+    row = view.shape[1] * view.itemsize if view.ndim == 2 and view.shape is not None else None
+    if not view.c_contiguous:
+        view = memoryview(view.tobytes())
+    if view.ndim != 1 or view.format != "B":
+        view = view.cast("B")
+    return view, row
+
+
+def _plane_pointer(view: memoryview) -> Tuple[Any, Optional[int]]:
+    """A ctypes object over (or, for read-only data, a copy of) `view`, and its address."""
+    if len(view) == 0:
+        return None, None
+    if view.readonly:
+        holder = (ctypes.c_char * len(view)).from_buffer_copy(view)
+    else:
+        holder = (ctypes.c_char * len(view)).from_buffer(view)
+    return holder, ctypes.addressof(holder)
+
+
+def _plane_geometry(fmt: int, width: int, height: int) -> Optional[List[Tuple[int, int]]]:
+    """(rows, bytes per row) of each plane `fmt` uses, in order; None for a format the header does not list."""
+    chroma_rows = height // 2
+    if fmt == _ffi.AGORAISH_VIDEO_PIXEL_I420:
+        return [(height, width), (chroma_rows, width // 2), (chroma_rows, width // 2)]
+    if fmt in (_ffi.AGORAISH_VIDEO_PIXEL_NV12, _ffi.AGORAISH_VIDEO_PIXEL_NV21):
+        return [(height, width), (chroma_rows, 2 * (width // 2))]
+    if fmt in (_ffi.AGORAISH_VIDEO_PIXEL_BGRA, _ffi.AGORAISH_VIDEO_PIXEL_RGBA):
+        return [(height, 4 * width)]
+    return None
+
+
+def _check_plane(view: Optional[memoryview], name: str, stride: int, rows: int, cols: int) -> None:
+    """Raises -2 when `view` is too short for `rows` rows of `cols` bytes, `stride` apart.
+
+    Sizes and strides the library rejects by themselves are left to it (it reads nothing then).
+    """
+    if view is None or rows <= 0 or cols <= 0 or stride < cols:
+        return
+    needed = stride * (rows - 1) + cols
+    if len(view) < needed:
+        raise AgoraishError(
+            -_ffi.AGORAISH_ERR_INVALID_ARGUMENT,
+            f"push_external_video_frame: {name} has {len(view)} bytes, {rows} rows of stride {stride} need {needed}",
+        )
+
+
+# --------------------------------------------------------------------------
 # The engine
 # --------------------------------------------------------------------------
 
@@ -1355,6 +1755,7 @@ class RtcEngine:
         self._handle: Optional[int] = None
         self._keepalive: Optional[_Keepalive] = None
         self._observers = _ObserverRegistry()
+        self._sinks = _SinkRegistry()
         self._lock = threading.Lock()
         self._releases_in_flight = 0
         self._releases_overlapped = False
@@ -1420,6 +1821,11 @@ class RtcEngine:
                 callback objects are then kept for the life of the process
                 (see the module docstring).
 
+        Render sinks (``setup_remote_video``) are unbound first. Released
+        from inside a render sink, the engine does not wait for that sink
+        (it is the caller); its callback objects are then kept for the life
+        of the process.
+
         Raises:
             AgoraishError: -5 when called from one of this engine's own
                 event callbacks, or from inside any raw audio observer
@@ -1433,8 +1839,10 @@ class RtcEngine:
                 self._releases_overlapped = True
             self._releases_in_flight += 1
         rc = -_ffi.AGORAISH_ERR_FAILED
+        video_detached = False
         try:
             detached = self._detach_audio_frame_observer()
+            video_detached = self._detach_video_sinks()
             rc = _ffi.agoraish_engine_release(self.handle, 1 if sync else 0)
         finally:
             with self._lock:
@@ -1446,6 +1854,7 @@ class RtcEngine:
                 overlapped = self._releases_overlapped
         if rc == 0:
             self._retire_audio_frame_observers(detached)
+            self._retire_video_sinks(video_detached)
         if keepalive is not None:
             _LIVE.discard(self)
             if sync and not overlapped:
@@ -1490,6 +1899,37 @@ class RtcEngine:
             else:
                 _keep_forever(keep)
 
+    def _detach_video_sinks(self) -> bool:
+        """Before release: unbinds every render sink, which waits for a picture
+        being delivered. True when the library can call no sink thunk any more
+        (also when there was none); False when that cannot be known (called
+        from inside a render sink, from an audio observer callback or from
+        this engine's event thread, where release is refused anyway)."""
+        registry = getattr(self, "_sinks", None)
+        if registry is None:
+            return True
+        with registry._state_lock:
+            if not registry.bound and not registry.retired:
+                return True
+        if _in_video_sink() or _in_observer_callback() or _on_event_thread_of(self.handle):
+            return False
+        try:
+            return registry.unbind_all(self.handle)
+        except BaseException:
+            return False
+
+    def _retire_video_sinks(self, detached: bool) -> None:
+        """After a successful release: drops the render sinks, keeping their
+        thunks for the life of the process unless `detached` proved them unused."""
+        registry = getattr(self, "_sinks", None)
+        if registry is None:
+            return
+        for keep in registry.take_all():
+            if detached:
+                keep.drop_handler()
+            else:
+                _keep_forever(keep)
+
     def __del__(self) -> None:
         keepalive = getattr(self, "_keepalive", None)
         handle = getattr(self, "_handle", None)
@@ -1497,12 +1937,17 @@ class RtcEngine:
             return
         try:
             detached = self._detach_audio_frame_observer()
+            video_detached = self._detach_video_sinks()
             rc = _ffi.agoraish_engine_release(handle, 1)
             if rc == 0:
                 self._retire_audio_frame_observers(detached)
+                self._retire_video_sinks(video_detached)
             else:
                 registry = getattr(self, "_observers", None)
                 for keep in list(registry.alive if registry is not None else ()):
+                    _keep_forever(keep)
+                sinks = getattr(self, "_sinks", None)
+                for keep in sinks.take_all() if sinks is not None else ():
                     _keep_forever(keep)
             if rc == -_ffi.AGORAISH_ERR_REFUSED:
                 # Collected on its own event thread: release from another thread.
@@ -2377,6 +2822,229 @@ class RtcEngine:
         Thread: any.
         """
         _check(_ffi.agoraish_engine_stop_audio_device_loopback_test(self.handle), "stop_audio_device_loopback_test")
+
+    # -- video (ABI 0.5) ------------------------------------------------------
+
+    def enable_video(self) -> None:
+        """Turns video on (Agora's enableVideo; off by default): pushed frames
+        are sent and received video is decoded and rendered.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_enable_video(self.handle), "enable_video")
+
+    def disable_video(self) -> None:
+        """Turns video off (Agora's disableVideo): pushed frames are not sent and
+        received video is not decoded. The next enable starts with a keyframe.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_disable_video(self.handle), "disable_video")
+
+    def set_video_encoder_configuration(
+        self,
+        width: int,
+        height: int,
+        frame_rate: int = 15,
+        bitrate: int = 0,
+        min_bitrate: int = -1,
+        codec_type: int = VideoCodecType.VP8,
+    ) -> None:
+        """Sets what the encoder aims for (Agora's setVideoEncoderConfiguration);
+        applies from the next pushed frame. Pushed frames are sent at their own size.
+
+        Args:
+            width, height: 16..4096, even (the defaults of the engine are 640x360).
+            frame_rate: 1..60 frames per second.
+            bitrate: Kbps: 0 (Agora's STANDARD_BITRATE: the base rate for the
+                size and frame rate, twice it in live broadcasting), -1
+                (COMPATIBLE_BITRATE: the base rate), or 1..100000.
+            min_bitrate: -1 or Kbps (kept for live broadcasting).
+            codec_type: a ``VideoCodecType`` (0 also means VP8).
+
+        Raises:
+            AgoraishError: -2 a value out of range; -7 if released.
+
+        Thread: any.
+        """
+        config = _ffi.VideoEncoderConfiguration()
+        config.struct_size = ctypes.sizeof(_ffi.VideoEncoderConfiguration)
+        config.width = _c_int(width, "width")
+        config.height = _c_int(height, "height")
+        config.frame_rate = _c_int(frame_rate, "frame_rate")
+        config.bitrate = _c_int(bitrate, "bitrate")
+        config.min_bitrate = _c_int(min_bitrate, "min_bitrate")
+        config.codec_type = _c_int(codec_type, "codec_type")
+        rc = _ffi.agoraish_engine_set_video_encoder_configuration(self.handle, ctypes.byref(config))
+        _check(rc, "set_video_encoder_configuration")
+
+    def set_external_video_source(self, enabled: bool) -> None:
+        """Sends pictures pushed with ``push_external_video_frame`` (Agora's setExternalVideoSource).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_external_video_source(self.handle, 1 if enabled else 0)
+        _check(rc, "set_external_video_source")
+
+    def push_external_video_frame(
+        self,
+        width: int,
+        height: int,
+        y: Any,
+        u: Any = None,
+        v: Any = None,
+        *,
+        format: int = VideoPixelFormat.I420,
+        y_stride: Optional[int] = None,
+        u_stride: Optional[int] = None,
+        v_stride: Optional[int] = None,
+        timestamp: Optional[int] = None,
+    ) -> None:
+        """Pushes one picture (Agora's pushExternalVideoFrame). With video enabled
+        and a call up it is converted to I420, scaled down to fit the encoder
+        configuration when larger, encoded with VP8 and sent. Push at the
+        configured frame rate.
+
+        Args:
+            width, height: the picture's size: 16..4096, even.
+            y, u, v: the planes, as bytes-like objects (bytes, bytearray,
+                memoryview, array) or numpy uint8 arrays. I420 uses all three
+                (U and V at half size), NV12 and NV21 `y` and the interleaved
+                chroma plane `u`, BGRA and RGBA the packed pixels in `y`. With
+                only `y` given, it holds the whole picture: each plane the
+                format uses after the previous one, rows `*_stride` bytes apart.
+            format: a ``VideoPixelFormat`` (I420 by default).
+            y_stride, u_stride, v_stride: bytes per row; by default the row
+                length of a two-dimensional array, else the row length of the
+                plane: `width` (Y; four times it for BGRA and RGBA), `width // 2`
+                (I420's U and V) or `width` (NV12's and NV21's chroma).
+            timestamp: capture time in ms, increasing (any origin); by default
+                the monotonic clock.
+
+        Writable buffers are passed without a copy, read-only ones (bytes)
+        are copied first; the library reads the planes during the call only.
+
+        Raises:
+            AgoraishError: -2 an unknown format, a size or stride out of range,
+                a plane shorter than its rows need, or a plane the format needs
+                missing; -3 no external source (``set_external_video_source``);
+                -7 if released.
+            TypeError: a plane that is not a buffer.
+
+        Thread: any (pushes are serialized).
+        """
+        width = _c_int(width, "width")
+        height = _c_int(height, "height")
+        fmt = _c_int(format, "format")
+        geometry = _plane_geometry(fmt, width, height)  # (rows, columns) per used plane; None: unknown format
+        views: List[Optional[memoryview]] = []
+        row_lengths: List[Optional[int]] = []
+        for data, name in ((y, "y"), (u, "u"), (v, "v")):
+            view, row = _plane_view(data, name) if data is not None else (None, None)
+            views.append(view)
+            row_lengths.append(row)
+        used = len(geometry) if geometry is not None else 3
+        packed = used > 1 and views[0] is not None and all(view is None for view in views[1:])
+        strides: List[int] = []
+        for i, (given, name) in enumerate(zip((y_stride, u_stride, v_stride), ("y_stride", "u_stride", "v_stride"))):
+            if given is not None:
+                strides.append(_c_int(given, name))
+            elif row_lengths[i] is not None and not packed:
+                strides.append(_c_int(row_lengths[i], name))
+            elif geometry is not None and i < used:
+                strides.append(geometry[i][1])
+            else:
+                strides.append(0)
+        offsets = [0, 0, 0]
+        if packed and geometry is not None:
+            # One buffer: the planes one after the other. Sizes the library rejects read nothing.
+            whole = views[0]
+            assert whole is not None
+            views = [whole if i < used else None for i in range(3)]
+            if all(rows > 0 and strides[i] > 0 for i, (rows, _) in enumerate(geometry)):
+                for i in range(1, used):
+                    offsets[i] = offsets[i - 1] + strides[i - 1] * geometry[i - 1][0]
+                if len(whole) < offsets[used - 1]:
+                    raise AgoraishError(
+                        -_ffi.AGORAISH_ERR_INVALID_ARGUMENT,
+                        f"push_external_video_frame: the picture has {len(whole)} bytes, "
+                        f"the planes before its last need {offsets[used - 1]}",
+                    )
+                rows, cols = geometry[used - 1]
+                _check_plane(whole[offsets[used - 1]:], "the last plane", strides[used - 1], rows, cols)
+        elif geometry is not None:
+            for i, (rows, cols) in enumerate(geometry):
+                _check_plane(views[i], "yuv"[i], strides[i], rows, cols)
+
+        holders: List[Any] = []
+        addresses: List[Optional[int]] = []
+        cache: Dict[int, Tuple[Any, Optional[int]]] = {}
+        for view, offset in zip(views, offsets):
+            if view is None:
+                addresses.append(None)
+                continue
+            if id(view) not in cache:
+                cache[id(view)] = _plane_pointer(view)
+            holder, address = cache[id(view)]
+            holders.append(holder)
+            addresses.append(address + offset if address is not None else None)
+
+        frame = _ffi.ExternalVideoFrame()
+        frame.struct_size = ctypes.sizeof(_ffi.ExternalVideoFrame)
+        frame.format = fmt
+        frame.width = width
+        frame.height = height
+        frame.y_buffer, frame.u_buffer, frame.v_buffer = addresses
+        frame.y_stride, frame.u_stride, frame.v_stride = strides
+        if timestamp is None:
+            timestamp = time.monotonic_ns() // 1_000_000
+        stamp = operator.index(timestamp)
+        if not -(2**63) <= stamp < 2**63:
+            raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"timestamp {stamp} does not fit int64_t")
+        frame.timestamp = stamp
+        rc = _ffi.agoraish_engine_push_external_video_frame(self.handle, ctypes.byref(frame))
+        del holders, cache
+        _check(rc, "push_external_video_frame")
+
+    def setup_remote_video(self, uid: int, sink: Optional[Callable[[VideoFrame], Any]]) -> None:
+        """Binds the render sink of a remote user (Agora's setupRemoteVideo with
+        a callback instead of a view), or unbinds it with None.
+
+        Args:
+            uid: the remote user (not 0); may be bound before the user joins.
+            sink: a callable taking a ``VideoFrame``, or None. It receives
+                every decoded picture of `uid` on the engine's video thread
+                (``agoraish-vid<n>``), one at a time; the frame's planes are
+                valid only during the call. An exception it raises is reported
+                through ``sys.unraisablehook`` and does not reach the library.
+                The engine keeps it referenced until it is replaced, unbound or
+                the engine is released.
+
+        After an unbind returns, the old sink gets no further picture (unless
+        the unbind is made from inside that sink).
+
+        Raises:
+            AgoraishError: -2 uid 0; -7 if released.
+            TypeError: `sink` is neither None nor callable.
+
+        Thread: any, also from inside a sink.
+        """
+        uid = _c_uint(uid, "uid")
+        keep: Optional[_SinkKeepalive] = None
+        if sink is not None:
+            if not callable(sink):
+                raise TypeError(f"sink must be callable or None, not {type(sink).__name__}")
+            keep = _SinkKeepalive(uid, sink)
+        _check(self._sinks.setup(self.handle, uid, keep), "setup_remote_video")
 
     def get_connection_state(self) -> ConnectionState:
         """The connection state (Agora's getConnectionState).
