@@ -108,4 +108,61 @@ struct RenderedPicture: Sendable {
         try b.setupRemoteVideo(uid: 1, sink: nil)
         #expect(throws: AgoraError.invalidArgument) { try b.setupRemoteVideo(uid: 0, sink: nil) }
     }
+
+    @Test func underLossTheReceiverRecoversThroughKeyframeRequests() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let app = "0123456789abcdef0123456789abcdef"
+        let dir = makeTemporaryDirectory("video-loss")
+        let a = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/a.log")) { _ in }
+        let b = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/b.log")) { _ in }
+        defer {
+            try? a.release(sync: true)
+            try? b.release(sync: true)
+        }
+        try b.setParameters(#"{"rtc.network_simulation": {"loss_percent": 5, "seed": 11}}"#)
+        var config = VideoEncoderConfiguration()
+        config.width = 320
+        config.height = 240
+        config.bitrate = 300
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        let numbers = Locked<[Int]>([])
+        try b.setupRemoteVideo(uid: 1) { _, frame in
+            let n = Self.frameNumber(frame.y, stride: frame.yStride)
+            numbers.withLock { $0.append(n) }
+        }
+        try a.joinChannel(token: "", channel: "video-loss", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "video-loss", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        var deadline = Instant.now()
+        for n in 0..<60 {
+            let p = Self.picture(n)
+            try p.y.withUnsafeBytes { y in
+                try p.u.withUnsafeBytes { u in
+                    try p.v.withUnsafeBytes { v in
+                        try a.pushExternalVideoFrame(width: 320, height: 240, y: y.baseAddress!, yStride: 320,
+                                                     u: u.baseAddress!, uStride: 160, v: v.baseAddress!, vStride: 160,
+                                                     timestampMs: Int64(n) * 1000 / 15)
+                    }
+                }
+            }
+            deadline = deadline + .milliseconds(66)
+            sleepUntil(deadline)
+        }
+        _ = waitUntil(seconds: 1) { numbers.withLock { $0.last ?? 0 } >= 59 }
+        let got = numbers.withLock { $0 }
+        let lost = b.link.simulation.withLock { $0?.dropped ?? 0 }
+        let b_ = b.video.keyframeCounters.withLock { $0 }, a_ = a.video.keyframeCounters.withLock { $0 }
+        #expect(lost > 0, "the simulated network dropped packets")
+        #expect(b_.plisSent > 0 && a_.requestsReceived > 0, "keyframes were asked for: \(b_) \(a_)")
+        #expect(a_.keyframesSent >= 2, "the sender answered with keyframes: \(a_)")
+        // Pictures keep coming after the losses, in order, up to the end.
+        #expect(got.count >= 30, "rendered \(got.count) of 60 under 5% loss")
+        #expect((got.last ?? 0) >= 50, "pictures of the last second arrived: \(got.suffix(5))")
+        #expect(zip(got, got.dropFirst()).allSatisfy { $0 < $1 })
+    }
 }

@@ -110,6 +110,8 @@ final class VideoPipeline: @unchecked Sendable {
 
     let settings = Locked(Settings())
     private let send = Locked(SendState())
+    /// Keyframe traffic so far: PLIs sent, requests received, keyframes sent.
+    let keyframeCounters = Locked((plisSent: 0, requestsReceived: 0, keyframesSent: 0))
     /// Video thread state (streams), only touched on `loop`.
     private var streams: [UInt32: Stream] = [:]
     let transport = Locked<MediaTransport?>(nil)
@@ -198,6 +200,7 @@ final class VideoPipeline: @unchecked Sendable {
                 }
                 st.pictureId = VP8Payload.next(st.pictureId)
                 st.sentFrames += 1
+                if f.isKeyframe { keyframeCounters.withLock { $0.keyframesSent += 1 } }
                 if !st.published {
                     st.published = true
                     emit(.firstLocalVideoFramePublished(elapsedMs: elapsed()))
@@ -208,7 +211,12 @@ final class VideoPipeline: @unchecked Sendable {
 
     /// A receiver asked for a keyframe (PLI or FIR).
     func keyframeRequested(ssrc: UInt32) {
-        send.withLock { if $0.ssrc == ssrc { $0.keyframeWanted = true } }
+        let mine = send.withLock { st -> Bool in
+            guard st.ssrc == ssrc else { return false }
+            st.keyframeWanted = true
+            return true
+        }
+        if mine { keyframeCounters.withLock { $0.requestsReceived += 1 } }
     }
 
     /// The call ended: the next call starts with a keyframe and a first-frame event.
@@ -288,6 +296,7 @@ final class VideoPipeline: @unchecked Sendable {
                             UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)]
         pli += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
         pli.withUnsafeMutableBytes { link.send(rtcp: $0.baseAddress!, length: 12) }
+        keyframeCounters.withLock { $0.plisSent += 1 }
     }
 
     /// Forgets remote streams (the call ended).
