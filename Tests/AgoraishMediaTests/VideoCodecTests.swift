@@ -104,6 +104,19 @@ func testPicture(_ n: Int, width: Int = 320, height: Int = 240) -> I420Frame {
         #expect(lossyGot.count == sent.count - 1)
         #expect(lossyGot[3].afterLoss && lossyGot[3].timestamp == 4 * 6000)
         #expect(lossy.lost == 1)
+        // A packet that comes late, after two newer frames, is waited for: nothing is lost.
+        var patient = VP8FrameAssembler()
+        var patientGot: [VP8FrameAssembler.Frame] = []
+        let lateIndex = rtp.firstIndex { $0.ts == 3 * 6000 }!
+        let resumeIndex = rtp.firstIndex { $0.ts == 6 * 6000 }!
+        var order = Array(rtp.indices).filter { $0 != lateIndex }
+        order.insert(lateIndex, at: order.firstIndex(of: resumeIndex)!)
+        for i in order {
+            let p = rtp[i]
+            patientGot += p.payload.withUnsafeBytes { patient.insert(sequence: p.seq, timestamp: p.ts, marker: p.marker, payload: $0) }
+        }
+        #expect(patientGot.map(\.data) == sent)
+        #expect(patient.lost == 0)
         // Garbage is ignored.
         var junk = VP8FrameAssembler()
         for bytes: [UInt8] in [[], [0x80], [0x80, 0x80], [0x80, 0x80, 0x80], [0x90, 0xF0, 0xFF]] {

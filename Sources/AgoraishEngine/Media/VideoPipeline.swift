@@ -3,6 +3,7 @@ import AgoraishMedia
 import AgoraishWire
 import CAgoraishShim
 import Glibc
+import Synchronization
 
 /// One decoded picture for a render sink (setupRemoteVideo): I420 planes.
 public struct VideoFrameView {
@@ -110,6 +111,11 @@ final class VideoPipeline: @unchecked Sendable {
 
     let settings = Locked(Settings())
     private let send = Locked(SendState())
+    /// Packets handed to the video thread and not yet assembled. Above
+    /// `maxBacklog` (the thread cannot keep up) packets are dropped: the
+    /// assembler sees a loss and asks for a keyframe once it catches up.
+    private let backlog = Atomic<Int>(0)
+    static let maxBacklog = 2000
     /// Keyframe traffic so far: PLIs sent, requests received, keyframes sent.
     let keyframeCounters = Locked((plisSent: 0, requestsReceived: 0, keyframesSent: 0))
     /// Video thread state (streams), only touched on `loop`.
@@ -236,8 +242,13 @@ final class VideoPipeline: @unchecked Sendable {
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
         guard let h = try? RtpHeader.parse(raw), h.payloadType == Self.payloadType,
               h.payloadOffset < length - h.paddingLength else { return }
+        guard backlog.load(ordering: .relaxed) < Self.maxBacklog else { return }
         let payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
-        loop.post { [self] in assemble(h, payload, now) }
+        backlog.add(1, ordering: .relaxed)
+        loop.post { [self] in
+            backlog.subtract(1, ordering: .relaxed)
+            assemble(h, payload, now)
+        }
     }
 
     private func assemble(_ h: RtpHeader, _ payload: [UInt8], _ now: Instant) {

@@ -107,9 +107,10 @@ public enum VP8Payload {
 /// Puts VP8 frames back together from RTP packets in any order, sans-IO.
 /// A frame is complete when its packets from the one with S=1 (partition 0)
 /// to the one with the marker bit have consecutive sequence numbers. Frames
-/// come out in order; a frame whose packets never all arrive is skipped once
-/// a later frame is complete, and `lost` says so (the caller asks for a
-/// keyframe unless the next frame is one).
+/// come out in order; a frame whose packets do not all arrive is waited for
+/// until `patience` later frames (or a later keyframe) are complete, then
+/// skipped, and `lost` says so (the caller asks for a keyframe unless the
+/// next frame is one).
 public struct VP8FrameAssembler {
     /// A complete frame.
     public struct Frame: Equatable, Sendable {
@@ -135,10 +136,15 @@ public struct VP8FrameAssembler {
     private var expected: Int64? = nil
     /// Most packets kept while waiting (older ones are dropped).
     public let capacity: Int
+    /// Complete newer frames that make the assembler give up on a missing one.
+    public let patience: Int
     /// Frames skipped because packets were missing.
     public private(set) var lost = 0
 
-    public init(capacity: Int = 512) { self.capacity = capacity }
+    public init(capacity: Int = 512, patience: Int = 3) {
+        self.capacity = capacity
+        self.patience = patience
+    }
 
     /// Takes the payload of one RTP packet; returns the frames it completes, in order.
     public mutating func insert(sequence: UInt16, timestamp: UInt32, marker: Bool,
@@ -159,11 +165,15 @@ public struct VP8FrameAssembler {
         return out
     }
 
-    /// The oldest complete frame at or after `expected`, skipping incomplete
-    /// older ones when a newer frame is complete.
+    /// The oldest frame at or after `expected` when it is complete. An
+    /// incomplete one is waited for (its packets may only be late) until a
+    /// newer keyframe is complete or `patience` newer frames are: then it is
+    /// skipped and the next complete frame says it came after a loss.
     private mutating func nextComplete() -> Frame? {
         let starts = packets.values.filter { $0.descriptor.startOfPartition && $0.descriptor.partitionIndex == 0 }
             .sorted { $0.sequence < $1.sequence }
+        var candidates: [(start: Packet, end: Int64, data: [UInt8])] = []
+        var oldestIncomplete: Packet? = nil
         for start in starts {
             if let e = expected, start.sequence < e { packets[start.sequence] = nil; continue }
             var seq = start.sequence
@@ -174,17 +184,32 @@ public struct VP8FrameAssembler {
                 if p.marker { complete = true; break }
                 seq += 1
             }
-            guard complete else { continue }
-            let afterLoss = expected.map { start.sequence != $0 } ?? false
-            if afterLoss { lost += 1 }
-            // Everything up to the end of this frame is done with.
-            for k in packets.keys where k <= seq { packets[k] = nil }
-            expected = seq + 1
-            let key = data.withUnsafeBytes { VP8Payload.isKeyframe($0) }
-            return Frame(data: data, timestamp: start.timestamp, pictureId: start.descriptor.pictureId,
-                         isKeyframe: key, afterLoss: afterLoss)
+            if complete {
+                // The frame right where the last one ended (or the very first) goes out at once.
+                let contiguous = expected.map { start.sequence == $0 } ?? true
+                if candidates.isEmpty && oldestIncomplete == nil && contiguous { return emit(start, end: seq, data: data) }
+                candidates.append((start, seq, data))
+            } else if oldestIncomplete == nil {
+                oldestIncomplete = start
+            }
         }
-        return nil
+        guard let first = candidates.first else { return nil }
+        let keyframeWaiting = candidates.contains { c in c.data.withUnsafeBytes { VP8Payload.isKeyframe($0) } }
+        guard candidates.count >= patience || keyframeWaiting else { return nil }
+        // Give up on what is missing: from a waiting keyframe if there is one, else the oldest complete frame.
+        let from = candidates.first { c in c.data.withUnsafeBytes { VP8Payload.isKeyframe($0) } } ?? first
+        return emit(from.start, end: from.end, data: from.data)
+    }
+
+    /// Hands out the frame from `start` to `end` and forgets everything before its end.
+    private mutating func emit(_ start: Packet, end: Int64, data: [UInt8]) -> Frame {
+        let afterLoss = expected.map { start.sequence != $0 } ?? false
+        if afterLoss { lost += 1 }
+        for k in packets.keys where k <= end { packets[k] = nil }
+        expected = end + 1
+        let key = data.withUnsafeBytes { VP8Payload.isKeyframe($0) }
+        return Frame(data: data, timestamp: start.timestamp, pictureId: start.descriptor.pictureId,
+                     isKeyframe: key, afterLoss: afterLoss)
     }
 
     private func extend(_ s: UInt16) -> Int64 {
