@@ -652,6 +652,9 @@ typedef struct agoraish_event_handler {
     /** A remote user's picture size changed (onVideoSizeChanged); rotation is 0. */
     void (*on_video_size_changed)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int width, int height,
                                   int rotation);
+    /** A remote user muted (1) or unmuted (0) its video (onUserMuteVideo); also fires at
+     *  join for users already muted. Disabling video or local video counts as muting. */
+    void (*on_user_mute_video)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int muted);
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
@@ -1355,6 +1358,43 @@ int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const a
  * @return 0; -2 NULL, struct_size too small or uid 0; -7 bad handle. Thread: any.
  */
 int agoraish_engine_setup_remote_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
+
+/**
+ * Local video sending on or off (Agora's enableLocalVideo; on by default);
+ * receiving goes on. Others get on_user_mute_video.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_local_video(agoraish_engine_t *engine, int enabled);
+
+/**
+ * Stop or resume sending video (Agora's muteLocalVideoStream); pushes still
+ * return 0. Others get on_user_mute_video; the server forwards none of this
+ * user's video while muted. The first frame after a resume is a keyframe.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_local_video_stream(agoraish_engine_t *engine, int mute);
+
+/**
+ * Stop or resume receiving one remote user's video (Agora's
+ * muteRemoteVideoStream); the server stops forwarding it to this user.
+ * @return 0; -2 uid 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_remote_video_stream(agoraish_engine_t *engine, uint32_t uid, int mute);
+
+/**
+ * Stop or resume receiving every remote user's video, including users who
+ * join later (Agora's muteAllRemoteVideoStreams). Unmuting all also clears
+ * per-user mutes and the default.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_all_remote_video_streams(agoraish_engine_t *engine, int mute);
+
+/**
+ * Whether users who join later start with their video muted (Agora's
+ * setDefaultMuteAllRemoteVideoStreams); users present keep their state.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_default_mute_all_remote_video_streams(agoraish_engine_t *engine, int mute);
 
 /* ------------------------------------------------------------------------ */
 /* Embedded channel server                                                   */

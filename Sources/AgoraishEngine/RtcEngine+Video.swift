@@ -1,4 +1,5 @@
 import AgoraishMedia
+import AgoraishSession
 import AgoraishWire
 
 /// Video: switches, the encoder configuration, the external source and remote
@@ -8,8 +9,62 @@ extension RtcEngine {
     /// frames are not sent and received video is not decoded.
     public func setVideoEnabled(_ enabled: Bool) {
         video.settings.withLock { $0.enabled = enabled }
-        if !enabled { video.resetSend() }
+        afterLocalVideoChange()
         log.log(.info, "api \(enabled ? "enableVideo" : "disableVideo")")
+    }
+
+    /// enableLocalVideo: sending on or off (on by default); receiving goes on.
+    public func enableLocalVideo(_ enabled: Bool) {
+        video.settings.withLock { $0.localEnabled = enabled }
+        afterLocalVideoChange()
+        log.log(.info, "api enableLocalVideo \(enabled)")
+    }
+
+    /// muteLocalVideoStream: stop or resume sending; pushes still succeed.
+    public func muteLocalVideoStream(_ mute: Bool) {
+        video.settings.withLock { $0.localMuted = mute }
+        afterLocalVideoChange()
+        log.log(.info, "api muteLocalVideoStream \(mute)")
+    }
+
+    /// Others see this user's video muted while video is disabled, stopped or muted.
+    private func afterLocalVideoChange() {
+        let (enabled, local, muted) = video.settings.withLock { ($0.enabled, $0.localEnabled, $0.localMuted) }
+        // The next frame sent after a pause starts with a keyframe.
+        if !enabled || !local || muted { video.resetSend() }
+        try? link.call { s, _ throws(SessionError) in s.setLocalVideoMuted(!enabled || !local || muted) }
+    }
+
+    /// muteRemoteVideoStream: stop or resume receiving one user's video (the server stops forwarding it).
+    public func muteRemoteVideoStream(uid: UInt32, mute: Bool) throws(AgoraError) {
+        guard uid != 0 else { throw .invalidArgument }
+        try changeVideoPolicy { s throws(SessionError) in try s.muteRemoteVideo(uid: uid, mute) }
+        log.log(.info, "api muteRemoteVideoStream \(uid) \(mute)")
+    }
+
+    /// muteAllRemoteVideoStreams: everyone's video, including users who join later.
+    public func muteAllRemoteVideoStreams(_ mute: Bool) throws(AgoraError) {
+        try changeVideoPolicy { s throws(SessionError) in s.muteAllRemoteVideo(mute) }
+        log.log(.info, "api muteAllRemoteVideoStreams \(mute)")
+    }
+
+    /// setDefaultMuteAllRemoteVideoStreams: whether users who join later start muted.
+    public func setDefaultMuteAllRemoteVideoStreams(_ mute: Bool) throws(AgoraError) {
+        try changeVideoPolicy { s throws(SessionError) in s.setDefaultMuteAllRemoteVideo(mute) }
+        log.log(.info, "api setDefaultMuteAllRemoteVideoStreams \(mute)")
+    }
+
+    private func changeVideoPolicy(_ body: (inout ClientSession) throws(SessionError) -> Void) throws(AgoraError) {
+        let policy: ClientSession.AudioReceivePolicy
+        do {
+            policy = try link.call { s, _ throws(SessionError) in
+                try body(&s)
+                return s.videoPolicy
+            }
+        } catch {
+            throw Self.map(error)
+        }
+        video.settings.withLock { $0.blocked = { policy.blocks($0) } }
     }
 
     /// setVideoEncoderConfiguration.

@@ -240,6 +240,7 @@ extension SignalingCore {
             var entry: [String: JSONValue] = ["uid": .integer(Int64(other))]
             if let a = s.account { entry["account"] = .string(a) }
             if s.audioMuted { entry["audio_muted"] = .bool(true) }
+            if s.videoMuted { entry["video_muted"] = .bool(true) }
             return .object(entry)
         }
     }
@@ -252,6 +253,7 @@ extension SignalingCore {
             var fields: [String: JSONValue] = ["uid": .integer(Int64(s.uid))]
             if let a = s.account { fields["account"] = .string(a) }
             if s.audioMuted { fields["audio_muted"] = .bool(true) }
+            if s.videoMuted { fields["video_muted"] = .bool(true) }
             core.send(conn, message("user_joined", fields))
         }
     }
@@ -337,6 +339,8 @@ extension SignalingCore {
             grant.canPublish = isVisible(s) && s.mayPublish
             grant.audioMuted = s.audioMuted
             grant.audioSubscription = s.audioSubscription
+            grant.videoMuted = s.videoMuted
+            grant.videoSubscription = s.videoSubscription
             mediaCommands.append(.admit(grant))
         }
     }

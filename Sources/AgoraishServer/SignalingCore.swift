@@ -67,6 +67,10 @@ public struct SignalingCore {
         case setAudioMuted(session: UInt64, muted: Bool)
         /// Whose audio the participant receives.
         case setAudioSubscription(session: UInt64, AudioSubscription)
+        /// The participant muted (or unmuted) its video.
+        case setVideoMuted(session: UInt64, muted: Bool)
+        /// Whose video the participant receives.
+        case setVideoSubscription(session: UInt64, VideoSubscription)
     }
 
     /// The configuration in force.
@@ -169,6 +173,8 @@ public struct SignalingCore {
             case "register_account": try registerAccount(fields, conn, now)
             case "set_audio_state": try setAudioState(fields, conn, now)
             case "set_audio_subscription": try setAudioSubscription(fields, conn, now)
+            case "set_video_state": try setVideoState(fields, conn, now)
+            case "set_video_subscription": try setVideoSubscription(fields, conn, now)
             case "ping": send(conn, message("pong", ["server_time_ms": .integer(unixMillis(now))], id: requestId))
             default: throw SignalingFailure.unknownType(type)
             }
@@ -312,6 +318,10 @@ struct Session {
     var audioMuted = false
     /// Whose audio the participant receives (set_audio_subscription).
     var audioSubscription = AudioSubscription()
+    /// The participant muted its video (set_video_state).
+    var videoMuted = false
+    /// Whose video the participant receives (set_video_subscription).
+    var videoSubscription = VideoSubscription()
     /// Whether the token lets this user publish (always, unless the app enforces publish privileges).
     var mayPublish = true
 }
@@ -342,6 +352,10 @@ public struct MediaGrant: Equatable, Sendable {
     public var audioMuted = false
     /// Whose audio the participant receives.
     public var audioSubscription = AudioSubscription()
+    /// The participant's video is muted.
+    public var videoMuted = false
+    /// Whose video the participant receives.
+    public var videoSubscription = VideoSubscription()
 }
 
 /// The users of one channel.

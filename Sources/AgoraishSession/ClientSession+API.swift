@@ -46,6 +46,7 @@ extension ClientSession {
         stats = CallStats()
         remoteUsers = []
         remoteAudioMuted = []
+        remoteVideoMuted = []
         attempt = 0
         lostAt = now + settings.lostTimeout
         setState(.connecting, .connecting)
@@ -176,6 +177,7 @@ extension ClientSession {
         joinedAt = nil
         remoteUsers = []
         remoteAudioMuted = []
+        remoteVideoMuted = []
         leaving = false
         leaveDeadline = nil
         reconnectAt = nil

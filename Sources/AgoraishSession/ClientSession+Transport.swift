@@ -81,10 +81,11 @@ extension ClientSession {
             if let account = m["account"]?.stringValue { accountsByUid[uid] = account }
             if remoteUsers.insert(uid).inserted { events.append(.userJoined(uid: uid, elapsedMs: elapsed(now))) }
             remoteAudioMute(uid, m["audio_muted"]?.boolValue ?? false)
-        case "user_mute_audio":
+            remoteVideoMute(uid, m["video_muted"]?.boolValue ?? false)
+        case "user_mute_audio", "user_mute_video":
             guard let uid = uidField(m), uid != localUid, remoteUsers.contains(uid),
                   let muted = m["muted"]?.boolValue else { return }
-            remoteAudioMute(uid, muted)
+            if type == "user_mute_audio" { remoteAudioMute(uid, muted) } else { remoteVideoMute(uid, muted) }
         case "user_info":
             guard let uid = uidField(m), let account = m["account"]?.stringValue else { return }
             accountsByUid[uid] = account
@@ -94,6 +95,7 @@ extension ClientSession {
             let reason = Int32(clamping: m["reason"]?.integerValue ?? 0)
             if remoteUsers.remove(uid) != nil { events.append(.userOffline(uid: uid, reason: reason)) }
             remoteAudioMuted.remove(uid)
+            remoteVideoMuted.remove(uid)
         case "token_will_expire":
             events.append(.tokenPrivilegeWillExpire(token: token))
         case "token_expired":
@@ -223,10 +225,12 @@ extension ClientSession {
         guard case .array(let list)? = value else { return }
         var present: [UInt32] = []
         var muted: [UInt32] = []
+        var videoMuted: [UInt32] = []
         for entry in list {
             guard case .object(let u) = entry, let uid = uidField(u) else { continue }
             present.append(uid)
             if u["audio_muted"]?.boolValue == true { muted.append(uid) }
+            if u["video_muted"]?.boolValue == true { videoMuted.append(uid) }
             if let account = u["account"]?.stringValue, accountsByUid[uid] != account {
                 accountsByUid[uid] = account
                 events.append(.userInfoUpdated(uid: uid, account: account))
@@ -235,12 +239,16 @@ extension ClientSession {
         for uid in remoteUsers.subtracting(present).sorted() {
             remoteUsers.remove(uid)
             remoteAudioMuted.remove(uid)
+            remoteVideoMuted.remove(uid)
             events.append(.userOffline(uid: uid, reason: 1))
         }
         for uid in present where remoteUsers.insert(uid).inserted {
             events.append(.userJoined(uid: uid, elapsedMs: elapsed(now)))
         }
-        for uid in present { remoteAudioMute(uid, muted.contains(uid)) }
+        for uid in present {
+            remoteAudioMute(uid, muted.contains(uid))
+            remoteVideoMute(uid, videoMuted.contains(uid))
+        }
         sendAudioSettings()
     }
 
@@ -314,6 +322,7 @@ extension ClientSession {
         for uid in remoteUsers.sorted() { events.append(.userOffline(uid: uid, reason: 1)) }
         remoteUsers = []
         remoteAudioMuted = []
+        remoteVideoMuted = []
     }
 
     mutating func closeIdleTransport() {

@@ -35,6 +35,8 @@ public struct ClientSession {
         case error(code: Int32, message: String)
         /// A remote user muted or unmuted its audio (onUserMuteAudio).
         case userMuteAudio(uid: UInt32, muted: Bool)
+        /// A remote user muted or unmuted its video (onUserMuteVideo).
+        case userMuteVideo(uid: UInt32, muted: Bool)
         /// The server gave (new) media credentials: start or restart the media transport.
         case mediaReady(MediaEndpoint)
         /// The call ended or failed: stop the media transport.
@@ -121,6 +123,12 @@ public struct ClientSession {
     public internal(set) var audioPolicy = AudioReceivePolicy()
     /// Remote users who muted their audio.
     public internal(set) var remoteAudioMuted: Set<UInt32> = []
+    /// Whether the local user's video is muted for the others.
+    public internal(set) var localVideoMuted = false
+    /// Whose video the local user receives (the same rules as audio).
+    public internal(set) var videoPolicy = AudioReceivePolicy()
+    /// Remote users who muted their video.
+    public internal(set) var remoteVideoMuted: Set<UInt32> = []
 
     var settings: Settings
     var channel: String? = nil

@@ -58,6 +58,8 @@ extension CEventHandler {
             message.withCString { cb(engine, ud, code, $0) }
         case .userMuteAudio(let uid, let muted):
             table.on_user_mute_audio?(engine, ud, uid, muted ? 1 : 0)
+        case .userMuteVideo(let uid, let muted):
+            table.on_user_mute_video?(engine, ud, uid, muted ? 1 : 0)
         case .mediaReady, .mediaStopped:
             break  // internal: the engine's media transport follows them
         }

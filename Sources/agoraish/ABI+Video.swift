@@ -93,3 +93,30 @@ extension CEventHandler {
         }
     }
 }
+
+// MARK: - Video mutes
+
+@_cdecl("agoraish_engine_enable_local_video")
+public func abi_engine_enable_local_video(_ p: OpaquePointer?, _ enabled: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in engine.enableLocalVideo(enabled != 0) }
+}
+
+@_cdecl("agoraish_engine_mute_local_video_stream")
+public func abi_engine_mute_local_video_stream(_ p: OpaquePointer?, _ mute: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in engine.muteLocalVideoStream(mute != 0) }
+}
+
+@_cdecl("agoraish_engine_mute_remote_video_stream")
+public func abi_engine_mute_remote_video_stream(_ p: OpaquePointer?, _ uid: UInt32, _ mute: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.muteRemoteVideoStream(uid: uid, mute: mute != 0) }
+}
+
+@_cdecl("agoraish_engine_mute_all_remote_video_streams")
+public func abi_engine_mute_all_remote_video_streams(_ p: OpaquePointer?, _ mute: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.muteAllRemoteVideoStreams(mute != 0) }
+}
+
+@_cdecl("agoraish_engine_set_default_mute_all_remote_video_streams")
+public func abi_engine_set_default_mute_all_remote_video_streams(_ p: OpaquePointer?, _ mute: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.setDefaultMuteAllRemoteVideoStreams(mute != 0) }
+}

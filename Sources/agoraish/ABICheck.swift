@@ -164,4 +164,16 @@ private func checkSignaturesAgainstHeader() {
     engineSetupRemoteVideo = abi_engine_setup_remote_video
     _ = (engineEnableVideo, engineDisableVideo, engineSetVideoEncoderConfiguration,
          engineSetExternalVideoSource, enginePushExternalVideoFrame, engineSetupRemoteVideo)
+    var engineEnableLocalVideo = CAgoraishABI.agoraish_engine_enable_local_video
+    engineEnableLocalVideo = abi_engine_enable_local_video
+    var engineMuteLocalVideoStream = CAgoraishABI.agoraish_engine_mute_local_video_stream
+    engineMuteLocalVideoStream = abi_engine_mute_local_video_stream
+    var engineMuteRemoteVideoStream = CAgoraishABI.agoraish_engine_mute_remote_video_stream
+    engineMuteRemoteVideoStream = abi_engine_mute_remote_video_stream
+    var engineMuteAllRemoteVideoStreams = CAgoraishABI.agoraish_engine_mute_all_remote_video_streams
+    engineMuteAllRemoteVideoStreams = abi_engine_mute_all_remote_video_streams
+    var engineSetDefaultMuteAllRemoteVideoStreams = CAgoraishABI.agoraish_engine_set_default_mute_all_remote_video_streams
+    engineSetDefaultMuteAllRemoteVideoStreams = abi_engine_set_default_mute_all_remote_video_streams
+    _ = (engineEnableLocalVideo, engineMuteLocalVideoStream, engineMuteRemoteVideoStream,
+         engineMuteAllRemoteVideoStreams, engineSetDefaultMuteAllRemoteVideoStreams)
 }

@@ -2,6 +2,7 @@
 import AgoraishIO
 import AgoraishMedia
 import AgoraishServer
+import AgoraishSession
 import AgoraishTesting
 import AgoraishWire
 import Foundation
@@ -164,5 +165,72 @@ struct RenderedPicture: Sendable {
         #expect(got.count >= 30, "rendered \(got.count) of 60 under 5% loss")
         #expect((got.last ?? 0) >= 50, "pictures of the last second arrived: \(got.suffix(5))")
         #expect(zip(got, got.dropFirst()).allSatisfy { $0 < $1 })
+    }
+
+    @Test func videoMutesReachTheOthersAndTheServerWithholdsUnwantedVideo() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let app = "0123456789abcdef0123456789abcdef"
+        let dir = makeTemporaryDirectory("video-mute")
+        let events = Locked<[ClientSession.Event]>([])
+        let a = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/a.log")) { _ in }
+        let b = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/b.log")) { event in
+            if case .channel(let e) = event, case .userMuteVideo = e { events.withLock { $0.append(e) } }
+        }
+        defer {
+            try? a.release(sync: true)
+            try? b.release(sync: true)
+        }
+        var config = VideoEncoderConfiguration()
+        config.width = 160
+        config.height = 120
+        config.bitrate = 150
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        let rendered = Locked(0)
+        try b.setupRemoteVideo(uid: 1) { _, _ in rendered.withLock { $0 += 1 } }
+        try a.joinChannel(token: "", channel: "video-mute", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "video-mute", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        var n = 0
+        func push(_ count: Int) throws {
+            var deadline = Instant.now()
+            for _ in 0..<count {
+                let p = I420Frame(width: 160, height: 120)
+                try p.y.withUnsafeBytes { y in
+                    try p.u.withUnsafeBytes { u in
+                        try p.v.withUnsafeBytes { v in
+                            try a.pushExternalVideoFrame(width: 160, height: 120, y: y.baseAddress!, yStride: 160,
+                                                         u: u.baseAddress!, uStride: 80, v: v.baseAddress!, vStride: 80,
+                                                         timestampMs: Int64(n) * 66)
+                        }
+                    }
+                }
+                n += 1
+                deadline = deadline + .milliseconds(66)
+                sleepUntil(deadline)
+            }
+        }
+        try push(10)
+        #expect(waitUntil { rendered.withLock { $0 } >= 5 })
+        // B stops receiving A's video: the server withholds B's copies.
+        let withheld = server.mediaCounters!.drops(.unsubscribed)
+        try b.muteRemoteVideoStream(uid: 1, mute: true)
+        try push(3)  // lets the subscription reach the server
+        let before = rendered.withLock { $0 }
+        try push(10)
+        #expect(rendered.withLock { $0 } == before, "no picture while muted")
+        #expect(server.mediaCounters!.drops(.unsubscribed) >= withheld + 10)
+        try b.muteRemoteVideoStream(uid: 1, mute: false)
+        try push(10)
+        #expect(waitUntil { rendered.withLock { $0 } > before }, "pictures again after unmuting (a keyframe was asked for)")
+        // A mutes its video: B hears of it.
+        a.muteLocalVideoStream(true)
+        #expect(waitUntil { events.withLock { $0.contains(.userMuteVideo(uid: 1, muted: true)) } })
+        a.muteLocalVideoStream(false)
+        #expect(waitUntil { events.withLock { $0.contains(.userMuteVideo(uid: 1, muted: false)) } })
     }
 }

@@ -74,6 +74,12 @@ final class VideoPipeline: @unchecked Sendable {
 
     struct Settings {
         var enabled = false
+        /// enableLocalVideo (on by default).
+        var localEnabled = true
+        /// muteLocalVideoStream.
+        var localMuted = false
+        /// Whose video is not decoded (muteRemoteVideoStream and friends).
+        var blocked: @Sendable (UInt32) -> Bool = { _ in false }
         var externalSource = false
         var configuration = VideoEncoderConfiguration()
         var liveBroadcasting = false
@@ -166,7 +172,8 @@ final class VideoPipeline: @unchecked Sendable {
     func push(_ frame: I420Frame, timestampMs: Int64) throws(AgoraError) {
         let s = settings.withLock { $0 }
         guard s.externalSource else { throw .notReady }
-        guard s.enabled, let link = transport.withLock({ $0 }) else { return }
+        // Disabled, stopped or muted: nothing is sent (Agora's push still succeeds).
+        guard s.enabled, s.localEnabled, !s.localMuted, let link = transport.withLock({ $0 }) else { return }
         let bitrate = s.configuration.effectiveBitrate(liveBroadcasting: s.liveBroadcasting)
         try send.withLock { st throws(AgoraError) in
             if st.encoder == nil || st.encoder!.settings.width != frame.width || st.encoder!.settings.height != frame.height
@@ -238,11 +245,13 @@ final class VideoPipeline: @unchecked Sendable {
 
     /// A video RTP packet (IO thread): copied to the video thread.
     func received(rtp: UnsafeMutableRawPointer, length: Int, now: Instant) {
-        guard settings.withLock({ $0.enabled }) else { return }
+        let (enabled, blocked) = settings.withLock { ($0.enabled, $0.blocked) }
+        guard enabled else { return }
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
         guard let h = try? RtpHeader.parse(raw), h.payloadType == Self.payloadType,
               h.payloadOffset < length - h.paddingLength else { return }
         guard backlog.load(ordering: .relaxed) < Self.maxBacklog else { return }
+        if let uid = owners(h.ssrc), blocked(uid) { return }
         let payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
         backlog.add(1, ordering: .relaxed)
         loop.post { [self] in

@@ -24,9 +24,11 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     case tooManyStreams
     /// Audio RTP from a participant who muted its audio (set_audio_state).
     case audioMuted
-    /// One subscriber's copy not sent: it muted that publisher's audio
-    /// (set_audio_subscription). Counted per withheld copy.
+    /// One subscriber's copy not sent: it does not receive that publisher's
+    /// audio or video (set_audio_subscription, set_video_subscription). Counted per withheld copy.
     case unsubscribed
+    /// Video RTP from a participant who muted its video (set_video_state).
+    case videoMuted
 
     /// The Prometheus label value.
     public var label: String {
@@ -43,6 +45,7 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .tooManyStreams: "too_many_streams"
         case .audioMuted: "audio_muted"
         case .unsubscribed: "unsubscribed"
+        case .videoMuted: "video_muted"
         }
     }
 }

@@ -96,6 +96,12 @@ public final class MediaRouter: @unchecked Sendable {
             case .setAudioSubscription(let session, let sub):
                 guard let e = bySession[session] else { return }
                 workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setAudioSubscription(session, sub) }
+            case .setVideoMuted(let session, let muted):
+                guard let e = bySession[session] else { return }
+                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoMuted(session, muted) }
+            case .setVideoSubscription(let session, let sub):
+                guard let e = bySession[session] else { return }
+                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoSubscription(session, sub) }
             }
         }
     }

@@ -19,6 +19,13 @@ final class MediaParticipant {
     }
     /// The common case, kept as a flag so forwarding checks one byte per copy.
     private(set) var receivesAllAudio = true
+    /// The participant muted its video: none of its video is forwarded.
+    var videoMuted: Bool
+    /// Whose video this participant receives.
+    var videoSubscription: VideoSubscription {
+        didSet { receivesAllVideo = videoSubscription.blocksNothing }
+    }
+    private(set) var receivesAllVideo = true
     var address: SocketAddress?
     /// Publisher SSRC -> server SSRC (remapped at ingress).
     var ssrcMap: [UInt32: UInt32] = [:]
@@ -32,6 +39,9 @@ final class MediaParticipant {
         audioMuted = grant.audioMuted
         audioSubscription = grant.audioSubscription
         receivesAllAudio = grant.audioSubscription.blocksNothing
+        videoMuted = grant.videoMuted
+        videoSubscription = grant.videoSubscription
+        receivesAllVideo = grant.videoSubscription.blocksNothing
         self.channel = channel
     }
 }
@@ -73,6 +83,8 @@ final class MediaWorker: @unchecked Sendable {
     static let maxStreamsPerParticipant = 8
     /// The RTP payload type of audio (Opus, docs/media-plane.md): mutes and subscriptions apply to it.
     static let audioPayloadType: UInt8 = 111
+    /// The RTP payload type of video (VP8): video mutes and subscriptions apply to it.
+    static let videoPayloadType: UInt8 = 96
 
     // Worker-thread state.
     private var participants: [UInt64: MediaParticipant] = [:]
@@ -149,6 +161,12 @@ final class MediaWorker: @unchecked Sendable {
         participants[session]?.audioSubscription = sub
     }
 
+    func setVideoMuted(_ session: UInt64, _ muted: Bool) { participants[session]?.videoMuted = muted }
+
+    func setVideoSubscription(_ session: UInt64, _ sub: VideoSubscription) {
+        participants[session]?.videoSubscription = sub
+    }
+
     func bind(_ session: UInt64, _ address: SocketAddress) { participants[session]?.address = address }
 
     func remove(_ session: UInt64) {
@@ -206,7 +224,9 @@ final class MediaWorker: @unchecked Sendable {
         }
         guard p.canPublish else { return drop(.notPublisher) }
         let isAudio = header.payloadType == Self.audioPayloadType
+        let isVideo = header.payloadType == Self.videoPayloadType
         if isAudio && p.audioMuted { return drop(.audioMuted) }
+        if isVideo && p.videoMuted { return drop(.videoMuted) }
         let ssrc: UInt32
         if let mapped = p.ssrcMap[header.ssrc] {
             ssrc = mapped
@@ -223,6 +243,10 @@ final class MediaWorker: @unchecked Sendable {
         for member in p.channel.members where member !== p {
             guard let to = member.address else { continue }
             if isAudio && !member.receivesAllAudio && member.audioSubscription.blocks(p.uid) {
+                drop(.unsubscribed)
+                continue
+            }
+            if isVideo && !member.receivesAllVideo && member.videoSubscription.blocks(p.uid) {
                 drop(.unsubscribed)
                 continue
             }
