@@ -64,4 +64,30 @@ import Testing
         s.allMuted = true
         #expect(s.blocks(5) && !s.blocksNothing)
     }
+
+    @Test func videoStateAndSubscriptionFollowTheAudioRules() {
+        var d = CoreDriver()
+        d.core.mediaEndpoint = ("127.0.0.1", 4000)
+        let a = d.connect(), b = d.connect()
+        _ = d.join(a, uid: 1)
+        _ = d.join(b, uid: 2)
+        _ = d.take(a)
+        while d.core.pollMediaCommand() != nil {}
+        d.send(a, ["type": .string("set_video_state"), "muted": .bool(true)])
+        let note = d.take(b)
+        #expect(note.first?["type"] == .string("user_mute_video") && note.first?["muted"] == .bool(true))
+        let sid = d.core.sessions.values.first { $0.uid == 1 }!.id
+        #expect(d.core.pollMediaCommand() == .setVideoMuted(session: sid, muted: true))
+        // Audio is untouched by a video mute.
+        #expect(d.core.sessions[sid]!.audioMuted == false)
+        d.send(b, ["type": .string("set_video_subscription"), "muted": .array([.integer(1)])])
+        let bid = d.core.sessions.values.first { $0.uid == 2 }!.id
+        var expected = VideoSubscription()
+        expected.muted = [1]
+        #expect(d.core.pollMediaCommand() == .setVideoSubscription(session: bid, expected))
+        #expect(d.core.sessions[bid]!.audioSubscription.blocksNothing)
+        let c = d.connect()
+        let jc = d.join(c, uid: 3)
+        #expect(jc["users"] == .array([.object(["uid": .integer(1), "video_muted": .bool(true)]), .object(["uid": .integer(2)])]))
+    }
 }
