@@ -43,6 +43,7 @@ import Testing
             "on_first_local_video_frame_published": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_local_video_frame_published)!,
             "on_first_remote_video_decoded": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_remote_video_decoded)!,
             "on_video_size_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_video_size_changed)!,
+            "on_user_mute_video": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_mute_video)!,
         ]
         layout["agoraish_event_handler"] = eventHandler
 

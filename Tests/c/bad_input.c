@@ -34,7 +34,8 @@
  *           strides shorter than a row of their plane, NULL planes the format
  *           needs, any timestamp; -3 without an external source) outside and
  *           in a call; canvases (NULL, struct_size, uid 0, bind, rebind and
- *           unbind) outside and in a call. Pushes in a call use timestamps
+ *           unbind) outside and in a call; the video mutes (any int, uid 0
+ *           for the per-user one) outside and in a call. Pushes in a call use timestamps
  *           close together: a call whose timestamps span more than
  *           INT64_MAX / 90 ms makes the library trap (see test_bad_input.py).
  *
@@ -298,6 +299,13 @@ static int call_setup_remote_video(agoraish_engine_t *e) {
     canvas.uid = 1;
     return agoraish_engine_setup_remote_video(e, &canvas);
 }
+static int call_enable_local_video(agoraish_engine_t *e) { return agoraish_engine_enable_local_video(e, 1); }
+static int call_mute_local_video(agoraish_engine_t *e) { return agoraish_engine_mute_local_video_stream(e, 0); }
+static int call_mute_remote_video(agoraish_engine_t *e) { return agoraish_engine_mute_remote_video_stream(e, 1, 0); }
+static int call_mute_all_remote_video(agoraish_engine_t *e) { return agoraish_engine_mute_all_remote_video_streams(e, 0); }
+static int call_default_mute_all_remote_video(agoraish_engine_t *e) {
+    return agoraish_engine_set_default_mute_all_remote_video_streams(e, 0);
+}
 
 static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_parameters", call_set_parameters, 0},
@@ -354,6 +362,11 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_external_video_source", call_external_video_source, 0},
     {"agoraish_engine_push_external_video_frame", call_push_video, 0},
     {"agoraish_engine_setup_remote_video", call_setup_remote_video, 0},
+    {"agoraish_engine_enable_local_video", call_enable_local_video, 0},
+    {"agoraish_engine_mute_local_video_stream", call_mute_local_video, 0},
+    {"agoraish_engine_mute_remote_video_stream", call_mute_remote_video, 0},
+    {"agoraish_engine_mute_all_remote_video_streams", call_mute_all_remote_video, 0},
+    {"agoraish_engine_set_default_mute_all_remote_video_streams", call_default_mute_all_remote_video, 0},
     {"agoraish_engine_leave_channel", call_leave_channel, 0},
     {"agoraish_engine_renew_token", call_renew_token, 0},
     {"agoraish_engine_switch_channel", call_switch_channel, 0},
@@ -2036,6 +2049,77 @@ static void test_video_switches(void) {
     }
 }
 
+/** The video mutes: which function, with a flag and (for the per-user one) a uid. */
+typedef enum {
+    V_ENABLE_LOCAL,
+    V_MUTE_LOCAL,
+    V_MUTE_REMOTE,
+    V_MUTE_ALL,
+    V_DEFAULT_MUTE_ALL
+} video_mute_fn_t;
+
+static const char *const video_mute_fn_names[] = {
+    "enable_local_video", "mute_local_video_stream", "mute_remote_video_stream", "mute_all_remote_video_streams",
+    "set_default_mute_all_remote_video_streams",
+};
+
+typedef struct {
+    const char *name;
+    video_mute_fn_t fn;
+    int a;
+    uint32_t uid;
+    int expected;
+} video_mute_row_t;
+
+static int run_video_mute_row(agoraish_engine_t *e, const video_mute_row_t *r) {
+    switch (r->fn) {
+    case V_ENABLE_LOCAL: return agoraish_engine_enable_local_video(e, r->a);
+    case V_MUTE_LOCAL: return agoraish_engine_mute_local_video_stream(e, r->a);
+    case V_MUTE_REMOTE: return agoraish_engine_mute_remote_video_stream(e, r->uid, r->a);
+    case V_MUTE_ALL: return agoraish_engine_mute_all_remote_video_streams(e, r->a);
+    case V_DEFAULT_MUTE_ALL: return agoraish_engine_set_default_mute_all_remote_video_streams(e, r->a);
+    }
+    return 12345;
+}
+
+/** Switches: any int at any time; uid 0 is -2 for the per-user mute. Each
+ *  function ends with 0 (unmuted, local video on). */
+static const video_mute_row_t video_mute_rows[] = {
+    {"0", V_ENABLE_LOCAL, .a = 0, .expected = 0},
+    {"-1", V_ENABLE_LOCAL, .a = -1, .expected = 0},
+    {"INT_MIN", V_ENABLE_LOCAL, .a = INT_MIN, .expected = 0},
+    {"INT_MAX", V_ENABLE_LOCAL, .a = INT_MAX, .expected = 0},
+    {"1", V_ENABLE_LOCAL, .a = 1, .expected = 0},
+    {"1", V_MUTE_LOCAL, .a = 1, .expected = 0},
+    {"1 twice", V_MUTE_LOCAL, .a = 1, .expected = 0},
+    {"-1", V_MUTE_LOCAL, .a = -1, .expected = 0},
+    {"INT_MIN", V_MUTE_LOCAL, .a = INT_MIN, .expected = 0},
+    {"0", V_MUTE_LOCAL, .a = 0, .expected = 0},
+    {"uid 0", V_MUTE_REMOTE, .uid = 0, .a = 1, .expected = E_INVALID},
+    {"uid 0, unmute", V_MUTE_REMOTE, .uid = 0, .a = 0, .expected = E_INVALID},
+    {"a user not (yet) in a call", V_MUTE_REMOTE, .uid = 7, .a = 1, .expected = 0},
+    {"uid 2^32-1", V_MUTE_REMOTE, .uid = 4294967295u, .a = 1, .expected = 0},
+    {"mute INT_MAX", V_MUTE_REMOTE, .uid = 7, .a = INT_MAX, .expected = 0},
+    {"unmute", V_MUTE_REMOTE, .uid = 7, .a = 0, .expected = 0},
+    {"unmute uid 2^32-1", V_MUTE_REMOTE, .uid = 4294967295u, .a = 0, .expected = 0},
+    {"1", V_MUTE_ALL, .a = 1, .expected = 0},
+    {"INT_MIN", V_MUTE_ALL, .a = INT_MIN, .expected = 0},
+    {"0", V_MUTE_ALL, .a = 0, .expected = 0},
+    {"1", V_DEFAULT_MUTE_ALL, .a = 1, .expected = 0},
+    {"-1", V_DEFAULT_MUTE_ALL, .a = -1, .expected = 0},
+    {"0", V_DEFAULT_MUTE_ALL, .a = 0, .expected = 0},
+};
+
+static void run_video_mute_rows(agoraish_engine_t *e, const char *where) {
+    size_t i;
+    for (i = 0; i < COUNT(video_mute_rows); i++) {
+        const video_mute_row_t *r = &video_mute_rows[i];
+        int rc = run_video_mute_row(e, r);
+        CHECK(rc == r->expected, "%s(%s) %s: returned %d, expected %d", video_mute_fn_names[r->fn], r->name, where, rc,
+              r->expected);
+    }
+}
+
 /** set_video_encoder_configuration: the struct and each field's range. */
 static void test_video_encoder_configuration(void) {
     const size_t full = sizeof(agoraish_video_encoder_configuration);
@@ -2419,6 +2503,7 @@ static void test_video_in_a_call(void) {
     CHECK(wait_count(&video_events.mutex, &video_events.cond, &video_events.published, 1, 15) >= 1,
           "no on_first_local_video_frame_published after the pushes in a call");
     run_canvas_rows(engine, "in a call", canvas_rows, COUNT(canvas_rows));
+    run_video_mute_rows(engine, "in a call");
     CHECK_RC(agoraish_engine_disable_video(engine), 0, "disable_video in a call");
     CHECK_RC(agoraish_engine_leave_channel(engine), 0, "leave_channel");
 
@@ -2548,6 +2633,7 @@ int main(void) {
         test_video_encoder_configuration();
         test_push_external_video_frame();
         run_canvas_rows(live, "in no call", canvas_rows, COUNT(canvas_rows));
+        run_video_mute_rows(live, "in no call");
         test_video_in_a_call();
         test_library_functions();
         test_empty_ogg_recordings(); /* last: see there */

@@ -61,6 +61,7 @@ int main(void) {
     FIELD(agoraish_event_handler, on_first_local_video_frame_published);
     FIELD(agoraish_event_handler, on_first_remote_video_decoded);
     FIELD(agoraish_event_handler, on_video_size_changed);
+    FIELD(agoraish_event_handler, on_user_mute_video);
     end();
 
     BEGIN(agoraish_engine_config);

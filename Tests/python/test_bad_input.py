@@ -832,11 +832,20 @@ def flag_case(function: Callable[[int, int], int]) -> Callable[[Ctx], None]:
     return case
 
 
-def case_mute_remote_uids(ctx: Ctx) -> None:
-    for mute in (1, 0):
-        assert _ffi.agoraish_engine_mute_remote_audio_stream(ctx.engine, 0, mute) == EINVAL, "uid 0"
-        for uid in (1, 12345, 2**32 - 1):  # users that have not joined (yet)
-            assert _ffi.agoraish_engine_mute_remote_audio_stream(ctx.engine, uid, mute) == 0, uid
+def mute_remote_uids_case(function: Callable[[int, int, int], int]) -> Callable[[Ctx], None]:
+    """A per-user mute: uid 0 is -2; users that have not joined (yet) are 0."""
+
+    def case(ctx: Ctx) -> None:
+        for mute in (1, 0):
+            assert function(ctx.engine, 0, mute) == EINVAL, "uid 0"
+            for uid in (1, 12345, 2**32 - 1):  # users that have not joined (yet)
+                assert function(ctx.engine, uid, mute) == 0, uid
+
+    return case
+
+
+case_mute_remote_uids = mute_remote_uids_case(_ffi.agoraish_engine_mute_remote_audio_stream)
+case_mute_remote_video_uids = mute_remote_uids_case(_ffi.agoraish_engine_mute_remote_video_stream)
 
 
 VOLUME_REJECTED = (-1, 401, 1000, 2**31 - 1, -(2**31))
@@ -1957,6 +1966,31 @@ ROWS: Dict[str, Row] = {
             ("canvas", "uid 0: -2; bind, rebind, unbind (twice) any other uid", case_canvas_uids),
         ],
         handle_call=lambda h: setup_video(h, canvas()),
+    ),
+    "agoraish_engine_enable_local_video": Row(
+        [("enabled", "any int, before and in a call", flag_case(_ffi.agoraish_engine_enable_local_video))],
+        handle_call=lambda h: _ffi.agoraish_engine_enable_local_video(h, 1),
+    ),
+    "agoraish_engine_mute_local_video_stream": Row(
+        [("mute", "any int, before and in a call", flag_case(_ffi.agoraish_engine_mute_local_video_stream))],
+        handle_call=lambda h: _ffi.agoraish_engine_mute_local_video_stream(h, 0),
+    ),
+    "agoraish_engine_mute_remote_video_stream": Row(
+        [
+            ("uid", "0: -2; users not (yet) joined: 0", case_mute_remote_video_uids),
+            ("mute", "any int, before and in a call",
+             flag_case(lambda e, v: _ffi.agoraish_engine_mute_remote_video_stream(e, 4242, v))),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_mute_remote_video_stream(h, 1, 1),
+    ),
+    "agoraish_engine_mute_all_remote_video_streams": Row(
+        [("mute", "any int, before and in a call", flag_case(_ffi.agoraish_engine_mute_all_remote_video_streams))],
+        handle_call=lambda h: _ffi.agoraish_engine_mute_all_remote_video_streams(h, 0),
+    ),
+    "agoraish_engine_set_default_mute_all_remote_video_streams": Row(
+        [("mute", "any int, before and in a call",
+          flag_case(_ffi.agoraish_engine_set_default_mute_all_remote_video_streams))],
+        handle_call=lambda h: _ffi.agoraish_engine_set_default_mute_all_remote_video_streams(h, 0),
     ),
     "agoraish_server_create": Row([
         ("config", "NULL", case_server_create_null),

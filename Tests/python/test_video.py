@@ -8,7 +8,8 @@ module; the tests watch what B's sinks receive: the order, size and quality
 (luma PSNR against the picture that was pushed, at 600 Kbps), the frame
 object (memoryview planes, ``to_bytes()``, ``numpy()``, the frame's end of
 life), the first-frame and size events, unbinding (from outside and from
-inside a sink) and exceptions raised by sinks.
+inside a sink), exceptions raised by sinks, and the video mutes (B muting A's
+video, A muting its own).
 
 The last tests need no call: how ``push_external_video_frame`` takes planes
 (bytes-like objects, numpy arrays, one packed buffer, other pixel formats)
@@ -141,6 +142,9 @@ class Events(agoraish.EventHandler):
 
     def on_video_size_changed(self, uid, width, height, rotation):
         self._add("video_size_changed", uid, width, height, rotation)
+
+    def on_user_mute_video(self, uid, muted):
+        self._add("user_mute_video", uid, muted)
 
 
 # --------------------------------------------------------------------------
@@ -515,6 +519,68 @@ def test_a_new_picture_size_is_followed_and_reported(clean_call):
     pusher.size = (WIDTH, HEIGHT)
     assert events.wait_for("video_size_changed", after=mark) == (SENDER, WIDTH, HEIGHT, 0)
     assert len(events.all("first_remote_video_decoded")) == 1, "a new size is not a new stream"
+
+
+def _wait_for_no_more_pictures(call: Call, sink: Sink, what: str) -> None:
+    """After a mute: the pictures in flight arrive, then none while A pushes one more second."""
+    pusher = call.pusher
+    pusher.wait_pushed(pusher.count() + FPS // 2)  # pictures already on their way may still render
+    time.sleep(0.3)
+    stopped = sink.count()
+    pusher.wait_pushed(pusher.count() + FPS)
+    time.sleep(0.3)
+    assert sink.count() == stopped, f"{sink.count() - stopped} pictures rendered after {what}"
+
+
+def test_muting_video_stops_the_pictures_and_unmuting_resumes_them(clean_call):
+    call, sink = clean_call, clean_call.sink
+    events = call.events_b
+    sink.wait(sink.count() + 3)
+    try:
+        # B stops receiving A's video while A keeps pushing.
+        call.b.mute_remote_video_stream(SENDER, True)
+        _wait_for_no_more_pictures(call, sink, "mute_remote_video_stream(A, True)")
+        resumed = sink.count()
+        call.b.mute_remote_video_stream(SENDER, False)
+        frames = sink.wait(resumed + 5)[resumed:]
+        assert all((f["uid"], f["width"], f["height"]) == (SENDER, WIDTH, HEIGHT) for f in frames)
+
+        # A stops sending its video: B hears of it, and nothing renders.
+        mark = events.mark()
+        call.a.mute_local_video_stream(True)
+        assert events.wait_for("user_mute_video", after=mark) == (SENDER, True)
+        _wait_for_no_more_pictures(call, sink, "mute_local_video_stream(True)")
+        resumed = sink.count()
+        mark = events.mark()
+        call.a.mute_local_video_stream(False)
+        assert events.wait_for("user_mute_video", after=mark) == (SENDER, False)
+        sink.wait(resumed + 5)
+        assert [args for args in events.all("user_mute_video")[-2:]] == [(SENDER, True), (SENDER, False)]
+        assert len(events.all("first_remote_video_decoded")) == 1, "an unmute is not a new stream"
+    finally:
+        call.b.mute_remote_video_stream(SENDER, False)
+        call.a.mute_local_video_stream(False)
+
+
+def test_video_mutes_refuse_uid_0_and_released_engines(make_engine):
+    engine = make_engine()
+    with pytest.raises(agoraish.AgoraishError) as info:
+        engine.mute_remote_video_stream(0, True)
+    assert info.value.code == -2
+    for mute in (True, False):
+        engine.enable_local_video(mute)
+        engine.mute_local_video_stream(mute)
+        engine.mute_remote_video_stream(7, mute)  # a user not (yet) in a call
+        engine.mute_all_remote_video_streams(mute)
+        engine.set_default_mute_all_remote_video_streams(mute)
+    engine.release()
+    for call_it in (lambda: engine.enable_local_video(True), lambda: engine.mute_local_video_stream(True),
+                    lambda: engine.mute_remote_video_stream(7, True),
+                    lambda: engine.mute_all_remote_video_streams(True),
+                    lambda: engine.set_default_mute_all_remote_video_streams(True)):
+        with pytest.raises(agoraish.AgoraishError) as info:
+            call_it()
+        assert info.value.code == -7
 
 
 #: A child process: engines A and B send each other video; from inside its

@@ -46,8 +46,9 @@
  * Video (ABI 0.5): enableVideo, setVideoEncoderConfiguration, an external
  * source (setExternalVideoSource, pushExternalVideoFrame) and render sinks
  * for remote users (setupRemoteVideo with an `IVideoSink` in the canvas);
- * the callbacks onFirstLocalVideoFramePublished, onFirstRemoteVideoDecoded
- * and onVideoSizeChanged:
+ * enableLocalVideo and the video mutes (muteLocalVideoStream,
+ * muteRemoteVideoStream, ...); the callbacks onFirstLocalVideoFramePublished,
+ * onFirstRemoteVideoDecoded, onVideoSizeChanged and onUserMuteVideo:
  *
  *     struct Render : agoraish::IVideoSink {
  *         void onFrame(agoraish::uid_t uid, const agoraish::VideoFrame& frame) override { ... }
@@ -939,6 +940,13 @@ public:
         (void)height;
         (void)rotation;
     }
+
+    /** A remote user muted or unmuted its video (Agora's onUserMuteVideo); also
+     *  fires at join for users already muted. Disabling video or local video counts as muting. */
+    virtual void onUserMuteVideo(uid_t uid, bool muted) {
+        (void)uid;
+        (void)muted;
+    }
 };
 
 /** Internals of the wrapper: not part of the API. */
@@ -1043,6 +1051,7 @@ inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) no
     bindCallback<&H::onFirstLocalVideoFramePublished>(table.on_first_local_video_frame_published);
     bindCallback<&H::onFirstRemoteVideoDecoded>(table.on_first_remote_video_decoded);
     bindCallback<&H::onVideoSizeChanged>(table.on_video_size_changed);
+    bindCallback<&H::onUserMuteVideo>(table.on_user_mute_video);
     return table;
 }
 
@@ -1846,6 +1855,34 @@ public:
         c.on_frame = canvas.sink != nullptr ? &detail::sinkFrame : nullptr;
         c.user_data = canvas.sink;
         return agoraish_engine_setup_remote_video(engine_, &c);
+    }
+
+    /** Local video sending on or off (Agora's enableLocalVideo; on by default);
+     *  receiving goes on. @return 0; -7 no engine. */
+    int enableLocalVideo(bool enabled) noexcept { return agoraish_engine_enable_local_video(engine_, enabled ? 1 : 0); }
+
+    /** Stops or resumes sending video (Agora's muteLocalVideoStream); pushes
+     *  still return 0. @return 0; -7 no engine. */
+    int muteLocalVideoStream(bool mute) noexcept {
+        return agoraish_engine_mute_local_video_stream(engine_, mute ? 1 : 0);
+    }
+
+    /** Stops or resumes receiving one remote user's video (Agora's
+     *  muteRemoteVideoStream). @return 0; -2 uid 0; -7 no engine. */
+    int muteRemoteVideoStream(uid_t uid, bool mute) noexcept {
+        return agoraish_engine_mute_remote_video_stream(engine_, uid, mute ? 1 : 0);
+    }
+
+    /** Stops or resumes receiving every remote user's video, including users
+     *  who join later (Agora's muteAllRemoteVideoStreams). @return 0; -7 no engine. */
+    int muteAllRemoteVideoStreams(bool mute) noexcept {
+        return agoraish_engine_mute_all_remote_video_streams(engine_, mute ? 1 : 0);
+    }
+
+    /** Whether users who join later start with their video muted (Agora's
+     *  setDefaultMuteAllRemoteVideoStreams). @return 0; -7 no engine. */
+    int setDefaultMuteAllRemoteVideoStreams(bool mute) noexcept {
+        return agoraish_engine_set_default_mute_all_remote_video_streams(engine_, mute ? 1 : 0);
     }
 
     /**

@@ -546,6 +546,8 @@ FirstLocalVideoFramePublishedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_in
 FirstRemoteVideoDecodedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int, c_int)
 #: ``on_video_size_changed(engine, user_data, uint32_t uid, int width, int height, int rotation)``
 VideoSizeChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int, c_int)
+#: ``on_user_mute_video(engine, user_data, uint32_t uid, int muted)``
+UserMuteVideoCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
 
 # Audio frame observer callbacks: they run on an audio thread (see
 # agoraish_audio_frame_observer) and return nonzero to keep the frame, 0 to discard it.
@@ -629,6 +631,7 @@ class EventHandlerTable(Structure):
         ("on_first_local_video_frame_published", FirstLocalVideoFramePublishedCallback),
         ("on_first_remote_video_decoded", FirstRemoteVideoDecodedCallback),
         ("on_video_size_changed", VideoSizeChangedCallback),
+        ("on_user_mute_video", UserMuteVideoCallback),
     ]
 
 
@@ -1051,6 +1054,24 @@ agoraish_engine_push_external_video_frame = _declare(
 # int agoraish_engine_setup_remote_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
 agoraish_engine_setup_remote_video = _declare(
     "agoraish_engine_setup_remote_video", c_int, [c_void_p, POINTER(VideoCanvas)]
+)
+# int agoraish_engine_enable_local_video(agoraish_engine_t *engine, int enabled);
+agoraish_engine_enable_local_video = _declare("agoraish_engine_enable_local_video", c_int, [c_void_p, c_int])
+# int agoraish_engine_mute_local_video_stream(agoraish_engine_t *engine, int mute);
+agoraish_engine_mute_local_video_stream = _declare(
+    "agoraish_engine_mute_local_video_stream", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_mute_remote_video_stream(agoraish_engine_t *engine, uint32_t uid, int mute);
+agoraish_engine_mute_remote_video_stream = _declare(
+    "agoraish_engine_mute_remote_video_stream", c_int, [c_void_p, c_uint32, c_int]
+)
+# int agoraish_engine_mute_all_remote_video_streams(agoraish_engine_t *engine, int mute);
+agoraish_engine_mute_all_remote_video_streams = _declare(
+    "agoraish_engine_mute_all_remote_video_streams", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_set_default_mute_all_remote_video_streams(agoraish_engine_t *engine, int mute);
+agoraish_engine_set_default_mute_all_remote_video_streams = _declare(
+    "agoraish_engine_set_default_mute_all_remote_video_streams", c_int, [c_void_p, c_int]
 )
 
 # Embedded channel server

@@ -778,6 +778,13 @@ class EventHandler:
     def on_video_size_changed(self, uid: int, width: int, height: int, rotation: int) -> None:
         """A remote user's picture size changed (onVideoSizeChanged); `rotation` is 0."""
 
+    def on_user_mute_video(self, uid: int, muted: bool) -> None:
+        """A remote user muted or unmuted its video (onUserMuteVideo).
+
+        Also fires at join for users already muted; disabling video or local
+        video counts as muting.
+        """
+
 
 def _text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", "replace") if value is not None else ""
@@ -957,6 +964,7 @@ _CALLBACKS: Tuple[_CallbackSpec, ...] = (
         _ffi.VideoSizeChangedCallback,
         lambda uid, width, height, rotation: (int(uid), int(width), int(height), int(rotation)),
     ),
+    _CallbackSpec("on_user_mute_video", _ffi.UserMuteVideoCallback, lambda uid, muted: (int(uid), bool(muted))),
 )
 
 
@@ -3045,6 +3053,66 @@ class RtcEngine:
                 raise TypeError(f"sink must be callable or None, not {type(sink).__name__}")
             keep = _SinkKeepalive(uid, sink)
         _check(self._sinks.setup(self.handle, uid, keep), "setup_remote_video")
+
+    def enable_local_video(self, enabled: bool) -> None:
+        """Turns local video sending on or off (Agora's enableLocalVideo; on by
+        default); receiving goes on. Others get ``on_user_mute_video``.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_enable_local_video(self.handle, 1 if enabled else 0), "enable_local_video")
+
+    def mute_local_video_stream(self, mute: bool) -> None:
+        """Stops or resumes sending video (Agora's muteLocalVideoStream).
+
+        Pushes still succeed; others get ``on_user_mute_video``. The first
+        frame after a resume is a keyframe.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_mute_local_video_stream(self.handle, 1 if mute else 0), "mute_local_video_stream")
+
+    def mute_remote_video_stream(self, uid: int, mute: bool) -> None:
+        """Stops or resumes receiving one remote user's video (Agora's muteRemoteVideoStream).
+
+        Raises:
+            AgoraishError: -2 uid 0; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_remote_video_stream(self.handle, _c_uint(uid, "uid"), 1 if mute else 0)
+        _check(rc, "mute_remote_video_stream")
+
+    def mute_all_remote_video_streams(self, mute: bool) -> None:
+        """Stops or resumes receiving every remote user's video, including users
+        who join later (Agora's muteAllRemoteVideoStreams). Unmuting all also
+        clears per-user mutes and the default.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_all_remote_video_streams(self.handle, 1 if mute else 0)
+        _check(rc, "mute_all_remote_video_streams")
+
+    def set_default_mute_all_remote_video_streams(self, mute: bool) -> None:
+        """Whether users who join later start with their video muted (Agora's
+        setDefaultMuteAllRemoteVideoStreams); users present keep their state.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_default_mute_all_remote_video_streams(self.handle, 1 if mute else 0)
+        _check(rc, "set_default_mute_all_remote_video_streams")
 
     def get_connection_state(self) -> ConnectionState:
         """The connection state (Agora's getConnectionState).
