@@ -106,6 +106,7 @@ final class ChannelLink: Sendable {
         }
         if audioShell.withLock({ sh in defer { sh.owners = owners }; return sh.owners != owners }) {
             audio.setOwners(owners)
+            video.ownersChanged()
         }
         for t in transmits {
             switch t {

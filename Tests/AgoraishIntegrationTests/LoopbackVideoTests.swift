@@ -97,6 +97,8 @@ struct RenderedPicture: Sendable {
         #expect(waitUntil { seen.withLock { $0.last?.number == 44 } })
         let frames = seen.withLock { $0 }
         #expect(frames.count >= 40, "rendered \(frames.count) of 45")
+        // The first picture too: frames wait for signaling to name the stream's owner.
+        #expect(frames.first?.number == 0, "the first picture rendered was \(frames.first?.number ?? -1)")
         #expect(frames.allSatisfy { $0.width == 320 && $0.height == 240 })
         #expect(zip(frames, frames.dropFirst()).allSatisfy { $0.number < $1.number }, "in order")
         let worst = frames.map { $0.psnr }.min() ?? 0

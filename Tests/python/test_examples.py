@@ -4,11 +4,11 @@ reader would run it: `sys.executable examples/python/<name>.py`.
 Each example starts a channel server inside its process and checks its own
 story (what the remote user heard, what the observer saw, ...); it exits 0
 when the story went as expected. The examples run one after the other (the
-audio ones pace themselves in real time, so running them side by side on a
-small machine would only test the machine) in a temporary working directory,
-so the files they write under demo-out/ stay out of the checkout, with the
-library under test (AGORAISH_LIBRARY) and their logs in the test's directory.
-About 25 s in all.
+audio and video ones pace themselves in real time, so running them side by
+side on a small machine would only test the machine) in a temporary working
+directory, so the files they write under demo-out/ stay out of the checkout,
+with the library under test (AGORAISH_LIBRARY) and their logs in the test's
+directory. About 35 s in all.
 """
 
 from __future__ import annotations
@@ -64,6 +64,35 @@ AUDIO_EXAMPLES = [
 def test_audio_example(name, timeout, last_line, tmp_path):
     out = run_example(name, tmp_path, timeout)
     check_success(out, last_line)
+
+
+# (example, timeout in seconds, its last line on success)
+VIDEO_EXAMPLES = [
+    ("custom_video_source_push", 30, "done: remote rendered local's pictures in order"),
+    ("custom_video_render", 30, "done: local rendered remote's pictures into demo-out/custom_video_render.y4m"),
+]
+
+
+def check_y4m(path: Path, stdout: str) -> None:
+    """The YUV4MPEG2 file custom_video_render wrote: 320x240 4:2:0, as many
+    frames as the example says it rendered, each behind its FRAME tag."""
+    data = path.read_bytes()
+    header, _, body = data.partition(b"\n")
+    fields = header.split()
+    assert fields[:4] == [b"YUV4MPEG2", b"W320", b"H240", b"F15:1"], header
+    rendered = re.search(r"rendered (\d+) pictures of 320x240", stdout)
+    assert rendered, stdout
+    frame_size = len(b"FRAME\n") + 320 * 240 * 3 // 2
+    assert len(body) == int(rendered.group(1)) * frame_size, (len(body), rendered.group(0))
+    assert all(body[i:i + 6] == b"FRAME\n" for i in range(0, len(body), frame_size))
+
+
+@pytest.mark.parametrize("name,timeout,last_line", VIDEO_EXAMPLES, ids=[case[0] for case in VIDEO_EXAMPLES])
+def test_video_example(name, timeout, last_line, tmp_path):
+    out = run_example(name, tmp_path, timeout)
+    check_success(out, last_line)
+    if name == "custom_video_render":
+        check_y4m(tmp_path / "demo-out" / "custom_video_render.y4m", out.stdout)
 
 
 @pytest.mark.parametrize("name", ["hello_engine", "join_channel"])

@@ -113,6 +113,8 @@ final class VideoPipeline: @unchecked Sendable {
         var decodedReported = false
         var size: (Int, Int) = (0, 0)
         var decodedFrames = 0
+        /// Complete frames kept until the stream's owner is known.
+        var waiting: [VP8FrameAssembler.Frame] = []
     }
 
     let settings = Locked(Settings())
@@ -266,6 +268,39 @@ final class VideoPipeline: @unchecked Sendable {
         let frames = payload.withUnsafeBytes {
             stream.assembler.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, marker: h.marker, payload: $0)
         }
+        if stream.uid == 0 {
+            // Signaling names the stream's owner just after its first packets:
+            // keep its frames until then, so the first picture reaches the sink.
+            stream.waiting += frames
+            if stream.waiting.count > Self.maxWaitingFrames {
+                stream.waiting.removeFirst(stream.waiting.count - Self.maxWaitingFrames)
+                stream.needsKeyframe = true
+            }
+        } else {
+            decode(&stream, stream.waiting + frames)
+            stream.waiting = []
+        }
+        if stream.needsKeyframe { requestKeyframe(&stream, ssrc: h.ssrc, now: now) }
+        streams[h.ssrc] = stream
+    }
+
+    /// Frames of a stream whose owner is not known yet, at most.
+    static let maxWaitingFrames = 30
+
+    /// Signaling learned stream owners: streams that waited for theirs go on.
+    func ownersChanged() {
+        loop.post { [self] in
+            for (ssrc, var stream) in streams where stream.uid == 0 {
+                guard let uid = owners(ssrc) else { continue }
+                stream.uid = uid
+                decode(&stream, stream.waiting)
+                stream.waiting = []
+                streams[ssrc] = stream
+            }
+        }
+    }
+
+    private func decode(_ stream: inout Stream, _ frames: [VP8FrameAssembler.Frame]) {
         for frame in frames {
             if frame.afterLoss && !frame.isKeyframe { stream.needsKeyframe = true }
             if frame.isKeyframe { stream.needsKeyframe = false }
@@ -282,8 +317,6 @@ final class VideoPipeline: @unchecked Sendable {
                 stream.needsKeyframe = true
             }
         }
-        if stream.needsKeyframe { requestKeyframe(&stream, ssrc: h.ssrc, now: now) }
-        streams[h.ssrc] = stream
     }
 
     private func deliver(_ stream: inout Stream, _ picture: VideoDecoder.PictureView) {
