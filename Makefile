@@ -79,7 +79,7 @@ $(BUILD)/tests/%: Tests/cpp/%.cpp Tests/cpp/test_support.hpp include/agoraish.h 
 	@mkdir -p $(@D)
 	$(CXX) $(HOST_CXXFLAGS) $< -o $@ $(HOST_LDFLAGS)
 
-$(BUILD)/examples/%: examples/c/%.c include/agoraish.h $(DIST_LIB)/$(SO_NAME)
+$(BUILD)/examples/%: examples/c/%.c examples/c/example_support.h include/agoraish.h $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS) -lm
 

@@ -74,3 +74,9 @@ public struct ByteWriter {
         write(data)
     }
 }
+
+/// The big-endian 32-bit value at byte `o` of `b` (RTP and RTCP fields); the caller checks the bounds.
+@inline(__always)
+public func readBE32(_ b: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
+    UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3])
+}

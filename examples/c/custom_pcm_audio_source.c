@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "agoraish.h"
+#include "example_support.h"
 
 #define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "custom-pcm-audio-source"
@@ -43,35 +44,6 @@
 
 static const double notes[] = {440.0, 554.37, 659.26}; /* A4, C#5, E5 */
 #define NOTE_COUNT ((int)(sizeof notes / sizeof notes[0]))
-
-static struct timespec t0;
-
-/* ---- printing -------------------------------------------------------------- */
-
-static double seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
-}
-
-static void say(const char *who, const char *format, ...) {
-    char line[512];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(line, sizeof line, format, args);
-    va_end(args);
-    printf("%6.2f s  %-6s  %s\n", seconds(), who, line);
-}
-
-static const char *local_state_name(int state) {
-    static const char *const names[] = {"STOPPED", "RECORDING", "ENCODING", "FAILED"};
-    return state >= 0 && state < 4 ? names[state] : "?";
-}
-
-static const char *remote_state_name(int state) {
-    static const char *const names[] = {"STOPPED", "STARTING", "DECODING", "FROZEN", "FAILED"};
-    return state >= 0 && state < 5 ? names[state] : "?";
-}
 
 /* ---- one user's events ----------------------------------------------------- */
 
@@ -352,17 +324,6 @@ typedef struct {
     const pcm_t *pcm;
     int returned[6]; /* what the first pushes returned */
 } pusher_t;
-
-static void sleep_until(const struct timespec *start, long offset_ms) {
-    struct timespec t = *start;
-    t.tv_sec += offset_ms / 1000;
-    t.tv_nsec += (offset_ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {}
-}
 
 static void *push_file(void *arg) {
     pusher_t *p = arg;

@@ -31,6 +31,7 @@
 #include <time.h>
 
 #include "agoraish.h"
+#include "example_support.h"
 
 #define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "custom-video-source-push"
@@ -41,25 +42,6 @@
 #define PUSHED 45               /* three seconds */
 #define SETTLE_MS 500           /* after the last push, for the last pictures to be rendered */
 #define WAIT_SECONDS 5
-
-static struct timespec t0;
-
-/* ---- printing -------------------------------------------------------------- */
-
-static double seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
-}
-
-static void say(const char *who, const char *format, ...) {
-    char line[512];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(line, sizeof line, format, args);
-    va_end(args);
-    printf("%6.2f s  %-6s  %s\n", seconds(), who, line);
-}
 
 /* ---- the number in a picture: three seven-segment digits ---------------------- */
 
@@ -323,17 +305,6 @@ static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) 
     pthread_mutex_unlock(&u->mutex);
     if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
     return ok;
-}
-
-static void sleep_until(const struct timespec *start, long offset_ms) {
-    struct timespec t = *start;
-    t.tv_sec += offset_ms / 1000;
-    t.tv_nsec += (offset_ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {}
 }
 
 int main(void) {

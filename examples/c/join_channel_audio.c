@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "agoraish.h"
+#include "example_support.h"
 
 #define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "join-channel-audio"
@@ -57,48 +58,14 @@
 #define WAIT_SECONDS 5
 
 static const int phase_volume[PHASES] = {100, 200, 50};
-static struct timespec t0;
 
 /* ---- printing -------------------------------------------------------------- */
-
-static double seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
-}
-
-/* One line, prefixed with the time and who says it. Callbacks of both
- * engines and main print through here; each line is written at once. */
-static void say(const char *who, const char *format, ...) {
-    char line[512];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(line, sizeof line, format, args);
-    va_end(args);
-    printf("%6.2f s  %-6s  %s\n", seconds(), who, line);
-}
-
-static const char *local_state_name(int state) {
-    static const char *const names[] = {"STOPPED", "RECORDING", "ENCODING", "FAILED"};
-    return state >= 0 && state < 4 ? names[state] : "?";
-}
 
 static const char *local_error_name(int error) {
     static const char *const names[] = {"OK", "FAILURE", "DEVICE_NO_PERMISSION", "DEVICE_BUSY",
                                         "RECORD_FAILURE", "ENCODE_FAILURE", "NO_RECORDING_DEVICE",
                                         "NO_PLAYOUT_DEVICE"};
     return error >= 0 && error < 8 ? names[error] : "?";
-}
-
-static const char *remote_state_name(int state) {
-    static const char *const names[] = {"STOPPED", "STARTING", "DECODING", "FROZEN", "FAILED"};
-    return state >= 0 && state < 5 ? names[state] : "?";
-}
-
-static const char *remote_reason_name(int reason) {
-    static const char *const names[] = {"INTERNAL", "NETWORK_CONGESTION", "NETWORK_RECOVERY", "LOCAL_MUTED",
-                                        "LOCAL_UNMUTED", "REMOTE_MUTED", "REMOTE_UNMUTED", "REMOTE_OFFLINE"};
-    return reason >= 0 && reason < 8 ? names[reason] : "?";
 }
 
 /* ---- one user's events ----------------------------------------------------- */
@@ -331,17 +298,6 @@ static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) 
 }
 
 /* ---- audio helpers ----------------------------------------------------------- */
-
-static void sleep_until(const struct timespec *start, long offset_ms) {
-    struct timespec t = *start;
-    t.tv_sec += offset_ms / 1000;
-    t.tv_nsec += (offset_ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {}
-}
 
 /* Frequency (upward crossings of a hysteresis band) and level of a tone. */
 typedef struct {

@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "agoraish.h"
+#include "example_support.h"
 
 #define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "raw-audio-data"
@@ -49,25 +50,6 @@
 #define AMPLITUDE 8000.0
 #define CALL_MS 3000
 #define WAIT_SECONDS 5
-
-static struct timespec t0;
-
-/* ---- printing -------------------------------------------------------------- */
-
-static double seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
-}
-
-static void say(const char *who, const char *format, ...) {
-    char line[512];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(line, sizeof line, format, args);
-    va_end(args);
-    printf("%6.2f s  %-6s  %s\n", seconds(), who, line);
-}
 
 /* ---- one user's events ----------------------------------------------------- */
 
@@ -354,17 +336,6 @@ typedef struct {
     const char *thread_name;
     double hz;
 } voice_t;
-
-static void sleep_until(const struct timespec *start, long offset_ms) {
-    struct timespec t = *start;
-    t.tv_sec += offset_ms / 1000;
-    t.tv_nsec += (offset_ms % 1000) * 1000000L;
-    if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-    }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR) {}
-}
 
 /* 10 ms of tone every 10 ms at 48 kHz, for the whole call. */
 static void *talk(void *arg) {

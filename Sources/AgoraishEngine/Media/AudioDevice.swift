@@ -179,7 +179,7 @@ final class AudioDeviceModule: @unchecked Sendable {
             if let frame = captured {
                 if c.capture { pipeline.captured(frame, channels: 1) }
                 if c.recordingTest != nil || c.loopbackTest != nil {
-                    pipeline.levels.withLock { $0.addLocal(PCM.volume(frame), voice: PCM.rms(frame) > 300) }
+                    pipeline.addLocalLevel(frame)
                 }
                 if c.loopbackTest != nil {
                     d.loopback.append(frame)

@@ -86,9 +86,9 @@ extension AudioPipeline {
         let payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
         receivedPackets.withLock { $0 += 1 }
         callBytes.withLock { $0.rx += UInt64(length) }
-        guard settings.withLock({ $0.audioEnabled }) else { return }
         let uid = owners.withLock { $0[h.ssrc] } ?? 0
-        if uid != 0 && settings.withLock({ $0.blocked.all || $0.blocked.isBlocked(uid) }) { return }
+        let wanted = settings.withLock { $0.audioEnabled && (uid == 0 || !($0.blocked.all || $0.blocked.isBlocked(uid))) }
+        guard wanted else { return }
         // A stream decodes to the channels its packets carry (mono or stereo).
         guard let channels = OpusDecoder.channels(in: payload) else { return }
         let stream = streams.withLock { map -> RemoteStream? in

@@ -264,7 +264,7 @@ final class AudioPipeline: @unchecked Sendable {
             s.tap = nil
         }
         let mono = convertChannels(pcm, from: channels, to: 1)
-        levels.withLock { $0.addLocal(PCM.volume(mono), voice: PCM.rms(mono) > 300) }
+        addLocalLevel(mono)
         recordedForMix.withLock { q in
             q.append(mono)
             if q.count > 20 { q.removeFirst(q.count - 20) }
@@ -361,6 +361,14 @@ final class AudioPipeline: @unchecked Sendable {
             st.sentBitrate = Int32(periodMs > 0 ? l.sentBytes * 8 / periodMs : 0)
             return st
         }
+    }
+
+    /// Counts 10 ms of local audio (mono) in the volume indication: its volume,
+    /// and voice when louder than an RMS of 300 (about -41 dBFS).
+    func addLocalLevel(_ mono: [Int16]) {
+        let r = PCM.rms(mono)
+        let volume = PCM.volume(rms: r)
+        levels.withLock { $0.addLocal(volume, voice: r > 300) }
     }
 
     /// The next call should announce its first frame again.

@@ -107,9 +107,9 @@ final class MediaTransport: @unchecked Sendable {
         for packet in compound where packet.type == 206 && packet.length >= 12 {
             let fmt = bytes[packet.offset] & 0x1F
             if fmt == 1 {
-                onKeyframeRequest(readUInt32(bytes, packet.offset + 8))
+                onKeyframeRequest(readBE32(bytes, packet.offset + 8))
             } else if fmt == 4, packet.length >= 20 {
-                onKeyframeRequest(readUInt32(bytes, packet.offset + 12))
+                onKeyframeRequest(readBE32(bytes, packet.offset + 12))
             }
         }
     }
@@ -172,9 +172,4 @@ final class MediaTransport: @unchecked Sendable {
             }
         }
     }
-}
-
-@inline(__always)
-func readUInt32(_ b: UnsafeRawBufferPointer, _ o: Int) -> UInt32 {
-    UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3])
 }

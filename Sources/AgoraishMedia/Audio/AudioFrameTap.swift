@@ -146,8 +146,10 @@ public enum PCM {
 
     /// Agora's 0...255 volume of a frame: a log scale of the RMS level, where
     /// -60 dBFS and below is 0 and full scale is 255.
-    public static func volume(_ pcm: [Int16]) -> Int {
-        let r = rms(pcm)
+    public static func volume(_ pcm: [Int16]) -> Int { volume(rms: rms(pcm)) }
+
+    /// The 0...255 volume of an RMS level already measured.
+    public static func volume(rms r: Double) -> Int {
         guard r >= 1 else { return 0 }
         let db = 20 * log10(r / 32768)
         return max(0, min(255, Int(((db + 60) / 60 * 255).rounded())))

@@ -332,9 +332,7 @@ final class MediaWorker: @unchecked Sendable {
 }
 
 @inline(__always)
-func readBE32(_ b: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt32 {
-    UInt32(b[o]) << 24 | UInt32(b[o + 1]) << 16 | UInt32(b[o + 2]) << 8 | UInt32(b[o + 3])
-}
+func readBE32(_ b: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt32 { readBE32(UnsafeRawBufferPointer(b), o) }
 
 @inline(__always)
 func writeBE32(_ b: UnsafeMutableRawBufferPointer, _ o: Int, _ v: UInt32) {
