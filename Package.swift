@@ -28,6 +28,8 @@ let package = Package(
         systemLibrary("CZlib", "zlib", "zlib1g-dev"),
         systemLibrary("CSpeexDSP", "speexdsp", "libspeexdsp-dev"),
         systemLibrary("COpusEnc", "libopusenc", "libopusenc-dev"),
+        systemLibrary("CJpeg", "libturbojpeg", "libturbojpeg0-dev"),
+        systemLibrary("CPng", "libpng", "libpng-dev"),
         // Debian's libyuv ships no pkg-config file.
         .systemLibrary(name: "CYuv", providers: [.apt(["libyuv-dev"])]),
         // What Swift cannot call directly: variadic *_ctl functions, function-like
@@ -48,7 +50,7 @@ let package = Package(
         // Sans-IO formats. No threads, sockets or clocks.
         .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib", "CSrtp"]),
         // Media processing, pure: codecs, jitter buffers, mixing. Buffers in, buffers out.
-        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CYuv", "CAgoraishShim"]),
+        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CYuv", "CJpeg", "CPng", "CAgoraishShim"]),
         // Sans-IO state machines: the client's life in channels.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
         // Threads, sockets, timers, files: the only home of the outside world.

@@ -65,7 +65,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 5
+#define AGORAISH_ABI_VERSION_MINOR 6
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -437,9 +437,10 @@ typedef struct agoraish_audio_device_info {
 /* Video types                                                               */
 /* ------------------------------------------------------------------------ */
 
-/** Video codecs (Agora's VIDEO_CODEC_TYPE). ABI 0.5 sends VP8. */
+/** Video codecs (Agora's VIDEO_CODEC_TYPE numbers where Agora has them). */
 enum agoraish_video_codec_type {
-    AGORAISH_VIDEO_CODEC_VP8 = 1
+    AGORAISH_VIDEO_CODEC_VP8 = 1,  /**< VP8 (RFC 7741), the default. */
+    AGORAISH_VIDEO_CODEC_VP9 = 5   /**< VP9 (RFC 9628), one spatial layer. */
 };
 
 /** Pixel formats of external frames (Agora's VIDEO_PIXEL_FORMAT). They are
@@ -467,6 +468,17 @@ typedef struct agoraish_video_encoder_configuration {
     int bitrate;
     int min_bitrate;       /**< -1 (default) or Kbps; kept for live broadcasting. */
     int codec_type;        /**< An `agoraish_video_codec_type` (0 means VP8). */
+    /* ABI 0.6 */
+    /** ORIENTATION_MODE: 0 ADAPTIVE (width x height turned to each picture's
+     *  orientation), 1 FIXED_LANDSCAPE, 2 FIXED_PORTRAIT (a picture of the other
+     *  orientation is cropped around its centre). Pictures are always sent
+     *  upright: rotation is applied before encoding. */
+    int orientation_mode;
+    /** DEGRADATION_PREFERENCE: 0 MAINTAIN_QUALITY, 1 MAINTAIN_FRAMERATE,
+     *  2 MAINTAIN_BALANCED. Kept for bandwidth adaptation. */
+    int degradation_preference;
+    /** VIDEO_MIRROR_MODE of the sent stream: 0 AUTO (not mirrored), 1 ENABLED, 2 DISABLED. */
+    int mirror_mode;
 } agoraish_video_encoder_configuration;
 
 /** A picture pushed by the host (Agora's ExternalVideoFrame). Buffers are
@@ -483,9 +495,14 @@ typedef struct agoraish_external_video_frame {
     int u_stride;           /**< Bytes per row of u_buffer: >= width/2 (I420), >= width (NV12/NV21). */
     int v_stride;           /**< Bytes per row of v_buffer: >= width/2 (I420). */
     int64_t timestamp;      /**< Capture time in ms (any origin, increasing). */
+    /* ABI 0.6 */
+    int rotation;           /**< 0, 90, 180 or 270: the picture is turned clockwise by this much before use. */
 } agoraish_external_video_frame;
 
-/** A decoded picture handed to a render sink (Agora's VideoFrame, I420). */
+/** A picture handed to a render sink or a video frame observer (Agora's
+ *  VideoFrame, I420). The planes are owned by the library and valid during
+ *  the callback only. Observers may write them (the change is what is sent or
+ *  rendered); render sinks must only read them. */
 typedef struct agoraish_video_frame {
     int type;                  /**< AGORAISH_VIDEO_PIXEL_I420. */
     int width;
@@ -493,12 +510,91 @@ typedef struct agoraish_video_frame {
     int y_stride;
     int u_stride;
     int v_stride;
-    const uint8_t *y_buffer;   /**< Owned by the library; valid during the callback. */
-    const uint8_t *u_buffer;
-    const uint8_t *v_buffer;
-    int rotation;              /**< 0. */
-    int64_t render_time_ms;    /**< When it was decoded, on the engine's monotonic clock (ms). */
+    uint8_t *y_buffer;
+    uint8_t *u_buffer;
+    uint8_t *v_buffer;
+    int rotation;              /**< Always 0: pictures are turned upright before encoding. */
+    /** Ms on the engine's monotonic clock: when a remote picture was decoded
+     *  or a local one captured; for capture and pre-encode observers the
+     *  timestamp pushed with the picture. */
+    int64_t render_time_ms;
 } agoraish_video_frame;
+
+/** Sending statistics of local video (Agora's LocalVideoStats), every 2 s in a call. */
+typedef struct agoraish_local_video_stats {
+    uint32_t struct_size;             /**< sizeof the struct as the library filled it. */
+    int sent_bitrate;                 /**< Kbps of RTP sent (the low stream included). */
+    int sent_frame_rate;              /**< Frames per second sent (high stream). */
+    int encoder_output_frame_rate;
+    int renderer_output_frame_rate;   /**< Frames per second handed to the local canvas. */
+    int target_bitrate;               /**< Kbps the encoder aims at. */
+    int target_frame_rate;
+    int encoded_bitrate;              /**< Kbps of encoded video (payload, high stream). */
+    int encoded_frame_width;
+    int encoded_frame_height;
+    int encoded_frame_count;          /**< Frames encoded in this call (high stream). */
+    int codec_type;                   /**< An `agoraish_video_codec_type`. */
+    int capture_frame_rate;           /**< Pictures per second captured or pushed. */
+} agoraish_local_video_stats;
+
+/** Receiving statistics of one remote user's video (Agora's RemoteVideoStats), every 2 s. */
+typedef struct agoraish_remote_video_stats {
+    uint32_t struct_size;             /**< sizeof the struct as the library filled it. */
+    uint32_t uid;
+    int width;
+    int height;
+    int received_bitrate;             /**< Kbps of RTP received over the period. */
+    int decoder_output_frame_rate;
+    int renderer_output_frame_rate;   /**< Pictures per second handed to the user's canvas. */
+    int packet_loss_rate;             /**< Percent of the period's packets lost (before recovery). */
+    int rx_stream_type;               /**< 0 the high stream, 1 the low one (dual stream). */
+    /** ms: the sum of the gaps of 500 ms or more between two pictures since the video started. */
+    int total_frozen_time;
+    int frozen_rate;                  /**< total_frozen_time as a percent of total_active_time. */
+    int total_active_time;            /**< ms since the first picture, muted time excluded. */
+    int publish_duration;             /**< ms since the first packet of the user's video. */
+} agoraish_remote_video_stats;
+
+/** LOCAL_VIDEO_STREAM_STATE. */
+enum agoraish_local_video_stream_state {
+    AGORAISH_LOCAL_VIDEO_STREAM_STATE_STOPPED = 0,
+    AGORAISH_LOCAL_VIDEO_STREAM_STATE_CAPTURING = 1,  /**< Pictures arrive (camera or pushed). */
+    AGORAISH_LOCAL_VIDEO_STREAM_STATE_ENCODING = 2,   /**< The first picture was encoded and sent in a call. */
+    AGORAISH_LOCAL_VIDEO_STREAM_STATE_FAILED = 3
+};
+
+/** LOCAL_VIDEO_STREAM_ERROR (the ones this library reports). */
+enum agoraish_local_video_stream_error {
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_OK = 0,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_FAILURE = 1,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NO_PERMISSION = 2,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_BUSY = 3,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_CAPTURE_FAILURE = 4,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_ENCODE_FAILURE = 5,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NOT_FOUND = 8,   /**< No camera (no /dev/video* capture node). */
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_INVALID_ID = 10  /**< The camera chosen with set_video_device is not there. */
+};
+
+/** REMOTE_VIDEO_STATE. */
+enum agoraish_remote_video_state {
+    AGORAISH_REMOTE_VIDEO_STATE_STOPPED = 0,
+    AGORAISH_REMOTE_VIDEO_STATE_STARTING = 1,  /**< The first packet arrived. */
+    AGORAISH_REMOTE_VIDEO_STATE_DECODING = 2,  /**< Pictures are decoded. */
+    AGORAISH_REMOTE_VIDEO_STATE_FROZEN = 3,    /**< No picture for 500 ms. */
+    AGORAISH_REMOTE_VIDEO_STATE_FAILED = 4
+};
+
+/** REMOTE_VIDEO_STATE_REASON. */
+enum agoraish_remote_video_state_reason {
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_INTERNAL = 0,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_CONGESTION = 1,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_RECOVERY = 2,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_MUTED = 3,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_UNMUTED = 4,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED = 5,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED = 6,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE = 7
+};
 
 /* ------------------------------------------------------------------------ */
 /* Library information                                                       */
@@ -655,6 +751,33 @@ typedef struct agoraish_event_handler {
     /** A remote user muted (1) or unmuted (0) its video (onUserMuteVideo); also fires at
      *  join for users already muted. Disabling video or local video counts as muting. */
     void (*on_user_mute_video)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int muted);
+
+    /* ABI 0.6: video */
+    /** The first local picture captured or pushed after video was enabled (onFirstLocalVideoFrame). */
+    void (*on_first_local_video_frame)(agoraish_engine_t *engine, void *user_data, int width, int height, int elapsed);
+    /** The first picture of a remote user handed to its canvas (onFirstRemoteVideoFrame). */
+    void (*on_first_remote_video_frame)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int width,
+                                        int height, int elapsed);
+    /** A remote user enabled or disabled video (onUserEnableVideo). */
+    void (*on_user_enable_video)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int enabled);
+    /** A remote user enabled or disabled its local video (onUserEnableLocalVideo). */
+    void (*on_user_enable_local_video)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int enabled);
+    /** Local video state (onLocalVideoStateChanged): an `agoraish_local_video_stream_state` and
+     *  an `agoraish_local_video_stream_error`. */
+    void (*on_local_video_state_changed)(agoraish_engine_t *engine, void *user_data, int state, int error);
+    /** A remote user's video state (onRemoteVideoStateChanged): an `agoraish_remote_video_state`,
+     *  an `agoraish_remote_video_state_reason`, ms since the join call. */
+    void (*on_remote_video_state_changed)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int state,
+                                          int reason, int elapsed);
+    /** Every 2 s in a call while local video is captured or sent (onLocalVideoStats). */
+    void (*on_local_video_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_local_video_stats *stats);
+    /** Every 2 s in a call for each remote user whose video arrived (onRemoteVideoStats). */
+    void (*on_remote_video_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_remote_video_stats *stats);
+    /** A snapshot asked with `agoraish_engine_take_snapshot()` (onSnapshotTaken): `error` 0 when
+     *  `path` was written, -1 when no picture came before the user left or the call ended or the
+     *  file could not be written. */
+    void (*on_snapshot_taken)(agoraish_engine_t *engine, void *user_data, uint32_t uid, const char *path,
+                              int width, int height, int error);
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
@@ -1309,7 +1432,88 @@ typedef struct agoraish_video_canvas {
     void (*on_frame)(agoraish_engine_t *engine, void *user_data, uint32_t uid, const agoraish_video_frame *frame);
     /** Passed back to `on_frame`. Owned by the host. */
     void *user_data;
+    /* ABI 0.6 */
+    /** RENDER_MODE_TYPE: 1 HIDDEN (cover the view, crop; the default when 0),
+     *  2 FIT (inside the view, black bars), 3 ADAPTIVE (as HIDDEN), 4 FILL
+     *  (stretch). Applies when a view size is set. */
+    int render_mode;
+    /** VIDEO_MIRROR_MODE: 0 AUTO (the local preview mirrored, remote users
+     *  not), 1 ENABLED, 2 DISABLED. */
+    int mirror_mode;
+    /** The host's view size (0 x 0: pictures at their own size; else 2..4096, both set). */
+    int view_width;
+    int view_height;
 } agoraish_video_canvas;
+
+/** Video frame observer positions (Agora's VIDEO_OBSERVER_POSITION bits). */
+enum agoraish_video_observer_position {
+    AGORAISH_VIDEO_POSITION_POST_CAPTURER = 1,  /**< Each local picture as captured or pushed (upright). */
+    AGORAISH_VIDEO_POSITION_PRE_RENDERER = 2,   /**< Each remote picture before its canvas. */
+    AGORAISH_VIDEO_POSITION_PRE_ENCODER = 4     /**< Each local picture about to be encoded. */
+};
+
+/**
+ * Raw video frames (Agora's IVideoFrameObserver). Each callback may change the
+ * planes in place and returns nonzero to keep the picture, 0 to drop it (not
+ * sent / not rendered). NULL callbacks are skipped.
+ */
+typedef struct agoraish_video_frame_observer {
+    /** Set to sizeof(agoraish_video_frame_observer). */
+    uint32_t struct_size;
+    /** `agoraish_video_observer_position` bits; 0 means POST_CAPTURER | PRE_RENDERER (Agora's default). */
+    int observed_position;
+    /** onCaptureVideoFrame, on the thread that pushes the picture (or the camera thread). */
+    int (*on_capture_video_frame)(agoraish_engine_t *engine, void *user_data, agoraish_video_frame *frame);
+    /** onPreEncodeVideoFrame: after fitting, mirroring and the watermark; same thread as capture. */
+    int (*on_pre_encode_video_frame)(agoraish_engine_t *engine, void *user_data, agoraish_video_frame *frame);
+    /** onRenderVideoFrame, on the video thread (`agoraish-vid<n>`). */
+    int (*on_render_video_frame)(agoraish_engine_t *engine, void *user_data, uint32_t uid, agoraish_video_frame *frame);
+    /** Passed back to the callbacks. Owned by the host. */
+    void *user_data;
+} agoraish_video_frame_observer;
+
+/** Where a watermark goes (Agora's WatermarkOptions); rectangles in pixels of the sent picture. */
+typedef struct agoraish_watermark_options {
+    /** Set to sizeof(agoraish_watermark_options). */
+    uint32_t struct_size;
+    /** Nonzero: the local canvas shows the watermark too. */
+    int visible_in_preview;
+    /** Where it goes in landscape pictures: x, y >= 0 (<= 4096), width and height 1..4096;
+     *  the image is scaled to it and clipped at the picture's edges. */
+    int landscape_x, landscape_y, landscape_width, landscape_height;
+    /** Where it goes in portrait pictures. */
+    int portrait_x, portrait_y, portrait_width, portrait_height;
+} agoraish_watermark_options;
+
+/** One picture format a camera offers. */
+typedef struct agoraish_video_format {
+    int width;
+    int height;
+    int fps;
+    char fourcc[8];  /**< The V4L2 pixel format, e.g. "YUYV", NUL-terminated. */
+} agoraish_video_format;
+
+/** Most formats reported per camera. */
+#define AGORAISH_MAX_VIDEO_FORMATS 32
+
+/** One camera (a V4L2 capture device). */
+typedef struct agoraish_video_device_info {
+    char id[AGORAISH_MAX_DEVICE_ID_LENGTH];    /**< Its /dev path, NUL-terminated (pass it to set_video_device). */
+    char name[AGORAISH_MAX_DEVICE_ID_LENGTH];  /**< The card name the driver gives. */
+    int format_count;                          /**< Entries used in `formats`. */
+    agoraish_video_format formats[AGORAISH_MAX_VIDEO_FORMATS];
+} agoraish_video_device_info;
+
+/** Agora's CameraCapturerConfiguration, as far as Linux has it. */
+typedef struct agoraish_camera_capturer_configuration {
+    /** Set to sizeof(agoraish_camera_capturer_configuration). */
+    uint32_t struct_size;
+    /** CAPTURER_OUTPUT_PREFERENCE: 0 AUTO, 1 PERFORMANCE, 2 PREVIEW (these three capture at the
+     *  encoder's size and frame rate), 3 MANUAL (capture_width x capture_height). */
+    int preference;
+    int capture_width;   /**< 16..4096 (default 640). */
+    int capture_height;  /**< 16..4096 (default 480). */
+} agoraish_camera_capturer_configuration;
 
 /**
  * Video on (Agora's enableVideo; off by default): pushed frames are sent and
@@ -1395,6 +1599,114 @@ int agoraish_engine_mute_all_remote_video_streams(agoraish_engine_t *engine, int
  * @return 0; -7 bad handle. Thread: any.
  */
 int agoraish_engine_set_default_mute_all_remote_video_streams(agoraish_engine_t *engine, int mute);
+
+/**
+ * Bind the local canvas (Agora's setupLocalVideo): `canvas->on_frame` gets the
+ * local pictures (uid 0) on the video thread after
+ * `agoraish_engine_start_preview()`, or in a call while local video is on.
+ * `uid` is ignored; `on_frame` NULL unbinds (returns once no call to the old
+ * sink runs, unless called from inside it).
+ * @return 0; -2 NULL, unknown render/mirror mode or bad view size; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_setup_local_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
+
+/** Local pictures reach the local canvas outside calls too (Agora's startPreview; needs
+ *  enable_video; survives leaving). With no external source the camera starts.
+ *  @return 0; -7 bad handle. Thread: any. */
+int agoraish_engine_start_preview(agoraish_engine_t *engine);
+
+/** Stop the preview (Agora's stopPreview). @return 0; -7 bad handle. */
+int agoraish_engine_stop_preview(agoraish_engine_t *engine);
+
+/** Render and mirror mode of the local canvas (Agora's setLocalRenderMode).
+ *  @return 0; -2 unknown mode; -3 no local canvas bound; -7 bad handle. Thread: any. */
+int agoraish_engine_set_local_render_mode(agoraish_engine_t *engine, int render_mode, int mirror_mode);
+
+/** Render and mirror mode of a remote user's canvas (Agora's setRemoteRenderMode).
+ *  @return 0; -2 uid 0 or unknown mode; -3 no canvas bound for uid; -7 bad handle. Thread: any. */
+int agoraish_engine_set_remote_render_mode(agoraish_engine_t *engine, uint32_t uid, int render_mode, int mirror_mode);
+
+/**
+ * Register (or with NULL unregister) a video frame observer (Agora's
+ * registerVideoFrameObserver). The struct is copied. Unregistering returns once
+ * no render callback of the old observer runs (unless called from one).
+ * @return 0; -2 a struct_size too small or unknown position bits; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_register_video_frame_observer(agoraish_engine_t *engine,
+                                                  const agoraish_video_frame_observer *observer);
+
+/**
+ * Also send a low stream (Agora's enableDualStreamMode): the picture fitted
+ * inside 320 x 180, half the frame rate (at least 5), Agora's base bitrate
+ * for that size. Subscribers choose a stream; the server forwards one.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_dual_stream_mode(agoraish_engine_t *engine, int enabled);
+
+/**
+ * Receive the high (0) or low (1) stream of `uid` (Agora's
+ * setRemoteVideoStreamType). The server switches at the next keyframe of the
+ * chosen stream (it asks the publisher for one). A publisher without dual
+ * stream sends its one stream to everyone.
+ * @return 0; -2 uid 0 or another type; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_remote_video_stream_type(agoraish_engine_t *engine, uint32_t uid, int stream_type);
+
+/** The stream received of users not named by set_remote_video_stream_type
+ *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 bad handle. */
+int agoraish_engine_set_remote_default_video_stream_type(agoraish_engine_t *engine, int stream_type);
+
+/**
+ * Write the next picture of `uid` (0: the local one, as captured) to `path`
+ * (Agora's takeSnapshot): ".jpg"/".jpeg" as JPEG (libjpeg-turbo), ".png" as
+ * PNG (libpng). The result comes through on_snapshot_taken on the event thread.
+ * @return 0; -2 NULL path or another extension; -113 not in a call; -12 eight
+ *         snapshots of that user already waiting; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_take_snapshot(agoraish_engine_t *engine, uint32_t uid, const char *path);
+
+/**
+ * Blend a PNG into the sent picture (Agora's addVideoWatermark): scaled to the
+ * rectangle for the picture's orientation, alpha kept, clipped at the edges.
+ * One watermark at a time: a new one replaces the old. The file is read now.
+ * @return 0; -2 NULL, a file that is not a readable PNG (up to 4096 x 4096) or bad
+ *         rectangles; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_add_video_watermark(agoraish_engine_t *engine, const char *png_path,
+                                        const agoraish_watermark_options *options);
+
+/** Remove the watermark (Agora's clearVideoWatermarks). @return 0; -7 bad handle. */
+int agoraish_engine_clear_video_watermarks(agoraish_engine_t *engine);
+
+/** Number of cameras (Agora's enumerateVideoDevices): V4L2 capture devices, by
+ *  /dev path. 0 on a machine without any. @return the count; -7 bad handle. Thread: any. */
+int agoraish_engine_get_video_device_count(agoraish_engine_t *engine);
+
+/** One camera, by index in the current enumeration.
+ *  @return 0; -2 NULL info or index out of range; -7 bad handle. Thread: any. */
+int agoraish_engine_get_video_device(agoraish_engine_t *engine, int index, agoraish_video_device_info *info);
+
+/**
+ * Choose the camera (Agora's setDevice) by id. Used when capture next starts
+ * (restarts it if running). A camera that will not open is reported through
+ * on_local_video_state_changed (FAILED with DEVICE_INVALID_ID, DEVICE_BUSY,
+ * DEVICE_NO_PERMISSION or CAPTURE_FAILURE).
+ * @return 0; -2 NULL, empty or over 511 bytes; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_video_device(agoraish_engine_t *engine, const char *device_id);
+
+/** The chosen camera's id, else the first found (Agora's getDevice), into a caller buffer.
+ *  @return 0; -2 NULL len; -3 no camera; -6 buffer too small; -7 bad handle. */
+int agoraish_engine_get_current_video_device(agoraish_engine_t *engine, char *buf, size_t *len);
+
+/** Camera capture size preference (Agora's setCameraCapturerConfiguration), for the next start.
+ *  @return 0; -2 NULL, small struct_size, unknown preference or size outside 16..4096; -7 bad handle. */
+int agoraish_engine_set_camera_capturer_configuration(agoraish_engine_t *engine,
+                                                      const agoraish_camera_capturer_configuration *config);
+
+/** The next camera, round robin (Agora's switchCamera).
+ *  @return 0; -4 fewer than two cameras; -7 bad handle. Thread: any. */
+int agoraish_engine_switch_camera(agoraish_engine_t *engine);
 
 /* ------------------------------------------------------------------------ */
 /* Embedded channel server                                                   */

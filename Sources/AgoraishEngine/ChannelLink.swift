@@ -105,6 +105,8 @@ final class ChannelLink: Sendable {
             return (t, e, s.pollTimeout(), s.streamOwners)
         }
         if audioShell.withLock({ sh in defer { sh.owners = owners }; return sh.owners != owners }) {
+            let low = session.withLock { $0.lowVideoStreams }
+            video.lowStreams.withLock { $0 = low }
             audio.setOwners(owners)
             video.ownersChanged()
         }
@@ -120,6 +122,7 @@ final class ChannelLink: Sendable {
             case .mediaReady(let endpoint): startMedia(endpoint)
             case .mediaStopped: stopMedia()
             case .userMuteAudio(let uid, let muted): audio.remoteMuted(uid: uid, muted: muted)
+            case .remoteVideoPaused(let uid, let paused): video.remoteMuted(uid: uid, muted: paused)
             case .userOffline(let uid, _):
                 audio.remoteLeft(uid: uid)
                 video.remoteLeft(uid: uid)
@@ -223,9 +226,9 @@ final class ChannelLink: Sendable {
         let audio = self.audio
         let video = self.video
         guard let transport = MediaTransport(loop: loop, endpoint: endpoint, simulation: simulation, onRtp: { packet, length in
-            // The payload type tells audio (111) from video (96).
+            // The payload type tells audio (111) from video (96 VP8, 98 VP9).
             let payloadType = packet.load(fromByteOffset: 1, as: UInt8.self) & 0x7F
-            if payloadType == VideoPipeline.payloadType {
+            if VideoPipeline.isVideo(payloadType: payloadType) {
                 video.received(rtp: packet, length: length, now: .now())
             } else {
                 audio.received(rtp: packet, length: length, now: .now())
@@ -239,6 +242,8 @@ final class ChannelLink: Sendable {
         audio.transport.withLock { $0 = transport }
         video.transport.withLock { $0 = transport }
         video.resetSend()
+        video.settings.withLock { $0.inCall = true }
+        video.camera.update()
         let start = session.withLock { $0.joinRequestedAt }
         audio.callStart.withLock { $0 = start }
         audio.resetPublished()
@@ -304,6 +309,8 @@ final class ChannelLink: Sendable {
         for r in audio.takeRemoteStats(periodMs: max(period, 2000), transportDelayMs: 0) {
             audio.emit(.remoteAudioStats(r))
         }
+        if let local = video.takeLocalStats(periodMs: max(period, 2000)) { video.emit(.localVideoStats(local)) }
+        for r in video.takeRemoteStats(periodMs: max(period, 2000)) { video.emit(.remoteVideoStats(r)) }
     }
 
     /// Closes the media transport (loop thread).
@@ -311,6 +318,8 @@ final class ChannelLink: Sendable {
         let running = media.withLock { $0 != nil }
         video.transport.withLock { $0 = nil }
         video.resetReceive()
+        video.settings.withLock { $0.inCall = false }
+        video.camera.update()
         audio.transport.withLock { $0 = nil }
         audio.resetReceive()
         audio.callStart.withLock { $0 = nil }

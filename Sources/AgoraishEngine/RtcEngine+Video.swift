@@ -9,6 +9,7 @@ extension RtcEngine {
     /// frames are not sent and received video is not decoded.
     public func setVideoEnabled(_ enabled: Bool) {
         video.settings.withLock { $0.enabled = enabled }
+        if !enabled { video.resetReceive() }
         afterLocalVideoChange()
         log.log(.info, "api \(enabled ? "enableVideo" : "disableVideo")")
     }
@@ -27,12 +28,20 @@ extension RtcEngine {
         log.log(.info, "api muteLocalVideoStream \(mute)")
     }
 
-    /// Others see this user's video muted while video is disabled, stopped or muted.
+    /// Others see this user's video muted while video is disabled, stopped or
+    /// muted; they also learn which of the three it is (onUserEnableVideo,
+    /// onUserEnableLocalVideo, onUserMuteVideo).
     private func afterLocalVideoChange() {
-        let (enabled, local, muted) = video.settings.withLock { ($0.enabled, $0.localEnabled, $0.localMuted) }
+        let (enabled, local, muted, dual) = video.settings.withLock { ($0.enabled, $0.localEnabled, $0.localMuted, $0.dualStream) }
         // The next frame sent after a pause starts with a keyframe.
         if !enabled || !local || muted { video.resetSend() }
-        try? link.call { s, _ throws(SessionError) in s.setLocalVideoMuted(!enabled || !local || muted) }
+        if !enabled || !local { video.localStopped() }
+        let ssrcs = video.ssrcs
+        try? link.call { s, _ throws(SessionError) in
+            s.setLocalVideoState(enabled: enabled, localEnabled: local, streamMuted: muted,
+                                 ssrc: ssrcs.high, lowSsrc: dual ? ssrcs.low : 0)
+        }
+        camera.update()
     }
 
     /// muteRemoteVideoStream: stop or resume receiving one user's video (the server stops forwarding it).
@@ -65,6 +74,7 @@ extension RtcEngine {
             throw Self.map(error)
         }
         video.settings.withLock { $0.blocked = { policy.blocks($0) } }
+        video.policyChanged(blocked: { policy.blocks($0) }, known: link.read { Array($0.remoteUsers) })
     }
 
     /// setVideoEncoderConfiguration.
@@ -75,8 +85,7 @@ extension RtcEngine {
     public func setVideoEncoderConfiguration(_ c: VideoEncoderConfiguration) throws(AgoraError) {
         guard (16...4096).contains(c.width), (16...4096).contains(c.height), c.width % 2 == 0, c.height % 2 == 0,
               (1...60).contains(c.frameRate), (-1...100_000).contains(c.bitrate), (-1...100_000).contains(c.minBitrate),
-              // VP9 encodes, but its RTP payload format is not written yet: VP8 only for now.
-              c.codec == .vp8
+              (0...2).contains(c.orientationMode), (0...2).contains(c.degradationPreference), (0...2).contains(c.mirrorMode)
         else { throw .invalidArgument }
         video.settings.withLock { $0.configuration = c }
         log.log(.info, "api setVideoEncoderConfiguration \(c.width)x\(c.height)@\(c.frameRate) \(c.bitrate) kbps")
@@ -85,26 +94,29 @@ extension RtcEngine {
     /// setExternalVideoSource: frames come from the host.
     public func setExternalVideoSource(enabled: Bool) {
         video.settings.withLock { $0.externalSource = enabled }
+        camera.update()
         log.log(.info, "api setExternalVideoSource \(enabled)")
     }
 
-    /// pushExternalVideoFrame: one picture in any `VideoPixelFormat`. It is
-    /// converted to I420 (libyuv) and, when larger than the configured
-    /// dimensions, scaled down to fit inside them with its aspect ratio kept.
+    /// pushExternalVideoFrame: one picture in any `VideoPixelFormat`, turned
+    /// clockwise by `rotation` (0, 90, 180, 270) to stand upright. It is
+    /// converted to I420 (libyuv), observed, previewed and, in a call, fitted
+    /// to the encoder configuration and sent.
     ///
     /// - Throws: `.notReady` without an external source; `.invalidArgument` for
-    ///   a size outside 16...4096 (even) or planes and strides that do not fit it.
-    public func pushExternalVideoFrame(_ source: PictureSource, timestampMs: Int64) throws(AgoraError) {
-        guard (16...4096).contains(source.width), (16...4096).contains(source.height), source.isComplete else {
+    ///   a size outside 16...4096 (even), planes and strides that do not fit
+    ///   it, or another rotation.
+    public func pushExternalVideoFrame(_ source: PictureSource, rotation: Int = 0, timestampMs: Int64) throws(AgoraError) {
+        guard (16...4096).contains(source.width), (16...4096).contains(source.height), source.isComplete,
+              [0, 90, 180, 270].contains(rotation) else {
             throw .invalidArgument
         }
         guard video.settings.withLock({ $0.externalSource }) else { throw .notReady }
-        guard var frame = PixelConversion.i420(source) else { throw .invalidArgument }
-        let c = video.settings.withLock { $0.configuration }
-        let (w, h) = PixelConversion.fitting(width: frame.width, height: frame.height, within: c.width, c.height)
-        frame = PixelConversion.scaled(frame, width: w, height: h)
+        guard let frame = PixelConversion.i420(source), let upright = PixelConversion.rotated(frame, degrees: rotation) else {
+            throw .invalidArgument
+        }
         video.settings.withLock { $0.liveBroadcasting = link.read { $0.profile } == 1 }
-        try video.push(frame, timestampMs: timestampMs)
+        try video.capture(upright, timestampMs: timestampMs)
     }
 
     /// pushExternalVideoFrame for I420 planes with their strides.
@@ -119,13 +131,178 @@ extension RtcEngine {
     /// setupRemoteVideo: `sink` receives every decoded picture of `uid`, on the
     /// engine's video thread; nil unbinds.
     public func setupRemoteVideo(uid: UInt32, sink: ((UInt32, VideoFrameView) -> Void)?) throws(AgoraError) {
+        try setupRemoteVideo(uid: uid, canvas: sink.map { VideoCanvas(deliver: $0) })
+    }
+
+    /// setupRemoteVideo with a canvas (render mode, mirror mode, view size); nil unbinds.
+    ///
+    /// - Throws: `.invalidArgument` for uid 0, an unknown render or mirror mode,
+    ///   or a view size outside 0...4096.
+    public func setupRemoteVideo(uid: UInt32, canvas: VideoCanvas?) throws(AgoraError) {
         guard uid != 0 else { throw .invalidArgument }
-        video.settings.withLock { $0.sinks[uid] = sink.map { VideoPipeline.Sink(deliver: $0) } }
-        if sink == nil {
+        if let canvas { try Self.check(canvas) }
+        video.settings.withLock { $0.sinks[uid] = canvas }
+        if canvas == nil {
             // Wait for a picture being delivered to the old sink.
             video.barrier()
         }
-        log.log(.info, "api setupRemoteVideo \(uid) \(sink == nil ? "unbound" : "bound")")
+        log.log(.info, "api setupRemoteVideo \(uid) \(canvas == nil ? "unbound" : "bound")")
+    }
+
+    /// setupLocalVideo: the preview sink (uid 0 in its callback), mirrored by
+    /// default; nil unbinds. Pictures reach it after startPreview, or in a
+    /// call while local video is on.
+    public func setupLocalVideo(canvas: VideoCanvas?) throws(AgoraError) {
+        if let canvas { try Self.check(canvas) }
+        video.settings.withLock { $0.localCanvas = canvas }
+        if canvas == nil { video.barrier() }
+        log.log(.info, "api setupLocalVideo \(canvas == nil ? "unbound" : "bound")")
+    }
+
+    /// setLocalRenderMode / setRemoteRenderMode: the render and mirror mode of a
+    /// bound canvas (uid 0: the local one).
+    ///
+    /// - Throws: `.invalidArgument` for unknown modes; `.notReady` when no canvas is bound.
+    public func setRenderMode(uid: UInt32, renderMode: Int, mirrorMode: Int) throws(AgoraError) {
+        guard [1, 2, 3, 4].contains(renderMode), (0...2).contains(mirrorMode) else { throw .invalidArgument }
+        try video.settings.withLock { s throws(AgoraError) in
+            if uid == 0 {
+                guard s.localCanvas != nil else { throw .notReady }
+                s.localCanvas!.renderMode = renderMode
+                s.localCanvas!.mirrorMode = mirrorMode
+            } else {
+                guard s.sinks[uid] != nil else { throw .notReady }
+                s.sinks[uid]!.renderMode = renderMode
+                s.sinks[uid]!.mirrorMode = mirrorMode
+            }
+        }
+    }
+
+    private static func check(_ c: VideoCanvas) throws(AgoraError) {
+        guard [1, 2, 3, 4].contains(c.renderMode), (0...2).contains(c.mirrorMode),
+              (0...4096).contains(c.viewWidth), (0...4096).contains(c.viewHeight),
+              (c.viewWidth == 0) == (c.viewHeight == 0) else { throw .invalidArgument }
+    }
+
+    /// startPreview / stopPreview: local pictures reach the local canvas
+    /// outside calls too. Survives leaving the channel.
+    public func setPreview(_ on: Bool) {
+        video.settings.withLock { $0.previewing = on }
+        camera.update()
+        log.log(.info, "api \(on ? "startPreview" : "stopPreview")")
+    }
+
+    /// registerVideoFrameObserver (nil unregisters). Returns once no callback of
+    /// the previous observer runs on the video thread.
+    public func registerVideoFrameObserver(_ observer: VideoFrameObserver?) throws(AgoraError) {
+        if let observer {
+            guard observer.position & ~7 == 0 else { throw .invalidArgument }
+        }
+        video.settings.withLock { $0.observer = observer }
+        if observer == nil { video.barrier() }
+        log.log(.info, "api registerVideoFrameObserver \(observer == nil ? "off" : "on")")
+    }
+
+    /// enableDualStreamMode: also send a low stream (docs/video.md). Subscribers
+    /// choose with setRemoteVideoStreamType.
+    public func enableDualStreamMode(_ enabled: Bool) {
+        video.settings.withLock { $0.dualStream = enabled }
+        video.resetSend()
+        afterLocalVideoChange()
+        log.log(.info, "api enableDualStreamMode \(enabled)")
+    }
+
+    /// setRemoteVideoStreamType: receive the high (0) or low (1) stream of `uid`.
+    /// The server switches at the next keyframe of the chosen stream.
+    public func setRemoteVideoStreamType(uid: UInt32, type: Int) throws(AgoraError) {
+        guard uid != 0, type == 0 || type == 1 else { throw .invalidArgument }
+        try changeVideoPolicy { s throws(SessionError) in try s.setRemoteVideoStreamType(uid: uid, low: type == 1) }
+        log.log(.info, "api setRemoteVideoStreamType \(uid) \(type)")
+    }
+
+    /// setRemoteDefaultVideoStreamType: the stream received of users not named by setRemoteVideoStreamType.
+    public func setRemoteDefaultVideoStreamType(_ type: Int) throws(AgoraError) {
+        guard type == 0 || type == 1 else { throw .invalidArgument }
+        try changeVideoPolicy { s throws(SessionError) in s.setRemoteDefaultVideoStreamType(low: type == 1) }
+        log.log(.info, "api setRemoteDefaultVideoStreamType \(type)")
+    }
+
+    /// takeSnapshot: the next picture of `uid` (0: the local one) is written to
+    /// `path` (.jpg / .jpeg: JPEG, .png: PNG); onSnapshotTaken reports it.
+    ///
+    /// - Throws: `.invalidArgument` for an empty path or another extension;
+    ///   `.notInChannel` outside a call; `.tooOften` with 8 snapshots of that user waiting.
+    public func takeSnapshot(uid: UInt32, path: String) throws(AgoraError) {
+        let lower = path.lowercased()
+        guard !path.isEmpty, [".jpg", ".jpeg", ".png"].contains(where: { lower.hasSuffix($0) }) else {
+            throw .invalidArgument
+        }
+        guard video.settings.withLock({ $0.inCall }) else { throw .notInChannel }
+        guard video.requestSnapshot(uid: uid, path: path) else { throw .tooOften }
+        log.log(.info, "api takeSnapshot \(uid)")
+    }
+
+    /// addVideoWatermark: a PNG blended into the sent picture (and the preview
+    /// when `visibleInPreview`) at a rectangle chosen by the picture's
+    /// orientation. One watermark at a time: a new one replaces the old.
+    ///
+    /// - Throws: `.invalidArgument` for a file that is not a readable PNG or
+    ///   rectangles with a negative origin or a size outside 1...4096.
+    public func addVideoWatermark(path: String, visibleInPreview: Bool,
+                                  landscape: (x: Int, y: Int, width: Int, height: Int),
+                                  portrait: (x: Int, y: Int, width: Int, height: Int)) throws(AgoraError) {
+        for r in [landscape, portrait] {
+            guard r.x >= 0, r.y >= 0, r.x <= 4096, r.y <= 4096, (1...4096).contains(r.width), (1...4096).contains(r.height)
+            else { throw .invalidArgument }
+        }
+        let image: RGBAImage
+        do { image = try ImageFile.readPNG(path: path) } catch { throw .invalidArgument }
+        video.settings.withLock {
+            $0.watermark = .init(image: image, landscape: landscape, portrait: portrait, visibleInPreview: visibleInPreview)
+        }
+        log.log(.info, "api addVideoWatermark \(image.width)x\(image.height)")
+    }
+
+    /// clearVideoWatermarks.
+    public func clearVideoWatermarks() {
+        video.settings.withLock { $0.watermark = nil }
+        log.log(.info, "api clearVideoWatermarks")
+    }
+
+    var camera: CameraController { video.camera }
+
+    // MARK: - Cameras
+
+    /// enumerateVideoDevices: the V4L2 capture devices (empty without a camera).
+    public func videoDevices() -> [CameraDevice] { camera.devices() }
+
+    /// setDevice (video): the camera to use from now on, by id (its /dev path).
+    ///
+    /// - Throws: `.invalidArgument` for an empty id or one longer than 511 bytes.
+    public func setVideoDevice(_ id: String) throws(AgoraError) {
+        guard !id.isEmpty, id.utf8.count < 512 else { throw .invalidArgument }
+        camera.device = id
+        camera.update()
+    }
+
+    /// getDevice (video): the chosen camera, else the first one found; nil without any.
+    public func videoDevice() -> String? { camera.device ?? camera.devices().first?.id }
+
+    /// setCameraCapturerConfiguration: capture size preference (before the camera starts).
+    ///
+    /// - Throws: `.invalidArgument` for an unknown preference or a size outside 16...4096.
+    public func setCameraCapturerConfiguration(preference: Int, width: Int, height: Int) throws(AgoraError) {
+        guard (0...3).contains(preference), (16...4096).contains(width), (16...4096).contains(height) else {
+            throw .invalidArgument
+        }
+        camera.configuration = .init(preference: preference, width: width, height: height)
+    }
+
+    /// switchCamera: the next camera (round robin).
+    ///
+    /// - Throws: `.notSupported` with fewer than two cameras.
+    public func switchCamera() throws(AgoraError) {
+        guard camera.switchToNext() else { throw .notSupported }
     }
 
     /// True when called from the engine's video thread (inside a render sink).

@@ -61,6 +61,12 @@ final class ServerMetrics {
                    [("", "\(media.bytesOut.load(ordering: .relaxed))")])
             metric("agoraish_media_stun_bindings_total", "counter", "STUN binding requests answered.",
                    [("", "\(media.stunBindings.load(ordering: .relaxed))")])
+            metric("agoraish_media_layer_switches_total", "counter",
+                   "Subscribers moved to the other stream of a dual-stream publisher, at its keyframe.",
+                   [("", "\(media.layerSwitches.load(ordering: .relaxed))")])
+            metric("agoraish_media_layer_keyframe_requests_total", "counter",
+                   "Keyframes asked of dual-stream publishers for subscribers that changed stream.",
+                   [("", "\(media.layerKeyframeRequests.load(ordering: .relaxed))")])
             metric("agoraish_media_drops_total", "counter", "Media datagrams dropped, by reason.",
                    MediaDropReason.allCases.map { ("{reason=\"\($0.label)\"}", "\(media.drops($0))") })
         }

@@ -13,6 +13,17 @@ public struct AudioSubscription: Equatable, Sendable {
     public var muted: Set<UInt32> = []
     /// muteRemoteAudioStream(uid, false), and users present when the default changed.
     public var unmuted: Set<UInt32> = []
+    /// Video only: publishers whose low stream is wanted (setRemoteVideoStreamType LOW) ...
+    public var lowStream: Set<UInt32> = []
+    /// ... whose high stream is wanted although the default is low ...
+    public var highStream: Set<UInt32> = []
+    /// ... and the default (setRemoteDefaultVideoStreamType).
+    public var defaultLow = false
+
+    /// Whether this subscriber wants the low stream of `uid`.
+    public func wantsLow(_ uid: UInt32) -> Bool {
+        lowStream.contains(uid) || (defaultLow && !highStream.contains(uid))
+    }
 
     /// Everything is received (the common case, checked first on the hot path).
     public var blocksNothing: Bool { !allMuted && !defaultMuted && muted.isEmpty }
@@ -51,16 +62,41 @@ extension SignalingCore {
     private mutating func setMediaState(_ kind: MediaKind, _ f: MessageFields, _ conn: ConnectionID) throws(SignalingFailure) {
         guard let sid = connections[conn]!.session, let s = sessions[sid] else { throw .code(-113, "not_in_channel") }
         let muted = try f.bool("muted")
-        guard muted != (kind == .audio ? s.audioMuted : s.videoMuted) else { return }
+        var switchesChanged = false
+        if kind == .video {
+            // Optional: the three switches behind the state, and the low stream's SSRC.
+            if let enabled = try f.optionalBool("enabled"), let local = try f.optionalBool("local_enabled"),
+               let streamMuted = try f.optionalBool("stream_muted") {
+                let new = (enabled, local, streamMuted)
+                if s.videoSwitches.map({ $0.enabled != new.0 || $0.localEnabled != new.1 || $0.streamMuted != new.2 }) ?? true {
+                    sessions[sid]!.videoSwitches = new
+                    switchesChanged = true
+                }
+            }
+            if let low = try f.optionalInteger("low_ssrc", in: 0...0xFFFF_FFFF) {
+                let ssrc = UInt32(low)
+                if ssrc != s.videoLowSsrc {
+                    sessions[sid]!.videoLowSsrc = ssrc
+                    if mediaEndpoint != nil { mediaCommands.append(.setVideoLowStream(session: sid, ssrc: ssrc)) }
+                }
+            }
+        }
+        guard muted != (kind == .audio ? s.audioMuted : s.videoMuted) || switchesChanged else { return }
         if kind == .audio { sessions[sid]!.audioMuted = muted } else { sessions[sid]!.videoMuted = muted }
-        if mediaEndpoint != nil {
+        if mediaEndpoint != nil && muted != (kind == .audio ? s.audioMuted : s.videoMuted) {
             mediaCommands.append(kind == .audio ? .setAudioMuted(session: sid, muted: muted)
                                                 : .setVideoMuted(session: sid, muted: muted))
         }
         guard isVisible(s) else { return }
         let type = kind == .audio ? "user_mute_audio" : "user_mute_video"
+        var fields: [String: JSONValue] = ["uid": .integer(Int64(s.uid)), "muted": .bool(muted)]
+        if kind == .video, let v = sessions[sid]!.videoSwitches {
+            fields["enabled"] = .bool(v.enabled)
+            fields["local_enabled"] = .bool(v.localEnabled)
+            fields["stream_muted"] = .bool(v.streamMuted)
+        }
         forEachOther(in: s.key, except: s.uid) { core, conn in
-            core.send(conn, message(type, ["uid": .integer(Int64(s.uid)), "muted": .bool(muted)]))
+            core.send(conn, message(type, fields))
         }
     }
 
@@ -80,6 +116,11 @@ extension SignalingCore {
         sub.defaultMuted = try f.optionalBool("default_muted") ?? false
         sub.muted = try f.uidList("muted", limit: audioSubscriptionListLimit)
         sub.unmuted = try f.uidList("unmuted", limit: audioSubscriptionListLimit)
+        if kind == .video {
+            sub.lowStream = try f.uidList("low", limit: audioSubscriptionListLimit)
+            sub.highStream = try f.uidList("high", limit: audioSubscriptionListLimit)
+            sub.defaultLow = try f.optionalBool("default_low") ?? false
+        }
         if kind == .audio {
             guard sub != sessions[sid]!.audioSubscription else { return }
             sessions[sid]!.audioSubscription = sub
@@ -89,5 +130,15 @@ extension SignalingCore {
             sessions[sid]!.videoSubscription = sub
             if mediaEndpoint != nil { mediaCommands.append(.setVideoSubscription(session: sid, sub)) }
         }
+    }
+}
+
+extension Session {
+    /// Adds the video switches to a user entry (user lists, user_joined), once known.
+    func addVideoSwitches(to entry: inout [String: JSONValue]) {
+        guard let v = videoSwitches else { return }
+        entry["video_enabled"] = .bool(v.enabled)
+        entry["local_video_enabled"] = .bool(v.localEnabled)
+        entry["video_stream_muted"] = .bool(v.streamMuted)
     }
 }

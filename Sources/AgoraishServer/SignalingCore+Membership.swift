@@ -241,6 +241,7 @@ extension SignalingCore {
             if let a = s.account { entry["account"] = .string(a) }
             if s.audioMuted { entry["audio_muted"] = .bool(true) }
             if s.videoMuted { entry["video_muted"] = .bool(true) }
+            s.addVideoSwitches(to: &entry)
             return .object(entry)
         }
     }
@@ -254,6 +255,7 @@ extension SignalingCore {
             if let a = s.account { fields["account"] = .string(a) }
             if s.audioMuted { fields["audio_muted"] = .bool(true) }
             if s.videoMuted { fields["video_muted"] = .bool(true) }
+            s.addVideoSwitches(to: &fields)
             core.send(conn, message("user_joined", fields))
         }
     }
@@ -341,6 +343,7 @@ extension SignalingCore {
             grant.audioSubscription = s.audioSubscription
             grant.videoMuted = s.videoMuted
             grant.videoSubscription = s.videoSubscription
+            grant.videoLowSsrc = s.videoLowSsrc
             mediaCommands.append(.admit(grant))
         }
     }
@@ -362,10 +365,7 @@ extension SignalingCore {
         guard let ch = channels[key] else { return [] }
         return ch.members.keys.sorted().flatMap { other -> [JSONValue] in
             guard other != uid, let s = sessions[ch.members[other]!], isVisible(s) else { return [] }
-            return s.streams.map {
-                .object(["uid": .integer(Int64(other)), "ssrc": .integer(Int64($0.ssrc)),
-                         "payload_type": .integer(Int64($0.payloadType))])
-            }
+            return s.streams.map { .object($0.fields(uid: other)) }
         }
     }
 

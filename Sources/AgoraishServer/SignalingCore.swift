@@ -71,6 +71,8 @@ public struct SignalingCore {
         case setVideoMuted(session: UInt64, muted: Bool)
         /// Whose video the participant receives.
         case setVideoSubscription(session: UInt64, VideoSubscription)
+        /// The SSRC (the publisher's own) of the participant's low video stream; 0: none.
+        case setVideoLowStream(session: UInt64, ssrc: UInt32)
     }
 
     /// The configuration in force.
@@ -124,15 +126,14 @@ public struct SignalingCore {
     }
 
     /// The media plane saw a new stream from `session`: tell the channel.
-    public mutating func streamPublished(session sid: UInt64, ssrc: UInt32, payloadType: UInt8) {
+    public mutating func streamPublished(session sid: UInt64, ssrc: UInt32, payloadType: UInt8, low: Bool = false) {
         guard let s = sessions[sid] else { return }
-        let stream = PublishedStream(ssrc: ssrc, payloadType: payloadType)
+        let stream = PublishedStream(ssrc: ssrc, payloadType: payloadType, low: low)
         guard !s.streams.contains(stream) else { return }
         sessions[sid]!.streams.append(stream)
         guard isVisible(s) else { return }
         forEachOther(in: s.key, except: s.uid) { core, conn in
-            core.send(conn, message("stream_added", ["uid": .integer(Int64(s.uid)), "ssrc": .integer(Int64(ssrc)),
-                                                     "payload_type": .integer(Int64(payloadType))]))
+            core.send(conn, message("stream_added", stream.fields(uid: s.uid)))
         }
     }
 
@@ -322,6 +323,10 @@ struct Session {
     var videoMuted = false
     /// Whose video the participant receives (set_video_subscription).
     var videoSubscription = VideoSubscription()
+    /// The video switches behind `videoMuted` (set_video_state), once told.
+    var videoSwitches: (enabled: Bool, localEnabled: Bool, streamMuted: Bool)? = nil
+    /// The publisher's own SSRC of its low video stream (dual stream); 0: none.
+    var videoLowSsrc: UInt32 = 0
     /// Whether the token lets this user publish (always, unless the app enforces publish privileges).
     var mayPublish = true
 }
@@ -330,6 +335,16 @@ struct Session {
 struct PublishedStream: Equatable {
     var ssrc: UInt32
     var payloadType: UInt8
+    /// The low stream of a dual-stream publisher.
+    var low = false
+
+    /// The stream as stream_added and the joined stream lists carry it.
+    func fields(uid: UInt32) -> [String: JSONValue] {
+        var f: [String: JSONValue] = ["uid": .integer(Int64(uid)), "ssrc": .integer(Int64(ssrc)),
+                                      "payload_type": .integer(Int64(payloadType))]
+        if low { f["layer"] = .string("low") }
+        return f
+    }
 }
 
 /// What the media plane needs to serve one participant.
@@ -356,6 +371,8 @@ public struct MediaGrant: Equatable, Sendable {
     public var videoMuted = false
     /// Whose video the participant receives.
     public var videoSubscription = VideoSubscription()
+    /// The SSRC of the participant's low video stream (0: none).
+    public var videoLowSsrc: UInt32 = 0
 }
 
 /// The users of one channel.

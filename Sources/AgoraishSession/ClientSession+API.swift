@@ -47,6 +47,7 @@ extension ClientSession {
         remoteUsers = []
         remoteAudioMuted = []
         remoteVideoMuted = []
+        remoteVideoFlags = [:]
         attempt = 0
         lostAt = now + settings.lostTimeout
         setState(.connecting, .connecting)
@@ -178,6 +179,7 @@ extension ClientSession {
         remoteUsers = []
         remoteAudioMuted = []
         remoteVideoMuted = []
+        remoteVideoFlags = [:]
         leaving = false
         leaveDeadline = nil
         reconnectAt = nil

@@ -15,6 +15,16 @@ extension ClientSession {
         public var muted: Set<UInt32> = []
         /// muteRemoteAudioStream(uid, false), and users present when the default was set.
         public var unmuted: Set<UInt32> = []
+        /// Video only: setRemoteVideoStreamType, users whose low (or high) stream is wanted.
+        public var lowStream: Set<UInt32> = []
+        public var highStream: Set<UInt32> = []
+        /// Video only: setRemoteDefaultVideoStreamType(LOW).
+        public var defaultLow = false
+
+        /// Whether the low stream of `uid` is wanted.
+        public func wantsLow(_ uid: UInt32) -> Bool {
+            lowStream.contains(uid) || (defaultLow && !highStream.contains(uid))
+        }
 
         /// Whether the audio of `uid` is not received.
         public func blocks(_ uid: UInt32) -> Bool {
@@ -109,7 +119,11 @@ extension ClientSession {
     }
 
     mutating func sendVideoState() {
-        notify(type: "set_video_state", ["muted": .bool(localVideoMuted)])
+        notify(type: "set_video_state", [
+            "muted": .bool(localVideoMuted), "enabled": .bool(localVideoFlags.enabled),
+            "local_enabled": .bool(localVideoFlags.localEnabled), "stream_muted": .bool(localVideoFlags.streamMuted),
+            "ssrc": .integer(Int64(localVideoSsrcs.high)), "low_ssrc": .integer(Int64(localVideoSsrcs.low)),
+        ])
     }
 
     mutating func sendSubscription(_ kind: WritableKeyPath<ClientSession, AudioReceivePolicy>) {
@@ -118,6 +132,9 @@ extension ClientSession {
             "all_muted": .bool(p.allMuted), "default_muted": .bool(p.defaultMuted),
             "muted": .array(p.muted.sorted().map { .integer(Int64($0)) }),
             "unmuted": .array(p.unmuted.sorted().map { .integer(Int64($0)) }),
+            "low": .array(p.lowStream.sorted().map { .integer(Int64($0)) }),
+            "high": .array(p.highStream.sorted().map { .integer(Int64($0)) }),
+            "default_low": .bool(p.defaultLow),
         ])
     }
 
@@ -138,10 +155,27 @@ extension ClientSession {
         if changed { events.append(.userMuteAudio(uid: uid, muted: muted)) }
     }
 
-    /// A remote user's video mute changed (or was learned with the user).
-    mutating func remoteVideoMute(_ uid: UInt32, _ muted: Bool) {
+    /// A remote user's video state changed (or was learned with the user):
+    /// `muted` is whether its video is off at all; `m` may hold the three
+    /// switches behind it (enabled, local_enabled, stream_muted).
+    mutating func remoteVideoMute(_ uid: UInt32, _ muted: Bool, _ m: [String: JSONValue] = [:]) {
         let changed = muted ? remoteVideoMuted.insert(uid).inserted : remoteVideoMuted.remove(uid) != nil
-        if changed { events.append(.userMuteVideo(uid: uid, muted: muted)) }
+        guard let enabled = m["enabled"]?.boolValue, let local = m["local_enabled"]?.boolValue,
+              let streamMuted = m["stream_muted"]?.boolValue else {
+            // A peer that sends only the combined state.
+            if changed {
+                events.append(.userMuteVideo(uid: uid, muted: muted))
+                events.append(.remoteVideoPaused(uid: uid, paused: muted))
+            }
+            return
+        }
+        let old = remoteVideoFlags[uid] ?? VideoFlags()
+        let new = VideoFlags(enabled: enabled, localEnabled: local, streamMuted: streamMuted)
+        remoteVideoFlags[uid] = new
+        if old.enabled != new.enabled { events.append(.userEnableVideo(uid: uid, enabled: new.enabled)) }
+        if old.localEnabled != new.localEnabled { events.append(.userEnableLocalVideo(uid: uid, enabled: new.localEnabled)) }
+        if old.streamMuted != new.streamMuted { events.append(.userMuteVideo(uid: uid, muted: new.streamMuted)) }
+        if changed { events.append(.remoteVideoPaused(uid: uid, paused: muted)) }
     }
 
     // MARK: - Video (the same rules as audio)
@@ -149,9 +183,42 @@ extension ClientSession {
     /// Whether the local user's video is muted for the others (muteLocalVideoStream,
     /// enableLocalVideo(false) or disableVideo).
     public mutating func setLocalVideoMuted(_ muted: Bool) {
-        guard muted != localVideoMuted else { return }
-        localVideoMuted = muted
+        setLocalVideoState(enabled: !muted, localEnabled: true, streamMuted: false,
+                           ssrc: localVideoSsrcs.high, lowSsrc: localVideoSsrcs.low)
+    }
+
+    /// The local video switches (enableVideo, enableLocalVideo,
+    /// muteLocalVideoStream) and the SSRCs of the streams sent (low: 0 without
+    /// dual stream). Sent now if joined, else with the next join.
+    public mutating func setLocalVideoState(enabled: Bool, localEnabled: Bool, streamMuted: Bool,
+                                            ssrc: UInt32, lowSsrc: UInt32) {
+        let flags = VideoFlags(enabled: enabled, localEnabled: localEnabled, streamMuted: streamMuted)
+        guard flags != localVideoFlags || (ssrc, lowSsrc) != localVideoSsrcs else { return }
+        localVideoFlags = flags
+        localVideoSsrcs = (ssrc, lowSsrc)
+        localVideoMuted = !enabled || !localEnabled || streamMuted
         if joinedAt != nil && transportOpen { sendVideoState() }
+    }
+
+    /// setRemoteVideoStreamType(uid, HIGH or LOW).
+    public mutating func setRemoteVideoStreamType(uid: UInt32, low: Bool) throws(SessionError) {
+        guard uid != 0 else { throw .invalidArgument }
+        var p = videoPolicy
+        if low {
+            p.lowStream.insert(uid)
+            p.highStream.remove(uid)
+        } else {
+            p.lowStream.remove(uid)
+            p.highStream.insert(uid)
+        }
+        setPolicy(\.videoPolicy, p)
+    }
+
+    /// setRemoteDefaultVideoStreamType: the stream of users not named by setRemoteVideoStreamType.
+    public mutating func setRemoteDefaultVideoStreamType(low: Bool) {
+        var p = videoPolicy
+        p.defaultLow = low
+        setPolicy(\.videoPolicy, p)
     }
 
     /// muteRemoteVideoStream(uid, mute).
@@ -176,4 +243,20 @@ extension ClientSession {
     public var joinedTime: Instant? { joinedAt }
     /// Signaling statistics of the current call so far (media is counted by the engine).
     public var signalingStats: CallStats { stats }
+}
+
+/// The three switches behind a user's video being on.
+public struct VideoFlags: Equatable, Sendable {
+    /// enableVideo / disableVideo.
+    public var enabled = true
+    /// enableLocalVideo.
+    public var localEnabled = true
+    /// muteLocalVideoStream.
+    public var streamMuted = false
+
+    public init(enabled: Bool = true, localEnabled: Bool = true, streamMuted: Bool = false) {
+        self.enabled = enabled
+        self.localEnabled = localEnabled
+        self.streamMuted = streamMuted
+    }
 }

@@ -75,17 +75,18 @@ extension ClientSession {
         case "stream_added":
             if let uid = uidField(m), let ssrc = m["ssrc"]?.integerValue, let s = UInt32(exactly: ssrc) {
                 streamOwners[s] = uid
+                if m["layer"]?.stringValue == "low" { lowVideoStreams.insert(s) } else { lowVideoStreams.remove(s) }
             }
         case "user_joined":
             guard let uid = uidField(m), uid != localUid, joinedAt != nil else { return }
             if let account = m["account"]?.stringValue { accountsByUid[uid] = account }
             if remoteUsers.insert(uid).inserted { events.append(.userJoined(uid: uid, elapsedMs: elapsed(now))) }
             remoteAudioMute(uid, m["audio_muted"]?.boolValue ?? false)
-            remoteVideoMute(uid, m["video_muted"]?.boolValue ?? false)
+            remoteVideoMute(uid, m["video_muted"]?.boolValue ?? false, videoSwitches(m))
         case "user_mute_audio", "user_mute_video":
             guard let uid = uidField(m), uid != localUid, remoteUsers.contains(uid),
                   let muted = m["muted"]?.boolValue else { return }
-            if type == "user_mute_audio" { remoteAudioMute(uid, muted) } else { remoteVideoMute(uid, muted) }
+            if type == "user_mute_audio" { remoteAudioMute(uid, muted) } else { remoteVideoMute(uid, muted, m) }
         case "user_info":
             guard let uid = uidField(m), let account = m["account"]?.stringValue else { return }
             accountsByUid[uid] = account
@@ -96,6 +97,7 @@ extension ClientSession {
             if remoteUsers.remove(uid) != nil { events.append(.userOffline(uid: uid, reason: reason)) }
             remoteAudioMuted.remove(uid)
             remoteVideoMuted.remove(uid)
+            remoteVideoFlags[uid] = nil
         case "token_will_expire":
             events.append(.tokenPrivilegeWillExpire(token: token))
         case "token_expired":
@@ -208,9 +210,11 @@ extension ClientSession {
     mutating func updateMedia(_ m: [String: JSONValue]) {
         if case .array(let list)? = m["streams"] {
             streamOwners = [:]
+            lowVideoStreams = []
             for case .object(let s) in list {
                 if let uid = uidField(s), let ssrc = s["ssrc"]?.integerValue, let v = UInt32(exactly: ssrc) {
                     streamOwners[v] = uid
+                    if s["layer"]?.stringValue == "low" { lowVideoStreams.insert(v) }
                 }
             }
         }
@@ -226,9 +230,11 @@ extension ClientSession {
         var present: [UInt32] = []
         var muted: [UInt32] = []
         var videoMuted: [UInt32] = []
+        var switches: [UInt32: [String: JSONValue]] = [:]
         for entry in list {
             guard case .object(let u) = entry, let uid = uidField(u) else { continue }
             present.append(uid)
+            switches[uid] = videoSwitches(u)
             if u["audio_muted"]?.boolValue == true { muted.append(uid) }
             if u["video_muted"]?.boolValue == true { videoMuted.append(uid) }
             if let account = u["account"]?.stringValue, accountsByUid[uid] != account {
@@ -240,6 +246,7 @@ extension ClientSession {
             remoteUsers.remove(uid)
             remoteAudioMuted.remove(uid)
             remoteVideoMuted.remove(uid)
+            remoteVideoFlags[uid] = nil
             events.append(.userOffline(uid: uid, reason: 1))
         }
         for uid in present where remoteUsers.insert(uid).inserted {
@@ -247,7 +254,7 @@ extension ClientSession {
         }
         for uid in present {
             remoteAudioMute(uid, muted.contains(uid))
-            remoteVideoMute(uid, videoMuted.contains(uid))
+            remoteVideoMute(uid, videoMuted.contains(uid), switches[uid] ?? [:])
         }
         sendAudioSettings()
     }
@@ -315,6 +322,7 @@ extension ClientSession {
         guard media != nil else { return }
         media = nil
         streamOwners = [:]
+        lowVideoStreams = []
         events.append(.mediaStopped)
     }
 
@@ -323,6 +331,7 @@ extension ClientSession {
         remoteUsers = []
         remoteAudioMuted = []
         remoteVideoMuted = []
+        remoteVideoFlags = [:]
     }
 
     mutating func closeIdleTransport() {
@@ -344,5 +353,18 @@ extension ClientSession {
     func uidField(_ m: [String: JSONValue]) -> UInt32? {
         guard let v = m["uid"]?.integerValue, v > 0, v <= Int64(UInt32.max) else { return nil }
         return UInt32(v)
+    }
+}
+
+extension ClientSession {
+    /// The video switches of a user entry or message ("video_enabled",
+    /// "local_video_enabled", "video_stream_muted" in user lists), under the
+    /// names `remoteVideoMute` reads.
+    func videoSwitches(_ m: [String: JSONValue]) -> [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        if let v = m["video_enabled"] { out["enabled"] = v }
+        if let v = m["local_video_enabled"] { out["local_enabled"] = v }
+        if let v = m["video_stream_muted"] { out["stream_muted"] = v }
+        return out
     }
 }

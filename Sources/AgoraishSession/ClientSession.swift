@@ -35,8 +35,14 @@ public struct ClientSession {
         case error(code: Int32, message: String)
         /// A remote user muted or unmuted its audio (onUserMuteAudio).
         case userMuteAudio(uid: UInt32, muted: Bool)
-        /// A remote user muted or unmuted its video (onUserMuteVideo).
+        /// A remote user muted or unmuted its video stream (onUserMuteVideo).
         case userMuteVideo(uid: UInt32, muted: Bool)
+        /// A remote user enabled or disabled video (onUserEnableVideo).
+        case userEnableVideo(uid: UInt32, enabled: Bool)
+        /// A remote user enabled or disabled its local video (onUserEnableLocalVideo).
+        case userEnableLocalVideo(uid: UInt32, enabled: Bool)
+        /// A remote user's video stopped or resumed for any of the three reasons above.
+        case remoteVideoPaused(uid: UInt32, paused: Bool)
         /// The server gave (new) media credentials: start or restart the media transport.
         case mediaReady(MediaEndpoint)
         /// The call ended or failed: stop the media transport.
@@ -127,8 +133,15 @@ public struct ClientSession {
     public internal(set) var localVideoMuted = false
     /// Whose video the local user receives (the same rules as audio).
     public internal(set) var videoPolicy = AudioReceivePolicy()
-    /// Remote users who muted their video.
+    /// Remote users whose video is off (muted, disabled or stopped).
     public internal(set) var remoteVideoMuted: Set<UInt32> = []
+    /// Each remote user's video switches as last told: (enabled, local enabled, stream muted).
+    public internal(set) var remoteVideoFlags: [UInt32: VideoFlags] = [:]
+    /// The local video switches, and the SSRCs sent (low: 0 without dual stream).
+    public internal(set) var localVideoFlags = VideoFlags()
+    public internal(set) var localVideoSsrcs: (high: UInt32, low: UInt32) = (0, 0)
+    /// Server SSRCs that are the low stream of a dual-stream publisher.
+    public internal(set) var lowVideoStreams: Set<UInt32> = []
 
     var settings: Settings
     var channel: String? = nil

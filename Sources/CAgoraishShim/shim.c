@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <libv4l2.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <openssl/ssl.h>
 
@@ -63,8 +64,29 @@ vpx_codec_err_t agsh_vpx_codec_control_int(vpx_codec_ctx_t *ctx, int id, int val
 }
 
 int agsh_v4l2_open(const char *path, int flags) { return v4l2_open(path, flags); }
+int agsh_v4l2_fd_open(int fd, int flags) { return v4l2_fd_open(fd, flags); }
 int agsh_v4l2_close(int fd) { return v4l2_close(fd); }
 int agsh_v4l2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }
+
+void *agsh_v4l2_mmap(int fd, size_t length, int64_t offset) {
+    void *p = v4l2_mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset);
+    return p == MAP_FAILED ? NULL : p;
+}
+int agsh_v4l2_munmap(void *start, size_t length) { return v4l2_munmap(start, length); }
+
+unsigned long agsh_vidioc_querycap(void) { return VIDIOC_QUERYCAP; }
+unsigned long agsh_vidioc_enum_fmt(void) { return VIDIOC_ENUM_FMT; }
+unsigned long agsh_vidioc_enum_framesizes(void) { return VIDIOC_ENUM_FRAMESIZES; }
+unsigned long agsh_vidioc_enum_frameintervals(void) { return VIDIOC_ENUM_FRAMEINTERVALS; }
+unsigned long agsh_vidioc_s_fmt(void) { return VIDIOC_S_FMT; }
+unsigned long agsh_vidioc_s_parm(void) { return VIDIOC_S_PARM; }
+unsigned long agsh_vidioc_reqbufs(void) { return VIDIOC_REQBUFS; }
+unsigned long agsh_vidioc_querybuf(void) { return VIDIOC_QUERYBUF; }
+unsigned long agsh_vidioc_qbuf(void) { return VIDIOC_QBUF; }
+unsigned long agsh_vidioc_dqbuf(void) { return VIDIOC_DQBUF; }
+unsigned long agsh_vidioc_streamon(void) { return VIDIOC_STREAMON; }
+unsigned long agsh_vidioc_streamoff(void) { return VIDIOC_STREAMOFF; }
+uint32_t agsh_v4l2_pix_fmt_yuv420(void) { return V4L2_PIX_FMT_YUV420; }
 
 int agsh_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
     struct epoll_event ev;

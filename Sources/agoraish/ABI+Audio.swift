@@ -242,7 +242,7 @@ public func abi_engine_get_audio_device(_ p: OpaquePointer?, _ type: Int32, _ in
 }
 
 /// Copies `text` into a fixed C char array, NUL-terminated, cut at a UTF-8 boundary.
-private func fillFixed<T>(_ field: inout T, _ text: String) {
+func fillFixed<T>(_ field: inout T, _ text: String) {
     withUnsafeMutableBytes(of: &field) { raw in
         var bytes = Array(text.utf8)
         if bytes.count > raw.count - 1 {

@@ -60,7 +60,11 @@ extension CEventHandler {
             table.on_user_mute_audio?(engine, ud, uid, muted ? 1 : 0)
         case .userMuteVideo(let uid, let muted):
             table.on_user_mute_video?(engine, ud, uid, muted ? 1 : 0)
-        case .mediaReady, .mediaStopped:
+        case .userEnableVideo(let uid, let enabled):
+            table.on_user_enable_video?(engine, ud, uid, enabled ? 1 : 0)
+        case .userEnableLocalVideo(let uid, let enabled):
+            table.on_user_enable_local_video?(engine, ud, uid, enabled ? 1 : 0)
+        case .mediaReady, .mediaStopped, .remoteVideoPaused:
             break  // internal: the engine's media transport follows them
         }
     }

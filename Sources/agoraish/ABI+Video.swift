@@ -18,15 +18,20 @@ public func abi_engine_disable_video(_ p: OpaquePointer?) -> Int32 {
 public func abi_engine_set_video_encoder_configuration(
     _ p: OpaquePointer?, _ config: UnsafePointer<agoraish_video_encoder_configuration>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_video_encoder_configuration>.size),
-              c.codec_type == 0 || c.codec_type == 1 else { throw .invalidArgument }
+        // ABI 0.5 callers pass the struct without the orientation, degradation and mirror fields.
+        let old = MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.orientation_mode)!
+        guard let c = readVersioned(config, minimumSize: old),
+              [0, 1, 5].contains(c.codec_type) else { throw .invalidArgument }
         var v = VideoEncoderConfiguration()
         v.width = Int(c.width)
         v.height = Int(c.height)
         v.frameRate = Int(c.frame_rate)
         v.bitrate = Int(c.bitrate)
         v.minBitrate = Int(c.min_bitrate)
-        v.codec = .vp8
+        v.codec = c.codec_type == 5 ? .vp9 : .vp8
+        v.orientationMode = Int(c.orientation_mode)
+        v.degradationPreference = Int(c.degradation_preference)
+        v.mirrorMode = Int(c.mirror_mode)
         try engine.setVideoEncoderConfiguration(v)
     }
 }
@@ -40,43 +45,253 @@ public func abi_engine_set_external_video_source(_ p: OpaquePointer?, _ enabled:
 public func abi_engine_push_external_video_frame(_ p: OpaquePointer?,
                                                  _ frame: UnsafePointer<agoraish_external_video_frame>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let f = readVersioned(frame, minimumSize: MemoryLayout<agoraish_external_video_frame>.size),
+        let old = MemoryLayout<agoraish_external_video_frame>.offset(of: \.rotation)!
+        guard let f = readVersioned(frame, minimumSize: old),
               let format = VideoPixelFormat(rawValue: f.format), let y = f.y_buffer
         else { throw .invalidArgument }
         let source = PictureSource(format: format, width: Int(f.width), height: Int(f.height),
                                    plane0: y, stride0: Int(f.y_stride), plane1: f.u_buffer, stride1: Int(f.u_stride),
                                    plane2: f.v_buffer, stride2: Int(f.v_stride))
-        try engine.pushExternalVideoFrame(source, timestampMs: f.timestamp)
+        try engine.pushExternalVideoFrame(source, rotation: Int(f.rotation), timestampMs: f.timestamp)
     }
 }
 
 @_cdecl("agoraish_engine_setup_remote_video")
 public func abi_engine_setup_remote_video(_ p: OpaquePointer?, _ canvas: UnsafePointer<agoraish_video_canvas>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let c = readVersioned(canvas, minimumSize: MemoryLayout<agoraish_video_canvas>.size) else {
-            throw .invalidArgument
-        }
-        guard let cb = c.on_frame else {
-            try engine.setupRemoteVideo(uid: c.uid, sink: nil)
+        guard let c = readCanvas(canvas) else { throw .invalidArgument }
+        try engine.setupRemoteVideo(uid: c.uid, canvas: makeCanvas(c, p))
+    }
+}
+
+@_cdecl("agoraish_engine_setup_local_video")
+public func abi_engine_setup_local_video(_ p: OpaquePointer?, _ canvas: UnsafePointer<agoraish_video_canvas>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let c = readCanvas(canvas) else { throw .invalidArgument }
+        try engine.setupLocalVideo(canvas: makeCanvas(c, p))
+    }
+}
+
+/// A canvas struct of ABI 0.5 (without render mode, mirror mode and view size) or later.
+private func readCanvas(_ canvas: UnsafePointer<agoraish_video_canvas>?) -> agoraish_video_canvas? {
+    readVersioned(canvas, minimumSize: MemoryLayout<agoraish_video_canvas>.offset(of: \.render_mode)!)
+}
+
+/// The Swift canvas for a C one; nil when `on_frame` is NULL (unbind).
+private func makeCanvas(_ c: agoraish_video_canvas, _ handle: OpaquePointer?) -> VideoCanvas? {
+    guard let cb = c.on_frame else { return nil }
+    let ud = c.user_data
+    return VideoCanvas(renderMode: c.render_mode == 0 ? 1 : Int(c.render_mode), mirrorMode: Int(c.mirror_mode),
+                       viewWidth: Int(c.view_width), viewHeight: Int(c.view_height)) { uid, view in
+        var frame = cFrame(view)
+        cb(handle, ud, uid, &frame)
+    }
+}
+
+/// A C frame over a read-only view (render sinks must not write it).
+private func cFrame(_ view: VideoFrameView) -> agoraish_video_frame {
+    var frame = agoraish_video_frame()
+    frame.type = 1
+    frame.width = Int32(view.width)
+    frame.height = Int32(view.height)
+    frame.y_stride = Int32(view.yStride)
+    frame.u_stride = Int32(view.uvStride)
+    frame.v_stride = Int32(view.uvStride)
+    frame.y_buffer = UnsafeMutablePointer(mutating: view.y.baseAddress)
+    frame.u_buffer = UnsafeMutablePointer(mutating: view.u.baseAddress)
+    frame.v_buffer = UnsafeMutablePointer(mutating: view.v.baseAddress)
+    frame.render_time_ms = view.renderTimeMs
+    return frame
+}
+
+/// A C frame over a writable observer buffer.
+private func cFrame(_ b: VideoFrameBuffer) -> agoraish_video_frame {
+    var frame = agoraish_video_frame()
+    frame.type = 1
+    frame.width = Int32(b.width)
+    frame.height = Int32(b.height)
+    frame.y_stride = Int32(b.yStride)
+    frame.u_stride = Int32(b.uvStride)
+    frame.v_stride = Int32(b.uvStride)
+    frame.y_buffer = b.y.baseAddress
+    frame.u_buffer = b.u.baseAddress
+    frame.v_buffer = b.v.baseAddress
+    frame.render_time_ms = b.renderTimeMs
+    return frame
+}
+
+@_cdecl("agoraish_engine_start_preview")
+public func abi_engine_start_preview(_ p: OpaquePointer?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in engine.setPreview(true) }
+}
+
+@_cdecl("agoraish_engine_stop_preview")
+public func abi_engine_stop_preview(_ p: OpaquePointer?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in engine.setPreview(false) }
+}
+
+@_cdecl("agoraish_engine_set_local_render_mode")
+public func abi_engine_set_local_render_mode(_ p: OpaquePointer?, _ renderMode: Int32, _ mirrorMode: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        try engine.setRenderMode(uid: 0, renderMode: Int(renderMode), mirrorMode: Int(mirrorMode))
+    }
+}
+
+@_cdecl("agoraish_engine_set_remote_render_mode")
+public func abi_engine_set_remote_render_mode(_ p: OpaquePointer?, _ uid: UInt32, _ renderMode: Int32,
+                                              _ mirrorMode: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard uid != 0 else { throw .invalidArgument }
+        try engine.setRenderMode(uid: uid, renderMode: Int(renderMode), mirrorMode: Int(mirrorMode))
+    }
+}
+
+@_cdecl("agoraish_engine_register_video_frame_observer")
+public func abi_engine_register_video_frame_observer(
+    _ p: OpaquePointer?, _ observer: UnsafePointer<agoraish_video_frame_observer>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let observer else {
+            try engine.registerVideoFrameObserver(nil)
             return
         }
-        let ud = c.user_data
-        let handle = p
-        try engine.setupRemoteVideo(uid: c.uid) { uid, view in
-            var frame = agoraish_video_frame()
-            frame.type = 1
-            frame.width = Int32(view.width)
-            frame.height = Int32(view.height)
-            frame.y_stride = Int32(view.yStride)
-            frame.u_stride = Int32(view.uvStride)
-            frame.v_stride = Int32(view.uvStride)
-            frame.y_buffer = view.y.baseAddress
-            frame.u_buffer = view.u.baseAddress
-            frame.v_buffer = view.v.baseAddress
-            frame.render_time_ms = view.renderTimeMs
-            cb(handle, ud, uid, &frame)
+        guard let o = readVersioned(observer, minimumSize: MemoryLayout<agoraish_video_frame_observer>.size) else {
+            throw .invalidArgument
         }
+        let ud = o.user_data
+        let handle = p
+        var v = VideoFrameObserver(position: o.observed_position == 0 ? 3 : o.observed_position)
+        if let cb = o.on_capture_video_frame {
+            v.onCapture = { b in
+                var f = cFrame(b)
+                return cb(handle, ud, &f) != 0
+            }
+        }
+        if let cb = o.on_pre_encode_video_frame {
+            v.onPreEncode = { b in
+                var f = cFrame(b)
+                return cb(handle, ud, &f) != 0
+            }
+        }
+        if let cb = o.on_render_video_frame {
+            v.onRender = { uid, b in
+                var f = cFrame(b)
+                return cb(handle, ud, uid, &f) != 0
+            }
+        }
+        try engine.registerVideoFrameObserver(v)
     }
+}
+
+@_cdecl("agoraish_engine_enable_dual_stream_mode")
+public func abi_engine_enable_dual_stream_mode(_ p: OpaquePointer?, _ enabled: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in engine.enableDualStreamMode(enabled != 0) }
+}
+
+@_cdecl("agoraish_engine_set_remote_video_stream_type")
+public func abi_engine_set_remote_video_stream_type(_ p: OpaquePointer?, _ uid: UInt32, _ type: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.setRemoteVideoStreamType(uid: uid, type: Int(type)) }
+}
+
+@_cdecl("agoraish_engine_set_remote_default_video_stream_type")
+public func abi_engine_set_remote_default_video_stream_type(_ p: OpaquePointer?, _ type: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.setRemoteDefaultVideoStreamType(Int(type)) }
+}
+
+@_cdecl("agoraish_engine_take_snapshot")
+public func abi_engine_take_snapshot(_ p: OpaquePointer?, _ uid: UInt32, _ path: UnsafePointer<CChar>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let text = readCString(path), text.utf8.count <= 4096 else { throw .invalidArgument }
+        try engine.takeSnapshot(uid: uid, path: text)
+    }
+}
+
+@_cdecl("agoraish_engine_add_video_watermark")
+public func abi_engine_add_video_watermark(_ p: OpaquePointer?, _ path: UnsafePointer<CChar>?,
+                                           _ options: UnsafePointer<agoraish_watermark_options>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let text = readCString(path), text.utf8.count <= 4096,
+              let o = readVersioned(options, minimumSize: MemoryLayout<agoraish_watermark_options>.size)
+        else { throw .invalidArgument }
+        try engine.addVideoWatermark(
+            path: text, visibleInPreview: o.visible_in_preview != 0,
+            landscape: (Int(o.landscape_x), Int(o.landscape_y), Int(o.landscape_width), Int(o.landscape_height)),
+            portrait: (Int(o.portrait_x), Int(o.portrait_y), Int(o.portrait_width), Int(o.portrait_height)))
+    }
+}
+
+@_cdecl("agoraish_engine_clear_video_watermarks")
+public func abi_engine_clear_video_watermarks(_ p: OpaquePointer?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in engine.clearVideoWatermarks() }
+}
+
+@_cdecl("agoraish_engine_get_video_device_count")
+public func abi_engine_get_video_device_count(_ p: OpaquePointer?) -> Int32 {
+    var count: Int32 = 0
+    let rc = withEngine(p) { engine throws(AgoraError) in count = Int32(engine.videoDevices().count) }
+    return rc != 0 ? rc : count
+}
+
+@_cdecl("agoraish_engine_get_video_device")
+public func abi_engine_get_video_device(_ p: OpaquePointer?, _ index: Int32,
+                                        _ info: UnsafeMutablePointer<agoraish_video_device_info>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        let list = engine.videoDevices()
+        guard let info, index >= 0, Int(index) < list.count else { throw .invalidArgument }
+        let d = list[Int(index)]
+        var out = agoraish_video_device_info()
+        fillFixed(&out.id, d.id)
+        fillFixed(&out.name, d.name)
+        let formats = d.formats.prefix(Int(AGORAISH_MAX_VIDEO_FORMATS))
+        out.format_count = Int32(formats.count)
+        withUnsafeMutableBytes(of: &out.formats) { raw in
+            let slots = raw.bindMemory(to: agoraish_video_format.self)
+            for (i, f) in formats.enumerated() {
+                var cf = agoraish_video_format()
+                cf.width = Int32(f.width)
+                cf.height = Int32(f.height)
+                cf.fps = Int32(f.frameRate)
+                fillFixed(&cf.fourcc, f.fourcc)
+                slots[i] = cf
+            }
+        }
+        info.pointee = out
+    }
+}
+
+@_cdecl("agoraish_engine_set_video_device")
+public func abi_engine_set_video_device(_ p: OpaquePointer?, _ id: UnsafePointer<CChar>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let text = readCString(id) else { throw .invalidArgument }
+        try engine.setVideoDevice(text)
+    }
+}
+
+@_cdecl("agoraish_engine_get_current_video_device")
+public func abi_engine_get_current_video_device(_ p: OpaquePointer?, _ buf: UnsafeMutablePointer<CChar>?,
+                                                _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    var code: Int32 = 0
+    let rc = withEngine(p) { engine throws(AgoraError) in
+        guard let len else { throw .invalidArgument }
+        guard let id = engine.videoDevice() else { throw .notReady }
+        code = writeCString(id, buf, len)
+    }
+    return rc != 0 ? rc : code
+}
+
+@_cdecl("agoraish_engine_set_camera_capturer_configuration")
+public func abi_engine_set_camera_capturer_configuration(
+    _ p: OpaquePointer?, _ config: UnsafePointer<agoraish_camera_capturer_configuration>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_camera_capturer_configuration>.size)
+        else { throw .invalidArgument }
+        try engine.setCameraCapturerConfiguration(preference: Int(c.preference), width: Int(c.capture_width),
+                                                  height: Int(c.capture_height))
+    }
+}
+
+@_cdecl("agoraish_engine_switch_camera")
+public func abi_engine_switch_camera(_ p: OpaquePointer?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.switchCamera() }
 }
 
 extension CEventHandler {
@@ -90,6 +305,51 @@ extension CEventHandler {
             table.on_first_remote_video_decoded?(engine, ud, uid, width, height, elapsed)
         case .videoSizeChanged(let uid, let width, let height):
             table.on_video_size_changed?(engine, ud, uid, width, height, 0)
+        case .firstLocalVideoFrame(let width, let height, let elapsed):
+            table.on_first_local_video_frame?(engine, ud, width, height, elapsed)
+        case .firstRemoteVideoFrame(let uid, let width, let height, let elapsed):
+            table.on_first_remote_video_frame?(engine, ud, uid, width, height, elapsed)
+        case .localVideoStateChanged(let state, let error):
+            table.on_local_video_state_changed?(engine, ud, state, error)
+        case .remoteVideoStateChanged(let uid, let state, let reason, let elapsed):
+            table.on_remote_video_state_changed?(engine, ud, uid, state, reason, elapsed)
+        case .localVideoStats(let st):
+            guard let cb = table.on_local_video_stats else { return }
+            var s = agoraish_local_video_stats()
+            s.struct_size = UInt32(MemoryLayout<agoraish_local_video_stats>.size)
+            s.sent_bitrate = st.sentBitrate
+            s.sent_frame_rate = st.sentFrameRate
+            s.encoder_output_frame_rate = st.encoderOutputFrameRate
+            s.renderer_output_frame_rate = st.rendererOutputFrameRate
+            s.target_bitrate = st.targetBitrate
+            s.target_frame_rate = st.targetFrameRate
+            s.encoded_bitrate = st.encodedBitrate
+            s.encoded_frame_width = st.encodedFrameWidth
+            s.encoded_frame_height = st.encodedFrameHeight
+            s.encoded_frame_count = st.encodedFrameCount
+            s.codec_type = st.codecType
+            s.capture_frame_rate = st.captureFrameRate
+            cb(engine, ud, &s)
+        case .remoteVideoStats(let r):
+            guard let cb = table.on_remote_video_stats else { return }
+            var s = agoraish_remote_video_stats()
+            s.struct_size = UInt32(MemoryLayout<agoraish_remote_video_stats>.size)
+            s.uid = r.uid
+            s.width = r.width
+            s.height = r.height
+            s.received_bitrate = r.receivedBitrate
+            s.decoder_output_frame_rate = r.decoderOutputFrameRate
+            s.renderer_output_frame_rate = r.rendererOutputFrameRate
+            s.packet_loss_rate = r.packetLossRate
+            s.rx_stream_type = r.rxStreamType
+            s.total_frozen_time = r.totalFrozenTime
+            s.frozen_rate = r.frozenRate
+            s.total_active_time = r.totalActiveTime
+            s.publish_duration = r.publishDuration
+            cb(engine, ud, &s)
+        case .snapshotTaken(let uid, let path, let width, let height, let error):
+            guard let cb = table.on_snapshot_taken else { return }
+            path.withCString { cb(engine, ud, uid, $0, width, height, error) }
         }
     }
 }

@@ -174,6 +174,47 @@ private func checkSignaturesAgainstHeader() {
     engineMuteAllRemoteVideoStreams = abi_engine_mute_all_remote_video_streams
     var engineSetDefaultMuteAllRemoteVideoStreams = CAgoraishABI.agoraish_engine_set_default_mute_all_remote_video_streams
     engineSetDefaultMuteAllRemoteVideoStreams = abi_engine_set_default_mute_all_remote_video_streams
+    var engineSetupLocalVideo = CAgoraishABI.agoraish_engine_setup_local_video
+    engineSetupLocalVideo = abi_engine_setup_local_video
+    var engineStartPreview = CAgoraishABI.agoraish_engine_start_preview
+    engineStartPreview = abi_engine_start_preview
+    var engineStopPreview = CAgoraishABI.agoraish_engine_stop_preview
+    engineStopPreview = abi_engine_stop_preview
+    var engineSetLocalRenderMode = CAgoraishABI.agoraish_engine_set_local_render_mode
+    engineSetLocalRenderMode = abi_engine_set_local_render_mode
+    var engineSetRemoteRenderMode = CAgoraishABI.agoraish_engine_set_remote_render_mode
+    engineSetRemoteRenderMode = abi_engine_set_remote_render_mode
+    var engineRegisterVideoFrameObserver = CAgoraishABI.agoraish_engine_register_video_frame_observer
+    engineRegisterVideoFrameObserver = abi_engine_register_video_frame_observer
+    var engineEnableDualStreamMode = CAgoraishABI.agoraish_engine_enable_dual_stream_mode
+    engineEnableDualStreamMode = abi_engine_enable_dual_stream_mode
+    var engineSetRemoteVideoStreamType = CAgoraishABI.agoraish_engine_set_remote_video_stream_type
+    engineSetRemoteVideoStreamType = abi_engine_set_remote_video_stream_type
+    var engineSetRemoteDefaultVideoStreamType = CAgoraishABI.agoraish_engine_set_remote_default_video_stream_type
+    engineSetRemoteDefaultVideoStreamType = abi_engine_set_remote_default_video_stream_type
+    var engineTakeSnapshot = CAgoraishABI.agoraish_engine_take_snapshot
+    engineTakeSnapshot = abi_engine_take_snapshot
+    var engineAddVideoWatermark = CAgoraishABI.agoraish_engine_add_video_watermark
+    engineAddVideoWatermark = abi_engine_add_video_watermark
+    var engineClearVideoWatermarks = CAgoraishABI.agoraish_engine_clear_video_watermarks
+    engineClearVideoWatermarks = abi_engine_clear_video_watermarks
+    var engineGetVideoDeviceCount = CAgoraishABI.agoraish_engine_get_video_device_count
+    engineGetVideoDeviceCount = abi_engine_get_video_device_count
+    var engineGetVideoDevice = CAgoraishABI.agoraish_engine_get_video_device
+    engineGetVideoDevice = abi_engine_get_video_device
+    var engineSetVideoDevice = CAgoraishABI.agoraish_engine_set_video_device
+    engineSetVideoDevice = abi_engine_set_video_device
+    var engineGetCurrentVideoDevice = CAgoraishABI.agoraish_engine_get_current_video_device
+    engineGetCurrentVideoDevice = abi_engine_get_current_video_device
+    var engineSetCameraCapturerConfiguration = CAgoraishABI.agoraish_engine_set_camera_capturer_configuration
+    engineSetCameraCapturerConfiguration = abi_engine_set_camera_capturer_configuration
+    var engineSwitchCamera = CAgoraishABI.agoraish_engine_switch_camera
+    engineSwitchCamera = abi_engine_switch_camera
     _ = (engineEnableLocalVideo, engineMuteLocalVideoStream, engineMuteRemoteVideoStream,
          engineMuteAllRemoteVideoStreams, engineSetDefaultMuteAllRemoteVideoStreams)
+    _ = (engineSetupLocalVideo, engineStartPreview, engineStopPreview, engineSetLocalRenderMode, engineSetRemoteRenderMode,
+         engineRegisterVideoFrameObserver, engineEnableDualStreamMode, engineSetRemoteVideoStreamType,
+         engineSetRemoteDefaultVideoStreamType, engineTakeSnapshot, engineAddVideoWatermark, engineClearVideoWatermarks)
+    _ = (engineGetVideoDeviceCount, engineGetVideoDevice, engineSetVideoDevice, engineGetCurrentVideoDevice,
+         engineSetCameraCapturerConfiguration, engineSwitchCamera)
 }

@@ -5,72 +5,27 @@ import CAgoraishShim
 import Glibc
 import Synchronization
 
-/// One decoded picture for a render sink (setupRemoteVideo): I420 planes.
-public struct VideoFrameView {
-    public var width: Int
-    public var height: Int
-    public var y: UnsafeBufferPointer<UInt8>
-    public var u: UnsafeBufferPointer<UInt8>
-    public var v: UnsafeBufferPointer<UInt8>
-    /// Row strides of the planes, in bytes.
-    public var yStride: Int
-    public var uvStride: Int
-    /// When the picture was decoded, on the engine's monotonic clock, in ms.
-    public var renderTimeMs: Int64
-}
-
-/// Agora's VideoEncoderConfiguration, as far as the encoder follows it.
-public struct VideoEncoderConfiguration: Equatable, Sendable {
-    /// The largest picture sent; pushed frames of another size are sent at their own size.
-    public var width = 640
-    public var height = 360
-    public var frameRate = 15
-    /// Kbps; 0 (STANDARD_BITRATE) picks Agora's base rate for the size and frame rate
-    /// (twice it in live broadcasting), -1 (COMPATIBLE_BITRATE) the base rate in both.
-    public var bitrate = 0
-    public var minBitrate = -1
-    public var codec = VideoCodec.vp8
-
-    public init() {}
-
-    /// Agora's base bitrate (Kbps) for a size and frame rate: its table at 15
-    /// and 30 fps, linear in the pixel count between the table's sizes and in
-    /// the frame rate between 15 and 30 (below 15 in proportion to it).
-    public static func baseBitrate(width: Int, height: Int, frameRate: Int) -> Int {
-        let table: [(pixels: Int, at15: Double, at30: Double)] = [
-            (160 * 120, 65, 100), (320 * 180, 140, 210), (320 * 240, 200, 300), (640 * 360, 400, 600),
-            (640 * 480, 500, 750), (848 * 480, 610, 930), (1280 * 720, 1130, 1710), (1920 * 1080, 2080, 3150),
-        ]
-        let pixels = width * height
-        func at(_ pick: ((pixels: Int, at15: Double, at30: Double)) -> Double) -> Double {
-            if pixels <= table[0].pixels { return pick(table[0]) * Double(pixels) / Double(table[0].pixels) }
-            for i in 1..<table.count where pixels <= table[i].pixels {
-                let a = table[i - 1], b = table[i]
-                return pick(a) + (pick(b) - pick(a)) * Double(pixels - a.pixels) / Double(b.pixels - a.pixels)
-            }
-            return pick(table.last!) * Double(pixels) / Double(table.last!.pixels)
-        }
-        let k15 = at { $0.at15 }, k30 = at { $0.at30 }
-        let kbps = frameRate <= 15 ? k15 * Double(max(frameRate, 1)) / 15 : k15 + (k30 - k15) * Double(frameRate - 15) / 15
-        return max(1, Int(kbps.rounded()))
-    }
-
-    /// The bitrate to encode at.
-    public func effectiveBitrate(liveBroadcasting: Bool) -> Int {
-        if bitrate > 0 { return bitrate }
-        let base = Self.baseBitrate(width: width, height: height, frameRate: frameRate)
-        return bitrate == 0 && liveBroadcasting ? 2 * base : base
-    }
-}
-
-/// The engine's video (docs/video.md): frames pushed by the host are encoded
-/// with VP8 (or VP9) and sent as RTP (RFC 7741, payload type 96, 90 kHz);
-/// what arrives is put back together per stream, decoded on the engine's video
-/// thread, and handed to the render sink bound to its uid. A decoder that
-/// cannot decode asks the sender for a keyframe (RTCP PLI through the server).
+/// The engine's video (docs/video.md). Local pictures (pushed by the host or
+/// captured from a V4L2 camera) are turned upright, observed, previewed,
+/// fitted to the encoder configuration, watermarked, encoded with VP8 or VP9
+/// (a second, smaller encoding in dual-stream mode) and sent as RTP (RFC 7741
+/// / RFC 9628, 90 kHz). What arrives is put back together per stream, decoded
+/// on the engine's video thread, observed and handed to the render sink bound
+/// to its uid. A decoder that cannot decode asks the sender for a keyframe
+/// (RTCP PLI through the server).
+///
+/// Threads: the sending path runs on the thread that pushes (or the camera
+/// thread) under `sendLock`; receiving, render sinks and the preview run on
+/// the video thread (`agoraish-vid<n>`). Settings are read under their own
+/// lock and never held while calling out.
 final class VideoPipeline: @unchecked Sendable {
-    static let payloadType: UInt8 = 96
+    /// RTP payload types: VP8 and VP9 (docs/media-plane.md).
+    static let vp8PayloadType: UInt8 = 96
+    static let vp9PayloadType: UInt8 = 98
     static let maxPayload = 1200
+
+    static func payloadType(_ codec: VideoCodec) -> UInt8 { codec == .vp9 ? vp9PayloadType : vp8PayloadType }
+    static func isVideo(payloadType pt: UInt8) -> Bool { pt == vp8PayloadType || pt == vp9PayloadType }
 
     struct Settings {
         var enabled = false
@@ -83,56 +38,155 @@ final class VideoPipeline: @unchecked Sendable {
         var externalSource = false
         var configuration = VideoEncoderConfiguration()
         var liveBroadcasting = false
-        var sinks: [UInt32: Sink] = [:]
+        /// Remote render sinks by uid.
+        var sinks: [UInt32: VideoCanvas] = [:]
+        /// The local preview sink (setupLocalVideo) and whether startPreview was called.
+        var localCanvas: VideoCanvas? = nil
+        var previewing = false
+        /// A call's media transport is up.
+        var inCall = false
+        var observer: VideoFrameObserver? = nil
+        /// enableDualStreamMode.
+        var dualStream = false
+        /// addVideoWatermark: the image, its placement, whether the preview shows it.
+        var watermark: WatermarkSetting? = nil
+
+        /// Local pictures are wanted at all (for sending or the preview).
+        var capturing: Bool { enabled && localEnabled }
+        var sending: Bool { enabled && localEnabled && !localMuted && inCall }
+        var previewShown: Bool { localCanvas != nil && enabled && (previewing || (inCall && localEnabled)) }
     }
 
-    /// A render sink for one uid.
-    struct Sink {
-        var deliver: (UInt32, VideoFrameView) -> Void
+    /// A watermark as added, and its scaled form for the last picture size.
+    struct WatermarkSetting {
+        var image: RGBAImage
+        var landscape: (x: Int, y: Int, width: Int, height: Int)
+        var portrait: (x: Int, y: Int, width: Int, height: Int)
+        var visibleInPreview: Bool
+        var prepared: (size: (Int, Int), mark: Watermark)? = nil
     }
 
-    struct SendState {
+    /// One encoding sent: the high stream, or the low one of dual-stream mode.
+    struct Layer {
         var encoder: VideoEncoder? = nil
         var ssrc: UInt32 = 0
         var sequence: UInt16 = 0
         var pictureId: UInt16 = 0
-        var firstPts: Int64? = nil
         var keyframeWanted = true
+        var framesSent = 0
+        var lastSentAtMs: Int64? = nil
+    }
+
+    /// The sending side, under `send`'s lock.
+    struct SendState {
+        var high = Layer()
+        var low = Layer()
+        var firstPts: Int64? = nil
         var published = false
+        /// LOCAL_VIDEO_STREAM_STATE last reported.
+        var localState: Int32 = 0
+        var firstFrameReported = false
+        var lastSentSize: (Int, Int) = (0, 0)
         var packet = [UInt8](repeating: 0, count: 1500 + SrtpSession.maxTrailer)
+        /// Counters of the stats period.
+        var period = LocalCounters()
+        var encodedFrameCount = 0
+        var bitrateKbps = 0
+        var encodedSize: (Int, Int) = (0, 0)
+    }
+
+    struct LocalCounters {
+        var captured = 0
+        var encoded = 0
+        var encodedBytes = 0
         var sentFrames = 0
         var sentBytes = 0
     }
 
+    /// One remote stream (SSRC): its assembler and decoder. Video thread only.
     struct Stream {
-        var assembler = VP8FrameAssembler()
+        var codec: VideoCodec
+        var assembler: VP8FrameAssembler
         var decoder: VideoDecoder? = nil
         var uid: UInt32 = 0
         var needsKeyframe = true
         var lastPli: Instant? = nil
-        var decodedReported = false
-        var size: (Int, Int) = (0, 0)
-        var decodedFrames = 0
         /// Complete frames kept until the stream's owner is known.
         var waiting: [VP8FrameAssembler.Frame] = []
+        var firstSequence: Int64? = nil
+        var highestSequence: Int64 = 0
+        var received = 0
+
+        init(codec: VideoCodec) {
+            self.codec = codec
+            assembler = VP8FrameAssembler(codec: codec == .vp9 ? .vp9 : .vp8)
+        }
+
+        /// Sequence numbers seen, extended over wraps: (expected, received).
+        mutating func count(_ seq: UInt16) {
+            received += 1
+            guard let first = firstSequence else {
+                firstSequence = Int64(seq)
+                highestSequence = Int64(seq)
+                return
+            }
+            _ = first
+            var ext = (highestSequence & ~0xFFFF) | Int64(seq)
+            if ext < highestSequence - 0x8000 { ext += 0x10000 } else if ext > highestSequence + 0x8000 { ext -= 0x10000 }
+            highestSequence = max(highestSequence, ext)
+        }
+
+        var expected: Int { firstSequence.map { Int(highestSequence - $0 + 1) } ?? 0 }
+    }
+
+    /// What is known of one remote user's video: its state and statistics.
+    struct RemoteUser {
+        var state: Int32 = 0
+        /// The reason the next STARTING / DECODING carries.
+        var resumeReason: Int32 = 0
+        var remoteMuted = false
+        var locallyMuted = false
+        var firstDecodedReported = false
+        var firstRenderedReported = false
+        var size: (Int, Int) = (0, 0)
+        var lowStream = false
+        var lastPicture: Instant? = nil
+        var frozenMs: Int64 = 0
+        var activeMs: Int64 = 0
+        var publishedAt: Instant? = nil
+        // The stats period.
+        var bytes = 0
+        var decoded = 0
+        var rendered = 0
+        var expectedBase = 0
+        var receivedBase = 0
     }
 
     let settings = Locked(Settings())
-    private let send = Locked(SendState())
+    let send = Locked(SendState())
+    /// Remote users' state, written on the video thread, read by the stats timer.
+    let users = Locked<[UInt32: RemoteUser]>([:])
+    /// Snapshots asked for (takeSnapshot): uid -> file paths.
+    let snapshots = Locked<[UInt32: [String]]>([:])
+    /// Streams (SSRCs) that are low streams of dual-stream publishers.
+    let lowStreams = Locked<Set<UInt32>>([])
     /// Packets handed to the video thread and not yet assembled. Above
     /// `maxBacklog` (the thread cannot keep up) packets are dropped: the
     /// assembler sees a loss and asks for a keyframe once it catches up.
-    private let backlog = Atomic<Int>(0)
+    let backlog = Atomic<Int>(0)
     static let maxBacklog = 2000
     /// Keyframe traffic so far: PLIs sent, requests received, keyframes sent.
     let keyframeCounters = Locked((plisSent: 0, requestsReceived: 0, keyframesSent: 0))
     /// Video thread state (streams), only touched on `loop`.
-    private var streams: [UInt32: Stream] = [:]
+    var streams: [UInt32: Stream] = [:]
+    var freezeTimer: EventLoop.TimerID? = nil
     let transport = Locked<MediaTransport?>(nil)
     let loop: EventLoop
-    private let owners: @Sendable (UInt32) -> UInt32?
-    private let elapsed: @Sendable () -> Int32
+    let owners: @Sendable (UInt32) -> UInt32?
+    let elapsed: @Sendable () -> Int32
     let emit: @Sendable (VideoEvent) -> Void
+    /// The V4L2 camera, used when no external source is set.
+    private(set) var camera: CameraController! = nil
 
     init(name: String, owners: @escaping @Sendable (UInt32) -> UInt32?, elapsed: @escaping @Sendable () -> Int32,
          emit: @escaping @Sendable (VideoEvent) -> Void) throws(EventThreadError) {
@@ -142,15 +196,28 @@ final class VideoPipeline: @unchecked Sendable {
         self.owners = owners
         self.elapsed = elapsed
         self.emit = emit
-        let seed = secureRandomBytes(8)
-        send.withLock {
-            $0.ssrc = UInt32(seed[0]) << 24 | UInt32(seed[1]) << 16 | UInt32(seed[2]) << 8 | UInt32(seed[3])
-            $0.sequence = UInt16(seed[4]) << 8 | UInt16(seed[5])
-            $0.pictureId = (UInt16(seed[6]) << 8 | UInt16(seed[7])) & 0x7FFF
+        let seed = secureRandomBytes(16)
+        func u32(_ i: Int) -> UInt32 {
+            UInt32(seed[i]) << 24 | UInt32(seed[i + 1]) << 16 | UInt32(seed[i + 2]) << 8 | UInt32(seed[i + 3])
         }
+        send.withLock {
+            $0.high.ssrc = u32(0)
+            $0.low.ssrc = u32(4) == u32(0) ? u32(4) ^ 1 : u32(4)
+            $0.high.sequence = UInt16(truncatingIfNeeded: u32(8))
+            $0.low.sequence = UInt16(truncatingIfNeeded: u32(8) >> 16)
+            $0.high.pictureId = UInt16(truncatingIfNeeded: u32(12)) & 0x7FFF
+            $0.low.pictureId = UInt16(truncatingIfNeeded: u32(12) >> 16) & 0x7FFF
+        }
+        camera = CameraController(video: self)
     }
 
-    func shutdown(wait: Bool) { loop.stop(wait: wait) }
+    func shutdown(wait: Bool) {
+        camera.shutdown()
+        loop.stop(wait: wait)
+    }
+
+    /// The SSRCs this engine sends video with: (high, low).
+    var ssrcs: (high: UInt32, low: UInt32) { send.withLock { ($0.high.ssrc, $0.low.ssrc) } }
 
     /// Returns once everything posted to the video thread before has run
     /// (at once when called on that thread).
@@ -166,205 +233,75 @@ final class VideoPipeline: @unchecked Sendable {
         while sem_wait(sem) != 0 && errno == EINTR {}
     }
 
-    // MARK: - Sending
+    // MARK: - Statistics (the channel's stats timer)
 
-    /// pushExternalVideoFrame: one I420 picture. Encoded and sent when video is
-    /// enabled, the external source is on and a call is up; the frame size may
-    /// change from push to push (the encoder follows, starting with a keyframe).
-    func push(_ frame: I420Frame, timestampMs: Int64) throws(AgoraError) {
-        let s = settings.withLock { $0 }
-        guard s.externalSource else { throw .notReady }
-        // Disabled, stopped or muted: nothing is sent (Agora's push still succeeds).
-        guard s.enabled, s.localEnabled, !s.localMuted, let link = transport.withLock({ $0 }) else { return }
-        let bitrate = s.configuration.effectiveBitrate(liveBroadcasting: s.liveBroadcasting)
-        try send.withLock { st throws(AgoraError) in
-            if st.encoder == nil || st.encoder!.settings.width != frame.width || st.encoder!.settings.height != frame.height
-                || st.encoder!.settings.codec != s.configuration.codec || st.encoder!.settings.frameRate != s.configuration.frameRate {
-                do {
-                    st.encoder = try VideoEncoder(settings: .init(
-                        codec: s.configuration.codec, width: frame.width, height: frame.height,
-                        frameRate: s.configuration.frameRate, bitrateKbps: bitrate,
-                        keyframeInterval: 3 * s.configuration.frameRate))
-                } catch {
-                    throw .invalidArgument
-                }
-                st.keyframeWanted = true
-            } else if st.encoder!.settings.bitrateKbps != bitrate {
-                try? st.encoder!.setBitrate(kbps: bitrate)
+    /// The local statistics of the period, or nil when nothing was captured or sent.
+    func takeLocalStats(periodMs: Int) -> LocalVideoStats? {
+        let c = settings.withLock { $0.configuration }
+        return send.withLock { st -> LocalVideoStats? in
+            defer { st.period = LocalCounters() }
+            let p = st.period
+            guard st.localState != 0 || p.captured > 0 else { return nil }
+            let ms = Double(max(periodMs, 1))
+            var s = LocalVideoStats()
+            s.sentBitrate = Int32(Double(p.sentBytes) * 8 / ms)
+            s.sentFrameRate = Int32((Double(p.sentFrames) * 1000 / ms).rounded())
+            s.encoderOutputFrameRate = Int32((Double(p.encoded) * 1000 / ms).rounded())
+            s.rendererOutputFrameRate = Int32((Double(previewRendered.exchange(0, ordering: .relaxed)) * 1000 / ms).rounded())
+            s.targetBitrate = Int32(st.bitrateKbps)
+            s.targetFrameRate = Int32(c.frameRate)
+            s.encodedBitrate = Int32(Double(p.encodedBytes) * 8 / ms)
+            s.encodedFrameWidth = Int32(st.encodedSize.0)
+            s.encodedFrameHeight = Int32(st.encodedSize.1)
+            s.encodedFrameCount = Int32(clamping: st.encodedFrameCount)
+            s.codecType = c.codec == .vp9 ? 5 : 1
+            s.captureFrameRate = Int32((Double(p.captured) * 1000 / ms).rounded())
+            return s
+        }
+    }
+
+    /// Pictures handed to the local preview sink in the stats period.
+    let previewRendered = Atomic<Int>(0)
+
+    /// Each remote user's statistics of the period (users whose video arrived).
+    func takeRemoteStats(periodMs: Int, now: Instant = .now()) -> [RemoteVideoStats] {
+        let loss = lossCounts()
+        return users.withLock { map -> [RemoteVideoStats] in
+            var out: [RemoteVideoStats] = []
+            for uid in map.keys.sorted() {
+                var u = map[uid]!
+                guard let published = u.publishedAt else { continue }
+                let ms = Double(max(periodMs, 1))
+                var s = RemoteVideoStats()
+                s.uid = uid
+                s.width = Int32(u.size.0)
+                s.height = Int32(u.size.1)
+                s.receivedBitrate = Int32(Double(u.bytes) * 8 / ms)
+                s.decoderOutputFrameRate = Int32((Double(u.decoded) * 1000 / ms).rounded())
+                s.rendererOutputFrameRate = Int32((Double(u.rendered) * 1000 / ms).rounded())
+                let (expected, received) = loss[uid] ?? (0, 0)
+                let e = expected - u.expectedBase, r = received - u.receivedBase
+                s.packetLossRate = e > 0 ? Int32(max(0, min(100, (e - r) * 100 / e))) : 0
+                s.rxStreamType = u.lowStream ? 1 : 0
+                s.totalFrozenTime = Int32(clamping: u.frozenMs)
+                s.totalActiveTime = Int32(clamping: u.activeMs)
+                s.frozenRate = u.activeMs > 0 ? Int32(u.frozenMs * 100 / u.activeMs) : 0
+                s.publishDuration = Int32(clamping: (now.nanoseconds - published.nanoseconds) / 1_000_000)
+                u.bytes = 0
+                u.decoded = 0
+                u.rendered = 0
+                u.expectedBase = expected
+                u.receivedBase = received
+                map[uid] = u
+                out.append(s)
             }
-            let first = st.firstPts ?? timestampMs
-            st.firstPts = first
-            // 90 kHz ticks since the first push; RTP keeps the low 32 bits, so wrapping is what is wanted.
-            let pts = (timestampMs &- first) &* 90
-            let key = st.keyframeWanted
-            st.keyframeWanted = false
-            guard let frames = try? st.encoder!.encode(frame, pts: pts, keyframe: key) else { throw .failed }
-            for f in frames where s.configuration.codec == .vp8 {
-                let payloads = VP8Payload.packetize(f.data, pictureId: st.pictureId, maxPayload: Self.maxPayload)
-                let timestamp = UInt32(truncatingIfNeeded: f.pts)
-                for (i, payload) in payloads.enumerated() {
-                    let header = RtpHeader(marker: i == payloads.count - 1, payloadType: Self.payloadType,
-                                           sequenceNumber: st.sequence, timestamp: timestamp, ssrc: st.ssrc).serialized
-                    let n = header.count + payload.count
-                    st.packet.withUnsafeMutableBytes { raw in
-                        raw.copyBytes(from: header + payload)
-                        link.send(rtp: raw.baseAddress!, length: n)
-                    }
-                    st.sequence &+= 1
-                    st.sentBytes += n
-                }
-                st.pictureId = VP8Payload.next(st.pictureId)
-                st.sentFrames += 1
-                if f.isKeyframe { keyframeCounters.withLock { $0.keyframesSent += 1 } }
-                if !st.published {
-                    st.published = true
-                    emit(.firstLocalVideoFramePublished(elapsedMs: elapsed()))
-                }
-            }
+            return out
         }
     }
 
-    /// A receiver asked for a keyframe (PLI or FIR).
-    func keyframeRequested(ssrc: UInt32) {
-        let mine = send.withLock { st -> Bool in
-            guard st.ssrc == ssrc else { return false }
-            st.keyframeWanted = true
-            return true
-        }
-        if mine { keyframeCounters.withLock { $0.requestsReceived += 1 } }
-    }
-
-    /// The call ended: the next call starts with a keyframe and a first-frame event.
-    func resetSend() {
-        send.withLock {
-            $0.keyframeWanted = true
-            $0.published = false
-            $0.firstPts = nil
-        }
-    }
-
-    // MARK: - Receiving
-
-    /// A video RTP packet (IO thread): copied to the video thread.
-    func received(rtp: UnsafeMutableRawPointer, length: Int, now: Instant) {
-        let (enabled, blocked) = settings.withLock { ($0.enabled, $0.blocked) }
-        guard enabled else { return }
-        let raw = UnsafeRawBufferPointer(start: rtp, count: length)
-        guard let h = try? RtpHeader.parse(raw), h.payloadType == Self.payloadType,
-              h.payloadOffset < length - h.paddingLength else { return }
-        guard backlog.load(ordering: .relaxed) < Self.maxBacklog else { return }
-        if let uid = owners(h.ssrc), blocked(uid) { return }
-        let payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
-        backlog.add(1, ordering: .relaxed)
-        loop.post { [self] in
-            backlog.subtract(1, ordering: .relaxed)
-            assemble(h, payload, now)
-        }
-    }
-
-    private func assemble(_ h: RtpHeader, _ payload: [UInt8], _ now: Instant) {
-        var stream = streams[h.ssrc] ?? Stream()
-        if stream.uid == 0 { stream.uid = owners(h.ssrc) ?? 0 }
-        let frames = payload.withUnsafeBytes {
-            stream.assembler.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, marker: h.marker, payload: $0)
-        }
-        if stream.uid == 0 {
-            // Signaling names the stream's owner just after its first packets:
-            // keep its frames until then, so the first picture reaches the sink.
-            stream.waiting += frames
-            if stream.waiting.count > Self.maxWaitingFrames {
-                stream.waiting.removeFirst(stream.waiting.count - Self.maxWaitingFrames)
-                stream.needsKeyframe = true
-            }
-        } else {
-            decode(&stream, stream.waiting + frames)
-            stream.waiting = []
-        }
-        if stream.needsKeyframe { requestKeyframe(&stream, ssrc: h.ssrc, now: now) }
-        streams[h.ssrc] = stream
-    }
-
-    /// Frames of a stream whose owner is not known yet, at most.
-    static let maxWaitingFrames = 30
-
-    /// Signaling learned stream owners: streams that waited for theirs go on.
-    func ownersChanged() {
-        loop.post { [self] in
-            for (ssrc, var stream) in streams where stream.uid == 0 {
-                guard let uid = owners(ssrc) else { continue }
-                stream.uid = uid
-                decode(&stream, stream.waiting)
-                stream.waiting = []
-                streams[ssrc] = stream
-            }
-        }
-    }
-
-    private func decode(_ stream: inout Stream, _ frames: [VP8FrameAssembler.Frame]) {
-        for frame in frames {
-            if frame.afterLoss && !frame.isKeyframe { stream.needsKeyframe = true }
-            if frame.isKeyframe { stream.needsKeyframe = false }
-            guard !stream.needsKeyframe else { continue }
-            if stream.decoder == nil { stream.decoder = try? VideoDecoder(codec: .vp8) }
-            guard let decoder = stream.decoder else { continue }
-            do {
-                // The picture stays in the decoder's buffers: no copy on the way to the sink.
-                try decoder.decode(frame.data) { picture in
-                    stream.decodedFrames += 1
-                    deliver(&stream, picture)
-                }
-            } catch {
-                stream.needsKeyframe = true
-            }
-        }
-    }
-
-    private func deliver(_ stream: inout Stream, _ picture: VideoDecoder.PictureView) {
-        let uid = stream.uid
-        if !stream.decodedReported && uid != 0 {
-            stream.decodedReported = true
-            emit(.firstRemoteVideoDecoded(uid: uid, width: Int32(picture.width), height: Int32(picture.height),
-                                          elapsedMs: elapsed()))
-        }
-        if stream.size != (picture.width, picture.height) {
-            if stream.size != (0, 0) && uid != 0 {
-                emit(.videoSizeChanged(uid: uid, width: Int32(picture.width), height: Int32(picture.height)))
-            }
-            stream.size = (picture.width, picture.height)
-        }
-        guard uid != 0, let sink = settings.withLock({ $0.sinks[uid] }) else { return }
-        sink.deliver(uid, VideoFrameView(width: picture.width, height: picture.height, y: picture.y, u: picture.u,
-                                         v: picture.v, yStride: picture.yStride, uvStride: picture.uvStride,
-                                         renderTimeMs: Instant.now().nanoseconds / 1_000_000))
-    }
-
-    /// Asks the sender for a keyframe with an RTCP PLI (RFC 4585 §6.3.1), at most every 200 ms.
-    private func requestKeyframe(_ stream: inout Stream, ssrc: UInt32, now: Instant) {
-        if let last = stream.lastPli, now - last < .milliseconds(200) { return }
-        guard let link = transport.withLock({ $0 }) else { return }
-        stream.lastPli = now
-        let own = send.withLock { $0.ssrc }
-        var pli: [UInt8] = [0x81, 206, 0, 2,
-                            UInt8(own >> 24), UInt8(own >> 16 & 0xFF), UInt8(own >> 8 & 0xFF), UInt8(own & 0xFF),
-                            UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)]
-        pli += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-        pli.withUnsafeMutableBytes { link.send(rtcp: $0.baseAddress!, length: 12) }
-        keyframeCounters.withLock { $0.plisSent += 1 }
-    }
-
-    /// Forgets remote streams (the call ended).
-    func resetReceive() { loop.post { [self] in streams = [:] } }
-
-    /// A remote user left: its streams go.
-    func remoteLeft(uid: UInt32) { loop.post { [self] in streams = streams.filter { $0.value.uid != uid } } }
-}
-
-/// Something the video path reports (Agora's video callbacks), on the event thread.
-public enum VideoEvent: Sendable, Equatable {
-    /// onFirstLocalVideoFramePublished: the first video frame sent in this call.
-    case firstLocalVideoFramePublished(elapsedMs: Int32)
-    /// onFirstRemoteVideoDecoded: the first picture of a remote user decoded.
-    case firstRemoteVideoDecoded(uid: UInt32, width: Int32, height: Int32, elapsedMs: Int32)
-    /// onVideoSizeChanged: a remote user's picture size changed.
-    case videoSizeChanged(uid: UInt32, width: Int32, height: Int32)
+    /// Sequence counts per uid (video thread state, read through a hop only
+    /// when called off it; the stats timer accepts counts one period old).
+    private func lossCounts() -> [UInt32: (Int, Int)] { lossSnapshot.withLock { $0 } }
+    /// Per-uid (expected, received) packet counts, refreshed by the video thread.
+    let lossSnapshot = Locked<[UInt32: (Int, Int)]>([:])
 }

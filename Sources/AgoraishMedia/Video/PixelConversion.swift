@@ -124,4 +124,151 @@ public enum PixelConversion {
         let h = max(16, Int((Double(height) * scale) / 2) * 2)
         return (w, h)
     }
+
+    /// The picture turned clockwise by 0, 90, 180 or 270 degrees (libyuv
+    /// I420Rotate); nil for any other angle.
+    public static func rotated(_ f: I420Frame, degrees: Int) -> I420Frame? {
+        let mode: RotationMode
+        switch degrees {
+        case 0: return f
+        case 90: mode = kRotate90
+        case 180: mode = kRotate180
+        case 270: mode = kRotate270
+        default: return nil
+        }
+        let quarter = degrees != 180
+        var out = I420Frame(width: quarter ? f.height : f.width, height: quarter ? f.width : f.height)
+        let ocw = Int32(out.chromaWidth), cw = Int32(f.chromaWidth)
+        let rc = f.y.withUnsafeBufferPointer { sy in
+            f.u.withUnsafeBufferPointer { su in
+                f.v.withUnsafeBufferPointer { sv in
+                    out.y.withUnsafeMutableBufferPointer { dy in
+                        out.u.withUnsafeMutableBufferPointer { du in
+                            out.v.withUnsafeMutableBufferPointer { dv in
+                                I420Rotate(sy.baseAddress, Int32(f.width), su.baseAddress, cw, sv.baseAddress, cw,
+                                           dy.baseAddress, Int32(out.width), du.baseAddress, ocw, dv.baseAddress, ocw,
+                                           Int32(f.width), Int32(f.height), mode)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return rc == 0 ? out : nil
+    }
+
+    /// The picture mirrored left to right (libyuv I420Mirror).
+    public static func mirrored(_ f: I420Frame) -> I420Frame {
+        var out = I420Frame(width: f.width, height: f.height)
+        let cw = Int32(f.chromaWidth)
+        f.y.withUnsafeBufferPointer { sy in
+            f.u.withUnsafeBufferPointer { su in
+                f.v.withUnsafeBufferPointer { sv in
+                    out.y.withUnsafeMutableBufferPointer { dy in
+                        out.u.withUnsafeMutableBufferPointer { du in
+                            out.v.withUnsafeMutableBufferPointer { dv in
+                                _ = I420Mirror(sy.baseAddress, Int32(f.width), su.baseAddress, cw, sv.baseAddress, cw,
+                                               dy.baseAddress, Int32(f.width), du.baseAddress, cw, dv.baseAddress, cw,
+                                               Int32(f.width), Int32(f.height))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The part of a picture kept when it is cropped to the aspect ratio of
+    /// `width` x `height` around its centre: (x, y, w, h), even.
+    static func centreCrop(of f: I420Frame, toAspectOf width: Int, _ height: Int) -> (Int, Int, Int, Int) {
+        var w = f.width, h = f.height
+        if f.width * height > width * f.height {
+            w = min(f.width, max(2, (f.height * width / height) & ~1))
+        } else {
+            h = min(f.height, max(2, (f.width * height / width) & ~1))
+        }
+        return (((f.width - w) / 2) & ~1, ((f.height - h) / 2) & ~1, w, h)
+    }
+
+    /// The picture fitted into a `width` x `height` view in one of Agora's
+    /// render modes: HIDDEN (1: scaled to cover the view, the overflow cropped
+    /// evenly), FIT (2: scaled to fit inside, black bars) or FILL (4:
+    /// stretched). Other values act as HIDDEN.
+    public static func rendered(_ f: I420Frame, mode: Int, width: Int, height: Int) -> I420Frame {
+        guard width > 0, height > 0, f.width != width || f.height != height else { return f }
+        switch mode {
+        case 4:
+            return scaled(f, width: width, height: height)
+        case 2:
+            var out = I420Frame(width: width, height: height)
+            for i in out.y.indices { out.y[i] = 16 }
+            for i in out.u.indices { out.u[i] = 128; out.v[i] = 128 }
+            let scale = min(Double(width) / Double(f.width), Double(height) / Double(f.height))
+            let w = min(width, max(2, Int(Double(f.width) * scale) & ~1))
+            let h = min(height, max(2, Int(Double(f.height) * scale) & ~1))
+            let inner = scaled(f, width: w, height: h)
+            let x0 = ((width - w) / 2) & ~1, y0 = ((height - h) / 2) & ~1
+            for row in 0..<h {
+                out.y.replaceSubrange((y0 + row) * width + x0 ..< (y0 + row) * width + x0 + w,
+                                      with: inner.y[row * w ..< row * w + w])
+            }
+            let ocw = out.chromaWidth, icw = inner.chromaWidth
+            for row in 0..<inner.chromaHeight {
+                let d = (y0 / 2 + row) * ocw + x0 / 2
+                out.u.replaceSubrange(d ..< d + icw, with: inner.u[row * icw ..< row * icw + icw])
+                out.v.replaceSubrange(d ..< d + icw, with: inner.v[row * icw ..< row * icw + icw])
+            }
+            return out
+        default:
+            let (x, y, w, h) = centreCrop(of: f, toAspectOf: width, height)
+            var out = I420Frame(width: width, height: height)
+            let cw = f.chromaWidth, ocw = Int32(out.chromaWidth)
+            f.y.withUnsafeBufferPointer { sy in
+                f.u.withUnsafeBufferPointer { su in
+                    f.v.withUnsafeBufferPointer { sv in
+                        out.y.withUnsafeMutableBufferPointer { dy in
+                            out.u.withUnsafeMutableBufferPointer { du in
+                                out.v.withUnsafeMutableBufferPointer { dv in
+                                    _ = I420Scale(sy.baseAddress! + y * f.width + x, Int32(f.width),
+                                                  su.baseAddress! + (y / 2) * cw + x / 2, Int32(cw),
+                                                  sv.baseAddress! + (y / 2) * cw + x / 2, Int32(cw),
+                                                  Int32(w), Int32(h),
+                                                  dy.baseAddress, Int32(width), du.baseAddress, ocw, dv.baseAddress, ocw,
+                                                  Int32(width), Int32(height), kFilterBox)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return out
+        }
+    }
+
+    /// The centre of the picture cropped to the aspect ratio of `width` x `height`.
+    public static func cropped(_ f: I420Frame, toAspectOf width: Int, _ height: Int) -> I420Frame {
+        let (x, y, w, h) = centreCrop(of: f, toAspectOf: width, height)
+        guard w != f.width || h != f.height else { return f }
+        var out = I420Frame(width: w, height: h)
+        let cw = f.chromaWidth, ocw = Int32(out.chromaWidth)
+        f.y.withUnsafeBufferPointer { sy in
+            f.u.withUnsafeBufferPointer { su in
+                f.v.withUnsafeBufferPointer { sv in
+                    out.y.withUnsafeMutableBufferPointer { dy in
+                        out.u.withUnsafeMutableBufferPointer { du in
+                            out.v.withUnsafeMutableBufferPointer { dv in
+                                _ = I420Copy(sy.baseAddress! + y * f.width + x, Int32(f.width),
+                                             su.baseAddress! + (y / 2) * cw + x / 2, Int32(cw),
+                                             sv.baseAddress! + (y / 2) * cw + x / 2, Int32(cw),
+                                             dy.baseAddress, Int32(w), du.baseAddress, ocw, dv.baseAddress, ocw,
+                                             Int32(w), Int32(h))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
 }

@@ -29,6 +29,9 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     case unsubscribed
     /// Video RTP from a participant who muted its video (set_video_state).
     case videoMuted
+    /// One subscriber's copy not sent: it receives the other stream (high or
+    /// low) of that dual-stream publisher. Counted per withheld copy.
+    case otherLayer
 
     /// The Prometheus label value.
     public var label: String {
@@ -46,6 +49,7 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .audioMuted: "audio_muted"
         case .unsubscribed: "unsubscribed"
         case .videoMuted: "video_muted"
+        case .otherLayer: "other_layer"
         }
     }
 }
@@ -58,6 +62,10 @@ public final class MediaCounters: Sendable {
     public let packetsOut = Atomic<Int>(0)
     public let bytesOut = Atomic<Int>(0)
     public let stunBindings = Atomic<Int>(0)
+    /// Dual stream: subscribers moved to a publisher's other stream (at its keyframe).
+    public let layerSwitches = Atomic<Int>(0)
+    /// Dual stream: keyframes asked of publishers for subscribers that changed stream.
+    public let layerKeyframeRequests = Atomic<Int>(0)
     private let dropCounts: [Counter]
 
     /// One atomic counter (Atomic itself cannot sit in an array).
@@ -78,6 +86,10 @@ public final class MediaCounters: Sendable {
         if batch.packetsOut > 0 { packetsOut.wrappingAdd(batch.packetsOut, ordering: .relaxed) }
         if batch.bytesOut > 0 { bytesOut.wrappingAdd(batch.bytesOut, ordering: .relaxed) }
         if batch.stunBindings > 0 { stunBindings.wrappingAdd(batch.stunBindings, ordering: .relaxed) }
+        if batch.layerSwitches > 0 { layerSwitches.wrappingAdd(batch.layerSwitches, ordering: .relaxed) }
+        if batch.layerKeyframeRequests > 0 {
+            layerKeyframeRequests.wrappingAdd(batch.layerKeyframeRequests, ordering: .relaxed)
+        }
         for i in 0..<batch.drops.count where batch.drops[i] > 0 {
             dropCounts[i].value.wrappingAdd(batch.drops[i], ordering: .relaxed)
         }
@@ -92,5 +104,7 @@ struct MediaBatchCounts {
     var packetsOut = 0
     var bytesOut = 0
     var stunBindings = 0
+    var layerSwitches = 0
+    var layerKeyframeRequests = 0
     var drops = [Int](repeating: 0, count: MediaDropReason.allCases.count)
 }

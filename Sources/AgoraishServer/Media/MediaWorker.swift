@@ -26,9 +26,17 @@ final class MediaParticipant {
         didSet { receivesAllVideo = videoSubscription.blocksNothing }
     }
     private(set) var receivesAllVideo = true
+    /// The publisher's own SSRC of its low video stream (dual stream); 0: none.
+    var videoLowSsrc: UInt32
+    /// As a subscriber: per dual-stream publisher (uid), whether the low
+    /// stream is the one forwarded now. It changes to the wanted stream at
+    /// that stream's next keyframe.
+    var forwardedLow: [UInt32: Bool] = [:]
     var address: SocketAddress?
     /// Publisher SSRC -> server SSRC (remapped at ingress).
     var ssrcMap: [UInt32: UInt32] = [:]
+    /// The publisher's own SSRCs that carry video.
+    var videoSsrcs: Set<UInt32> = []
 
     init(grant: MediaGrant, channel: MediaChannel) throws(SrtpError) {
         session = grant.session
@@ -42,6 +50,7 @@ final class MediaParticipant {
         videoMuted = grant.videoMuted
         videoSubscription = grant.videoSubscription
         receivesAllVideo = grant.videoSubscription.blocksNothing
+        videoLowSsrc = grant.videoLowSsrc
         self.channel = channel
     }
 }
@@ -76,15 +85,16 @@ final class MediaWorker: @unchecked Sendable {
     private let fd: Int32
     private let wakeFd: Int32
     private let counters: MediaCounters
-    private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8) -> Void
+    private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8, Bool) -> Void
     static let batch = 64
     static let slot = 2048
     /// Streams (SSRCs) one participant may publish.
     static let maxStreamsPerParticipant = 8
     /// The RTP payload type of audio (Opus, docs/media-plane.md): mutes and subscriptions apply to it.
     static let audioPayloadType: UInt8 = 111
-    /// The RTP payload type of video (VP8): video mutes and subscriptions apply to it.
-    static let videoPayloadType: UInt8 = 96
+    /// The RTP payload types of video (VP8, VP9): video mutes, subscriptions and layers apply to them.
+    static let vp8PayloadType: UInt8 = 96
+    static let vp9PayloadType: UInt8 = 98
 
     // Worker-thread state.
     private var participants: [UInt64: MediaParticipant] = [:]
@@ -96,7 +106,7 @@ final class MediaWorker: @unchecked Sendable {
     private var ssrcSeed: UInt32
 
     init(index: Int, fd: Int32, counters: MediaCounters, seed: UInt32,
-         onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8) -> Void) throws(EventThreadError) {
+         onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool) -> Void) throws(EventThreadError) {
         self.fd = fd
         self.counters = counters
         self.onStreamPublished = onStreamPublished
@@ -164,7 +174,31 @@ final class MediaWorker: @unchecked Sendable {
     func setVideoMuted(_ session: UInt64, _ muted: Bool) { participants[session]?.videoMuted = muted }
 
     func setVideoSubscription(_ session: UInt64, _ sub: VideoSubscription) {
-        participants[session]?.videoSubscription = sub
+        guard let p = participants[session] else { return }
+        p.videoSubscription = sub
+        // A subscriber that now wants the other stream of a publisher gets it
+        // at that stream's next keyframe: ask the publisher for one.
+        for publisher in p.channel.members where publisher !== p && publisher.videoLowSsrc != 0 {
+            guard let current = p.forwardedLow[publisher.uid], current != sub.wantsLow(publisher.uid) else { continue }
+            let wanted = sub.wantsLow(publisher.uid) ? publisher.videoLowSsrc
+                : publisher.ssrcMap.keys.first { $0 != publisher.videoLowSsrc && publisher.videoSsrcs.contains($0) }
+            if let wanted { requestKeyframe(of: publisher, ssrc: wanted) }
+        }
+        finishBatch()
+    }
+
+    func setVideoLowStream(_ session: UInt64, _ ssrc: UInt32) { participants[session]?.videoLowSsrc = ssrc }
+
+    /// Sends the publisher an RTCP PLI (RFC 4585 §6.3.1) for one of its streams (its own SSRC).
+    private func requestKeyframe(of publisher: MediaParticipant, ssrc: UInt32) {
+        guard let to = publisher.address else { return }
+        var pli: [UInt8] = [0x81, 206, 0, 2, 0, 0, 0, 0,
+                            UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)]
+        pli += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+        pli.withUnsafeMutableBytes { raw in
+            send(raw.baseAddress!, 12, to: to) { slot, n throws(SrtpError) in try publisher.downlink.protectRtcp(slot, length: n) }
+        }
+        counts.layerKeyframeRequests += 1
     }
 
     func bind(_ session: UInt64, _ address: SocketAddress) { participants[session]?.address = address }
@@ -224,7 +258,7 @@ final class MediaWorker: @unchecked Sendable {
         }
         guard p.canPublish else { return drop(.notPublisher) }
         let isAudio = header.payloadType == Self.audioPayloadType
-        let isVideo = header.payloadType == Self.videoPayloadType
+        let isVideo = header.payloadType == Self.vp8PayloadType || header.payloadType == Self.vp9PayloadType
         if isAudio && p.audioMuted { return drop(.audioMuted) }
         if isVideo && p.videoMuted { return drop(.videoMuted) }
         let ssrc: UInt32
@@ -237,8 +271,14 @@ final class MediaWorker: @unchecked Sendable {
             ssrc = p.channel.allocateSsrc()
             p.ssrcMap[header.ssrc] = ssrc
             p.channel.streams[ssrc] = (p, header.ssrc)
-            onStreamPublished(p.session, ssrc, header.payloadType)
+            if isVideo { p.videoSsrcs.insert(header.ssrc) }
+            onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc)
         }
+        // Dual stream: which of the publisher's two video streams this packet is,
+        // and whether it starts a keyframe (where a subscriber may switch to it).
+        let layered = isVideo && p.videoLowSsrc != 0
+        let isLow = layered && header.ssrc == p.videoLowSsrc
+        var startsKeyframe: Bool? = nil
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
         for member in p.channel.members where member !== p {
             guard let to = member.address else { continue }
@@ -249,6 +289,25 @@ final class MediaWorker: @unchecked Sendable {
             if isVideo && !member.receivesAllVideo && member.videoSubscription.blocks(p.uid) {
                 drop(.unsubscribed)
                 continue
+            }
+            if layered {
+                let wantsLow = member.videoSubscription.wantsLow(p.uid)
+                let current = member.forwardedLow[p.uid] ?? wantsLow
+                if isLow != current {
+                    // The other stream: taken only when it is the wanted one and a keyframe starts here.
+                    if startsKeyframe == nil {
+                        let payload = UnsafeRawBufferPointer(start: buffer + header.payloadOffset,
+                                                             count: max(0, plain - header.payloadOffset - header.paddingLength))
+                        startsKeyframe = header.payloadType == Self.vp9PayloadType
+                            ? VP9Payload.startsKeyframe(payload) : VP8Payload.startsKeyframe(payload)
+                    }
+                    guard isLow == wantsLow, startsKeyframe == true else {
+                        drop(.otherLayer)
+                        continue
+                    }
+                    counts.layerSwitches += 1
+                }
+                member.forwardedLow[p.uid] = isLow
             }
             send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.downlink.protectRtp(slot, length: n) }
         }

@@ -100,13 +100,24 @@ public enum VP8Payload {
         !vp8.isEmpty && vp8[0] & 0x01 == 0
     }
 
+    /// Whether an RTP payload starts a keyframe: S=1 with partition index 0,
+    /// and the frame tag after the descriptor has P=0. For an SFU that looks at
+    /// every packet; false for a payload that does not parse.
+    public static func startsKeyframe(_ payload: UnsafeRawBufferPointer) -> Bool {
+        guard let d = try? parse(payload), d.startOfPartition, d.partitionIndex == 0 else { return false }
+        return isKeyframe(UnsafeRawBufferPointer(rebasing: payload[d.length...]))
+    }
+
     /// The next PictureID after `id` (15 bits, wrapping).
     public static func next(_ id: UInt16) -> UInt16 { (id &+ 1) & 0x7FFF }
 }
 
-/// Puts VP8 frames back together from RTP packets in any order, sans-IO.
-/// A frame is complete when its packets from the one with S=1 (partition 0)
-/// to the one with the marker bit have consecutive sequence numbers. Frames
+/// Puts VP8 (or, built with `codec: .vp9`, VP9) frames back together from
+/// RTP packets in any order, sans-IO. A frame is complete when its packets
+/// from the one that starts it to the one that ends it have consecutive
+/// sequence numbers: for VP8 from S=1 (partition 0) to the marker bit, for
+/// VP9 from B=1 to E=1 or the marker bit (RFC 9628 §4.2), each VP9 spatial
+/// layer frame coming out on its own. Descriptors are stripped. Frames
 /// come out in order; a frame whose packets do not all arrive is waited for
 /// until `patience` later frames (or a later keyframe) are complete, then
 /// skipped, and `lost` says so (the caller asks for a keyframe unless the
@@ -114,19 +125,27 @@ public enum VP8Payload {
 public struct VP8FrameAssembler {
     /// A complete frame.
     public struct Frame: Equatable, Sendable {
+        /// The encoded frame, without payload descriptors.
         public var data: [UInt8]
+        /// The RTP timestamp (90 kHz).
         public var timestamp: UInt32
+        /// The PictureID of its first packet, when it has one.
         public var pictureId: UInt16?
+        /// The frame decodes on its own (VP8: P=0 in the frame tag; VP9: see `VP9Payload.isKeyframe(_:)`).
         public var isKeyframe: Bool
         /// Frames were missing before this one.
         public var afterLoss: Bool
     }
 
+    /// What the assembler keeps of a packet, the same for either codec.
     private struct Packet {
         var sequence: Int64
         var timestamp: UInt32
-        var marker: Bool
-        var descriptor: VP8Payload.Descriptor
+        var startsFrame: Bool
+        var endsFrame: Bool
+        /// Meaningful on the packet that starts a frame.
+        var startsKeyframe: Bool
+        var pictureId: UInt16?
         var data: [UInt8]
     }
 
@@ -140,8 +159,13 @@ public struct VP8FrameAssembler {
     public let patience: Int
     /// Frames skipped because packets were missing.
     public private(set) var lost = 0
+    /// The payload format the packets carry.
+    public let codec: PayloadCodec
 
-    public init(capacity: Int = 512, patience: Int = 3) {
+    /// An assembler for `codec` that keeps at most `capacity` packets and gives
+    /// up on a missing frame once `patience` newer frames are complete.
+    public init(codec: PayloadCodec = .vp8, capacity: Int = 512, patience: Int = 3) {
+        self.codec = codec
         self.capacity = capacity
         self.patience = patience
     }
@@ -149,14 +173,32 @@ public struct VP8FrameAssembler {
     /// Takes the payload of one RTP packet; returns the frames it completes, in order.
     public mutating func insert(sequence: UInt16, timestamp: UInt32, marker: Bool,
                                 payload: UnsafeRawBufferPointer) -> [Frame] {
-        guard let d = try? VP8Payload.parse(payload) else { return [] }
+        guard var packet = read(payload, marker: marker) else { return [] }
         let seq = extend(sequence)
         highest = max(highest ?? seq, seq)
         if let e = expected, seq < e { return [] }  // late: its frame is gone
-        packets[seq] = Packet(sequence: seq, timestamp: timestamp, marker: marker, descriptor: d,
-                              data: Array(payload[d.length...]))
+        packet.sequence = seq
+        packet.timestamp = timestamp
+        packets[seq] = packet
         if packets.count > capacity, let oldest = packets.keys.min() { packets[oldest] = nil }
         return drain()
+    }
+
+    /// The packet's descriptor read for `codec`, or nil when it does not parse.
+    private func read(_ payload: UnsafeRawBufferPointer, marker: Bool) -> Packet? {
+        switch codec {
+        case .vp8:
+            guard let d = try? VP8Payload.parse(payload) else { return nil }
+            let data = UnsafeRawBufferPointer(rebasing: payload[d.length...])
+            let starts = d.startOfPartition && d.partitionIndex == 0
+            return Packet(sequence: 0, timestamp: 0, startsFrame: starts, endsFrame: marker,
+                          startsKeyframe: starts && VP8Payload.isKeyframe(data), pictureId: d.pictureId, data: Array(data))
+        case .vp9:
+            guard let d = try? VP9Payload.parse(payload) else { return nil }
+            return Packet(sequence: 0, timestamp: 0, startsFrame: d.startOfFrame, endsFrame: d.endOfFrame || marker,
+                          startsKeyframe: VP9Payload.isKeyframe(d), pictureId: d.pictureId,
+                          data: Array(payload[d.length...]))
+        }
     }
 
     private mutating func drain() -> [Frame] {
@@ -170,7 +212,7 @@ public struct VP8FrameAssembler {
     /// newer keyframe is complete or `patience` newer frames are: then it is
     /// skipped and the next complete frame says it came after a loss.
     private mutating func nextComplete() -> Frame? {
-        let starts = packets.values.filter { $0.descriptor.startOfPartition && $0.descriptor.partitionIndex == 0 }
+        let starts = packets.values.filter(\.startsFrame)
             .sorted { $0.sequence < $1.sequence }
         var candidates: [(start: Packet, end: Int64, data: [UInt8])] = []
         var oldestIncomplete: Packet? = nil
@@ -181,7 +223,7 @@ public struct VP8FrameAssembler {
             var complete = false
             while let p = packets[seq], p.timestamp == start.timestamp {
                 data += p.data
-                if p.marker { complete = true; break }
+                if p.endsFrame { complete = true; break }
                 seq += 1
             }
             if complete {
@@ -194,10 +236,10 @@ public struct VP8FrameAssembler {
             }
         }
         guard let first = candidates.first else { return nil }
-        let keyframeWaiting = candidates.contains { c in c.data.withUnsafeBytes { VP8Payload.isKeyframe($0) } }
+        let keyframeWaiting = candidates.contains { $0.start.startsKeyframe }
         guard candidates.count >= patience || keyframeWaiting else { return nil }
         // Give up on what is missing: from a waiting keyframe if there is one, else the oldest complete frame.
-        let from = candidates.first { c in c.data.withUnsafeBytes { VP8Payload.isKeyframe($0) } } ?? first
+        let from = candidates.first { $0.start.startsKeyframe } ?? first
         return emit(from.start, end: from.end, data: from.data)
     }
 
@@ -207,9 +249,8 @@ public struct VP8FrameAssembler {
         if afterLoss { lost += 1 }
         for k in packets.keys where k <= end { packets[k] = nil }
         expected = end + 1
-        let key = data.withUnsafeBytes { VP8Payload.isKeyframe($0) }
-        return Frame(data: data, timestamp: start.timestamp, pictureId: start.descriptor.pictureId,
-                     isKeyframe: key, afterLoss: afterLoss)
+        return Frame(data: data, timestamp: start.timestamp, pictureId: start.pictureId,
+                     isKeyframe: start.startsKeyframe, afterLoss: afterLoss)
     }
 
     private func extend(_ s: UInt16) -> Int64 {

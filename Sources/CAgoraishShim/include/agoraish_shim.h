@@ -3,8 +3,8 @@
  * symbols use the `agsh_` prefix, which the linker version script keeps local.
  *
  *  - variadic control calls (opus_encoder_ctl, opus_decoder_ctl,
- *    vpx_codec_control, v4l2_open, v4l2_ioctl) and function-like macros
- *    (vpx_codec_enc_init, vpx_codec_dec_init);
+ *    vpx_codec_control, v4l2_open, v4l2_ioctl, v4l2_mmap) and function-like macros
+ *    (vpx_codec_enc_init, vpx_codec_dec_init, the VIDIOC_* request numbers);
  *  - epoll, eventfd and timerfd, which the Glibc module does not expose;
  *  - recvmmsg / sendmmsg, which need _GNU_SOURCE (set only in shim.c, because
  *    defining it in a header breaks other C modules);
@@ -22,6 +22,7 @@
 #include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <linux/videodev2.h>
 #include <opus/opus.h>
 /* libopusenc's encoder (opusenc.h wants its own include path; only shim.c includes it). */
 typedef struct OggOpusEnc OggOpusEnc;
@@ -72,10 +73,47 @@ vpx_codec_err_t agsh_vpx_codec_control_int(vpx_codec_ctx_t *ctx, int id, int val
 
 /** v4l2_open(path, flags): variadic in libv4l2. */
 int agsh_v4l2_open(const char *path, int flags);
+/** v4l2_fd_open(fd, flags): hands an open device to libv4l2 (which then owns it:
+ *  v4l2_close closes it). Returns fd, or -1 (errno set; fd stays the caller's). */
+int agsh_v4l2_fd_open(int fd, int flags);
 /** v4l2_close(fd). */
 int agsh_v4l2_close(int fd);
 /** v4l2_ioctl(fd, request, arg): variadic in libv4l2. */
 int agsh_v4l2_ioctl(int fd, unsigned long request, void *arg);
+/** v4l2_mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset): maps buffer
+ *  `offset` (from VIDIOC_QUERYBUF) of a device opened with agsh_v4l2_open. Returns NULL
+ *  on failure (errno set) instead of MAP_FAILED. The caller owns the mapping and ends it
+ *  with agsh_v4l2_munmap before closing the device. */
+void *agsh_v4l2_mmap(int fd, size_t length, int64_t offset);
+/** v4l2_munmap(start, length). */
+int agsh_v4l2_munmap(void *start, size_t length);
+/* The VIDIOC_* request numbers (the _IOR/_IOW/_IOWR macros Swift cannot import). */
+/** VIDIOC_QUERYCAP. */
+unsigned long agsh_vidioc_querycap(void);
+/** VIDIOC_ENUM_FMT. */
+unsigned long agsh_vidioc_enum_fmt(void);
+/** VIDIOC_ENUM_FRAMESIZES. */
+unsigned long agsh_vidioc_enum_framesizes(void);
+/** VIDIOC_ENUM_FRAMEINTERVALS. */
+unsigned long agsh_vidioc_enum_frameintervals(void);
+/** VIDIOC_S_FMT. */
+unsigned long agsh_vidioc_s_fmt(void);
+/** VIDIOC_S_PARM. */
+unsigned long agsh_vidioc_s_parm(void);
+/** VIDIOC_REQBUFS. */
+unsigned long agsh_vidioc_reqbufs(void);
+/** VIDIOC_QUERYBUF. */
+unsigned long agsh_vidioc_querybuf(void);
+/** VIDIOC_QBUF. */
+unsigned long agsh_vidioc_qbuf(void);
+/** VIDIOC_DQBUF. */
+unsigned long agsh_vidioc_dqbuf(void);
+/** VIDIOC_STREAMON. */
+unsigned long agsh_vidioc_streamon(void);
+/** VIDIOC_STREAMOFF. */
+unsigned long agsh_vidioc_streamoff(void);
+/** V4L2_PIX_FMT_YUV420 ("YU12", planar I420): a v4l2_fourcc() macro. */
+uint32_t agsh_v4l2_pix_fmt_yuv420(void);
 
 /* ---- epoll / eventfd / timerfd --------------------------------------------- */
 

@@ -1,0 +1,222 @@
+import AgoraishIO
+import AgoraishMedia
+import AgoraishWire
+import Glibc
+
+/// Sending: from a captured or pushed picture to RTP.
+extension VideoPipeline {
+    /// One local picture (I420, upright). Called by pushExternalVideoFrame on
+    /// the host's thread or by the camera thread. Observed, previewed and, in
+    /// a call, encoded and sent; the size may change from picture to picture
+    /// (the encoder follows, starting with a keyframe).
+    func capture(_ picture: I420Frame, timestampMs: Int64) throws(AgoraError) {
+        let s = settings.withLock { $0 }
+        guard s.capturing else { return }
+        var frame = picture
+        if let obs = s.observer, obs.position & 1 != 0, let cb = obs.onCapture {
+            guard frame.withBuffer(timeMs: timestampMs, cb) else { return }
+        }
+        var events: [VideoEvent] = []
+        send.withLock { st in
+            st.period.captured += 1
+            if !st.firstFrameReported {
+                st.firstFrameReported = true
+                events.append(.firstLocalVideoFrame(width: Int32(frame.width), height: Int32(frame.height),
+                                                    elapsedMs: elapsed()))
+            }
+            if st.localState == 0 || st.localState == 3 {
+                st.localState = 1
+                events.append(.localVideoStateChanged(state: 1, error: 0))
+            }
+        }
+        for e in events { emit(e) }
+        if s.previewShown { preview(frame, s) }
+        takeSnapshots(of: 0, frame, timestampMs)
+        guard s.sending, let link = transport.withLock({ $0 }) else { return }
+        try encodeAndSend(frame, timestampMs: timestampMs, s, link)
+    }
+
+    /// Hands a copy of a local picture to the preview sink on the video thread.
+    private func preview(_ frame: I420Frame, _ s: Settings) {
+        var shown = frame
+        if let w = s.watermark, w.visibleInPreview { shown = watermarked(shown) }
+        loop.post { [self] in
+            guard let canvas = settings.withLock({ $0.previewShown ? $0.localCanvas : nil }) else { return }
+            let out = canvas.transforms(local: true) ? canvas.apply(shown, local: true) : shown
+            previewRendered.add(1, ordering: .relaxed)
+            out.withView(timeMs: Instant.now().nanoseconds / 1_000_000) { canvas.deliver(0, $0) }
+        }
+    }
+
+    /// The picture with the current watermark blended in (placed for its orientation).
+    func watermarked(_ frame: I420Frame) -> I420Frame {
+        let mark = settings.withLock { s -> Watermark? in
+            guard var w = s.watermark else { return nil }
+            let size = (frame.width, frame.height)
+            if let p = w.prepared, p.size == size { return p.mark }
+            let r = frame.height > frame.width ? w.portrait : w.landscape
+            guard let m = try? Watermark(image: w.image, x: r.x, y: r.y, width: r.width, height: r.height) else { return nil }
+            w.prepared = (size, m)
+            s.watermark = w
+            return m
+        }
+        guard let mark else { return frame }
+        var out = frame
+        mark.blend(into: &out)
+        return out
+    }
+
+    private func encodeAndSend(_ picture: I420Frame, timestampMs: Int64, _ s: Settings, _ link: MediaTransport) throws(AgoraError) {
+        let c = s.configuration
+        var frame = picture
+        let box = c.box(forPictureOf: frame.width, frame.height)
+        if box.cropToBox { frame = PixelConversion.cropped(frame, toAspectOf: box.width, box.height) }
+        let (w, h) = PixelConversion.fitting(width: frame.width, height: frame.height, within: box.width, box.height)
+        frame = PixelConversion.scaled(frame, width: w, height: h)
+        if c.mirrorMode == 1 { frame = PixelConversion.mirrored(frame) }
+        if s.watermark != nil { frame = watermarked(frame) }
+        if let obs = s.observer, obs.position & 4 != 0, let cb = obs.onPreEncode {
+            guard frame.withBuffer(timeMs: timestampMs, cb) else { return }
+        }
+        let bitrate = c.bitrate > 0 ? c.bitrate
+            : VideoEncoderConfiguration.baseBitrate(width: frame.width, height: frame.height, frameRate: c.frameRate)
+                * (c.bitrate == 0 && s.liveBroadcasting ? 2 : 1)
+        var events: [VideoEvent] = []
+        try send.withLock { st throws(AgoraError) in
+            let first = st.firstPts ?? timestampMs
+            st.firstPts = first
+            // 90 kHz ticks since the first push; RTP keeps the low 32 bits, so wrapping is what is wanted.
+            let pts = (timestampMs &- first) &* 90
+            st.bitrateKbps = bitrate
+            var high = st.high
+            defer { st.high = high }
+            let sentHigh = try encode(frame, pts: pts, layer: &high, codec: c.codec, frameRate: c.frameRate,
+                                      bitrate: bitrate, st: &st, link)
+            if sentHigh {
+                st.period.encoded += 1
+                st.encodedFrameCount += 1
+                st.encodedSize = (frame.width, frame.height)
+                if st.lastSentSize != (frame.width, frame.height) {
+                    if st.lastSentSize != (0, 0) {
+                        events.append(.videoSizeChanged(uid: 0, width: Int32(frame.width), height: Int32(frame.height)))
+                    }
+                    st.lastSentSize = (frame.width, frame.height)
+                }
+                if !st.published {
+                    st.published = true
+                    events.append(.firstLocalVideoFramePublished(elapsedMs: elapsed()))
+                }
+                if st.localState != 2 {
+                    st.localState = 2
+                    events.append(.localVideoStateChanged(state: 2, error: 0))
+                }
+            }
+            if s.dualStream {
+                let low = VideoEncoderConfiguration.lowStream(width: frame.width, height: frame.height, frameRate: c.frameRate)
+                // The low stream keeps to its own frame rate: a picture is skipped when it comes too soon.
+                let interval = Int64(1000 / low.frameRate)
+                if let last = st.low.lastSentAtMs, timestampMs - last < interval - interval / 4 { return }
+                st.low.lastSentAtMs = timestampMs
+                let small = PixelConversion.scaled(frame, width: low.width, height: low.height)
+                var lowLayer = st.low
+                defer { st.low = lowLayer }
+                _ = try encode(small, pts: pts, layer: &lowLayer, codec: c.codec, frameRate: low.frameRate,
+                               bitrate: low.kbps, st: &st, link)
+            }
+        }
+        for e in events { emit(e) }
+    }
+
+    /// Encodes one picture for one layer and sends its packets. False when the
+    /// encoder dropped the picture.
+    private func encode(_ frame: I420Frame, pts: Int64, layer: inout Layer, codec: VideoCodec, frameRate: Int,
+                        bitrate: Int, st: inout SendState, _ link: MediaTransport) throws(AgoraError) -> Bool {
+        let isLow = layer.ssrc == st.low.ssrc
+        if let e = layer.encoder, e.settings.width == frame.width, e.settings.height == frame.height,
+           e.settings.codec == codec, e.settings.frameRate == frameRate {
+            if e.settings.bitrateKbps != bitrate { try? e.setBitrate(kbps: bitrate) }
+        } else {
+            do {
+                layer.encoder = try VideoEncoder(settings: .init(
+                    codec: codec, width: frame.width, height: frame.height, frameRate: frameRate,
+                    bitrateKbps: bitrate, keyframeInterval: 3 * frameRate))
+            } catch {
+                throw .invalidArgument
+            }
+            layer.keyframeWanted = true
+        }
+        let key = layer.keyframeWanted
+        layer.keyframeWanted = false
+        guard let frames = try? layer.encoder!.encode(frame, pts: pts, keyframe: key) else { throw .failed }
+        let pt = Self.payloadType(codec)
+        for f in frames {
+            let payloads = codec == .vp9
+                ? VP9Payload.packetize(f.data, pictureId: layer.pictureId, keyframe: f.isKeyframe,
+                                       width: frame.width, height: frame.height, maxPayload: Self.maxPayload)
+                : VP8Payload.packetize(f.data, pictureId: layer.pictureId, maxPayload: Self.maxPayload)
+            let timestamp = UInt32(truncatingIfNeeded: f.pts)
+            var bytes = 0
+            for (i, payload) in payloads.enumerated() {
+                let header = RtpHeader(marker: i == payloads.count - 1, payloadType: pt,
+                                       sequenceNumber: layer.sequence, timestamp: timestamp, ssrc: layer.ssrc).serialized
+                let n = header.count + payload.count
+                st.packet.withUnsafeMutableBytes { raw in
+                    raw.copyBytes(from: header + payload)
+                    link.send(rtp: raw.baseAddress!, length: n)
+                }
+                layer.sequence &+= 1
+                bytes += n
+            }
+            layer.pictureId = VP8Payload.next(layer.pictureId)
+            layer.framesSent += 1
+            st.period.sentBytes += bytes
+            if !isLow {
+                st.period.sentFrames += 1
+                st.period.encodedBytes += f.data.count
+            }
+            if f.isKeyframe { keyframeCounters.withLock { $0.keyframesSent += 1 } }
+        }
+        return !frames.isEmpty
+    }
+
+    /// A receiver asked for a keyframe (PLI or FIR) of one of our streams.
+    func keyframeRequested(ssrc: UInt32) {
+        let mine = send.withLock { st -> Bool in
+            if st.high.ssrc == ssrc { st.high.keyframeWanted = true; return true }
+            if st.low.ssrc == ssrc { st.low.keyframeWanted = true; return true }
+            return false
+        }
+        if mine { keyframeCounters.withLock { $0.requestsReceived += 1 } }
+    }
+
+    /// The call ended or sending paused: the next frame sent starts with a
+    /// keyframe (and, in a new call, a first-frame event).
+    func resetSend() {
+        send.withLock {
+            $0.high.keyframeWanted = true
+            $0.low.keyframeWanted = true
+            $0.low.lastSentAtMs = nil
+            $0.published = false
+            $0.firstPts = nil
+            if $0.localState == 2 { $0.localState = 1 }
+        }
+    }
+
+    /// Local video stopped (disabled or enableLocalVideo(false)): STOPPED is
+    /// reported, and the next picture is a first frame again.
+    func localStopped() {
+        let report = send.withLock { st -> Bool in
+            st.firstFrameReported = false
+            guard st.localState != 0 else { return false }
+            st.localState = 0
+            return true
+        }
+        if report { emit(.localVideoStateChanged(state: 0, error: 0)) }
+    }
+
+    /// The camera failed: FAILED with a LOCAL_VIDEO_STREAM_ERROR.
+    func localFailed(error: Int32) {
+        send.withLock { $0.localState = 3 }
+        emit(.localVideoStateChanged(state: 3, error: error))
+    }
+}
