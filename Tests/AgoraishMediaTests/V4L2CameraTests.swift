@@ -2,7 +2,6 @@
 import CAgoraishShim
 import Dispatch
 import Glibc
-import Synchronization
 import Testing
 
 /// A fresh empty directory under /tmp, removed (with the files named) by `remove`.
@@ -296,12 +295,23 @@ private func openDescriptorTargets() -> [String] {
 
 /// A value shared between threads (a class, so closures share one lock).
 private final class Shared<Value>: @unchecked Sendable {
-    private let mutex: Mutex<Value>
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private var value: Value
 
-    init(_ value: Value) { mutex = Mutex(value) }
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 
     func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
-        try mutex.withLock { value throws(Failure) in try body(&value) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
     }
 }
 
