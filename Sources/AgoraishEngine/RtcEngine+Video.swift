@@ -282,7 +282,7 @@ extension RtcEngine {
     public func setVideoDevice(_ id: String) throws(AgoraError) {
         guard !id.isEmpty, id.utf8.count < 512 else { throw .invalidArgument }
         camera.device = id
-        camera.update()
+        camera.restartIfMoved()
     }
 
     /// getDevice (video): the chosen camera, else the first one found; nil without any.

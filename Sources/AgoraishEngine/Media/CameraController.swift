@@ -44,10 +44,28 @@ final class CameraController: @unchecked Sendable {
     /// The device chosen with setDevice (nil: the first one).
     var device: String? {
         get { state.withLock { $0.device } }
-        set { state.withLock { $0.device = newValue } }
+        set {
+            state.withLock {
+                $0.device = newValue
+                $0.failed = false
+            }
+        }
     }
 
     func devices() -> [CameraDevice] { V4L2.devices(directory: directory) }
+
+    /// Restarts capture on the chosen device when it runs on another one.
+    func restartIfMoved() {
+        let old = state.withLock { st -> CameraCapture? in
+            guard let c = st.capture, let d = st.device, st.running != d else { return nil }
+            st.capture = nil
+            st.running = nil
+            _ = c
+            return c
+        }
+        old?.stop()
+        update()
+    }
 
     /// Starts or stops capture to match the settings. Any thread.
     func update() {

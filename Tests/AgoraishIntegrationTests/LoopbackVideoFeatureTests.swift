@@ -1,0 +1,309 @@
+@testable import AgoraishEngine
+import AgoraishIO
+import AgoraishMedia
+import AgoraishServer
+import AgoraishSession
+import AgoraishTesting
+import AgoraishWire
+import Foundation
+import Testing
+
+/// Dual stream, VP9, video states and statistics, observers, the local
+/// canvas, rotation, snapshots and watermarks, through the real server.
+@Suite(.serialized) struct LoopbackVideoFeatureTests {
+    static let app = "0123456789abcdef0123456789abcdef"
+
+    /// A picture of any size: a moving gradient with the frame number as 8 bars along the top.
+    static func picture(_ n: Int, width: Int = 320, height: Int = 240) -> I420Frame {
+        var f = I420Frame(width: width, height: height)
+        for y in 0..<height {
+            for x in 0..<width { f.y[y * width + x] = UInt8(60 + (x + 2 * n + y) % 120) }
+        }
+        let bar = width / 8
+        for bit in 0..<8 {
+            let value: UInt8 = n >> bit & 1 == 1 ? 16 : 235
+            for y in 0..<(height / 10) { for x in (bit * bar + 4)..<(bit * bar + bar - 4) { f.y[y * width + x] = value } }
+        }
+        return f
+    }
+
+    static func push(_ e: RtcEngine, _ f: I420Frame, _ n: Int, rotation: Int = 0, fps: Int = 15) throws {
+        try f.y.withUnsafeBytes { y in
+            try f.u.withUnsafeBytes { u in
+                try f.v.withUnsafeBytes { v in
+                    try e.pushExternalVideoFrame(
+                        PictureSource(format: .i420, width: f.width, height: f.height, plane0: y.baseAddress!,
+                                      stride0: f.width, plane1: u.baseAddress!, stride1: f.chromaWidth,
+                                      plane2: v.baseAddress!, stride2: f.chromaWidth),
+                        rotation: rotation, timestampMs: Int64(n) * 1000 / Int64(fps))
+                }
+            }
+        }
+    }
+
+    /// Pushes `count` pictures in real time from `start`, made by `make`.
+    static func run(_ e: RtcEngine, from start: Int, count: Int, fps: Int = 15, rotation: Int = 0,
+                    _ make: (Int) -> I420Frame) throws {
+        var deadline = Instant.now()
+        for n in start..<(start + count) {
+            try push(e, make(n), n, rotation: rotation, fps: fps)
+            deadline = deadline + .milliseconds(Int64(1000 / fps))
+            sleepUntil(deadline)
+        }
+    }
+
+    static func engine(_ server: ChannelServer, _ dir: String, _ name: String,
+                       events: Locked<[EngineEvent]>? = nil) throws -> RtcEngine {
+        try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/\(name).log")) { e in
+            events?.withLock { $0.append(e) }
+        }
+    }
+
+    static func videoEvents(_ l: Locked<[EngineEvent]>) -> [VideoEvent] {
+        l.withLock { $0.compactMap { if case .video(let v) = $0 { v } else { nil } } }
+    }
+
+    @Test func dualStreamSubscribersGetTheStreamTheyChoseAndSwitchAtKeyframes() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("video-dual")
+        let a = try Self.engine(server, dir, "a"), b = try Self.engine(server, dir, "b"), c = try Self.engine(server, dir, "c")
+        defer { for e in [a, b, c] { try? e.release(sync: true) } }
+        var config = VideoEncoderConfiguration()
+        config.width = 640
+        config.height = 360
+        config.frameRate = 15
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        a.enableDualStreamMode(true)
+        let sizes = Locked<[UInt32: [Int]]>([:])
+        for (e, id) in [(b, UInt32(2)), (c, UInt32(3))] {
+            e.setVideoEnabled(true)
+            try e.setupRemoteVideo(uid: 1) { _, f in sizes.withLock { $0[id, default: []].append(f.width) } }
+        }
+        try c.setRemoteVideoStreamType(uid: 1, type: 1)
+        try a.joinChannel(token: "", channel: "dual", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "dual", info: "", uid: 2)
+        try c.joinChannel(token: "", channel: "dual", info: "", uid: 3)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound && c.audio.isMediaBound })
+        try Self.run(a, from: 0, count: 30) { Self.picture($0, width: 640, height: 360) }
+        #expect(waitUntil { sizes.withLock { ($0[2]?.count ?? 0) >= 10 && ($0[3]?.count ?? 0) >= 5 } })
+        let first = sizes.withLock { $0 }
+        #expect(first[2]?.allSatisfy { $0 == 640 } == true, "b receives the high stream: \(first[2] ?? [])")
+        #expect(first[3]?.allSatisfy { $0 == 320 } == true, "c receives the low stream: \(first[3] ?? [])")
+        let withheld = server.mediaCounters!.drops(.otherLayer)
+        #expect(withheld > 0, "each subscriber's copy of the other stream is withheld")
+        let c_ = c.video.users.withLock { $0[1] }
+        #expect(c_?.lowStream == true, "c knows it receives the low stream")
+
+        // c asks for the high stream: the server switches at its next keyframe (it asks for one).
+        try c.setRemoteVideoStreamType(uid: 1, type: 0)
+        sizes.withLock { $0[3] = [] }
+        try Self.run(a, from: 30, count: 30) { Self.picture($0, width: 640, height: 360) }
+        let after = sizes.withLock { $0[3] ?? [] }
+        #expect(after.last == 640, "c receives the high stream after the switch: \(after)")
+        // Once switched, never back: one stream per subscriber at a time.
+        if let i = after.firstIndex(of: 640) { #expect(after[i...].allSatisfy { $0 == 640 }) }
+        #expect(server.mediaCounters!.layerSwitches.load(ordering: .relaxed) >= 1)
+        #expect(server.mediaCounters!.layerKeyframeRequests.load(ordering: .relaxed) >= 1)
+        #expect(server.mediaCounters!.drops(.otherLayer) > withheld)
+    }
+
+    @Test func vp9PicturesArriveDecodedAtTheirQuality() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("video-vp9")
+        let a = try Self.engine(server, dir, "a"), b = try Self.engine(server, dir, "b")
+        defer { for e in [a, b] { try? e.release(sync: true) } }
+        var config = VideoEncoderConfiguration()
+        config.width = 320
+        config.height = 240
+        config.bitrate = 600
+        config.codec = .vp9
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        let psnr = Locked<[Double]>([])
+        try b.setupRemoteVideo(uid: 1) { _, f in
+            let n = LoopbackVideoTests.frameNumber(f.y, stride: f.yStride)
+            let copy = I420Frame(copying: f)
+            psnr.withLock { $0.append(copy.lumaPSNR(Self.picture(n))) }
+        }
+        try a.joinChannel(token: "", channel: "vp9", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "vp9", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        try Self.run(a, from: 0, count: 30) { Self.picture($0) }
+        #expect(waitUntil { psnr.withLock { $0.count } >= 25 })
+        let worst = psnr.withLock { $0.min() ?? 0 }
+        #expect(worst > 30, "VP9 luma PSNR at 600 kbps: worst \(worst) dB")
+        let local = a.video.takeLocalStats(periodMs: 2000)
+        #expect(local?.codecType == 5)
+    }
+
+    @Test func remoteVideoStatesAndStatisticsFollowPausesMutesAndLoss() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("video-states")
+        let events = Locked<[EngineEvent]>([])
+        let a = try Self.engine(server, dir, "a"), b = try Self.engine(server, dir, "b", events: events)
+        defer { for e in [a, b] { try? e.release(sync: true) } }
+        try b.setParameters(#"{"rtc.network_simulation": {"loss_percent": 5, "seed": 3}}"#)
+        var config = VideoEncoderConfiguration()
+        config.width = 320
+        config.height = 240
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        try b.setupRemoteVideo(uid: 1) { _, _ in }
+        try a.joinChannel(token: "", channel: "states", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "states", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        try Self.run(a, from: 0, count: 20) { Self.picture($0) }
+        func states() -> [(Int32, Int32)] {
+            Self.videoEvents(events).compactMap {
+                if case .remoteVideoStateChanged(1, let s, let r, _) = $0 { (s, r) } else { nil }
+            }
+        }
+        #expect(waitUntil { states().contains { $0 == (2, 0) } })
+        #expect(states().first.map { $0 == (1, 0) } == true, "STARTING comes first: \(states())")
+        #expect(Self.videoEvents(events).contains { if case .firstRemoteVideoFrame(1, 320, 240, _) = $0 { true } else { false } })
+        // A pause of a second: FROZEN (network congestion), then DECODING (recovery).
+        sleepUntil(Instant.now() + .milliseconds(1000))
+        #expect(waitUntil { states().contains { $0 == (3, 1) } })
+        try Self.run(a, from: 20, count: 10) { Self.picture($0) }
+        #expect(waitUntil { states().contains { $0 == (2, 2) } })
+        // A mutes: STOPPED with REMOTE_MUTED.
+        a.muteLocalVideoStream(true)
+        #expect(waitUntil { states().contains { $0 == (0, 5) } })
+        a.muteLocalVideoStream(false)
+        try Self.run(a, from: 30, count: 20) { Self.picture($0) }
+        #expect(waitUntil { states().contains { $0 == (2, 6) } }, "decoding again after unmuting: \(states())")
+        // Statistics of the period: the pause counted as frozen.
+        let stats = b.video.takeRemoteStats(periodMs: 2000)
+        let s = try #require(stats.first { $0.uid == 1 })
+        #expect(s.width == 320 && s.height == 240)
+        #expect(s.totalFrozenTime >= 500, "the one-second pause is frozen time: \(s)")
+        #expect(s.totalActiveTime > s.totalFrozenTime)
+        #expect(s.frozenRate == s.totalFrozenTime * 100 / s.totalActiveTime)
+        #expect(s.receivedBitrate > 0 && s.decoderOutputFrameRate > 0 && s.rendererOutputFrameRate > 0)
+        #expect(s.publishDuration > 2000)
+        let local = try #require(a.video.takeLocalStats(periodMs: 2000))
+        #expect(local.encodedFrameWidth == 320 && local.encodedFrameHeight == 240 && local.sentBitrate > 0)
+        #expect(local.codecType == 1 && local.targetFrameRate == 15)
+        // A leaves: STOPPED with REMOTE_OFFLINE.
+        try a.leaveChannel()
+        #expect(waitUntil { states().last.map { $0 == (0, 7) } ?? false }, "\(states())")
+    }
+
+    @Test func observersPreviewRotationSnapshotsAndWatermarks() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("video-observers")
+        let events = Locked<[EngineEvent]>([])
+        let a = try Self.engine(server, dir, "a", events: events), b = try Self.engine(server, dir, "b", events: events)
+        defer { for e in [a, b] { try? e.release(sync: true) } }
+        var config = VideoEncoderConfiguration()
+        config.width = 320
+        config.height = 240
+        config.bitrate = 600
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        // The capture observer paints the top-left 32x32 block white; the render observer counts.
+        let rendered = Locked(0)
+        try a.registerVideoFrameObserver(VideoFrameObserver(position: 1 | 4, onCapture: { f in
+            for y in 200..<232 { for x in 0..<32 { f.y[y * f.yStride + x] = 250 } }
+            return true
+        }))
+        try b.registerVideoFrameObserver(VideoFrameObserver(onRender: { _, _ in
+            rendered.withLock { $0 += 1 }
+            return true
+        }))
+        // The local canvas mirrors by default: the painted block shows at the right.
+        let preview = Locked<(Int, UInt8, UInt8)?>(nil)
+        try a.setupLocalVideo(canvas: VideoCanvas { uid, f in
+            preview.withLock { $0 = (Int(uid), f.y[215 * f.yStride + 5], f.y[215 * f.yStride + f.width - 5]) }
+        })
+        a.setPreview(true)
+        let remote = Locked<(Int, Int, UInt8, UInt8)?>(nil)
+        try b.setupRemoteVideo(uid: 1, canvas: VideoCanvas { _, f in
+            remote.withLock { $0 = (f.width, f.height, f.y[215 * f.yStride + 10], f.v[(8 / 2) * f.uvStride + 8 / 2]) }
+        })
+        try a.joinChannel(token: "", channel: "observers", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "observers", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        // Pushed as 240x320 turned by 90 degrees: it arrives as 320x240.
+        try Self.run(a, from: 0, count: 15, rotation: 90) { n in
+            PixelConversion.rotated(Self.picture(n), degrees: 270)!
+        }
+        #expect(waitUntil { remote.withLock { $0 != nil } })
+        let r = remote.withLock { $0! }
+        #expect(r.0 == 320 && r.1 == 240, "rotated upright: \(r)")
+        #expect(r.2 > 200, "the capture observer's block reached the receiver: \(r)")
+        #expect(rendered.withLock { $0 } > 0)
+        let p = preview.withLock { $0 }
+        #expect(p?.0 == 0 && (p?.2 ?? 0) > 200 && (p?.1 ?? 255) < 200, "the preview is mirrored: \(String(describing: p))")
+        #expect(Self.videoEvents(events).contains { if case .firstLocalVideoFrame(320, 240, _) = $0 { true } else { false } })
+        #expect(Self.videoEvents(events).contains(.localVideoStateChanged(state: 2, error: 0)))
+
+        // Snapshots of the remote user and of the local picture.
+        try b.takeSnapshot(uid: 1, path: dir + "/remote.jpg")
+        try a.takeSnapshot(uid: 0, path: dir + "/local.png")
+        #expect(throws: AgoraError.invalidArgument) { try a.takeSnapshot(uid: 0, path: dir + "/local.bmp") }
+        // A red watermark at the top right of the sent picture.
+        let red = RGBAImage(width: 16, height: 16, pixels: Array((0..<256).flatMap { _ in [UInt8(255), 0, 0, 255] }))
+        let png = dir + "/mark.png"
+        try ImageFile.writePNG(try Self.rgbaToI420(red), to: png)
+        try a.addVideoWatermark(path: png, visibleInPreview: false, landscape: (0, 0, 32, 32), portrait: (0, 0, 32, 32))
+        #expect(throws: AgoraError.invalidArgument) {
+            try a.addVideoWatermark(path: dir + "/a.log", visibleInPreview: false, landscape: (0, 0, 8, 8), portrait: (0, 0, 8, 8))
+        }
+        try Self.run(a, from: 15, count: 15, rotation: 90) { n in PixelConversion.rotated(Self.picture(n), degrees: 270)! }
+        #expect(waitUntil { Self.videoEvents(events).filter { if case .snapshotTaken(_, _, _, _, 0) = $0 { true } else { false } }.count == 2 })
+        let jpeg = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/remote.jpg")))
+        #expect(jpeg.prefix(2) == [0xFF, 0xD8] && jpeg.suffix(2) == [0xFF, 0xD9])
+        let local = try ImageFile.readPNG(path: dir + "/local.png")
+        #expect(local.width == 320 && local.height == 240)
+        #expect(waitUntil { remote.withLock { ($0?.3 ?? 0) > 170 } }, "the watermark's red shows in V: \(String(describing: remote.withLock { $0 }))")
+        a.clearVideoWatermarks()
+    }
+
+    /// An RGBA image as an I420 picture (for writing a test PNG through the library).
+    static func rgbaToI420(_ img: RGBAImage) throws -> I420Frame {
+        try img.pixels.withUnsafeBytes { raw in
+            try #require(PixelConversion.i420(PictureSource(format: .rgba, width: img.width, height: img.height,
+                                                            plane0: raw.baseAddress!, stride0: img.width * 4,
+                                                            plane1: nil, stride1: 0, plane2: nil, stride2: 0)))
+        }
+    }
+
+    @Test func withoutACameraLocalVideoFailsWithDeviceNotFoundAndPushingStillWorks() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("video-camera")
+        let events = Locked<[EngineEvent]>([])
+        let a = try Self.engine(server, dir, "a", events: events)
+        defer { try? a.release(sync: true) }
+        #expect(a.videoDevices().isEmpty || FileManager.default.fileExists(atPath: "/dev/video0"))
+        guard a.videoDevices().isEmpty else { return }
+        #expect(a.videoDevice() == nil)
+        #expect(throws: AgoraError.notSupported) { try a.switchCamera() }
+        a.setVideoEnabled(true)
+        a.setPreview(true)
+        #expect(waitUntil { Self.videoEvents(events).contains(.localVideoStateChanged(state: 3, error: 8)) })
+        try a.setVideoDevice("/dev/video9")
+        #expect(waitUntil { Self.videoEvents(events).contains(.localVideoStateChanged(state: 3, error: 10)) })
+        a.setExternalVideoSource(enabled: true)
+        try Self.push(a, Self.picture(0), 0)
+        #expect(waitUntil { Self.videoEvents(events).contains(.localVideoStateChanged(state: 1, error: 0)) })
+    }
+}
