@@ -52,6 +52,8 @@ typedef struct {
     /* Video: pictures rendered (written by the render sink on the video thread). */
     FILE *y4m;
     int pictures, picture_width, picture_height;
+    agoraish_remote_video_stats remote_video; /* the last on_remote_video_stats */
+    int remote_video_reports;
 } user_t;
 
 static void on_join_channel_success(agoraish_engine_t *engine, void *user_data, const char *channel,
@@ -126,6 +128,16 @@ static void on_remote_audio_stats(agoraish_engine_t *engine, void *user_data, co
     pthread_mutex_unlock(&u->mutex);
 }
 
+static void on_remote_video_stats(agoraish_engine_t *engine, void *user_data, const agoraish_remote_video_stats *stats) {
+    user_t *u = user_data;
+    (void)engine;
+    pthread_mutex_lock(&u->mutex);
+    memcpy(&u->remote_video, stats,
+           stats->struct_size < sizeof u->remote_video ? stats->struct_size : sizeof u->remote_video);
+    u->remote_video_reports++;
+    pthread_mutex_unlock(&u->mutex);
+}
+
 /* bob's render sink: every picture of alice goes into a YUV4MPEG2 file. */
 static void on_frame(agoraish_engine_t *engine, void *user_data, uint32_t uid, const agoraish_video_frame *f) {
     user_t *u = user_data;
@@ -186,6 +198,7 @@ static agoraish_engine_t *create_user(user_t *u, const char *name, const char *s
     handler.on_first_remote_audio_decoded = on_first_remote_audio_decoded;
     handler.on_audio_volume_indication = on_audio_volume_indication;
     handler.on_remote_audio_stats = on_remote_audio_stats;
+    handler.on_remote_video_stats = on_remote_video_stats;
 
     memset(&config, 0, sizeof config);
     config.struct_size = sizeof config;
@@ -342,6 +355,13 @@ static void print_audio_events(user_t *u) {
                "%d frames from FEC, %d concealed, %d ms frozen\n",
                u->name, r->uid, r->received_bitrate, r->jitter_buffer_delay, r->end_to_end_delay, r->audio_loss_rate,
                r->fec_recovered_frames, r->concealed_frames, r->total_frozen_time);
+    }
+    if (u->remote_video_reports > 0) {
+        const agoraish_remote_video_stats *v = &u->remote_video;
+        printf("%-5s video stats of uid %u: %dx%d, %d kbps, %d fps decoded, %d fps rendered, loss %d%%, "
+               "%d ms frozen of %d ms\n",
+               u->name, v->uid, v->width, v->height, v->received_bitrate, v->decoder_output_frame_rate,
+               v->renderer_output_frame_rate, v->packet_loss_rate, v->total_frozen_time, v->total_active_time);
     }
     pthread_mutex_unlock(&u->mutex);
 }

@@ -207,6 +207,7 @@ final class MediaWorker: @unchecked Sendable {
         guard let p = participants.removeValue(forKey: session) else { return }
         p.channel.members.removeAll { $0 === p }
         for s in p.ssrcMap.values { p.channel.streams[s] = nil }
+        for m in p.channel.members { m.forwardedLow[p.uid] = nil }
         if p.channel.members.isEmpty { channels[p.channel.key] = nil }
     }
 
