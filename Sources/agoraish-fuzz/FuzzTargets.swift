@@ -6,7 +6,7 @@ import AgoraishWire
 /// behind one fuzz entry. Every entry must return normally for every input:
 /// a trap or a sanitizer report is a bug.
 enum FuzzTarget: String, CaseIterable {
-    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006
+    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006, video
 
     func run(_ data: [UInt8]) {
         switch self {
@@ -18,6 +18,29 @@ enum FuzzTarget: String, CaseIterable {
                     if raw[0] & 0x10 != 0 {
                         _ = try? RtpHeaderExtension.parseOneByte(raw, at: 12 + 4 * Int(raw[0] & 0x0F))
                     }
+                }
+            }
+        case .video:
+            // Video RTP payloads: the VP8 and VP9 descriptors, the keyframe tests
+            // the server makes, and both assemblers fed the input cut into packets.
+            data.withUnsafeBytes { raw in
+                if let d = try? VP8Payload.parse(raw) { precondition(d.length < raw.count, "VP8 descriptor within") }
+                if let d = try? VP9Payload.parse(raw) { precondition(d.length < raw.count, "VP9 descriptor within") }
+                _ = VP8Payload.startsKeyframe(raw)
+                _ = VP9Payload.startsKeyframe(raw)
+            }
+            for codec in [PayloadCodec.vp8, .vp9] {
+                var assembler = VP8FrameAssembler(codec: codec, capacity: 64, patience: 2)
+                var i = 0, seq: UInt16 = data.first.map { UInt16($0) << 8 } ?? 0
+                while i + 2 <= data.count {
+                    let n = Int(data[i] % 64) + 1, flags = data[i + 1]
+                    let chunk = Array(data[(i + 2)..<min(data.count, i + 2 + n)])
+                    seq = seq &+ UInt16(flags & 0x3)
+                    chunk.withUnsafeBytes {
+                        _ = assembler.insert(sequence: seq, timestamp: UInt32(flags >> 4) &* 3000,
+                                             marker: flags & 0x4 != 0, payload: $0)
+                    }
+                    i += 2 + n
                 }
             }
         case .rtcp:
