@@ -90,4 +90,59 @@ import Testing
         let jc = d.join(c, uid: 3)
         #expect(jc["users"] == .array([.object(["uid": .integer(1), "video_muted": .bool(true)]), .object(["uid": .integer(2)])]))
     }
+
+    @Test func videoSwitchesLowStreamAndStreamChoicesReachOthersAndTheMediaPlane() {
+        var d = CoreDriver()
+        d.core.mediaEndpoint = ("127.0.0.1", 4000)
+        let a = d.connect(), b = d.connect()
+        _ = d.join(a, uid: 1)
+        _ = d.join(b, uid: 2)
+        _ = d.take(a)
+        while d.core.pollMediaCommand() != nil {}
+        let sid = d.core.sessions.values.first { $0.uid == 1 }!.id
+        // disableVideo: muted, with the switch behind it; dual stream announced.
+        d.send(a, ["type": .string("set_video_state"), "muted": .bool(true), "enabled": .bool(false),
+                   "local_enabled": .bool(true), "stream_muted": .bool(false), "ssrc": .integer(7),
+                   "low_ssrc": .integer(9)])
+        let note = d.take(b).first
+        #expect(note?["type"] == .string("user_mute_video") && note?["muted"] == .bool(true))
+        #expect(note?["enabled"] == .bool(false) && note?["local_enabled"] == .bool(true)
+                && note?["stream_muted"] == .bool(false))
+        var commands: [SignalingCore.MediaCommand] = []
+        while let c = d.core.pollMediaCommand() { commands.append(c) }
+        #expect(commands == [.setVideoLowStream(session: sid, ssrc: 9), .setVideoMuted(session: sid, muted: true)])
+        // The same state again: nothing; a switch change alone is still told.
+        d.send(a, ["type": .string("set_video_state"), "muted": .bool(true), "enabled": .bool(false),
+                   "local_enabled": .bool(true), "stream_muted": .bool(false), "low_ssrc": .integer(9)])
+        #expect(d.take(b).isEmpty && d.core.pollMediaCommand() == nil)
+        d.send(a, ["type": .string("set_video_state"), "muted": .bool(true), "enabled": .bool(false),
+                   "local_enabled": .bool(false), "stream_muted": .bool(false)])
+        #expect(d.take(b).first?["local_enabled"] == .bool(false))
+        #expect(d.core.pollMediaCommand() == nil, "the media plane only cares about muted")
+        // A bad low SSRC is refused.
+        d.send(a, ["type": .string("set_video_state"), "id": .integer(3), "muted": .bool(true), "low_ssrc": .integer(-1)])
+        #expect(d.take(a).first?["code"] == .integer(-2))
+        // Stream choices travel with the video subscription.
+        d.send(b, ["type": .string("set_video_subscription"), "low": .array([.integer(1)]), "default_low": .bool(true),
+                   "high": .array([.integer(3)])])
+        let bid = d.core.sessions.values.first { $0.uid == 2 }!.id
+        var expected = VideoSubscription()
+        expected.lowStream = [1]
+        expected.highStream = [3]
+        expected.defaultLow = true
+        #expect(d.core.pollMediaCommand() == .setVideoSubscription(session: bid, expected))
+        #expect(expected.wantsLow(1) && !expected.wantsLow(3) && expected.wantsLow(4))
+        // A later joiner sees the switches in the user list; the low stream is marked in stream lists.
+        d.core.streamPublished(session: sid, ssrc: 1234, payloadType: 96, low: true)
+        d.drain()
+        let added = d.take(b)
+        #expect(added.first { $0["type"] == .string("stream_added") }?["layer"] == .string("low"), "\(added)")
+        let c = d.connect()
+        let jc = d.join(c, uid: 3)
+        #expect(jc["users"] == .array([.object(["uid": .integer(1), "video_muted": .bool(true), "video_enabled": .bool(false),
+                                                "local_video_enabled": .bool(false), "video_stream_muted": .bool(false)]),
+                                       .object(["uid": .integer(2)])]))
+        #expect(jc["streams"] == .array([.object(["uid": .integer(1), "ssrc": .integer(1234), "payload_type": .integer(96),
+                                                  "layer": .string("low")])]))
+    }
 }

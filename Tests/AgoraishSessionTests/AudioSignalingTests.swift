@@ -68,4 +68,33 @@ import Testing
         #expect(d.core.sessions.values.first { $0.uid == 1 }?.audioMuted == true)
         #expect(d.core.sessions.values.first { $0.uid == 2 }?.audioSubscription.blocks(1) == true)
     }
+
+    @Test func theThreeVideoSwitchesAreToldApartAndStreamChoicesReachTheServer() throws {
+        var d = ClientServerDriver(clients: 2)
+        // Before joining: video on, stopped locally (enableLocalVideo(false)), with a low stream.
+        d.clients[0].setLocalVideoState(enabled: true, localEnabled: false, streamMuted: false, ssrc: 5, lowSsrc: 6)
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 11, account: nil, now: $1) }
+        _ = d.take(0)
+        try d.call(1) { try $0.join(token: "", channel: "room", uid: 22, account: nil, now: $1) }
+        let joined = d.take(1)
+        #expect(joined.contains(.userEnableLocalVideo(uid: 11, enabled: false)))
+        #expect(joined.contains(.remoteVideoPaused(uid: 11, paused: true)))
+        #expect(!joined.contains { if case .userMuteVideo = $0 { true } else { false } }, "\(joined)")
+        #expect(d.core.sessions.values.first { $0.uid == 11 }?.videoLowSsrc == 6)
+        // Local video back on, then the stream muted: each its own event.
+        d.call(0) { s, _ in s.setLocalVideoState(enabled: true, localEnabled: true, streamMuted: false, ssrc: 5, lowSsrc: 6) }
+        #expect(d.take(1) == [.userEnableLocalVideo(uid: 11, enabled: true), .remoteVideoPaused(uid: 11, paused: false)])
+        d.call(0) { s, _ in s.setLocalVideoState(enabled: true, localEnabled: true, streamMuted: true, ssrc: 5, lowSsrc: 6) }
+        #expect(d.take(1) == [.userMuteVideo(uid: 11, muted: true), .remoteVideoPaused(uid: 11, paused: true)])
+        d.call(0) { s, _ in s.setLocalVideoState(enabled: false, localEnabled: true, streamMuted: true, ssrc: 5, lowSsrc: 6) }
+        #expect(d.take(1) == [.userEnableVideo(uid: 11, enabled: false)])
+        // Stream choices.
+        try d.call(1) { s, _ in try s.setRemoteVideoStreamType(uid: 11, low: true) }
+        #expect(d.core.sessions.values.first { $0.uid == 22 }?.videoSubscription.wantsLow(11) == true)
+        d.call(1) { s, _ in s.setRemoteDefaultVideoStreamType(low: true) }
+        try d.call(1) { s, _ in try s.setRemoteVideoStreamType(uid: 11, low: false) }
+        let sub = try #require(d.core.sessions.values.first { $0.uid == 22 }?.videoSubscription)
+        #expect(!sub.wantsLow(11) && sub.wantsLow(33))
+        #expect(throws: SessionError.invalidArgument) { try d.clients[1].setRemoteVideoStreamType(uid: 0, low: true) }
+    }
 }
