@@ -129,19 +129,24 @@ final class MediaTransport: @unchecked Sendable {
 
     /// Hands a plain RTP packet on, through the simulated network when one is set.
     private func deliver(_ packet: UnsafeMutableRawPointer, _ length: Int) {
-        let delay = simulation.withLock { sim -> Duration?? in
-            guard sim != nil else { return .some(.zero) }
-            return .some(sim!.admit())
+        let delays = simulation.withLock { sim -> [Duration]? in
+            guard sim != nil else { return nil }
+            return sim!.admit(size: length, at: .now())
         }
-        guard let delay = delay ?? nil else { return }  // lost
-        if delay == .zero {
+        guard let delays else {
             onRtp(packet, length)
             return
         }
-        var copy = Array(UnsafeRawBufferPointer(start: packet, count: length))
-        _ = loop.schedule(after: delay) { [weak self] in
-            guard let self, !self.closed else { return }
-            copy.withUnsafeMutableBytes { self.onRtp($0.baseAddress!, length) }
+        for delay in delays {
+            if delay == .zero {
+                onRtp(packet, length)
+                continue
+            }
+            var copy = Array(UnsafeRawBufferPointer(start: packet, count: length))
+            _ = loop.schedule(after: delay) { [weak self] in
+                guard let self, !self.closed else { return }
+                copy.withUnsafeMutableBytes { self.onRtp($0.baseAddress!, length) }
+            }
         }
     }
 
