@@ -1,0 +1,169 @@
+/// Retransmission, sans-IO: the generic NACK (RFC 4585 §6.2.1), the RTX
+/// payload format (RFC 4588), a sender's packet history, and a receiver's
+/// list of missing packets with its NACK schedule.
+public enum GenericNack {
+    /// RTPFB (205) with FMT 1: the sender's SSRC, the media SSRC, and an FCI of
+    /// (PID, BLP) pairs covering `sequences` (each pair names PID and up to 16
+    /// more within the next 16 numbers).
+    public static func serialize(sender: UInt32, media: UInt32, sequences: [UInt16]) -> [UInt8] {
+        var fci: [(pid: UInt16, blp: UInt16)] = []
+        // Sorted in sequence order across a wrap: by distance from the first.
+        let base = sequences.first ?? 0
+        for s in Set(sequences).sorted(by: { $0 &- base < $1 &- base }) {
+            if let last = fci.last, case let d = s &- last.pid, d >= 1, d <= 16 {
+                fci[fci.count - 1].blp |= 1 << (d - 1)
+            } else {
+                fci.append((s, 0))
+            }
+        }
+        var out: [UInt8] = [0x81, 205]
+        let words = 2 + fci.count
+        out += [UInt8(words >> 8), UInt8(words & 0xFF)]
+        out += be32(sender) + be32(media)
+        for f in fci { out += [UInt8(f.pid >> 8), UInt8(f.pid & 0xFF), UInt8(f.blp >> 8), UInt8(f.blp & 0xFF)] }
+        return out
+    }
+
+    /// Reads one generic NACK (an RTCP packet of type 205, FMT 1): its media
+    /// SSRC and the sequence numbers it asks for. Nil for anything else or a
+    /// packet shorter than its length says.
+    public static func parse(_ p: UnsafeRawBufferPointer) -> (media: UInt32, sequences: [UInt16])? {
+        guard p.count >= 12, p[0] >> 6 == 2, p[0] & 0x1F == 1, p[1] == 205 else { return nil }
+        let length = (Int(p[2]) << 8 | Int(p[3]) + 1) * 4
+        guard length >= 12, length <= p.count else { return nil }
+        let media = readBE32(p, 8)
+        var out: [UInt16] = []
+        var at = 12
+        while at + 4 <= length {
+            let pid = UInt16(p[at]) << 8 | UInt16(p[at + 1])
+            let blp = UInt16(p[at + 2]) << 8 | UInt16(p[at + 3])
+            out.append(pid)
+            for bit in 0..<16 where blp & (1 << bit) != 0 { out.append(pid &+ UInt16(bit + 1)) }
+            at += 4
+        }
+        return (media, out)
+    }
+
+    private static func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+    }
+}
+
+/// The RTX payload format (RFC 4588 §4): a retransmission travels on its own
+/// SSRC and payload type with its own sequence numbers; its payload starts
+/// with the original sequence number (OSN).
+public enum RtxPacket {
+    /// Wraps an original RTP packet (`original`, header included) as RTX.
+    public static func wrap(_ original: [UInt8], rtxPayloadType: UInt8, rtxSsrc: UInt32, rtxSequence: UInt16) -> [UInt8]? {
+        guard let h = original.withUnsafeBytes({ try? RtpHeader.parse($0) }) else { return nil }
+        let header = RtpHeader(marker: h.marker, payloadType: rtxPayloadType, sequenceNumber: rtxSequence,
+                               timestamp: h.timestamp, ssrc: rtxSsrc).serialized
+        let payload = original[h.payloadOffset..<(original.count - h.paddingLength)]
+        return header + [UInt8(h.sequenceNumber >> 8), UInt8(h.sequenceNumber & 0xFF)] + payload
+    }
+
+    /// Rebuilds the original packet from an RTX one, given the original payload
+    /// type and SSRC. Nil when the packet is not RTP or has no OSN.
+    public static func unwrap(_ rtx: UnsafeRawBufferPointer, payloadType: UInt8, ssrc: UInt32) -> [UInt8]? {
+        guard let h = try? RtpHeader.parse(rtx), rtx.count - h.paddingLength >= h.payloadOffset + 2 else { return nil }
+        let osn = UInt16(rtx[h.payloadOffset]) << 8 | UInt16(rtx[h.payloadOffset + 1])
+        let header = RtpHeader(marker: h.marker, payloadType: payloadType, sequenceNumber: osn,
+                               timestamp: h.timestamp, ssrc: ssrc).serialized
+        return header + Array(rtx[(h.payloadOffset + 2)..<(rtx.count - h.paddingLength)])
+    }
+}
+
+/// A sender's recent packets by sequence number, to answer NACKs. Holds at
+/// most `capacity` packets and none older than `maxAge`.
+public struct PacketHistory: Sendable {
+    private var slots: [(sequence: UInt16, sentAt: Instant, packet: [UInt8])?]
+    public let maxAge: Duration
+
+    public init(capacity: Int = 1024, maxAge: Duration = .seconds(1)) {
+        slots = Array(repeating: nil, count: max(1, capacity))
+        self.maxAge = maxAge
+    }
+
+    /// Keeps a plain RTP packet sent at `now`.
+    public mutating func store(_ packet: [UInt8], sequence: UInt16, now: Instant) {
+        slots[Int(sequence) % slots.count] = (sequence, now, packet)
+    }
+
+    /// The packet with `sequence`, if still held and young enough at `now`.
+    public func packet(_ sequence: UInt16, now: Instant) -> [UInt8]? {
+        guard let s = slots[Int(sequence) % slots.count], s.sequence == sequence, now - s.sentAt <= maxAge else { return nil }
+        return s.packet
+    }
+}
+
+/// A receiver's missing packets of one stream and when to ask for them
+/// again: a gap is asked for at once, then again every round trip (at least
+/// `minInterval`), at most `maxRetries` times, and given up after `maxAge`
+/// or when it falls more than `maxGap` numbers behind.
+public struct NackList: Sendable {
+    private struct Missing {
+        var firstSeen: Instant
+        var lastAsked: Instant?
+        var asked: Int
+    }
+
+    private var missing: [Int64: Missing] = [:]
+    private var highest: Int64? = nil
+    public var maxRetries = 10
+    public var maxAge: Duration = .seconds(1)
+    public var minInterval: Duration = .milliseconds(20)
+    public var maxGap = 500
+    /// Packets recovered after being asked for, and given up on, so far.
+    public private(set) var recovered = 0
+    public private(set) var abandoned = 0
+
+    public init() {}
+
+    /// A packet arrived (original or retransmission).
+    public mutating func received(_ sequence: UInt16, now: Instant) {
+        guard let h = highest else {
+            highest = Int64(sequence)
+            return
+        }
+        var ext = (h & ~0xFFFF) | Int64(sequence)
+        if ext < h - 0x8000 { ext += 0x10000 } else if ext > h + 0x8000 { ext -= 0x10000 }
+        if ext > h {
+            if ext - h - 1 > Int64(maxGap) {
+                // A jump this large is a restart, not loss.
+                abandoned += missing.count
+                missing = [:]
+            } else {
+                for s in (h + 1)..<ext { missing[s] = Missing(firstSeen: now, lastAsked: nil, asked: 0) }
+            }
+            highest = ext
+            for s in missing.keys where s < ext - Int64(maxGap) {
+                missing[s] = nil
+                abandoned += 1
+            }
+        } else if missing.removeValue(forKey: ext) != nil {
+            recovered += 1
+        }
+    }
+
+    /// The sequence numbers to ask for now, given the round trip (marks them asked).
+    public mutating func due(now: Instant, rtt: Duration) -> [UInt16] {
+        let interval = max(minInterval, rtt)
+        var out: [Int64] = []
+        for (s, var m) in missing {
+            if now - m.firstSeen > maxAge || m.asked >= maxRetries {
+                missing[s] = nil
+                abandoned += 1
+                continue
+            }
+            if let last = m.lastAsked, now - last < interval { continue }
+            m.lastAsked = now
+            m.asked += 1
+            missing[s] = m
+            out.append(s)
+        }
+        return out.sorted().map { UInt16(truncatingIfNeeded: $0) }
+    }
+
+    /// Numbers currently missing.
+    public var count: Int { missing.count }
+}

@@ -1,0 +1,68 @@
+import AgoraishWire
+import Testing
+
+/// Generic NACK, RTX, the sender's history and the receiver's NACK schedule.
+@Suite struct RetransmissionTests {
+    @Test func aNackNamesExactlyTheSequencesAskedForAcrossAWrap() throws {
+        let asked: [UInt16] = [65530, 65531, 65535, 0, 3, 40, 41, 57]
+        let bytes = GenericNack.serialize(sender: 0x01020304, media: 0xA0B0C0D0, sequences: asked)
+        let parsed = try #require(bytes.withUnsafeBytes { GenericNack.parse($0) })
+        #expect(parsed.media == 0xA0B0C0D0)
+        #expect(Set(parsed.sequences) == Set(asked))
+        // 65530 covers through 0 and 3 (within 16), 40 covers 41 and 56 is out: 3 pairs.
+        #expect(bytes.count == 12 + 3 * 4)
+        #expect(RtcpCompound(bytes.withUnsafeBytes { $0 }).isWellFormed)
+        // Not a NACK, or shorter than it says: nil.
+        var pli = bytes
+        pli[0] = 0x81 & ~0x1F | 1
+        pli[1] = 206
+        #expect(pli.withUnsafeBytes { GenericNack.parse($0) } == nil)
+        #expect(Array(bytes.prefix(14)).withUnsafeBytes { GenericNack.parse($0) } == nil)
+        for n in 0..<bytes.count { _ = Array(bytes.prefix(n)).withUnsafeBytes { GenericNack.parse($0) } }
+    }
+
+    @Test func rtxWrapsAndUnwrapsThePacket() throws {
+        let original = RtpHeader(marker: true, payloadType: 96, sequenceNumber: 4242, timestamp: 9000, ssrc: 77).serialized
+            + [1, 2, 3, 4, 5]
+        let rtx = try #require(RtxPacket.wrap(original, rtxPayloadType: 97, rtxSsrc: 78, rtxSequence: 10))
+        let h = try #require(rtx.withUnsafeBytes { try? RtpHeader.parse($0) })
+        #expect(h.payloadType == 97 && h.ssrc == 78 && h.sequenceNumber == 10 && h.timestamp == 9000 && h.marker)
+        #expect(Array(rtx[h.payloadOffset...]) == [0x10, 0x92, 1, 2, 3, 4, 5])
+        let back = try #require(rtx.withUnsafeBytes { RtxPacket.unwrap($0, payloadType: 96, ssrc: 77) })
+        #expect(back == original)
+        #expect(Array(rtx.prefix(13)).withUnsafeBytes { RtxPacket.unwrap($0, payloadType: 96, ssrc: 77) } == nil)
+    }
+
+    @Test func theHistoryKeepsRecentPacketsOnly() {
+        var history = PacketHistory(capacity: 8, maxAge: .milliseconds(500))
+        let t0 = Instant(nanoseconds: 0)
+        for s in UInt16(0)..<12 { history.store([UInt8(s)], sequence: s, now: t0 + .milliseconds(Int64(s) * 10)) }
+        #expect(history.packet(11, now: t0 + .milliseconds(200)) == [11])
+        #expect(history.packet(3, now: t0 + .milliseconds(200)) == nil, "overwritten by 11")
+        #expect(history.packet(4, now: t0 + .milliseconds(200)) == [4])
+        #expect(history.packet(4, now: t0 + .seconds(1)) == nil, "too old")
+    }
+
+    @Test func gapsAreAskedForAtOnceThenEveryRoundTripUntilTheyArriveOrAreGivenUp() {
+        var list = NackList()
+        list.maxRetries = 3
+        let t0 = Instant(nanoseconds: 1_000_000_000)
+        list.received(65533, now: t0)
+        list.received(65534, now: t0)
+        list.received(2, now: t0)  // 65535, 0, 1 missing across the wrap
+        #expect(list.due(now: t0, rtt: .milliseconds(50)) == [65535, 0, 1])
+        #expect(list.due(now: t0 + .milliseconds(30), rtt: .milliseconds(50)).isEmpty, "not before a round trip")
+        list.received(0, now: t0 + .milliseconds(40))
+        #expect(list.recovered == 1)
+        #expect(list.due(now: t0 + .milliseconds(50), rtt: .milliseconds(50)) == [65535, 1])
+        #expect(list.due(now: t0 + .milliseconds(100), rtt: .milliseconds(50)) == [65535, 1])
+        #expect(list.due(now: t0 + .milliseconds(150), rtt: .milliseconds(50)).isEmpty, "three tries each")
+        #expect(list.abandoned == 2 && list.count == 0)
+        // A late duplicate or a packet older than everything changes nothing.
+        list.received(2, now: t0 + .milliseconds(200))
+        #expect(list.count == 0)
+        // A jump far ahead is a restart, not 10000 losses.
+        list.received(12_000, now: t0 + .milliseconds(300))
+        #expect(list.count == 0)
+    }
+}
