@@ -748,8 +748,10 @@ typedef struct agoraish_event_handler {
     /** A remote user's picture size changed (onVideoSizeChanged); rotation is 0. */
     void (*on_video_size_changed)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int width, int height,
                                   int rotation);
-    /** A remote user muted (1) or unmuted (0) its video (onUserMuteVideo); also fires at
-     *  join for users already muted. Disabling video or local video counts as muting. */
+    /** A remote user muted (1) or unmuted (0) its video stream (onUserMuteVideo,
+     *  muteLocalVideoStream); also fires at join for users already muted. Disabling
+     *  video or local video comes as on_user_enable_video / on_user_enable_local_video
+     *  (from peers of ABI 0.5, which send one combined state, as this callback). */
     void (*on_user_mute_video)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int muted);
 
     /* ABI 0.6: video */
@@ -1516,14 +1518,16 @@ typedef struct agoraish_camera_capturer_configuration {
 } agoraish_camera_capturer_configuration;
 
 /**
- * Video on (Agora's enableVideo; off by default): pushed frames are sent and
- * received video is decoded and rendered.
+ * Video on (Agora's enableVideo; off by default): pictures are captured (the
+ * camera, unless an external source is set) and sent, and received video is
+ * decoded and rendered. Others get on_user_enable_video.
  * @return 0; -7 bad handle. Thread: any.
  */
 int agoraish_engine_enable_video(agoraish_engine_t *engine);
 
 /**
- * Video off (Agora's disableVideo).
+ * Video off (Agora's disableVideo): nothing is sent or decoded; others get
+ * on_user_enable_video(uid, 0) and the server forwards none of this user's video.
  * @return 0; -7 bad handle. Thread: any.
  */
 int agoraish_engine_disable_video(agoraish_engine_t *engine);
@@ -1564,8 +1568,8 @@ int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const a
 int agoraish_engine_setup_remote_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
 
 /**
- * Local video sending on or off (Agora's enableLocalVideo; on by default);
- * receiving goes on. Others get on_user_mute_video.
+ * Local video capture and sending on or off (Agora's enableLocalVideo; on by
+ * default); receiving goes on. Others get on_user_enable_local_video.
  * @return 0; -7 bad handle. Thread: any.
  */
 int agoraish_engine_enable_local_video(agoraish_engine_t *engine, int enabled);

@@ -104,9 +104,9 @@ final class ChannelLink: Sendable {
             while let x = s.pollEvent() { e.append(x) }
             return (t, e, s.pollTimeout(), s.streamOwners)
         }
+        let low = session.withLock { $0.lowVideoStreams }
+        video.lowStreams.withLock { $0 = low }
         if audioShell.withLock({ sh in defer { sh.owners = owners }; return sh.owners != owners }) {
-            let low = session.withLock { $0.lowVideoStreams }
-            video.lowStreams.withLock { $0 = low }
             audio.setOwners(owners)
             video.ownersChanged()
         }
@@ -243,6 +243,7 @@ final class ChannelLink: Sendable {
         video.transport.withLock { $0 = transport }
         video.resetSend()
         video.settings.withLock { $0.inCall = true }
+        video.send.withLock { $0.encodedFrameCount = 0 }
         video.camera.update()
         let start = session.withLock { $0.joinRequestedAt }
         audio.callStart.withLock { $0 = start }

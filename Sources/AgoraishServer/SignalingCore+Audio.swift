@@ -64,16 +64,19 @@ extension SignalingCore {
         let muted = try f.bool("muted")
         var switchesChanged = false
         if kind == .video {
-            // Optional: the three switches behind the state, and the low stream's SSRC.
-            if let enabled = try f.optionalBool("enabled"), let local = try f.optionalBool("local_enabled"),
-               let streamMuted = try f.optionalBool("stream_muted") {
+            // Optional: the three switches behind the state, and the low stream's SSRC
+            // (all read before anything changes, so a refused message changes nothing).
+            let enabled = try f.optionalBool("enabled"), local = try f.optionalBool("local_enabled")
+            let streamMuted = try f.optionalBool("stream_muted")
+            let lowSsrc = try f.optionalInteger("low_ssrc", in: 0...0xFFFF_FFFF)
+            if let enabled, let local, let streamMuted {
                 let new = (enabled, local, streamMuted)
                 if s.videoSwitches.map({ $0.enabled != new.0 || $0.localEnabled != new.1 || $0.streamMuted != new.2 }) ?? true {
                     sessions[sid]!.videoSwitches = new
                     switchesChanged = true
                 }
             }
-            if let low = try f.optionalInteger("low_ssrc", in: 0...0xFFFF_FFFF) {
+            if let low = lowSsrc {
                 let ssrc = UInt32(low)
                 if ssrc != s.videoLowSsrc {
                     sessions[sid]!.videoLowSsrc = ssrc

@@ -126,11 +126,19 @@ public struct SignalingCore {
     }
 
     /// The media plane saw a new stream from `session`: tell the channel.
+    /// A stream seen before with another `low` flag is updated and announced
+    /// again (`payloadType` 0 keeps the one it had).
     public mutating func streamPublished(session sid: UInt64, ssrc: UInt32, payloadType: UInt8, low: Bool = false) {
         guard let s = sessions[sid] else { return }
-        let stream = PublishedStream(ssrc: ssrc, payloadType: payloadType, low: low)
-        guard !s.streams.contains(stream) else { return }
-        sessions[sid]!.streams.append(stream)
+        var stream = PublishedStream(ssrc: ssrc, payloadType: payloadType, low: low)
+        if let i = s.streams.firstIndex(where: { $0.ssrc == ssrc }) {
+            guard s.streams[i].low != low else { return }
+            stream.payloadType = s.streams[i].payloadType
+            sessions[sid]!.streams[i] = stream
+        } else {
+            guard payloadType != 0 else { return }
+            sessions[sid]!.streams.append(stream)
+        }
         guard isVisible(s) else { return }
         forEachOther(in: s.key, except: s.uid) { core, conn in
             core.send(conn, message("stream_added", stream.fields(uid: s.uid)))

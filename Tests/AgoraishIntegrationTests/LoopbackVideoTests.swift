@@ -160,7 +160,7 @@ struct RenderedPicture: Sendable {
         let got = numbers.withLock { $0 }
         let lost = b.link.simulation.withLock { $0?.dropped ?? 0 }
         let b_ = b.video.keyframeCounters.withLock { $0 }, a_ = a.video.keyframeCounters.withLock { $0 }
-        #expect(lost > 0, "the simulated network dropped packets")
+        #expect(lost > 0, "the simulated network dropped packets: \(String(describing: b.link.simulation.withLock { $0 }))")
         #expect(b_.plisSent > 0 && a_.requestsReceived > 0, "keyframes were asked for: \(b_) \(a_)")
         #expect(a_.keyframesSent >= 2, "the sender answered with keyframes: \(a_)")
         // Pictures keep coming after the losses, in order, up to the end.

@@ -119,9 +119,21 @@ import Testing
                    "local_enabled": .bool(false), "stream_muted": .bool(false)])
         #expect(d.take(b).first?["local_enabled"] == .bool(false))
         #expect(d.core.pollMediaCommand() == nil, "the media plane only cares about muted")
-        // A bad low SSRC is refused.
-        d.send(a, ["type": .string("set_video_state"), "id": .integer(3), "muted": .bool(true), "low_ssrc": .integer(-1)])
+        // A bad low SSRC is refused, and the switches that came with it are not taken.
+        d.send(a, ["type": .string("set_video_state"), "id": .integer(3), "muted": .bool(true), "enabled": .bool(true),
+                   "local_enabled": .bool(true), "stream_muted": .bool(true), "low_ssrc": .integer(-1)])
         #expect(d.take(a).first?["code"] == .integer(-2))
+        #expect(d.take(b).isEmpty)
+        #expect(d.core.sessions[sid]!.videoSwitches.map { $0.localEnabled } == false)
+        // A stream first seen as high and then named low is announced again, as low.
+        d.core.streamPublished(session: sid, ssrc: 5678, payloadType: 96, low: false)
+        d.core.streamPublished(session: sid, ssrc: 5678, payloadType: 0, low: true)
+        d.drain()
+        let again = d.take(b).filter { $0["type"] == .string("stream_added") }
+        #expect(again.count == 2 && again.last?["layer"] == .string("low") && again.last?["payload_type"] == .integer(96))
+        d.core.streamPublished(session: sid, ssrc: 9999, payloadType: 0, low: true)
+        d.drain()
+        #expect(d.take(b).isEmpty, "an unknown stream is not invented by a late low mark")
         // Stream choices travel with the video subscription.
         d.send(b, ["type": .string("set_video_subscription"), "low": .array([.integer(1)]), "default_low": .bool(true),
                    "high": .array([.integer(3)])])
@@ -142,7 +154,9 @@ import Testing
         #expect(jc["users"] == .array([.object(["uid": .integer(1), "video_muted": .bool(true), "video_enabled": .bool(false),
                                                 "local_video_enabled": .bool(false), "video_stream_muted": .bool(false)]),
                                        .object(["uid": .integer(2)])]))
-        #expect(jc["streams"] == .array([.object(["uid": .integer(1), "ssrc": .integer(1234), "payload_type": .integer(96),
-                                                  "layer": .string("low")])]))
+        #expect(jc["streams"] == .array([
+            .object(["uid": .integer(1), "ssrc": .integer(5678), "payload_type": .integer(96), "layer": .string("low")]),
+            .object(["uid": .integer(1), "ssrc": .integer(1234), "payload_type": .integer(96), "layer": .string("low")]),
+        ]))
     }
 }

@@ -192,14 +192,18 @@ extension VideoPipeline {
     /// The call ended or sending paused: the next frame sent starts with a
     /// keyframe (and, in a new call, a first-frame event).
     func resetSend() {
-        send.withLock {
-            $0.high.keyframeWanted = true
-            $0.low.keyframeWanted = true
-            $0.low.lastSentAtMs = nil
-            $0.published = false
-            $0.firstPts = nil
-            if $0.localState == 2 { $0.localState = 1 }
+        let capturing = send.withLock { st -> Bool in
+            st.high.keyframeWanted = true
+            st.low.keyframeWanted = true
+            st.low.lastSentAtMs = nil
+            st.published = false
+            st.firstPts = nil
+            guard st.localState == 2 else { return false }
+            st.localState = 1
+            return true
         }
+        // Encoding stopped; pictures may still come (CAPTURING).
+        if capturing { emit(.localVideoStateChanged(state: 1, error: 0)) }
     }
 
     /// Local video stopped (disabled or enableLocalVideo(false)): STOPPED is

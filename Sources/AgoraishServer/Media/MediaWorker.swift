@@ -187,7 +187,16 @@ final class MediaWorker: @unchecked Sendable {
         finishBatch()
     }
 
-    func setVideoLowStream(_ session: UInt64, _ ssrc: UInt32) { participants[session]?.videoLowSsrc = ssrc }
+    /// The participant named the SSRC of its low stream (0: none). A stream
+    /// already seen under that SSRC is announced again, now as low (its first
+    /// packets may come before the signaling that names it).
+    func setVideoLowStream(_ session: UInt64, _ ssrc: UInt32) {
+        guard let p = participants[session] else { return }
+        let old = p.videoLowSsrc
+        p.videoLowSsrc = ssrc
+        if ssrc != 0, let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, true) }
+        if old != 0, old != ssrc, let mapped = p.ssrcMap[old] { onStreamPublished(p.session, mapped, 0, false) }
+    }
 
     /// Sends the publisher an RTCP PLI (RFC 4585 §6.3.1) for one of its streams (its own SSRC).
     private func requestKeyframe(of publisher: MediaParticipant, ssrc: UInt32) {
