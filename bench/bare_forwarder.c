@@ -1,10 +1,13 @@
 /*
- * The baseline of the forwarding benchmark: a minimal UDP forwarder without
+ * The baseline of the forwarding benchmarks: a minimal UDP forwarder without
  * crypto. Every datagram that arrives on PORT is sent to each of the given
  * subscriber ports on 127.0.0.1, with recvmmsg/sendmmsg batches of 64, the
- * same system calls agoraish-server uses. Runs until killed.
+ * same system calls agoraish-server uses. A subscriber given as PORT@SSRC
+ * (decimal) gets only the RTP packets of that SSRC (bytes 8..11), the least
+ * a forwarder does to send each subscriber one stream of a dual-stream
+ * publisher. Runs until killed.
  *
- *   bare_forwarder PORT SUB_PORT,SUB_PORT,...
+ *   bare_forwarder PORT SUB_PORT[@SSRC],SUB_PORT[@SSRC],...
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -39,8 +42,19 @@ int main(int argc, char **argv) {
     if (bind(fd, (struct sockaddr *)&me, sizeof me) != 0) { perror("bind"); return 1; }
     struct sockaddr_in subs[MAX_SUBS];
     int ports[MAX_SUBS];
+    /* Each subscriber's SSRC (0: every packet), from the "@SSRC" after its port. */
+    unsigned int only[MAX_SUBS];
+    int filtered = 0;
     int nsubs = parse_int_list(argv[2], ports, MAX_SUBS);
-    for (int s = 0; s < nsubs; s++) subs[s] = loopback(ports[s]);
+    const char *at = argv[2];
+    for (int s = 0; s < nsubs; s++) {
+        const char *end = strchr(at, ',');
+        const char *mark = strchr(at, '@');
+        only[s] = mark && (!end || mark < end) ? (unsigned int)strtoul(mark + 1, NULL, 10) : 0;
+        if (only[s]) filtered = 1;
+        subs[s] = loopback(ports[s]);
+        at = end ? end + 1 : at + strlen(at);
+    }
     printf("ready\n");
     fflush(stdout);
     static char in[BATCH][2048];
@@ -53,7 +67,13 @@ int main(int argc, char **argv) {
         if (n <= 0) continue;
         int queued = 0;
         for (int i = 0; i < n; i++) {
+            unsigned int ssrc = 0;
+            if (filtered && rx[i].msg_len >= 12) {
+                const unsigned char *h = (const unsigned char *)in[i];
+                ssrc = (unsigned int)h[8] << 24 | (unsigned int)h[9] << 16 | (unsigned int)h[10] << 8 | h[11];
+            }
             for (int s = 0; s < nsubs; s++) {
+                if (only[s] && only[s] != ssrc) continue;
                 if (queued == BATCH) {
                     sendmmsg(fd, tx, BATCH, 0);
                     queued = 0;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Runs every agoraish benchmark, prints one table, writes bench/results/latest.json.
 
-    python3 bench/run.py                 # everything (minutes; the audio benchmarks ~2, the video ones ~1.5)
-    python3 bench/run.py lib_load        # only the named benchmarks
+    python3 bench/run.py                 # everything (minutes; the audio benchmarks ~2, the video ones ~2.5)
+    python3 bench/run.py lib_load        # only the named benchmarks, merged into latest.json
+    python3 bench/run.py --fresh video_cpu   # only these, and latest.json holds only them
     AGORAISH_LIBRARY=/path/libagoraish.so.0 python3 bench/run.py
 
 The library measured is $AGORAISH_LIBRARY, else dist/lib/libagoraish.so.0.
@@ -17,8 +18,14 @@ through ``ctx.run_figures(argv)``; C sources are built with ``ctx.compile_c``.
 Figures are medians unless the name says otherwise, and the note states N.
 
 latest.json holds {"figures": [...], "machine": {...}, "library": {...},
-"timestamp": "...", "errors": [...]}. The exit status is 1 if a benchmark
-failed (its error is in the table and in "errors").
+"timestamp": "...", "runs": {...}, "errors": [...]}. Each figure also names
+the benchmark that made it ("benchmark"), and "runs" gives each benchmark's
+timestamp and duration. A run of named benchmarks replaces their figures
+and errors in an existing latest.json and keeps the others (in BENCHMARKS
+order), so one figure can be measured again without the whole suite;
+"timestamp" and "duration_s" are then those of the last run. The exit
+status is 1 if a benchmark failed (its error is in the table and in
+"errors").
 """
 
 from __future__ import annotations
@@ -54,6 +61,7 @@ BENCHMARKS: List[str] = [
     "engine_create_release",
     "join_latency",
     "sfu_forward",
+    "sfu_video_dual",
     "audio_delay",
     "audio_cpu",
     "audio_pesq",
@@ -172,11 +180,48 @@ def print_table(figures: List[Figure]) -> None:
         print(f"{name:<{widths[0]}}  {value:>{widths[1]}}  {unit:<{widths[2]}}  {note}")
 
 
+def merge(old: Dict[str, Any], new_figures: List[Figure], ran: Sequence[str]) -> List[Figure]:
+    """The figures of an earlier results file with those of the benchmarks in
+    `ran` replaced by `new_figures`, ordered as BENCHMARKS. An old figure
+    belongs to a benchmark that ran when it names it ("benchmark") or when a
+    new figure has its name (files written before figures named their
+    benchmark); old figures of benchmarks that did not run keep their place."""
+    new_names = {f["name"]: f["benchmark"] for f in new_figures}
+    groups: Dict[str, List[Figure]] = {}
+    order: List[str] = []
+    for f in old.get("figures", []):
+        owner = f.get("benchmark") or new_names.get(f["name"])
+        if owner in ran:
+            key = owner
+        else:
+            key = owner or f"?{len(order)}"
+            f = dict(f, benchmark=owner) if owner else f
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        if owner not in ran:
+            groups[key].append(f)
+    for name in ran:
+        if name not in groups:
+            # A benchmark new to the file goes before the first group of a later one (else last).
+            at = len(order)
+            later = BENCHMARKS[BENCHMARKS.index(name) + 1:]
+            for i, key in enumerate(order):
+                if key in later:
+                    at = i
+                    break
+            order.insert(at, name)
+        groups[name] = [f for f in new_figures if f["benchmark"] == name]
+    return [f for key in order for f in groups[key]]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help=f"benchmarks to run (default: all of {', '.join(BENCHMARKS)})")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (checks the harness)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the JSON (default: %(default)s)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="write only this run's figures (named benchmarks are otherwise merged into the file)")
     args = parser.parse_args(argv)
 
     unknown = [n for n in args.names if n not in BENCHMARKS]
@@ -192,18 +237,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     figures: List[Figure] = []
     errors: List[Dict[str, str]] = []
+    runs: Dict[str, Dict[str, Any]] = {}
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="agoraish-bench-"))
     try:
         ctx = Context(library, scratch, args.quick)
         for name in names:
             t0 = time.monotonic()
+            stamp = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
             try:
                 module = importlib.import_module(f"benchmarks.{name}")
-                figures.extend(module.run(ctx))
+                made = module.run(ctx)
             except (BenchError, OSError, subprocess.SubprocessError) as error:
                 errors.append({"benchmark": name, "error": str(error)})
-                figures.append(figure(name, None, "", f"FAILED: {str(error).splitlines()[0]}"))
+                made = [figure(name, None, "", f"FAILED: {str(error).splitlines()[0]}")]
+            figures.extend(dict(f, benchmark=name) for f in made)
+            runs[name] = {"timestamp": stamp, "duration_s": round(time.monotonic() - t0, 1)}
             print(f"bench: {name} took {time.monotonic() - t0:.1f} s", file=sys.stderr)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -215,8 +264,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "library": {"path": str(library), "resolved": str(library.resolve())},
         "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "duration_s": round(time.monotonic() - started, 1),
+        "runs": runs,
         "errors": errors,
     }
+    if args.names and not args.fresh and args.output.exists():
+        try:
+            old = json.loads(args.output.read_text())
+        except (OSError, json.JSONDecodeError) as error:
+            print(f"bench: cannot merge into {args.output} ({error}); writing this run alone", file=sys.stderr)
+        else:
+            result["figures"] = merge(old, figures, names)
+            result["runs"] = {**old.get("runs", {}), **runs}
+            result["errors"] = [e for e in old.get("errors", []) if e.get("benchmark") not in names] + errors
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(result, indent=2) + "\n")
     print(f"\nwrote {args.output.relative_to(ROOT) if args.output.is_relative_to(ROOT) else args.output}"

@@ -1,27 +1,29 @@
 /*
- * video_cpu.c — CPU time per frame of VP8 video sent and received through
- * agoraish, beside bare libvpx with the engine's settings and a GStreamer
- * pipeline doing the same work, at 640x360@15 fps (400 kbps, Agora's base
- * rate) and 1280x720@30 fps (1710 kbps), in one run.
+ * video_cpu.c — CPU time per frame of VP8 and VP9 video sent and received
+ * through agoraish, beside bare libvpx with the engine's settings and a
+ * GStreamer pipeline doing the same work, at 640x360@15 fps (400 kbps,
+ * Agora's base rate) and 1280x720@30 fps (1710 kbps), in one run. Each codec
+ * is measured the same way; VP9 is the engine's codec_type 5 (RFC 9628,
+ * cpu-used 7), VP8 codec_type 1 (RFC 7741, cpu-used -6).
  *
  * The picture is video_support.h's synthetic camera (a scrolling gradient,
  * four textured blocks moving, fixed-pattern noise, the frame number drawn
  * in), drawn before each frame's deadline and never inside a measurement.
  *
  * agoraish: an embedded server, a sender and a receiver, each in its own
- * process (one server for both sizes):
+ * process (one server for every size and codec):
  *   - the sender's engine has an external video source; its main thread
  *     pushes picture k at start + k / fps (absolute CLOCK_MONOTONIC
  *     deadlines). Encode figure = CLOCK_THREAD_CPUTIME_ID of that thread
  *     around each agoraish_engine_push_external_video_frame (copy, VP8
- *     encode, RTP, SRTP, sendto — the kernel's loopback delivery to the
+ *     or VP9 encode, RTP, SRTP, sendto — the kernel's loopback delivery to the
  *     server is charged to it too), summed over the frames whose deadline
  *     falls in the window, divided by their number;
  *   - the receiver's engine renders the sender's uid into a callback that
  *     only reads the frame number (the middles of 24 cells) and counts.
  *     Decode figure = CPU of the engine's video thread (the one whose
  *     /proc/self/task/TID/comm starts with "agoraish-vid": frame assembly,
- *     VP8 decode, the copy of the picture, the render callback) over the
+ *     VP8 or VP9 decode, the copy of the picture, the render callback) over the
  *     window, divided by the pictures rendered in it. The thread's CPU is
  *     read from its kernel CPU clock (ns); /proc/self/task/TID/stat (10 ms
  *     ticks) is reported beside it as a check.
@@ -36,13 +38,14 @@
  * each call, the same warm-up and window. This paced run is the libvpx
  * figure. The same pictures and packets are also run back to back (no sleep
  * between frames), reported as the *_b2b_* figures: the gap between the two
- * is what a real-time sender pays for waking with cold caches. VP9 is run
- * bare, back to back only (cpu-used 7, the engine's VP9 setting), as an
- * extra; the engine does not send VP9 yet, so its VP9 figures are null.
+ * is what a real-time sender pays for waking with cold caches. VP9 at
+ * cpu-used 7 leaves a cell of the frame-number strip stale in some pictures,
+ * so only VP8 pictures must read back their number (VP9 ones must arrive).
  *
- * GStreamer: gst-launch-1.0 sender (fdsrc ! rawvideoparse ! vp8enc, same
- * settings ! rtpvp8pay ! udpsink) fed the same pictures at the same pace,
- * and receiver (udpsrc ! rtpvp8depay ! vp8dec threads=1 ! fakesink); CPU of
+ * GStreamer: gst-launch-1.0 sender (fdsrc ! rawvideoparse ! vp8enc or
+ * vp9enc, same settings ! rtpvp8pay or rtpvp9pay ! udpsink) fed the same
+ * pictures at the same pace, and receiver (udpsrc ! rtpvp8depay or
+ * rtpvp9depay ! vp8dec or vp9dec threads=1 ! fakesink); CPU of
  * each whole process (per-thread run times from /proc/PID/task/TID/schedstat)
  * over a window of the same length, per frame written in it.
  *
@@ -69,6 +72,20 @@ typedef struct config {
 static const config CONFIGS[2] = {
     {"360p15", 640, 360, 15, 400},
     {"720p30", 1280, 720, 30, 1710},
+};
+
+typedef struct codec {
+    const char *name;           /* "vp8": the figure names */
+    const char *label;          /* "VP8": the notes */
+    int vp9;
+    int type;                   /* agoraish_video_codec_type */
+    const char *rfc;            /* the RTP payload format */
+    int cpu_used;
+} codec;
+
+static const codec CODECS[2] = {
+    {"vp8", "VP8", 0, AGORAISH_VIDEO_CODEC_VP8, "RFC 7741", -6},
+    {"vp9", "VP9", 1, AGORAISH_VIDEO_CODEC_VP9, "RFC 9628", 7},
 };
 
 static double seconds;
@@ -107,8 +124,8 @@ static void on_frame(agoraish_engine_t *e, void *ud, uint32_t uid, const agorais
     __atomic_fetch_add(&s->rendered, 1, __ATOMIC_RELEASE);
 }
 
-static int sender_child(const char *lib, const char *url, const char *log, const config *c, double t0, double t1,
-                        int out_fd) {
+static int sender_child(const char *lib, const char *url, const char *log, const config *c, const codec *kind,
+                        double t0, double t1, int out_fd) {
     vpeer p;
     picture pic;
     double start, period = 1000.0 / c->fps, cpu = 0, maxp = 0, draw = 0, p0 = -1, w0 = 0, p1 = -1, w1 = 0;
@@ -116,8 +133,8 @@ static int sender_child(const char *lib, const char *url, const char *log, const
     unsigned k;
     char channel[64], line[256];
     if (load_video_api(lib) != 0 || picture_alloc(&pic, c->width, c->height, c->fps) != 0 ||
-        !vpeer_create(&p, url, log, 1, c->width, c->height, c->fps, c->kbps)) return 1;
-    snprintf(channel, sizeof channel, "bench-video-cpu-%s", c->name);
+        !vpeer_create_codec(&p, url, log, 1, c->width, c->height, c->fps, c->kbps, kind->type)) return 1;
+    snprintf(channel, sizeof channel, "bench-video-cpu-%s-%s", kind->name, c->name);
     if (peer_join(&p.base, channel, SENDER_UID) != 0) {
         api.engine_release(p.base.engine, 1);
         return 1;
@@ -155,8 +172,8 @@ static int sender_child(const char *lib, const char *url, const char *log, const
     return 0;
 }
 
-static int receiver_child(const char *lib, const char *url, const char *log, const config *c, double t0, double t1,
-                          int out_fd) {
+static int receiver_child(const char *lib, const char *url, const char *log, const config *c, const codec *kind,
+                          double t0, double t1, int out_fd) {
     vpeer p;
     sink_counts counts;
     pid_t vid, io;
@@ -169,7 +186,7 @@ static int receiver_child(const char *lib, const char *url, const char *log, con
         fprintf(stderr, "setup_remote_video failed\n");
         return 1;
     }
-    snprintf(channel, sizeof channel, "bench-video-cpu-%s", c->name);
+    snprintf(channel, sizeof channel, "bench-video-cpu-%s-%s", kind->name, c->name);
     if (peer_join(&p.base, channel, RECEIVER_UID) != 0) {
         api.engine_release(p.base.engine, 1);
         return 1;
@@ -232,9 +249,9 @@ static int read_line(int fd, char *buf, size_t cap) {
     return n > 0 ? 0 : 1;
 }
 
-/* Sender and receiver processes for one size against the server at `url`. */
-static int run_engines(const char *lib, const char *log_dir, const char *url, const config *c, sender_result *s,
-                       receiver_result *r) {
+/* Sender and receiver processes for one size and codec against the server at `url`. */
+static int run_engines(const char *lib, const char *log_dir, const char *url, const config *c, const codec *kind,
+                       sender_result *s, receiver_result *r) {
     int out[2][2], i;
     pid_t kids[2];
     char line[512], log[4096];
@@ -243,13 +260,14 @@ static int run_engines(const char *lib, const char *log_dir, const char *url, co
     memset(r, 0, sizeof *r);
     for (i = 0; i < 2; i++) {
         if (pipe(out[i]) != 0) return 1;
-        snprintf(log, sizeof log, "%s/video_cpu_%s_%s.log", log_dir, c->name, i == 0 ? "receiver" : "sender");
+        snprintf(log, sizeof log, "%s/video_cpu_%s_%s_%s.log", log_dir, kind->name, c->name,
+                 i == 0 ? "receiver" : "sender");
         if ((kids[i] = fork()) == 0) {
             close(out[i][0]);
             close(server_control);
             alarm((unsigned)seconds + 60);
-            _exit(i == 0 ? receiver_child(lib, url, log, c, t0, t1, out[i][1])
-                         : sender_child(lib, url, log, c, t0, t1, out[i][1]));
+            _exit(i == 0 ? receiver_child(lib, url, log, c, kind, t0, t1, out[i][1])
+                         : sender_child(lib, url, log, c, kind, t0, t1, out[i][1]));
         }
         close(out[i][1]);
     }
@@ -265,16 +283,17 @@ static int run_engines(const char *lib, const char *log_dir, const char *url, co
                                &s->max_push_ms, &s->frames, &s->failures, &s->tx_kbps) == 7 && s->failures == 0;
             }
             if (!(i == 0 ? r->ok : s->ok)) {
-                fprintf(stderr, "%s %s: %s\n", c->name, i == 0 ? "receiver" : "sender", line);
+                fprintf(stderr, "%s %s %s: %s\n", kind->label, c->name, i == 0 ? "receiver" : "sender", line);
             }
         }
         close(out[i][0]);
         waitpid(kids[i], &status, 0);
     }
     if (!s->ok || !r->ok) return 1;
-    if (s->frames == 0 || r->rendered < s->frames * 9 / 10 || r->numbered < r->rendered * 9 / 10) {
-        fprintf(stderr, "%s: %d frames pushed in the window, %d rendered, %d with a readable number\n", c->name,
-                s->frames, r->rendered, r->numbered);
+    /* VP9 at cpu-used 7 leaves a cell of the number strip stale in some pictures: only VP8 must read back. */
+    if (s->frames == 0 || r->rendered < s->frames * 9 / 10 || (!kind->vp9 && r->numbered < r->rendered * 9 / 10)) {
+        fprintf(stderr, "%s %s: %d frames pushed in the window, %d rendered, %d with a readable number\n", kind->label,
+                c->name, s->frames, r->rendered, r->numbered);
         return 1;
     }
     return 0;
@@ -470,8 +489,9 @@ static void *feed_thread(void *arg) {
     return NULL;
 }
 
-/* GStreamer sender and receiver for one size: CPU ms per frame of each process. */
-static int run_gst(const char *log_dir, const config *c, double *send, double *receive, char *why, size_t cap) {
+/* GStreamer sender and receiver for one size and codec: CPU ms per frame of each process. */
+static int run_gst(const char *log_dir, const config *c, const codec *kind, double *send, double *receive, char *why,
+                   size_t cap) {
     char pipeline[2048], log[4096];
     int tx[2], devnull;
     pid_t sender, receiver;
@@ -489,17 +509,18 @@ static int run_gst(const char *log_dir, const config *c, double *send, double *r
     }
     fcntl(tx[1], F_SETFD, FD_CLOEXEC);
     fcntl(tx[1], F_SETPIPE_SZ, 1 << 20);
-    snprintf(log, sizeof log, "%s/video_cpu_gst_%s.log", log_dir, c->name);
-    gst_video_receiver_pipeline(pipeline, sizeof pipeline, port, 0);
+    snprintf(log, sizeof log, "%s/video_cpu_gst_%s_%s.log", log_dir, kind->name, c->name);
+    gst_video_receiver_pipeline_codec(pipeline, sizeof pipeline, port, 0, kind->vp9);
     receiver = spawn_gst(pipeline, devnull, log);
     close(devnull);
     sleep_until_ms(now_ms() + 300);
-    gst_video_sender_pipeline(pipeline, sizeof pipeline, c->width, c->height, c->fps, c->kbps, port);
+    gst_video_sender_pipeline_codec(pipeline, sizeof pipeline, c->width, c->height, c->fps, c->kbps, port, kind->vp9);
     sender = spawn_gst(pipeline, tx[0], log);
     close(tx[0]);
     sleep_until_ms(now_ms() + 300);
     if (receiver < 0 || sender < 0 || !child_running(receiver) || !child_running(sender)) {
-        snprintf(why, cap, "gst-launch-1.0 exited at start (missing elements? see video_cpu_gst_%s.log)", c->name);
+        snprintf(why, cap, "gst-launch-1.0 exited at start (missing elements? see video_cpu_gst_%s_%s.log)", kind->name,
+                 c->name);
         close(tx[1]);
         stop_child(sender);
         stop_child(receiver);
@@ -524,13 +545,14 @@ static int run_gst(const char *log_dir, const config *c, double *send, double *r
     stop_child(sender);
     stop_child(receiver);
     if (g.errors || s0 < 0 || r0 < 0 || s1 < 0 || r1 < 0 || g.frames_in_window == 0) {
-        snprintf(why, cap, "a GStreamer process stopped during the window (see video_cpu_gst_%s.log)", c->name);
+        snprintf(why, cap, "a GStreamer process stopped during the window (see video_cpu_gst_%s_%s.log)", kind->name,
+                 c->name);
         return 1;
     }
     *send = (s1 - s0) / g.frames_in_window;
     *receive = (r1 - r0) / g.frames_in_window;
     if (*receive < 0.01) {
-        snprintf(why, cap, "the GStreamer receiver did no work (see video_cpu_gst_%s.log)", c->name);
+        snprintf(why, cap, "the GStreamer receiver did no work (see video_cpu_gst_%s_%s.log)", kind->name, c->name);
         return 1;
     }
     return 0;
@@ -548,50 +570,53 @@ static void print_figure(const char *name, int have, double value, const char *n
     printf(", \"unit\": \"ms/frame\", \"note\": \"%s\"}", note);
 }
 
-typedef struct size_results {
+/* What one size and one codec measured. */
+typedef struct codec_results {
     sender_result s;
     receiver_result r;
-    vpx_run paced, b2b, vp9_b2b;
+    vpx_run paced, b2b;
     int gst_ok;
     double gst_send, gst_receive;
     char why[512];
-} size_results;
+} codec_results;
 
-static void print_size(const config *c, size_results *z) {
+static void print_codec(const config *c, const codec *kind, codec_results *z) {
     char name[128], note[2048];
+    const char *n = kind->name, *L = kind->label;
     double enc = z->s.push_cpu_ms / z->s.frames, dec = z->r.vid_cpu_ms / z->r.rendered;
     double lenc = z->paced.enc_ms / z->paced.frames, ldec = z->paced.dec_ms / z->paced.decoded;
     double benc = z->b2b.enc_ms / z->b2b.frames, bdec = z->b2b.dec_ms / z->b2b.decoded;
     double kbps = z->paced.bytes * 8 / (z->paced.frames / (double)c->fps) / 1e3;
-    char gst_ratio[128] = "";
+    char gst_ratio[128] = "", numbered[160] = "";
 
     if (z->gst_ok) snprintf(gst_ratio, sizeof gst_ratio, ", agoraish/gstreamer = %.2f", enc / z->gst_send);
-    snprintf(name, sizeof name, "vp8_%s_encode_ms_per_frame", c->name);
+    snprintf(name, sizeof name, "%s_%s_encode_ms_per_frame", n, c->name);
     snprintf(note, sizeof note,
-             "CPU of the pushing thread (CLOCK_THREAD_CPUTIME_ID around push_external_video_frame: copy, VP8 encode, "
-             "RTP, SRTP, sendto) per frame, %dx%d@%d at %d kbps, synthetic moving picture pushed in real time, "
-             "N=%d frames over %.1f s (max %.2f ms); sender process all threads, drawing the pictures excluded, "
-             "%.2f ms/frame; engine-reported send rate %d kbps; agoraish/libvpx (paced) = %.2f%s",
-             c->width, c->height, c->fps, c->kbps, z->s.frames, z->s.window_ms / 1e3, z->s.max_push_ms,
-             z->s.process_cpu_ms / z->s.frames, z->s.tx_kbps, enc / lenc, gst_ratio);
+             "CPU of the pushing thread (CLOCK_THREAD_CPUTIME_ID around push_external_video_frame: copy, %s encode, "
+             "RTP (%s), SRTP, sendto) per frame, %dx%d@%d at %d kbps, codec_type %d, synthetic moving picture "
+             "pushed in real time, N=%d frames over %.1f s (max %.2f ms); sender process all threads, drawing the "
+             "pictures excluded, %.2f ms/frame; engine-reported send rate %d kbps; agoraish/libvpx (paced) = %.2f%s",
+             L, kind->rfc, c->width, c->height, c->fps, c->kbps, kind->type, z->s.frames, z->s.window_ms / 1e3,
+             z->s.max_push_ms, z->s.process_cpu_ms / z->s.frames, z->s.tx_kbps, enc / lenc, gst_ratio);
     print_figure(name, 1, enc, note);
-    snprintf(name, sizeof name, "libvpx_vp8_%s_encode_ms_per_frame", c->name);
+    snprintf(name, sizeof name, "libvpx_%s_%s_encode_ms_per_frame", n, c->name);
     snprintf(note, sizeof note,
-             "bare libvpx %s vpx_codec_encode with the engine's settings (1 pass CBR %d kbps, lag 0, error "
-             "resilient, cpu-used -6, static threshold 1, q 2-56, undershoot 100, overshoot 15, buffer 500/600/1000, "
-             "1 thread, keyframe every 3 s), the same pictures, paced: one wake-up per frame at the same deadlines; "
-             "N=%d frames (%d keyframes, %.0f kbps achieved, max %.2f ms)",
-             vpx_codec_version_str(), c->kbps, z->paced.frames, z->paced.keyframes, kbps, z->paced.max_enc_ms);
+             "bare libvpx %s %s vpx_codec_encode with the engine's settings (1 pass CBR %d kbps, lag 0, error "
+             "resilient, cpu-used %d, static threshold 1, q 2-56, undershoot 100, overshoot 15, buffer "
+             "500/600/1000, 1 thread, keyframe every 3 s), the same pictures, paced: one wake-up per frame at the "
+             "same deadlines; N=%d frames (%d keyframes, %.0f kbps achieved, max %.2f ms)",
+             vpx_codec_version_str(), L, c->kbps, kind->cpu_used, z->paced.frames, z->paced.keyframes, kbps,
+             z->paced.max_enc_ms);
     print_figure(name, 1, lenc, note);
-    snprintf(name, sizeof name, "libvpx_vp8_%s_encode_b2b_ms_per_frame", c->name);
-    snprintf(note, sizeof note, "the same as libvpx_vp8_%s_encode_ms_per_frame back to back (no sleep between "
-             "frames, warm caches), N=%d frames", c->name, z->b2b.frames);
+    snprintf(name, sizeof name, "libvpx_%s_%s_encode_b2b_ms_per_frame", n, c->name);
+    snprintf(note, sizeof note, "the same as libvpx_%s_%s_encode_ms_per_frame back to back (no sleep between "
+             "frames, warm caches), N=%d frames", n, c->name, z->b2b.frames);
     print_figure(name, 1, benc, note);
-    snprintf(name, sizeof name, "gstreamer_vp8_%s_encode_ms_per_frame", c->name);
+    snprintf(name, sizeof name, "gstreamer_%s_%s_encode_ms_per_frame", n, c->name);
     if (z->gst_ok) {
         snprintf(note, sizeof note,
-                 "whole gst-launch-1.0 sender process (fdsrc ! rawvideoparse ! vp8enc, same settings ! rtpvp8pay ! "
-                 "udpsink) fed the same pictures at the same pace, CPU over %.0f s per frame written", seconds);
+                 "whole gst-launch-1.0 sender process (fdsrc ! rawvideoparse ! %senc, same settings ! rtp%spay ! "
+                 "udpsink) fed the same pictures at the same pace, CPU over %.0f s per frame written", n, n, seconds);
     } else {
         snprintf(note, sizeof note, "not measured: %s", z->why);
     }
@@ -599,60 +624,47 @@ static void print_size(const config *c, size_results *z) {
 
     gst_ratio[0] = 0;
     if (z->gst_ok) snprintf(gst_ratio, sizeof gst_ratio, ", agoraish/gstreamer = %.2f", dec / z->gst_receive);
-    snprintf(name, sizeof name, "vp8_%s_decode_ms_per_frame", c->name);
+    if (kind->vp9 && z->r.numbered < z->r.rendered) {
+        snprintf(numbered, sizeof numbered, "%d with the right number: at cpu-used 7 the encoder leaves a cell of "
+                 "the number strip stale in the others", z->r.numbered);
+    } else {
+        snprintf(numbered, sizeof numbered, "%d with the right number", z->r.numbered);
+    }
+    snprintf(name, sizeof name, "%s_%s_decode_ms_per_frame", n, c->name);
     snprintf(note, sizeof note,
-             "CPU of the receiver's video thread (agoraish-vid<n>: assembly, VP8 decode, picture copy, render "
-             "callback that reads the frame number) over %.1f s per picture rendered, N=%d (%d with the right "
-             "number; %dx%d); /proc stat ticks give %.2f; IO thread (SRTP, hand-off) %.3f ms/frame; receiver "
-             "process all threads %.2f ms/frame; agoraish/libvpx (paced) = %.2f%s",
-             z->r.window_ms / 1e3, z->r.rendered, z->r.numbered, z->r.decoded_w, z->r.decoded_h,
+             "CPU of the receiver's video thread (agoraish-vid<n>: assembly, %s decode, picture copy, render "
+             "callback that reads the frame number) over %.1f s per picture rendered, N=%d (%s; %dx%d); /proc "
+             "stat ticks give %.2f; IO thread (SRTP, hand-off) %.3f ms/frame; receiver process all threads %.2f "
+             "ms/frame; agoraish/libvpx (paced) = %.2f%s",
+             L, z->r.window_ms / 1e3, z->r.rendered, numbered, z->r.decoded_w, z->r.decoded_h,
              z->r.vid_stat_ms / z->r.rendered, z->r.io_cpu_ms / z->r.rendered, z->r.process_cpu_ms / z->r.rendered,
              dec / ldec, gst_ratio);
     print_figure(name, 1, dec, note);
-    snprintf(name, sizeof name, "libvpx_vp8_%s_decode_ms_per_frame", c->name);
+    snprintf(name, sizeof name, "libvpx_%s_%s_decode_ms_per_frame", n, c->name);
     snprintf(note, sizeof note,
-             "bare libvpx vpx_codec_decode (1 thread) of the packets above on a thread woken per packet, as the "
-             "engine's video thread is, N=%d pictures", z->paced.decoded);
+             "bare libvpx %s vpx_codec_decode (1 thread) of the packets above on a thread woken per packet, as the "
+             "engine's video thread is, N=%d pictures (%d with the right number)", L, z->paced.decoded,
+             z->paced.numbered);
     print_figure(name, 1, ldec, note);
-    snprintf(name, sizeof name, "libvpx_vp8_%s_decode_b2b_ms_per_frame", c->name);
+    snprintf(name, sizeof name, "libvpx_%s_%s_decode_b2b_ms_per_frame", n, c->name);
     snprintf(note, sizeof note, "the same packets decoded back to back, N=%d", z->b2b.decoded);
     print_figure(name, 1, bdec, note);
-    snprintf(name, sizeof name, "gstreamer_vp8_%s_decode_ms_per_frame", c->name);
+    snprintf(name, sizeof name, "gstreamer_%s_%s_decode_ms_per_frame", n, c->name);
     if (z->gst_ok) {
         snprintf(note, sizeof note,
-                 "whole gst-launch-1.0 receiver process (udpsrc ! rtpvp8depay ! vp8dec threads=1 ! fakesink), CPU "
-                 "over %.0f s per frame sent", seconds);
+                 "whole gst-launch-1.0 receiver process (udpsrc ! rtp%sdepay ! %sdec threads=1 ! fakesink), CPU "
+                 "over %.0f s per frame sent", n, n, seconds);
     } else {
         snprintf(note, sizeof note, "not measured: %s", z->why);
     }
     print_figure(name, z->gst_ok, z->gst_receive, note);
-
-    snprintf(name, sizeof name, "vp9_%s_encode_ms_per_frame", c->name);
-    print_figure(name, 0, 0, "not measured: the engine does not send VP9 yet (set_video_encoder_configuration "
-                 "accepts VP8 only; the VP9 RTP payload format is not written); bare libvpx VP9 is in "
-                 "libvpx_vp9_*");
-    snprintf(name, sizeof name, "vp9_%s_decode_ms_per_frame", c->name);
-    print_figure(name, 0, 0, "not measured: the engine does not receive VP9 yet");
-    kbps = z->vp9_b2b.bytes * 8 / (z->vp9_b2b.frames / (double)c->fps) / 1e3;
-    snprintf(name, sizeof name, "libvpx_vp9_%s_encode_b2b_ms_per_frame", c->name);
-    snprintf(note, sizeof note,
-             "bare libvpx VP9 with the engine's VP9 settings (as VP8, cpu-used 7), the same pictures back to back "
-             "(compare libvpx_vp8_%s_encode_b2b_ms_per_frame), N=%d frames, %.0f kbps achieved",
-             c->name, z->vp9_b2b.frames, kbps);
-    print_figure(name, 1, z->vp9_b2b.enc_ms / z->vp9_b2b.frames, note);
-    snprintf(name, sizeof name, "libvpx_vp9_%s_decode_b2b_ms_per_frame", c->name);
-    snprintf(note, sizeof note,
-             "bare libvpx VP9 decode (1 thread) of those packets back to back, N=%d (%d with the frame number "
-             "intact: at cpu-used 7 the encoder leaves a cell of the number strip stale in the others)",
-             z->vp9_b2b.decoded, z->vp9_b2b.numbered);
-    print_figure(name, 1, z->vp9_b2b.dec_ms / z->vp9_b2b.decoded, note);
 }
 
 int main(int argc, char **argv) {
-    int url_pipe[2], control[2], i;
+    int url_pipe[2], control[2], i, j;
     pid_t server;
     char url[160];
-    size_results results[2];
+    codec_results results[2][2];   /* [size][codec] */
     const char *lib, *log_dir;
 
     if (argc != 4 || (seconds = atof(argv[3])) < 1) {
@@ -668,7 +680,7 @@ int main(int argc, char **argv) {
     if ((server = fork()) == 0) {
         close(url_pipe[0]);
         close(control[1]);
-        alarm((unsigned)(4 * seconds) + 120);
+        alarm((unsigned)(8 * seconds) + 180);
         _exit(server_child(lib, url_pipe[1], control[0]));
     }
     close(url_pipe[1]);
@@ -681,28 +693,37 @@ int main(int argc, char **argv) {
     fcntl(control[1], F_SETFD, FD_CLOEXEC);
     server_control = control[1];
     for (i = 0; i < 2; i++) {
-        if (run_engines(lib, log_dir, url, &CONFIGS[i], &results[i].s, &results[i].r) != 0) {
-            fprintf(stderr, "the engine processes failed at %s\n", CONFIGS[i].name);
-            return 1;
+        for (j = 0; j < 2; j++) {
+            if (run_engines(lib, log_dir, url, &CONFIGS[i], &CODECS[j], &results[i][j].s, &results[i][j].r) != 0) {
+                fprintf(stderr, "the engine processes failed at %s %s\n", CODECS[j].label, CONFIGS[i].name);
+                return 1;
+            }
         }
     }
     close(control[1]);
     waitpid(server, NULL, 0);
 
     for (i = 0; i < 2; i++) {
-        size_results *z = &results[i];
-        z->paced.c = z->b2b.c = z->vp9_b2b.c = &CONFIGS[i];
-        z->paced.paced = 1;
-        z->vp9_b2b.vp9 = 1;
-        if (run_libvpx(&z->paced) != 0 || run_libvpx(&z->b2b) != 0 || run_libvpx(&z->vp9_b2b) != 0) return 1;
+        for (j = 0; j < 2; j++) {
+            codec_results *z = &results[i][j];
+            z->paced.c = z->b2b.c = &CONFIGS[i];
+            z->paced.vp9 = z->b2b.vp9 = CODECS[j].vp9;
+            z->paced.paced = 1;
+            if (run_libvpx(&z->paced) != 0 || run_libvpx(&z->b2b) != 0) return 1;
+        }
     }
     for (i = 0; i < 2; i++) {
-        size_results *z = &results[i];
-        z->gst_ok = run_gst(log_dir, &CONFIGS[i], &z->gst_send, &z->gst_receive, z->why, sizeof z->why) == 0;
+        for (j = 0; j < 2; j++) {
+            codec_results *z = &results[i][j];
+            z->gst_ok = run_gst(log_dir, &CONFIGS[i], &CODECS[j], &z->gst_send, &z->gst_receive, z->why,
+                                sizeof z->why) == 0;
+        }
     }
 
     printf("{\"figures\": [\n");
-    for (i = 0; i < 2; i++) print_size(&CONFIGS[i], &results[i]);
+    for (i = 0; i < 2; i++) {
+        for (j = 0; j < 2; j++) print_codec(&CONFIGS[i], &CODECS[j], &results[i][j]);
+    }
     printf("\n]}\n");
     return 0;
 }

@@ -5,7 +5,7 @@
  * the C API, engines that send and render video, the synthetic moving
  * picture with its frame number drawn in, the CPU time of one thread of this
  * process or of a whole child process, libvpx with the engine's settings, and
- * the GStreamer VP8 pipelines compared with the engine.
+ * the GStreamer VP8 and VP9 pipelines compared with the engine.
  *
  * Header-only (static inline), like bench_support.h. Define _POSIX_C_SOURCE
  * 200809L before any include; link with -ldl -lpthread -lm (and -lvpx for the
@@ -258,10 +258,11 @@ static inline void on_vpeer_rtc_stats(agoraish_engine_t *e, void *ud, const agor
  * Creates an engine with video enabled against the server at `url`, logging
  * to `log_file`, with an external audio source and sink at 48 kHz (so no
  * audio device runs; no audio is pushed). With `sender`, an external video
- * source at `width`x`height`@`fps`, `kbps`. NULL on failure.
+ * source at `width`x`height`@`fps`, `kbps`, sending `codec` (an
+ * agoraish_video_codec_type). NULL on failure.
  */
-static inline agoraish_engine_t *vpeer_create(vpeer *p, const char *url, const char *log_file, int sender,
-                                              int width, int height, int fps, int kbps) {
+static inline agoraish_engine_t *vpeer_create_codec(vpeer *p, const char *url, const char *log_file, int sender,
+                                                    int width, int height, int fps, int kbps, int codec) {
     agoraish_event_handler handler;
     agoraish_engine_config config;
     peer *b = &p->base;
@@ -302,7 +303,7 @@ static inline agoraish_engine_t *vpeer_create(vpeer *p, const char *url, const c
         vc.frame_rate = fps;
         vc.bitrate = kbps;
         vc.min_bitrate = -1;
-        vc.codec_type = AGORAISH_VIDEO_CODEC_VP8;
+        vc.codec_type = codec;
         if (vapi.set_video_encoder_configuration(b->engine, &vc) != 0 ||
             vapi.set_external_video_source(b->engine, 1) != 0) {
             fprintf(stderr, "cannot configure the video encoder or the external video source\n");
@@ -311,6 +312,12 @@ static inline agoraish_engine_t *vpeer_create(vpeer *p, const char *url, const c
         }
     }
     return b->engine;
+}
+
+/** vpeer_create_codec sending VP8. */
+static inline agoraish_engine_t *vpeer_create(vpeer *p, const char *url, const char *log_file, int sender,
+                                              int width, int height, int fps, int kbps) {
+    return vpeer_create_codec(p, url, log_file, sender, width, height, fps, kbps, AGORAISH_VIDEO_CODEC_VP8);
 }
 
 /** Binds `on_frame` (with `user_data`) as the render sink of `uid`; 0 on success. */
@@ -493,30 +500,44 @@ static inline int vpx_engine_decoder(vpx_codec_ctx_t *ctx, int vp9) {
 
 /*
  * The GStreamer pipelines compared with the engine: raw I420 in through fd 3,
- * vp8enc with the engine's settings (deadline=1 is libvpx's real-time
- * deadline), RTP (payloads of at most ~1200 bytes, 15-bit PictureID) over UDP
- * on 127.0.0.1, and a receiver that decodes with one thread and hands each
- * picture on as soon as it is decoded (sync=false: video is rendered on
- * arrival, as the engine does), into fd 3 or a fakesink.
+ * vp8enc or vp9enc with the engine's settings (deadline=1 is libvpx's
+ * real-time deadline; cpu-used -6 for VP8, 7 for VP9), RTP (payloads of at
+ * most ~1200 bytes, 15-bit PictureID) over UDP on 127.0.0.1, and a receiver
+ * that decodes with one thread and hands each picture on as soon as it is
+ * decoded (sync=false: video is rendered on arrival, as the engine does),
+ * into fd 3 or a fakesink.
  */
-static inline void gst_video_sender_pipeline(char *out, size_t cap, int width, int height, int fps, int kbps,
-                                             uint16_t port) {
+static inline void gst_video_sender_pipeline_codec(char *out, size_t cap, int width, int height, int fps, int kbps,
+                                                   uint16_t port, int vp9) {
     snprintf(out, cap,
              "fdsrc fd=3 blocksize=%d ! rawvideoparse use-sink-caps=false format=i420 width=%d height=%d "
-             "framerate=%d/1 ! vp8enc deadline=1 cpu-used=-6 end-usage=cbr target-bitrate=%d lag-in-frames=0 "
+             "framerate=%d/1 ! %s deadline=1 cpu-used=%d end-usage=cbr target-bitrate=%d lag-in-frames=0 "
              "error-resilient=default threads=1 static-threshold=1 min-quantizer=2 max-quantizer=56 undershoot=100 "
              "overshoot=15 buffer-initial-size=500 buffer-optimal-size=600 buffer-size=1000 keyframe-mode=auto "
-             "keyframe-max-dist=%d ! rtpvp8pay pt=96 mtu=1216 picture-id-mode=15-bit ! "
+             "keyframe-max-dist=%d ! %s pt=%d mtu=1216 picture-id-mode=15-bit ! "
              "udpsink host=127.0.0.1 port=%u sync=false async=false",
-             width * height * 3 / 2, width, height, fps, kbps * 1000, 3 * fps, (unsigned)port);
+             width * height * 3 / 2, width, height, fps, vp9 ? "vp9enc" : "vp8enc", vp9 ? 7 : -6, kbps * 1000,
+             3 * fps, vp9 ? "rtpvp9pay" : "rtpvp8pay", vp9 ? 98 : 96, (unsigned)port);
 }
 
-static inline void gst_video_receiver_pipeline(char *out, size_t cap, uint16_t port, int to_fd) {
+static inline void gst_video_receiver_pipeline_codec(char *out, size_t cap, uint16_t port, int to_fd, int vp9) {
     snprintf(out, cap,
              "udpsrc address=127.0.0.1 port=%u buffer-size=1048576 "
-             "caps=application/x-rtp,media=video,clock-rate=90000,encoding-name=VP8,payload=96 ! "
-             "rtpvp8depay ! vp8dec threads=1 ! %s",
-             (unsigned)port, to_fd ? "fdsink fd=3 sync=false" : "fakesink sync=false");
+             "caps=application/x-rtp,media=video,clock-rate=90000,encoding-name=%s,payload=%d ! "
+             "%s ! %s threads=1 ! %s",
+             (unsigned)port, vp9 ? "VP9" : "VP8", vp9 ? 98 : 96, vp9 ? "rtpvp9depay" : "rtpvp8depay",
+             vp9 ? "vp9dec" : "vp8dec", to_fd ? "fdsink fd=3 sync=false" : "fakesink sync=false");
+}
+
+/** The VP8 sender pipeline. */
+static inline void gst_video_sender_pipeline(char *out, size_t cap, int width, int height, int fps, int kbps,
+                                             uint16_t port) {
+    gst_video_sender_pipeline_codec(out, cap, width, height, fps, kbps, port, 0);
+}
+
+/** The VP8 receiver pipeline. */
+static inline void gst_video_receiver_pipeline(char *out, size_t cap, uint16_t port, int to_fd) {
+    gst_video_receiver_pipeline_codec(out, cap, port, to_fd, 0);
 }
 
 #endif /* AGORAISH_BENCH_VIDEO_SUPPORT_H */

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the audio and video benchmarks need beyond scripts/setup.sh, on Debian 12,
 # when missing: GStreamer (the comparison pipelines in bench/audio_delay.c,
-# bench/audio_cpu.c, bench/video_cpu.c and bench/video_delay.c; vp8enc and
-# vp8dec come with plugins-good), espeak-ng (the speech of bench/benchmarks/audio_pesq.py)
+# bench/audio_cpu.c, bench/video_cpu.c and bench/video_delay.c; vp8enc, vp9enc,
+# vp8dec and vp9dec come with plugins-good), espeak-ng (the speech of bench/benchmarks/audio_pesq.py)
 # and PyPI's pesq, numpy and scipy. Idempotent, and quick when nothing is
 # missing. `make bench` runs it; `make test` does not.
 #

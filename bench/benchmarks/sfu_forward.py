@@ -84,11 +84,12 @@ async def setup_channel(url: str, channel: str, n: int):
 
 
 def run_load(ctx, load: Path, mode: str, port: int, size: int, rate: float, pub: socket.socket,
-             key: bytes, subs: List[socket.socket]) -> dict:
+             key: bytes, subs: List[socket.socket], pattern: str = "audio", seconds: float = SECONDS) -> dict:
+    """Runs bench/sfu_load.c (PATTERN `pattern`, see there) and returns what it printed."""
     fds = [pub.fileno()] + [s.fileno() for s in subs]
-    argv = [str(load), mode, "127.0.0.1", str(port), str(SECONDS), str(size), str(rate), str(pub.fileno()),
-            key.hex() or "00", ",".join(str(s.fileno()) for s in subs)]
-    done = subprocess.run(argv, pass_fds=fds, capture_output=True, text=True, timeout=SECONDS + 30)
+    argv = [str(load), mode, "127.0.0.1", str(port), str(seconds), str(size), str(rate), str(pub.fileno()),
+            key.hex() or "00", ",".join(str(s.fileno()) for s in subs), pattern]
+    done = subprocess.run(argv, pass_fds=fds, capture_output=True, text=True, timeout=seconds + 30)
     if done.returncode != 0:
         raise BenchError(f"sfu_load failed ({done.returncode}): {done.stderr.strip()}")
     import json
