@@ -104,8 +104,9 @@ final class ChannelLink: Sendable {
             while let x = s.pollEvent() { e.append(x) }
             return (t, e, s.pollTimeout(), s.streamOwners)
         }
-        let low = session.withLock { $0.lowVideoStreams }
+        let (low, rtx) = session.withLock { ($0.lowVideoStreams, $0.rtxVideoStreams) }
         video.lowStreams.withLock { $0 = low }
+        video.rtxStreams.withLock { $0 = rtx }
         if audioShell.withLock({ sh in defer { sh.owners = owners }; return sh.owners != owners }) {
             audio.setOwners(owners)
             video.ownersChanged()
@@ -238,6 +239,7 @@ final class ChannelLink: Sendable {
             return
         }
         transport.onKeyframeRequest = { ssrc in video.keyframeRequested(ssrc: ssrc) }
+        transport.onNack = { ssrc, sequences in video.nacked(ssrc: ssrc, sequences: sequences) }
         media.withLock { $0 = transport }
         audio.transport.withLock { $0 = transport }
         video.transport.withLock { $0 = transport }

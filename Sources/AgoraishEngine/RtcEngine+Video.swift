@@ -39,7 +39,8 @@ extension RtcEngine {
         let ssrcs = video.ssrcs
         try? link.call { s, _ throws(SessionError) in
             s.setLocalVideoState(enabled: enabled, localEnabled: local, streamMuted: muted,
-                                 ssrc: ssrcs.high, lowSsrc: dual ? ssrcs.low : 0)
+                                 ssrc: ssrcs.high, lowSsrc: dual ? ssrcs.low : 0,
+                                 rtxSsrc: ssrcs.highRtx, lowRtxSsrc: dual ? ssrcs.lowRtx : 0)
         }
         camera.update()
     }

@@ -146,9 +146,9 @@ public final class ChannelServer: @unchecked Sendable {
             }
             let newRouter: MediaRouter
             do {
-                newRouter = try MediaRouter(fd: udpFd, workerCount: config.mediaWorkers) { [self] session, ssrc, payloadType, low in
+                newRouter = try MediaRouter(fd: udpFd, workerCount: config.mediaWorkers) { [self] session, ssrc, payloadType, low, rtx in
                     newLoop.post { [self] in
-                        core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType, low: low)
+                        core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType, low: low, rtx: rtx)
                         drainCore(.now())
                     }
                 }

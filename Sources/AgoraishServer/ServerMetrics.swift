@@ -67,6 +67,18 @@ final class ServerMetrics {
             metric("agoraish_media_layer_keyframe_requests_total", "counter",
                    "Keyframes asked of dual-stream publishers for subscribers that changed stream.",
                    [("", "\(media.layerKeyframeRequests.load(ordering: .relaxed))")])
+            metric("agoraish_media_nack_requests_total", "counter",
+                   "Video packets subscribers asked for again (generic NACK).",
+                   [("", "\(media.nackRequests.load(ordering: .relaxed))")])
+            metric("agoraish_media_retransmitted_total", "counter",
+                   "RTX packets the server sent from its cache in answer to NACKs.",
+                   [("", "\(media.retransmitted.load(ordering: .relaxed))")])
+            metric("agoraish_media_nacked_upstream_total", "counter",
+                   "Video packets the server asked publishers for again.",
+                   [("", "\(media.nackedUpstream.load(ordering: .relaxed))")])
+            metric("agoraish_media_recovered_upstream_total", "counter",
+                   "Video packets that came back from publishers as RTX.",
+                   [("", "\(media.recoveredUpstream.load(ordering: .relaxed))")])
             metric("agoraish_media_drops_total", "counter", "Media datagrams dropped, by reason.",
                    MediaDropReason.allCases.map { ("{reason=\"\($0.label)\"}", "\(media.drops($0))") })
         }

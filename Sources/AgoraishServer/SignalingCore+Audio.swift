@@ -69,6 +69,17 @@ extension SignalingCore {
             let enabled = try f.optionalBool("enabled"), local = try f.optionalBool("local_enabled")
             let streamMuted = try f.optionalBool("stream_muted")
             let lowSsrc = try f.optionalInteger("low_ssrc", in: 0...0xFFFF_FFFF)
+            let ssrc = try f.optionalInteger("ssrc", in: 0...0xFFFF_FFFF)
+            let rtx = try f.optionalInteger("rtx_ssrc", in: 0...0xFFFF_FFFF)
+            let lowRtx = try f.optionalInteger("low_rtx_ssrc", in: 0...0xFFFF_FFFF)
+            // Which RTX stream retransmits which video stream (RFC 4588 §5: one RTX SSRC per stream).
+            var pairs: [UInt32: UInt32] = [:]
+            if let ssrc, let rtx, ssrc != 0, rtx != 0, rtx != ssrc { pairs[UInt32(rtx)] = UInt32(ssrc) }
+            if let low = lowSsrc, let lowRtx, low != 0, lowRtx != 0, lowRtx != low { pairs[UInt32(lowRtx)] = UInt32(low) }
+            if (rtx != nil || lowRtx != nil), pairs != s.videoRtx {
+                sessions[sid]!.videoRtx = pairs
+                if mediaEndpoint != nil { mediaCommands.append(.setVideoRetransmission(session: sid, rtxToMedia: pairs)) }
+            }
             if let enabled, let local, let streamMuted {
                 let new = (enabled, local, streamMuted)
                 if s.videoSwitches.map({ $0.enabled != new.0 || $0.localEnabled != new.1 || $0.streamMuted != new.2 }) ?? true {

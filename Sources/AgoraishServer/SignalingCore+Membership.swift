@@ -344,6 +344,7 @@ extension SignalingCore {
             grant.videoMuted = s.videoMuted
             grant.videoSubscription = s.videoSubscription
             grant.videoLowSsrc = s.videoLowSsrc
+            grant.videoRtx = s.videoRtx
             mediaCommands.append(.admit(grant))
         }
     }

@@ -73,6 +73,8 @@ public struct SignalingCore {
         case setVideoSubscription(session: UInt64, VideoSubscription)
         /// The SSRC (the publisher's own) of the participant's low video stream; 0: none.
         case setVideoLowStream(session: UInt64, ssrc: UInt32)
+        /// The participant's RTX SSRCs (RFC 4588) and the video SSRCs they retransmit (its own numbers).
+        case setVideoRetransmission(session: UInt64, rtxToMedia: [UInt32: UInt32])
     }
 
     /// The configuration in force.
@@ -128,12 +130,14 @@ public struct SignalingCore {
     /// The media plane saw a new stream from `session`: tell the channel.
     /// A stream seen before with another `low` flag is updated and announced
     /// again (`payloadType` 0 keeps the one it had).
-    public mutating func streamPublished(session sid: UInt64, ssrc: UInt32, payloadType: UInt8, low: Bool = false) {
+    public mutating func streamPublished(session sid: UInt64, ssrc: UInt32, payloadType: UInt8, low: Bool = false,
+                                         rtx: UInt32 = 0) {
         guard let s = sessions[sid] else { return }
-        var stream = PublishedStream(ssrc: ssrc, payloadType: payloadType, low: low)
+        var stream = PublishedStream(ssrc: ssrc, payloadType: payloadType, low: low, rtx: rtx)
         if let i = s.streams.firstIndex(where: { $0.ssrc == ssrc }) {
             guard s.streams[i].low != low else { return }
             stream.payloadType = s.streams[i].payloadType
+            stream.rtx = s.streams[i].rtx
             sessions[sid]!.streams[i] = stream
         } else {
             guard payloadType != 0 else { return }
@@ -335,6 +339,8 @@ struct Session {
     var videoSwitches: (enabled: Bool, localEnabled: Bool, streamMuted: Bool)? = nil
     /// The publisher's own SSRC of its low video stream (dual stream); 0: none.
     var videoLowSsrc: UInt32 = 0
+    /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (set_video_state).
+    var videoRtx: [UInt32: UInt32] = [:]
     /// Whether the token lets this user publish (always, unless the app enforces publish privileges).
     var mayPublish = true
 }
@@ -345,12 +351,15 @@ struct PublishedStream: Equatable {
     var payloadType: UInt8
     /// The low stream of a dual-stream publisher.
     var low = false
+    /// The server's RTX SSRC for retransmissions of this (video) stream; 0: none.
+    var rtx: UInt32 = 0
 
     /// The stream as stream_added and the joined stream lists carry it.
     func fields(uid: UInt32) -> [String: JSONValue] {
         var f: [String: JSONValue] = ["uid": .integer(Int64(uid)), "ssrc": .integer(Int64(ssrc)),
                                       "payload_type": .integer(Int64(payloadType))]
         if low { f["layer"] = .string("low") }
+        if rtx != 0 { f["rtx_ssrc"] = .integer(Int64(rtx)) }
         return f
     }
 }
@@ -381,6 +390,8 @@ public struct MediaGrant: Equatable, Sendable {
     public var videoSubscription = VideoSubscription()
     /// The SSRC of the participant's low video stream (0: none).
     public var videoLowSsrc: UInt32 = 0
+    /// The participant's RTX SSRCs -> the video SSRCs they retransmit.
+    public var videoRtx: [UInt32: UInt32] = [:]
 }
 
 /// The users of one channel.

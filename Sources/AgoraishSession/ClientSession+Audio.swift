@@ -123,6 +123,7 @@ extension ClientSession {
             "muted": .bool(localVideoMuted), "enabled": .bool(localVideoFlags.enabled),
             "local_enabled": .bool(localVideoFlags.localEnabled), "stream_muted": .bool(localVideoFlags.streamMuted),
             "ssrc": .integer(Int64(localVideoSsrcs.high)), "low_ssrc": .integer(Int64(localVideoSsrcs.low)),
+            "rtx_ssrc": .integer(Int64(localVideoRtxSsrcs.high)), "low_rtx_ssrc": .integer(Int64(localVideoRtxSsrcs.low)),
         ])
     }
 
@@ -184,18 +185,21 @@ extension ClientSession {
     /// enableLocalVideo(false) or disableVideo).
     public mutating func setLocalVideoMuted(_ muted: Bool) {
         setLocalVideoState(enabled: !muted, localEnabled: true, streamMuted: false,
-                           ssrc: localVideoSsrcs.high, lowSsrc: localVideoSsrcs.low)
+                           ssrc: localVideoSsrcs.high, lowSsrc: localVideoSsrcs.low,
+                           rtxSsrc: localVideoRtxSsrcs.high, lowRtxSsrc: localVideoRtxSsrcs.low)
     }
 
     /// The local video switches (enableVideo, enableLocalVideo,
     /// muteLocalVideoStream) and the SSRCs of the streams sent (low: 0 without
     /// dual stream). Sent now if joined, else with the next join.
     public mutating func setLocalVideoState(enabled: Bool, localEnabled: Bool, streamMuted: Bool,
-                                            ssrc: UInt32, lowSsrc: UInt32) {
+                                            ssrc: UInt32, lowSsrc: UInt32, rtxSsrc: UInt32 = 0, lowRtxSsrc: UInt32 = 0) {
         let flags = VideoFlags(enabled: enabled, localEnabled: localEnabled, streamMuted: streamMuted)
-        guard flags != localVideoFlags || (ssrc, lowSsrc) != localVideoSsrcs else { return }
+        guard flags != localVideoFlags || (ssrc, lowSsrc) != localVideoSsrcs
+              || (rtxSsrc, lowRtxSsrc) != localVideoRtxSsrcs else { return }
         localVideoFlags = flags
         localVideoSsrcs = (ssrc, lowSsrc)
+        localVideoRtxSsrcs = (rtxSsrc, lowRtxSsrc)
         localVideoMuted = !enabled || !localEnabled || streamMuted
         if joinedAt != nil && transportOpen { sendVideoState() }
     }

@@ -76,6 +76,7 @@ extension ClientSession {
             if let uid = uidField(m), let ssrc = m["ssrc"]?.integerValue, let s = UInt32(exactly: ssrc) {
                 streamOwners[s] = uid
                 if m["layer"]?.stringValue == "low" { lowVideoStreams.insert(s) } else { lowVideoStreams.remove(s) }
+                if let r = m["rtx_ssrc"]?.integerValue, let rtx = UInt32(exactly: r) { rtxVideoStreams[rtx] = s }
             }
         case "user_joined":
             guard let uid = uidField(m), uid != localUid, joinedAt != nil else { return }
@@ -211,10 +212,12 @@ extension ClientSession {
         if case .array(let list)? = m["streams"] {
             streamOwners = [:]
             lowVideoStreams = []
+            rtxVideoStreams = [:]
             for case .object(let s) in list {
                 if let uid = uidField(s), let ssrc = s["ssrc"]?.integerValue, let v = UInt32(exactly: ssrc) {
                     streamOwners[v] = uid
                     if s["layer"]?.stringValue == "low" { lowVideoStreams.insert(v) }
+                    if let r = s["rtx_ssrc"]?.integerValue, let rtx = UInt32(exactly: r) { rtxVideoStreams[rtx] = v }
                 }
             }
         }
@@ -323,6 +326,7 @@ extension ClientSession {
         media = nil
         streamOwners = [:]
         lowVideoStreams = []
+        rtxVideoStreams = [:]
         events.append(.mediaStopped)
     }
 

@@ -142,6 +142,10 @@ public struct ClientSession {
     public internal(set) var localVideoSsrcs: (high: UInt32, low: UInt32) = (0, 0)
     /// Server SSRCs that are the low stream of a dual-stream publisher.
     public internal(set) var lowVideoStreams: Set<UInt32> = []
+    /// Server RTX SSRC -> the server SSRC of the video stream it retransmits.
+    public internal(set) var rtxVideoStreams: [UInt32: UInt32] = [:]
+    /// The RTX SSRCs of the local video streams (low: 0 without dual stream).
+    public internal(set) var localVideoRtxSsrcs: (high: UInt32, low: UInt32) = (0, 0)
 
     var settings: Settings
     var channel: String? = nil

@@ -306,4 +306,42 @@ import Testing
         try Self.push(a, Self.picture(0), 0)
         #expect(waitUntil { Self.videoEvents(events).contains(.localVideoStateChanged(state: 1, error: 0)) })
     }
+
+    @Test func underTwentyPercentLossLostVideoPacketsComeBackAsRetransmissions() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("video-nack")
+        let a = try Self.engine(server, dir, "a"), b = try Self.engine(server, dir, "b")
+        defer { for e in [a, b] { try? e.release(sync: true) } }
+        try b.setParameters(#"{"rtc.network_simulation": {"loss_percent": 20, "seed": 21}}"#)
+        var config = VideoEncoderConfiguration()
+        config.width = 320
+        config.height = 240
+        config.bitrate = 400
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        let numbers = Locked<[Int]>([])
+        try b.setupRemoteVideo(uid: 1) { _, f in
+            numbers.withLock { $0.append(LoopbackVideoTests.frameNumber(f.y, stride: f.yStride)) }
+        }
+        try a.joinChannel(token: "", channel: "nack", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "nack", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        try Self.run(a, from: 0, count: 60) { Self.picture($0) }
+        _ = waitUntil(seconds: 2) { numbers.withLock { $0.last ?? 0 } >= 59 }
+        let got = numbers.withLock { $0 }
+        let r = b.video.retransmissionCounters.withLock { $0 }
+        let plis = b.video.keyframeCounters.withLock { $0.plisSent }
+        let asked = server.mediaCounters!.nackRequests.load(ordering: .relaxed)
+        let sent = server.mediaCounters!.retransmitted.load(ordering: .relaxed)
+        #expect(r.nacked > 0 && asked > 0 && sent > 0, "NACKs went out and were answered: \(r), server \(asked)/\(sent)")
+        #expect(r.recovered > 0, "retransmissions filled the gaps: \(r)")
+        // Nearly every picture is shown, in order, without waiting for keyframes.
+        #expect(got.count >= 54, "rendered \(got.count) of 60 under 20% loss (\(plis) PLIs)")
+        #expect(zip(got, got.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(plis <= 3, "retransmission, not keyframes, recovered the losses: \(plis) PLIs")
+    }
 }

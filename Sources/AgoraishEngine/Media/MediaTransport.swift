@@ -22,6 +22,8 @@ final class MediaTransport: @unchecked Sendable {
     private let onRtp: (UnsafeMutableRawPointer, Int) -> Void
     /// A PLI or FIR arrived for the stream with this (sender's own) SSRC.
     var onKeyframeRequest: ((UInt32) -> Void)? = nil
+    /// Called on the loop thread with (media SSRC, sequence numbers) of each generic NACK received.
+    var onNack: ((UInt32, [UInt16]) -> Void)? = nil
     private var transaction: [UInt8] = []
     private var timer: EventLoop.TimerID?
     private var buffer = [UInt8](repeating: 0, count: 2048)
@@ -99,17 +101,23 @@ final class MediaTransport: @unchecked Sendable {
         timer = loop.schedule(after: bound ? .milliseconds(2500) : .milliseconds(200)) { [weak self] in self?.bindNow() }
     }
 
-    /// Keyframe requests (PLI: RFC 4585 §6.3.1, FIR: RFC 5104 §4.3.1) name
-    /// the media SSRC of the stream they ask about.
+    /// Keyframe requests (PLI: RFC 4585 §6.3.1, FIR: RFC 5104 §4.3.1) and
+    /// generic NACKs (RFC 4585 §6.2.1) name the media SSRC of the stream they
+    /// ask about.
     private func handleRtcp(_ bytes: UnsafeRawBufferPointer) {
         let compound = RtcpCompound(bytes)
-        guard compound.isWellFormed, let onKeyframeRequest else { return }
-        for packet in compound where packet.type == 206 && packet.length >= 12 {
+        guard compound.isWellFormed else { return }
+        for packet in compound where packet.length >= 12 {
             let fmt = bytes[packet.offset] & 0x1F
-            if fmt == 1 {
-                onKeyframeRequest(readBE32(bytes, packet.offset + 8))
-            } else if fmt == 4, packet.length >= 20 {
-                onKeyframeRequest(readBE32(bytes, packet.offset + 12))
+            if packet.type == 206, let onKeyframeRequest {
+                if fmt == 1 {
+                    onKeyframeRequest(readBE32(bytes, packet.offset + 8))
+                } else if fmt == 4, packet.length >= 20 {
+                    onKeyframeRequest(readBE32(bytes, packet.offset + 12))
+                }
+            } else if packet.type == 205, fmt == 1, let onNack,
+                      let nack = GenericNack.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
+                onNack(nack.media, nack.sequences)
             }
         }
     }

@@ -9,28 +9,49 @@ extension VideoPipeline {
     /// (Agora's definition for streams of at least 5 fps).
     static let freezeGap: Duration = .milliseconds(500)
 
-    /// A video RTP packet (IO thread): copied to the video thread.
+    /// A video RTP packet (IO thread): copied to the video thread. An RTX
+    /// packet becomes the original it carries first.
     func received(rtp: UnsafeMutableRawPointer, length: Int, now: Instant) {
         let (enabled, blocked) = settings.withLock { ($0.enabled, $0.blocked) }
         guard enabled else { return }
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
-        guard let h = try? RtpHeader.parse(raw), Self.isVideo(payloadType: h.payloadType),
+        guard var h = try? RtpHeader.parse(raw), Self.isVideo(payloadType: h.payloadType),
               h.payloadOffset < length - h.paddingLength else { return }
+        var retransmitted = false
+        var original: [UInt8] = []
+        if Self.isRtx(payloadType: h.payloadType) {
+            let pt = h.payloadType == Self.vp9RtxPayloadType ? Self.vp9PayloadType : Self.vp8PayloadType
+            guard let media = rtxStreams.withLock({ $0[h.ssrc] }), let o = RtxPacket.unwrap(raw, payloadType: pt, ssrc: media),
+                  let oh = o.withUnsafeBytes({ try? RtpHeader.parse($0) }), oh.payloadOffset < o.count - oh.paddingLength
+            else { return }
+            original = o
+            h = oh
+            retransmitted = true
+        }
         guard backlog.load(ordering: .relaxed) < Self.maxBacklog else { return }
         if let uid = owners(h.ssrc), blocked(uid) { return }
-        let payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
+        let payload = retransmitted ? Array(original[h.payloadOffset..<(original.count - h.paddingLength)])
+                                    : Array(raw[h.payloadOffset..<(length - h.paddingLength)])
         backlog.add(1, ordering: .relaxed)
         loop.post { [self] in
             backlog.subtract(1, ordering: .relaxed)
-            assemble(h, payload, length, now)
+            assemble(h, payload, length, now, retransmitted: retransmitted)
         }
     }
 
-    private func assemble(_ h: RtpHeader, _ payload: [UInt8], _ length: Int, _ now: Instant) {
+    private func assemble(_ h: RtpHeader, _ payload: [UInt8], _ length: Int, _ now: Instant, retransmitted: Bool) {
         let codec: VideoCodec = h.payloadType == Self.vp9PayloadType ? .vp9 : .vp8
         var stream = streams[h.ssrc].flatMap { $0.codec == codec ? $0 : nil } ?? Stream(codec: codec)
         if stream.uid == 0 { stream.uid = owners(h.ssrc) ?? 0 }
-        stream.count(h.sequenceNumber)
+        if retransmitted {
+            let before = stream.nack.recovered
+            stream.nack.received(h.sequenceNumber, now: now)
+            if stream.nack.recovered > before { retransmissionCounters.withLock { $0.recovered += 1 } }
+        } else {
+            stream.count(h.sequenceNumber)
+            stream.nack.received(h.sequenceNumber, now: now)
+        }
+        if stream.nack.count > 0 { scheduleNacks() }
         if stream.uid != 0 { packetArrived(uid: stream.uid, ssrc: h.ssrc, bytes: length, now: now) }
         let frames = payload.withUnsafeBytes {
             stream.assembler.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, marker: h.marker, payload: $0)
@@ -184,6 +205,30 @@ extension VideoPipeline {
         pli += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
         pli.withUnsafeMutableBytes { link.send(rtcp: $0.baseAddress!, length: 12) }
         keyframeCounters.withLock { $0.plisSent += 1 }
+    }
+
+    // MARK: - Retransmission requests
+
+    /// Sends NACKs for missing packets every 10 ms while streams exist.
+    private func scheduleNacks() {
+        guard nackTimer == nil else { return }
+        nackTimer = loop.schedule(after: .milliseconds(10)) { [self] in
+            nackTimer = nil
+            guard !streams.isEmpty, let link = transport.withLock({ $0 }) else { return }
+            let now = Instant.now()
+            let own = send.withLock { $0.high.ssrc }
+            var asked = 0
+            for ssrc in Array(streams.keys) {
+                guard let due = streams[ssrc]?.nack.due(now: now, rtt: Self.nackInterval), !due.isEmpty else { continue }
+                var nack = GenericNack.serialize(sender: own, media: ssrc, sequences: due)
+                let n = nack.count
+                nack += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                nack.withUnsafeMutableBytes { link.send(rtcp: $0.baseAddress!, length: n) }
+                asked += due.count
+            }
+            if asked > 0 { retransmissionCounters.withLock { $0.nacked += asked } }
+            if streams.values.contains(where: { $0.nack.count > 0 }) { scheduleNacks() }
+        }
     }
 
     // MARK: - Freezes

@@ -149,6 +149,7 @@ extension VideoPipeline {
         layer.keyframeWanted = false
         guard let frames = try? layer.encoder!.encode(frame, pts: pts, keyframe: key) else { throw .failed }
         let pt = Self.payloadType(codec)
+        let now = Instant.now()
         for f in frames {
             let payloads = codec == .vp9
                 ? VP9Payload.packetize(f.data, pictureId: layer.pictureId, keyframe: f.isKeyframe,
@@ -160,8 +161,10 @@ extension VideoPipeline {
                 let header = RtpHeader(marker: i == payloads.count - 1, payloadType: pt,
                                        sequenceNumber: layer.sequence, timestamp: timestamp, ssrc: layer.ssrc).serialized
                 let n = header.count + payload.count
+                let packet = header + payload
+                layer.history.store(packet, sequence: layer.sequence, now: now)
                 st.packet.withUnsafeMutableBytes { raw in
-                    raw.copyBytes(from: header + payload)
+                    raw.copyBytes(from: packet)
                     link.send(rtp: raw.baseAddress!, length: n)
                 }
                 layer.sequence &+= 1
@@ -177,6 +180,43 @@ extension VideoPipeline {
             if f.isKeyframe { keyframeCounters.withLock { $0.keyframesSent += 1 } }
         }
         return !frames.isEmpty
+    }
+
+    /// The server asked for packets of one of our streams again (generic NACK):
+    /// each one still held goes out as RTX (RFC 4588) on the layer's RTX SSRC.
+    func nacked(ssrc: UInt32, sequences: [UInt16]) {
+        guard let link = transport.withLock({ $0 }) else { return }
+        let now = Instant.now()
+        let sent = send.withLock { st -> Int in
+            func answer(_ layer: inout Layer, _ packet: inout [UInt8]) -> Int {
+                var n = 0
+                for seq in sequences {
+                    guard let original = layer.history.packet(seq, now: now),
+                          let pt = original.count > 1 ? original[1] & 0x7F : nil,
+                          let rtx = RtxPacket.wrap(original, rtxPayloadType: pt == Self.vp9PayloadType ? Self.vp9RtxPayloadType
+                                                                                                      : Self.vp8RtxPayloadType,
+                                                   rtxSsrc: layer.rtxSsrc, rtxSequence: layer.rtxSequence),
+                          rtx.count <= packet.count - SrtpSession.maxTrailer
+                    else { continue }
+                    layer.rtxSequence &+= 1
+                    packet.withUnsafeMutableBytes { raw in
+                        raw.copyBytes(from: rtx)
+                        link.send(rtp: raw.baseAddress!, length: rtx.count)
+                    }
+                    n += 1
+                }
+                return n
+            }
+            var packet = st.packet
+            defer { st.packet = packet }
+            if st.high.ssrc == ssrc { return answer(&st.high, &packet) }
+            if st.low.ssrc == ssrc { return answer(&st.low, &packet) }
+            return 0
+        }
+        retransmissionCounters.withLock {
+            $0.requested += sequences.count
+            $0.retransmitted += sent
+        }
     }
 
     /// A receiver asked for a keyframe (PLI or FIR) of one of our streams.

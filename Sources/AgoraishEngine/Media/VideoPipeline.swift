@@ -24,8 +24,17 @@ final class VideoPipeline: @unchecked Sendable {
     static let vp9PayloadType: UInt8 = 98
     static let maxPayload = 1200
 
+    /// RTX (RFC 4588) payload types of VP8 and VP9 retransmissions.
+    static let vp8RtxPayloadType: UInt8 = 97
+    static let vp9RtxPayloadType: UInt8 = 99
+
     static func payloadType(_ codec: VideoCodec) -> UInt8 { codec == .vp9 ? vp9PayloadType : vp8PayloadType }
-    static func isVideo(payloadType pt: UInt8) -> Bool { pt == vp8PayloadType || pt == vp9PayloadType }
+    static func isVideo(payloadType pt: UInt8) -> Bool {
+        pt == vp8PayloadType || pt == vp9PayloadType || pt == vp8RtxPayloadType || pt == vp9RtxPayloadType
+    }
+    static func isRtx(payloadType pt: UInt8) -> Bool { pt == vp8RtxPayloadType || pt == vp9RtxPayloadType }
+    /// How long a receiver waits before asking again for a packet it NACKed.
+    static let nackInterval: Duration = .milliseconds(30)
 
     struct Settings {
         var enabled = false
@@ -75,6 +84,11 @@ final class VideoPipeline: @unchecked Sendable {
         var keyframeWanted = true
         var framesSent = 0
         var lastSentAtMs: Int64? = nil
+        /// Retransmissions (RFC 4588) go on their own SSRC with their own numbers.
+        var rtxSsrc: UInt32 = 0
+        var rtxSequence: UInt16 = 0
+        /// What was sent, to answer NACKs.
+        var history = PacketHistory(capacity: 1024, maxAge: .seconds(1))
     }
 
     /// The sending side, under `send`'s lock.
@@ -116,6 +130,8 @@ final class VideoPipeline: @unchecked Sendable {
         var firstSequence: Int64? = nil
         var highestSequence: Int64 = 0
         var received = 0
+        /// Missing packets and when to NACK them again.
+        var nack = NackList()
 
         init(codec: VideoCodec) {
             self.codec = codec
@@ -177,6 +193,13 @@ final class VideoPipeline: @unchecked Sendable {
     static let maxBacklog = 2000
     /// Keyframe traffic so far: PLIs sent, requests received, keyframes sent.
     let keyframeCounters = Locked((plisSent: 0, requestsReceived: 0, keyframesSent: 0))
+    /// Retransmission traffic so far: sequence numbers NACKed by this receiver,
+    /// packets recovered by retransmission, NACKed numbers received and answered as a sender.
+    let retransmissionCounters = Locked((nacked: 0, recovered: 0, requested: 0, retransmitted: 0))
+    /// Server RTX SSRC -> the server SSRC of the stream it retransmits.
+    let rtxStreams = Locked<[UInt32: UInt32]>([:])
+    /// Video thread: the NACK timer, running while streams exist.
+    var nackTimer: EventLoop.TimerID? = nil
     /// Video thread state (streams), only touched on `loop`.
     var streams: [UInt32: Stream] = [:]
     var freezeTimer: EventLoop.TimerID? = nil
@@ -196,7 +219,7 @@ final class VideoPipeline: @unchecked Sendable {
         self.owners = owners
         self.elapsed = elapsed
         self.emit = emit
-        let seed = secureRandomBytes(16)
+        let seed = secureRandomBytes(24)
         func u32(_ i: Int) -> UInt32 {
             UInt32(seed[i]) << 24 | UInt32(seed[i + 1]) << 16 | UInt32(seed[i + 2]) << 8 | UInt32(seed[i + 3])
         }
@@ -207,6 +230,8 @@ final class VideoPipeline: @unchecked Sendable {
             $0.low.sequence = UInt16(truncatingIfNeeded: u32(8) >> 16)
             $0.high.pictureId = UInt16(truncatingIfNeeded: u32(12)) & 0x7FFF
             $0.low.pictureId = UInt16(truncatingIfNeeded: u32(12) >> 16) & 0x7FFF
+            $0.high.rtxSsrc = u32(16) | 1
+            $0.low.rtxSsrc = (u32(20) | 1) == $0.high.rtxSsrc ? u32(20) ^ 2 : u32(20) | 1
         }
         camera = CameraController(video: self)
     }
@@ -216,8 +241,10 @@ final class VideoPipeline: @unchecked Sendable {
         loop.stop(wait: wait)
     }
 
-    /// The SSRCs this engine sends video with: (high, low).
-    var ssrcs: (high: UInt32, low: UInt32) { send.withLock { ($0.high.ssrc, $0.low.ssrc) } }
+    /// The SSRCs this engine sends video with: (high, low), and their retransmissions'.
+    var ssrcs: (high: UInt32, low: UInt32, highRtx: UInt32, lowRtx: UInt32) {
+        send.withLock { ($0.high.ssrc, $0.low.ssrc, $0.high.rtxSsrc, $0.low.rtxSsrc) }
+    }
 
     /// Returns once everything posted to the video thread before has run
     /// (at once when called on that thread).

@@ -32,6 +32,9 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     /// One subscriber's copy not sent: it receives the other stream (high or
     /// low) of that dual-stream publisher. Counted per withheld copy.
     case otherLayer
+    /// A video packet the server already has (a network duplicate, or a
+    /// retransmission that came after the original).
+    case duplicate
 
     /// The Prometheus label value.
     public var label: String {
@@ -50,6 +53,7 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .unsubscribed: "unsubscribed"
         case .videoMuted: "video_muted"
         case .otherLayer: "other_layer"
+        case .duplicate: "duplicate"
         }
     }
 }
@@ -66,6 +70,13 @@ public final class MediaCounters: Sendable {
     public let layerSwitches = Atomic<Int>(0)
     /// Dual stream: keyframes asked of publishers for subscribers that changed stream.
     public let layerKeyframeRequests = Atomic<Int>(0)
+    /// Retransmission: sequence numbers subscribers NACKed, RTX packets sent
+    /// from the cache, numbers the server NACKed to publishers, and packets
+    /// that came back that way.
+    public let nackRequests = Atomic<Int>(0)
+    public let retransmitted = Atomic<Int>(0)
+    public let nackedUpstream = Atomic<Int>(0)
+    public let recoveredUpstream = Atomic<Int>(0)
     private let dropCounts: [Counter]
 
     /// One atomic counter (Atomic itself cannot sit in an array).
@@ -87,6 +98,10 @@ public final class MediaCounters: Sendable {
         if batch.bytesOut > 0 { bytesOut.wrappingAdd(batch.bytesOut, ordering: .relaxed) }
         if batch.stunBindings > 0 { stunBindings.wrappingAdd(batch.stunBindings, ordering: .relaxed) }
         if batch.layerSwitches > 0 { layerSwitches.wrappingAdd(batch.layerSwitches, ordering: .relaxed) }
+        if batch.nackRequests > 0 { nackRequests.wrappingAdd(batch.nackRequests, ordering: .relaxed) }
+        if batch.retransmitted > 0 { retransmitted.wrappingAdd(batch.retransmitted, ordering: .relaxed) }
+        if batch.nackedUpstream > 0 { nackedUpstream.wrappingAdd(batch.nackedUpstream, ordering: .relaxed) }
+        if batch.recoveredUpstream > 0 { recoveredUpstream.wrappingAdd(batch.recoveredUpstream, ordering: .relaxed) }
         if batch.layerKeyframeRequests > 0 {
             layerKeyframeRequests.wrappingAdd(batch.layerKeyframeRequests, ordering: .relaxed)
         }
@@ -106,5 +121,9 @@ struct MediaBatchCounts {
     var stunBindings = 0
     var layerSwitches = 0
     var layerKeyframeRequests = 0
+    var nackRequests = 0
+    var retransmitted = 0
+    var nackedUpstream = 0
+    var recoveredUpstream = 0
     var drops = [Int](repeating: 0, count: MediaDropReason.allCases.count)
 }

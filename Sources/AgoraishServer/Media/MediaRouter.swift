@@ -45,9 +45,10 @@ public final class MediaRouter: @unchecked Sendable {
     /// A router on `fd` (a bound, non-blocking UDP socket it now owns) with
     /// `workerCount` forwarding threads. `onStreamPublished` is called on a
     /// worker thread when a publisher starts a stream (session, server SSRC,
-    /// payload type, whether it is a low video stream).
+    /// payload type, whether it is a low video stream, the server's RTX SSRC
+    /// for it or 0).
     public init(fd: Int32, workerCount: Int,
-                onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool) -> Void) throws(EventThreadError) {
+                onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void) throws(EventThreadError) {
         self.fd = fd
         var seed: UInt32 = 0
         _ = agsh_random_bytes(&seed, 4)
@@ -102,6 +103,9 @@ public final class MediaRouter: @unchecked Sendable {
             case .setVideoSubscription(let session, let sub):
                 guard let e = bySession[session] else { return }
                 workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoSubscription(session, sub) }
+            case .setVideoRetransmission(let session, let pairs):
+                guard let e = bySession[session] else { return }
+                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoRetransmission(session, pairs) }
             case .setVideoLowStream(let session, let ssrc):
                 guard let e = bySession[session] else { return }
                 workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoLowStream(session, ssrc) }

@@ -37,6 +37,10 @@ final class MediaParticipant {
     var ssrcMap: [UInt32: UInt32] = [:]
     /// The publisher's own SSRCs that carry video.
     var videoSsrcs: Set<UInt32> = []
+    /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (its own numbers).
+    var rtxToMedia: [UInt32: UInt32]
+    /// As a subscriber: the next RTX sequence number per server RTX SSRC.
+    var rtxSequences: [UInt32: UInt16] = [:]
 
     init(grant: MediaGrant, channel: MediaChannel) throws(SrtpError) {
         session = grant.session
@@ -51,6 +55,7 @@ final class MediaParticipant {
         videoSubscription = grant.videoSubscription
         receivesAllVideo = grant.videoSubscription.blocksNothing
         videoLowSsrc = grant.videoLowSsrc
+        rtxToMedia = grant.videoRtx
         self.channel = channel
     }
 }
@@ -61,6 +66,10 @@ final class MediaChannel {
     var members: ContiguousArray<MediaParticipant> = []
     /// Server SSRC -> (publisher, its own SSRC), for feedback going back upstream.
     var streams: [UInt32: (publisher: MediaParticipant, ssrc: UInt32)] = [:]
+    /// Server SSRC of a video stream -> what is kept to retransmit it.
+    var videoCaches: [UInt32: VideoStreamCache] = [:]
+    /// Server RTX SSRCs in use.
+    var rtxSsrcs: Set<UInt32> = []
     var nextSsrc: UInt32
 
     init(key: String, seed: UInt32) {
@@ -70,6 +79,7 @@ final class MediaChannel {
 
     func allocateSsrc() -> UInt32 {
         repeat { nextSsrc = nextSsrc &* 1_103_515_245 &+ 12345 } while nextSsrc == 0 || streams[nextSsrc] != nil
+            || rtxSsrcs.contains(nextSsrc)
         return nextSsrc
     }
 }
@@ -85,7 +95,7 @@ final class MediaWorker: @unchecked Sendable {
     private let fd: Int32
     private let wakeFd: Int32
     private let counters: MediaCounters
-    private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8, Bool) -> Void
+    private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void
     static let batch = 64
     static let slot = 2048
     /// Streams (SSRCs) one participant may publish.
@@ -95,6 +105,11 @@ final class MediaWorker: @unchecked Sendable {
     /// The RTP payload types of video (VP8, VP9): video mutes, subscriptions and layers apply to them.
     static let vp8PayloadType: UInt8 = 96
     static let vp9PayloadType: UInt8 = 98
+    /// RTX (RFC 4588) payload types of VP8 and VP9: the media type plus one.
+    static let vp8RtxPayloadType: UInt8 = 97
+    static let vp9RtxPayloadType: UInt8 = 99
+    /// How soon the server NACKs a missing uplink packet again.
+    static let uplinkNackInterval: Duration = .milliseconds(20)
 
     // Worker-thread state.
     private var participants: [UInt64: MediaParticipant] = [:]
@@ -106,7 +121,7 @@ final class MediaWorker: @unchecked Sendable {
     private var ssrcSeed: UInt32
 
     init(index: Int, fd: Int32, counters: MediaCounters, seed: UInt32,
-         onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool) -> Void) throws(EventThreadError) {
+         onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void) throws(EventThreadError) {
         self.fd = fd
         self.counters = counters
         self.onStreamPublished = onStreamPublished
@@ -190,12 +205,14 @@ final class MediaWorker: @unchecked Sendable {
     /// The participant named the SSRC of its low stream (0: none). A stream
     /// already seen under that SSRC is announced again, now as low (its first
     /// packets may come before the signaling that names it).
+    func setVideoRetransmission(_ session: UInt64, _ pairs: [UInt32: UInt32]) { participants[session]?.rtxToMedia = pairs }
+
     func setVideoLowStream(_ session: UInt64, _ ssrc: UInt32) {
         guard let p = participants[session] else { return }
         let old = p.videoLowSsrc
         p.videoLowSsrc = ssrc
-        if ssrc != 0, let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, true) }
-        if old != 0, old != ssrc, let mapped = p.ssrcMap[old] { onStreamPublished(p.session, mapped, 0, false) }
+        if ssrc != 0, let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, true, 0) }
+        if old != 0, old != ssrc, let mapped = p.ssrcMap[old] { onStreamPublished(p.session, mapped, 0, false, 0) }
     }
 
     /// Sends the publisher an RTCP PLI (RFC 4585 §6.3.1) for one of its streams (its own SSRC).
@@ -215,7 +232,10 @@ final class MediaWorker: @unchecked Sendable {
     func remove(_ session: UInt64) {
         guard let p = participants.removeValue(forKey: session) else { return }
         p.channel.members.removeAll { $0 === p }
-        for s in p.ssrcMap.values { p.channel.streams[s] = nil }
+        for s in p.ssrcMap.values {
+            p.channel.streams[s] = nil
+            if let cache = p.channel.videoCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
+        }
         for m in p.channel.members { m.forwardedLow[p.uid] = nil }
         if p.channel.members.isEmpty { channels[p.channel.key] = nil }
     }
@@ -257,16 +277,30 @@ final class MediaWorker: @unchecked Sendable {
     private func drop(_ reason: MediaDropReason) { counts.drops[reason.rawValue] += 1 }
 
     private func forwardRtp(_ buffer: UnsafeMutableRawPointer, _ length: Int, from p: MediaParticipant) {
-        let plain: Int
+        var plain: Int
         do {
             plain = try p.uplink.unprotectRtp(buffer, length: length)
         } catch {
             return drop(error == .replay ? .replay : .authentication)
         }
-        guard let header = try? RtpHeader.parse(UnsafeRawBufferPointer(start: buffer, count: plain)) else {
+        guard var header = try? RtpHeader.parse(UnsafeRawBufferPointer(start: buffer, count: plain)) else {
             return drop(.malformed)
         }
         guard p.canPublish else { return drop(.notPublisher) }
+        var retransmitted = false
+        if header.payloadType == Self.vp8RtxPayloadType || header.payloadType == Self.vp9RtxPayloadType {
+            // A retransmission the server asked for: it becomes the original packet (RFC 4588 §4).
+            guard let media = p.rtxToMedia[header.ssrc],
+                  let original = RtxPacket.unwrap(UnsafeRawBufferPointer(start: buffer, count: plain),
+                                                  payloadType: header.payloadType - 1, ssrc: media),
+                  original.count + SrtpSession.maxTrailer <= Self.slot,
+                  let h = original.withUnsafeBytes({ try? RtpHeader.parse($0) })
+            else { return drop(.malformed) }
+            original.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress!, byteCount: original.count) }
+            plain = original.count
+            header = h
+            retransmitted = true
+        }
         let isAudio = header.payloadType == Self.audioPayloadType
         let isVideo = header.payloadType == Self.vp8PayloadType || header.payloadType == Self.vp9PayloadType
         if isAudio && p.audioMuted { return drop(.audioMuted) }
@@ -281,8 +315,21 @@ final class MediaWorker: @unchecked Sendable {
             ssrc = p.channel.allocateSsrc()
             p.ssrcMap[header.ssrc] = ssrc
             p.channel.streams[ssrc] = (p, header.ssrc)
-            if isVideo { p.videoSsrcs.insert(header.ssrc) }
-            onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc)
+            var rtx: UInt32 = 0
+            if isVideo {
+                p.videoSsrcs.insert(header.ssrc)
+                rtx = p.channel.allocateSsrc()
+                p.channel.rtxSsrcs.insert(rtx)
+                p.channel.videoCaches[ssrc] = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType)
+            }
+            onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)
+        }
+        if isVideo, let cache = p.channel.videoCaches[ssrc] {
+            let now = Instant.now()
+            if cache.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
+            if retransmitted { counts.recoveredUpstream += 1 }
+            cache.missing.received(header.sequenceNumber, now: now)
+            if cache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: cache, now: now) }
         }
         // Dual stream: which of the publisher's two video streams this packet is,
         // and whether it starts a keyframe (where a subscriber may switch to it).
@@ -290,6 +337,7 @@ final class MediaWorker: @unchecked Sendable {
         let isLow = layered && header.ssrc == p.videoLowSsrc
         var startsKeyframe: Bool? = nil
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
+        if isVideo { p.channel.videoCaches[ssrc]?.store(buffer, length: plain, sequence: header.sequenceNumber, now: .now()) }
         for member in p.channel.members where member !== p {
             guard let to = member.address else { continue }
             if isAudio && !member.receivesAllAudio && member.audioSubscription.blocks(p.uid) {
@@ -349,7 +397,13 @@ final class MediaWorker: @unchecked Sendable {
             return
         }
         var forwarded = false
+        for packet in compound where packet.type == 205 && bytes[packet.offset] & 0x1F == 1 && packet.length >= 16 {
+            // Generic NACK: answered from the cache on this hop, as RTX.
+            answerNack(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)]), to: p)
+            forwarded = true
+        }
         for packet in compound where (packet.type == 205 || packet.type == 206) && packet.length >= 12 {
+            if packet.type == 205 && bytes[packet.offset] & 0x1F == 1 { continue }
             // FIR (PSFB FMT 4, RFC 5104 §4.3.1) names its stream in the FCI; the others in the header.
             let isFir = packet.type == 206 && bytes[packet.offset] & 0x1F == 4
             guard !isFir || packet.length >= 20 else { continue }
@@ -363,6 +417,46 @@ final class MediaWorker: @unchecked Sendable {
             forwarded = true
         }
         if !forwarded { drop(.rtcpTerminated) }
+    }
+
+    /// NACKs the publisher for the packets of one of its video streams still
+    /// missing here, each at most every `uplinkNackInterval`.
+    private func askAgain(_ publisher: MediaParticipant, ownSsrc: UInt32, cache: VideoStreamCache, now: Instant) {
+        guard let to = publisher.address else { return }
+        let due = cache.missing.due(now: now, rtt: Self.uplinkNackInterval)
+        guard !due.isEmpty else { return }
+        var nack = GenericNack.serialize(sender: 0, media: ownSsrc, sequences: due)
+        let n = nack.count
+        nack += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+        nack.withUnsafeMutableBytes { raw in
+            send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try publisher.downlink.protectRtcp(slot, length: len) }
+        }
+        counts.nackedUpstream += due.count
+    }
+
+    /// A subscriber's generic NACK: every packet still cached goes back to it
+    /// as RTX on the stream's server RTX SSRC, numbered per subscriber.
+    /// Packets the server lacks itself are being asked of the publisher
+    /// already; once they come they are forwarded as usual.
+    private func answerNack(_ packet: UnsafeRawBufferPointer, to member: MediaParticipant) {
+        guard let nack = GenericNack.parse(packet), let to = member.address,
+              let cache = member.channel.videoCaches[nack.media] else { return }
+        let now = Instant.now()
+        counts.nackRequests += nack.sequences.count
+        for seq in nack.sequences.prefix(64) {
+            let rtxSeq = member.rtxSequences[cache.rtxSsrc, default: 0]
+            guard var rtx = cache.withPacket(seq, now: now, { original -> [UInt8]? in
+                RtxPacket.wrap(Array(original), rtxPayloadType: cache.payloadType + 1, rtxSsrc: cache.rtxSsrc,
+                               rtxSequence: rtxSeq)
+            }) ?? nil else { continue }
+            member.rtxSequences[cache.rtxSsrc] = rtxSeq &+ 1
+            let n = rtx.count
+            rtx += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+            rtx.withUnsafeMutableBytes { raw in
+                send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try member.downlink.protectRtp(slot, length: len) }
+            }
+            counts.retransmitted += 1
+        }
     }
 
     /// Copies a packet into the next send slot, lets `protect` transform it in
