@@ -1442,7 +1442,8 @@ typedef struct agoraish_video_canvas {
     /** VIDEO_MIRROR_MODE: 0 AUTO (the local preview mirrored, remote users
      *  not), 1 ENABLED, 2 DISABLED. */
     int mirror_mode;
-    /** The host's view size (0 x 0: pictures at their own size; else 2..4096, both set). */
+    /** The host's view size (0 x 0: pictures at their own size; else 2..4096 on
+     *  both sides, odd sides rounded down to even). */
     int view_width;
     int view_height;
 } agoraish_video_canvas;
@@ -1534,9 +1535,11 @@ int agoraish_engine_disable_video(agoraish_engine_t *engine);
 
 /**
  * Set the encoder's aims (Agora's setVideoEncoderConfiguration); applies from
- * the next pushed frame.
+ * the next picture. A struct of ABI 0.5 (without the orientation, degradation
+ * and mirror fields) is accepted; they then read as 0.
  * @return 0; -2 NULL, struct_size too small, or a field out of range (a codec
- *         other than VP8 included); -7 bad handle. Thread: any.
+ *         other than VP8 (1) or VP9 (5), 0 meaning VP8; a mode outside 0..2);
+ *         -7 bad handle. Thread: any.
  */
 int agoraish_engine_set_video_encoder_configuration(agoraish_engine_t *engine,
                                                     const agoraish_video_encoder_configuration *config);
@@ -1548,13 +1551,17 @@ int agoraish_engine_set_video_encoder_configuration(agoraish_engine_t *engine,
 int agoraish_engine_set_external_video_source(agoraish_engine_t *engine, int enabled);
 
 /**
- * Push one picture (Agora's pushExternalVideoFrame). With video enabled and a
- * call up, it is encoded with VP8 and sent (RTP, RFC 7741); the first frame
- * and any frame after a receiver's keyframe request (RTCP PLI) is a keyframe.
- * Push at the configured frame rate.
+ * Push one picture (Agora's pushExternalVideoFrame). It is turned upright by
+ * `rotation`, observed (POST_CAPTURER), shown on the local canvas and, with
+ * video enabled and a call up, fitted to the encoder configuration, observed
+ * (PRE_ENCODER), encoded with the configured codec (VP8: RFC 7741, VP9: RFC
+ * 9628) and sent; the first frame and any frame after a keyframe request
+ * (RTCP PLI or FIR) is a keyframe. Push at the configured frame rate. A
+ * struct of ABI 0.5 (without `rotation`) is accepted.
  * @return 0; -2 NULL, struct_size too small, an unknown format, a size or
- *         stride out of range, or a plane the format needs missing (checked
- *         before the source); -3 no external source;
+ *         stride out of range, a plane the format needs missing, or a
+ *         rotation other than 0, 90, 180, 270 (checked before the source);
+ *         -3 no external source;
  *         -7 bad handle. Thread: any (pushes are serialized).
  */
 int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const agoraish_external_video_frame *frame);
@@ -1562,8 +1569,12 @@ int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const a
 /**
  * Bind (or unbind, with `on_frame` NULL) the render sink of a remote user
  * (Agora's setupRemoteVideo). After an unbind returns, the old sink gets no
- * further frame (unless the call comes from inside that sink).
- * @return 0; -2 NULL, struct_size too small or uid 0; -7 bad handle. Thread: any.
+ * further frame (unless the call comes from inside that sink). A view size
+ * makes pictures arrive at that size (odd sides rounded down to even) in the
+ * render mode. A struct of ABI 0.5 (without the modes and view size) is accepted.
+ * @return 0; -2 NULL, struct_size too small, uid 0, an unknown render or mirror
+ *         mode, or a view size other than 0 x 0 or 2..4096 on both sides;
+ *         -7 bad handle. Thread: any.
  */
 int agoraish_engine_setup_remote_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
 

@@ -127,6 +127,10 @@ final class ChannelLink: Sendable {
             case .userOffline(let uid, _):
                 audio.remoteLeft(uid: uid)
                 video.remoteLeft(uid: uid)
+            case .clientRoleChanged:
+                let may = session.withLock { $0.profile != 1 || $0.role == 1 }
+                video.settings.withLock { $0.mayPublish = may }
+                video.camera.update()
             case .connectionStateChanged(.failed, _):
                 // A failed call reports no statistics: its media counts end here.
                 stopMedia()
@@ -244,7 +248,11 @@ final class ChannelLink: Sendable {
         audio.transport.withLock { $0 = transport }
         video.transport.withLock { $0 = transport }
         video.resetSend()
-        video.settings.withLock { $0.inCall = true }
+        let may = session.withLock { $0.profile != 1 || $0.role == 1 }
+        video.settings.withLock {
+            $0.inCall = true
+            $0.mayPublish = may
+        }
         video.send.withLock { $0.encodedFrameCount = 0 }
         video.camera.update()
         let start = session.withLock { $0.joinRequestedAt }

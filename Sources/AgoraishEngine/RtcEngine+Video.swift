@@ -180,9 +180,10 @@ extension RtcEngine {
     }
 
     private static func check(_ c: VideoCanvas) throws(AgoraError) {
+        let noView = c.viewWidth == 0 && c.viewHeight == 0
         guard [1, 2, 3, 4].contains(c.renderMode), (0...2).contains(c.mirrorMode),
-              (0...4096).contains(c.viewWidth), (0...4096).contains(c.viewHeight),
-              (c.viewWidth == 0) == (c.viewHeight == 0) else { throw .invalidArgument }
+              noView || ((2...4096).contains(c.viewWidth) && (2...4096).contains(c.viewHeight))
+        else { throw .invalidArgument }
     }
 
     /// startPreview / stopPreview: local pictures reach the local canvas

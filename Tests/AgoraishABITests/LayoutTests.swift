@@ -44,6 +44,15 @@ import Testing
             "on_first_remote_video_decoded": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_remote_video_decoded)!,
             "on_video_size_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_video_size_changed)!,
             "on_user_mute_video": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_mute_video)!,
+            "on_first_local_video_frame": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_local_video_frame)!,
+            "on_first_remote_video_frame": MemoryLayout<agoraish_event_handler>.offset(of: \.on_first_remote_video_frame)!,
+            "on_user_enable_video": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_enable_video)!,
+            "on_user_enable_local_video": MemoryLayout<agoraish_event_handler>.offset(of: \.on_user_enable_local_video)!,
+            "on_local_video_state_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_video_state_changed)!,
+            "on_remote_video_state_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_video_state_changed)!,
+            "on_local_video_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_video_stats)!,
+            "on_remote_video_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_video_stats)!,
+            "on_snapshot_taken": MemoryLayout<agoraish_event_handler>.offset(of: \.on_snapshot_taken)!,
         ]
         layout["agoraish_event_handler"] = eventHandler
 
@@ -186,6 +195,9 @@ import Testing
             "bitrate": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.bitrate)!,
             "min_bitrate": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.min_bitrate)!,
             "codec_type": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.codec_type)!,
+            "orientation_mode": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.orientation_mode)!,
+            "degradation_preference": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.degradation_preference)!,
+            "mirror_mode": MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.mirror_mode)!,
         ]
         layout["agoraish_video_encoder_configuration"] = videoEncoderConfiguration
 
@@ -202,6 +214,7 @@ import Testing
             "u_stride": MemoryLayout<agoraish_external_video_frame>.offset(of: \.u_stride)!,
             "v_stride": MemoryLayout<agoraish_external_video_frame>.offset(of: \.v_stride)!,
             "timestamp": MemoryLayout<agoraish_external_video_frame>.offset(of: \.timestamp)!,
+            "rotation": MemoryLayout<agoraish_external_video_frame>.offset(of: \.rotation)!,
         ]
         layout["agoraish_external_video_frame"] = externalVideoFrame
 
@@ -227,8 +240,101 @@ import Testing
             "uid": MemoryLayout<agoraish_video_canvas>.offset(of: \.uid)!,
             "on_frame": MemoryLayout<agoraish_video_canvas>.offset(of: \.on_frame)!,
             "user_data": MemoryLayout<agoraish_video_canvas>.offset(of: \.user_data)!,
+            "render_mode": MemoryLayout<agoraish_video_canvas>.offset(of: \.render_mode)!,
+            "mirror_mode": MemoryLayout<agoraish_video_canvas>.offset(of: \.mirror_mode)!,
+            "view_width": MemoryLayout<agoraish_video_canvas>.offset(of: \.view_width)!,
+            "view_height": MemoryLayout<agoraish_video_canvas>.offset(of: \.view_height)!,
         ]
         layout["agoraish_video_canvas"] = videoCanvas
+
+        let localVideoStats: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_local_video_stats>.size,
+            "struct_size": MemoryLayout<agoraish_local_video_stats>.offset(of: \.struct_size)!,
+            "sent_bitrate": MemoryLayout<agoraish_local_video_stats>.offset(of: \.sent_bitrate)!,
+            "sent_frame_rate": MemoryLayout<agoraish_local_video_stats>.offset(of: \.sent_frame_rate)!,
+            "encoder_output_frame_rate": MemoryLayout<agoraish_local_video_stats>.offset(of: \.encoder_output_frame_rate)!,
+            "renderer_output_frame_rate": MemoryLayout<agoraish_local_video_stats>.offset(of: \.renderer_output_frame_rate)!,
+            "target_bitrate": MemoryLayout<agoraish_local_video_stats>.offset(of: \.target_bitrate)!,
+            "target_frame_rate": MemoryLayout<agoraish_local_video_stats>.offset(of: \.target_frame_rate)!,
+            "encoded_bitrate": MemoryLayout<agoraish_local_video_stats>.offset(of: \.encoded_bitrate)!,
+            "encoded_frame_width": MemoryLayout<agoraish_local_video_stats>.offset(of: \.encoded_frame_width)!,
+            "encoded_frame_height": MemoryLayout<agoraish_local_video_stats>.offset(of: \.encoded_frame_height)!,
+            "encoded_frame_count": MemoryLayout<agoraish_local_video_stats>.offset(of: \.encoded_frame_count)!,
+            "codec_type": MemoryLayout<agoraish_local_video_stats>.offset(of: \.codec_type)!,
+            "capture_frame_rate": MemoryLayout<agoraish_local_video_stats>.offset(of: \.capture_frame_rate)!,
+        ]
+        layout["agoraish_local_video_stats"] = localVideoStats
+
+        let remoteVideoStats: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_remote_video_stats>.size,
+            "struct_size": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.struct_size)!,
+            "uid": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.uid)!,
+            "width": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.width)!,
+            "height": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.height)!,
+            "received_bitrate": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.received_bitrate)!,
+            "decoder_output_frame_rate": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.decoder_output_frame_rate)!,
+            "renderer_output_frame_rate": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.renderer_output_frame_rate)!,
+            "packet_loss_rate": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.packet_loss_rate)!,
+            "rx_stream_type": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.rx_stream_type)!,
+            "total_frozen_time": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.total_frozen_time)!,
+            "frozen_rate": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.frozen_rate)!,
+            "total_active_time": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.total_active_time)!,
+            "publish_duration": MemoryLayout<agoraish_remote_video_stats>.offset(of: \.publish_duration)!,
+        ]
+        layout["agoraish_remote_video_stats"] = remoteVideoStats
+
+        let videoFrameObserver: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_video_frame_observer>.size,
+            "struct_size": MemoryLayout<agoraish_video_frame_observer>.offset(of: \.struct_size)!,
+            "observed_position": MemoryLayout<agoraish_video_frame_observer>.offset(of: \.observed_position)!,
+            "on_capture_video_frame": MemoryLayout<agoraish_video_frame_observer>.offset(of: \.on_capture_video_frame)!,
+            "on_pre_encode_video_frame": MemoryLayout<agoraish_video_frame_observer>.offset(of: \.on_pre_encode_video_frame)!,
+            "on_render_video_frame": MemoryLayout<agoraish_video_frame_observer>.offset(of: \.on_render_video_frame)!,
+            "user_data": MemoryLayout<agoraish_video_frame_observer>.offset(of: \.user_data)!,
+        ]
+        layout["agoraish_video_frame_observer"] = videoFrameObserver
+
+        let watermarkOptions: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_watermark_options>.size,
+            "struct_size": MemoryLayout<agoraish_watermark_options>.offset(of: \.struct_size)!,
+            "visible_in_preview": MemoryLayout<agoraish_watermark_options>.offset(of: \.visible_in_preview)!,
+            "landscape_x": MemoryLayout<agoraish_watermark_options>.offset(of: \.landscape_x)!,
+            "landscape_y": MemoryLayout<agoraish_watermark_options>.offset(of: \.landscape_y)!,
+            "landscape_width": MemoryLayout<agoraish_watermark_options>.offset(of: \.landscape_width)!,
+            "landscape_height": MemoryLayout<agoraish_watermark_options>.offset(of: \.landscape_height)!,
+            "portrait_x": MemoryLayout<agoraish_watermark_options>.offset(of: \.portrait_x)!,
+            "portrait_y": MemoryLayout<agoraish_watermark_options>.offset(of: \.portrait_y)!,
+            "portrait_width": MemoryLayout<agoraish_watermark_options>.offset(of: \.portrait_width)!,
+            "portrait_height": MemoryLayout<agoraish_watermark_options>.offset(of: \.portrait_height)!,
+        ]
+        layout["agoraish_watermark_options"] = watermarkOptions
+
+        let videoFormat: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_video_format>.size,
+            "width": MemoryLayout<agoraish_video_format>.offset(of: \.width)!,
+            "height": MemoryLayout<agoraish_video_format>.offset(of: \.height)!,
+            "fps": MemoryLayout<agoraish_video_format>.offset(of: \.fps)!,
+            "fourcc": MemoryLayout<agoraish_video_format>.offset(of: \.fourcc)!,
+        ]
+        layout["agoraish_video_format"] = videoFormat
+
+        let videoDeviceInfo: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_video_device_info>.size,
+            "id": MemoryLayout<agoraish_video_device_info>.offset(of: \.id)!,
+            "name": MemoryLayout<agoraish_video_device_info>.offset(of: \.name)!,
+            "format_count": MemoryLayout<agoraish_video_device_info>.offset(of: \.format_count)!,
+            "formats": MemoryLayout<agoraish_video_device_info>.offset(of: \.formats)!,
+        ]
+        layout["agoraish_video_device_info"] = videoDeviceInfo
+
+        let cameraCapturerConfiguration: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_camera_capturer_configuration>.size,
+            "struct_size": MemoryLayout<agoraish_camera_capturer_configuration>.offset(of: \.struct_size)!,
+            "preference": MemoryLayout<agoraish_camera_capturer_configuration>.offset(of: \.preference)!,
+            "capture_width": MemoryLayout<agoraish_camera_capturer_configuration>.offset(of: \.capture_width)!,
+            "capture_height": MemoryLayout<agoraish_camera_capturer_configuration>.offset(of: \.capture_height)!,
+        ]
+        layout["agoraish_camera_capturer_configuration"] = cameraCapturerConfiguration
         return layout
     }
 

@@ -38,6 +38,20 @@
  *           for the per-user one) outside and in a call. Pushes in a call use timestamps
  *           close together: a call whose timestamps span more than
  *           INT64_MAX / 90 ms makes the library trap (see test_bad_input.py).
+ * Video 0.6: every ABI 0.6 function with every bad handle above; structs of
+ *           ABI 0.5's size with bad 0.6 fields past struct_size (not read: 0);
+ *           encoder orientation, degradation and mirror modes and codec types
+ *           (VP8, VP9); pushed rotations (0, 90, 180, 270); canvases, local
+ *           and remote (render mode, mirror mode, view sizes: 0 x 0 or
+ *           2..4096 on both sides); the render mode setters (-2 before -3);
+ *           the preview; observer struct_size and position bits; dual stream
+ *           and stream types; snapshot paths (-2 before -113) and, in a call,
+ *           the ninth waiting snapshot of a user (-12) and the -1 results when
+ *           the call ends; watermark files (PNGs written here: missing, a
+ *           directory, text, truncated, 4097 wide) and rectangles; camera
+ *           indexes, ids, the caller-buffer convention of
+ *           get_current_video_device, capture configurations and switch_camera
+ *           (-4 with fewer than two cameras). Outside and in a call.
  *
  * Exit status 0 when every check passes; otherwise one line per failed check
  * on stderr and exit status 1.
@@ -307,6 +321,58 @@ static int call_default_mute_all_remote_video(agoraish_engine_t *e) {
     return agoraish_engine_set_default_mute_all_remote_video_streams(e, 0);
 }
 
+/* ABI 0.6: local canvas and preview, render modes, observers, dual stream, snapshots, watermarks, cameras. */
+static int call_setup_local_video(agoraish_engine_t *e) {
+    agoraish_video_canvas canvas;
+    memset(&canvas, 0, sizeof canvas);
+    canvas.struct_size = sizeof canvas;
+    return agoraish_engine_setup_local_video(e, &canvas);
+}
+static int call_start_preview(agoraish_engine_t *e) { return agoraish_engine_start_preview(e); }
+static int call_stop_preview(agoraish_engine_t *e) { return agoraish_engine_stop_preview(e); }
+static int call_local_render_mode(agoraish_engine_t *e) { return agoraish_engine_set_local_render_mode(e, 1, 0); }
+static int call_remote_render_mode(agoraish_engine_t *e) { return agoraish_engine_set_remote_render_mode(e, 1, 1, 0); }
+static int call_register_video_observer(agoraish_engine_t *e) {
+    agoraish_video_frame_observer observer;
+    memset(&observer, 0, sizeof observer);
+    observer.struct_size = sizeof observer;
+    return agoraish_engine_register_video_frame_observer(e, &observer);
+}
+static int call_dual_stream(agoraish_engine_t *e) { return agoraish_engine_enable_dual_stream_mode(e, 1); }
+static int call_remote_stream_type(agoraish_engine_t *e) { return agoraish_engine_set_remote_video_stream_type(e, 1, 1); }
+static int call_remote_default_stream_type(agoraish_engine_t *e) {
+    return agoraish_engine_set_remote_default_video_stream_type(e, 1);
+}
+static int call_take_snapshot(agoraish_engine_t *e) { return agoraish_engine_take_snapshot(e, 1, tmp_path("handle.jpg")); }
+static int call_add_watermark(agoraish_engine_t *e) {
+    agoraish_watermark_options options;
+    memset(&options, 0, sizeof options);
+    options.struct_size = sizeof options;
+    options.landscape_width = options.landscape_height = options.portrait_width = options.portrait_height = 16;
+    return agoraish_engine_add_video_watermark(e, tmp_path("mark.png"), &options);
+}
+static int call_clear_watermarks(agoraish_engine_t *e) { return agoraish_engine_clear_video_watermarks(e); }
+static int call_video_device_count(agoraish_engine_t *e) { return agoraish_engine_get_video_device_count(e); }
+static int call_get_video_device(agoraish_engine_t *e) {
+    agoraish_video_device_info info;
+    return agoraish_engine_get_video_device(e, 0, &info);
+}
+static int call_set_video_device(agoraish_engine_t *e) { return agoraish_engine_set_video_device(e, "/dev/video0"); }
+static int call_get_current_video_device(agoraish_engine_t *e) {
+    char buf[64];
+    size_t len = sizeof buf;
+    return agoraish_engine_get_current_video_device(e, buf, &len);
+}
+static int call_camera_configuration(agoraish_engine_t *e) {
+    agoraish_camera_capturer_configuration config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.capture_width = 640;
+    config.capture_height = 480;
+    return agoraish_engine_set_camera_capturer_configuration(e, &config);
+}
+static int call_switch_camera(agoraish_engine_t *e) { return agoraish_engine_switch_camera(e); }
+
 static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_parameters", call_set_parameters, 0},
     {"agoraish_engine_get_parameter", call_get_parameter, 0},
@@ -367,6 +433,24 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_mute_remote_video_stream", call_mute_remote_video, 0},
     {"agoraish_engine_mute_all_remote_video_streams", call_mute_all_remote_video, 0},
     {"agoraish_engine_set_default_mute_all_remote_video_streams", call_default_mute_all_remote_video, 0},
+    {"agoraish_engine_setup_local_video", call_setup_local_video, 0},
+    {"agoraish_engine_start_preview", call_start_preview, 0},
+    {"agoraish_engine_stop_preview", call_stop_preview, 0},
+    {"agoraish_engine_set_local_render_mode", call_local_render_mode, 0},
+    {"agoraish_engine_set_remote_render_mode", call_remote_render_mode, 0},
+    {"agoraish_engine_register_video_frame_observer", call_register_video_observer, 0},
+    {"agoraish_engine_enable_dual_stream_mode", call_dual_stream, 0},
+    {"agoraish_engine_set_remote_video_stream_type", call_remote_stream_type, 0},
+    {"agoraish_engine_set_remote_default_video_stream_type", call_remote_default_stream_type, 0},
+    {"agoraish_engine_take_snapshot", call_take_snapshot, 0},
+    {"agoraish_engine_add_video_watermark", call_add_watermark, 0},
+    {"agoraish_engine_clear_video_watermarks", call_clear_watermarks, 0},
+    {"agoraish_engine_get_video_device_count", call_video_device_count, 0},
+    {"agoraish_engine_get_video_device", call_get_video_device, 0},
+    {"agoraish_engine_set_video_device", call_set_video_device, 0},
+    {"agoraish_engine_get_current_video_device", call_get_current_video_device, 0},
+    {"agoraish_engine_set_camera_capturer_configuration", call_camera_configuration, 0},
+    {"agoraish_engine_switch_camera", call_switch_camera, 0},
     {"agoraish_engine_leave_channel", call_leave_channel, 0},
     {"agoraish_engine_renew_token", call_renew_token, 0},
     {"agoraish_engine_switch_channel", call_switch_channel, 0},
@@ -2123,6 +2207,8 @@ static void run_video_mute_rows(agoraish_engine_t *e, const char *where) {
 /** set_video_encoder_configuration: the struct and each field's range. */
 static void test_video_encoder_configuration(void) {
     const size_t full = sizeof(agoraish_video_encoder_configuration);
+    /* ABI 0.5's struct: up to codec_type. */
+    const size_t size_0_5 = offsetof(agoraish_video_encoder_configuration, orientation_mode);
     const struct {
         const char *name;
         int null_config;
@@ -2134,7 +2220,8 @@ static void test_video_encoder_configuration(void) {
         {"NULL", 1, 0, 0, 320, 240, 15, 0, -1, 1, E_INVALID},
         {"struct_size 0", 0, 1, 0, 320, 240, 15, 0, -1, 1, E_INVALID},
         {"struct_size 4", 0, 1, 4, 320, 240, 15, 0, -1, 1, E_INVALID},
-        {"struct_size one field short", 0, 1, (uint32_t)(full - sizeof(int)), 320, 240, 15, 0, -1, 1, E_INVALID},
+        {"struct_size one field short of ABI 0.5", 0, 1, (uint32_t)(size_0_5 - sizeof(int)), 320, 240, 15, 0, -1, 1,
+         E_INVALID},
         {"struct_size one byte short", 0, 1, (uint32_t)(full - 1), 320, 240, 15, 0, -1, 1, E_INVALID},
         {"struct_size splitting a field", 0, 1, (uint32_t)(full + 2), 320, 240, 15, 0, -1, 1, E_INVALID},
         {"width 0", 0, 0, 0, 0, 240, 15, 0, -1, 1, E_INVALID},
@@ -2161,12 +2248,44 @@ static void test_video_encoder_configuration(void) {
         {"codec_type -1", 0, 0, 0, 320, 240, 15, 0, -1, -1, E_INVALID},
         {"codec_type 2", 0, 0, 0, 320, 240, 15, 0, -1, 2, E_INVALID},
         {"codec_type INT_MAX", 0, 0, 0, 320, 240, 15, 0, -1, INT_MAX, E_INVALID},
+        {"codec_type 3", 0, 0, 0, 320, 240, 15, 0, -1, 3, E_INVALID},
+        {"codec_type 4", 0, 0, 0, 320, 240, 15, 0, -1, 4, E_INVALID},
+        {"codec_type 6", 0, 0, 0, 320, 240, 15, 0, -1, 6, E_INVALID},
         /* Accepted edges. */
         {"16x16 at 1 fps, 1 Kbps", 0, 0, 0, 16, 16, 1, 1, 1, AGORAISH_VIDEO_CODEC_VP8, 0},
         {"4096x4096 at 60 fps, 100000 Kbps", 0, 0, 0, 4096, 4096, 60, 100000, 100000, AGORAISH_VIDEO_CODEC_VP8, 0},
         {"COMPATIBLE_BITRATE (-1), codec_type 0 (VP8)", 0, 0, 0, 640, 360, 15, -1, -1, 0, 0},
         {"struct_size larger than this header's", 0, 1, (uint32_t)full + 64, 320, 240, 15, 600, -1, 1, 0},
+        {"codec_type 5 (VP9)", 0, 0, 0, 320, 240, 15, 0, -1, AGORAISH_VIDEO_CODEC_VP9, 0},
         {"STANDARD_BITRATE (0)", 0, 0, 0, 320, 240, 15, 0, -1, AGORAISH_VIDEO_CODEC_VP8, 0},
+    };
+    /* ABI 0.6: orientation, degradation and mirror modes (0..2 each) of a 320x240 VP8 configuration. */
+    const struct {
+        const char *name;
+        int set_size;
+        uint32_t struct_size;
+        int orientation_mode, degradation_preference, mirror_mode;
+        int expected;
+    } rows_0_6[] = {
+        {"orientation_mode 3", .orientation_mode = 3, .expected = E_INVALID},
+        {"orientation_mode -1", .orientation_mode = -1, .expected = E_INVALID},
+        {"orientation_mode INT_MAX", .orientation_mode = INT_MAX, .expected = E_INVALID},
+        {"degradation_preference 3", .degradation_preference = 3, .expected = E_INVALID},
+        {"degradation_preference -1", .degradation_preference = -1, .expected = E_INVALID},
+        {"mirror_mode 3", .mirror_mode = 3, .expected = E_INVALID},
+        {"mirror_mode -1", .mirror_mode = -1, .expected = E_INVALID},
+        {"mirror_mode INT_MIN", .mirror_mode = INT_MIN, .expected = E_INVALID},
+        {"FIXED_LANDSCAPE, MAINTAIN_FRAMERATE, mirror ENABLED", .orientation_mode = 1, .degradation_preference = 1,
+         .mirror_mode = 1, .expected = 0},
+        {"FIXED_PORTRAIT, MAINTAIN_BALANCED, mirror DISABLED", .orientation_mode = 2, .degradation_preference = 2,
+         .mirror_mode = 2, .expected = 0},
+        /* A host built against ABI 0.5 passes the smaller struct: the fields
+         * past its struct_size are not read (here they hold bad values). */
+        {"struct_size of ABI 0.5, bad 0.6 fields past it", .set_size = 1, .struct_size = (uint32_t)size_0_5,
+         .orientation_mode = 99, .degradation_preference = -5, .mirror_mode = INT_MIN, .expected = 0},
+        {"struct_size ending before mirror_mode, a bad mirror_mode past it", .set_size = 1,
+         .struct_size = (uint32_t)(full - sizeof(int)), .mirror_mode = 7, .expected = 0},
+        {"ADAPTIVE, MAINTAIN_QUALITY, mirror AUTO (all 0)", .expected = 0},
     };
     size_t i;
     for (i = 0; i < COUNT(rows); i++) {
@@ -2186,6 +2305,26 @@ static void test_video_encoder_configuration(void) {
         rc = agoraish_engine_set_video_encoder_configuration(live, rows[i].null_config ? NULL : &storage.config);
         CHECK(rc == rows[i].expected, "set_video_encoder_configuration(%s): returned %d, expected %d", rows[i].name, rc,
               rows[i].expected);
+    }
+    for (i = 0; i < COUNT(rows_0_6); i++) {
+        union {
+            agoraish_video_encoder_configuration config;
+            unsigned char bytes[sizeof(agoraish_video_encoder_configuration) + 64];
+        } storage;
+        int rc;
+        memset(&storage, 0, sizeof storage);
+        storage.config.struct_size = rows_0_6[i].set_size ? rows_0_6[i].struct_size : (uint32_t)sizeof storage.config;
+        storage.config.width = 320;
+        storage.config.height = 240;
+        storage.config.frame_rate = 15;
+        storage.config.min_bitrate = -1;
+        storage.config.codec_type = AGORAISH_VIDEO_CODEC_VP8;
+        storage.config.orientation_mode = rows_0_6[i].orientation_mode;
+        storage.config.degradation_preference = rows_0_6[i].degradation_preference;
+        storage.config.mirror_mode = rows_0_6[i].mirror_mode;
+        rc = agoraish_engine_set_video_encoder_configuration(live, &storage.config);
+        CHECK(rc == rows_0_6[i].expected, "set_video_encoder_configuration(%s): returned %d, expected %d",
+              rows_0_6[i].name, rc, rows_0_6[i].expected);
     }
 }
 
@@ -2209,6 +2348,7 @@ typedef struct {
     int set_strides;
     int64_t timestamp;
     int expected;
+    int rotation; /* ABI 0.6 */
 } push_row_t;
 
 static int run_push_row(agoraish_engine_t *engine, const push_row_t *r) {
@@ -2240,6 +2380,7 @@ static int run_push_row(agoraish_engine_t *engine, const push_row_t *r) {
         storage.frame.v_stride = storage.frame.width / 2;
     }
     storage.frame.timestamp = r->timestamp;
+    storage.frame.rotation = r->rotation;
     return agoraish_engine_push_external_video_frame(engine, r->null_frame ? NULL : &storage.frame);
 }
 
@@ -2255,18 +2396,24 @@ static void run_push_rows(agoraish_engine_t *engine, const char *where, const pu
 /** push_external_video_frame outside a call: the source, the struct, formats, sizes, strides, planes. */
 static void test_push_external_video_frame(void) {
     const size_t full = sizeof(agoraish_external_video_frame);
+    /* ABI 0.5's struct: up to timestamp. */
+    const size_t size_0_5 = offsetof(agoraish_external_video_frame, rotation);
     const push_row_t no_source[] = {
         {"NULL", .null_frame = 1, .format = I420, .expected = E_INVALID},
         {"I420", .format = I420, .expected = E_NOT_READY},
         {"NV12", .format = NV12, .expected = E_NOT_READY},
         {"BGRA", .format = BGRA, .expected = E_NOT_READY},
+        {"rotation 45 (checked before the source)", .format = I420, .rotation = 45, .expected = E_INVALID},
+        {"rotation 90", .format = I420, .rotation = 90, .expected = E_NOT_READY},
     };
     const push_row_t rows[] = {
         {"NULL", .null_frame = 1, .format = I420, .expected = E_INVALID},
         {"struct_size 0", .set_size = 1, .struct_size = 0, .format = I420, .expected = E_INVALID},
         {"struct_size 4", .set_size = 1, .struct_size = 4, .format = I420, .expected = E_INVALID},
-        {"struct_size one field short", .set_size = 1, .struct_size = (uint32_t)(full - sizeof(int64_t)),
+        {"struct_size one field short of ABI 0.5", .set_size = 1, .struct_size = (uint32_t)(size_0_5 - sizeof(int64_t)),
          .format = I420, .expected = E_INVALID},
+        {"struct_size of ABI 0.5, a bad rotation past it", .set_size = 1, .struct_size = (uint32_t)size_0_5,
+         .format = I420, .rotation = 45, .expected = 0},
         {"struct_size one byte short", .set_size = 1, .struct_size = (uint32_t)(full - 1), .format = I420,
          .expected = E_INVALID},
         {"struct_size splitting a field", .set_size = 1, .struct_size = (uint32_t)(full + 4), .format = I420,
@@ -2354,6 +2501,16 @@ static void test_push_external_video_frame(void) {
         {"timestamp -1", .format = I420, .timestamp = -1, .expected = 0},
         {"timestamp INT64_MAX", .format = I420, .timestamp = INT64_MAX, .expected = 0},
         {"timestamp INT64_MIN", .format = I420, .timestamp = INT64_MIN, .expected = 0},
+        /* ABI 0.6: rotation 0, 90, 180 or 270 (clockwise). */
+        {"rotation 90", .format = I420, .rotation = 90, .expected = 0},
+        {"rotation 180", .format = NV12, .rotation = 180, .expected = 0},
+        {"rotation 270", .format = RGBA, .rotation = 270, .expected = 0},
+        {"rotation 90, 4096x16 (turned to 16x4096)", .format = I420, .width = 4096, .rotation = 90, .expected = 0},
+        {"rotation 45", .format = I420, .rotation = 45, .expected = E_INVALID},
+        {"rotation 1", .format = I420, .rotation = 1, .expected = E_INVALID},
+        {"rotation -90", .format = I420, .rotation = -90, .expected = E_INVALID},
+        {"rotation 360", .format = I420, .rotation = 360, .expected = E_INVALID},
+        {"rotation INT_MIN", .format = I420, .rotation = INT_MIN, .expected = E_INVALID},
     };
     CHECK_RC(agoraish_engine_set_external_video_source(live, 0), 0, "set_external_video_source(0)");
     run_push_rows(live, "without an external source", no_source, COUNT(no_source));
@@ -2380,6 +2537,7 @@ typedef struct {
     uint32_t uid;
     int bind; /* on_frame set; else NULL (unbind) */
     int expected;
+    int render_mode, mirror_mode, view_width, view_height; /* ABI 0.6; 0 unless named */
 } canvas_row_t;
 
 static void run_canvas_rows(agoraish_engine_t *engine, const char *where, const canvas_row_t *rows, size_t n) {
@@ -2395,18 +2553,53 @@ static void run_canvas_rows(agoraish_engine_t *engine, const char *where, const 
         storage.canvas.uid = rows[i].uid;
         storage.canvas.on_frame = rows[i].bind ? ignore_frame : NULL;
         storage.canvas.user_data = (void *)&storage; /* never dereferenced by the library */
+        storage.canvas.render_mode = rows[i].render_mode;
+        storage.canvas.mirror_mode = rows[i].mirror_mode;
+        storage.canvas.view_width = rows[i].view_width;
+        storage.canvas.view_height = rows[i].view_height;
         rc = agoraish_engine_setup_remote_video(engine, rows[i].null_canvas ? NULL : &storage.canvas);
         CHECK(rc == rows[i].expected, "setup_remote_video(%s) %s: returned %d, expected %d", rows[i].name, where, rc,
               rows[i].expected);
     }
 }
 
+/** The ABI 0.6 fields of a canvas: the same rows for setup_remote_video and
+ *  setup_local_video (`UID` names the remote user; the local canvas ignores it). */
+#define CANVAS_0_6_ROWS(UID)                                                                                            \
+    {"render_mode 5", UID, .bind = 1, .render_mode = 5, .expected = E_INVALID},                                         \
+    {"render_mode -1", UID, .bind = 1, .render_mode = -1, .expected = E_INVALID},                                       \
+    {"render_mode INT_MAX", UID, .bind = 1, .render_mode = INT_MAX, .view_width = 64, .view_height = 64,                \
+     .expected = E_INVALID},                                                                                            \
+    {"mirror_mode 3", UID, .bind = 1, .mirror_mode = 3, .expected = E_INVALID},                                         \
+    {"mirror_mode -1", UID, .bind = 1, .mirror_mode = -1, .expected = E_INVALID},                                       \
+    {"view 4098x360", UID, .bind = 1, .view_width = 4098, .view_height = 360, .expected = E_INVALID},                  \
+    {"view 640x4097", UID, .bind = 1, .view_width = 640, .view_height = 4097, .expected = E_INVALID},                  \
+    {"view -640x-360", UID, .bind = 1, .view_width = -640, .view_height = -360, .expected = E_INVALID},                \
+    {"view 640x0 (one side set)", UID, .bind = 1, .view_width = 640, .expected = E_INVALID},                            \
+    {"view 0x360 (one side set)", UID, .bind = 1, .view_height = 360, .expected = E_INVALID},                           \
+    {"view 1x1", UID, .bind = 1, .view_width = 1, .view_height = 1, .expected = E_INVALID},                            \
+    {"view 1x360", UID, .bind = 1, .view_width = 1, .view_height = 360, .expected = E_INVALID},                        \
+    {"render_mode 0 (HIDDEN)", UID, .bind = 1, .render_mode = 0, .view_width = 640, .view_height = 360, .expected = 0}, \
+    {"HIDDEN", UID, .bind = 1, .render_mode = 1, .view_width = 640, .view_height = 360, .expected = 0},                 \
+    {"FIT, mirror ENABLED", UID, .bind = 1, .render_mode = 2, .mirror_mode = 1, .view_width = 2, .view_height = 2,      \
+     .expected = 0},                                                                                                    \
+    {"ADAPTIVE, mirror DISABLED", UID, .bind = 1, .render_mode = 3, .mirror_mode = 2, .view_width = 4096,              \
+     .view_height = 4096, .expected = 0},                                                                               \
+    {"FILL, view 320x240", UID, .bind = 1, .render_mode = 4, .view_width = 320, .view_height = 240, .expected = 0},    \
+    /* A host built against ABI 0.5 passes the smaller struct: the fields past it are not read. */                     \
+    {"struct_size of ABI 0.5, bad 0.6 fields past it", UID, .bind = 1, .set_size = 1,                                   \
+     .struct_size = (uint32_t)offsetof(agoraish_video_canvas, render_mode), .render_mode = 99, .mirror_mode = -1,      \
+     .view_width = 1, .expected = 0},                                                                                   \
+    {"struct_size ending before view_width, a bad view past it", UID, .bind = 1, .set_size = 1,                         \
+     .struct_size = (uint32_t)offsetof(agoraish_video_canvas, view_width), .render_mode = 2, .view_width = 5000,       \
+     .expected = 0},
+
 static const canvas_row_t canvas_rows[] = {
     {"NULL", .null_canvas = 1, .expected = E_INVALID},
     {"struct_size 0", .set_size = 1, .struct_size = 0, .uid = 1, .bind = 1, .expected = E_INVALID},
     {"struct_size 4", .set_size = 1, .struct_size = 4, .uid = 1, .bind = 1, .expected = E_INVALID},
-    {"struct_size one field short", .set_size = 1,
-     .struct_size = (uint32_t)(sizeof(agoraish_video_canvas) - sizeof(void *)), .uid = 1, .bind = 1,
+    {"struct_size one field short of ABI 0.5", .set_size = 1,
+     .struct_size = (uint32_t)(offsetof(agoraish_video_canvas, render_mode) - sizeof(void *)), .uid = 1, .bind = 1,
      .expected = E_INVALID},
     {"struct_size one byte short, unbinding", .set_size = 1,
      .struct_size = (uint32_t)(sizeof(agoraish_video_canvas) - 1), .uid = 1, .expected = E_INVALID},
@@ -2422,7 +2615,675 @@ static const canvas_row_t canvas_rows[] = {
     {"uid 2^32-1", .uid = 4294967295u, .bind = 1, .expected = 0},
     {"struct_size larger than this header's", .set_size = 1,
      .struct_size = (uint32_t)sizeof(agoraish_video_canvas) + 64, .uid = 4294967295u, .expected = 0},
+    /* ABI 0.6: render mode 0 (HIDDEN) or 1..4, mirror mode 0..2, a view of 0 x 0 or 2..4096 on both sides. */
+    CANVAS_0_6_ROWS(.uid = 7)
+    {"unbinding after the 0.6 rows", .uid = 7, .expected = 0},
 };
+
+/* ------------------------------------------------------------------------ */
+/* Video (ABI 0.6)                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* ---- PNG files for the watermark rows, written here without a library ---- */
+
+/** CRC-32 (ISO 3309, as PNG chunks use it) of `n` bytes, continuing `crc`. */
+static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n) {
+    size_t i;
+    int bit;
+    crc = ~crc;
+    for (i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (bit = 0; bit < 8; bit++) crc = crc & 1 ? (crc >> 1) ^ 0xEDB88320u : crc >> 1;
+    }
+    return ~crc;
+}
+
+static void put_be32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+/** Writes one PNG chunk: length, type, data, CRC of type and data. */
+static void write_chunk(FILE *f, const char *type, const unsigned char *data, size_t n) {
+    unsigned char word[4];
+    uint32_t crc = crc32_update(0, (const unsigned char *)type, 4);
+    crc = crc32_update(crc, data, n);
+    put_be32(word, (uint32_t)n);
+    fwrite(word, 1, 4, f);
+    fwrite(type, 1, 4, f);
+    if (n) fwrite(data, 1, n, f);
+    put_be32(word, crc);
+    fwrite(word, 1, 4, f);
+}
+
+/**
+ * Writes an 8-bit RGBA PNG of `width` x `height` (a half-transparent white
+ * square on a clear background), its pixels in stored (uncompressed) deflate
+ * blocks of a zlib stream (RFC 1950, 1951). `truncate`: the file ends in the
+ * middle of its pixel data. Returns 0 on success.
+ */
+static int write_png(const char *path, int width, int height, int truncate) {
+    const size_t row = 1 + 4 * (size_t)width, raw_size = row * (size_t)height;
+    const size_t blocks = (raw_size + 65534) / 65535;
+    unsigned char *raw = malloc(raw_size), *z = malloc(2 + raw_size + 5 * blocks + 4);
+    unsigned char ihdr[13];
+    size_t i, used = 0, done = 0;
+    uint32_t a = 1, b = 0;
+    FILE *f = fopen(path, "wb");
+    int x, y;
+    if (!raw || !z || !f) {
+        free(raw);
+        free(z);
+        if (f) fclose(f);
+        return -1;
+    }
+    for (y = 0; y < height; y++) {
+        unsigned char *p = raw + (size_t)y * row;
+        p[0] = 0; /* filter: none */
+        for (x = 0; x < width; x++) {
+            const int inside = x >= width / 4 && x < width * 3 / 4 && y >= height / 4 && y < height * 3 / 4;
+            p[1 + 4 * x] = p[2 + 4 * x] = p[3 + 4 * x] = 255;
+            p[4 + 4 * x] = (unsigned char)(inside ? 128 : 0);
+        }
+    }
+    z[used++] = 0x78; /* deflate, 32 K window */
+    z[used++] = 0x01; /* no dictionary; (0x78 << 8 | 0x01) % 31 == 0 */
+    while (done < raw_size) {
+        const size_t n = raw_size - done < 65535 ? raw_size - done : 65535;
+        z[used++] = (unsigned char)(done + n == raw_size ? 1 : 0); /* BFINAL, BTYPE 00 (stored) */
+        z[used++] = (unsigned char)(n & 0xff);
+        z[used++] = (unsigned char)(n >> 8);
+        z[used++] = (unsigned char)(~n & 0xff);
+        z[used++] = (unsigned char)((~n >> 8) & 0xff);
+        memcpy(z + used, raw + done, n);
+        used += n;
+        done += n;
+    }
+    for (i = 0; i < raw_size; i++) {
+        a = (a + raw[i]) % 65521;
+        b = (b + a) % 65521;
+    }
+    put_be32(z + used, b << 16 | a); /* Adler-32 */
+    used += 4;
+    fwrite("\x89PNG\r\n\x1a\n", 1, 8, f);
+    put_be32(ihdr, (uint32_t)width);
+    put_be32(ihdr + 4, (uint32_t)height);
+    ihdr[8] = 8;  /* bits per sample */
+    ihdr[9] = 6;  /* RGBA */
+    ihdr[10] = 0; /* deflate */
+    ihdr[11] = 0; /* adaptive filtering */
+    ihdr[12] = 0; /* not interlaced */
+    write_chunk(f, "IHDR", ihdr, sizeof ihdr);
+    if (truncate) {
+        fwrite(z, 1, used / 2, f); /* half a chunk: no IDAT CRC, no IEND */
+    } else {
+        write_chunk(f, "IDAT", z, used);
+        write_chunk(f, "IEND", NULL, 0);
+    }
+    free(raw);
+    free(z);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static char png_ok[256], png_portrait[256], png_4096[256], png_4097[256], png_truncated[256], png_not_png[256],
+    png_missing[256];
+
+/** The PNG files of the watermark rows, in the temporary directory. */
+static void build_video_0_6_inputs(void) {
+    FILE *f;
+    path_in_tmp(png_ok, sizeof png_ok, "mark-64x32.png");
+    path_in_tmp(png_portrait, sizeof png_portrait, "mark-16x48.png");
+    path_in_tmp(png_4096, sizeof png_4096, "mark-4096x2.png");
+    path_in_tmp(png_4097, sizeof png_4097, "mark-4097x2.png");
+    path_in_tmp(png_truncated, sizeof png_truncated, "mark-truncated.png");
+    path_in_tmp(png_not_png, sizeof png_not_png, "mark-text.png");
+    path_in_tmp(png_missing, sizeof png_missing, "no-such-mark.png");
+    CHECK(write_png(png_ok, 64, 32, 0) == 0 && write_png(png_portrait, 16, 48, 0) == 0 &&
+              write_png(png_4096, 4096, 2, 0) == 0 && write_png(png_4097, 4097, 2, 0) == 0 &&
+              write_png(png_truncated, 64, 32, 1) == 0,
+          "write the PNG files of the watermark rows");
+    f = fopen(png_not_png, "w");
+    CHECK(f != NULL, "write the text file named .png");
+    if (f) {
+        fputs("not a PNG file\n", f);
+        fclose(f);
+    }
+}
+
+/* ---- The local canvas, the preview and the render modes ---- */
+
+static void ignore_local_frame(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                               const agoraish_video_frame *frame) {
+    (void)engine, (void)user_data, (void)uid, (void)frame;
+}
+
+/** setup_local_video with the rows of setup_remote_video that do not depend on the uid. */
+static void run_local_canvas_rows(agoraish_engine_t *engine, const char *where) {
+    const canvas_row_t rows[] = {
+        {"NULL", .null_canvas = 1, .expected = E_INVALID},
+        {"struct_size 0", .set_size = 1, .struct_size = 0, .bind = 1, .expected = E_INVALID},
+        {"struct_size 4", .set_size = 1, .struct_size = 4, .bind = 1, .expected = E_INVALID},
+        {"struct_size one field short of ABI 0.5", .set_size = 1,
+         .struct_size = (uint32_t)(offsetof(agoraish_video_canvas, render_mode) - sizeof(void *)), .bind = 1,
+         .expected = E_INVALID},
+        {"struct_size one byte short", .set_size = 1, .struct_size = (uint32_t)(sizeof(agoraish_video_canvas) - 1),
+         .bind = 1, .expected = E_INVALID},
+        {"struct_size splitting a field", .set_size = 1, .struct_size = (uint32_t)(sizeof(agoraish_video_canvas) + 4),
+         .bind = 1, .expected = E_INVALID},
+        {"unbinding when nothing is bound", .expected = 0},
+        {"uid 0", .uid = 0, .bind = 1, .expected = 0},
+        {"uid 7 (ignored)", .uid = 7, .bind = 1, .expected = 0},
+        {"binding again", .bind = 1, .expected = 0},
+        CANVAS_0_6_ROWS(.uid = 0)
+        {"struct_size larger than this header's", .set_size = 1,
+         .struct_size = (uint32_t)sizeof(agoraish_video_canvas) + 64, .bind = 1, .expected = 0},
+        {"unbinding", .expected = 0},
+        {"unbinding twice", .expected = 0},
+    };
+    size_t i;
+    for (i = 0; i < COUNT(rows); i++) {
+        union {
+            agoraish_video_canvas canvas;
+            unsigned char bytes[sizeof(agoraish_video_canvas) + 64];
+        } storage;
+        int rc;
+        memset(&storage, 0, sizeof storage);
+        storage.canvas.struct_size = rows[i].set_size ? rows[i].struct_size : (uint32_t)sizeof storage.canvas;
+        storage.canvas.uid = rows[i].uid;
+        storage.canvas.on_frame = rows[i].bind ? ignore_local_frame : NULL;
+        storage.canvas.user_data = (void *)&storage; /* never dereferenced by the library */
+        storage.canvas.render_mode = rows[i].render_mode;
+        storage.canvas.mirror_mode = rows[i].mirror_mode;
+        storage.canvas.view_width = rows[i].view_width;
+        storage.canvas.view_height = rows[i].view_height;
+        rc = agoraish_engine_setup_local_video(engine, rows[i].null_canvas ? NULL : &storage.canvas);
+        CHECK(rc == rows[i].expected, "setup_local_video(%s) %s: returned %d, expected %d", rows[i].name, where, rc,
+              rows[i].expected);
+    }
+}
+
+/** Binds (or with `bind` 0 unbinds) a plain canvas: the local one for uid 0, else uid's. */
+static int bind_plain_canvas(agoraish_engine_t *engine, uint32_t uid, int bind) {
+    agoraish_video_canvas canvas;
+    memset(&canvas, 0, sizeof canvas);
+    canvas.struct_size = sizeof canvas;
+    canvas.uid = uid;
+    canvas.on_frame = bind ? ignore_local_frame : NULL;
+    return uid == 0 ? agoraish_engine_setup_local_video(engine, &canvas)
+                    : agoraish_engine_setup_remote_video(engine, &canvas);
+}
+
+/**
+ * set_local_render_mode and set_remote_render_mode: render mode 1..4, mirror
+ * mode 0..2 (-2, checked first), then -3 while no canvas is bound for the
+ * user; uid 0 is -2 for the remote one.
+ */
+static void run_render_mode_rows(agoraish_engine_t *engine, const char *where) {
+    const struct {
+        const char *name;
+        int render_mode, mirror_mode;
+        int bound;    /* the expected code with a canvas bound ... */
+        int unbound;  /* ... and without */
+    } rows[] = {
+        {"HIDDEN, AUTO", 1, 0, 0, E_NOT_READY},
+        {"FIT, ENABLED", 2, 1, 0, E_NOT_READY},
+        {"ADAPTIVE, DISABLED", 3, 2, 0, E_NOT_READY},
+        {"FILL, AUTO", 4, 0, 0, E_NOT_READY},
+        {"render mode 0", 0, 0, E_INVALID, E_INVALID},
+        {"render mode 5", 5, 0, E_INVALID, E_INVALID},
+        {"render mode -1", -1, 0, E_INVALID, E_INVALID},
+        {"render mode INT_MIN", INT_MIN, 0, E_INVALID, E_INVALID},
+        {"mirror mode 3", 1, 3, E_INVALID, E_INVALID},
+        {"mirror mode -1", 1, -1, E_INVALID, E_INVALID},
+        {"mirror mode INT_MAX", 2, INT_MAX, E_INVALID, E_INVALID},
+    };
+    const uint32_t remote = 9;
+    size_t i;
+    int pass;
+    CHECK_RC(bind_plain_canvas(engine, 0, 0), 0, "setup_local_video(unbind) before the render mode rows");
+    CHECK_RC(bind_plain_canvas(engine, remote, 0), 0, "setup_remote_video(9, unbind) before the render mode rows");
+    for (pass = 0; pass < 3; pass++) {
+        /* Unbound, bound, unbound again. */
+        const int bound = pass == 1;
+        if (pass == 1) {
+            CHECK_RC(bind_plain_canvas(engine, 0, 1), 0, "setup_local_video for the render mode rows");
+            CHECK_RC(bind_plain_canvas(engine, remote, 1), 0, "setup_remote_video(9) for the render mode rows");
+        } else if (pass == 2) {
+            CHECK_RC(bind_plain_canvas(engine, 0, 0), 0, "setup_local_video(unbind) after the render mode rows");
+            CHECK_RC(bind_plain_canvas(engine, remote, 0), 0, "setup_remote_video(9, unbind) after the render mode rows");
+        }
+        for (i = 0; i < COUNT(rows); i++) {
+            const int expected = bound ? rows[i].bound : rows[i].unbound;
+            int rc = agoraish_engine_set_local_render_mode(engine, rows[i].render_mode, rows[i].mirror_mode);
+            CHECK(rc == expected, "set_local_render_mode(%s) %s, %s: returned %d, expected %d", rows[i].name, where,
+                  bound ? "canvas bound" : "no canvas", rc, expected);
+            rc = agoraish_engine_set_remote_render_mode(engine, remote, rows[i].render_mode, rows[i].mirror_mode);
+            CHECK(rc == expected, "set_remote_render_mode(9, %s) %s, %s: returned %d, expected %d", rows[i].name,
+                  where, bound ? "canvas bound" : "no canvas", rc, expected);
+            rc = agoraish_engine_set_remote_render_mode(engine, 0, rows[i].render_mode, rows[i].mirror_mode);
+            CHECK(rc == E_INVALID, "set_remote_render_mode(uid 0, %s) %s: returned %d, expected -2", rows[i].name,
+                  where, rc);
+        }
+    }
+    /* Another user than the one bound has no canvas. */
+    CHECK_RC(bind_plain_canvas(engine, remote, 1), 0, "setup_remote_video(9) again");
+    CHECK_RC(agoraish_engine_set_remote_render_mode(engine, remote + 1, 1, 0), E_NOT_READY,
+             "set_remote_render_mode(10) with only 9 bound");
+    CHECK_RC(bind_plain_canvas(engine, remote, 0), 0, "setup_remote_video(9, unbind) again");
+}
+
+/** start_preview and stop_preview: at any time, any number of times. */
+static void test_preview(void) {
+    CHECK_RC(agoraish_engine_stop_preview(live), 0, "stop_preview before any start");
+    CHECK_RC(agoraish_engine_start_preview(live), 0, "start_preview with video off");
+    CHECK_RC(agoraish_engine_start_preview(live), 0, "start_preview twice");
+    CHECK_RC(agoraish_engine_stop_preview(live), 0, "stop_preview");
+    CHECK_RC(agoraish_engine_stop_preview(live), 0, "stop_preview twice");
+    CHECK_RC(agoraish_engine_set_external_video_source(live, 1), 0, "set_external_video_source(1) for the preview");
+    CHECK_RC(agoraish_engine_enable_video(live), 0, "enable_video for the preview");
+    CHECK_RC(bind_plain_canvas(live, 0, 1), 0, "setup_local_video for the preview");
+    CHECK_RC(agoraish_engine_start_preview(live), 0, "start_preview with video on and a local canvas");
+    CHECK_RC(bind_plain_canvas(live, 0, 0), 0, "setup_local_video(unbind) while previewing");
+    CHECK_RC(agoraish_engine_stop_preview(live), 0, "stop_preview with video on");
+    CHECK_RC(agoraish_engine_disable_video(live), 0, "disable_video after the preview");
+    CHECK_RC(agoraish_engine_set_external_video_source(live, 0), 0, "set_external_video_source(0) after the preview");
+}
+
+/* ---- Video frame observers ---- */
+
+static int keep_video_frame(agoraish_engine_t *engine, void *user_data, agoraish_video_frame *frame) {
+    (void)engine, (void)user_data, (void)frame;
+    return 1;
+}
+
+static int keep_rendered_frame(agoraish_engine_t *engine, void *user_data, uint32_t uid, agoraish_video_frame *frame) {
+    (void)engine, (void)user_data, (void)uid, (void)frame;
+    return 1;
+}
+
+/** register_video_frame_observer: NULL unregisters; struct_size; position bits (1 | 2 | 4). */
+static void test_register_video_frame_observer(void) {
+    const size_t full = sizeof(agoraish_video_frame_observer);
+    const struct {
+        const char *name;
+        int null_observer, set_size;
+        uint32_t struct_size;
+        int position;
+        int no_callbacks;
+        int expected;
+    } rows[] = {
+        {"NULL (nothing registered)", .null_observer = 1, .expected = 0},
+        {"struct_size 0", .set_size = 1, .struct_size = 0, .expected = E_INVALID},
+        {"struct_size 4", .set_size = 1, .struct_size = 4, .expected = E_INVALID},
+        {"struct_size one field short", .set_size = 1, .struct_size = (uint32_t)(full - sizeof(void *)),
+         .expected = E_INVALID},
+        {"struct_size one byte short", .set_size = 1, .struct_size = (uint32_t)(full - 1), .expected = E_INVALID},
+        {"struct_size splitting a field", .set_size = 1, .struct_size = (uint32_t)(full + 4), .expected = E_INVALID},
+        {"position 8", .position = 8, .expected = E_INVALID},
+        {"position 15", .position = 15, .expected = E_INVALID},
+        {"position 16", .position = 16, .expected = E_INVALID},
+        {"position -1", .position = -1, .expected = E_INVALID},
+        {"position INT_MIN", .position = INT_MIN, .expected = E_INVALID},
+        {"position INT_MAX", .position = INT_MAX, .expected = E_INVALID},
+        {"position 0 (POST_CAPTURER | PRE_RENDERER)", .position = 0, .expected = 0},
+        {"POST_CAPTURER", .position = AGORAISH_VIDEO_POSITION_POST_CAPTURER, .expected = 0},
+        {"PRE_RENDERER", .position = AGORAISH_VIDEO_POSITION_PRE_RENDERER, .expected = 0},
+        {"PRE_ENCODER", .position = AGORAISH_VIDEO_POSITION_PRE_ENCODER, .expected = 0},
+        {"all three", .position = 7, .expected = 0},
+        {"no callbacks", .position = 7, .no_callbacks = 1, .expected = 0},
+        {"struct_size larger than this header's", .set_size = 1, .struct_size = (uint32_t)(full + 64), .position = 1,
+         .expected = 0},
+        {"NULL (unregisters)", .null_observer = 1, .expected = 0},
+        {"NULL twice", .null_observer = 1, .expected = 0},
+    };
+    size_t i;
+    for (i = 0; i < COUNT(rows); i++) {
+        union {
+            agoraish_video_frame_observer observer;
+            unsigned char bytes[sizeof(agoraish_video_frame_observer) + 64];
+        } storage;
+        int rc;
+        memset(&storage, 0, sizeof storage);
+        storage.observer.struct_size = rows[i].set_size ? rows[i].struct_size : (uint32_t)sizeof storage.observer;
+        storage.observer.observed_position = rows[i].position;
+        if (!rows[i].no_callbacks) {
+            storage.observer.on_capture_video_frame = keep_video_frame;
+            storage.observer.on_pre_encode_video_frame = keep_video_frame;
+            storage.observer.on_render_video_frame = keep_rendered_frame;
+        }
+        storage.observer.user_data = (void *)&storage; /* never dereferenced by the library */
+        rc = agoraish_engine_register_video_frame_observer(live, rows[i].null_observer ? NULL : &storage.observer);
+        CHECK(rc == rows[i].expected, "register_video_frame_observer(%s): returned %d, expected %d", rows[i].name, rc,
+              rows[i].expected);
+    }
+}
+
+/* ---- Dual stream ---- */
+
+/** enable_dual_stream_mode (any int), set_remote_video_stream_type (uid not 0,
+ *  type 0 or 1) and set_remote_default_video_stream_type (0 or 1). */
+static void run_stream_type_rows(agoraish_engine_t *engine, const char *where) {
+    static const int flags[] = {1, 0, -1, INT_MAX, INT_MIN, 0};
+    const struct {
+        const char *name;
+        uint32_t uid;
+        int type, expected;
+    } rows[] = {
+        {"uid 0, high", 0, 0, E_INVALID},
+        {"uid 0, low", 0, 1, E_INVALID},
+        {"type 2", 7, 2, E_INVALID},
+        {"type -1", 7, -1, E_INVALID},
+        {"type INT_MAX", 7, INT_MAX, E_INVALID},
+        {"type INT_MIN", 7, INT_MIN, E_INVALID},
+        {"a user not (yet) in a call, low", 7, 1, 0},
+        {"low twice", 7, 1, 0},
+        {"uid 2^32-1, low", 4294967295u, 1, 0},
+        {"high", 7, 0, 0},
+        {"uid 2^32-1, high", 4294967295u, 0, 0},
+    };
+    const struct {
+        const char *name;
+        int type, expected;
+    } default_rows[] = {
+        {"2", 2, E_INVALID}, {"-1", -1, E_INVALID}, {"INT_MAX", INT_MAX, E_INVALID}, {"low", 1, 0}, {"high", 0, 0},
+    };
+    size_t i;
+    for (i = 0; i < COUNT(flags); i++) {
+        int rc = agoraish_engine_enable_dual_stream_mode(engine, flags[i]);
+        CHECK(rc == 0, "enable_dual_stream_mode(%d) %s: returned %d, expected 0", flags[i], where, rc);
+    }
+    for (i = 0; i < COUNT(rows); i++) {
+        int rc = agoraish_engine_set_remote_video_stream_type(engine, rows[i].uid, rows[i].type);
+        CHECK(rc == rows[i].expected, "set_remote_video_stream_type(%s) %s: returned %d, expected %d", rows[i].name,
+              where, rc, rows[i].expected);
+    }
+    for (i = 0; i < COUNT(default_rows); i++) {
+        int rc = agoraish_engine_set_remote_default_video_stream_type(engine, default_rows[i].type);
+        CHECK(rc == default_rows[i].expected, "set_remote_default_video_stream_type(%s) %s: returned %d, expected %d",
+              default_rows[i].name, where, rc, default_rows[i].expected);
+    }
+}
+
+/* ---- Snapshots ---- */
+
+/** take_snapshot outside a call: NULL, empty or another extension (-2) before -113. */
+static void test_take_snapshot_in_no_call(void) {
+    const struct {
+        const char *name;
+        uint32_t uid;
+        const char *path;
+        int expected;
+    } rows[] = {
+        {"NULL path", 1, NULL, E_INVALID},
+        {"NULL path, uid 0", 0, NULL, E_INVALID},
+        {"empty path", 1, "", E_INVALID},
+        {"no extension", 1, tmp_path("snapshot"), E_INVALID},
+        {".bmp", 1, tmp_path("snapshot.bmp"), E_INVALID},
+        {".jpgx", 1, tmp_path("snapshot.jpgx"), E_INVALID},
+        {".jpg.txt", 1, tmp_path("snapshot.jpg.txt"), E_INVALID},
+        {".jpg", 1, tmp_path("snapshot.jpg"), E_NOT_IN_CHANNEL},
+        {".jpeg, uid 0", 0, tmp_path("snapshot.jpeg"), E_NOT_IN_CHANNEL},
+        {".png, uid 2^32-1", 4294967295u, tmp_path("snapshot.png"), E_NOT_IN_CHANNEL},
+    };
+    size_t i;
+    for (i = 0; i < COUNT(rows); i++) {
+        int rc = agoraish_engine_take_snapshot(live, rows[i].uid, rows[i].path);
+        CHECK(rc == rows[i].expected, "take_snapshot(%s) in no call: returned %d, expected %d", rows[i].name, rc,
+              rows[i].expected);
+    }
+    CHECK(access(tmp_path("snapshot.jpg"), F_OK) != 0 && access(tmp_path("handle.jpg"), F_OK) != 0,
+          "a refused take_snapshot created its file");
+}
+
+/* ---- Watermarks ---- */
+
+/** add_video_watermark: the file (a readable PNG up to 4096 x 4096), the options and their rectangles. */
+static void test_add_video_watermark(void) {
+    const size_t full = sizeof(agoraish_watermark_options);
+    /* Which rectangle field a row changes: landscape x, y, width, height, then portrait's. */
+    enum { NONE, LX, LY, LW, LH, PX, PY, PW, PH };
+    const struct {
+        const char *name;
+        const char *path;
+        int null_options, set_size;
+        uint32_t struct_size;
+        int field, value;
+        int expected;
+    } rows[] = {
+        {"NULL path", NULL, .expected = E_INVALID},
+        {"empty path", "", .expected = E_INVALID},
+        {"a missing file", png_missing, .expected = E_INVALID},
+        {"a directory", tmpdir, .expected = E_INVALID},
+        {"a text file named .png", png_not_png, .expected = E_INVALID},
+        {"a truncated PNG", png_truncated, .expected = E_INVALID},
+        {"a PNG 4097 pixels wide", png_4097, .expected = E_INVALID},
+        {"NULL options", png_ok, .null_options = 1, .expected = E_INVALID},
+        {"struct_size 0", png_ok, .set_size = 1, .struct_size = 0, .expected = E_INVALID},
+        {"struct_size 4", png_ok, .set_size = 1, .struct_size = 4, .expected = E_INVALID},
+        {"struct_size one field short", png_ok, .set_size = 1, .struct_size = (uint32_t)(full - sizeof(int)),
+         .expected = E_INVALID},
+        {"struct_size one byte short", png_ok, .set_size = 1, .struct_size = (uint32_t)(full - 1),
+         .expected = E_INVALID},
+        {"struct_size splitting a field", png_ok, .set_size = 1, .struct_size = (uint32_t)(full + 2),
+         .expected = E_INVALID},
+        {"landscape_x -1", png_ok, .field = LX, .value = -1, .expected = E_INVALID},
+        {"landscape_x 4097", png_ok, .field = LX, .value = 4097, .expected = E_INVALID},
+        {"landscape_y -1", png_ok, .field = LY, .value = -1, .expected = E_INVALID},
+        {"landscape_y INT_MAX", png_ok, .field = LY, .value = INT_MAX, .expected = E_INVALID},
+        {"landscape_width 0", png_ok, .field = LW, .value = 0, .expected = E_INVALID},
+        {"landscape_width 4097", png_ok, .field = LW, .value = 4097, .expected = E_INVALID},
+        {"landscape_height 0", png_ok, .field = LH, .value = 0, .expected = E_INVALID},
+        {"landscape_height -32", png_ok, .field = LH, .value = -32, .expected = E_INVALID},
+        {"portrait_x INT_MIN", png_ok, .field = PX, .value = INT_MIN, .expected = E_INVALID},
+        {"portrait_y 4097", png_ok, .field = PY, .value = 4097, .expected = E_INVALID},
+        {"portrait_width 0", png_ok, .field = PW, .value = 0, .expected = E_INVALID},
+        {"portrait_height 4097", png_ok, .field = PH, .value = 4097, .expected = E_INVALID},
+        /* Accepted: edges, a portrait PNG, a replacement. */
+        {"a 64x32 PNG", png_ok, .expected = 0},
+        {"landscape_x 4096 (clipped away)", png_ok, .field = LX, .value = 4096, .expected = 0},
+        {"landscape_y 4096", png_ok, .field = LY, .value = 4096, .expected = 0},
+        {"landscape_width 1", png_ok, .field = LW, .value = 1, .expected = 0},
+        {"portrait_height 4096", png_ok, .field = PH, .value = 4096, .expected = 0},
+        {"a PNG 4096 pixels wide", png_4096, .expected = 0},
+        {"a 16x48 PNG replacing it", png_portrait, .expected = 0},
+        {"struct_size larger than this header's", png_ok, .set_size = 1, .struct_size = (uint32_t)(full + 64),
+         .expected = 0},
+    };
+    size_t i;
+    for (i = 0; i < COUNT(rows); i++) {
+        union {
+            agoraish_watermark_options options;
+            unsigned char bytes[sizeof(agoraish_watermark_options) + 64];
+        } storage;
+        int *fields[9];
+        int rc;
+        memset(&storage, 0, sizeof storage);
+        storage.options.struct_size = rows[i].set_size ? rows[i].struct_size : (uint32_t)sizeof storage.options;
+        storage.options.visible_in_preview = 1;
+        storage.options.landscape_x = 8;
+        storage.options.landscape_y = 8;
+        storage.options.landscape_width = 64;
+        storage.options.landscape_height = 32;
+        storage.options.portrait_x = 8;
+        storage.options.portrait_y = 8;
+        storage.options.portrait_width = 32;
+        storage.options.portrait_height = 64;
+        fields[NONE] = NULL;
+        fields[LX] = &storage.options.landscape_x;
+        fields[LY] = &storage.options.landscape_y;
+        fields[LW] = &storage.options.landscape_width;
+        fields[LH] = &storage.options.landscape_height;
+        fields[PX] = &storage.options.portrait_x;
+        fields[PY] = &storage.options.portrait_y;
+        fields[PW] = &storage.options.portrait_width;
+        fields[PH] = &storage.options.portrait_height;
+        if (rows[i].field != NONE) *fields[rows[i].field] = rows[i].value;
+        rc = agoraish_engine_add_video_watermark(live, rows[i].path, rows[i].null_options ? NULL : &storage.options);
+        CHECK(rc == rows[i].expected, "add_video_watermark(%s): returned %d, expected %d", rows[i].name, rc,
+              rows[i].expected);
+    }
+    CHECK_RC(agoraish_engine_clear_video_watermarks(live), 0, "clear_video_watermarks");
+    CHECK_RC(agoraish_engine_clear_video_watermarks(live), 0, "clear_video_watermarks twice");
+}
+
+/* ---- Cameras ---- */
+
+/** The camera functions: enumeration indexes, device ids, the caller-buffer
+ *  convention of get_current_video_device, capture configurations, switch_camera. */
+static void test_video_devices(void) {
+    const int count = agoraish_engine_get_video_device_count(live);
+    agoraish_video_device_info info;
+    char buf[64];
+    size_t len, i;
+    int rc;
+    const struct {
+        const char *name;
+        int index, null_info, expected;
+    } device_rows[] = {
+        {"NULL info", 0, 1, E_INVALID},
+        {"index -1", -1, 0, E_INVALID},
+        {"index INT_MIN", INT_MIN, 0, E_INVALID},
+        {"index = count", count, 0, E_INVALID},
+        {"index INT_MAX", INT_MAX, 0, E_INVALID},
+        {"index 0", 0, 0, count > 0 ? 0 : E_INVALID},
+        {"the last index", count - 1, 0, count > 0 ? 0 : E_INVALID},
+    };
+    const struct {
+        const char *name;
+        const char *id;
+        int expected;
+    } id_rows[] = {
+        {"NULL", NULL, E_INVALID},
+        {"empty", "", E_INVALID},
+        {"512 bytes", device_512, E_INVALID},
+        {"511 bytes", device_511, 0},
+        {"a path with no camera", "/dev/video99", 0},
+    };
+    /* The id is "/dev/video99": 13 bytes with the NUL. */
+    const struct {
+        const char *name;
+        int null_buf, null_len;
+        size_t capacity;
+        int expected;
+        size_t expected_len; /* 0: not checked */
+    } buffer_rows[] = {
+        {"NULL len", 0, 1, 64, E_INVALID, 0},
+        {"NULL buf, *len 0 (size query)", 1, 0, 0, E_TOO_SMALL, 13},
+        {"NULL buf, *len 16", 1, 0, 16, E_INVALID, 0},
+        {"capacity 0", 0, 0, 0, E_TOO_SMALL, 13},
+        {"capacity one short of the NUL", 0, 0, 12, E_TOO_SMALL, 13},
+        {"exact capacity", 0, 0, 13, 0, 13},
+        {"large capacity", 0, 0, 64, 0, 13},
+    };
+    const size_t config_full = sizeof(agoraish_camera_capturer_configuration);
+    const struct {
+        const char *name;
+        int null_config, set_size;
+        uint32_t struct_size;
+        int preference, width, height;
+        int expected;
+    } config_rows[] = {
+        {"NULL", .null_config = 1, .width = 640, .height = 480, .expected = E_INVALID},
+        {"struct_size 0", .set_size = 1, .struct_size = 0, .width = 640, .height = 480, .expected = E_INVALID},
+        {"struct_size 4", .set_size = 1, .struct_size = 4, .width = 640, .height = 480, .expected = E_INVALID},
+        {"struct_size one field short", .set_size = 1, .struct_size = (uint32_t)(config_full - sizeof(int)),
+         .width = 640, .height = 480, .expected = E_INVALID},
+        {"struct_size one byte short", .set_size = 1, .struct_size = (uint32_t)(config_full - 1), .width = 640,
+         .height = 480, .expected = E_INVALID},
+        {"struct_size splitting a field", .set_size = 1, .struct_size = (uint32_t)(config_full + 2), .width = 640,
+         .height = 480, .expected = E_INVALID},
+        {"preference -1", .preference = -1, .width = 640, .height = 480, .expected = E_INVALID},
+        {"preference 4", .preference = 4, .width = 640, .height = 480, .expected = E_INVALID},
+        {"preference INT_MAX", .preference = INT_MAX, .width = 640, .height = 480, .expected = E_INVALID},
+        {"MANUAL, width 15", .preference = 3, .width = 15, .height = 480, .expected = E_INVALID},
+        {"MANUAL, width 4097", .preference = 3, .width = 4097, .height = 480, .expected = E_INVALID},
+        {"MANUAL, width -640", .preference = 3, .width = -640, .height = 480, .expected = E_INVALID},
+        {"MANUAL, height 15", .preference = 3, .width = 640, .height = 15, .expected = E_INVALID},
+        {"MANUAL, height 4097", .preference = 3, .width = 640, .height = 4097, .expected = E_INVALID},
+        {"MANUAL, height INT_MIN", .preference = 3, .width = 640, .height = INT_MIN, .expected = E_INVALID},
+        {"AUTO, size 0x0", .preference = 0, .expected = E_INVALID},
+        {"AUTO, 640x480", .preference = 0, .width = 640, .height = 480, .expected = 0},
+        {"PERFORMANCE", .preference = 1, .width = 640, .height = 480, .expected = 0},
+        {"PREVIEW", .preference = 2, .width = 640, .height = 480, .expected = 0},
+        {"MANUAL, 16x16", .preference = 3, .width = 16, .height = 16, .expected = 0},
+        {"MANUAL, 4096x4096", .preference = 3, .width = 4096, .height = 4096, .expected = 0},
+        {"struct_size larger than this header's", .set_size = 1, .struct_size = (uint32_t)(config_full + 64),
+         .preference = 3, .width = 1280, .height = 720, .expected = 0},
+        {"AUTO, 640x480 again", .preference = 0, .width = 640, .height = 480, .expected = 0},
+    };
+
+    CHECK(count >= 0, "get_video_device_count: %d", count);
+    for (i = 0; i < COUNT(device_rows); i++) {
+        memset(&info, 0, sizeof info);
+        rc = agoraish_engine_get_video_device(live, device_rows[i].index, device_rows[i].null_info ? NULL : &info);
+        CHECK(rc == device_rows[i].expected, "get_video_device(%s): returned %d, expected %d", device_rows[i].name, rc,
+              device_rows[i].expected);
+        if (rc == 0) {
+            CHECK(info.id[0] != '\0' && memchr(info.id, '\0', sizeof info.id) != NULL &&
+                      memchr(info.name, '\0', sizeof info.name) != NULL && info.format_count >= 0 &&
+                      info.format_count <= AGORAISH_MAX_VIDEO_FORMATS,
+                  "get_video_device(%s): id \"%.40s\", %d formats", device_rows[i].name, info.id, info.format_count);
+        }
+    }
+
+    /* Before any set_video_device: the first camera, or -3 without one. */
+    len = sizeof buf;
+    rc = agoraish_engine_get_current_video_device(live, buf, &len);
+    CHECK(rc == (count > 0 ? 0 : E_NOT_READY), "get_current_video_device before set_video_device (%d cameras): %d",
+          count, rc);
+    CHECK_RC(agoraish_engine_get_current_video_device(live, buf, NULL), E_INVALID,
+             "get_current_video_device(NULL len) before set_video_device");
+
+    for (i = 0; i < COUNT(id_rows); i++) {
+        rc = agoraish_engine_set_video_device(live, id_rows[i].id);
+        CHECK(rc == id_rows[i].expected, "set_video_device(%s): returned %d, expected %d", id_rows[i].name, rc,
+              id_rows[i].expected);
+    }
+    for (i = 0; i < COUNT(buffer_rows); i++) {
+        len = buffer_rows[i].capacity;
+        memset(buf, 'Z', sizeof buf);
+        rc = agoraish_engine_get_current_video_device(live, buffer_rows[i].null_buf ? NULL : buf,
+                                                      buffer_rows[i].null_len ? NULL : &len);
+        CHECK(rc == buffer_rows[i].expected, "get_current_video_device(%s): returned %d, expected %d",
+              buffer_rows[i].name, rc, buffer_rows[i].expected);
+        if (buffer_rows[i].expected_len) {
+            CHECK(len == buffer_rows[i].expected_len, "get_current_video_device(%s): *len %zu, expected %zu",
+                  buffer_rows[i].name, len, buffer_rows[i].expected_len);
+        }
+        if (rc == E_TOO_SMALL) {
+            size_t j;
+            int untouched = 1;
+            for (j = 0; j < sizeof buf; j++) untouched &= buf[j] == 'Z';
+            CHECK(untouched, "get_current_video_device(%s): -6 but the buffer was written", buffer_rows[i].name);
+        }
+        if (rc == 0) {
+            CHECK(strcmp(buf, "/dev/video99") == 0, "get_current_video_device(%s): \"%.16s\"", buffer_rows[i].name,
+                  buf);
+        }
+    }
+
+    for (i = 0; i < COUNT(config_rows); i++) {
+        union {
+            agoraish_camera_capturer_configuration config;
+            unsigned char bytes[sizeof(agoraish_camera_capturer_configuration) + 64];
+        } storage;
+        memset(&storage, 0, sizeof storage);
+        storage.config.struct_size = config_rows[i].set_size ? config_rows[i].struct_size : (uint32_t)config_full;
+        storage.config.preference = config_rows[i].preference;
+        storage.config.capture_width = config_rows[i].width;
+        storage.config.capture_height = config_rows[i].height;
+        rc = agoraish_engine_set_camera_capturer_configuration(live, config_rows[i].null_config ? NULL : &storage.config);
+        CHECK(rc == config_rows[i].expected, "set_camera_capturer_configuration(%s): returned %d, expected %d",
+              config_rows[i].name, rc, config_rows[i].expected);
+    }
+
+    if (count < 2) {
+        CHECK_RC(agoraish_engine_switch_camera(live), E_NOT_SUPPORTED, "switch_camera with fewer than two cameras");
+        CHECK_RC(agoraish_engine_switch_camera(live), E_NOT_SUPPORTED, "switch_camera twice");
+    }
+}
 
 /* ---- Video in a call ---- */
 
@@ -2430,6 +3291,7 @@ typedef struct {
     pthread_mutex_t mutex;
     pthread_cond_t cond;
     int joins, published;
+    int snapshots_failed, snapshots_other; /* on_snapshot_taken with error -1 (no size), and anything else */
 } video_events_t;
 
 static video_events_t video_events;
@@ -2441,6 +3303,13 @@ static void video_on_join(agoraish_engine_t *e, void *ud, const char *channel, u
 static void video_on_published(agoraish_engine_t *e, void *ud, int elapsed) {
     (void)e, (void)ud, (void)elapsed;
     count_up(&video_events.mutex, &video_events.cond, &video_events.published);
+}
+static void video_on_snapshot(agoraish_engine_t *e, void *ud, uint32_t uid, const char *path, int width, int height,
+                              int error) {
+    const int failed = error == -1 && width == 0 && height == 0 && (uid == 7 || uid == 8) && path != NULL &&
+                       strstr(path, "waiting") != NULL;
+    (void)e, (void)ud;
+    count_up(&video_events.mutex, &video_events.cond, failed ? &video_events.snapshots_failed : &video_events.snapshots_other);
 }
 
 /** The rows again in a call (with video on and an external source, so that accepted pictures are encoded and sent). */
@@ -2468,6 +3337,12 @@ static void test_video_in_a_call(void) {
         {"64x48 (a new size) at 333 ms", .format = I420, .width = 64, .height = 48, .timestamp = 333, .expected = 0},
         {"1280x128, larger than configured: scaled down, at 400 ms", .format = I420, .width = 1280, .height = 128,
          .timestamp = 400, .expected = 0},
+        {"I420 32x48 rotated 90 (48x32) at 433 ms", .format = I420, .width = 32, .height = 48, .rotation = 90,
+         .timestamp = 433, .expected = 0},
+        {"NV12 rotated 180 at 466 ms", .format = NV12, .height = 32, .rotation = 180, .timestamp = 466, .expected = 0},
+        {"RGBA 64x32 rotated 270 (32x64) at 500 ms", .format = RGBA, .width = 64, .height = 32, .rotation = 270,
+         .timestamp = 500, .expected = 0},
+        {"rotation 45", .format = I420, .height = 32, .rotation = 45, .timestamp = 533, .expected = E_INVALID},
         {"the same timestamp again", .format = I420, .height = 32, .timestamp = 400, .expected = 0},
         {"a timestamp going back", .format = I420, .height = 32, .timestamp = 100, .expected = 0},
     };
@@ -2477,6 +3352,7 @@ static void test_video_in_a_call(void) {
     monitor_init(&video_events.mutex, &video_events.cond);
     handler.on_join_channel_success = video_on_join;
     handler.on_first_local_video_frame_published = video_on_published;
+    handler.on_snapshot_taken = video_on_snapshot;
     CHECK(server != NULL && agoraish_server_start(server) == 0 && agoraish_server_get_url(server, url, &len) == 0,
           "start a server for the video rows");
     if (!server) goto done;
@@ -2499,13 +3375,42 @@ static void test_video_in_a_call(void) {
                   (const push_row_t[]){{"I420", .format = I420, .height = 32, .expected = E_NOT_READY}}, 1);
     CHECK_RC(agoraish_engine_enable_video(engine), 0, "enable_video in a call");
     CHECK_RC(agoraish_engine_set_external_video_source(engine, 1), 0, "set_external_video_source(1) in a call");
+    /* Dual stream: each accepted picture is also encoded small (the low stream). */
+    CHECK_RC(agoraish_engine_enable_dual_stream_mode(engine, 1), 0, "enable_dual_stream_mode(1) in a call");
     run_push_rows(engine, "in a call", rows, COUNT(rows));
     CHECK(wait_count(&video_events.mutex, &video_events.cond, &video_events.published, 1, 15) >= 1,
           "no on_first_local_video_frame_published after the pushes in a call");
     run_canvas_rows(engine, "in a call", canvas_rows, COUNT(canvas_rows));
     run_video_mute_rows(engine, "in a call");
+    run_local_canvas_rows(engine, "in a call");
+    run_render_mode_rows(engine, "in a call");
+    run_stream_type_rows(engine, "in a call");
+    /* Snapshots of users who send nothing wait: eight per user, the ninth is
+     * -12; the call's end fails the waiting ones with -1. */
+    {
+        char path[64];
+        int i, rc;
+        CHECK_RC(agoraish_engine_take_snapshot(engine, 7, NULL), E_INVALID, "take_snapshot(NULL path) in a call");
+        CHECK_RC(agoraish_engine_take_snapshot(engine, 7, tmp_path("waiting.gif")), E_INVALID,
+                 "take_snapshot(.gif) in a call");
+        for (i = 0; i < 8; i++) {
+            snprintf(path, sizeof path, "waiting-%d.%s", i, i % 2 ? "png" : "jpg");
+            rc = agoraish_engine_take_snapshot(engine, 7, tmp_path(path));
+            CHECK(rc == 0, "take_snapshot(7, %s) in a call: returned %d, expected 0", path, rc);
+        }
+        CHECK_RC(agoraish_engine_take_snapshot(engine, 7, tmp_path("waiting-8.jpg")), -AGORAISH_ERR_TOO_OFTEN,
+                 "a ninth take_snapshot of user 7 waiting");
+        CHECK_RC(agoraish_engine_take_snapshot(engine, 8, tmp_path("waiting-uid-8.jpeg")), 0,
+                 "take_snapshot of another user while 8 of user 7 wait");
+    }
     CHECK_RC(agoraish_engine_disable_video(engine), 0, "disable_video in a call");
     CHECK_RC(agoraish_engine_leave_channel(engine), 0, "leave_channel");
+    CHECK(wait_count(&video_events.mutex, &video_events.cond, &video_events.snapshots_failed, 9, 15) == 9,
+          "on_snapshot_taken(error -1, 0x0) for the 9 snapshots waiting when the call ended: %d",
+          read_count(&video_events.mutex, &video_events.snapshots_failed));
+    CHECK(read_count(&video_events.mutex, &video_events.snapshots_other) == 0,
+          "%d other on_snapshot_taken events for snapshots that never had a picture",
+          read_count(&video_events.mutex, &video_events.snapshots_other));
 
 done:
     if (engine) CHECK(agoraish_engine_release(engine, 1) == 0, "release the video engine");
@@ -2596,6 +3501,7 @@ static void build_inputs(void) {
     json_too_long[sizeof json_too_long - 2] = '}';
     json_too_long[sizeof json_too_long - 1] = '\0';
     build_audio_inputs();
+    build_video_0_6_inputs();
 }
 
 int main(void) {
@@ -2634,6 +3540,14 @@ int main(void) {
         test_push_external_video_frame();
         run_canvas_rows(live, "in no call", canvas_rows, COUNT(canvas_rows));
         run_video_mute_rows(live, "in no call");
+        run_local_canvas_rows(live, "in no call");
+        run_render_mode_rows(live, "in no call");
+        test_preview();
+        test_register_video_frame_observer();
+        run_stream_type_rows(live, "in no call");
+        test_take_snapshot_in_no_call();
+        test_add_video_watermark();
+        test_video_devices();
         test_video_in_a_call();
         test_library_functions();
         test_empty_ogg_recordings(); /* last: see there */

@@ -62,6 +62,15 @@ int main(void) {
     FIELD(agoraish_event_handler, on_first_remote_video_decoded);
     FIELD(agoraish_event_handler, on_video_size_changed);
     FIELD(agoraish_event_handler, on_user_mute_video);
+    FIELD(agoraish_event_handler, on_first_local_video_frame);
+    FIELD(agoraish_event_handler, on_first_remote_video_frame);
+    FIELD(agoraish_event_handler, on_user_enable_video);
+    FIELD(agoraish_event_handler, on_user_enable_local_video);
+    FIELD(agoraish_event_handler, on_local_video_state_changed);
+    FIELD(agoraish_event_handler, on_remote_video_state_changed);
+    FIELD(agoraish_event_handler, on_local_video_stats);
+    FIELD(agoraish_event_handler, on_remote_video_stats);
+    FIELD(agoraish_event_handler, on_snapshot_taken);
     end();
 
     BEGIN(agoraish_engine_config);
@@ -182,6 +191,9 @@ int main(void) {
     FIELD(agoraish_video_encoder_configuration, bitrate);
     FIELD(agoraish_video_encoder_configuration, min_bitrate);
     FIELD(agoraish_video_encoder_configuration, codec_type);
+    FIELD(agoraish_video_encoder_configuration, orientation_mode);
+    FIELD(agoraish_video_encoder_configuration, degradation_preference);
+    FIELD(agoraish_video_encoder_configuration, mirror_mode);
     end();
 
     BEGIN(agoraish_external_video_frame);
@@ -196,6 +208,7 @@ int main(void) {
     FIELD(agoraish_external_video_frame, u_stride);
     FIELD(agoraish_external_video_frame, v_stride);
     FIELD(agoraish_external_video_frame, timestamp);
+    FIELD(agoraish_external_video_frame, rotation);
     end();
 
     BEGIN(agoraish_video_frame);
@@ -217,6 +230,86 @@ int main(void) {
     FIELD(agoraish_video_canvas, uid);
     FIELD(agoraish_video_canvas, on_frame);
     FIELD(agoraish_video_canvas, user_data);
+    FIELD(agoraish_video_canvas, render_mode);
+    FIELD(agoraish_video_canvas, mirror_mode);
+    FIELD(agoraish_video_canvas, view_width);
+    FIELD(agoraish_video_canvas, view_height);
+    end();
+
+    /* ABI 0.6: video. */
+    BEGIN(agoraish_local_video_stats);
+    FIELD(agoraish_local_video_stats, struct_size);
+    FIELD(agoraish_local_video_stats, sent_bitrate);
+    FIELD(agoraish_local_video_stats, sent_frame_rate);
+    FIELD(agoraish_local_video_stats, encoder_output_frame_rate);
+    FIELD(agoraish_local_video_stats, renderer_output_frame_rate);
+    FIELD(agoraish_local_video_stats, target_bitrate);
+    FIELD(agoraish_local_video_stats, target_frame_rate);
+    FIELD(agoraish_local_video_stats, encoded_bitrate);
+    FIELD(agoraish_local_video_stats, encoded_frame_width);
+    FIELD(agoraish_local_video_stats, encoded_frame_height);
+    FIELD(agoraish_local_video_stats, encoded_frame_count);
+    FIELD(agoraish_local_video_stats, codec_type);
+    FIELD(agoraish_local_video_stats, capture_frame_rate);
+    end();
+
+    BEGIN(agoraish_remote_video_stats);
+    FIELD(agoraish_remote_video_stats, struct_size);
+    FIELD(agoraish_remote_video_stats, uid);
+    FIELD(agoraish_remote_video_stats, width);
+    FIELD(agoraish_remote_video_stats, height);
+    FIELD(agoraish_remote_video_stats, received_bitrate);
+    FIELD(agoraish_remote_video_stats, decoder_output_frame_rate);
+    FIELD(agoraish_remote_video_stats, renderer_output_frame_rate);
+    FIELD(agoraish_remote_video_stats, packet_loss_rate);
+    FIELD(agoraish_remote_video_stats, rx_stream_type);
+    FIELD(agoraish_remote_video_stats, total_frozen_time);
+    FIELD(agoraish_remote_video_stats, frozen_rate);
+    FIELD(agoraish_remote_video_stats, total_active_time);
+    FIELD(agoraish_remote_video_stats, publish_duration);
+    end();
+
+    BEGIN(agoraish_video_frame_observer);
+    FIELD(agoraish_video_frame_observer, struct_size);
+    FIELD(agoraish_video_frame_observer, observed_position);
+    FIELD(agoraish_video_frame_observer, on_capture_video_frame);
+    FIELD(agoraish_video_frame_observer, on_pre_encode_video_frame);
+    FIELD(agoraish_video_frame_observer, on_render_video_frame);
+    FIELD(agoraish_video_frame_observer, user_data);
+    end();
+
+    BEGIN(agoraish_watermark_options);
+    FIELD(agoraish_watermark_options, struct_size);
+    FIELD(agoraish_watermark_options, visible_in_preview);
+    FIELD(agoraish_watermark_options, landscape_x);
+    FIELD(agoraish_watermark_options, landscape_y);
+    FIELD(agoraish_watermark_options, landscape_width);
+    FIELD(agoraish_watermark_options, landscape_height);
+    FIELD(agoraish_watermark_options, portrait_x);
+    FIELD(agoraish_watermark_options, portrait_y);
+    FIELD(agoraish_watermark_options, portrait_width);
+    FIELD(agoraish_watermark_options, portrait_height);
+    end();
+
+    BEGIN(agoraish_video_format);
+    FIELD(agoraish_video_format, width);
+    FIELD(agoraish_video_format, height);
+    FIELD(agoraish_video_format, fps);
+    FIELD(agoraish_video_format, fourcc);
+    end();
+
+    BEGIN(agoraish_video_device_info);
+    FIELD(agoraish_video_device_info, id);
+    FIELD(agoraish_video_device_info, name);
+    FIELD(agoraish_video_device_info, format_count);
+    FIELD(agoraish_video_device_info, formats);
+    end();
+
+    BEGIN(agoraish_camera_capturer_configuration);
+    FIELD(agoraish_camera_capturer_configuration, struct_size);
+    FIELD(agoraish_camera_capturer_configuration, preference);
+    FIELD(agoraish_camera_capturer_configuration, capture_width);
+    FIELD(agoraish_camera_capturer_configuration, capture_height);
     end();
 
     printf("\n}\n");

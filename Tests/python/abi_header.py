@@ -107,28 +107,53 @@ def structs(text: str = None) -> Dict[str, List[Field]]:  # type: ignore[assignm
     return _structs(_code(text), constants(text))
 
 
-def _structs(code: str, known: Dict[str, int]) -> Dict[str, List[Field]]:
-    """The structs of `code`; array lengths are evaluated with the constants in `known`."""
+def _structs(code: str, known: Dict[str, int], only: Optional[str] = None) -> Dict[str, List[Field]]:
+    """The structs of `code` (or just `only`); array lengths are evaluated with the constants in `known`.
+
+    A declaration may name several fields of one type (`int x, y;`).
+    """
     result: Dict[str, List[Field]] = {}
     for m in re.finditer(r"typedef\s+struct\s+(\w+)\s*\{(.*?)\}\s*(\w+)\s*;", code, flags=re.S):
         name, body = m.group(1), m.group(2)
+        if only is not None and name != only:
+            continue
         fields: List[Field] = []
         for decl in body.split(";"):
             decl = " ".join(decl.split())
             if not decl:
                 continue
             fp = re.fullmatch(r"(.*?)\(\s*\*\s*(\w+)\s*\)\s*\((.*)\)", decl)
-            array = re.fullmatch(r"(.*?)\[(.+)\]", decl)
             if fp:
                 fields.append(Field(fp.group(2), "fnptr", (normalize_type(fp.group(1)), _params(fp.group(3)))))
-            elif array:
-                p = _param(array.group(1))
-                fields.append(Field(p.name, f"{p.ctype}[{_evaluate(array.group(2), known)}]"))
-            else:
-                p = _param(decl)
-                fields.append(Field(p.name, p.ctype))
+                continue
+            first, *more = decl.split(",")
+            head = _param(re.sub(r"\[.*\]\s*$", "", first))
+            base = re.sub(r"[\s\*]+$", "", head.ctype)  # the type without the first declarator's stars
+            for i, declarator in enumerate([first] + more):
+                declarator = declarator.strip()
+                if i > 0:
+                    declarator = f"{base} {declarator}"
+                array = re.fullmatch(r"(.*?)\[(.+)\]", declarator)
+                if array:
+                    p = _param(array.group(1))
+                    fields.append(Field(p.name, f"{p.ctype}[{_evaluate(array.group(2), known)}]"))
+                else:
+                    p = _param(declarator)
+                    fields.append(Field(p.name, p.ctype))
         result[name] = fields
     return result
+
+
+_HEADER_STRUCTS: Dict[str, List[Field]] = {}
+
+
+def _header_struct(name: str) -> List[Field]:
+    """The fields of struct `name` of the header (read once), for struct-typed fields."""
+    if not _HEADER_STRUCTS:
+        _HEADER_STRUCTS.update(structs())
+    if name not in _HEADER_STRUCTS:
+        raise ValueError(f"no size known for the field type {name!r}")
+    return _HEADER_STRUCTS[name]
 
 
 def _size_and_alignment(ctype: str) -> Tuple[int, int]:
@@ -144,6 +169,10 @@ def _size_and_alignment(ctype: str) -> Tuple[int, int]:
         return 1, 1
     if ctype in _SIZEOF:
         return _SIZEOF[ctype], _SIZEOF[ctype]
+    if re.fullmatch(r"agoraish_\w+", ctype):
+        # A struct of the header: its own size, aligned to its widest field.
+        fields = _header_struct(ctype)
+        return layout(fields)["__size__"], max(_size_and_alignment(f.ctype)[1] for f in fields)
     raise ValueError(f"no size known for the field type {ctype!r}")
 
 
@@ -224,7 +253,8 @@ def constants(text: str = None) -> Dict[str, int]:  # type: ignore[assignment]
     values: Dict[str, int] = {}
 
     def offsetof(struct: str, field: str) -> int:
-        offsets = layout(_structs(_code(text), values)[struct])
+        # Only the struct measured: others may use constants defined further down.
+        offsets = layout(_structs(_code(text), values, only=struct)[struct])
         if field not in offsets:
             raise ValueError(f"offsetof({struct}, {field}): no such field")
         return offsets[field]

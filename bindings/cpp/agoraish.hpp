@@ -57,6 +57,24 @@
  *     engine.enableVideo();
  *     engine.setupRemoteVideo(agoraish::VideoCanvas(remoteUid, &render));
  *
+ * Video (ABI 0.6) adds the local canvas and its preview (setupLocalVideo,
+ * startPreview), render and mirror modes with a view size in the canvas,
+ * rotation of pushed pictures, an `IVideoFrameObserver` for raw video, dual
+ * stream (enableDualStreamMode, setRemoteVideoStreamType), snapshots
+ * (takeSnapshot), PNG watermarks (addVideoWatermark), V4L2 cameras
+ * (enumerateVideoDevices, setVideoDevice, switchCamera) and the callbacks
+ * onFirstLocalVideoFrame, onLocalVideoStateChanged, onRemoteVideoStats, ...:
+ *
+ *     struct Darken : agoraish::IVideoFrameObserver {
+ *         bool onCaptureVideoFrame(agoraish::VideoFrame& frame) override {
+ *             for (int row = 0; row < frame.height; ++row)
+ *                 for (int x = 0; x < frame.width; ++x) frame.yBuffer[row * frame.yStride + x] /= 2;
+ *             return true;                  // false drops the picture
+ *         }
+ *     };
+ *     Darken darken;                        // must outlive its registration
+ *     engine.registerVideoFrameObserver(&darken);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -274,8 +292,125 @@ enum MEDIA_DEVICE_TYPE : int {
 
 /** Video codecs (Agora's VIDEO_CODEC_TYPE), for VideoEncoderConfiguration. */
 enum VIDEO_CODEC_TYPE : int {
-    /** VP8, the codec this version sends. */
+    /** VP8 (RFC 7741), the default. */
     VIDEO_CODEC_VP8 = AGORAISH_VIDEO_CODEC_VP8,
+    /** VP9 (RFC 9628), one spatial layer. */
+    VIDEO_CODEC_VP9 = AGORAISH_VIDEO_CODEC_VP9,
+};
+
+/** How the encoder's width x height meets each picture's orientation (Agora's ORIENTATION_MODE). */
+enum ORIENTATION_MODE : int {
+    /** The configured size turned to each picture's orientation (the default). */
+    ORIENTATION_MODE_ADAPTIVE = 0,
+    /** Always landscape: a portrait picture is cropped around its centre. */
+    ORIENTATION_MODE_FIXED_LANDSCAPE = 1,
+    /** Always portrait: a landscape picture is cropped around its centre. */
+    ORIENTATION_MODE_FIXED_PORTRAIT = 2,
+};
+
+/** What to keep when bandwidth is short (Agora's DEGRADATION_PREFERENCE). */
+enum DEGRADATION_PREFERENCE : int {
+    MAINTAIN_QUALITY = 0,
+    MAINTAIN_FRAMERATE = 1,
+    MAINTAIN_BALANCED = 2,
+};
+
+/** Mirroring (Agora's VIDEO_MIRROR_MODE_TYPE): of the sent stream in
+ *  VideoEncoderConfiguration, of a canvas in VideoCanvas and the render mode setters. */
+enum VIDEO_MIRROR_MODE_TYPE : int {
+    /** Canvas: the local preview mirrored, remote users not. Sent stream: not mirrored. */
+    VIDEO_MIRROR_MODE_AUTO = 0,
+    VIDEO_MIRROR_MODE_ENABLED = 1,
+    VIDEO_MIRROR_MODE_DISABLED = 2,
+};
+
+/** How a picture meets a canvas's view size (Agora's RENDER_MODE_TYPE). */
+enum RENDER_MODE_TYPE : int {
+    /** Cover the view, cropping what sticks out (the default). */
+    RENDER_MODE_HIDDEN = 1,
+    /** Inside the view, with black bars. */
+    RENDER_MODE_FIT = 2,
+    /** As HIDDEN. */
+    RENDER_MODE_ADAPTIVE = 3,
+    /** Stretched to the view. */
+    RENDER_MODE_FILL = 4,
+};
+
+/** Local video states (Agora's LOCAL_VIDEO_STREAM_STATE), for onLocalVideoStateChanged. */
+enum LOCAL_VIDEO_STREAM_STATE : int {
+    LOCAL_VIDEO_STREAM_STATE_STOPPED = AGORAISH_LOCAL_VIDEO_STREAM_STATE_STOPPED,
+    /** Pictures arrive (camera or pushed). */
+    LOCAL_VIDEO_STREAM_STATE_CAPTURING = AGORAISH_LOCAL_VIDEO_STREAM_STATE_CAPTURING,
+    /** The first picture was encoded and sent in a call. */
+    LOCAL_VIDEO_STREAM_STATE_ENCODING = AGORAISH_LOCAL_VIDEO_STREAM_STATE_ENCODING,
+    LOCAL_VIDEO_STREAM_STATE_FAILED = AGORAISH_LOCAL_VIDEO_STREAM_STATE_FAILED,
+};
+
+/** Why the local video state changed (Agora's LOCAL_VIDEO_STREAM_ERROR). */
+enum LOCAL_VIDEO_STREAM_ERROR : int {
+    LOCAL_VIDEO_STREAM_ERROR_OK = AGORAISH_LOCAL_VIDEO_STREAM_ERROR_OK,
+    LOCAL_VIDEO_STREAM_ERROR_FAILURE = AGORAISH_LOCAL_VIDEO_STREAM_ERROR_FAILURE,
+    LOCAL_VIDEO_STREAM_ERROR_DEVICE_NO_PERMISSION = AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NO_PERMISSION,
+    LOCAL_VIDEO_STREAM_ERROR_DEVICE_BUSY = AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_BUSY,
+    LOCAL_VIDEO_STREAM_ERROR_CAPTURE_FAILURE = AGORAISH_LOCAL_VIDEO_STREAM_ERROR_CAPTURE_FAILURE,
+    LOCAL_VIDEO_STREAM_ERROR_ENCODE_FAILURE = AGORAISH_LOCAL_VIDEO_STREAM_ERROR_ENCODE_FAILURE,
+    /** No camera (no /dev/video* capture node). */
+    LOCAL_VIDEO_STREAM_ERROR_DEVICE_NOT_FOUND = AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NOT_FOUND,
+    /** The camera chosen with setVideoDevice() is not there. */
+    LOCAL_VIDEO_STREAM_ERROR_DEVICE_INVALID_ID = AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_INVALID_ID,
+};
+
+/** Remote video states (Agora's REMOTE_VIDEO_STATE), for onRemoteVideoStateChanged. */
+enum REMOTE_VIDEO_STATE : int {
+    /** Muted (by either side) or offline. */
+    REMOTE_VIDEO_STATE_STOPPED = AGORAISH_REMOTE_VIDEO_STATE_STOPPED,
+    /** The first packet arrived. */
+    REMOTE_VIDEO_STATE_STARTING = AGORAISH_REMOTE_VIDEO_STATE_STARTING,
+    /** Pictures are decoded. */
+    REMOTE_VIDEO_STATE_DECODING = AGORAISH_REMOTE_VIDEO_STATE_DECODING,
+    /** No picture for 500 ms. */
+    REMOTE_VIDEO_STATE_FROZEN = AGORAISH_REMOTE_VIDEO_STATE_FROZEN,
+    REMOTE_VIDEO_STATE_FAILED = AGORAISH_REMOTE_VIDEO_STATE_FAILED,
+};
+
+/** Why a remote video state changed (Agora's REMOTE_VIDEO_STATE_REASON). */
+enum REMOTE_VIDEO_STATE_REASON : int {
+    REMOTE_VIDEO_STATE_REASON_INTERNAL = AGORAISH_REMOTE_VIDEO_STATE_REASON_INTERNAL,
+    REMOTE_VIDEO_STATE_REASON_NETWORK_CONGESTION = AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_CONGESTION,
+    REMOTE_VIDEO_STATE_REASON_NETWORK_RECOVERY = AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_RECOVERY,
+    REMOTE_VIDEO_STATE_REASON_LOCAL_MUTED = AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_MUTED,
+    REMOTE_VIDEO_STATE_REASON_LOCAL_UNMUTED = AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_UNMUTED,
+    REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED = AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED,
+    REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED = AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED,
+    REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE = AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE,
+};
+
+/** Which stream of a dual-stream publisher to receive (Agora's REMOTE_VIDEO_STREAM_TYPE). */
+enum REMOTE_VIDEO_STREAM_TYPE : int {
+    /** The full-size stream (the default). */
+    REMOTE_VIDEO_STREAM_HIGH = 0,
+    /** The small one: inside 320 x 180, half the frame rate. */
+    REMOTE_VIDEO_STREAM_LOW = 1,
+};
+
+/** Raw video positions (Agora's VIDEO_OBSERVER_POSITION bits), for registerVideoFrameObserver(). */
+enum VIDEO_OBSERVER_POSITION : int {
+    /** Each local picture as captured or pushed (upright). */
+    POSITION_POST_CAPTURER = AGORAISH_VIDEO_POSITION_POST_CAPTURER,
+    /** Each remote picture before its canvas. */
+    POSITION_PRE_RENDERER = AGORAISH_VIDEO_POSITION_PRE_RENDERER,
+    /** Each local picture about to be encoded. */
+    POSITION_PRE_ENCODER = AGORAISH_VIDEO_POSITION_PRE_ENCODER,
+};
+
+/** The camera's capture size (Agora's CAPTURER_OUTPUT_PREFERENCE). */
+enum CAPTURER_OUTPUT_PREFERENCE : int {
+    /** AUTO, PERFORMANCE and PREVIEW capture at the encoder's size and frame rate. */
+    CAPTURER_OUTPUT_PREFERENCE_AUTO = 0,
+    CAPTURER_OUTPUT_PREFERENCE_PERFORMANCE = 1,
+    CAPTURER_OUTPUT_PREFERENCE_PREVIEW = 2,
+    /** captureWidth x captureHeight of CameraCapturerConfiguration. */
+    CAPTURER_OUTPUT_PREFERENCE_MANUAL = 3,
 };
 
 /** Pixel formats of pushed pictures (Agora's VIDEO_PIXEL_FORMAT); the engine
@@ -301,6 +436,8 @@ constexpr int COMPATIBLE_BITRATE = -1;
 /** VideoEncoderConfiguration::minBitrate: no minimum (Agora's DEFAULT_MIN_BITRATE). */
 constexpr int DEFAULT_MIN_BITRATE = -1;
 
+/** Most picture formats reported per camera. */
+constexpr std::size_t MAX_VIDEO_FORMATS = AGORAISH_MAX_VIDEO_FORMATS;
 /** Longest device name or id in bytes, NUL included (Agora's MAX_DEVICE_ID_LENGTH). */
 constexpr std::size_t MAX_DEVICE_ID_LENGTH = AGORAISH_MAX_DEVICE_ID_LENGTH;
 /** Longest user account in bytes, NUL included (Agora's MAX_USER_ACCOUNT_LENGTH). */
@@ -459,6 +596,102 @@ struct RemoteAudioStats {
     }
 };
 
+/** Sending statistics of local video (Agora's LocalVideoStats), every 2 s in a call. */
+struct LocalVideoStats {
+    /** Kbps of RTP sent (the low stream included). */
+    int sentBitrate = 0;
+    /** Frames per second sent (high stream). */
+    int sentFrameRate = 0;
+    /** Frames per second out of the encoder (high stream). */
+    int encoderOutputFrameRate = 0;
+    /** Frames per second handed to the local canvas. */
+    int rendererOutputFrameRate = 0;
+    /** Kbps the encoder aims at. */
+    int targetBitrate = 0;
+    /** Frames per second the encoder aims at. */
+    int targetFrameRate = 0;
+    /** Kbps of encoded video (payload, high stream). */
+    int encodedBitrate = 0;
+    /** The size last encoded. */
+    int encodedFrameWidth = 0;
+    int encodedFrameHeight = 0;
+    /** Frames encoded in this call (high stream). */
+    int encodedFrameCount = 0;
+    /** The codec sent. */
+    VIDEO_CODEC_TYPE codecType = VIDEO_CODEC_VP8;
+    /** Pictures per second captured or pushed. */
+    int captureFrameRate = 0;
+
+    LocalVideoStats() noexcept = default;
+    /** A copy of the C struct; fields beyond its struct_size stay 0. */
+    explicit LocalVideoStats(const agoraish_local_video_stats& stats) noexcept {
+        const std::size_t size = stats.struct_size;
+        using C = agoraish_local_video_stats;
+        int codec = 0;
+        AGORAISH_HPP_COPY_FIELD(sentBitrate, stats, size, C, sent_bitrate);
+        AGORAISH_HPP_COPY_FIELD(sentFrameRate, stats, size, C, sent_frame_rate);
+        AGORAISH_HPP_COPY_FIELD(encoderOutputFrameRate, stats, size, C, encoder_output_frame_rate);
+        AGORAISH_HPP_COPY_FIELD(rendererOutputFrameRate, stats, size, C, renderer_output_frame_rate);
+        AGORAISH_HPP_COPY_FIELD(targetBitrate, stats, size, C, target_bitrate);
+        AGORAISH_HPP_COPY_FIELD(targetFrameRate, stats, size, C, target_frame_rate);
+        AGORAISH_HPP_COPY_FIELD(encodedBitrate, stats, size, C, encoded_bitrate);
+        AGORAISH_HPP_COPY_FIELD(encodedFrameWidth, stats, size, C, encoded_frame_width);
+        AGORAISH_HPP_COPY_FIELD(encodedFrameHeight, stats, size, C, encoded_frame_height);
+        AGORAISH_HPP_COPY_FIELD(encodedFrameCount, stats, size, C, encoded_frame_count);
+        AGORAISH_HPP_COPY_FIELD(codec, stats, size, C, codec_type);
+        AGORAISH_HPP_COPY_FIELD(captureFrameRate, stats, size, C, capture_frame_rate);
+        if (codec != 0) codecType = static_cast<VIDEO_CODEC_TYPE>(codec);
+    }
+};
+
+/** Receiving statistics of one remote user's video (Agora's RemoteVideoStats), every 2 s. */
+struct RemoteVideoStats {
+    /** The remote user. */
+    uid_t uid = 0;
+    /** The size of the last picture decoded. */
+    int width = 0;
+    int height = 0;
+    /** Kbps of RTP received over the period. */
+    int receivedBitrate = 0;
+    /** Pictures per second decoded. */
+    int decoderOutputFrameRate = 0;
+    /** Pictures per second handed to the user's canvas. */
+    int rendererOutputFrameRate = 0;
+    /** Percent of the period's packets lost (before recovery). */
+    int packetLossRate = 0;
+    /** The stream received: high or low (dual stream). */
+    REMOTE_VIDEO_STREAM_TYPE rxStreamType = REMOTE_VIDEO_STREAM_HIGH;
+    /** ms: the sum of the gaps of 500 ms or more between two pictures since the video started. */
+    int totalFrozenTime = 0;
+    /** totalFrozenTime as a percent of totalActiveTime. */
+    int frozenRate = 0;
+    /** ms since the first picture, muted time excluded. */
+    int totalActiveTime = 0;
+    /** ms since the first packet of the user's video. */
+    int publishDuration = 0;
+
+    RemoteVideoStats() noexcept = default;
+    /** A copy of the C struct; fields beyond its struct_size stay 0. */
+    explicit RemoteVideoStats(const agoraish_remote_video_stats& stats) noexcept {
+        const std::size_t size = stats.struct_size;
+        using C = agoraish_remote_video_stats;
+        int stream = 0;
+        AGORAISH_HPP_COPY_FIELD(uid, stats, size, C, uid);
+        AGORAISH_HPP_COPY_FIELD(width, stats, size, C, width);
+        AGORAISH_HPP_COPY_FIELD(height, stats, size, C, height);
+        AGORAISH_HPP_COPY_FIELD(receivedBitrate, stats, size, C, received_bitrate);
+        AGORAISH_HPP_COPY_FIELD(decoderOutputFrameRate, stats, size, C, decoder_output_frame_rate);
+        AGORAISH_HPP_COPY_FIELD(rendererOutputFrameRate, stats, size, C, renderer_output_frame_rate);
+        AGORAISH_HPP_COPY_FIELD(packetLossRate, stats, size, C, packet_loss_rate);
+        AGORAISH_HPP_COPY_FIELD(stream, stats, size, C, rx_stream_type);
+        AGORAISH_HPP_COPY_FIELD(totalFrozenTime, stats, size, C, total_frozen_time);
+        AGORAISH_HPP_COPY_FIELD(frozenRate, stats, size, C, frozen_rate);
+        AGORAISH_HPP_COPY_FIELD(totalActiveTime, stats, size, C, total_active_time);
+        AGORAISH_HPP_COPY_FIELD(publishDuration, stats, size, C, publish_duration);
+        rxStreamType = static_cast<REMOTE_VIDEO_STREAM_TYPE>(stream);
+    }
+};
+
 #undef AGORAISH_HPP_COPY_FIELD
 
 /** One speaker in onAudioVolumeIndication (Agora's AudioVolumeInfo): `uid`
@@ -613,7 +846,7 @@ struct VideoDimensions {
  * at their own size.
  */
 struct VideoEncoderConfiguration {
-    /** The codec: VP8. */
+    /** The codec: VP8 or VP9. */
     VIDEO_CODEC_TYPE codecType = VIDEO_CODEC_VP8;
     /** The largest picture sent. */
     VideoDimensions dimensions;
@@ -623,6 +856,12 @@ struct VideoEncoderConfiguration {
     int bitrate = STANDARD_BITRATE;
     /** DEFAULT_MIN_BITRATE or Kbps (kept for live broadcasting). */
     int minBitrate = DEFAULT_MIN_BITRATE;
+    /** How `dimensions` meet each picture's orientation. Pictures are always sent upright. */
+    ORIENTATION_MODE orientationMode = ORIENTATION_MODE_ADAPTIVE;
+    /** What to keep when bandwidth is short (kept for bandwidth adaptation). */
+    DEGRADATION_PREFERENCE degradationPreference = MAINTAIN_QUALITY;
+    /** Mirroring of the sent stream: AUTO and DISABLED send it as captured. */
+    VIDEO_MIRROR_MODE_TYPE mirrorMode = VIDEO_MIRROR_MODE_AUTO;
 
     VideoEncoderConfiguration() noexcept = default;
     VideoEncoderConfiguration(const VideoDimensions& d, int fps, int kbps) noexcept
@@ -655,12 +894,16 @@ struct ExternalVideoFrame {
     int vStride = 0;
     /** Capture time in ms (any origin, increasing). */
     std::int64_t timestamp = 0;
+    /** 0, 90, 180 or 270: the picture is turned clockwise by this much before use. */
+    int rotation = 0;
 };
 
 /**
- * A decoded I420 picture handed to an IVideoSink (Agora's VideoFrame). The
- * planes are the library's own, valid only during IVideoSink::onFrame():
- * copy what you keep.
+ * An I420 picture handed to an IVideoSink or an IVideoFrameObserver (Agora's
+ * VideoFrame). The planes are the library's own, valid only during the
+ * callback: copy what you keep. An observer may write them (what it writes is
+ * sent or rendered); a sink must only read them. Changing the other fields
+ * has no effect.
  */
 struct VideoFrame {
     /** VIDEO_PIXEL_I420. */
@@ -673,12 +916,14 @@ struct VideoFrame {
     int uStride = 0;
     int vStride = 0;
     /** The planes: height rows of the Y plane, (height + 1) / 2 rows of U and V. */
-    const std::uint8_t* yBuffer = nullptr;
-    const std::uint8_t* uBuffer = nullptr;
-    const std::uint8_t* vBuffer = nullptr;
-    /** 0. */
+    std::uint8_t* yBuffer = nullptr;
+    std::uint8_t* uBuffer = nullptr;
+    std::uint8_t* vBuffer = nullptr;
+    /** Always 0: pictures are turned upright before encoding. */
     int rotation = 0;
-    /** When it was decoded, on the engine's monotonic clock (ms). */
+    /** ms on the engine's monotonic clock: when a remote picture was decoded or
+     *  a local one captured; for capture and pre-encode observers the
+     *  timestamp pushed with the picture. */
     std::int64_t renderTimeMs = 0;
 
     VideoFrame() noexcept = default;
@@ -698,8 +943,9 @@ struct VideoFrame {
 };
 
 /**
- * A render sink for one remote user (what Agora's VideoCanvas view is on
- * other platforms). Subclass it and bind it with RtcEngine::setupRemoteVideo().
+ * A render sink for one remote user or for the local preview (what Agora's
+ * VideoCanvas view is on other platforms). Subclass it and bind it with
+ * RtcEngine::setupRemoteVideo() or RtcEngine::setupLocalVideo() (where it gets uid 0).
  *
  * Ownership: the host owns the sink. It must stay alive until it is unbound
  * (setupRemoteVideo with a null sink, from outside the sink: that call waits
@@ -716,19 +962,140 @@ public:
     /** Virtual, so a sink can be deleted through this base. */
     virtual ~IVideoSink() = default;
 
-    /** One decoded picture of `uid`; its planes are valid during the call only. */
+    /** One picture of `uid` (0: the local preview); its planes are valid during the call only. */
     virtual void onFrame(uid_t uid, const VideoFrame& frame) = 0;
 };
 
-/** Where the pictures of a remote user go (Agora's VideoCanvas, with a sink instead of a view). */
+/**
+ * Where the pictures of a user go (Agora's VideoCanvas, with a sink instead
+ * of a view): a remote user's with setupRemoteVideo(), the local preview's
+ * with setupLocalVideo() (which ignores `uid`).
+ */
 struct VideoCanvas {
-    /** The remote user (not 0). */
+    /** The remote user (not 0); ignored by setupLocalVideo(). */
     uid_t uid = 0;
     /** The sink, or nullptr to unbind. Not owned: see IVideoSink for how long it must live. */
     IVideoSink* sink = nullptr;
+    /** How pictures meet the view size (when one is set). */
+    RENDER_MODE_TYPE renderMode = RENDER_MODE_HIDDEN;
+    /** AUTO mirrors the local preview, not remote users. */
+    VIDEO_MIRROR_MODE_TYPE mirrorMode = VIDEO_MIRROR_MODE_AUTO;
+    /** The host's view size: 0 x 0 hands pictures over at their own size; else 2..4096, both set. */
+    int viewWidth = 0;
+    int viewHeight = 0;
 
     VideoCanvas() noexcept = default;
     VideoCanvas(uid_t u, IVideoSink* s) noexcept : uid(u), sink(s) {}
+    /** A canvas whose pictures are fitted to a `width` x `height` view by `mode`. */
+    VideoCanvas(uid_t u, IVideoSink* s, RENDER_MODE_TYPE mode, int width, int height,
+                VIDEO_MIRROR_MODE_TYPE mirror = VIDEO_MIRROR_MODE_AUTO) noexcept
+        : uid(u), sink(s), renderMode(mode), mirrorMode(mirror), viewWidth(width), viewHeight(height) {}
+};
+
+/**
+ * Raw video (Agora's IVideoFrameObserver). Subclass it, override the
+ * positions you want and register it with RtcEngine::registerVideoFrameObserver().
+ * Each callback may change the planes of the frame in place (the change is
+ * what is sent or rendered) and returns true to keep the picture or false to
+ * drop it (not sent, not rendered); every default keeps it.
+ *
+ * Ownership: the host owns the observer. It must stay alive until it is
+ * replaced or removed (registerVideoFrameObserver(nullptr)) or the engine is
+ * released with release(true). Removing it waits for a running render
+ * callback (unless called from one); capture and pre-encode callbacks run on
+ * the pushing thread, so stop pushing first.
+ *
+ * Thread: onCaptureVideoFrame and onPreEncodeVideoFrame run on the thread
+ * that pushes (pushExternalVideoFrame) or the camera thread;
+ * onRenderVideoFrame on the engine's video thread (agoraish-vid<n>). An
+ * exception that leaves a callback calls std::terminate.
+ */
+class IVideoFrameObserver {
+public:
+    /** The frame type, under the name Agora's observers use. */
+    using VideoFrame = agoraish::VideoFrame;
+
+    /** Virtual, so an observer can be deleted through this base. */
+    virtual ~IVideoFrameObserver() = default;
+
+    /** Each local picture as captured or pushed, upright (POSITION_POST_CAPTURER). */
+    virtual bool onCaptureVideoFrame(VideoFrame& videoFrame) {
+        (void)videoFrame;
+        return true;
+    }
+
+    /** Each local picture about to be encoded: fitted to the encoder's size,
+     *  mirrored and watermarked (POSITION_PRE_ENCODER). */
+    virtual bool onPreEncodeVideoFrame(VideoFrame& videoFrame) {
+        (void)videoFrame;
+        return true;
+    }
+
+    /** Each decoded picture of a remote user, before its canvas (POSITION_PRE_RENDERER). */
+    virtual bool onRenderVideoFrame(uid_t uid, VideoFrame& videoFrame) {
+        (void)uid;
+        (void)videoFrame;
+        return true;
+    }
+
+    /**
+     * The VIDEO_OBSERVER_POSITION bits to observe, asked once by
+     * registerVideoFrameObserver(observer) (the overload without positions).
+     * The default is POST_CAPTURER | PRE_RENDERER, as Agora's.
+     */
+    virtual int getObservedFramePosition() { return POSITION_POST_CAPTURER | POSITION_PRE_RENDERER; }
+};
+
+/** A rectangle in pixels (Agora's Rectangle). */
+struct Rectangle {
+    int x = 0;
+    int y = 0;
+    int width = 0;
+    int height = 0;
+
+    Rectangle() noexcept = default;
+    Rectangle(int x_, int y_, int w, int h) noexcept : x(x_), y(y_), width(w), height(h) {}
+};
+
+/** Where a watermark goes in the sent picture (Agora's WatermarkOptions). */
+struct WatermarkOptions {
+    /** The local canvas shows the watermark too. */
+    bool visibleInPreview = true;
+    /** Where it goes in landscape pictures: x, y 0..4096, width and height 1..4096;
+     *  the image is scaled to it and clipped at the picture's edges. */
+    Rectangle positionInLandscapeMode;
+    /** Where it goes in portrait pictures. */
+    Rectangle positionInPortraitMode;
+};
+
+/** One picture format a camera offers. */
+struct VideoFormat {
+    int width = 0;
+    int height = 0;
+    /** Frames per second. */
+    int fps = 0;
+    /** The V4L2 pixel format, e.g. "YUYV". */
+    std::string fourcc;
+};
+
+/** One camera, a V4L2 capture device. */
+struct VideoDeviceInfo {
+    /** Its /dev path: pass it to setVideoDevice(). */
+    std::string deviceId;
+    /** The card name the driver gives. */
+    std::string deviceName;
+    /** The formats it offers (at most MAX_VIDEO_FORMATS). */
+    std::vector<VideoFormat> formats;
+};
+
+/** The camera's capture size (Agora's CameraCapturerConfiguration, as far as Linux has it). */
+struct CameraCapturerConfiguration {
+    /** AUTO, PERFORMANCE and PREVIEW capture at the encoder's size and frame rate. */
+    CAPTURER_OUTPUT_PREFERENCE preference = CAPTURER_OUTPUT_PREFERENCE_AUTO;
+    /** 16..4096; used with MANUAL (and checked always). */
+    int captureWidth = 640;
+    /** 16..4096. */
+    int captureHeight = 480;
 };
 
 /**
@@ -941,11 +1308,81 @@ public:
         (void)rotation;
     }
 
-    /** A remote user muted or unmuted its video (Agora's onUserMuteVideo); also
-     *  fires at join for users already muted. Disabling video or local video counts as muting. */
+    /** A remote user muted or unmuted its video stream (Agora's onUserMuteVideo,
+     *  muteLocalVideoStream); also fires at join for users already muted. Disabling
+     *  video or local video comes as onUserEnableVideo / onUserEnableLocalVideo
+     *  (from peers of ABI 0.5, which send one combined state, as this callback). */
     virtual void onUserMuteVideo(uid_t uid, bool muted) {
         (void)uid;
         (void)muted;
+    }
+
+    // ---- Video (ABI 0.6) ----
+
+    /** The first local picture captured or pushed after video was enabled
+     *  (Agora's onFirstLocalVideoFrame), at this size; ms since the join call. */
+    virtual void onFirstLocalVideoFrame(int width, int height, int elapsed) {
+        (void)width;
+        (void)height;
+        (void)elapsed;
+    }
+
+    /** The first picture of a remote user handed to its canvas (Agora's onFirstRemoteVideoFrame). */
+    virtual void onFirstRemoteVideoFrame(uid_t uid, int width, int height, int elapsed) {
+        (void)uid;
+        (void)width;
+        (void)height;
+        (void)elapsed;
+    }
+
+    /** A remote user enabled or disabled video (Agora's onUserEnableVideo). */
+    virtual void onUserEnableVideo(uid_t uid, bool enabled) {
+        (void)uid;
+        (void)enabled;
+    }
+
+    /** A remote user enabled or disabled its local video (Agora's onUserEnableLocalVideo). */
+    virtual void onUserEnableLocalVideo(uid_t uid, bool enabled) {
+        (void)uid;
+        (void)enabled;
+    }
+
+    /** The local video state changed (Agora's onLocalVideoStateChanged). */
+    virtual void onLocalVideoStateChanged(LOCAL_VIDEO_STREAM_STATE state, LOCAL_VIDEO_STREAM_ERROR error) {
+        (void)state;
+        (void)error;
+    }
+
+    /** A remote user's video state changed (Agora's onRemoteVideoStateChanged);
+     *  `elapsed` is ms since the local join call. */
+    virtual void onRemoteVideoStateChanged(uid_t uid, REMOTE_VIDEO_STATE state, REMOTE_VIDEO_STATE_REASON reason,
+                                           int elapsed) {
+        (void)uid;
+        (void)state;
+        (void)reason;
+        (void)elapsed;
+    }
+
+    /** Sending statistics every 2 s in a call while local video is captured or sent (Agora's onLocalVideoStats). */
+    virtual void onLocalVideoStats(const LocalVideoStats& stats) { (void)stats; }
+
+    /** Receiving statistics every 2 s for each remote user whose video arrived (Agora's onRemoteVideoStats). */
+    virtual void onRemoteVideoStats(const RemoteVideoStats& stats) { (void)stats; }
+
+    /**
+     * A snapshot asked with takeSnapshot() (Agora's onSnapshotTaken).
+     *
+     * @param filePath  The path given to takeSnapshot().
+     * @param errCode   0 when the file was written; -1 when no picture came
+     *                  before the user left or the call ended, or the file
+     *                  could not be written.
+     */
+    virtual void onSnapshotTaken(uid_t uid, const char* filePath, int width, int height, int errCode) {
+        (void)uid;
+        (void)filePath;
+        (void)width;
+        (void)height;
+        (void)errCode;
     }
 };
 
@@ -981,6 +1418,16 @@ inline LocalAudioStats fromC(Type<const LocalAudioStats&>, const agoraish_local_
 /** The C receiving statistics as Agora's RemoteAudioStats. */
 inline RemoteAudioStats fromC(Type<const RemoteAudioStats&>, const agoraish_remote_audio_stats* stats) noexcept {
     return stats != nullptr ? RemoteAudioStats(*stats) : RemoteAudioStats();
+}
+
+/** The C local video statistics as Agora's LocalVideoStats. */
+inline LocalVideoStats fromC(Type<const LocalVideoStats&>, const agoraish_local_video_stats* stats) noexcept {
+    return stats != nullptr ? LocalVideoStats(*stats) : LocalVideoStats();
+}
+
+/** The C remote video statistics as Agora's RemoteVideoStats. */
+inline RemoteVideoStats fromC(Type<const RemoteVideoStats&>, const agoraish_remote_video_stats* stats) noexcept {
+    return stats != nullptr ? RemoteVideoStats(*stats) : RemoteVideoStats();
 }
 
 /**
@@ -1052,6 +1499,15 @@ inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) no
     bindCallback<&H::onFirstRemoteVideoDecoded>(table.on_first_remote_video_decoded);
     bindCallback<&H::onVideoSizeChanged>(table.on_video_size_changed);
     bindCallback<&H::onUserMuteVideo>(table.on_user_mute_video);
+    bindCallback<&H::onFirstLocalVideoFrame>(table.on_first_local_video_frame);
+    bindCallback<&H::onFirstRemoteVideoFrame>(table.on_first_remote_video_frame);
+    bindCallback<&H::onUserEnableVideo>(table.on_user_enable_video);
+    bindCallback<&H::onUserEnableLocalVideo>(table.on_user_enable_local_video);
+    bindCallback<&H::onLocalVideoStateChanged>(table.on_local_video_state_changed);
+    bindCallback<&H::onRemoteVideoStateChanged>(table.on_remote_video_state_changed);
+    bindCallback<&H::onLocalVideoStats>(table.on_local_video_stats);
+    bindCallback<&H::onRemoteVideoStats>(table.on_remote_video_stats);
+    bindCallback<&H::onSnapshotTaken>(table.on_snapshot_taken);
     return table;
 }
 
@@ -1085,6 +1541,51 @@ inline void sinkFrame(agoraish_engine_t*, void* userData, std::uint32_t uid,
                       const agoraish_video_frame* frame) noexcept {
     if (frame == nullptr) return;
     static_cast<IVideoSink*>(userData)->onFrame(uid, VideoFrame(*frame));
+}
+
+/** The C callbacks of an IVideoFrameObserver: `user_data` is the observer. */
+struct VideoObserverBridge {
+    static int capture(agoraish_engine_t*, void* userData, agoraish_video_frame* frame) noexcept {
+        if (frame == nullptr) return 1;
+        VideoFrame f(*frame);
+        return static_cast<IVideoFrameObserver*>(userData)->onCaptureVideoFrame(f) ? 1 : 0;
+    }
+    static int preEncode(agoraish_engine_t*, void* userData, agoraish_video_frame* frame) noexcept {
+        if (frame == nullptr) return 1;
+        VideoFrame f(*frame);
+        return static_cast<IVideoFrameObserver*>(userData)->onPreEncodeVideoFrame(f) ? 1 : 0;
+    }
+    static int render(agoraish_engine_t*, void* userData, std::uint32_t uid, agoraish_video_frame* frame) noexcept {
+        if (frame == nullptr) return 1;
+        VideoFrame f(*frame);
+        return static_cast<IVideoFrameObserver*>(userData)->onRenderVideoFrame(uid, f) ? 1 : 0;
+    }
+};
+
+/** The C video observer that forwards every position to `observer`; the library copies it. */
+inline agoraish_video_frame_observer makeVideoObserverTable(IVideoFrameObserver* observer, int positions) noexcept {
+    agoraish_video_frame_observer table{};
+    table.struct_size = sizeof(table);
+    table.observed_position = positions;
+    table.on_capture_video_frame = &VideoObserverBridge::capture;
+    table.on_pre_encode_video_frame = &VideoObserverBridge::preEncode;
+    table.on_render_video_frame = &VideoObserverBridge::render;
+    table.user_data = observer;
+    return table;
+}
+
+/** The C canvas for a C++ one: the sink's frames go through sinkFrame. */
+inline agoraish_video_canvas makeCanvas(const VideoCanvas& canvas) noexcept {
+    agoraish_video_canvas c{};
+    c.struct_size = sizeof(c);
+    c.uid = canvas.uid;
+    c.on_frame = canvas.sink != nullptr ? &sinkFrame : nullptr;
+    c.user_data = canvas.sink;
+    c.render_mode = canvas.renderMode;
+    c.mirror_mode = canvas.mirrorMode;
+    c.view_width = canvas.viewWidth;
+    c.view_height = canvas.viewHeight;
+    return c;
 }
 
 /** The C observer that forwards every position to `observer`; the library copies it. */
@@ -1785,11 +2286,13 @@ public:
 
     // ---- Video (ABI 0.5) ----
 
-    /** Video on (Agora's enableVideo; off by default): pushed pictures are sent
-     *  and received video is decoded and rendered. @return 0; -7 no engine. */
+    /** Video on (Agora's enableVideo; off by default): pictures are captured (the
+     *  camera, unless an external source is set) and sent, and received video is
+     *  decoded and rendered. Others get onUserEnableVideo. @return 0; -7 no engine. */
     int enableVideo() noexcept { return agoraish_engine_enable_video(engine_); }
 
-    /** Video off (Agora's disableVideo). @return 0; -7 no engine. */
+    /** Video off (Agora's disableVideo): nothing is sent or decoded; others get
+     *  onUserEnableVideo(uid, false). @return 0; -7 no engine. */
     int disableVideo() noexcept { return agoraish_engine_disable_video(engine_); }
 
     /**
@@ -1807,6 +2310,9 @@ public:
         c.bitrate = config.bitrate;
         c.min_bitrate = config.minBitrate;
         c.codec_type = config.codecType;
+        c.orientation_mode = config.orientationMode;
+        c.degradation_preference = config.degradationPreference;
+        c.mirror_mode = config.mirrorMode;
         return agoraish_engine_set_video_encoder_configuration(engine_, &c);
     }
 
@@ -1817,12 +2323,13 @@ public:
     }
 
     /**
-     * Pushes one picture (Agora's pushExternalVideoFrame). With video enabled
-     * and a call up it is encoded with VP8 and sent. Push at the configured
-     * frame rate. Thread: any (pushes are serialized).
+     * Pushes one picture (Agora's pushExternalVideoFrame), turned upright by
+     * its rotation. With video enabled and a call up it is encoded and sent.
+     * Push at the configured frame rate. Thread: any (pushes are serialized).
      *
-     * @return 0; -2 an unknown format, a size or stride out of range, or a
-     *         plane the format needs missing; -3 no external source; -7 no engine.
+     * @return 0; -2 an unknown format, a size or stride out of range, a
+     *         rotation other than 0, 90, 180 or 270, or a plane the format
+     *         needs missing; -3 no external source; -7 no engine.
      */
     int pushExternalVideoFrame(const ExternalVideoFrame& frame) noexcept {
         agoraish_external_video_frame f{};
@@ -1837,6 +2344,7 @@ public:
         f.u_stride = frame.uStride;
         f.v_stride = frame.vStride;
         f.timestamp = frame.timestamp;
+        f.rotation = frame.rotation;
         return agoraish_engine_push_external_video_frame(engine_, &f);
     }
 
@@ -1846,19 +2354,16 @@ public:
      * no further picture (unless the call comes from inside that sink). See
      * IVideoSink for how long a sink must live.
      *
-     * @return 0; -2 uid 0; -7 no engine.
+     * @return 0; -2 uid 0, an unknown render or mirror mode or a bad view
+     *         size; -7 no engine.
      */
     int setupRemoteVideo(const VideoCanvas& canvas) noexcept {
-        agoraish_video_canvas c{};
-        c.struct_size = sizeof(c);
-        c.uid = canvas.uid;
-        c.on_frame = canvas.sink != nullptr ? &detail::sinkFrame : nullptr;
-        c.user_data = canvas.sink;
+        const agoraish_video_canvas c = detail::makeCanvas(canvas);
         return agoraish_engine_setup_remote_video(engine_, &c);
     }
 
-    /** Local video sending on or off (Agora's enableLocalVideo; on by default);
-     *  receiving goes on. @return 0; -7 no engine. */
+    /** Local video capture and sending on or off (Agora's enableLocalVideo; on by
+     *  default); receiving goes on. Others get onUserEnableLocalVideo. @return 0; -7 no engine. */
     int enableLocalVideo(bool enabled) noexcept { return agoraish_engine_enable_local_video(engine_, enabled ? 1 : 0); }
 
     /** Stops or resumes sending video (Agora's muteLocalVideoStream); pushes
@@ -1884,6 +2389,213 @@ public:
     int setDefaultMuteAllRemoteVideoStreams(bool mute) noexcept {
         return agoraish_engine_set_default_mute_all_remote_video_streams(engine_, mute ? 1 : 0);
     }
+
+    // ---- Local canvas, render modes, raw video (ABI 0.6) ----
+
+    /**
+     * Binds the local canvas, or unbinds it with a null sink (Agora's
+     * setupLocalVideo): its sink gets the local pictures (uid 0), mirrored by
+     * default, after startPreview(), or in a call while local video is on.
+     * `canvas.uid` is ignored. After an unbind returns the old sink gets no
+     * further picture (unless the call comes from inside that sink).
+     *
+     * @return 0; -2 an unknown render or mirror mode or a bad view size; -7 no engine.
+     */
+    int setupLocalVideo(const VideoCanvas& canvas) noexcept {
+        const agoraish_video_canvas c = detail::makeCanvas(canvas);
+        return agoraish_engine_setup_local_video(engine_, &c);
+    }
+
+    /** Local pictures reach the local canvas outside calls too (Agora's
+     *  startPreview; needs enableVideo; survives leaving). With no external
+     *  source the camera starts. @return 0; -7 no engine. */
+    int startPreview() noexcept { return agoraish_engine_start_preview(engine_); }
+
+    /** Stops the preview (Agora's stopPreview). @return 0; -7 no engine. */
+    int stopPreview() noexcept { return agoraish_engine_stop_preview(engine_); }
+
+    /** Render and mirror mode of the local canvas (Agora's setLocalRenderMode).
+     *  @return 0; -2 unknown mode; -3 no local canvas bound; -7 no engine. */
+    int setLocalRenderMode(RENDER_MODE_TYPE renderMode,
+                           VIDEO_MIRROR_MODE_TYPE mirrorMode = VIDEO_MIRROR_MODE_AUTO) noexcept {
+        return agoraish_engine_set_local_render_mode(engine_, renderMode, mirrorMode);
+    }
+
+    /** Render and mirror mode of a remote user's canvas (Agora's setRemoteRenderMode).
+     *  @return 0; -2 uid 0 or unknown mode; -3 no canvas bound for uid; -7 no engine. */
+    int setRemoteRenderMode(uid_t uid, RENDER_MODE_TYPE renderMode,
+                            VIDEO_MIRROR_MODE_TYPE mirrorMode = VIDEO_MIRROR_MODE_AUTO) noexcept {
+        return agoraish_engine_set_remote_render_mode(engine_, uid, renderMode, mirrorMode);
+    }
+
+    /**
+     * Registers a raw video observer (Agora's registerVideoFrameObserver), or
+     * removes it with nullptr. See IVideoFrameObserver for its lifetime.
+     *
+     * @param positions  VIDEO_OBSERVER_POSITION bits; 0 is POST_CAPTURER | PRE_RENDERER.
+     * @return 0; -2 unknown position bits; -7 no engine.
+     */
+    int registerVideoFrameObserver(IVideoFrameObserver* observer, int positions) noexcept {
+        if (observer == nullptr) return agoraish_engine_register_video_frame_observer(engine_, nullptr);
+        const agoraish_video_frame_observer table = detail::makeVideoObserverTable(observer, positions);
+        return agoraish_engine_register_video_frame_observer(engine_, &table);
+    }
+
+    /** registerVideoFrameObserver() with the positions of observer->getObservedFramePosition(). */
+    int registerVideoFrameObserver(IVideoFrameObserver* observer) {
+        if (observer == nullptr) return agoraish_engine_register_video_frame_observer(engine_, nullptr);
+        return registerVideoFrameObserver(observer, observer->getObservedFramePosition());
+    }
+
+    // ---- Dual stream (ABI 0.6) ----
+
+    /** Also sends a low stream (Agora's enableDualStreamMode): the picture fitted
+     *  inside 320 x 180 at half the frame rate (at least 5). @return 0; -7 no engine. */
+    int enableDualStreamMode(bool enabled) noexcept {
+        return agoraish_engine_enable_dual_stream_mode(engine_, enabled ? 1 : 0);
+    }
+
+    /** Receives the high or low stream of `uid` (Agora's setRemoteVideoStreamType);
+     *  the server switches at the next keyframe of that stream.
+     *  @return 0; -2 uid 0 or another type; -7 no engine. */
+    int setRemoteVideoStreamType(uid_t uid, REMOTE_VIDEO_STREAM_TYPE streamType) noexcept {
+        return agoraish_engine_set_remote_video_stream_type(engine_, uid, streamType);
+    }
+
+    /** The stream received of users not named by setRemoteVideoStreamType()
+     *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 no engine. */
+    int setRemoteDefaultVideoStreamType(REMOTE_VIDEO_STREAM_TYPE streamType) noexcept {
+        return agoraish_engine_set_remote_default_video_stream_type(engine_, streamType);
+    }
+
+    // ---- Snapshots and watermarks (ABI 0.6) ----
+
+    /**
+     * Writes the next picture of `uid` (0: the local one, as captured) to
+     * `filePath` (Agora's takeSnapshot): ".jpg"/".jpeg" as JPEG, ".png" as PNG.
+     * onSnapshotTaken reports the result.
+     *
+     * @return 0; -2 nullptr or another extension; -113 not in a call; -12
+     *         eight snapshots of that user already waiting; -7 no engine.
+     */
+    int takeSnapshot(uid_t uid, const char* filePath) noexcept {
+        return agoraish_engine_take_snapshot(engine_, uid, filePath);
+    }
+
+    /**
+     * Blends a PNG into the sent picture (Agora's addVideoWatermark), scaled
+     * to the rectangle for the picture's orientation, alpha kept. One at a
+     * time: a new one replaces the old. The file is read now.
+     *
+     * @return 0; -2 nullptr, a file that is not a readable PNG (up to 4096 x
+     *         4096) or bad rectangles; -7 no engine.
+     */
+    int addVideoWatermark(const char* watermarkUrl, const WatermarkOptions& options) noexcept {
+        agoraish_watermark_options o{};
+        o.struct_size = sizeof(o);
+        o.visible_in_preview = options.visibleInPreview ? 1 : 0;
+        o.landscape_x = options.positionInLandscapeMode.x;
+        o.landscape_y = options.positionInLandscapeMode.y;
+        o.landscape_width = options.positionInLandscapeMode.width;
+        o.landscape_height = options.positionInLandscapeMode.height;
+        o.portrait_x = options.positionInPortraitMode.x;
+        o.portrait_y = options.positionInPortraitMode.y;
+        o.portrait_width = options.positionInPortraitMode.width;
+        o.portrait_height = options.positionInPortraitMode.height;
+        return agoraish_engine_add_video_watermark(engine_, watermarkUrl, &o);
+    }
+
+    /** Removes the watermark (Agora's clearVideoWatermarks). @return 0; -7 no engine. */
+    int clearVideoWatermarks() noexcept { return agoraish_engine_clear_video_watermarks(engine_); }
+
+    // ---- Cameras (ABI 0.6) ----
+
+    /** Number of cameras (V4L2 capture devices); 0 on a machine without any.
+     *  @return the count (>= 0); -7 no engine. */
+    int getVideoDeviceCount() const noexcept { return agoraish_engine_get_video_device_count(engine_); }
+
+    /**
+     * One camera, by index in the current enumeration.
+     *
+     * @param out  Filled on success; unchanged on failure.
+     * @return 0; -2 index out of range; -7 no engine.
+     */
+    int getVideoDevice(int index, VideoDeviceInfo& out) const {
+        agoraish_video_device_info info{};
+        const int rc = agoraish_engine_get_video_device(engine_, index, &info);
+        if (rc != 0) return rc;
+        info.id[sizeof info.id - 1] = '\0';
+        info.name[sizeof info.name - 1] = '\0';
+        VideoDeviceInfo device;
+        device.deviceId = info.id;
+        device.deviceName = info.name;
+        const int count = info.format_count < 0 ? 0
+                          : info.format_count > AGORAISH_MAX_VIDEO_FORMATS ? AGORAISH_MAX_VIDEO_FORMATS
+                                                                           : info.format_count;
+        for (int i = 0; i < count; ++i) {
+            agoraish_video_format& f = info.formats[i];
+            f.fourcc[sizeof f.fourcc - 1] = '\0';
+            VideoFormat format;
+            format.width = f.width;
+            format.height = f.height;
+            format.fps = f.fps;
+            format.fourcc = f.fourcc;
+            device.formats.push_back(std::move(format));
+        }
+        out = std::move(device);
+        return 0;
+    }
+
+    /**
+     * Every camera (Agora's enumerateVideoDevices).
+     *
+     * @param out  Receives the cameras (none on a machine without any); unchanged on failure.
+     * @return 0; -7 no engine.
+     */
+    int enumerateVideoDevices(std::vector<VideoDeviceInfo>& out) const {
+        const int count = getVideoDeviceCount();
+        if (count < 0) return count;
+        std::vector<VideoDeviceInfo> devices;
+        devices.reserve(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            VideoDeviceInfo info;
+            const int rc = getVideoDevice(i, info);
+            if (rc == -AGORAISH_ERR_INVALID_ARGUMENT) break;  // the list shrank meanwhile
+            if (rc != 0) return rc;
+            devices.push_back(std::move(info));
+        }
+        out = std::move(devices);
+        return 0;
+    }
+
+    /** Chooses the camera by id, its /dev path (Agora's setDevice); used when
+     *  capture next starts. A camera that will not open is reported through
+     *  onLocalVideoStateChanged. @return 0; -2 nullptr, empty or over 511 bytes; -7 no engine. */
+    int setVideoDevice(const char* deviceId) noexcept { return agoraish_engine_set_video_device(engine_, deviceId); }
+
+    /** The chosen camera's id, else the first found (Agora's getDevice); unchanged on failure.
+     *  @return 0; -3 no camera; -7 no engine. */
+    int getCurrentVideoDevice(std::string& deviceId) const {
+        return detail::readString(
+            [this](char* buf, std::size_t* len) {
+                return agoraish_engine_get_current_video_device(engine_, buf, len);
+            },
+            deviceId);
+    }
+
+    /** Camera capture size preference, for the next start (Agora's setCameraCapturerConfiguration).
+     *  @return 0; -2 unknown preference or a size outside 16..4096; -7 no engine. */
+    int setCameraCapturerConfiguration(const CameraCapturerConfiguration& config) noexcept {
+        agoraish_camera_capturer_configuration c{};
+        c.struct_size = sizeof(c);
+        c.preference = config.preference;
+        c.capture_width = config.captureWidth;
+        c.capture_height = config.captureHeight;
+        return agoraish_engine_set_camera_capturer_configuration(engine_, &c);
+    }
+
+    /** The next camera, round robin (Agora's switchCamera). @return 0; -4 fewer than two cameras; -7 no engine. */
+    int switchCamera() noexcept { return agoraish_engine_switch_camera(engine_); }
 
     /**
      * Renews the token (Agora's renewToken).

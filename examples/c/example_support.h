@@ -49,13 +49,19 @@ static inline const char *local_state_name(int state) {
     return state >= 0 && state < 4 ? names[state] : "?";
 }
 
-/* The names of agoraish_remote_audio_state values. */
+/* The names of agoraish_local_video_stream_state values. */
+static inline const char *local_video_state_name(int state) {
+    static const char *const names[] = {"STOPPED", "CAPTURING", "ENCODING", "FAILED"};
+    return state >= 0 && state < 4 ? names[state] : "?";
+}
+
+/* The names of agoraish_remote_audio_state values (agoraish_remote_video_state has the same). */
 static inline const char *remote_state_name(int state) {
     static const char *const names[] = {"STOPPED", "STARTING", "DECODING", "FROZEN", "FAILED"};
     return state >= 0 && state < 5 ? names[state] : "?";
 }
 
-/* The names of agoraish_remote_audio_state_reason values. */
+/* The names of agoraish_remote_audio_state_reason values (agoraish_remote_video_state_reason has the same). */
 static inline const char *remote_reason_name(int reason) {
     static const char *const names[] = {"INTERNAL", "NETWORK_CONGESTION", "NETWORK_RECOVERY", "LOCAL_MUTED",
                                         "LOCAL_UNMUTED", "REMOTE_MUTED", "REMOTE_UNMUTED", "REMOTE_OFFLINE"};

@@ -70,7 +70,7 @@ final class CameraController: @unchecked Sendable {
     /// Starts or stops capture to match the settings. Any thread.
     func update() {
         let (want, c) = video.settings.withLock {
-            (!$0.externalSource && $0.capturing && ($0.previewing || $0.inCall), $0.configuration)
+            (!$0.externalSource && $0.capturing && ($0.previewing || ($0.inCall && $0.mayPublish)), $0.configuration)
         }
         var old: CameraCapture? = nil
         var failure: Int32? = nil

@@ -54,6 +54,8 @@ final class VideoPipeline: @unchecked Sendable {
         var previewing = false
         /// A call's media transport is up.
         var inCall = false
+        /// The local user may publish (a broadcaster, or any user in communication).
+        var mayPublish = true
         var observer: VideoFrameObserver? = nil
         /// enableDualStreamMode.
         var dualStream = false
@@ -268,7 +270,7 @@ final class VideoPipeline: @unchecked Sendable {
         return send.withLock { st -> LocalVideoStats? in
             defer { st.period = LocalCounters() }
             let p = st.period
-            guard st.localState != 0 || p.captured > 0 else { return nil }
+            guard st.localState == 1 || st.localState == 2 || p.captured > 0 else { return nil }
             let ms = Double(max(periodMs, 1))
             var s = LocalVideoStats()
             s.sentBitrate = Int32(Double(p.sentBytes) * 8 / ms)

@@ -89,8 +89,11 @@ public enum V4L2 {
         guard let dir = opendir(directory) else { return [] }
         var nodes: [(number: Int, path: String)] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            // strlen stops at the NUL: the bytes after it are not set.
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) {
+                    String(cString: $0)
+                }
             }
             guard let number = videoNodeNumber(name) else { continue }
             let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name

@@ -155,8 +155,13 @@ final class MediaWorker: @unchecked Sendable {
     }
 
     /// Stops the worker thread.
+    /// Participants and channels refer to each other; removing every
+    /// participant breaks those cycles so nothing outlives the server.
     func stop() {
-        loop.post { [self] in loop.unregister(wakeFd) }
+        loop.post { [self] in
+            loop.unregister(wakeFd)
+            for session in Array(participants.keys) { remove(session) }
+        }
         loop.stop(wait: true)
     }
 
