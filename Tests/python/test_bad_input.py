@@ -1256,9 +1256,9 @@ def push_video(engine: int, frame: Optional[_ffi.ExternalVideoFrame]) -> int:
     return _ffi.agoraish_engine_push_external_video_frame(engine, ctypes.byref(frame) if frame is not None else None)
 
 
-def canvas(uid: int = 1, on_frame=None, size: Optional[int] = None, user_data: Optional[int] = None
-           ) -> _ffi.VideoCanvas:
-    table = _ffi.VideoCanvas(uid=uid, user_data=user_data)
+def canvas(uid: int = 1, on_frame=None, size: Optional[int] = None, user_data: Optional[int] = None,
+           **fields) -> _ffi.VideoCanvas:
+    table = _ffi.VideoCanvas(uid=uid, user_data=user_data, **fields)
     if on_frame is not None:
         table.on_frame = on_frame
     table.struct_size = ctypes.sizeof(_ffi.VideoCanvas) if size is None else size
@@ -1291,13 +1291,25 @@ def case_encoder_null(ctx: Ctx) -> None:
     assert set_encoder(ctx.engine, None) == EINVAL
 
 
+#: The size of agoraish_video_encoder_configuration in ABI 0.5 (without orientation, degradation and mirror mode).
+ENCODER_SIZE_0_5 = _ffi.VideoEncoderConfiguration.orientation_mode.offset
+
+
 def case_encoder_struct_size(ctx: Ctx) -> None:
     full = ctypes.sizeof(_ffi.VideoEncoderConfiguration)
     # Too small, or not a whole number of fields (a size no header produces).
-    for size in (0, 4, 8, full - 4, full - 1, full + 2):
+    for size in (0, 4, 8, ENCODER_SIZE_0_5 - 4, ENCODER_SIZE_0_5 - 1, full - 1, full + 2):
         assert set_encoder(ctx.engine, encoder_config(size)) == EINVAL, size
-    for size in (full, full + 4, full + 64):  # a newer, larger struct is read up to what is known
+    # The ABI 0.5 struct, anything between, and a newer, larger struct (read up to what is known).
+    for size in (ENCODER_SIZE_0_5, ENCODER_SIZE_0_5 + 4, full, full + 4, full + 64):
         assert set_encoder(ctx.engine, encoder_config(size)) == 0, size
+
+
+def case_encoder_0_5_struct(ctx: Ctx) -> None:
+    # Fields past struct_size are not read: values there that would be -2 are ignored.
+    bad = {"orientation_mode": 7, "degradation_preference": -1, "mirror_mode": INT_MAX}
+    assert set_encoder(ctx.engine, encoder_config(**bad)) == EINVAL, "read in a 0.6 struct"
+    assert set_encoder(ctx.engine, encoder_config(ENCODER_SIZE_0_5, **bad)) == 0, "past a 0.5 struct"
 
 
 def encoder_field_case(name: str, rejected, accepted) -> Callable[[Ctx], None]:
@@ -1332,13 +1344,34 @@ def case_push_without_source(ctx: Ctx) -> None:
     assert push_video(connected, video_frame()) == ENOTREADY, "in a call, no source"
 
 
+#: The size of agoraish_external_video_frame in ABI 0.5 (without rotation).
+FRAME_SIZE_0_5 = _ffi.ExternalVideoFrame.rotation.offset
+
+
 def case_push_struct_size(ctx: Ctx) -> None:
     e = video_source(ctx)
     full = ctypes.sizeof(_ffi.ExternalVideoFrame)
-    for size in (0, 4, 8, full - 8, full - 1, full + 4):
+    for size in (0, 4, 8, FRAME_SIZE_0_5 - 8, FRAME_SIZE_0_5 - 1, full - 1, full + 4):
         assert push_video(e, video_frame(size=size)) == EINVAL, size
-    for size in (full, full + 8, full + 64):
+    for size in (FRAME_SIZE_0_5, full, full + 8, full + 64):
         assert push_video(e, video_frame(size=size)) == 0, size
+
+
+def case_push_rotation(ctx: Ctx) -> None:
+    e = video_source(ctx)
+    for rotation in (-90, 1, 45, 89, 360, 450, INT_MAX, INT_MIN):
+        for fmt in PIXEL_FORMATS:
+            assert push_video(e, video_frame(fmt=fmt, rotation=rotation)) == EINVAL, (fmt, rotation)
+        assert push_video(e, video_frame(size=FRAME_SIZE_0_5, rotation=rotation)) == 0, ("not read in 0.5", rotation)
+    for rotation in (0, 90, 180, 270):
+        for fmt in PIXEL_FORMATS:
+            assert push_video(e, video_frame(width=64, height=16, fmt=fmt, rotation=rotation)) == 0, (fmt, rotation)
+    connected = connected_engine(ctx)
+    assert _ffi.agoraish_engine_enable_video(connected) == 0
+    assert _ffi.agoraish_engine_set_external_video_source(connected, 1) == 0
+    for n, rotation in enumerate((0, 90, 180, 270, 90)):  # sizes turn: a new size for the encoder each time
+        assert push_video(connected, video_frame(width=64, height=32, rotation=rotation, timestamp=66 * n)) == 0
+    assert push_video(connected, video_frame(rotation=45)) == EINVAL
 
 
 def case_push_formats(ctx: Ctx) -> None:
@@ -1483,16 +1516,32 @@ def case_canvas_null(ctx: Ctx) -> None:
     assert setup_video(ctx.engine, None) == EINVAL
 
 
-def case_canvas_struct_size(ctx: Ctx) -> None:
-    callback = _ffi.VideoFrameCallback(lambda *args: None)
-    ctx.keep.append(callback)
-    full = ctypes.sizeof(_ffi.VideoCanvas)
-    for size in (0, 4, 8, 16, full - 8, full - 1, full + 4):
-        assert setup_video(ctx.engine, canvas(size=size)) == EINVAL, ("unbind", size)
-        assert setup_video(ctx.engine, canvas(on_frame=callback, size=size)) == EINVAL, ("bind", size)
-    for size in (full, full + 8, full + 64):
-        assert setup_video(ctx.engine, canvas(on_frame=callback, size=size)) == 0, ("bind", size)
-        assert setup_video(ctx.engine, canvas(size=size)) == 0, ("unbind", size)
+#: The size of agoraish_video_canvas in ABI 0.5 (without render mode, mirror mode and view size).
+CANVAS_SIZE_0_5 = _ffi.VideoCanvas.render_mode.offset
+
+
+def canvas_struct_size_case(setup: Callable[[int, Optional[_ffi.VideoCanvas]], int]) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        callback = _ffi.VideoFrameCallback(lambda *args: None)
+        ctx.keep.append(callback)
+        full = ctypes.sizeof(_ffi.VideoCanvas)
+        for size in (0, 4, 8, 16, CANVAS_SIZE_0_5 - 1, full - 1, full + 4):
+            assert setup(ctx.engine, canvas(size=size)) == EINVAL, ("unbind", size)
+            assert setup(ctx.engine, canvas(on_frame=callback, size=size)) == EINVAL, ("bind", size)
+        # The ABI 0.5 canvas, one with the modes but no view size, the full one, a newer one.
+        for size in (CANVAS_SIZE_0_5, CANVAS_SIZE_0_5 + 8, full, full + 8, full + 64):
+            assert setup(ctx.engine, canvas(on_frame=callback, size=size)) == 0, ("bind", size)
+            assert setup(ctx.engine, canvas(size=size)) == 0, ("unbind", size)
+        # Fields past a 0.5 struct are not read: values there that would be -2 are ignored.
+        bad = {"render_mode": 9, "mirror_mode": -1, "view_width": 1, "view_height": 0}
+        assert setup(ctx.engine, canvas(on_frame=callback, **bad)) == EINVAL, "read in a 0.6 struct"
+        assert setup(ctx.engine, canvas(on_frame=callback, size=CANVAS_SIZE_0_5, **bad)) == 0, "past a 0.5 struct"
+        assert setup(ctx.engine, canvas()) == 0
+
+    return case
+
+
+case_canvas_struct_size = canvas_struct_size_case(lambda e, c: setup_video(e, c))
 
 
 def case_canvas_uids(ctx: Ctx) -> None:
@@ -1511,6 +1560,502 @@ def case_canvas_uids(ctx: Ctx) -> None:
     assert setup_video(connected, canvas(uid=0, on_frame=callback)) == EINVAL, "uid 0 in a call"
     assert setup_video(connected, canvas(uid=7, on_frame=callback)) == 0, "in a call"
     assert setup_video(connected, canvas(uid=7)) == 0, "in a call"
+
+
+# -- video (ABI 0.6) --------------------------------------------------------
+
+RENDER_MODES_REJECTED = (-1, 5, 6, 100, INT_MAX, INT_MIN)
+MIRROR_MODES_REJECTED = (-1, 3, 4, INT_MAX, INT_MIN)
+
+
+def setup_local(engine: int, table: Optional[_ffi.VideoCanvas]) -> int:
+    return _ffi.agoraish_engine_setup_local_video(engine, ctypes.byref(table) if table is not None else None)
+
+
+def canvas_modes_case(setup: Callable[[int, Optional[_ffi.VideoCanvas]], int]) -> Callable[[Ctx], None]:
+    """Render modes 0 (HIDDEN) and 1..4, mirror modes 0..2; others -2 when binding, ignored when unbinding."""
+
+    def case(ctx: Ctx) -> None:
+        callback = _ffi.VideoFrameCallback(lambda *args: None)
+        ctx.keep.append(callback)
+        for mode in RENDER_MODES_REJECTED:
+            assert setup(ctx.engine, canvas(on_frame=callback, render_mode=mode)) == EINVAL, ("render_mode", mode)
+            assert setup(ctx.engine, canvas(render_mode=mode)) == 0, ("unbinding ignores render_mode", mode)
+        for mode in MIRROR_MODES_REJECTED:
+            assert setup(ctx.engine, canvas(on_frame=callback, mirror_mode=mode)) == EINVAL, ("mirror_mode", mode)
+            assert setup(ctx.engine, canvas(mirror_mode=mode)) == 0, ("unbinding ignores mirror_mode", mode)
+        for render_mode in (0, 1, 2, 3, 4):
+            for mirror_mode in (0, 1, 2):
+                table = canvas(on_frame=callback, render_mode=render_mode, mirror_mode=mirror_mode)
+                assert setup(ctx.engine, table) == 0, (render_mode, mirror_mode)
+        assert setup(ctx.engine, canvas()) == 0
+
+    return case
+
+
+VIEW_SIZES_REJECTED = ((0, 2), (2, 0), (-2, 2), (2, -2), (4097, 2), (2, 4097), (4098, 4098), (INT_MAX, 2),
+                       (2, INT_MIN), (-1, -1))
+VIEW_SIZES_ACCEPTED = ((0, 0), (2, 2), (4096, 4096), (640, 360), (360, 640), (3, 5), (4096, 2))
+
+
+def canvas_view_case(setup: Callable[[int, Optional[_ffi.VideoCanvas]], int],
+                     rejected=VIEW_SIZES_REJECTED, accepted=VIEW_SIZES_ACCEPTED) -> Callable[[Ctx], None]:
+    """View sizes: 0 x 0 or both 2..4096; others -2 when binding."""
+
+    def case(ctx: Ctx) -> None:
+        callback = _ffi.VideoFrameCallback(lambda *args: None)
+        ctx.keep.append(callback)
+        got = {size: setup(ctx.engine, canvas(on_frame=callback, view_width=size[0], view_height=size[1]))
+               for size in (*rejected, *accepted)}
+        assert got == {**{size: EINVAL for size in rejected}, **{size: 0 for size in accepted}}
+        assert setup(ctx.engine, canvas(view_width=-5, view_height=9000)) == 0, "unbinding ignores the view size"
+
+    return case
+
+
+VIEW_SIDES_OF_1 = ((1, 1), (1, 2), (2, 1), (1, 4096))
+
+case_canvas_modes = canvas_modes_case(setup_video)
+case_canvas_view_sizes = canvas_view_case(setup_video)
+case_canvas_view_size_1 = canvas_view_case(setup_video, rejected=VIEW_SIDES_OF_1, accepted=())
+case_local_canvas_struct_size = canvas_struct_size_case(setup_local)
+case_local_canvas_modes = canvas_modes_case(setup_local)
+case_local_canvas_view_sizes = canvas_view_case(setup_local)
+case_local_canvas_view_size_1 = canvas_view_case(setup_local, rejected=VIEW_SIDES_OF_1, accepted=())
+
+
+def case_local_canvas_null(ctx: Ctx) -> None:
+    assert setup_local(ctx.engine, None) == EINVAL
+
+
+def case_local_canvas_uid_ignored(ctx: Ctx) -> None:
+    callback = _ffi.VideoFrameCallback(lambda *args: None)
+    ctx.keep.append(callback)
+    e = ctx.engine
+    for uid in (0, 1, 2**32 - 1):
+        assert setup_local(e, canvas(uid=uid)) == 0, ("unbind, never bound", uid)
+        assert setup_local(e, canvas(uid=uid, on_frame=callback)) == 0, ("bind", uid)
+        assert setup_local(e, canvas(uid=uid, on_frame=callback, user_data=0xDEADBEEF)) == 0, ("bind again", uid)
+        assert setup_local(e, canvas(uid=uid)) == 0, ("unbind", uid)
+        assert setup_local(e, canvas(uid=uid)) == 0, ("unbind twice", uid)
+    connected = connected_engine(ctx)
+    assert setup_local(connected, canvas(uid=0, on_frame=callback)) == 0, "in a call"
+    assert setup_local(connected, canvas(uid=0)) == 0, "in a call"
+
+
+def case_preview_switches(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert _ffi.agoraish_engine_stop_preview(e) == 0, "not started"
+    assert _ffi.agoraish_engine_start_preview(e) == 0, "video off, no canvas"
+    assert _ffi.agoraish_engine_start_preview(e) == 0, "twice"
+    assert _ffi.agoraish_engine_stop_preview(e) == 0
+    assert _ffi.agoraish_engine_stop_preview(e) == 0, "twice"
+    assert _ffi.agoraish_engine_enable_video(e) == 0
+    assert _ffi.agoraish_engine_start_preview(e) == 0, "video on, no source and no camera (reported as an event)"
+    assert _ffi.agoraish_engine_set_external_video_source(e, 1) == 0
+    assert _ffi.agoraish_engine_start_preview(e) == 0, "with an external source"
+    connected = connected_engine(ctx)
+    assert _ffi.agoraish_engine_start_preview(connected) == 0, "in a call"
+    assert _ffi.agoraish_engine_stop_preview(connected) == 0, "in a call"
+
+
+def render_mode_case(call: Callable[[int, int, int], int], bind: Callable[[Ctx, object], int],
+                     param: str) -> Callable[[Ctx], None]:
+    """set_*_render_mode: unknown modes -2 (bound or not), -3 without a canvas, 0 with one."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        rejected = RENDER_MODES_REJECTED + (0,) if param == "render_mode" else MIRROR_MODES_REJECTED
+        accepted = (1, 2, 3, 4) if param == "render_mode" else (0, 1, 2)
+
+        def set_mode(value: int) -> int:
+            return call(e, value, 0) if param == "render_mode" else call(e, 1, value)
+
+        for value in rejected:
+            assert set_mode(value) == EINVAL, ("no canvas", value)
+        for value in accepted:
+            assert set_mode(value) == ENOTREADY, ("no canvas", value)
+        callback = _ffi.VideoFrameCallback(lambda *args: None)
+        ctx.keep.append(callback)
+        assert bind(ctx, callback) == 0
+        for value in rejected:
+            assert set_mode(value) == EINVAL, ("bound", value)
+        for value in accepted:
+            assert set_mode(value) == 0, ("bound", value)
+        assert bind(ctx, None) == 0
+        assert set_mode(accepted[0]) == ENOTREADY, "unbound again"
+
+    return case
+
+
+def _bind_local(ctx: Ctx, callback) -> int:
+    return setup_local(ctx.engine, canvas(on_frame=callback) if callback is not None else canvas())
+
+
+def _bind_remote_7(ctx: Ctx, callback) -> int:
+    return setup_video(ctx.engine, canvas(uid=7, on_frame=callback) if callback is not None else canvas(uid=7))
+
+
+def _local_render_mode(e: int, render_mode: int, mirror_mode: int) -> int:
+    return _ffi.agoraish_engine_set_local_render_mode(e, render_mode, mirror_mode)
+
+
+def _remote_render_mode_7(e: int, render_mode: int, mirror_mode: int) -> int:
+    return _ffi.agoraish_engine_set_remote_render_mode(e, 7, render_mode, mirror_mode)
+
+
+def case_remote_render_mode_uids(ctx: Ctx) -> None:
+    callback = _ffi.VideoFrameCallback(lambda *args: None)
+    ctx.keep.append(callback)
+    e = ctx.engine
+    assert _ffi.agoraish_engine_set_remote_render_mode(e, 0, 1, 0) == EINVAL, "uid 0"
+    assert _ffi.agoraish_engine_set_remote_render_mode(e, 0, 9, 9) == EINVAL, "uid 0, bad modes"
+    assert setup_local(e, canvas(on_frame=callback)) == 0
+    assert _ffi.agoraish_engine_set_remote_render_mode(e, 0, 1, 0) == EINVAL, "uid 0 is not the local canvas"
+    for uid in (1, 12345, 2**32 - 1):
+        assert _ffi.agoraish_engine_set_remote_render_mode(e, uid, 2, 1) == ENOTREADY, ("not bound", uid)
+        assert setup_video(e, canvas(uid=uid, on_frame=callback)) == 0
+        assert _ffi.agoraish_engine_set_remote_render_mode(e, uid, 2, 1) == 0, ("bound", uid)
+        assert setup_video(e, canvas(uid=uid)) == 0
+        assert _ffi.agoraish_engine_set_remote_render_mode(e, uid, 2, 1) == ENOTREADY, ("unbound", uid)
+
+
+def video_observer_table(size: Optional[int] = None, positions: int = 7, **callbacks) -> _ffi.VideoFrameObserverTable:
+    table = _ffi.VideoFrameObserverTable(**callbacks)
+    table.struct_size = ctypes.sizeof(_ffi.VideoFrameObserverTable) if size is None else size
+    table.observed_position = positions
+    return table
+
+
+def register_video_observer(engine: int, table: Optional[_ffi.VideoFrameObserverTable]) -> int:
+    return _ffi.agoraish_engine_register_video_frame_observer(
+        engine, ctypes.byref(table) if table is not None else None)
+
+
+def case_video_observer_null(ctx: Ctx) -> None:
+    assert register_video_observer(ctx.engine, None) == 0, "none registered"
+    assert register_video_observer(ctx.engine, video_observer_table()) == 0
+    assert register_video_observer(ctx.engine, None) == 0, "removes it"
+    assert register_video_observer(ctx.engine, None) == 0, "twice"
+
+
+def case_video_observer_struct_size(ctx: Ctx) -> None:
+    full = ctypes.sizeof(_ffi.VideoFrameObserverTable)
+    # Too small (the struct is new in ABI 0.6: every field is needed), or splitting a field.
+    for size in (0, 4, 8, full - 8, full - 1, full + 4):
+        assert register_video_observer(ctx.engine, video_observer_table(size)) == EINVAL, size
+    for size in (full, full + 8, full + 64):
+        assert register_video_observer(ctx.engine, video_observer_table(size)) == 0, size
+    assert register_video_observer(ctx.engine, None) == 0
+
+
+def case_video_observer_positions(ctx: Ctx) -> None:
+    for positions in (8, 0x10, 0xF, -1, INT_MAX, INT_MIN):
+        assert register_video_observer(ctx.engine, video_observer_table(positions=positions)) == EINVAL, hex(positions)
+    for positions in range(8):  # 0 is POST_CAPTURER | PRE_RENDERER
+        assert register_video_observer(ctx.engine, video_observer_table(positions=positions)) == 0, positions
+    assert register_video_observer(ctx.engine, None) == 0
+
+
+def case_video_observer_null_callbacks(ctx: Ctx) -> None:
+    # Every position observed, every callback NULL: pictures flow as without an observer.
+    e = ctx.engine
+    assert register_video_observer(e, video_observer_table(positions=7)) == 0
+    assert _ffi.agoraish_engine_enable_video(e) == 0
+    assert _ffi.agoraish_engine_set_external_video_source(e, 1) == 0
+    for n in range(3):
+        assert push_video(e, video_frame(timestamp=66 * n)) == 0
+    assert register_video_observer(e, None) == 0
+
+
+def stream_type_values_case(call: Callable[[int, int], int]) -> Callable[[Ctx], None]:
+    """A stream type: 0 (high) and 1 (low); anything else -2, before and in a call."""
+
+    def case(ctx: Ctx) -> None:
+        for engine in (ctx.engine, connected_engine(ctx)):
+            for value in (-1, 2, 3, INT_MAX, INT_MIN):
+                assert call(engine, value) == EINVAL, value
+            for value in (1, 0, 1, 0):
+                assert call(engine, value) == 0, value
+
+    return case
+
+
+def case_stream_type_uids(ctx: Ctx) -> None:
+    e = ctx.engine
+    for stream_type in (0, 1):
+        assert _ffi.agoraish_engine_set_remote_video_stream_type(e, 0, stream_type) == EINVAL, "uid 0"
+        for uid in (1, 12345, 2**32 - 1):  # users that have not joined (yet)
+            assert _ffi.agoraish_engine_set_remote_video_stream_type(e, uid, stream_type) == 0, uid
+    assert _ffi.agoraish_engine_set_remote_video_stream_type(e, 0, 7) == EINVAL, "uid 0 and a bad type"
+
+
+def snapshot(engine: int, uid: int, path: Optional[bytes]) -> int:
+    return _ffi.agoraish_engine_take_snapshot(engine, uid, path)
+
+
+def in_call_engine(ctx: Ctx) -> int:
+    """A connected engine whose media path is up (take_snapshot is -113 until then)."""
+    import time
+
+    connected = connected_engine(ctx)
+    probe = str(ctx.tmp / "probe.png").encode()
+    deadline = time.monotonic() + TIMEOUT
+    while snapshot(connected, 4242, probe) == ENOTIN and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert snapshot(connected, 4242, probe) == 0, "the media path did not come up"
+    return connected
+
+
+def case_snapshot_paths(ctx: Ctx) -> None:
+    tmp = str(ctx.tmp).encode()
+    rejected = [None, b"", b"x", tmp + b"/a.bmp", tmp + b"/a.gif", tmp + b"/a.jpg.txt", tmp + b"/jpg", tmp + b"/a.",
+                tmp + b"/\xff.jpg", b"/" + b"a" * 4093 + b".png"]
+    for path in rejected:
+        assert snapshot(ctx.engine, 0, path) == EINVAL, ("outside a call", path)
+    for path in (tmp + b"/a.jpg", tmp + b"/a.jpeg", tmp + b"/a.png", tmp + b"/A.JPG", tmp + b"/b.PNG"):
+        assert snapshot(ctx.engine, 0, path) == ENOTIN, ("outside a call", path)
+    connected = in_call_engine(ctx)
+    for path in rejected:
+        assert snapshot(connected, 0, path) == EINVAL, ("in a call", path)
+    for path in (tmp + b"/a.jpg", tmp + b"/a.jpeg", tmp + b"/a.png", tmp + b"/A.JPG", b"/" + b"a" * 4091 + b".png"):
+        assert snapshot(connected, 1, path) == 0, ("in a call", path[:40])
+
+
+def case_snapshot_uids(ctx: Ctx) -> None:
+    assert snapshot(ctx.engine, 0, str(ctx.tmp / "a.jpg").encode()) == ENOTIN, "outside a call"
+    connected = in_call_engine(ctx)
+    for uid in (0, 1, 12345, 2**32 - 1):  # the local picture, users not (yet) in the call
+        assert snapshot(connected, uid, str(ctx.tmp / f"{uid}.jpg").encode()) == 0, uid
+
+
+def case_snapshot_queue_limit(ctx: Ctx) -> None:
+    connected = in_call_engine(ctx)  # no picture flows: the snapshots wait
+    for n in range(8):
+        assert snapshot(connected, 77, str(ctx.tmp / f"q{n}.png").encode()) == 0, n
+    assert snapshot(connected, 77, str(ctx.tmp / "q8.png").encode()) == -12, "a ninth one of the same user"
+    assert snapshot(connected, 78, str(ctx.tmp / "other.png").encode()) == 0, "another user has its own queue"
+    assert snapshot(connected, 77, str(ctx.tmp / "bad.bmp").encode()) == EINVAL, "-2 is checked first"
+
+
+def png_bytes(width: int, height: int, rgba: bytes = b"\xff\x00\x00\xff") -> bytes:
+    """An 8-bit RGBA PNG of one colour, written with the standard library."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\0" + rgba * width for _ in range(height))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def watermark_options(size: Optional[int] = None, **fields) -> _ffi.WatermarkOptions:
+    options = _ffi.WatermarkOptions(visible_in_preview=1, landscape_x=0, landscape_y=0, landscape_width=64,
+                                    landscape_height=64, portrait_x=0, portrait_y=0, portrait_width=64,
+                                    portrait_height=64)
+    options.struct_size = ctypes.sizeof(_ffi.WatermarkOptions) if size is None else size
+    for key, value in fields.items():
+        setattr(options, key, value)
+    return options
+
+
+def watermark(engine: int, path: Optional[bytes], options: Optional[_ffi.WatermarkOptions]) -> int:
+    return _ffi.agoraish_engine_add_video_watermark(engine, path, ctypes.byref(options) if options is not None
+                                                    else None)
+
+
+def good_png(ctx: Ctx, name: str = "mark.png", width: int = 32, height: int = 32) -> bytes:
+    path = ctx.tmp / name
+    path.write_bytes(png_bytes(width, height))
+    return str(path).encode()
+
+
+def case_watermark_paths(ctx: Ctx) -> None:
+    tmp = ctx.tmp
+    png = png_bytes(32, 32)
+    (tmp / "text.png").write_text("not a PNG")
+    (tmp / "truncated.png").write_bytes(png[:60])
+    (tmp / "empty.png").write_bytes(b"")
+    (tmp / "signature-only.png").write_bytes(png[:8])
+    (tmp / "corrupt.png").write_bytes(png[:40] + bytes(len(png) - 40))
+    (tmp / "wide.png").write_bytes(png_bytes(4097, 1))
+    (tmp / "tall.png").write_bytes(png_bytes(1, 4097))
+    rejected = [None, b"", str(tmp / "none.png").encode(), str(tmp).encode(), b"/tmp/\xff.png",
+                b"/" + b"a" * 4096 + b".png"] + [
+        str(tmp / name).encode() for name in ("text.png", "truncated.png", "empty.png", "signature-only.png",
+                                               "corrupt.png", "wide.png", "tall.png")]
+    for path in rejected:
+        assert watermark(ctx.engine, path, watermark_options()) == EINVAL, path[-40:] if path else path
+    (tmp / "largest.png").write_bytes(png_bytes(4096, 1))
+    (tmp / "not-named-png.dat").write_bytes(png)
+    for path in (good_png(ctx), good_png(ctx, "one.png", 1, 1), str(tmp / "largest.png").encode(),
+                 str(tmp / "not-named-png.dat").encode()):
+        assert watermark(ctx.engine, path, watermark_options()) == 0, path
+    assert _ffi.agoraish_engine_clear_video_watermarks(ctx.engine) == 0
+
+
+def case_watermark_options_null(ctx: Ctx) -> None:
+    assert watermark(ctx.engine, good_png(ctx), None) == EINVAL
+
+
+def case_watermark_struct_size(ctx: Ctx) -> None:
+    path = good_png(ctx)
+    full = ctypes.sizeof(_ffi.WatermarkOptions)
+    for size in (0, 4, 8, full - 4, full - 1, full + 2):  # new in ABI 0.6: every field is needed
+        assert watermark(ctx.engine, path, watermark_options(size)) == EINVAL, size
+    for size in (full, full + 4, full + 64):
+        assert watermark(ctx.engine, path, watermark_options(size)) == 0, size
+
+
+def case_watermark_rectangles(ctx: Ctx) -> None:
+    path = good_png(ctx)
+    rejected, accepted = [], []
+    for side in ("landscape", "portrait"):
+        for axis in ("x", "y"):
+            rejected += [{f"{side}_{axis}": v} for v in (-1, 4097, INT_MAX, INT_MIN)]
+            accepted += [{f"{side}_{axis}": v} for v in (0, 100, 4096)]
+        for extent in ("width", "height"):
+            rejected += [{f"{side}_{extent}": v} for v in (0, -1, 4097, INT_MAX, INT_MIN)]
+            accepted += [{f"{side}_{extent}": v} for v in (1, 33, 4096)]
+    for fields in rejected:
+        assert watermark(ctx.engine, path, watermark_options(**fields)) == EINVAL, fields
+    for fields in accepted:
+        assert watermark(ctx.engine, path, watermark_options(**fields)) == 0, fields
+    for flag in ANY_INTS:
+        assert watermark(ctx.engine, path, watermark_options(visible_in_preview=flag)) == 0, flag
+
+
+def case_clear_watermarks(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert _ffi.agoraish_engine_clear_video_watermarks(e) == 0, "none added"
+    assert watermark(e, good_png(ctx), watermark_options()) == 0
+    assert _ffi.agoraish_engine_clear_video_watermarks(e) == 0
+    assert _ffi.agoraish_engine_clear_video_watermarks(e) == 0, "twice"
+    connected = connected_engine(ctx)
+    assert watermark(connected, good_png(ctx), watermark_options()) == 0, "in a call"
+    assert _ffi.agoraish_engine_clear_video_watermarks(connected) == 0, "in a call"
+
+
+def video_device(engine: int, index: int, with_info: bool = True) -> Tuple[int, _ffi.VideoDeviceInfo]:
+    info = _ffi.VideoDeviceInfo(id=b"untouched", name=b"untouched", format_count=-5)
+    rc = _ffi.agoraish_engine_get_video_device(engine, index, ctypes.byref(info) if with_info else None)
+    return rc, info
+
+
+def case_video_device_count(ctx: Ctx) -> None:
+    count = _ffi.agoraish_engine_get_video_device_count(ctx.engine)
+    assert count >= 0
+    assert _ffi.agoraish_engine_get_video_device_count(ctx.engine) == count, "the same twice"
+
+
+def case_video_device_index(ctx: Ctx) -> None:
+    count = _ffi.agoraish_engine_get_video_device_count(ctx.engine)
+    assert count >= 0
+    for index in (-1, count, count + 1, INT_MAX, INT_MIN):
+        rc, info = video_device(ctx.engine, index)
+        assert rc == EINVAL and info.id == b"untouched" and info.format_count == -5, index
+    for index in range(count):
+        rc, info = video_device(ctx.engine, index)
+        assert rc == 0 and info.id.startswith(b"/dev/") and 0 <= info.format_count <= _ffi.AGORAISH_MAX_VIDEO_FORMATS
+        info.name.decode()
+
+
+def case_video_device_info_null(ctx: Ctx) -> None:
+    for index in (0, -1):
+        assert video_device(ctx.engine, index, with_info=False)[0] == EINVAL, index
+
+
+def current_video_device(engine: int, capacity: Optional[int] = 1024) -> Tuple[int, int, bytes]:
+    length = ctypes.c_size_t(capacity or 0)
+    buf = ctypes.create_string_buffer(b"\xaa" * capacity, capacity) if capacity else None
+    rc = _ffi.agoraish_engine_get_current_video_device(engine, buf, ctypes.byref(length))
+    return rc, length.value, (buf.raw if buf is not None else b"")
+
+
+def case_set_video_device(ctx: Ctx) -> None:
+    e = ctx.engine
+    first = current_video_device(e)
+    for device in (None, b"", b"d" * 512, b"d" * 4096, b"caf\xe9"):
+        assert _ffi.agoraish_engine_set_video_device(e, device) == EINVAL, device
+        assert current_video_device(e)[0] == first[0], "a refused id changes nothing"
+    for device in (b"d" * 511, b"/dev/video99", b"agoraish-no-such-camera"):
+        assert _ffi.agoraish_engine_set_video_device(e, device) == 0, device
+        rc, _, raw = current_video_device(e)
+        assert rc == 0 and raw.split(b"\0")[0] == device, "any id is taken, listed or not"
+
+
+def case_current_video_device_none(ctx: Ctx) -> None:
+    if _ffi.agoraish_engine_get_video_device_count(ctx.engine) > 0:
+        pytest.skip("this machine has a camera")
+    assert current_video_device(ctx.engine)[0] == ENOTREADY, "no camera, none chosen"
+    assert current_video_device(ctx.engine, None)[0] == ENOTREADY, "no camera: size query"
+
+
+def case_current_video_device_buffer(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert _ffi.agoraish_engine_set_video_device(e, b"/dev/video42") == 0
+    rc, needed, _ = current_video_device(e, None)
+    assert rc == ESMALL and needed == len(b"/dev/video42") + 1, "size query"
+    rc, needed2, raw = current_video_device(e, needed - 1)
+    assert rc == ESMALL and needed2 == needed and raw == b"\xaa" * (needed - 1), "a too-small buffer is not written"
+    rc, needed3, raw = current_video_device(e, needed)
+    assert rc == 0 and needed3 == needed and raw == b"/dev/video42\0", "exact size"
+    length = ctypes.c_size_t(16)
+    assert _ffi.agoraish_engine_get_current_video_device(e, None, ctypes.byref(length)) == EINVAL, "NULL buf, len 16"
+
+
+def case_current_video_device_len_null(ctx: Ctx) -> None:
+    buf = ctypes.create_string_buffer(64)
+    assert _ffi.agoraish_engine_get_current_video_device(ctx.engine, buf, None) == EINVAL, "no camera"
+    assert _ffi.agoraish_engine_set_video_device(ctx.engine, b"/dev/video42") == 0
+    assert _ffi.agoraish_engine_get_current_video_device(ctx.engine, buf, None) == EINVAL, "one chosen"
+    assert _ffi.agoraish_engine_get_current_video_device(ctx.engine, None, None) == EINVAL
+
+
+def capturer_config(size: Optional[int] = None, **fields) -> _ffi.CameraCapturerConfiguration:
+    config = _ffi.CameraCapturerConfiguration(preference=0, capture_width=640, capture_height=480)
+    config.struct_size = ctypes.sizeof(_ffi.CameraCapturerConfiguration) if size is None else size
+    for key, value in fields.items():
+        setattr(config, key, value)
+    return config
+
+
+def set_capturer(engine: int, config: Optional[_ffi.CameraCapturerConfiguration]) -> int:
+    return _ffi.agoraish_engine_set_camera_capturer_configuration(
+        engine, ctypes.byref(config) if config is not None else None)
+
+
+def case_capturer_null(ctx: Ctx) -> None:
+    assert set_capturer(ctx.engine, None) == EINVAL
+
+
+def case_capturer_struct_size(ctx: Ctx) -> None:
+    full = ctypes.sizeof(_ffi.CameraCapturerConfiguration)
+    for size in (0, 4, 8, full - 4, full - 1, full + 2):  # new in ABI 0.6: every field is needed
+        assert set_capturer(ctx.engine, capturer_config(size)) == EINVAL, size
+    for size in (full, full + 4, full + 64):
+        assert set_capturer(ctx.engine, capturer_config(size)) == 0, size
+
+
+def capturer_field_case(name: str, rejected, accepted) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        got = {v: set_capturer(ctx.engine, capturer_config(**{name: v})) for v in (*rejected, *accepted)}
+        assert got == {**{v: EINVAL for v in rejected}, **{v: 0 for v in accepted}}, name
+        if name != "preference":
+            for preference in (0, 1, 2, 3):  # the size is checked whatever the preference
+                config = capturer_config(**{"preference": preference, name: rejected[0]})
+                assert set_capturer(ctx.engine, config) == EINVAL, preference
+
+    return case
+
+
+def case_switch_camera(ctx: Ctx) -> None:
+    count = _ffi.agoraish_engine_get_video_device_count(ctx.engine)
+    expected = ENOTSUP if count < 2 else 0
+    assert _ffi.agoraish_engine_switch_camera(ctx.engine) == expected
+    assert _ffi.agoraish_engine_switch_camera(ctx.engine) == expected, "twice"
 
 
 ROWS: Dict[str, Row] = {
@@ -1935,8 +2480,15 @@ ROWS: Dict[str, Row] = {
                 "bitrate", (-2, 100001, INT_MAX, INT_MIN), (-1, 0, 1, 600, 100000))),
             ("config", "min_bitrate below -1 or above 100000: -2", encoder_field_case(
                 "min_bitrate", (-2, 100001, INT_MAX, INT_MIN), (-1, 1, 100000))),
-            ("config", "codec_type other than 0 and 1: -2", encoder_field_case(
-                "codec_type", (-1, 2, 3, INT_MAX, INT_MIN), (0, 1))),
+            ("config", "codec_type other than 0, 1 (VP8) and 5 (VP9): -2", encoder_field_case(
+                "codec_type", (-1, 2, 3, 4, 6, 8, INT_MAX, INT_MIN), (0, 1, 5))),
+            ("config", "orientation_mode outside 0..2: -2", encoder_field_case(
+                "orientation_mode", (-1, 3, INT_MAX, INT_MIN), (0, 1, 2))),
+            ("config", "degradation_preference outside 0..2: -2", encoder_field_case(
+                "degradation_preference", (-1, 3, INT_MAX, INT_MIN), (0, 1, 2))),
+            ("config", "mirror_mode outside 0..2: -2", encoder_field_case(
+                "mirror_mode", (-1, 3, INT_MAX, INT_MIN), (0, 1, 2))),
+            ("config", "an ABI 0.5 struct: the 0.6 fields are not read", case_encoder_0_5_struct),
         ],
         handle_call=lambda h: set_encoder(h, encoder_config()),
     ),
@@ -1948,7 +2500,8 @@ ROWS: Dict[str, Row] = {
         [
             ("frame", "NULL", case_push_null),
             ("frame", "no external source: -3", case_push_without_source),
-            ("frame", "struct_size 0 or too small or splitting a field: -2; larger: 0", case_push_struct_size),
+            ("frame", "struct_size 0 or too small or splitting a field: -2; 0.5 or larger: 0", case_push_struct_size),
+            ("frame", "rotation other than 0, 90, 180, 270: -2 (not read in a 0.5 struct)", case_push_rotation),
             ("frame", "unknown formats: -2; I420, BGRA, NV21, RGBA, NV12", case_push_formats),
             ("frame", "width and height outside 16..4096 or odd: -2", case_push_sizes),
             ("frame", "strides shorter than a row: -2; longer; unused planes' strides", case_push_strides),
@@ -1962,8 +2515,12 @@ ROWS: Dict[str, Row] = {
     "agoraish_engine_setup_remote_video": Row(
         [
             ("canvas", "NULL", case_canvas_null),
-            ("canvas", "struct_size 0 or too small or splitting a field: -2; larger: 0", case_canvas_struct_size),
+            ("canvas", "struct_size 0 or too small or splitting a field: -2; 0.5 or larger: 0",
+             case_canvas_struct_size),
             ("canvas", "uid 0: -2; bind, rebind, unbind (twice) any other uid", case_canvas_uids),
+            ("canvas", "render_mode outside 0..4, mirror_mode outside 0..2: -2", case_canvas_modes),
+            ("canvas", "view size: 0 x 0 or both 2..4096 (odd sides too)", case_canvas_view_sizes),
+            ("canvas", "a view side of 1: -2", case_canvas_view_size_1),
         ],
         handle_call=lambda h: setup_video(h, canvas()),
     ),
@@ -1991,6 +2548,134 @@ ROWS: Dict[str, Row] = {
         [("mute", "any int, before and in a call",
           flag_case(_ffi.agoraish_engine_set_default_mute_all_remote_video_streams))],
         handle_call=lambda h: _ffi.agoraish_engine_set_default_mute_all_remote_video_streams(h, 0),
+    ),
+    "agoraish_engine_setup_local_video": Row(
+        [
+            ("canvas", "NULL", case_local_canvas_null),
+            ("canvas", "struct_size 0 or too small or splitting a field: -2; 0.5 or larger: 0",
+             case_local_canvas_struct_size),
+            ("canvas", "uid ignored; bind, rebind, unbind (twice), in a call", case_local_canvas_uid_ignored),
+            ("canvas", "render_mode outside 0..4, mirror_mode outside 0..2: -2", case_local_canvas_modes),
+            ("canvas", "view size: 0 x 0 or both 2..4096 (odd sides too)", case_local_canvas_view_sizes),
+            ("canvas", "a view side of 1: -2", case_local_canvas_view_size_1),
+        ],
+        handle_call=lambda h: setup_local(h, canvas()),
+    ),
+    "agoraish_engine_start_preview": Row(
+        [("", "twice, video off or on, without a source or canvas, in a call", case_preview_switches)],
+        handle_call=lambda h: _ffi.agoraish_engine_start_preview(h),
+    ),
+    "agoraish_engine_stop_preview": Row(
+        [("", "not started, twice, in a call", case_preview_switches)],
+        handle_call=lambda h: _ffi.agoraish_engine_stop_preview(h),
+    ),
+    "agoraish_engine_set_local_render_mode": Row(
+        [
+            ("render_mode", "outside 1..4: -2; no local canvas: -3",
+             render_mode_case(_local_render_mode, _bind_local, "render_mode")),
+            ("mirror_mode", "outside 0..2: -2; no local canvas: -3",
+             render_mode_case(_local_render_mode, _bind_local, "mirror_mode")),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_set_local_render_mode(h, 1, 0),
+    ),
+    "agoraish_engine_set_remote_render_mode": Row(
+        [
+            ("uid", "0: -2; not bound: -3", case_remote_render_mode_uids),
+            ("render_mode", "outside 1..4: -2; no canvas for the uid: -3",
+             render_mode_case(_remote_render_mode_7, _bind_remote_7, "render_mode")),
+            ("mirror_mode", "outside 0..2: -2; no canvas for the uid: -3",
+             render_mode_case(_remote_render_mode_7, _bind_remote_7, "mirror_mode")),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_set_remote_render_mode(h, 1, 1, 0),
+    ),
+    "agoraish_engine_register_video_frame_observer": Row(
+        [
+            ("observer", "NULL removes (also when none)", case_video_observer_null),
+            ("observer", "struct_size too small or splitting a field: -2; larger: 0", case_video_observer_struct_size),
+            ("observer", "position bits outside 0..7: -2", case_video_observer_positions),
+            ("observer", "NULL callbacks with every position", case_video_observer_null_callbacks),
+        ],
+        handle_call=lambda h: register_video_observer(h, None),
+    ),
+    "agoraish_engine_enable_dual_stream_mode": Row(
+        [("enabled", "any int, before and in a call", flag_case(_ffi.agoraish_engine_enable_dual_stream_mode))],
+        handle_call=lambda h: _ffi.agoraish_engine_enable_dual_stream_mode(h, 0),
+    ),
+    "agoraish_engine_set_remote_video_stream_type": Row(
+        [
+            ("uid", "0: -2; users not (yet) joined: 0", case_stream_type_uids),
+            ("stream_type", "other than 0 and 1: -2, before and in a call",
+             stream_type_values_case(lambda e, v: _ffi.agoraish_engine_set_remote_video_stream_type(e, 4242, v))),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_set_remote_video_stream_type(h, 1, 0),
+    ),
+    "agoraish_engine_set_remote_default_video_stream_type": Row(
+        [("stream_type", "other than 0 and 1: -2, before and in a call",
+          stream_type_values_case(_ffi.agoraish_engine_set_remote_default_video_stream_type))],
+        handle_call=lambda h: _ffi.agoraish_engine_set_remote_default_video_stream_type(h, 0),
+    ),
+    "agoraish_engine_take_snapshot": Row(
+        [
+            ("path", "NULL, empty, not .jpg/.jpeg/.png, not UTF-8, over 4096 bytes: -2 (before -113)",
+             case_snapshot_paths),
+            ("uid", "outside a call -113; any uid in a call", case_snapshot_uids),
+            ("uid", "a ninth waiting snapshot of one user: -12", case_snapshot_queue_limit),
+        ],
+        handle_call=lambda h: snapshot(h, 0, b"/tmp/agoraish-never-written.png"),
+    ),
+    "agoraish_engine_add_video_watermark": Row(
+        [
+            ("png_path", "NULL, missing, a directory, not a PNG, truncated, over 4096 wide or tall: -2",
+             case_watermark_paths),
+            ("options", "NULL", case_watermark_options_null),
+            ("options", "struct_size too small or splitting a field: -2; larger: 0", case_watermark_struct_size),
+            ("options", "origins outside 0..4096, sizes outside 1..4096: -2", case_watermark_rectangles),
+        ],
+        handle_call=lambda h: watermark(h, b"/tmp/agoraish-no-such-watermark.png", watermark_options()),
+    ),
+    "agoraish_engine_clear_video_watermarks": Row(
+        [("", "none added, twice, in a call", case_clear_watermarks)],
+        handle_call=lambda h: _ffi.agoraish_engine_clear_video_watermarks(h),
+    ),
+    "agoraish_engine_get_video_device_count": Row(
+        [("", "0 or more, stable", case_video_device_count)],
+        handle_call=lambda h: _ffi.agoraish_engine_get_video_device_count(h),
+    ),
+    "agoraish_engine_get_video_device": Row(
+        [
+            ("index", "out of range: -2, info untouched", case_video_device_index),
+            ("info", "NULL", case_video_device_info_null),
+        ],
+        handle_call=lambda h: video_device(h, 0)[0],
+    ),
+    "agoraish_engine_set_video_device": Row(
+        [("device_id", "NULL, empty, 512 bytes, not UTF-8: -2; any other id is taken", case_set_video_device)],
+        handle_call=lambda h: _ffi.agoraish_engine_set_video_device(h, b"/dev/video0"),
+    ),
+    "agoraish_engine_get_current_video_device": Row(
+        [
+            ("buf", "no camera and none chosen: -3", case_current_video_device_none),
+            ("buf", "size query, too small -6, exact", case_current_video_device_buffer),
+            ("len", "NULL: -2", case_current_video_device_len_null),
+        ],
+        handle_call=lambda h: current_video_device(h)[0],
+    ),
+    "agoraish_engine_set_camera_capturer_configuration": Row(
+        [
+            ("config", "NULL", case_capturer_null),
+            ("config", "struct_size too small or splitting a field: -2; larger: 0", case_capturer_struct_size),
+            ("config", "preference outside 0..3: -2",
+             capturer_field_case("preference", (-1, 4, INT_MAX, INT_MIN), (0, 1, 2, 3))),
+            ("config", "capture_width outside 16..4096: -2",
+             capturer_field_case("capture_width", (15, 0, -16, 4097, INT_MAX, INT_MIN), (16, 641, 4096))),
+            ("config", "capture_height outside 16..4096: -2",
+             capturer_field_case("capture_height", (15, 0, -16, 4097, INT_MAX, INT_MIN), (16, 481, 4096))),
+        ],
+        handle_call=lambda h: set_capturer(h, capturer_config()),
+    ),
+    "agoraish_engine_switch_camera": Row(
+        [("", "fewer than two cameras: -4", case_switch_camera)],
+        handle_call=lambda h: _ffi.agoraish_engine_switch_camera(h),
     ),
     "agoraish_server_create": Row([
         ("config", "NULL", case_server_create_null),

@@ -8,7 +8,7 @@ audio and video ones pace themselves in real time, so running them side by
 side on a small machine would only test the machine) in a temporary working
 directory, so the files they write under demo-out/ stay out of the checkout,
 with the library under test (AGORAISH_LIBRARY) and their logs in the test's
-directory. About 35 s in all.
+directory. About 50 s in all.
 """
 
 from __future__ import annotations
@@ -70,6 +70,9 @@ def test_audio_example(name, timeout, last_line, tmp_path):
 VIDEO_EXAMPLES = [
     ("custom_video_source_push", 30, "done: remote rendered local's pictures in order"),
     ("custom_video_render", 30, "done: local rendered remote's pictures into demo-out/custom_video_render.y4m"),
+    ("join_channel_video", 30, "done: each user saw itself mirrored and the other as sent"),
+    ("raw_video_data", 30, "done: remote rendered local's pictures grey and framed, as the observers made them"),
+    ("live_streaming", 40, "done: the audience watched the host's high stream, then its low stream"),
 ]
 
 
@@ -112,6 +115,17 @@ def test_raw_audio_data_without_numpy(tmp_path):
     out = run_example("raw_audio_data", tmp_path, 30, env={"PYTHONPATH": path})
     check_success(out, AUDIO_EXAMPLES[1][2])
     assert "plain Python (numpy is not installed)" in out.stdout, out.stdout
+
+
+def test_raw_video_data_without_numpy(tmp_path):
+    # The observers write through the frames' memoryviews in plain Python when numpy cannot be imported.
+    hidden = tmp_path / "hidden"
+    (hidden / "numpy").mkdir(parents=True)
+    (hidden / "numpy" / "__init__.py").write_text('raise ImportError("numpy is hidden from this run")\n')
+    path = os.pathsep.join(p for p in (str(hidden), os.environ.get("PYTHONPATH", "")) if p)
+    out = run_example("raw_video_data", tmp_path, 30, env={"PYTHONPATH": path})
+    check_success(out, VIDEO_EXAMPLES[3][2])
+    assert "plain Python in the observers" in out.stdout, out.stdout
 
 
 def test_custom_pcm_audio_source_pushes_a_given_file(tmp_path):

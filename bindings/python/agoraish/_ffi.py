@@ -56,7 +56,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Type
 # --------------------------------------------------------------------------
 
 AGORAISH_ABI_VERSION_MAJOR = 0
-AGORAISH_ABI_VERSION_MINOR = 5
+AGORAISH_ABI_VERSION_MINOR = 6
 AGORAISH_ABI_VERSION = AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR
 
 # --------------------------------------------------------------------------
@@ -252,16 +252,56 @@ AGORAISH_AUDIO_RECORDING_DEVICE = 1
 AGORAISH_MAX_DEVICE_ID_LENGTH = 512
 
 # --------------------------------------------------------------------------
-# Video (ABI 0.5): enum agoraish_video_codec_type, agoraish_video_pixel_format
+# Video (ABI 0.5): enum agoraish_video_codec_type, agoraish_video_pixel_format;
+# (ABI 0.6) enum agoraish_local_video_stream_state,
+# agoraish_local_video_stream_error, agoraish_remote_video_state,
+# agoraish_remote_video_state_reason, agoraish_video_observer_position,
+# and the most formats reported per camera
 # --------------------------------------------------------------------------
 
 AGORAISH_VIDEO_CODEC_VP8 = 1
+AGORAISH_VIDEO_CODEC_VP9 = 5
 
 AGORAISH_VIDEO_PIXEL_I420 = 1
 AGORAISH_VIDEO_PIXEL_BGRA = 2
 AGORAISH_VIDEO_PIXEL_NV21 = 3
 AGORAISH_VIDEO_PIXEL_RGBA = 4
 AGORAISH_VIDEO_PIXEL_NV12 = 8
+
+AGORAISH_LOCAL_VIDEO_STREAM_STATE_STOPPED = 0
+AGORAISH_LOCAL_VIDEO_STREAM_STATE_CAPTURING = 1
+AGORAISH_LOCAL_VIDEO_STREAM_STATE_ENCODING = 2
+AGORAISH_LOCAL_VIDEO_STREAM_STATE_FAILED = 3
+
+AGORAISH_LOCAL_VIDEO_STREAM_ERROR_OK = 0
+AGORAISH_LOCAL_VIDEO_STREAM_ERROR_FAILURE = 1
+AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NO_PERMISSION = 2
+AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_BUSY = 3
+AGORAISH_LOCAL_VIDEO_STREAM_ERROR_CAPTURE_FAILURE = 4
+AGORAISH_LOCAL_VIDEO_STREAM_ERROR_ENCODE_FAILURE = 5
+AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NOT_FOUND = 8
+AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_INVALID_ID = 10
+
+AGORAISH_REMOTE_VIDEO_STATE_STOPPED = 0
+AGORAISH_REMOTE_VIDEO_STATE_STARTING = 1
+AGORAISH_REMOTE_VIDEO_STATE_DECODING = 2
+AGORAISH_REMOTE_VIDEO_STATE_FROZEN = 3
+AGORAISH_REMOTE_VIDEO_STATE_FAILED = 4
+
+AGORAISH_REMOTE_VIDEO_STATE_REASON_INTERNAL = 0
+AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_CONGESTION = 1
+AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_RECOVERY = 2
+AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_MUTED = 3
+AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_UNMUTED = 4
+AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED = 5
+AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED = 6
+AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE = 7
+
+AGORAISH_VIDEO_POSITION_POST_CAPTURER = 1
+AGORAISH_VIDEO_POSITION_PRE_RENDERER = 2
+AGORAISH_VIDEO_POSITION_PRE_ENCODER = 4
+
+AGORAISH_MAX_VIDEO_FORMATS = 32
 
 # --------------------------------------------------------------------------
 # Structs and callback types
@@ -417,8 +457,10 @@ class VideoEncoderConfiguration(Structure):
     Owner: the host; read only during
     ``agoraish_engine_set_video_encoder_configuration()``. Set ``struct_size``
     to ``ctypes.sizeof(VideoEncoderConfiguration)``. ``bitrate`` is Kbps, 0
-    (STANDARD_BITRATE) or -1 (COMPATIBLE_BITRATE); ``codec_type`` 0 or
-    ``AGORAISH_VIDEO_CODEC_VP8``.
+    (STANDARD_BITRATE) or -1 (COMPATIBLE_BITRATE); ``codec_type`` 0,
+    ``AGORAISH_VIDEO_CODEC_VP8`` or ``AGORAISH_VIDEO_CODEC_VP9``. The last three
+    fields are ABI 0.6: ORIENTATION_MODE, DEGRADATION_PREFERENCE and
+    VIDEO_MIRROR_MODE of the sent stream, each 0..2.
     """
 
     _fields_ = [
@@ -429,6 +471,10 @@ class VideoEncoderConfiguration(Structure):
         ("bitrate", c_int),
         ("min_bitrate", c_int),
         ("codec_type", c_int),
+        # ABI 0.6.
+        ("orientation_mode", c_int),
+        ("degradation_preference", c_int),
+        ("mirror_mode", c_int),
     ]
 
 
@@ -440,7 +486,9 @@ class ExternalVideoFrame(Structure):
     ``ctypes.sizeof(ExternalVideoFrame)``; ``format`` is an
     ``AGORAISH_VIDEO_PIXEL_*`` value, which says which buffers are used
     (I420: all three; NV12/NV21: ``y_buffer`` and the interleaved chroma in
-    ``u_buffer``; BGRA/RGBA: the packed pixels in ``y_buffer``).
+    ``u_buffer``; BGRA/RGBA: the packed pixels in ``y_buffer``). ``rotation``
+    (ABI 0.6) is 0, 90, 180 or 270: the picture is turned clockwise by that
+    much before use.
     """
 
     _fields_ = [
@@ -455,14 +503,18 @@ class ExternalVideoFrame(Structure):
         ("u_stride", c_int),
         ("v_stride", c_int),
         ("timestamp", c_int64),
+        # ABI 0.6.
+        ("rotation", c_int),
     ]
 
 
 class VideoFrame(Structure):
-    """``agoraish_video_frame``: a decoded I420 picture handed to a render sink.
+    """``agoraish_video_frame``: an I420 picture handed to a render sink or a
+    video frame observer.
 
     Owner: the library; the struct and its planes are valid only during the
-    ``on_frame`` callback that received them.
+    callback that received them. Observers may write the planes (the change
+    is what is sent or rendered); render sinks must only read them.
     """
 
     _fields_ = [
@@ -477,6 +529,52 @@ class VideoFrame(Structure):
         ("v_buffer", POINTER(c_uint8)),
         ("rotation", c_int),
         ("render_time_ms", c_int64),
+    ]
+
+
+class LocalVideoStats(Structure):
+    """``agoraish_local_video_stats``: sending statistics of local video, every 2 s in a call.
+
+    Owner: the library, valid only during ``on_local_video_stats``.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("sent_bitrate", c_int),
+        ("sent_frame_rate", c_int),
+        ("encoder_output_frame_rate", c_int),
+        ("renderer_output_frame_rate", c_int),
+        ("target_bitrate", c_int),
+        ("target_frame_rate", c_int),
+        ("encoded_bitrate", c_int),
+        ("encoded_frame_width", c_int),
+        ("encoded_frame_height", c_int),
+        ("encoded_frame_count", c_int),
+        ("codec_type", c_int),
+        ("capture_frame_rate", c_int),
+    ]
+
+
+class RemoteVideoStats(Structure):
+    """``agoraish_remote_video_stats``: receiving statistics of one remote user's video, every 2 s.
+
+    Owner: the library, valid only during ``on_remote_video_stats``.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("uid", c_uint32),
+        ("width", c_int),
+        ("height", c_int),
+        ("received_bitrate", c_int),
+        ("decoder_output_frame_rate", c_int),
+        ("renderer_output_frame_rate", c_int),
+        ("packet_loss_rate", c_int),
+        ("rx_stream_type", c_int),
+        ("total_frozen_time", c_int),
+        ("frozen_rate", c_int),
+        ("total_active_time", c_int),
+        ("publish_duration", c_int),
     ]
 
 
@@ -549,6 +647,27 @@ VideoSizeChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, 
 #: ``on_user_mute_video(engine, user_data, uint32_t uid, int muted)``
 UserMuteVideoCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
 
+# ABI 0.6: more video events.
+
+#: ``on_first_local_video_frame(engine, user_data, int width, int height, int elapsed)``
+FirstLocalVideoFrameCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int, c_int)
+#: ``on_first_remote_video_frame(engine, user_data, uint32_t uid, int width, int height, int elapsed)``
+FirstRemoteVideoFrameCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int, c_int)
+#: ``on_user_enable_video(engine, user_data, uint32_t uid, int enabled)``
+UserEnableVideoCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
+#: ``on_user_enable_local_video(engine, user_data, uint32_t uid, int enabled)``
+UserEnableLocalVideoCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
+#: ``on_local_video_state_changed(engine, user_data, int state, int error)``
+LocalVideoStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int)
+#: ``on_remote_video_state_changed(engine, user_data, uint32_t uid, int state, int reason, int elapsed)``
+RemoteVideoStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int, c_int)
+#: ``on_local_video_stats(engine, user_data, const agoraish_local_video_stats *stats)``
+LocalVideoStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(LocalVideoStats))
+#: ``on_remote_video_stats(engine, user_data, const agoraish_remote_video_stats *stats)``
+RemoteVideoStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RemoteVideoStats))
+#: ``on_snapshot_taken(engine, user_data, uint32_t uid, const char *path, int width, int height, int error)``
+SnapshotTakenCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_char_p, c_int, c_int, c_int)
+
 # Audio frame observer callbacks: they run on an audio thread (see
 # agoraish_audio_frame_observer) and return nonzero to keep the frame, 0 to discard it.
 
@@ -593,7 +712,8 @@ class EventHandlerTable(Structure):
     alive). A NULL entry means "not interested". Fields after
     ``on_api_call_executed`` are ABI 0.2 (channels) and from
     ``on_first_local_audio_frame_published`` on ABI 0.4 (audio), from
-    ``on_first_local_video_frame_published`` on ABI 0.5 (video); a table with
+    ``on_first_local_video_frame_published`` on ABI 0.5 (video) and from
+    ``on_first_local_video_frame`` on ABI 0.6 (more video); a table with
     ``struct_size`` equal to ``AGORAISH_EVENT_HANDLER_SIZE_0_1`` has none of them.
     """
 
@@ -632,6 +752,16 @@ class EventHandlerTable(Structure):
         ("on_first_remote_video_decoded", FirstRemoteVideoDecodedCallback),
         ("on_video_size_changed", VideoSizeChangedCallback),
         ("on_user_mute_video", UserMuteVideoCallback),
+        # ABI 0.6: video.
+        ("on_first_local_video_frame", FirstLocalVideoFrameCallback),
+        ("on_first_remote_video_frame", FirstRemoteVideoFrameCallback),
+        ("on_user_enable_video", UserEnableVideoCallback),
+        ("on_user_enable_local_video", UserEnableLocalVideoCallback),
+        ("on_local_video_state_changed", LocalVideoStateChangedCallback),
+        ("on_remote_video_state_changed", RemoteVideoStateChangedCallback),
+        ("on_local_video_stats", LocalVideoStatsCallback),
+        ("on_remote_video_stats", RemoteVideoStatsCallback),
+        ("on_snapshot_taken", SnapshotTakenCallback),
     ]
 
 
@@ -646,12 +776,16 @@ VideoFrameCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, POINTER(Video
 
 
 class VideoCanvas(Structure):
-    """``agoraish_video_canvas``: the render sink of one remote user.
+    """``agoraish_video_canvas``: the render sink of one remote user, or of the local preview.
 
     Owner: the host. The library copies the struct during
-    ``agoraish_engine_setup_remote_video()``, but ``on_frame`` must stay valid
+    ``agoraish_engine_setup_remote_video()`` or
+    ``agoraish_engine_setup_local_video()``, but ``on_frame`` must stay valid
     until the sink is unbound (``on_frame`` NULL) or the engine is released
-    (for ctypes: keep the CFUNCTYPE object alive). ``uid`` is not 0.
+    (for ctypes: keep the CFUNCTYPE object alive). ``uid`` is not 0 for a
+    remote user and ignored for the local canvas. The last four fields are
+    ABI 0.6: RENDER_MODE_TYPE (0 = HIDDEN), VIDEO_MIRROR_MODE and the view
+    size (0 x 0: pictures at their own size).
     """
 
     _fields_ = [
@@ -659,6 +793,110 @@ class VideoCanvas(Structure):
         ("uid", c_uint32),
         ("on_frame", VideoFrameCallback),
         ("user_data", c_void_p),
+        # ABI 0.6.
+        ("render_mode", c_int),
+        ("mirror_mode", c_int),
+        ("view_width", c_int),
+        ("view_height", c_int),
+    ]
+
+
+# Video frame observer callbacks (ABI 0.6): capture and pre-encode run on the
+# thread that pushes the picture (or the camera thread), render on the video
+# thread. Each may write the planes and returns nonzero to keep the picture,
+# 0 to drop it.
+
+#: ``on_capture_video_frame(engine, user_data, agoraish_video_frame *frame)``
+CaptureVideoFrameCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(VideoFrame))
+#: ``on_pre_encode_video_frame(engine, user_data, agoraish_video_frame *frame)``
+PreEncodeVideoFrameCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(VideoFrame))
+#: ``on_render_video_frame(engine, user_data, uint32_t uid, agoraish_video_frame *frame)``
+RenderVideoFrameCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, c_uint32, POINTER(VideoFrame))
+
+
+class VideoFrameObserverTable(Structure):
+    """``agoraish_video_frame_observer``: a raw video observer.
+
+    Owner: the host. The library copies the struct during
+    ``agoraish_engine_register_video_frame_observer()``, but the function
+    pointers must stay valid while the library may call them (for ctypes:
+    keep the CFUNCTYPE objects alive). A NULL entry is skipped.
+    ``observed_position`` is a bit set of ``AGORAISH_VIDEO_POSITION_*``
+    (0: POST_CAPTURER | PRE_RENDERER).
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("observed_position", c_int),
+        ("on_capture_video_frame", CaptureVideoFrameCallback),
+        ("on_pre_encode_video_frame", PreEncodeVideoFrameCallback),
+        ("on_render_video_frame", RenderVideoFrameCallback),
+        ("user_data", c_void_p),
+    ]
+
+
+class WatermarkOptions(Structure):
+    """``agoraish_watermark_options``: where a watermark goes, in pixels of the sent picture.
+
+    Owner: the host; read only during ``agoraish_engine_add_video_watermark()``.
+    Set ``struct_size`` to ``ctypes.sizeof(WatermarkOptions)``. Origins are
+    0..4096, sizes 1..4096.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("visible_in_preview", c_int),
+        ("landscape_x", c_int),
+        ("landscape_y", c_int),
+        ("landscape_width", c_int),
+        ("landscape_height", c_int),
+        ("portrait_x", c_int),
+        ("portrait_y", c_int),
+        ("portrait_width", c_int),
+        ("portrait_height", c_int),
+    ]
+
+
+class VideoFormat(Structure):
+    """``agoraish_video_format``: one picture format a camera offers; ``fourcc`` is NUL-terminated."""
+
+    _fields_ = [
+        ("width", c_int),
+        ("height", c_int),
+        ("fps", c_int),
+        ("fourcc", c_char * 8),
+    ]
+
+
+class VideoDeviceInfo(Structure):
+    """``agoraish_video_device_info``: one camera (a V4L2 capture device).
+
+    Filled by ``agoraish_engine_get_video_device()``; ``id`` (its /dev path)
+    and ``name`` are NUL-terminated UTF-8; ``formats[:format_count]`` are used.
+    """
+
+    _fields_ = [
+        ("id", c_char * AGORAISH_MAX_DEVICE_ID_LENGTH),
+        ("name", c_char * AGORAISH_MAX_DEVICE_ID_LENGTH),
+        ("format_count", c_int),
+        ("formats", VideoFormat * AGORAISH_MAX_VIDEO_FORMATS),
+    ]
+
+
+class CameraCapturerConfiguration(Structure):
+    """``agoraish_camera_capturer_configuration``: the camera's capture size preference.
+
+    Owner: the host; read only during
+    ``agoraish_engine_set_camera_capturer_configuration()``. Set ``struct_size``
+    to ``ctypes.sizeof(CameraCapturerConfiguration)``. ``preference`` is
+    CAPTURER_OUTPUT_PREFERENCE (0..3; 3 MANUAL uses the capture size, 16..4096).
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("preference", c_int),
+        ("capture_width", c_int),
+        ("capture_height", c_int),
     ]
 
 
@@ -714,6 +952,13 @@ agoraish_video_encoder_configuration = VideoEncoderConfiguration
 agoraish_external_video_frame = ExternalVideoFrame
 agoraish_video_frame = VideoFrame
 agoraish_video_canvas = VideoCanvas
+agoraish_local_video_stats = LocalVideoStats
+agoraish_remote_video_stats = RemoteVideoStats
+agoraish_video_frame_observer = VideoFrameObserverTable
+agoraish_watermark_options = WatermarkOptions
+agoraish_video_format = VideoFormat
+agoraish_video_device_info = VideoDeviceInfo
+agoraish_camera_capturer_configuration = CameraCapturerConfiguration
 
 #: Every struct of the header, keyed by its C name.
 STRUCTS: Dict[str, Type[Structure]] = {
@@ -733,6 +978,13 @@ STRUCTS: Dict[str, Type[Structure]] = {
     "agoraish_engine_config": EngineConfig,
     "agoraish_video_canvas": VideoCanvas,
     "agoraish_server_config": ServerConfig,
+    "agoraish_local_video_stats": LocalVideoStats,
+    "agoraish_remote_video_stats": RemoteVideoStats,
+    "agoraish_video_frame_observer": VideoFrameObserverTable,
+    "agoraish_watermark_options": WatermarkOptions,
+    "agoraish_video_format": VideoFormat,
+    "agoraish_video_device_info": VideoDeviceInfo,
+    "agoraish_camera_capturer_configuration": CameraCapturerConfiguration,
 }
 
 # --------------------------------------------------------------------------
@@ -1073,6 +1325,71 @@ agoraish_engine_mute_all_remote_video_streams = _declare(
 agoraish_engine_set_default_mute_all_remote_video_streams = _declare(
     "agoraish_engine_set_default_mute_all_remote_video_streams", c_int, [c_void_p, c_int]
 )
+
+# Video (ABI 0.6)
+
+# int agoraish_engine_setup_local_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
+agoraish_engine_setup_local_video = _declare(
+    "agoraish_engine_setup_local_video", c_int, [c_void_p, POINTER(VideoCanvas)]
+)
+# int agoraish_engine_start_preview(agoraish_engine_t *engine);
+agoraish_engine_start_preview = _declare("agoraish_engine_start_preview", c_int, [c_void_p])
+# int agoraish_engine_stop_preview(agoraish_engine_t *engine);
+agoraish_engine_stop_preview = _declare("agoraish_engine_stop_preview", c_int, [c_void_p])
+# int agoraish_engine_set_local_render_mode(agoraish_engine_t *engine, int render_mode, int mirror_mode);
+agoraish_engine_set_local_render_mode = _declare(
+    "agoraish_engine_set_local_render_mode", c_int, [c_void_p, c_int, c_int]
+)
+# int agoraish_engine_set_remote_render_mode(agoraish_engine_t *engine, uint32_t uid, int render_mode,
+#                                            int mirror_mode);
+agoraish_engine_set_remote_render_mode = _declare(
+    "agoraish_engine_set_remote_render_mode", c_int, [c_void_p, c_uint32, c_int, c_int]
+)
+# int agoraish_engine_register_video_frame_observer(agoraish_engine_t *engine,
+#                                                   const agoraish_video_frame_observer *observer);
+agoraish_engine_register_video_frame_observer = _declare(
+    "agoraish_engine_register_video_frame_observer", c_int, [c_void_p, POINTER(VideoFrameObserverTable)]
+)
+# int agoraish_engine_enable_dual_stream_mode(agoraish_engine_t *engine, int enabled);
+agoraish_engine_enable_dual_stream_mode = _declare(
+    "agoraish_engine_enable_dual_stream_mode", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_set_remote_video_stream_type(agoraish_engine_t *engine, uint32_t uid, int stream_type);
+agoraish_engine_set_remote_video_stream_type = _declare(
+    "agoraish_engine_set_remote_video_stream_type", c_int, [c_void_p, c_uint32, c_int]
+)
+# int agoraish_engine_set_remote_default_video_stream_type(agoraish_engine_t *engine, int stream_type);
+agoraish_engine_set_remote_default_video_stream_type = _declare(
+    "agoraish_engine_set_remote_default_video_stream_type", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_take_snapshot(agoraish_engine_t *engine, uint32_t uid, const char *path);
+agoraish_engine_take_snapshot = _declare("agoraish_engine_take_snapshot", c_int, [c_void_p, c_uint32, c_char_p])
+# int agoraish_engine_add_video_watermark(agoraish_engine_t *engine, const char *png_path,
+#                                         const agoraish_watermark_options *options);
+agoraish_engine_add_video_watermark = _declare(
+    "agoraish_engine_add_video_watermark", c_int, [c_void_p, c_char_p, POINTER(WatermarkOptions)]
+)
+# int agoraish_engine_clear_video_watermarks(agoraish_engine_t *engine);
+agoraish_engine_clear_video_watermarks = _declare("agoraish_engine_clear_video_watermarks", c_int, [c_void_p])
+# int agoraish_engine_get_video_device_count(agoraish_engine_t *engine);
+agoraish_engine_get_video_device_count = _declare("agoraish_engine_get_video_device_count", c_int, [c_void_p])
+# int agoraish_engine_get_video_device(agoraish_engine_t *engine, int index, agoraish_video_device_info *info);
+agoraish_engine_get_video_device = _declare(
+    "agoraish_engine_get_video_device", c_int, [c_void_p, c_int, POINTER(VideoDeviceInfo)]
+)
+# int agoraish_engine_set_video_device(agoraish_engine_t *engine, const char *device_id);
+agoraish_engine_set_video_device = _declare("agoraish_engine_set_video_device", c_int, [c_void_p, c_char_p])
+# int agoraish_engine_get_current_video_device(agoraish_engine_t *engine, char *buf, size_t *len);
+agoraish_engine_get_current_video_device = _declare(
+    "agoraish_engine_get_current_video_device", c_int, [c_void_p, POINTER(c_char), POINTER(c_size_t)]
+)
+# int agoraish_engine_set_camera_capturer_configuration(agoraish_engine_t *engine,
+#                                                       const agoraish_camera_capturer_configuration *config);
+agoraish_engine_set_camera_capturer_configuration = _declare(
+    "agoraish_engine_set_camera_capturer_configuration", c_int, [c_void_p, POINTER(CameraCapturerConfiguration)]
+)
+# int agoraish_engine_switch_camera(agoraish_engine_t *engine);
+agoraish_engine_switch_camera = _declare("agoraish_engine_switch_camera", c_int, [c_void_p])
 
 # Embedded channel server
 

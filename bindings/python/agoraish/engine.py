@@ -56,30 +56,47 @@ __all__ = [
     "AudioRecordingPosition",
     "AudioRecordingQuality",
     "AudioVolumeInfo",
+    "CameraCapturerOutputPreference",
     "ChannelProfile",
     "ChannelServer",
     "ClientRole",
     "ConnectionChangedReason",
     "ConnectionState",
+    "DegradationPreference",
     "ErrorCode",
     "EventHandler",
     "LocalAudioStats",
     "LocalAudioStreamError",
     "LocalAudioStreamState",
+    "LocalVideoStats",
+    "LocalVideoStreamError",
+    "LocalVideoStreamState",
     "LogFilter",
     "LogLevel",
     "MediaDeviceType",
+    "OrientationMode",
     "RawAudioFrameOpMode",
+    "Rectangle",
     "RemoteAudioState",
     "RemoteAudioStateReason",
     "RemoteAudioStats",
+    "RemoteVideoState",
+    "RemoteVideoStateReason",
+    "RemoteVideoStats",
+    "RenderMode",
     "RtcEngine",
     "RtcStats",
     "UserInfo",
     "UserOfflineReason",
     "VideoCodecType",
+    "VideoDeviceInfo",
+    "VideoFormat",
     "VideoFrame",
+    "VideoFrameObserver",
+    "VideoMirrorMode",
+    "VideoObserverPosition",
     "VideoPixelFormat",
+    "VideoStreamType",
     "get_error_description",
     "get_version",
 ]
@@ -326,9 +343,10 @@ class MediaDeviceType(enum.IntEnum):
 
 
 class VideoCodecType(enum.IntEnum):
-    """Agora's VIDEO_CODEC_TYPE, for ``set_video_encoder_configuration`` (ABI 0.5 sends VP8)."""
+    """Agora's VIDEO_CODEC_TYPE, for ``set_video_encoder_configuration``: VP8 (the default) or VP9."""
 
     VP8 = _ffi.AGORAISH_VIDEO_CODEC_VP8
+    VP9 = _ffi.AGORAISH_VIDEO_CODEC_VP9
 
 
 class VideoPixelFormat(enum.IntEnum):
@@ -344,6 +362,113 @@ class VideoPixelFormat(enum.IntEnum):
     NV21 = _ffi.AGORAISH_VIDEO_PIXEL_NV21
     RGBA = _ffi.AGORAISH_VIDEO_PIXEL_RGBA
     NV12 = _ffi.AGORAISH_VIDEO_PIXEL_NV12
+
+
+class LocalVideoStreamState(enum.IntEnum):
+    """Agora's LOCAL_VIDEO_STREAM_STATE, the ``state`` of ``on_local_video_state_changed``."""
+
+    STOPPED = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_STATE_STOPPED
+    CAPTURING = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_STATE_CAPTURING
+    ENCODING = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_STATE_ENCODING
+    FAILED = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_STATE_FAILED
+
+
+class LocalVideoStreamError(enum.IntEnum):
+    """Agora's LOCAL_VIDEO_STREAM_ERROR (the ones this library reports), the ``error`` of
+    ``on_local_video_state_changed``."""
+
+    OK = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_OK
+    FAILURE = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_FAILURE
+    DEVICE_NO_PERMISSION = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NO_PERMISSION
+    DEVICE_BUSY = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_BUSY
+    CAPTURE_FAILURE = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_CAPTURE_FAILURE
+    ENCODE_FAILURE = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_ENCODE_FAILURE
+    DEVICE_NOT_FOUND = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NOT_FOUND
+    DEVICE_INVALID_ID = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_INVALID_ID
+
+
+class RemoteVideoState(enum.IntEnum):
+    """Agora's REMOTE_VIDEO_STATE, the ``state`` of ``on_remote_video_state_changed``."""
+
+    STOPPED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_STOPPED
+    STARTING = _ffi.AGORAISH_REMOTE_VIDEO_STATE_STARTING
+    DECODING = _ffi.AGORAISH_REMOTE_VIDEO_STATE_DECODING
+    FROZEN = _ffi.AGORAISH_REMOTE_VIDEO_STATE_FROZEN
+    FAILED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_FAILED
+
+
+class RemoteVideoStateReason(enum.IntEnum):
+    """Agora's REMOTE_VIDEO_STATE_REASON, the ``reason`` of ``on_remote_video_state_changed``."""
+
+    INTERNAL = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_INTERNAL
+    NETWORK_CONGESTION = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_CONGESTION
+    NETWORK_RECOVERY = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_RECOVERY
+    LOCAL_MUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_MUTED
+    LOCAL_UNMUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_UNMUTED
+    REMOTE_MUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED
+    REMOTE_UNMUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED
+    REMOTE_OFFLINE = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE
+
+
+class VideoObserverPosition(enum.IntEnum):
+    """Agora's VIDEO_OBSERVER_POSITION bits for ``register_video_frame_observer``; combine with ``|``."""
+
+    POST_CAPTURER = _ffi.AGORAISH_VIDEO_POSITION_POST_CAPTURER
+    PRE_RENDERER = _ffi.AGORAISH_VIDEO_POSITION_PRE_RENDERER
+    PRE_ENCODER = _ffi.AGORAISH_VIDEO_POSITION_PRE_ENCODER
+
+
+# The enums below are plain ints in the header (documented on the fields and
+# functions that take them), so their values are written here.
+
+
+class RenderMode(enum.IntEnum):
+    """Agora's RENDER_MODE_TYPE: how a canvas with a view size shows a picture of another shape."""
+
+    HIDDEN = 1  #: Cover the view, cropping what sticks out (the default).
+    FIT = 2  #: The whole picture inside the view, with black bars.
+    ADAPTIVE = 3  #: As HIDDEN.
+    FILL = 4  #: Stretched to the view.
+
+
+class VideoMirrorMode(enum.IntEnum):
+    """Agora's VIDEO_MIRROR_MODE_TYPE, for canvases and the sent stream."""
+
+    AUTO = 0  #: Canvases: the local preview mirrored, remote users not. Sent stream: not mirrored.
+    ENABLED = 1
+    DISABLED = 2
+
+
+class OrientationMode(enum.IntEnum):
+    """Agora's ORIENTATION_MODE, for ``set_video_encoder_configuration``."""
+
+    ADAPTIVE = 0  #: The configured size turned to each picture's orientation.
+    FIXED_LANDSCAPE = 1  #: A portrait picture is cropped around its centre.
+    FIXED_PORTRAIT = 2  #: A landscape picture is cropped around its centre.
+
+
+class DegradationPreference(enum.IntEnum):
+    """Agora's DEGRADATION_PREFERENCE, for ``set_video_encoder_configuration``."""
+
+    MAINTAIN_QUALITY = 0
+    MAINTAIN_FRAMERATE = 1
+    MAINTAIN_BALANCED = 2
+
+
+class VideoStreamType(enum.IntEnum):
+    """Agora's REMOTE_VIDEO_STREAM_TYPE: which stream of a dual-stream publisher to receive."""
+
+    HIGH = 0
+    LOW = 1
+
+
+class CameraCapturerOutputPreference(enum.IntEnum):
+    """Agora's CAPTURER_OUTPUT_PREFERENCE, for ``set_camera_capturer_configuration``."""
+
+    AUTO = 0  #: Capture at the encoder's size and frame rate.
+    PERFORMANCE = 1  #: As AUTO.
+    PREVIEW = 2  #: As AUTO.
+    MANUAL = 3  #: Capture at the size given.
 
 
 _E = TypeVar("_E", bound=enum.IntEnum)
@@ -469,6 +594,110 @@ class AudioVolumeInfo(NamedTuple):
     uid: int
     volume: int
     vad: int
+
+
+@dataclasses.dataclass(frozen=True)
+class LocalVideoStats:
+    """Sending statistics of local video (Agora's LocalVideoStats;
+    ``agoraish_local_video_stats``), every 2 s in a call.
+
+    Attributes:
+        sent_bitrate: Kbps of RTP sent over the period (the low stream included).
+        sent_frame_rate: frames per second sent (high stream).
+        encoder_output_frame_rate: frames per second out of the encoder (high stream).
+        renderer_output_frame_rate: frames per second handed to the local canvas.
+        target_bitrate, target_frame_rate: what the encoder aims at (Kbps, fps).
+        encoded_bitrate: Kbps of encoded video (payload only, high stream).
+        encoded_frame_width, encoded_frame_height: the size of the pictures encoded.
+        encoded_frame_count: frames encoded in this call (high stream).
+        codec_type: a ``VideoCodecType`` number.
+        capture_frame_rate: pictures per second captured or pushed.
+    """
+
+    sent_bitrate: int = 0
+    sent_frame_rate: int = 0
+    encoder_output_frame_rate: int = 0
+    renderer_output_frame_rate: int = 0
+    target_bitrate: int = 0
+    target_frame_rate: int = 0
+    encoded_bitrate: int = 0
+    encoded_frame_width: int = 0
+    encoded_frame_height: int = 0
+    encoded_frame_count: int = 0
+    codec_type: int = 0
+    capture_frame_rate: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class RemoteVideoStats:
+    """Receiving statistics of one remote user's video (Agora's
+    RemoteVideoStats; ``agoraish_remote_video_stats``), every 2 s.
+
+    Attributes:
+        uid: the remote user.
+        width, height: the size of its pictures.
+        received_bitrate: Kbps of RTP received over the period.
+        decoder_output_frame_rate: pictures per second decoded.
+        renderer_output_frame_rate: pictures per second handed to the user's canvas.
+        packet_loss_rate: percent of the period's packets lost (before recovery).
+        rx_stream_type: a ``VideoStreamType``: 0 the high stream, 1 the low one.
+        total_frozen_time: ms: the sum of the gaps of 500 ms or more between two
+            pictures since the video started.
+        frozen_rate: total_frozen_time as a percent of total_active_time.
+        total_active_time: ms since the first picture, muted time excluded.
+        publish_duration: ms since the first packet of the user's video.
+    """
+
+    uid: int = 0
+    width: int = 0
+    height: int = 0
+    received_bitrate: int = 0
+    decoder_output_frame_rate: int = 0
+    renderer_output_frame_rate: int = 0
+    packet_loss_rate: int = 0
+    rx_stream_type: int = 0
+    total_frozen_time: int = 0
+    frozen_rate: int = 0
+    total_active_time: int = 0
+    publish_duration: int = 0
+
+
+class VideoFormat(NamedTuple):
+    """One picture format a camera offers (``agoraish_video_format``).
+
+    Attributes:
+        width, height: pixels.
+        fps: frames per second.
+        fourcc: the V4L2 pixel format, for example "YUYV".
+    """
+
+    width: int
+    height: int
+    fps: int
+    fourcc: str
+
+
+class VideoDeviceInfo(NamedTuple):
+    """One camera, a V4L2 capture device (``agoraish_video_device_info``): ``(id, name, formats)``.
+
+    Attributes:
+        id: its /dev path; pass it to ``set_video_device``.
+        name: the card name the driver gives.
+        formats: the ``VideoFormat`` list it offers (at most 32).
+    """
+
+    id: str
+    name: str
+    formats: List[VideoFormat]
+
+
+class Rectangle(NamedTuple):
+    """A rectangle in pixels (Agora's Rectangle), for ``add_video_watermark``."""
+
+    x: int
+    y: int
+    width: int
+    height: int
 
 
 class AudioDeviceInfo(NamedTuple):
@@ -779,10 +1008,73 @@ class EventHandler:
         """A remote user's picture size changed (onVideoSizeChanged); `rotation` is 0."""
 
     def on_user_mute_video(self, uid: int, muted: bool) -> None:
-        """A remote user muted or unmuted its video (onUserMuteVideo).
+        """A remote user muted or unmuted its video stream (onUserMuteVideo,
+        its ``mute_local_video_stream``).
 
-        Also fires at join for users already muted; disabling video or local
-        video counts as muting.
+        Also fires at join for users already muted. Disabling video or local
+        video comes as ``on_user_enable_video`` / ``on_user_enable_local_video``
+        (from peers of ABI 0.5, which send one combined state, as this callback).
+        """
+
+    # -- more video (ABI 0.6) ----------------------------------------------------
+
+    def on_first_local_video_frame(self, width: int, height: int, elapsed: int) -> None:
+        """The first local picture captured or pushed after video was enabled (onFirstLocalVideoFrame).
+
+        Args:
+            width, height: the picture's size (upright).
+            elapsed: milliseconds since the join call (0 outside a call).
+        """
+
+    def on_first_remote_video_frame(self, uid: int, width: int, height: int, elapsed: int) -> None:
+        """The first picture of a remote user was handed to its canvas (onFirstRemoteVideoFrame).
+
+        Args:
+            elapsed: milliseconds since the local join call.
+        """
+
+    def on_user_enable_video(self, uid: int, enabled: bool) -> None:
+        """A remote user enabled or disabled video (onUserEnableVideo)."""
+
+    def on_user_enable_local_video(self, uid: int, enabled: bool) -> None:
+        """A remote user enabled or disabled its local video (onUserEnableLocalVideo)."""
+
+    def on_local_video_state_changed(self, state: LocalVideoStreamState, error: LocalVideoStreamError) -> None:
+        """The local video state changed (onLocalVideoStateChanged).
+
+        FAILED comes with the reason the camera did not start (DEVICE_NOT_FOUND
+        when there is none). A value the header does not list arrives as a plain int.
+        """
+
+    def on_remote_video_state_changed(
+        self, uid: int, state: RemoteVideoState, reason: RemoteVideoStateReason, elapsed: int
+    ) -> None:
+        """A remote user's video state changed (onRemoteVideoStateChanged).
+
+        STARTING on its first packet, DECODING on its first picture, FROZEN
+        (NETWORK_CONGESTION) when no picture came for 500 ms, DECODING
+        (NETWORK_RECOVERY) when pictures come again, STOPPED when it muted
+        (REMOTE_MUTED), this side muted it (LOCAL_MUTED) or it left (REMOTE_OFFLINE).
+
+        Args:
+            elapsed: milliseconds since the local join call.
+        """
+
+    def on_local_video_stats(self, stats: LocalVideoStats) -> None:
+        """Sending statistics of local video, every 2 s in a call (onLocalVideoStats)."""
+
+    def on_remote_video_stats(self, stats: RemoteVideoStats) -> None:
+        """Receiving statistics of one remote user's video, every 2 s (onRemoteVideoStats)."""
+
+    def on_snapshot_taken(self, uid: int, path: str, width: int, height: int, error: int) -> None:
+        """A snapshot asked with ``take_snapshot`` (onSnapshotTaken).
+
+        Args:
+            uid: the user (0: the local picture).
+            path: the file.
+            width, height: the picture's size (0 on failure).
+            error: 0 when `path` was written; -1 when no picture came before
+                the user left or the call ended, or the file could not be written.
         """
 
 
@@ -836,6 +1128,16 @@ def _local_audio_stats(pointer: Any) -> LocalAudioStats:
 def _remote_audio_stats(pointer: Any) -> RemoteAudioStats:
     """Copies an ``agoraish_remote_audio_stats *``; fields past its ``struct_size`` read as 0."""
     return _copy_versioned(pointer, RemoteAudioStats, _ffi.RemoteAudioStats)
+
+
+def _local_video_stats(pointer: Any) -> LocalVideoStats:
+    """Copies an ``agoraish_local_video_stats *``; fields past its ``struct_size`` read as 0."""
+    return _copy_versioned(pointer, LocalVideoStats, _ffi.LocalVideoStats)
+
+
+def _remote_video_stats(pointer: Any) -> RemoteVideoStats:
+    """Copies an ``agoraish_remote_video_stats *``; fields past its ``struct_size`` read as 0."""
+    return _copy_versioned(pointer, RemoteVideoStats, _ffi.RemoteVideoStats)
 
 
 def _speakers(pointer: Any, count: int) -> List[AudioVolumeInfo]:
@@ -965,6 +1267,49 @@ _CALLBACKS: Tuple[_CallbackSpec, ...] = (
         lambda uid, width, height, rotation: (int(uid), int(width), int(height), int(rotation)),
     ),
     _CallbackSpec("on_user_mute_video", _ffi.UserMuteVideoCallback, lambda uid, muted: (int(uid), bool(muted))),
+    # ABI 0.6: video.
+    _CallbackSpec(
+        "on_first_local_video_frame",
+        _ffi.FirstLocalVideoFrameCallback,
+        lambda width, height, elapsed: (int(width), int(height), int(elapsed)),
+    ),
+    _CallbackSpec(
+        "on_first_remote_video_frame",
+        _ffi.FirstRemoteVideoFrameCallback,
+        lambda uid, width, height, elapsed: (int(uid), int(width), int(height), int(elapsed)),
+    ),
+    _CallbackSpec(
+        "on_user_enable_video", _ffi.UserEnableVideoCallback, lambda uid, enabled: (int(uid), bool(enabled))
+    ),
+    _CallbackSpec(
+        "on_user_enable_local_video",
+        _ffi.UserEnableLocalVideoCallback,
+        lambda uid, enabled: (int(uid), bool(enabled)),
+    ),
+    _CallbackSpec(
+        "on_local_video_state_changed",
+        _ffi.LocalVideoStateChangedCallback,
+        lambda state, error: (_enum_or_int(LocalVideoStreamState, state), _enum_or_int(LocalVideoStreamError, error)),
+    ),
+    _CallbackSpec(
+        "on_remote_video_state_changed",
+        _ffi.RemoteVideoStateChangedCallback,
+        lambda uid, state, reason, elapsed: (
+            int(uid),
+            _enum_or_int(RemoteVideoState, state),
+            _enum_or_int(RemoteVideoStateReason, reason),
+            int(elapsed),
+        ),
+    ),
+    _CallbackSpec("on_local_video_stats", _ffi.LocalVideoStatsCallback, lambda stats: (_local_video_stats(stats),)),
+    _CallbackSpec(
+        "on_remote_video_stats", _ffi.RemoteVideoStatsCallback, lambda stats: (_remote_video_stats(stats),)
+    ),
+    _CallbackSpec(
+        "on_snapshot_taken",
+        _ffi.SnapshotTakenCallback,
+        lambda uid, path, width, height, error: (int(uid), _text(path), int(width), int(height), int(error)),
+    ),
 )
 
 
@@ -1381,40 +1726,48 @@ class _ObserverRegistry:
 
 
 # --------------------------------------------------------------------------
-# Video: rendered frames and render sinks (ABI 0.5)
+# Video: frames, render sinks (ABI 0.5), the local canvas and frame observers (ABI 0.6)
 # --------------------------------------------------------------------------
 
 
 def _in_video_sink() -> bool:
-    """Whether this thread is inside a render sink callback (of any engine)."""
+    """Whether this thread is inside a render sink or a render observer callback
+    (of any engine): both run on an engine's video thread."""
     return getattr(_THREAD_STATE, "video_depth", 0) > 0
 
 
 class VideoFrame:
-    """A decoded picture handed to a render sink (Agora's VideoFrame; ``agoraish_video_frame``), I420.
+    """An I420 picture (Agora's VideoFrame; ``agoraish_video_frame``) handed to
+    a render sink (read-only planes) or to a ``VideoFrameObserver`` (writable planes).
 
     Attributes:
-        uid: the remote user the picture comes from.
+        uid: the remote user the picture comes from; 0 for a local picture
+            (the local canvas, capture and pre-encode observers).
         type: ``VideoPixelFormat.I420``.
         width, height: the picture's size in pixels.
         y_stride, u_stride, v_stride: bytes per row of each plane.
-        rotation: 0.
-        render_time_ms: when it was decoded, on the engine's monotonic clock (ms).
+        rotation: 0 (pictures are turned upright before encoding).
+        render_time_ms: ms on the engine's monotonic clock: when a remote
+            picture was decoded or a local one captured; for capture and
+            pre-encode observers the timestamp pushed with the picture.
+        writable: whether the planes may be written (observer callbacks).
 
-    ``y``, ``u`` and ``v`` are read-only ``memoryview`` objects (format
-    ``'B'``) over the library's own planes, without a copy: row ``r`` of a
-    plane starts at byte ``r * stride``; the luma plane has ``height`` rows of
-    ``width`` pixels, the chroma planes ``(height + 1) // 2`` rows of
-    ``(width + 1) // 2``. ``planes`` is ``(y, u, v)`` and ``strides``
-    ``(y_stride, u_stride, v_stride)``. ``to_bytes()`` copies the picture as
-    packed I420 (no row padding); ``numpy()`` gives three two-dimensional,
-    read-only uint8 arrays over the same memory (numpy must be installed).
+    ``y``, ``u`` and ``v`` are ``memoryview`` objects (format ``'B'``) over
+    the library's own planes, without a copy: row ``r`` of a plane starts at
+    byte ``r * stride``; the luma plane has ``height`` rows of ``width``
+    pixels, the chroma planes ``(height + 1) // 2`` rows of ``(width + 1) // 2``.
+    They are read-only in render sinks and writable in observer callbacks,
+    where what is written is what is sent or rendered. ``planes`` is
+    ``(y, u, v)`` and ``strides`` ``(y_stride, u_stride, v_stride)``.
+    ``to_bytes()`` copies the picture as packed I420 (no row padding);
+    ``numpy()`` gives three two-dimensional uint8 arrays over the same memory
+    (writable exactly when the planes are; numpy must be installed).
 
     Lifetime: the planes, and any view or array made from them, are valid only
-    during the sink call that received the frame. Afterwards ``y``, ``u``,
-    ``v``, ``planes``, ``to_bytes()`` and ``numpy()`` raise ``ValueError``;
-    copy what you keep (``to_bytes()``, or ``numpy()`` arrays' ``copy()``).
-    The integer attributes stay readable.
+    during the call that received the frame. Afterwards ``y``, ``u``, ``v``,
+    ``planes``, ``to_bytes()`` and ``numpy()`` raise ``ValueError``; copy what
+    you keep (``to_bytes()``, or ``numpy()`` arrays' ``copy()``). The integer
+    attributes stay readable.
     """
 
     __slots__ = (
@@ -1427,13 +1780,15 @@ class VideoFrame:
         "v_stride",
         "rotation",
         "render_time_ms",
+        "writable",
         "_views",
         "_planes",
         "_valid",
     )
 
-    def __init__(self, uid: int, raw: Any) -> None:
+    def __init__(self, uid: int, raw: Any, writable: bool = False) -> None:
         self.uid = int(uid)
+        self.writable = bool(writable)
         self.type = _enum_or_int(VideoPixelFormat, raw.type)
         self.width = int(raw.width)
         self.height = int(raw.height)
@@ -1452,8 +1807,8 @@ class VideoFrame:
             if address and size > 0:
                 base = memoryview((ctypes.c_uint8 * size).from_address(address))
                 flat = base.cast("B")
-                view = flat.toreadonly()
-                self._views += [view, flat, base]
+                view = flat if self.writable else flat.toreadonly()
+                self._views += [view, flat, base] if view is not flat else [flat, base]
             else:
                 view = memoryview(b"")
             planes.append(view)
@@ -1468,7 +1823,7 @@ class VideoFrame:
 
     def _check(self) -> None:
         if not self._valid:
-            raise ValueError("a VideoFrame's planes are valid only during the sink call that received it")
+            raise ValueError("a VideoFrame's planes are valid only during the call that received it")
 
     @property
     def strides(self) -> Tuple[int, int, int]:
@@ -1477,25 +1832,25 @@ class VideoFrame:
 
     @property
     def planes(self) -> Tuple[memoryview, memoryview, memoryview]:
-        """``(y, u, v)``: read-only memoryviews over the library's planes."""
+        """``(y, u, v)``: memoryviews over the library's planes (writable in observers)."""
         self._check()
         return self._planes  # type: ignore[return-value]
 
     @property
     def y(self) -> memoryview:
-        """The luma plane: a read-only memoryview, ``y_stride`` bytes per row."""
+        """The luma plane: a memoryview, ``y_stride`` bytes per row."""
         self._check()
         return self._planes[0]
 
     @property
     def u(self) -> memoryview:
-        """The U plane: a read-only memoryview, ``u_stride`` bytes per row."""
+        """The U plane: a memoryview, ``u_stride`` bytes per row."""
         self._check()
         return self._planes[1]
 
     @property
     def v(self) -> memoryview:
-        """The V plane: a read-only memoryview, ``v_stride`` bytes per row."""
+        """The V plane: a memoryview, ``v_stride`` bytes per row."""
         self._check()
         return self._planes[2]
 
@@ -1511,8 +1866,9 @@ class VideoFrame:
         return b"".join(parts)
 
     def numpy(self) -> Tuple[Any, Any, Any]:
-        """The planes as three read-only two-dimensional numpy uint8 arrays
-        ``(y, u, v)`` of shape (rows, columns), over the library's memory.
+        """The planes as three two-dimensional numpy uint8 arrays ``(y, u, v)``
+        of shape (rows, columns), over the library's memory; writable in
+        observer callbacks, read-only in render sinks.
 
         Raises:
             ModuleNotFoundError: numpy is not installed.
@@ -1541,11 +1897,11 @@ class VideoFrame:
     def __repr__(self) -> str:
         return (
             f"<agoraish.VideoFrame uid={self.uid} {self.width}x{self.height} "
-            f"strides={self.strides} t={self.render_time_ms} ms>"
+            f"strides={self.strides} t={self.render_time_ms} ms{' writable' if self.writable else ''}>"
         )
 
 
-def _make_sink_thunk(cell: _HandlerCell) -> Any:
+def _make_sink_thunk(cell: _HandlerCell, label: str) -> Any:
     def thunk(_engine: Optional[int], _user_data: Optional[int], uid: int, pointer: Any) -> None:
         sink = cell.handler
         if sink is None or not pointer:
@@ -1557,7 +1913,7 @@ def _make_sink_thunk(cell: _HandlerCell) -> Any:
             frame = VideoFrame(uid, pointer.contents)
             sink(frame)  # type: ignore[operator]
         except BaseException as error:
-            _report_callback_exception(error, "setup_remote_video sink", sink)
+            _report_callback_exception(error, label, sink)
         finally:
             if frame is not None:
                 frame._invalidate()
@@ -1566,27 +1922,40 @@ def _make_sink_thunk(cell: _HandlerCell) -> Any:
     return _ffi.VideoFrameCallback(thunk)
 
 
+#: The key of the local canvas in a ``_SinkRegistry`` (the uid its pictures carry;
+#: remote users are never 0).
+_LOCAL = 0
+
+
 class _SinkKeepalive:
-    """What the C engine points at for one bound render sink: the thunk and the canvas."""
+    """What the C engine points at for one bound canvas (a remote user's, or
+    the local one under uid 0): the thunk and the canvas struct."""
 
     __slots__ = ("uid", "cell", "thunk", "canvas")
 
-    def __init__(self, uid: int, sink: Callable[[VideoFrame], Any]) -> None:
+    def __init__(self, uid: int, sink: Callable[[VideoFrame], Any], render_mode: int = 0, mirror_mode: int = 0,
+                 view_width: int = 0, view_height: int = 0) -> None:
         self.uid = uid
         self.cell = _HandlerCell(sink)
-        self.thunk = _make_sink_thunk(self.cell)
+        label = "setup_local_video sink" if uid == _LOCAL else "setup_remote_video sink"
+        self.thunk = _make_sink_thunk(self.cell, label)
         self.canvas = _ffi.VideoCanvas()
         self.canvas.struct_size = ctypes.sizeof(_ffi.VideoCanvas)
         self.canvas.uid = uid
         self.canvas.on_frame = self.thunk
         self.canvas.user_data = None
+        self.canvas.render_mode = render_mode
+        self.canvas.mirror_mode = mirror_mode
+        self.canvas.view_width = view_width
+        self.canvas.view_height = view_height
 
     def drop_handler(self) -> None:
         self.cell.handler = None
 
 
 class _SinkRegistry:
-    """The render sinks of one engine that the library may still call.
+    """The canvases of one engine that the library may still call: the remote
+    users' render sinks by uid, and the local canvas under uid 0.
 
     The library guarantees that when an unbind (``on_frame`` NULL) returns,
     the pictures delivered before it have been delivered: it waits for the
@@ -1613,13 +1982,16 @@ class _SinkRegistry:
         if keep is not None:
             self.bound[uid] = keep
 
-    def setup(self, handle: int, uid: int, keep: Optional[_SinkKeepalive]) -> int:
+    def setup(self, handle: int, uid: int, keep: Optional[_SinkKeepalive], local: bool = False) -> int:
+        """Binds (or with `keep` None unbinds) the canvas of `uid`, or the local
+        canvas when `local` (then `uid` is ``_LOCAL``)."""
         if keep is not None:
             canvas = keep.canvas
         else:
             canvas = _ffi.VideoCanvas()
             canvas.struct_size = ctypes.sizeof(_ffi.VideoCanvas)
             canvas.uid = uid
+        function = _ffi.agoraish_engine_setup_local_video if local else _ffi.agoraish_engine_setup_remote_video
         if _in_video_sink():
             # Holding _call_lock here could deadlock with an unbind that waits
             # in the library for this very sink call to finish.
@@ -1627,7 +1999,7 @@ class _SinkRegistry:
                 self._in_flight += 1
             rc = -_ffi.AGORAISH_ERR_FAILED
             try:
-                rc = _ffi.agoraish_engine_setup_remote_video(handle, ctypes.byref(canvas))
+                rc = function(handle, ctypes.byref(canvas))
             finally:
                 with self._state_lock:
                     self._in_flight -= 1
@@ -1638,7 +2010,7 @@ class _SinkRegistry:
         with self._call_lock:
             with self._state_lock:
                 quiet, finished = self._in_flight == 0, self._finished
-            rc = _ffi.agoraish_engine_setup_remote_video(handle, ctypes.byref(canvas))
+            rc = function(handle, ctypes.byref(canvas))
             if rc != 0:
                 return rc
             with self._state_lock:
@@ -1654,7 +2026,8 @@ class _SinkRegistry:
         with self._state_lock:
             uids = sorted(set(self.bound) | {keep.uid for keep in self.retired})
         for uid in uids:
-            if self.setup(handle, uid, None) != 0:
+            # A remote uid 0 is refused by the library, so uid 0 here is the local canvas.
+            if self.setup(handle, uid, None, local=uid == _LOCAL) != 0:
                 return False
         with self._state_lock:
             return not self.bound and not self.retired
@@ -1663,6 +2036,188 @@ class _SinkRegistry:
         with self._state_lock:
             alive = list(self.bound.values()) + self.retired
             self.bound, self.retired = {}, []
+        return alive
+
+
+class VideoFrameObserver:
+    """Receives raw video (Agora's IVideoFrameObserver).
+
+    Subclass it and override the positions you need; register it with
+    ``RtcEngine.register_video_frame_observer``. Only overridden methods are
+    installed in the C observer, the others stay NULL. Each method receives a
+    ``VideoFrame`` whose planes are writable: what it writes into them is what
+    is sent (capture, pre-encode) or rendered (render). It returns True to
+    keep the picture or False to drop it (not sent, not rendered); None
+    counts as True.
+
+    Thread: ``on_capture_video_frame`` and ``on_pre_encode_video_frame`` run
+    on the thread that pushes the picture (``push_external_video_frame``) or
+    on the camera thread; ``on_render_video_frame`` on the engine's video
+    thread (``agoraish-vid<n>``), before the user's render sink. A callback
+    runs in real time: keep it short.
+
+    An exception raised by a callback is reported through
+    ``sys.unraisablehook`` and does not reach the library; the picture is then
+    kept as it is.
+    """
+
+    def on_capture_video_frame(self, frame: VideoFrame) -> bool:
+        """Each local picture as captured or pushed, upright (``VideoObserverPosition.POST_CAPTURER``)."""
+        return True
+
+    def on_pre_encode_video_frame(self, frame: VideoFrame) -> bool:
+        """Each local picture about to be encoded: fitted to the encoder
+        configuration, mirrored and watermarked (``VideoObserverPosition.PRE_ENCODER``)."""
+        return True
+
+    def on_render_video_frame(self, uid: int, frame: VideoFrame) -> bool:
+        """Each decoded picture of remote user `uid`, before its render sink
+        (``VideoObserverPosition.PRE_RENDERER``)."""
+        return True
+
+
+#: The callbacks of agoraish_video_frame_observer, in header order: C field
+#: (and Python method) name, CFUNCTYPE, position bit, whether a uid precedes the frame.
+_VIDEO_OBSERVER_CALLBACKS: Tuple[Tuple[str, Any, int, bool], ...] = (
+    ("on_capture_video_frame", _ffi.CaptureVideoFrameCallback, _ffi.AGORAISH_VIDEO_POSITION_POST_CAPTURER, False),
+    ("on_pre_encode_video_frame", _ffi.PreEncodeVideoFrameCallback, _ffi.AGORAISH_VIDEO_POSITION_PRE_ENCODER, False),
+    ("on_render_video_frame", _ffi.RenderVideoFrameCallback, _ffi.AGORAISH_VIDEO_POSITION_PRE_RENDERER, True),
+)
+
+
+def _observed_video_positions(observer: object) -> int:
+    """The position bits of the methods `observer` overrides."""
+    bits = 0
+    for name, _, bit, _ in _VIDEO_OBSERVER_CALLBACKS:
+        if _overrides(observer, name, VideoFrameObserver):
+            bits |= bit
+    return bits
+
+
+def _make_video_observer_thunk(cell: _HandlerCell, name: str, ctype: Any, with_uid: bool) -> Any:
+    # Render callbacks run on the video thread, like render sinks; the others on a pushing thread.
+    depth_name = "video_depth" if with_uid else "capture_depth"
+
+    def thunk(_engine: Optional[int], _user_data: Optional[int], *args: Any) -> int:
+        observer = cell.handler
+        if observer is None:
+            return 1
+        depth = getattr(_THREAD_STATE, depth_name, 0)
+        setattr(_THREAD_STATE, depth_name, depth + 1)
+        frame: Optional[VideoFrame] = None
+        try:
+            pointer = args[-1]
+            if not pointer:
+                return 1
+            uid = int(args[0]) if with_uid else 0
+            frame = VideoFrame(uid, pointer.contents, writable=True)
+            method = getattr(observer, name)
+            keep = method(uid, frame) if with_uid else method(frame)
+            return 1 if keep is None or bool(keep) else 0
+        except BaseException as error:
+            _report_callback_exception(error, name, observer)
+            return 1
+        finally:
+            if frame is not None:
+                frame._invalidate()
+            setattr(_THREAD_STATE, depth_name, depth)
+
+    return ctype(thunk)
+
+
+class _VideoObserverKeepalive:
+    """What the C engine points at for one registered video observer: thunks and table.
+
+    ``local`` tells whether it has capture or pre-encode thunks, which the
+    library may call on a pushing thread without ever waiting for them.
+    """
+
+    __slots__ = ("cell", "thunks", "table", "local")
+
+    def __init__(self, observer: object, positions: int) -> None:
+        self.cell = _HandlerCell(observer)
+        self.thunks: List[Any] = []
+        self.table = _ffi.VideoFrameObserverTable()
+        self.table.struct_size = ctypes.sizeof(_ffi.VideoFrameObserverTable)
+        self.table.user_data = None
+        self.table.observed_position = positions
+        self.local = False
+        for name, ctype, _, with_uid in _VIDEO_OBSERVER_CALLBACKS:
+            if _overrides(observer, name, VideoFrameObserver):
+                thunk = _make_video_observer_thunk(self.cell, name, ctype, with_uid)
+                self.thunks.append(thunk)
+                setattr(self.table, name, thunk)
+                self.local = self.local or not with_uid
+
+    def drop_handler(self) -> None:
+        self.cell.handler = None
+
+
+class _VideoObserverRegistry:
+    """The video frame observers of one engine that the library may still call.
+
+    The library waits, when an observer is unregistered (NULL), for a render
+    callback in progress on the video thread, unless the unregistration is
+    made on that thread; a registration over another observer does not wait.
+    Capture and pre-encode callbacks run on the thread that pushes (or the
+    camera thread) and are never waited for. So a replaced observer's
+    thunks are kept for the life of the process when it had capture or
+    pre-encode callbacks; a render-only one (``retired``) is freed by an
+    unregistration made outside the video thread while no call from inside a
+    render callback was running, as for render sinks.
+    """
+
+    def __init__(self) -> None:
+        self._call_lock = threading.Lock()  # serializes calls made off the video thread
+        self._state_lock = threading.Lock()  # guards the fields below; never held across a C call
+        self.current: Optional[_VideoObserverKeepalive] = None
+        self.retired: List[_VideoObserverKeepalive] = []
+        self._in_flight = 0  # calls from the video thread, running now
+        self._finished = 0  # such calls finished
+
+    def _swap(self, keep: Optional[_VideoObserverKeepalive]) -> None:
+        old, self.current = self.current, keep
+        if old is not None:
+            old.drop_handler()  # the user's observer is dropped at once; its thunks return 1
+            if old.local:
+                _keep_forever(old)
+            else:
+                self.retired.append(old)
+
+    def register(self, handle: int, keep: Optional[_VideoObserverKeepalive]) -> int:
+        table = ctypes.byref(keep.table) if keep is not None else None
+        if _in_video_sink():
+            # Holding _call_lock here could deadlock with an unregistration
+            # that waits in the library for this very callback to finish.
+            with self._state_lock:
+                self._in_flight += 1
+            rc = -_ffi.AGORAISH_ERR_FAILED
+            try:
+                rc = _ffi.agoraish_engine_register_video_frame_observer(handle, table)
+            finally:
+                with self._state_lock:
+                    self._in_flight -= 1
+                    self._finished += 1
+                    if rc == 0:
+                        self._swap(keep)
+            return rc
+        with self._call_lock:
+            with self._state_lock:
+                quiet, finished = self._in_flight == 0, self._finished
+            rc = _ffi.agoraish_engine_register_video_frame_observer(handle, table)
+            if rc != 0:
+                return rc
+            with self._state_lock:
+                self._swap(keep)
+                if keep is None and quiet and self._in_flight == 0 and self._finished == finished:
+                    # No render callback of a retired observer runs any more.
+                    self.retired = []
+            return 0
+
+    def take_all(self) -> List[_VideoObserverKeepalive]:
+        with self._state_lock:
+            alive = ([self.current] if self.current is not None else []) + self.retired
+            self.current, self.retired = None, []
         return alive
 
 
@@ -1764,6 +2319,7 @@ class RtcEngine:
         self._keepalive: Optional[_Keepalive] = None
         self._observers = _ObserverRegistry()
         self._sinks = _SinkRegistry()
+        self._video_observers = _VideoObserverRegistry()
         self._lock = threading.Lock()
         self._releases_in_flight = 0
         self._releases_overlapped = False
@@ -1829,10 +2385,10 @@ class RtcEngine:
                 callback objects are then kept for the life of the process
                 (see the module docstring).
 
-        Render sinks (``setup_remote_video``) are unbound first. Released
-        from inside a render sink, the engine does not wait for that sink
-        (it is the caller); its callback objects are then kept for the life
-        of the process.
+        Render sinks (``setup_remote_video``, ``setup_local_video``) and the
+        video frame observer are removed first. Released from inside a render
+        sink, the engine does not wait for that sink (it is the caller); its
+        callback objects are then kept for the life of the process.
 
         Raises:
             AgoraishError: -5 when called from one of this engine's own
@@ -1847,10 +2403,11 @@ class RtcEngine:
                 self._releases_overlapped = True
             self._releases_in_flight += 1
         rc = -_ffi.AGORAISH_ERR_FAILED
-        video_detached = False
+        video_detached = observer_detached = False
         try:
             detached = self._detach_audio_frame_observer()
             video_detached = self._detach_video_sinks()
+            observer_detached = self._detach_video_frame_observer()
             rc = _ffi.agoraish_engine_release(self.handle, 1 if sync else 0)
         finally:
             with self._lock:
@@ -1863,6 +2420,7 @@ class RtcEngine:
         if rc == 0:
             self._retire_audio_frame_observers(detached)
             self._retire_video_sinks(video_detached)
+            self._retire_video_frame_observers(observer_detached)
         if keepalive is not None:
             _LIVE.discard(self)
             if sync and not overlapped:
@@ -1938,6 +2496,38 @@ class RtcEngine:
             else:
                 _keep_forever(keep)
 
+    def _detach_video_frame_observer(self) -> bool:
+        """Before release: removes the video frame observer, which waits for a
+        render callback in progress. True when the library can call no render
+        thunk of an observer any more (also when there was none); False when
+        that cannot be known (see ``_detach_video_sinks``). Capture and
+        pre-encode thunks are kept for the life of the process in any case."""
+        registry = getattr(self, "_video_observers", None)
+        if registry is None:
+            return True
+        with registry._state_lock:
+            if registry.current is None and not registry.retired:
+                return True
+        if _in_video_sink() or _in_observer_callback() or _on_event_thread_of(self.handle):
+            return False
+        try:
+            return registry.register(self.handle, None) == 0 and not registry.retired
+        except BaseException:
+            return False
+
+    def _retire_video_frame_observers(self, detached: bool) -> None:
+        """After a successful release: drops the video frame observers, keeping
+        their thunks for the life of the process unless `detached` proved them
+        unused (never for capture and pre-encode thunks)."""
+        registry = getattr(self, "_video_observers", None)
+        if registry is None:
+            return
+        for keep in registry.take_all():
+            if detached and not keep.local:
+                keep.drop_handler()
+            else:
+                _keep_forever(keep)
+
     def __del__(self) -> None:
         keepalive = getattr(self, "_keepalive", None)
         handle = getattr(self, "_handle", None)
@@ -1946,16 +2536,21 @@ class RtcEngine:
         try:
             detached = self._detach_audio_frame_observer()
             video_detached = self._detach_video_sinks()
+            observer_detached = self._detach_video_frame_observer()
             rc = _ffi.agoraish_engine_release(handle, 1)
             if rc == 0:
                 self._retire_audio_frame_observers(detached)
                 self._retire_video_sinks(video_detached)
+                self._retire_video_frame_observers(observer_detached)
             else:
                 registry = getattr(self, "_observers", None)
                 for keep in list(registry.alive if registry is not None else ()):
                     _keep_forever(keep)
                 sinks = getattr(self, "_sinks", None)
                 for keep in sinks.take_all() if sinks is not None else ():
+                    _keep_forever(keep)
+                video_observers = getattr(self, "_video_observers", None)
+                for keep in video_observers.take_all() if video_observers is not None else ():
                     _keep_forever(keep)
             if rc == -_ffi.AGORAISH_ERR_REFUSED:
                 # Collected on its own event thread: release from another thread.
@@ -2834,8 +3429,9 @@ class RtcEngine:
     # -- video (ABI 0.5) ------------------------------------------------------
 
     def enable_video(self) -> None:
-        """Turns video on (Agora's enableVideo; off by default): pushed frames
-        are sent and received video is decoded and rendered.
+        """Turns video on (Agora's enableVideo; off by default): pictures are
+        captured (the camera, unless an external source is set) and sent, and
+        received video is decoded and rendered. Others get ``on_user_enable_video``.
 
         Raises:
             AgoraishError: -7 if released.
@@ -2847,6 +3443,7 @@ class RtcEngine:
     def disable_video(self) -> None:
         """Turns video off (Agora's disableVideo): pushed frames are not sent and
         received video is not decoded. The next enable starts with a keyframe.
+        Others get ``on_user_enable_video(uid, False)``.
 
         Raises:
             AgoraishError: -7 if released.
@@ -2863,9 +3460,13 @@ class RtcEngine:
         bitrate: int = 0,
         min_bitrate: int = -1,
         codec_type: int = VideoCodecType.VP8,
+        orientation_mode: int = OrientationMode.ADAPTIVE,
+        degradation_preference: int = DegradationPreference.MAINTAIN_QUALITY,
+        mirror_mode: int = VideoMirrorMode.AUTO,
     ) -> None:
         """Sets what the encoder aims for (Agora's setVideoEncoderConfiguration);
-        applies from the next pushed frame. Pushed frames are sent at their own size.
+        applies from the next pushed frame. Pictures larger than the size are
+        scaled down to fit it; smaller ones are sent at their own size.
 
         Args:
             width, height: 16..4096, even (the defaults of the engine are 640x360).
@@ -2874,7 +3475,14 @@ class RtcEngine:
                 size and frame rate, twice it in live broadcasting), -1
                 (COMPATIBLE_BITRATE: the base rate), or 1..100000.
             min_bitrate: -1 or Kbps (kept for live broadcasting).
-            codec_type: a ``VideoCodecType`` (0 also means VP8).
+            codec_type: a ``VideoCodecType``: VP8 (0 also means VP8) or VP9.
+            orientation_mode: an ``OrientationMode``: ADAPTIVE turns width x
+                height to each picture's orientation; the FIXED modes crop a
+                picture of the other orientation around its centre.
+            degradation_preference: a ``DegradationPreference`` (kept for
+                bandwidth adaptation).
+            mirror_mode: a ``VideoMirrorMode`` of the sent stream: AUTO and
+                DISABLED send it as it is, ENABLED mirrored.
 
         Raises:
             AgoraishError: -2 a value out of range; -7 if released.
@@ -2889,6 +3497,9 @@ class RtcEngine:
         config.bitrate = _c_int(bitrate, "bitrate")
         config.min_bitrate = _c_int(min_bitrate, "min_bitrate")
         config.codec_type = _c_int(codec_type, "codec_type")
+        config.orientation_mode = _c_int(orientation_mode, "orientation_mode")
+        config.degradation_preference = _c_int(degradation_preference, "degradation_preference")
+        config.mirror_mode = _c_int(mirror_mode, "mirror_mode")
         rc = _ffi.agoraish_engine_set_video_encoder_configuration(self.handle, ctypes.byref(config))
         _check(rc, "set_video_encoder_configuration")
 
@@ -2916,11 +3527,13 @@ class RtcEngine:
         u_stride: Optional[int] = None,
         v_stride: Optional[int] = None,
         timestamp: Optional[int] = None,
+        rotation: int = 0,
     ) -> None:
         """Pushes one picture (Agora's pushExternalVideoFrame). With video enabled
-        and a call up it is converted to I420, scaled down to fit the encoder
-        configuration when larger, encoded with VP8 and sent. Push at the
-        configured frame rate.
+        it is converted to I420, turned upright, observed and shown in the
+        local preview; in a call it is then fitted to the encoder
+        configuration, encoded (VP8 or VP9) and sent. Push at the configured
+        frame rate.
 
         Args:
             width, height: the picture's size: 16..4096, even.
@@ -2937,14 +3550,16 @@ class RtcEngine:
                 (I420's U and V) or `width` (NV12's and NV21's chroma).
             timestamp: capture time in ms, increasing (any origin); by default
                 the monotonic clock.
+            rotation: 0, 90, 180 or 270: the picture is turned clockwise by
+                that much before use (a 90 or 270 turn swaps width and height).
 
         Writable buffers are passed without a copy, read-only ones (bytes)
         are copied first; the library reads the planes during the call only.
 
         Raises:
             AgoraishError: -2 an unknown format, a size or stride out of range,
-                a plane shorter than its rows need, or a plane the format needs
-                missing; -3 no external source (``set_external_video_source``);
+                a plane shorter than its rows need, a plane the format needs
+                missing, or another rotation; -3 no external source (``set_external_video_source``);
                 -7 if released.
             TypeError: a plane that is not a buffer.
 
@@ -3019,11 +3634,21 @@ class RtcEngine:
         if not -(2**63) <= stamp < 2**63:
             raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"timestamp {stamp} does not fit int64_t")
         frame.timestamp = stamp
+        frame.rotation = _c_int(rotation, "rotation")
         rc = _ffi.agoraish_engine_push_external_video_frame(self.handle, ctypes.byref(frame))
         del holders, cache
         _check(rc, "push_external_video_frame")
 
-    def setup_remote_video(self, uid: int, sink: Optional[Callable[[VideoFrame], Any]]) -> None:
+    def setup_remote_video(
+        self,
+        uid: int,
+        sink: Optional[Callable[[VideoFrame], Any]],
+        *,
+        render_mode: int = RenderMode.HIDDEN,
+        mirror_mode: int = VideoMirrorMode.AUTO,
+        view_width: int = 0,
+        view_height: int = 0,
+    ) -> None:
         """Binds the render sink of a remote user (Agora's setupRemoteVideo with
         a callback instead of a view), or unbinds it with None.
 
@@ -3032,31 +3657,388 @@ class RtcEngine:
             sink: a callable taking a ``VideoFrame``, or None. It receives
                 every decoded picture of `uid` on the engine's video thread
                 (``agoraish-vid<n>``), one at a time; the frame's planes are
-                valid only during the call. An exception it raises is reported
-                through ``sys.unraisablehook`` and does not reach the library.
-                The engine keeps it referenced until it is replaced, unbound or
-                the engine is released.
+                read-only and valid only during the call. An exception it
+                raises is reported through ``sys.unraisablehook`` and does not
+                reach the library. The engine keeps it referenced until it is
+                replaced, unbound or the engine is released.
+            render_mode: a ``RenderMode``; applies when a view size is set.
+            mirror_mode: a ``VideoMirrorMode`` (AUTO: remote users not mirrored).
+            view_width, view_height: the host's view size: each picture
+                reaches the sink at that size (2..4096 on both sides, odd
+                sides rounded down to even), fitted by `render_mode`; 0 x 0
+                (the default) hands pictures over at their own size.
 
         After an unbind returns, the old sink gets no further picture (unless
         the unbind is made from inside that sink).
 
         Raises:
-            AgoraishError: -2 uid 0; -7 if released.
+            AgoraishError: -2 uid 0, an unknown render or mirror mode or a bad
+                view size; -7 if released.
             TypeError: `sink` is neither None nor callable.
 
         Thread: any, also from inside a sink.
         """
         uid = _c_uint(uid, "uid")
-        keep: Optional[_SinkKeepalive] = None
-        if sink is not None:
-            if not callable(sink):
-                raise TypeError(f"sink must be callable or None, not {type(sink).__name__}")
-            keep = _SinkKeepalive(uid, sink)
+        keep = self._canvas(uid, sink, render_mode, mirror_mode, view_width, view_height)
         _check(self._sinks.setup(self.handle, uid, keep), "setup_remote_video")
 
+    @staticmethod
+    def _canvas(uid: int, sink: Optional[Callable[[VideoFrame], Any]], render_mode: int, mirror_mode: int,
+                view_width: int, view_height: int) -> Optional[_SinkKeepalive]:
+        """The canvas keepalive for a sink (None unbinds)."""
+        render_mode = _c_int(render_mode, "render_mode")
+        mirror_mode = _c_int(mirror_mode, "mirror_mode")
+        view_width = _c_int(view_width, "view_width")
+        view_height = _c_int(view_height, "view_height")
+        if sink is None:
+            return None
+        if not callable(sink):
+            raise TypeError(f"sink must be callable or None, not {type(sink).__name__}")
+        return _SinkKeepalive(uid, sink, render_mode, mirror_mode, view_width, view_height)
+
+    def setup_local_video(
+        self,
+        sink: Optional[Callable[[VideoFrame], Any]],
+        *,
+        render_mode: int = RenderMode.HIDDEN,
+        mirror_mode: int = VideoMirrorMode.AUTO,
+        view_width: int = 0,
+        view_height: int = 0,
+    ) -> None:
+        """Binds the local canvas (Agora's setupLocalVideo with a callback
+        instead of a view), or unbinds it with None.
+
+        The sink receives the local pictures (``frame.uid`` 0), as captured or
+        pushed and turned upright, on the engine's video thread, after
+        ``start_preview`` or in a call while local video is on. The arguments
+        are those of ``setup_remote_video``; with the mirror mode AUTO the
+        preview is mirrored (as a mirror shows the user), DISABLED shows it as
+        it is sent.
+
+        Raises:
+            AgoraishError: -2 an unknown render or mirror mode or a bad view
+                size; -7 if released.
+            TypeError: `sink` is neither None nor callable.
+
+        Thread: any, also from inside a sink.
+        """
+        keep = self._canvas(_LOCAL, sink, render_mode, mirror_mode, view_width, view_height)
+        _check(self._sinks.setup(self.handle, _LOCAL, keep, local=True), "setup_local_video")
+
+    def start_preview(self) -> None:
+        """Local pictures reach the local canvas outside calls too (Agora's
+        startPreview; needs ``enable_video``; survives leaving). Without an
+        external source the camera starts (``on_local_video_state_changed``
+        reports FAILED with DEVICE_NOT_FOUND when there is none).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_start_preview(self.handle), "start_preview")
+
+    def stop_preview(self) -> None:
+        """Stops the preview (Agora's stopPreview).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_preview(self.handle), "stop_preview")
+
+    def set_local_render_mode(self, render_mode: int, mirror_mode: int = VideoMirrorMode.AUTO) -> None:
+        """Render and mirror mode of the local canvas (Agora's setLocalRenderMode).
+
+        Args:
+            render_mode: a ``RenderMode``.
+            mirror_mode: a ``VideoMirrorMode``.
+
+        Raises:
+            AgoraishError: -2 unknown mode; -3 no local canvas bound; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_local_render_mode(
+            self.handle, _c_int(render_mode, "render_mode"), _c_int(mirror_mode, "mirror_mode")
+        )
+        _check(rc, "set_local_render_mode")
+
+    def set_remote_render_mode(self, uid: int, render_mode: int, mirror_mode: int = VideoMirrorMode.AUTO) -> None:
+        """Render and mirror mode of a remote user's canvas (Agora's setRemoteRenderMode).
+
+        Raises:
+            AgoraishError: -2 uid 0 or unknown mode; -3 no canvas bound for
+                `uid`; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_remote_render_mode(
+            self.handle, _c_uint(uid, "uid"), _c_int(render_mode, "render_mode"), _c_int(mirror_mode, "mirror_mode")
+        )
+        _check(rc, "set_remote_render_mode")
+
+    def register_video_frame_observer(self, observer: Optional[object], positions: Optional[int] = None) -> None:
+        """Registers a raw video observer (Agora's registerVideoFrameObserver), or removes it with None.
+
+        Args:
+            observer: a ``VideoFrameObserver`` (or any object with its
+                methods), or None. The engine keeps it referenced until it is
+                replaced, removed or the engine is released. Only the methods
+                it overrides are installed.
+            positions: the ``VideoObserverPosition`` bits observed; None
+                selects the positions of the overridden methods.
+
+        When a removal returns, the previous observer gets no further render
+        callback (unless removed from inside one). Capture and pre-encode
+        callbacks in progress on another thread may still finish; they find
+        the observer gone and keep their picture.
+
+        Raises:
+            AgoraishError: -2 unknown position bits; -7 if released.
+
+        Thread: any, also from inside an observer callback.
+        """
+        keep: Optional[_VideoObserverKeepalive] = None
+        if observer is not None:
+            bits = _observed_video_positions(observer) if positions is None else _c_int(positions, "positions")
+            keep = _VideoObserverKeepalive(observer, bits)
+        _check(self._video_observers.register(self.handle, keep), "register_video_frame_observer")
+
+    def enable_dual_stream_mode(self, enabled: bool) -> None:
+        """Also sends a low stream (Agora's enableDualStreamMode): the picture
+        fitted inside 320 x 180, half the frame rate (at least 5), Agora's base
+        bitrate for that size. Subscribers choose a stream with
+        ``set_remote_video_stream_type``; the server forwards one.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_enable_dual_stream_mode(self.handle, 1 if enabled else 0)
+        _check(rc, "enable_dual_stream_mode")
+
+    def set_remote_video_stream_type(self, uid: int, stream_type: int) -> None:
+        """Receives the high or low stream of `uid` (Agora's setRemoteVideoStreamType).
+
+        The server switches at the next keyframe of the chosen stream (it asks
+        the publisher for one). A publisher without dual stream sends its one
+        stream to everyone.
+
+        Args:
+            stream_type: a ``VideoStreamType``.
+
+        Raises:
+            AgoraishError: -2 uid 0 or another type; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_remote_video_stream_type(
+            self.handle, _c_uint(uid, "uid"), _c_int(stream_type, "stream_type")
+        )
+        _check(rc, "set_remote_video_stream_type")
+
+    def set_remote_default_video_stream_type(self, stream_type: int) -> None:
+        """The stream received of users not named by ``set_remote_video_stream_type``
+        (Agora's setRemoteDefaultVideoStreamType): a ``VideoStreamType``.
+
+        Raises:
+            AgoraishError: -2 another type; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_remote_default_video_stream_type(
+            self.handle, _c_int(stream_type, "stream_type")
+        )
+        _check(rc, "set_remote_default_video_stream_type")
+
+    def take_snapshot(self, uid: int, path: StrPath) -> None:
+        """Writes the next picture of `uid` to `path` (Agora's takeSnapshot).
+
+        Args:
+            uid: the remote user, or 0 for the local picture as captured.
+            path: ends in ".jpg" or ".jpeg" (JPEG) or ".png" (PNG); its
+                directory must exist.
+
+        ``on_snapshot_taken(uid, path, width, height, error)`` reports the result.
+
+        Raises:
+            AgoraishError: -2 another extension; -113 not in a call; -12 eight
+                snapshots of that user already waiting; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_take_snapshot(self.handle, _c_uint(uid, "uid"), _c_string(path, "path"))
+        _check(rc, "take_snapshot")
+
+    def add_video_watermark(
+        self,
+        path: StrPath,
+        landscape: Tuple[int, int, int, int],
+        portrait: Optional[Tuple[int, int, int, int]] = None,
+        *,
+        visible_in_preview: bool = True,
+    ) -> None:
+        """Blends a PNG into the sent picture (Agora's addVideoWatermark).
+
+        The image is read now, scaled to the rectangle for the picture's
+        orientation, its alpha kept, and clipped at the picture's edges. One
+        watermark at a time: a new one replaces the old.
+
+        Args:
+            path: a PNG file (up to 4096 x 4096).
+            landscape: ``(x, y, width, height)`` in pixels of landscape (and
+                square) pictures: x and y 0..4096, width and height 1..4096.
+            portrait: the same for portrait pictures; None uses `landscape`.
+            visible_in_preview: the local canvas shows the watermark too.
+
+        Raises:
+            AgoraishError: -2 a file that is not a readable PNG or bad
+                rectangles; -7 if released.
+
+        Thread: any.
+        """
+        options = _ffi.WatermarkOptions()
+        options.struct_size = ctypes.sizeof(_ffi.WatermarkOptions)
+        options.visible_in_preview = 1 if visible_in_preview else 0
+        for name, rect in (("landscape", landscape), ("portrait", portrait if portrait is not None else landscape)):
+            x, y, width, height = rect
+            setattr(options, f"{name}_x", _c_int(x, f"{name} x"))
+            setattr(options, f"{name}_y", _c_int(y, f"{name} y"))
+            setattr(options, f"{name}_width", _c_int(width, f"{name} width"))
+            setattr(options, f"{name}_height", _c_int(height, f"{name} height"))
+        rc = _ffi.agoraish_engine_add_video_watermark(self.handle, _c_string(path, "path"), ctypes.byref(options))
+        _check(rc, "add_video_watermark")
+
+    def clear_video_watermarks(self) -> None:
+        """Removes the watermark (Agora's clearVideoWatermarks).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_clear_video_watermarks(self.handle), "clear_video_watermarks")
+
+    # -- cameras (ABI 0.6) ---------------------------------------------------------
+
+    def get_video_device_count(self) -> int:
+        """Number of cameras: V4L2 capture devices (0 on a machine without any).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_get_video_device_count(self.handle)
+        if rc < 0:
+            raise AgoraishError(rc, "get_video_device_count")
+        return rc
+
+    def get_video_device(self, index: int) -> VideoDeviceInfo:
+        """One camera, by index in the current enumeration: ``(id, name, formats)``.
+
+        Raises:
+            AgoraishError: -2 index out of range; -7 if released.
+
+        Thread: any.
+        """
+        info = _ffi.VideoDeviceInfo()
+        rc = _ffi.agoraish_engine_get_video_device(self.handle, _c_int(index, "index"), ctypes.byref(info))
+        _check(rc, "get_video_device")
+        count = max(0, min(int(info.format_count), _ffi.AGORAISH_MAX_VIDEO_FORMATS))
+        formats = [VideoFormat(int(f.width), int(f.height), int(f.fps), _text(f.fourcc)) for f in info.formats[:count]]
+        return VideoDeviceInfo(_text(info.id), _text(info.name), formats)
+
+    def enumerate_video_devices(self) -> List[VideoDeviceInfo]:
+        """Every camera, as ``(id, name, formats)`` (Agora's enumerateVideoDevices).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        devices: List[VideoDeviceInfo] = []
+        for index in range(self.get_video_device_count()):
+            try:
+                devices.append(self.get_video_device(index))
+            except AgoraishError as error:
+                if error.code != -_ffi.AGORAISH_ERR_INVALID_ARGUMENT:
+                    raise
+                break  # the list shrank between the two calls
+        return devices
+
+    def set_video_device(self, device_id: str) -> None:
+        """Chooses the camera by id, its /dev path (Agora's setDevice).
+
+        Used when capture next starts (restarts it if running); a camera that
+        will not open is reported through ``on_local_video_state_changed``.
+
+        Raises:
+            AgoraishError: -2 empty or over 511 bytes; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_video_device(self.handle, _c_string(device_id, "device_id"))
+        _check(rc, "set_video_device")
+
+    def get_current_video_device(self) -> str:
+        """The chosen camera's id, else the first one found (Agora's getDevice).
+
+        Raises:
+            AgoraishError: -3 no camera; -7 if released.
+
+        Thread: any.
+        """
+        return _read_string(
+            lambda buf, length: _ffi.agoraish_engine_get_current_video_device(self.handle, buf, length),
+            "get_current_video_device",
+        )
+
+    def set_camera_capturer_configuration(
+        self,
+        preference: int = CameraCapturerOutputPreference.AUTO,
+        capture_width: int = 640,
+        capture_height: int = 480,
+    ) -> None:
+        """The camera's capture size preference, for its next start (Agora's
+        setCameraCapturerConfiguration).
+
+        Args:
+            preference: a ``CameraCapturerOutputPreference``: AUTO,
+                PERFORMANCE and PREVIEW capture at the encoder's size and frame
+                rate, MANUAL at `capture_width` x `capture_height`.
+            capture_width, capture_height: 16..4096 (checked with any preference).
+
+        Raises:
+            AgoraishError: -2 unknown preference or size out of range; -7 if released.
+
+        Thread: any.
+        """
+        config = _ffi.CameraCapturerConfiguration()
+        config.struct_size = ctypes.sizeof(_ffi.CameraCapturerConfiguration)
+        config.preference = _c_int(preference, "preference")
+        config.capture_width = _c_int(capture_width, "capture_width")
+        config.capture_height = _c_int(capture_height, "capture_height")
+        rc = _ffi.agoraish_engine_set_camera_capturer_configuration(self.handle, ctypes.byref(config))
+        _check(rc, "set_camera_capturer_configuration")
+
+    def switch_camera(self) -> None:
+        """Moves to the next camera, round robin (Agora's switchCamera).
+
+        Raises:
+            AgoraishError: -4 fewer than two cameras; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_switch_camera(self.handle), "switch_camera")
+
     def enable_local_video(self, enabled: bool) -> None:
-        """Turns local video sending on or off (Agora's enableLocalVideo; on by
-        default); receiving goes on. Others get ``on_user_mute_video``.
+        """Turns local video capture and sending on or off (Agora's
+        enableLocalVideo; on by default); receiving goes on. Others get
+        ``on_user_enable_local_video``.
 
         Raises:
             AgoraishError: -7 if released.
