@@ -164,18 +164,22 @@ extension AudioPipeline {
     /// Moves a stream to `state` (nil: STOPPED is left, DECODING follows with
     /// `reason` once audio plays again) and reports it.
     private func reportRemote(_ s: RemoteStream, state: Int32?, reason: Int32) {
-        let event = s.state.withLock { st -> AudioEvent? in
-            guard st.uid != 0 else { return nil }
+        // The uid to report, 0 for nothing: plain integers out of the lock, the
+        // event made after it.
+        let uid = s.state.withLock { st -> UInt32 in
+            guard st.uid != 0 else { return 0 }
             if let state {
-                guard st.state != state else { return nil }
+                guard st.state != state else { return 0 }
                 st.state = state
-                return .remoteAudioStateChanged(uid: st.uid, state: state, reason: reason, elapsedMs: elapsedMs())
+                return st.uid
             }
             st.resumeReason = reason
             st.firstPacketReported = false
-            return nil
+            return 0
         }
-        if let event { emit(event) }
+        if uid != 0, let state {
+            emit(.remoteAudioStateChanged(uid: uid, state: state, reason: reason, elapsedMs: elapsedMs()))
+        }
     }
 
     /// Drops every remote stream (the call ended).
