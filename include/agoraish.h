@@ -879,7 +879,15 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *                              the media this engine receives, for tests and
  *                              benchmarks: {"loss_percent": 0..100,
  *                              "delay_ms": 0..10000, "jitter_ms": 0..5000,
- *                              "seed": n} (every field optional); null: off
+ *                              "seed": n, "burst": {"good_to_bad_percent",
+ *                              "bad_to_good_percent", "loss_in_bad_percent",
+ *                              "loss_in_good_percent"}, "duplicate_percent",
+ *                              "reorder_percent", "reorder_ms",
+ *                              "bandwidth_kbps", "queue_ms"} (every field
+ *                              optional; docs/abi.md); null: off
+ *   "rtc.audio_loss_recovery" boolean: Opus in-band FEC and PLC (true, the
+ *                              default); false plays gaps as silence (a
+ *                              baseline for loss measurements)
  *
  * @param json  Required UTF-8 JSON text, at most 65536 bytes.
  * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -7 bad handle.

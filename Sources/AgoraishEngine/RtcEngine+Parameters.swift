@@ -10,7 +10,7 @@ extension RtcEngine {
     /// Keys `setParameters` accepts, with their meaning. `parameter(_:)` reads these and `readOnlyParameterKeys`.
     public static let writableParameterKeys: [String] = [
         "rtc.log_file", "rtc.log_filter", "rtc.log_level", "rtc.log_size", "rtc.server_url", "rtc.tls_ca_file",
-        "rtc.network_simulation",
+        "rtc.network_simulation", "rtc.audio_loss_recovery",
     ]
     /// Keys that can be read but not written.
     public static let readOnlyParameterKeys: [String] = ["rtc.app_id", "rtc.area_code"]
@@ -23,6 +23,7 @@ extension RtcEngine {
         case serverURL(String)
         case caFile(String)
         case networkSimulation(NetworkSimulation.Settings?)
+        case audioLossRecovery(Bool)
     }
 
     /// Applies a JSON object of parameters. Every key is validated before any is
@@ -54,6 +55,11 @@ extension RtcEngine {
                 link.setCAFile(path.isEmpty ? nil : path)
             case .networkSimulation(let settings):
                 link.simulation.withLock { $0 = settings.map { NetworkSimulation(settings: $0) } }
+            case .audioLossRecovery(let on):
+                audio.settings.withLock {
+                    $0.lossRecovery = on
+                    $0.sendGeneration += 1
+                }
             }
         }
         let applied = JSONValue.object(members).serialized
@@ -77,6 +83,7 @@ extension RtcEngine {
         case "rtc.server_url": value = .string(serverURL)
         case "rtc.tls_ca_file": value = .string(state.withLock { $0.caFile })
         case "rtc.network_simulation": value = link.simulation.withLock { $0?.settings.json } ?? .null
+        case "rtc.audio_loss_recovery": value = .bool(audio.settings.withLock { $0.lossRecovery })
         case "rtc.app_id": value = .string(configuration.appId)
         case "rtc.area_code": value = .integer(Int64(configuration.areaCode))
         default: throw .invalidArgument
@@ -107,6 +114,10 @@ extension RtcEngine {
         case "rtc.tls_ca_file":
             guard let path = value.stringValue, path.utf8.count <= 4095 else { throw .invalidArgument }
             return .caFile(path)
+        case "rtc.audio_loss_recovery":
+            // Opus in-band FEC and PLC on (default) or off: off is the baseline loss benchmarks compare with.
+            guard let on = value.boolValue else { throw .invalidArgument }
+            return .audioLossRecovery(on)
         case "rtc.network_simulation":
             // null turns it off; otherwise {"loss_percent", "delay_ms", "jitter_ms", "seed"} for received media.
             if value == .null { return .networkSimulation(nil) }

@@ -9,6 +9,8 @@ struct ToneLink {
     var loss: Double
     var jitterMs: Int64
     var seed: UInt64
+    /// FEC and PLC (the default), or silence for what is missing.
+    var lossRecovery = true
 
     struct Outcome {
         var kinds: [AudioJitterBuffer.FrameKind] = []
@@ -22,6 +24,7 @@ struct ToneLink {
         settings.expectedLossPercent = 20
         let encoder = try OpusEncoder(settings: settings)
         var buffer = try AudioJitterBuffer(channels: 1)
+        buffer.lossRecovery = lossRecovery
         var inFlight: [(arrival: Int64, seq: UInt16, ts: UInt32, payload: [UInt8])] = []
         var outcome = Outcome()
         var out = [Int16](repeating: 0, count: AudioJitterBuffer.frameSamples)
@@ -136,5 +139,27 @@ func rms(_ s: ArraySlice<Int16>) -> Double {
             #expect(try decoder.decode(packet, into: &out, maxSamplesPerChannel: 5760) == 960)
             #expect(OpusDecoder.samplesPerChannel(in: packet) == 960)
         }
+    }
+
+    @Test func withoutLossRecoveryGapsAreSilentAndNothingIsRebuilt() throws {
+        let on = try ToneLink(loss: 0.1, jitterMs: 0, seed: 4).run(seconds: 3)
+        let off = try ToneLink(loss: 0.1, jitterMs: 0, seed: 4, lossRecovery: false).run(seconds: 3)
+        #expect(on.stats.fecRecovered > 0)
+        #expect(off.stats.fecRecovered == 0)
+        #expect(off.stats.concealed > 0)
+        // Every 10 ms frame made without a packet is all zeros when recovery is off.
+        let frame = AudioJitterBuffer.frameSamples
+        var silentConcealed = 0, concealed = 0
+        for (i, k) in off.kinds.enumerated() where k == .concealed {
+            concealed += 1
+            if off.samples[(i * frame)..<((i + 1) * frame)].allSatisfy({ $0 == 0 }) { silentConcealed += 1 }
+        }
+        #expect(concealed > 0 && silentConcealed == concealed, "\(silentConcealed) of \(concealed)")
+        // With recovery the same gaps carry sound.
+        var loudRebuilt = 0
+        for (i, k) in on.kinds.enumerated() where k == .concealed || k == .fec {
+            if on.samples[(i * frame)..<((i + 1) * frame)].contains(where: { abs(Int($0)) > 1000 }) { loudRebuilt += 1 }
+        }
+        #expect(loudRebuilt > 0)
     }
 }

@@ -239,9 +239,10 @@ extension AudioPipeline {
     func render(_ p: inout PlayState, now: Instant) -> [Int16] {
         let cfg = settings.withLock { c in
             (c.audioEnabled, c.playbackVolume, c.userVolumes, c.observer, c.generation,
-             c.playbackParameters, c.mixedParameters, c.beforeMixingParameters, c.blocked)
+             c.playbackParameters, c.mixedParameters, c.beforeMixingParameters, c.blocked, c.lossRecovery)
         }
-        let (enabled, playbackVolume, userVolumes, observer, generation, playParams, mixedParams, beforeParams, blocked) = cfg
+        let (enabled, playbackVolume, userVolumes, observer, generation, playParams, mixedParams, beforeParams, blocked,
+             recovery) = cfg
         var mix = [Int32](repeating: 0, count: 2 * Self.frame)
         let ms = now.nanoseconds / 1_000_000
         var events: [AudioEvent] = []
@@ -251,6 +252,7 @@ extension AudioPipeline {
                 var decoded: [Int16] = []
                 let uid = stream.state.withLock { st -> UInt32 in
                     decoded = [Int16](repeating: 0, count: Self.frame * st.buffer.channels)
+                    st.buffer.lossRecovery = recovery
                     let kind = decoded.withUnsafeMutableBufferPointer { st.buffer.pull(into: $0.baseAddress!, now: now) }
                     track(&st, kind, now: now, events: &events)
                     return st.uid

@@ -30,6 +30,8 @@ final class AudioPipeline: @unchecked Sendable {
     /// What API calls set. Read by the processing paths once per 10 ms frame.
     struct Settings {
         var audioEnabled = true
+        /// `rtc.audio_loss_recovery`: Opus in-band FEC when sending, FEC and PLC when receiving.
+        var lossRecovery = true
         var localEnabled = true
         var localMuted = false
         var recordingVolume = 100
@@ -177,9 +179,12 @@ final class AudioPipeline: @unchecked Sendable {
     /// Brings the sending path in line with the settings (under `sendLock`):
     /// source format, resampler, encoder. `channels` is what is being fed.
     private func reconfigure(_ s: inout SendState, channels: Int) {
-        let (source, profile, generation) = settings.withLock { ($0.source, $0.profile, $0.sendGeneration) }
+        let (source, profile, generation, recovery) = settings.withLock {
+            ($0.source, $0.profile, $0.sendGeneration, $0.lossRecovery)
+        }
         var wanted = profile
         wanted.channels = Int32(channels)
+        if !recovery { wanted.inbandFEC = false }
         if s.sendGeneration != generation || s.encoderSettings != wanted {
             if s.source?.rate != source?.rate || s.source?.channels != source?.channels {
                 s.source = source

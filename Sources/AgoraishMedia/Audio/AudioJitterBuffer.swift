@@ -161,6 +161,17 @@ public struct AudioJitterBuffer {
         return kind
     }
 
+    /// Loss recovery on (the default): gaps are rebuilt from the next packet's
+    /// FEC or concealed by the decoder (PLC). Off: they are played as silence,
+    /// and only FEC-free decoding remains (a baseline for measurements).
+    public var lossRecovery = true
+
+    /// Fills `scratch` with `samples` per channel of silence; returns `samples`.
+    private mutating func silence(_ samples: Int) -> Int {
+        for i in 0..<min(scratch.count, samples * channels) { scratch[i] = 0 }
+        return samples
+    }
+
     // MARK: - Internals
 
     /// Decodes the next packet (or rebuilds or conceals it) onto `pcm`.
@@ -181,7 +192,7 @@ public struct AudioJitterBuffer {
             produced = (try? decoder.decode(payload, into: &scratch, maxSamplesPerChannel: 5760)) ?? 0
             kind = .decoded
             stats.decoded += 1
-        } else if let following = packets[seq + 1],
+        } else if lossRecovery, let following = packets[seq + 1],
                   let n = try? decoder.decode(following, into: &scratch, maxSamplesPerChannel: frame, fec: true), n > 0 {
             produced = n
             kind = .fec
@@ -198,14 +209,16 @@ public struct AudioJitterBuffer {
                 return .silence
             }
             // 10 ms at a time, so the delay grows in small steps.
-            produced = (try? decoder.conceal(into: &scratch, samplesPerChannel: Self.frameSamples)) ?? 0
+            produced = lossRecovery ? (try? decoder.conceal(into: &scratch, samplesPerChannel: Self.frameSamples)) ?? 0
+                                    : silence(Self.frameSamples)
             kind = .concealed
             stats.concealed += 1
             // Wait longer from now on: once per underrun, not per concealed frame.
             if !underrun { targetDelay = min(maximumDelay, targetDelay + .milliseconds(20)) }
             underrun = true
         } else {
-            produced = (try? decoder.conceal(into: &scratch, samplesPerChannel: frame)) ?? 0
+            produced = lossRecovery ? (try? decoder.conceal(into: &scratch, samplesPerChannel: frame)) ?? 0
+                                    : silence(frame)
             kind = .concealed
             stats.concealed += 1
         }
