@@ -253,7 +253,34 @@ typedef struct agoraish_rtc_stats {
     uint32_t rx_audio_kbitrate;  /**< Kbps of audio received. */
     uint32_t memory_app_usage_kb; /**< Resident memory of the process, KB. */
     double cpu_app_usage;        /**< CPU of the process over the period, percent of one core. */
+    /* ABI 0.6 */
+    uint32_t tx_video_kbitrate;  /**< Kbps of video RTP sent. */
+    uint32_t rx_video_kbitrate;  /**< Kbps of video RTP received. */
+    /** ms: the round trip to the channel server on the media path (its STUN
+     *  binding, every 2.5 s); 0 before the first answer. */
+    int gateway_rtt;
+    int lastmile_delay;          /**< ms: half of gateway_rtt. */
+    /** Percent of the video sent that the server had to ask for again (its
+     *  NACKs), before recovery; 0 without video. */
+    int tx_packet_loss_rate;
+    /** Percent lost before recovery of the worst remote stream received (audio
+     *  frames concealed, video packets missing). */
+    int rx_packet_loss_rate;
 } agoraish_rtc_stats;
+
+/** Network quality (Agora's QUALITY_TYPE) in on_network_quality and the audio
+ *  stats. From loss and round trip: EXCELLENT below 1 % and 100 ms, GOOD below
+ *  3 % and 200 ms, POOR below 8 % and 300 ms, BAD below 15 % and 500 ms,
+ *  VBAD below 40 %, else DOWN. */
+enum agoraish_quality_type {
+    AGORAISH_QUALITY_UNKNOWN = 0,
+    AGORAISH_QUALITY_EXCELLENT = 1,
+    AGORAISH_QUALITY_GOOD = 2,
+    AGORAISH_QUALITY_POOR = 3,
+    AGORAISH_QUALITY_BAD = 4,
+    AGORAISH_QUALITY_VBAD = 5,
+    AGORAISH_QUALITY_DOWN = 6
+};
 
 /* ------------------------------------------------------------------------ */
 /* Audio (Agora's AUDIO_PROFILE_TYPE)                                        */
@@ -780,6 +807,12 @@ typedef struct agoraish_event_handler {
      *  file could not be written. */
     void (*on_snapshot_taken)(agoraish_engine_t *engine, void *user_data, uint32_t uid, const char *path,
                               int width, int height, int error);
+    /** Every 2 s in a call (onNetworkQuality), `agoraish_quality_type` values: uid 0 is
+     *  the local user (tx from the server's retransmission requests and the round
+     *  trip, rx from the worst remote stream); then each remote user whose media
+     *  arrives, with tx UNKNOWN and rx the quality its media arrives with here. */
+    void (*on_network_quality)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int tx_quality,
+                               int rx_quality);
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */

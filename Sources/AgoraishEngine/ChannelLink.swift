@@ -315,13 +315,34 @@ final class ChannelLink: Sendable {
             st.rxAudioKBitRate = UInt32(clamping: Int(st.rxAudioBytes &- last.rxAudio) * 8 / ms)
             return ms
         }
+        let ms = max(period, 2000)
+        let localAudio = audio.takeLocalStats(periodMs: ms)
+        let remoteAudio = audio.takeRemoteStats(periodMs: ms, transportDelayMs: 0)
+        let localVideo = video.takeLocalStats(periodMs: ms)
+        let remoteVideo = video.takeRemoteStats(periodMs: ms)
+        // The media path's round trip, and loss before recovery each way.
+        let rtt = media.withLock { $0?.rtt.withLock { $0 } }.map { Int32(clamping: $0.milliseconds) } ?? 0
+        st.gatewayRtt = rtt
+        st.lastmileDelay = rtt / 2
+        let sent = video.lastPeriod.withLock { $0 }
+        st.txVideoKBitRate = UInt32(clamping: sent.sentBytes * 8 / ms)
+        st.rxVideoKBitRate = UInt32(clamping: sent.receivedBytes * 8 / ms)
+        st.txPacketLossRate = sent.sentPackets > 0 ? Int32(min(100, sent.nacked * 100 / sent.sentPackets)) : 0
+        var rxLoss: [UInt32: Int32] = [:]
+        for r in remoteAudio { rxLoss[r.uid] = max(rxLoss[r.uid] ?? 0, r.audioLossRate) }
+        for r in remoteVideo { rxLoss[r.uid] = max(rxLoss[r.uid] ?? 0, r.packetLossRate) }
+        st.rxPacketLossRate = rxLoss.values.max() ?? 0
         audio.emit(.rtcStats(st))
-        audio.emit(.localAudioStats(audio.takeLocalStats(periodMs: max(period, 2000))))
-        for r in audio.takeRemoteStats(periodMs: max(period, 2000), transportDelayMs: 0) {
-            audio.emit(.remoteAudioStats(r))
+        audio.emit(.localAudioStats(localAudio))
+        for r in remoteAudio { audio.emit(.remoteAudioStats(r)) }
+        if let localVideo { video.emit(.localVideoStats(localVideo)) }
+        for r in remoteVideo { video.emit(.remoteVideoStats(r)) }
+        // onNetworkQuality: the local user each way, then each remote user as received here.
+        audio.emit(.networkQuality(uid: 0, tx: networkQuality(lossPercent: st.txPacketLossRate, rttMs: rtt),
+                                   rx: networkQuality(lossPercent: st.rxPacketLossRate, rttMs: rtt)))
+        for (uid, loss) in rxLoss.sorted(by: { $0.key < $1.key }) {
+            audio.emit(.networkQuality(uid: uid, tx: 0, rx: networkQuality(lossPercent: loss, rttMs: rtt)))
         }
-        if let local = video.takeLocalStats(periodMs: max(period, 2000)) { video.emit(.localVideoStats(local)) }
-        for r in video.takeRemoteStats(periodMs: max(period, 2000)) { video.emit(.remoteVideoStats(r)) }
     }
 
     /// Closes the media transport (loop thread).

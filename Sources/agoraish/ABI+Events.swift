@@ -106,6 +106,12 @@ func makeRtcStats(_ st: RtcStats) -> agoraish_rtc_stats {
     s.rx_audio_kbitrate = st.rxAudioKBitRate
     s.memory_app_usage_kb = st.memoryAppUsageInKbytes
     s.cpu_app_usage = st.cpuAppUsage
+    s.tx_video_kbitrate = st.txVideoKBitRate
+    s.rx_video_kbitrate = st.rxVideoKBitRate
+    s.gateway_rtt = st.gatewayRtt
+    s.lastmile_delay = st.lastmileDelay
+    s.tx_packet_loss_rate = st.txPacketLossRate
+    s.rx_packet_loss_rate = st.rxPacketLossRate
     return s
 }
 
@@ -134,6 +140,8 @@ extension CEventHandler {
             }
         case .activeSpeaker(let uid):
             table.on_active_speaker?(engine, ud, uid)
+        case .networkQuality(let uid, let tx, let rx):
+            table.on_network_quality?(engine, ud, uid, tx, rx)
         case .rtcStats(let st):
             guard let cb = table.on_rtc_stats else { return }
             var s = makeRtcStats(st)

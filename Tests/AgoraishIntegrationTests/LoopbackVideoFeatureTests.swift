@@ -344,4 +344,47 @@ import Testing
         #expect(zip(got, got.dropFirst()).allSatisfy { $0 < $1 })
         #expect(plis <= 3, "retransmission, not keyframes, recovered the losses: \(plis) PLIs")
     }
+
+    @Test func networkQualityAndLossRatesFollowTheSimulatedLoss() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("video-quality")
+        let aEvents = Locked<[EngineEvent]>([]), bEvents = Locked<[EngineEvent]>([])
+        let a = try Self.engine(server, dir, "a", events: aEvents), b = try Self.engine(server, dir, "b", events: bEvents)
+        defer { for e in [a, b] { try? e.release(sync: true) } }
+        try b.setParameters(#"{"rtc.network_simulation": {"loss_percent": 20, "seed": 8}, "rtc.audio_loss_recovery": false}"#)
+        #expect(try b.parameter("rtc.audio_loss_recovery") == "false")
+        var config = VideoEncoderConfiguration()
+        config.width = 320
+        config.height = 240
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        try b.setupRemoteVideo(uid: 1) { _, _ in }
+        try a.joinChannel(token: "", channel: "quality", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "quality", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        try Self.run(a, from: 0, count: 75) { Self.picture($0) }
+        func qualities(_ l: Locked<[EngineEvent]>) -> [(UInt32, Int32, Int32)] {
+            l.withLock { $0.compactMap { if case .audio(.networkQuality(let u, let t, let r)) = $0 { (u, t, r) } else { nil } } }
+        }
+        func stats(_ l: Locked<[EngineEvent]>) -> [RtcStats] {
+            l.withLock { $0.compactMap { if case .audio(.rtcStats(let s)) = $0 { s } else { nil } } }
+        }
+        #expect(waitUntil { qualities(bEvents).contains { $0.0 == 1 } && stats(aEvents).count >= 2 })
+        // B receives A through 20 % loss: POOR or worse for uid 1, and its own downlink too.
+        let bq = qualities(bEvents)
+        #expect(bq.contains { $0.0 == 1 && $0.1 == 0 && $0.2 >= 3 }, "\(bq)")
+        #expect(bq.contains { $0.0 == 0 && $0.2 >= 3 }, "\(bq)")
+        #expect(stats(bEvents).contains { $0.rxPacketLossRate >= 5 && $0.rxVideoKBitRate > 0 })
+        // A's uplink is clean: nothing asked again, excellent or good.
+        let aq = qualities(aEvents)
+        #expect(aq.contains { $0.0 == 0 && $0.1 <= 2 }, "\(aq)")
+        let last = try #require(stats(aEvents).last)
+        #expect(last.txPacketLossRate == 0 && last.txVideoKBitRate > 0 && last.gatewayRtt >= 0)
+        #expect(networkQuality(lossPercent: 0, rttMs: 20) == 1 && networkQuality(lossPercent: 5, rttMs: 20) == 3
+                && networkQuality(lossPercent: 2, rttMs: 250) == 3 && networkQuality(lossPercent: 50, rttMs: 0) == 6)
+    }
 }

@@ -25,6 +25,9 @@ public enum AudioEvent: Sendable, Equatable {
     case remoteAudioStats(RemoteAudioStats)
     /// onRtcStats (every 2 s in a call).
     case rtcStats(RtcStats)
+    /// onNetworkQuality (every 2 s in a call): uid 0 is the local user; for a
+    /// remote user `tx` is UNKNOWN (0) and `rx` the quality its media arrives with here.
+    case networkQuality(uid: UInt32, tx: Int32, rx: Int32)
 }
 
 /// One speaker of onAudioVolumeIndication (Agora's AudioVolumeInfo).
@@ -111,6 +114,25 @@ public struct RtcStats: Sendable, Equatable {
     public var cpuAppUsage: Double = 0
     /// Resident memory of the process in KB.
     public var memoryAppUsageInKbytes: UInt32 = 0
+    /// Kbps of video RTP sent and received over the period.
+    public var txVideoKBitRate: UInt32 = 0
+    public var rxVideoKBitRate: UInt32 = 0
+    /// Ms: the round trip to the server on the media path (STUN binding), and half of it.
+    public var gatewayRtt: Int32 = 0
+    public var lastmileDelay: Int32 = 0
+    /// Percent lost before recovery: sent (what the server asked to be
+    /// retransmitted of the video sent) and received (the worst remote stream).
+    public var txPacketLossRate: Int32 = 0
+    public var rxPacketLossRate: Int32 = 0
+}
+
+/// Agora's QUALITY_TYPE from loss and round trip: EXCELLENT (1) below 1 %
+/// and 100 ms, GOOD (2) below 3 % and 200 ms, POOR (3) below 8 % and 300 ms,
+/// BAD (4) below 15 % and 500 ms, VBAD (5) below 40 %, else DOWN (6).
+public func networkQuality(lossPercent: Int32, rttMs: Int32) -> Int32 {
+    let steps: [(loss: Int32, rtt: Int32)] = [(1, 100), (3, 200), (8, 300), (15, 500), (40, Int32.max)]
+    for (i, s) in steps.enumerated() where lossPercent < s.loss && rttMs < s.rtt { return Int32(i + 1) }
+    return 6
 }
 
 /// Agora's AUDIO_FRAME_POSITION bits.

@@ -25,6 +25,11 @@ final class MediaTransport: @unchecked Sendable {
     /// Called on the loop thread with (media SSRC, sequence numbers) of each generic NACK received.
     var onNack: ((UInt32, [UInt16]) -> Void)? = nil
     private var transaction: [UInt8] = []
+    /// When the current binding request was (last) sent.
+    private var transactionSentAt: Instant? = nil
+    /// Round trip to the server on the media path, from the last answered
+    /// STUN binding (sent every 2.5 s once bound).
+    let rtt = Locked<Duration?>(nil)
     private var timer: EventLoop.TimerID?
     private var buffer = [UInt8](repeating: 0, count: 2048)
     private var closed = false
@@ -95,6 +100,7 @@ final class MediaTransport: @unchecked Sendable {
             (StunMessage.AttributeType.username.rawValue, Array("\(endpoint.iceUfrag):engine".utf8)),
         ])
         let bytes = request.serialized(integrityKey: Array(endpoint.icePassword.utf8))
+        transactionSentAt = .now()
         _ = bytes.withUnsafeBytes { raw in
             server.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }
         }
@@ -170,6 +176,11 @@ final class MediaTransport: @unchecked Sendable {
                     if let response = try? StunMessage.parse(Array(packet), integrityKey: Array(endpoint.icePassword.utf8)),
                        response.type == .bindingSuccess, response.transactionId == transaction {
                         boundFlag.store(true, ordering: .releasing)
+                        if let sent = transactionSentAt {
+                            let measured = Instant.now() - sent
+                            rtt.withLock { $0 = measured }
+                            transactionSentAt = nil
+                        }
                     }
                 case .rtp:
                     if let plain = try? inbound.unprotectRtp(raw.baseAddress!, length: n) {

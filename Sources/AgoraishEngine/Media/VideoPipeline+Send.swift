@@ -169,6 +169,7 @@ extension VideoPipeline {
                 }
                 layer.sequence &+= 1
                 bytes += n
+                st.period.sentPackets += 1
             }
             layer.pictureId = VP8Payload.next(layer.pictureId)
             layer.framesSent += 1

@@ -117,6 +117,7 @@ final class VideoPipeline: @unchecked Sendable {
         var encodedBytes = 0
         var sentFrames = 0
         var sentBytes = 0
+        var sentPackets = 0
     }
 
     /// One remote stream (SSRC): its assembler and decoder. Video thread only.
@@ -267,9 +268,16 @@ final class VideoPipeline: @unchecked Sendable {
     /// The local statistics of the period, or nil when nothing was captured or sent.
     func takeLocalStats(periodMs: Int) -> LocalVideoStats? {
         let c = settings.withLock { $0.configuration }
+        let requested = retransmissionCounters.withLock { $0.requested }
         return send.withLock { st -> LocalVideoStats? in
             defer { st.period = LocalCounters() }
             let p = st.period
+            lastPeriod.withLock {
+                $0.sentPackets = p.sentPackets
+                $0.sentBytes = p.sentBytes
+                $0.nacked = requested - $0.requestedBase
+                $0.requestedBase = requested
+            }
             guard st.localState == 1 || st.localState == 2 || p.captured > 0 else { return nil }
             let ms = Double(max(periodMs, 1))
             var s = LocalVideoStats()
@@ -289,12 +297,17 @@ final class VideoPipeline: @unchecked Sendable {
         }
     }
 
+    /// The last stats period's sending totals, for onRtcStats: video packets
+    /// and bytes sent, and sequence numbers the server asked to be sent again.
+    let lastPeriod = Locked((sentPackets: 0, sentBytes: 0, nacked: 0, requestedBase: 0, receivedBytes: 0))
+
     /// Pictures handed to the local preview sink in the stats period.
     let previewRendered = Atomic<Int>(0)
 
     /// Each remote user's statistics of the period (users whose video arrived).
     func takeRemoteStats(periodMs: Int, now: Instant = .now()) -> [RemoteVideoStats] {
         let loss = lossCounts()
+        lastPeriod.withLock { $0.receivedBytes = users.withLock { $0.values.reduce(0) { $0 + $1.bytes } } }
         return users.withLock { map -> [RemoteVideoStats] in
             var out: [RemoteVideoStats] = []
             for uid in map.keys.sorted() {
