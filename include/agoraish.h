@@ -918,6 +918,8 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *                              "reorder_percent", "reorder_ms",
  *                              "bandwidth_kbps", "queue_ms"} (every field
  *                              optional; docs/abi.md); null: off
+ *   "rtc.network_simulation_send" the same, applied to the media this
+ *                              engine sends (its uplink)
  *   "rtc.audio_loss_recovery" boolean: Opus in-band FEC and PLC (true, the
  *                              default); false plays gaps as silence (a
  *                              baseline for loss measurements)

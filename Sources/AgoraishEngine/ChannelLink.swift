@@ -45,6 +45,8 @@ final class ChannelLink: Sendable {
     private let media = Locked<MediaTransport?>(nil)
     /// The simulated network of received media (`rtc.network_simulation`); nil for none.
     let simulation = Locked<NetworkSimulation?>(nil)
+    /// The simulated network of sent media (`rtc.network_simulation_send`); nil for none.
+    let sendSimulation = Locked<NetworkSimulation?>(nil)
     /// Media counters of the transports closed during the current call (loop thread).
     private let closedMedia = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
 
@@ -230,7 +232,8 @@ final class ChannelLink: Sendable {
         stopMedia()
         let audio = self.audio
         let video = self.video
-        guard let transport = MediaTransport(loop: loop, endpoint: endpoint, simulation: simulation, onRtp: { packet, length in
+        guard let transport = MediaTransport(loop: loop, endpoint: endpoint, simulation: simulation,
+                                             sendSimulation: sendSimulation, onRtp: { packet, length in
             // The payload type tells audio (111) from video (96 VP8, 98 VP9).
             let payloadType = packet.load(fromByteOffset: 1, as: UInt8.self) & 0x7F
             if VideoPipeline.isVideo(payloadType: payloadType) {

@@ -10,7 +10,7 @@ extension RtcEngine {
     /// Keys `setParameters` accepts, with their meaning. `parameter(_:)` reads these and `readOnlyParameterKeys`.
     public static let writableParameterKeys: [String] = [
         "rtc.log_file", "rtc.log_filter", "rtc.log_level", "rtc.log_size", "rtc.server_url", "rtc.tls_ca_file",
-        "rtc.network_simulation", "rtc.audio_loss_recovery",
+        "rtc.network_simulation", "rtc.network_simulation_send", "rtc.audio_loss_recovery",
     ]
     /// Keys that can be read but not written.
     public static let readOnlyParameterKeys: [String] = ["rtc.app_id", "rtc.area_code"]
@@ -23,6 +23,7 @@ extension RtcEngine {
         case serverURL(String)
         case caFile(String)
         case networkSimulation(NetworkSimulation.Settings?)
+        case sendSimulation(NetworkSimulation.Settings?)
         case audioLossRecovery(Bool)
     }
 
@@ -55,6 +56,8 @@ extension RtcEngine {
                 link.setCAFile(path.isEmpty ? nil : path)
             case .networkSimulation(let settings):
                 link.simulation.withLock { $0 = settings.map { NetworkSimulation(settings: $0) } }
+            case .sendSimulation(let settings):
+                link.sendSimulation.withLock { $0 = settings.map { NetworkSimulation(settings: $0) } }
             case .audioLossRecovery(let on):
                 audio.settings.withLock {
                     $0.lossRecovery = on
@@ -83,6 +86,7 @@ extension RtcEngine {
         case "rtc.server_url": value = .string(serverURL)
         case "rtc.tls_ca_file": value = .string(state.withLock { $0.caFile })
         case "rtc.network_simulation": value = link.simulation.withLock { $0?.settings.json } ?? .null
+        case "rtc.network_simulation_send": value = link.sendSimulation.withLock { $0?.settings.json } ?? .null
         case "rtc.audio_loss_recovery": value = .bool(audio.settings.withLock { $0.lossRecovery })
         case "rtc.app_id": value = .string(configuration.appId)
         case "rtc.area_code": value = .integer(Int64(configuration.areaCode))
@@ -118,6 +122,11 @@ extension RtcEngine {
             // Opus in-band FEC and PLC on (default) or off: off is the baseline loss benchmarks compare with.
             guard let on = value.boolValue else { throw .invalidArgument }
             return .audioLossRecovery(on)
+        case "rtc.network_simulation_send":
+            // The same settings, applied to the media this engine sends (its uplink).
+            if value == .null { return .sendSimulation(nil) }
+            guard let settings = NetworkSimulation.Settings(value) else { throw .invalidArgument }
+            return .sendSimulation(settings)
         case "rtc.network_simulation":
             // null turns it off; otherwise {"loss_percent", "delay_ms", "jitter_ms", "seed"} for received media.
             if value == .null { return .networkSimulation(nil) }

@@ -387,4 +387,40 @@ import Testing
         #expect(networkQuality(lossPercent: 0, rttMs: 20) == 1 && networkQuality(lossPercent: 5, rttMs: 20) == 3
                 && networkQuality(lossPercent: 2, rttMs: 250) == 3 && networkQuality(lossPercent: 50, rttMs: 0) == 6)
     }
+
+    @Test func uplinkLossIsRepairedBetweenPublisherAndServer() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("video-uplink")
+        let a = try Self.engine(server, dir, "a"), b = try Self.engine(server, dir, "b")
+        defer { for e in [a, b] { try? e.release(sync: true) } }
+        try a.setParameters(#"{"rtc.network_simulation_send": {"loss_percent": 20, "seed": 5}}"#)
+        var config = VideoEncoderConfiguration()
+        config.width = 320
+        config.height = 240
+        config.bitrate = 400
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        let numbers = Locked<[Int]>([])
+        try b.setupRemoteVideo(uid: 1) { _, f in
+            numbers.withLock { $0.append(LoopbackVideoTests.frameNumber(f.y, stride: f.yStride)) }
+        }
+        try a.joinChannel(token: "", channel: "uplink", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "uplink", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        try Self.run(a, from: 0, count: 60) { Self.picture($0) }
+        _ = waitUntil(seconds: 2) { numbers.withLock { $0.last ?? 0 } >= 59 }
+        let got = numbers.withLock { $0 }
+        let c = server.mediaCounters!
+        let asked = c.nackedUpstream.load(ordering: .relaxed), back = c.recoveredUpstream.load(ordering: .relaxed)
+        let r = a.video.retransmissionCounters.withLock { $0 }
+        #expect(asked > 0 && back > 0, "the server asked A again and got packets back: \(asked)/\(back)")
+        #expect(r.requested > 0 && r.retransmitted > 0, "A answered with RTX: \(r)")
+        #expect(got.count >= 54, "rendered \(got.count) of 60 with 20 % uplink loss")
+        #expect(zip(got, got.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(b.video.keyframeCounters.withLock { $0.plisSent } <= 3)
+    }
 }

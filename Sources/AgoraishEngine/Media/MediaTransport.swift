@@ -40,12 +40,15 @@ final class MediaTransport: @unchecked Sendable {
     var bound: Bool { boundFlag.load(ordering: .acquiring) }
     /// The simulated network applied to received RTP (`rtc.network_simulation`), shared with the link.
     let simulation: Locked<NetworkSimulation?>
+    /// The simulated network applied to sent RTP (`rtc.network_simulation_send`), shared with the link.
+    let sendSimulation: Locked<NetworkSimulation?>
     /// Packets and bytes sent and received (for RtcStats).
     let counters = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
 
     /// Opens the socket and starts binding. Loop thread only. Nil when the
     /// address does not resolve or the keys are unusable.
     init?(loop: EventLoop, endpoint: ClientSession.MediaEndpoint, simulation: Locked<NetworkSimulation?>,
+          sendSimulation: Locked<NetworkSimulation?>,
           onRtp: @escaping (UnsafeMutableRawPointer, Int) -> Void) {
         guard let server = SocketAddress(host: endpoint.host, port: endpoint.port),
               let out = try? SrtpSession(profile: endpoint.srtpProfile, keying: endpoint.uplinkKeying, inbound: false),
@@ -63,6 +66,7 @@ final class MediaTransport: @unchecked Sendable {
         inbound = into
         self.onRtp = onRtp
         self.simulation = simulation
+        self.sendSimulation = sendSimulation
         loop.register(fd, events: EventLoop.readable) { [weak self] _ in self?.receive() }
         bindNow()
     }
@@ -82,6 +86,30 @@ final class MediaTransport: @unchecked Sendable {
     /// `SrtpSession.maxTrailer` spare bytes after it). Any thread.
     func send(rtp packet: UnsafeMutableRawPointer, length: Int) {
         guard bound else { return }
+        let delays = sendSimulation.withLock { sim -> [Duration]? in
+            guard sim != nil else { return nil }
+            return sim!.admit(size: length, at: .now())
+        }
+        if let delays {
+            // Through the simulated uplink: lost, or sent later (a copy, protected then).
+            for delay in delays {
+                var copy = Array(UnsafeRawBufferPointer(start: packet, count: length))
+                copy += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                // Timers belong to the loop thread: the send is handed over first.
+                _ = loop.post { [weak self] in
+                    guard let self, !self.closed else { return }
+                    self.loop.schedule(after: delay) { [weak self] in
+                        guard let self, !self.closed else { return }
+                        copy.withUnsafeMutableBytes { self.sendNow(rtp: $0.baseAddress!, length: length) }
+                    }
+                }
+            }
+            return
+        }
+        sendNow(rtp: packet, length: length)
+    }
+
+    private func sendNow(rtp packet: UnsafeMutableRawPointer, length: Int) {
         outbound.withLock { srtp in
             guard !sendClosed, let n = try? srtp.protectRtp(packet, length: length) else { return }
             let sent = server.withSockaddr { sa, len in sendto(fd, packet, n, Int32(MSG_DONTWAIT), sa, len) }
