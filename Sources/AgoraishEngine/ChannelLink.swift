@@ -341,8 +341,11 @@ final class ChannelLink: Sendable {
         if let localVideo { video.emit(.localVideoStats(localVideo)) }
         for r in remoteVideo { video.emit(.remoteVideoStats(r)) }
         // onNetworkQuality: the local user each way, then each remote user as received here.
-        audio.emit(.networkQuality(uid: 0, tx: networkQuality(lossPercent: st.txPacketLossRate, rttMs: rtt),
-                                   rx: networkQuality(lossPercent: st.rxPacketLossRate, rttMs: rtt)))
+        // UNKNOWN (0) for a direction that carried no media in the period.
+        let sending = st.txAudioKBitRate > 0 || st.txVideoKBitRate > 0
+        let receiving = st.rxAudioKBitRate > 0 || st.rxVideoKBitRate > 0
+        audio.emit(.networkQuality(uid: 0, tx: sending ? networkQuality(lossPercent: st.txPacketLossRate, rttMs: rtt) : 0,
+                                   rx: receiving ? networkQuality(lossPercent: st.rxPacketLossRate, rttMs: rtt) : 0))
         for (uid, loss) in rxLoss.sorted(by: { $0.key < $1.key }) {
             audio.emit(.networkQuality(uid: uid, tx: 0, rx: networkQuality(lossPercent: loss, rttMs: rtt)))
         }

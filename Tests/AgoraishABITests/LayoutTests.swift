@@ -53,6 +53,7 @@ import Testing
             "on_local_video_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_video_stats)!,
             "on_remote_video_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_video_stats)!,
             "on_snapshot_taken": MemoryLayout<agoraish_event_handler>.offset(of: \.on_snapshot_taken)!,
+            "on_network_quality": MemoryLayout<agoraish_event_handler>.offset(of: \.on_network_quality)!,
         ]
         layout["agoraish_event_handler"] = eventHandler
 
@@ -93,6 +94,12 @@ import Testing
             "rx_audio_kbitrate": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_audio_kbitrate)!,
             "memory_app_usage_kb": MemoryLayout<agoraish_rtc_stats>.offset(of: \.memory_app_usage_kb)!,
             "cpu_app_usage": MemoryLayout<agoraish_rtc_stats>.offset(of: \.cpu_app_usage)!,
+            "tx_video_kbitrate": MemoryLayout<agoraish_rtc_stats>.offset(of: \.tx_video_kbitrate)!,
+            "rx_video_kbitrate": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_video_kbitrate)!,
+            "gateway_rtt": MemoryLayout<agoraish_rtc_stats>.offset(of: \.gateway_rtt)!,
+            "lastmile_delay": MemoryLayout<agoraish_rtc_stats>.offset(of: \.lastmile_delay)!,
+            "tx_packet_loss_rate": MemoryLayout<agoraish_rtc_stats>.offset(of: \.tx_packet_loss_rate)!,
+            "rx_packet_loss_rate": MemoryLayout<agoraish_rtc_stats>.offset(of: \.rx_packet_loss_rate)!,
         ]
         layout["agoraish_rtc_stats"] = rtcStats
 

@@ -66,3 +66,28 @@ import Testing
         #expect(list.count == 0)
     }
 }
+
+/// Sender and receiver reports and the round trip read from them.
+@Suite struct RtcpReportTests {
+    @Test func aReceiverReportAnswersASenderReportWithTheRoundTrip() throws {
+        let sentAt = RtcpReport.ntp(unixNanoseconds: 1_700_000_000_123_000_000)
+        let sr = RtcpReport.senderReport(ssrc: 42, ntp: sentAt, rtpTimestamp: 9000, packets: 10, octets: 1000)
+        #expect(sr.count == 28 && RtcpCompound(sr.withUnsafeBytes { $0 }).isWellFormed)
+        let parsed = try #require(sr.withUnsafeBytes { RtcpReport.parseSenderReport($0) })
+        #expect(parsed.ssrc == 42 && parsed.ntp == sentAt)
+        // Answered after 5 ms of the server's own delay, arriving 30 ms after it was sent.
+        let block = RtcpReport.Block(ssrc: 42, fractionLost: 64, cumulativeLost: -3, highestSequence: 70_000,
+                                     lastSR: RtcpReport.middle(sentAt), delaySinceLastSR: 5 * 65536 / 1000)
+        let rr = RtcpReport.receiverReport(sender: 1, blocks: [block])
+        #expect(rr.count == 32 && RtcpCompound(rr.withUnsafeBytes { $0 }).isWellFormed)
+        let back = rr.withUnsafeBytes { RtcpReport.blocks($0) }
+        #expect(back == [block])
+        let arrival = RtcpReport.ntp(unixNanoseconds: 1_700_000_000_153_000_000)
+        let rtt = try #require(RtcpReport.roundTrip(back[0], arrivalNtp: arrival))
+        #expect(abs(rtt.milliseconds - 25) <= 1, "\(rtt)")
+        #expect(RtcpReport.roundTrip(RtcpReport.Block(ssrc: 1), arrivalNtp: arrival) == nil)
+        // Truncated packets give nothing, and never crash.
+        for n in 0..<rr.count { _ = Array(rr.prefix(n)).withUnsafeBytes { RtcpReport.blocks($0) } }
+        #expect(Array(sr.prefix(27)).withUnsafeBytes { RtcpReport.parseSenderReport($0) } == nil)
+    }
+}

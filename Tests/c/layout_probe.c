@@ -71,6 +71,7 @@ int main(void) {
     FIELD(agoraish_event_handler, on_local_video_stats);
     FIELD(agoraish_event_handler, on_remote_video_stats);
     FIELD(agoraish_event_handler, on_snapshot_taken);
+    FIELD(agoraish_event_handler, on_network_quality);
     end();
 
     BEGIN(agoraish_engine_config);
@@ -105,6 +106,12 @@ int main(void) {
     FIELD(agoraish_rtc_stats, rx_audio_kbitrate);
     FIELD(agoraish_rtc_stats, memory_app_usage_kb);
     FIELD(agoraish_rtc_stats, cpu_app_usage);
+    FIELD(agoraish_rtc_stats, tx_video_kbitrate);
+    FIELD(agoraish_rtc_stats, rx_video_kbitrate);
+    FIELD(agoraish_rtc_stats, gateway_rtt);
+    FIELD(agoraish_rtc_stats, lastmile_delay);
+    FIELD(agoraish_rtc_stats, tx_packet_loss_rate);
+    FIELD(agoraish_rtc_stats, rx_packet_loss_rate);
     end();
 
     BEGIN(agoraish_server_config);

@@ -10,7 +10,8 @@
 // switch to the low stream in the middle of the call (320x180), a rotation
 // of 270 (360x640), takeSnapshot to PNG and the same file as a watermark,
 // the video callbacks of IRtcEngineEventHandler (first frames, states,
-// statistics, onUserEnableLocalVideo, onUserEnableVideo), the camera
+// statistics, onUserEnableLocalVideo, onUserEnableVideo, onNetworkQuality
+// and the video fields of RtcStats), the camera
 // wrappers on a machine without cameras, and the codes of bad calls.
 #define TEST_NAME "video_cpp"
 #include "test_support.hpp"
@@ -146,6 +147,7 @@ struct Event {
     std::string path;
     agoraish::LocalVideoStats local;
     agoraish::RemoteVideoStats remote;
+    agoraish::RtcStats rtc;
 };
 
 class Handler : public agoraish::IRtcEngineEventHandler, public test_support::EventLog<Event> {
@@ -189,6 +191,15 @@ public:
         e.b = height;
         e.c = errCode;
         e.path = filePath != nullptr ? filePath : "";
+        record(std::move(e));
+    }
+    void onNetworkQuality(agoraish::uid_t uid, int txQuality, int rxQuality) override {
+        add("quality", uid, txQuality, rxQuality);
+    }
+    void onRtcStats(const agoraish::RtcStats& stats) override {
+        Event e;
+        e.name = "rtcStats";
+        e.rtc = stats;
         record(std::move(e));
     }
 
@@ -407,6 +418,23 @@ void callStory(const std::string& url, const std::string& dir) {
           "B onRemoteVideoStateChanged(1, DECODING)");
     CHECK(hb.has("firstRemote", [](const Event& ev) { return ev.uid == kSender && ev.a == kWidth && ev.b == kHeight; }),
           "B onFirstRemoteVideoFrame(1, 640, 360)");
+    // Without loss: the sender's own quality, the receiver's quality of the sender, the sender's video rate.
+    const auto good = [](int q) { return q == agoraish::QUALITY_EXCELLENT || q == agoraish::QUALITY_GOOD; };
+    CHECK(pusher.until([&] { return ha.has("quality", [&](const Event& ev) { return ev.uid == 0 && good(ev.a); }); }),
+          "A onNetworkQuality(0, EXCELLENT or GOOD, ...)");
+    CHECK(pusher.until([&] {
+              return hb.has("quality", [&](const Event& ev) {
+                  return ev.uid == kSender && ev.a == agoraish::QUALITY_UNKNOWN && good(ev.b);
+              });
+          }),
+          "B onNetworkQuality(1, UNKNOWN, EXCELLENT or GOOD)");
+    CHECK(pusher.until([&] {
+              return ha.has("rtcStats", [](const Event& ev) { return ev.rtc.txVideoKBitRate > 0; }, &e);
+          }),
+          "A onRtcStats with txVideoKBitRate");
+    CHECK(e.rtc.txPacketLossRate == 0 && e.rtc.gatewayRtt >= 0 && e.rtc.lastmileDelay >= 0,
+          "A rtc stats: tx loss " + std::to_string(e.rtc.txPacketLossRate) + " %, gateway rtt " +
+              std::to_string(e.rtc.gatewayRtt) + " ms");
     // An event of B from index `from` on: `name` for the sender with `value`.
     const auto senderEvent = [&hb](std::size_t from, const char* name, int value) {
         return hb.waitForMatch(

@@ -93,11 +93,13 @@ class Between:
 #: An `elapsed` argument: milliseconds since the join call, within a test's time.
 ELAPSED = Between(0, 60_000)
 
-#: The fields ABI 0.4 added to RtcStats, as `on_leave_channel` reports them:
-#: the rates are 0 there (they cover the 2 s periods of a call in progress).
+#: The fields ABI 0.4 and 0.6 added to RtcStats, as `on_leave_channel` reports
+#: them: the rates are 0 there (they cover the 2 s periods of a call in progress).
 LEAVE_STATS_AUDIO_FIELDS = {
     "tx_kbitrate": 0, "tx_audio_bytes": ANY, "rx_audio_bytes": ANY, "rx_kbitrate": 0,
     "tx_audio_kbitrate": 0, "rx_audio_kbitrate": 0, "memory_app_usage_kb": ANY, "cpu_app_usage": ANY,
+    "tx_video_kbitrate": 0, "rx_video_kbitrate": 0, "gateway_rtt": ANY, "lastmile_delay": ANY,
+    "tx_packet_loss_rate": ANY, "rx_packet_loss_rate": ANY,
 }
 
 

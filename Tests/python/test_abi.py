@@ -222,6 +222,7 @@ ENUMS = {
     "agoraish_connection_state": ("ConnectionState", "AGORAISH_CONNECTION_STATE_"),
     "agoraish_connection_changed_reason": ("ConnectionChangedReason", "AGORAISH_CONNECTION_CHANGED_"),
     "agoraish_user_offline_reason": ("UserOfflineReason", "AGORAISH_USER_OFFLINE_"),
+    "agoraish_quality_type": ("QualityType", "AGORAISH_QUALITY_"),
     "agoraish_local_audio_stream_state": ("LocalAudioStreamState", "AGORAISH_LOCAL_AUDIO_STREAM_STATE_"),
     "agoraish_local_audio_stream_error": ("LocalAudioStreamError", "AGORAISH_LOCAL_AUDIO_STREAM_ERROR_"),
     "agoraish_remote_audio_state": ("RemoteAudioState", "AGORAISH_REMOTE_AUDIO_STATE_"),

@@ -1,6 +1,6 @@
 """Video features of ABI 0.6 from Python: the local canvas and preview, render
 and mirror modes, frame observers, rotation, VP9, dual stream, video states
-and statistics, snapshots, watermarks and cameras.
+and statistics, network quality, snapshots, watermarks and cameras.
 
 Most tests run a call of their own through an embedded server: user 1
 (engine A) pushes pictures through an external source from a pusher thread,
@@ -665,6 +665,56 @@ def test_rendering_goes_on_with_five_percent_loss(call):
         if stats.total_active_time > 0:
             assert abs(stats.frozen_rate - stats.total_frozen_time * 100 / stats.total_active_time) <= 1, stats
     assert any(s.packet_loss_rate > 0 for s in reports), [s.packet_loss_rate for s in reports]
+
+
+def _every_two_seconds(times: List[float], what: str) -> None:
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    assert gaps, f"{what}: fewer than two reports"
+    # Every 2 s; each report may reach Python a little late on a loaded machine.
+    assert all(0.5 < gap < 5.0 for gap in gaps) and 1.4 < sum(gaps) / len(gaps) < 3.0, f"{what} every 2 s: {gaps}"
+
+
+def test_network_quality_and_loss_with_twenty_percent_loss(call):
+    Quality = agoraish.QualityType
+    call.sender()
+    receiver = call.engine(RECEIVER)
+    receiver.set_parameters({"rtc.network_simulation": {"loss_percent": 20, "seed": 11}})
+    receiver.setup_remote_video(SENDER, Sink())
+    call.join(SENDER, RECEIVER)
+    pusher = call.push(SENDER, numbered_source)
+    sent, received = call.events[SENDER], call.events[RECEIVER]
+    received.wait_for("first_remote_video_decoded")
+    pusher.wait_more(5 * FPS)  # about 5 s of video with 20 % of it lost on the way in
+    mark_sent, mark_received = sent.mark(), received.mark()
+
+    # The receiver: uid 0 first, then the sender (tx UNKNOWN, rx from its media), every 2 s.
+    for _ in range(2):
+        received.wait_for("network_quality", lambda uid, tx, rx: uid == SENDER, after=received.mark())
+    qualities = received.all("network_quality")
+    remote = [(tx, rx) for uid, tx, rx in qualities if uid == SENDER]
+    assert all(tx == Quality.UNKNOWN for tx, _ in remote), remote
+    for i, (uid, _, _) in enumerate(qualities):
+        if uid == SENDER:
+            assert i > 0 and qualities[i - 1][0] == 0, f"uid 0 comes before the remote user: {qualities}"
+    _every_two_seconds(received.times("network_quality", lambda uid, tx, rx: uid == 0), "receiver, uid 0")
+    _every_two_seconds(received.times("network_quality", lambda uid, tx, rx: uid == SENDER), "receiver, the sender")
+    late = [rx for uid, _, rx in received.all("network_quality", after=mark_received) if uid == SENDER]
+    assert late and all(Quality.POOR <= rx <= Quality.DOWN for rx in late), f"rx of the sender with 20 % loss: {late}"
+    late_local = [rx for uid, _, rx in received.all("network_quality", after=mark_received) if uid == 0]
+    assert late_local and all(Quality.POOR <= rx <= Quality.DOWN for rx in late_local), late_local
+    stats = received.wait_for("rtc_stats", lambda s: s.rx_video_kbitrate > 0, after=mark_received)[0]
+    assert stats.rx_packet_loss_rate >= 5, stats
+    assert stats.gateway_rtt >= 0 and stats.lastmile_delay >= 0, stats
+
+    # The sender's own report: its video reaches the server whole.
+    own = [(tx, rx) for uid, tx, rx in sent.all("network_quality", after=mark_sent) if uid == 0]
+    if not own:
+        own = [sent.wait_for("network_quality", lambda uid, tx, rx: uid == 0, after=mark_sent)[1:]]
+    assert all(tx in (Quality.EXCELLENT, Quality.GOOD) for tx, _ in own), f"the sender's tx without loss: {own}"
+    _every_two_seconds(sent.times("network_quality", lambda uid, tx, rx: uid == 0), "sender, uid 0")
+    stats = sent.wait_for("rtc_stats", lambda s: s.tx_video_kbitrate > 0, after=mark_sent)[0]
+    assert stats.tx_packet_loss_rate == 0, stats
+    assert stats.gateway_rtt >= 0 and abs(2 * stats.lastmile_delay - stats.gateway_rtt) <= 1, stats
 
 
 # --------------------------------------------------------------------------

@@ -192,7 +192,7 @@ def jpeg_size(data: bytes) -> Tuple[int, int]:
 
 
 class Events(agoraish.EventHandler):
-    """Records an engine's channel and video events; `wait_for` polls for one that matches."""
+    """Records an engine's channel, video, statistics and quality events; `wait_for` polls for one that matches."""
 
     def __init__(self) -> None:
         self.events: List[Tuple[str, tuple, float]] = []
@@ -223,9 +223,10 @@ class Events(agoraish.EventHandler):
         with self.cond:
             return [args for event, args, _ in self.events[after:] if event == name]
 
-    def times(self, name: str) -> List[float]:
+    def times(self, name: str, match: Callable[..., bool] = lambda *a: True) -> List[float]:
+        """When each event `name` for which `match(*args)` holds arrived."""
         with self.cond:
-            return [at for event, _, at in self.events if event == name]
+            return [at for event, args, at in self.events if event == name and match(*args)]
 
     def mark(self) -> int:
         with self.cond:
@@ -275,6 +276,12 @@ class Events(agoraish.EventHandler):
 
     def on_snapshot_taken(self, uid, path, width, height, error):
         self._add("snapshot", uid, path, width, height, error)
+
+    def on_rtc_stats(self, stats):
+        self._add("rtc_stats", stats)
+
+    def on_network_quality(self, uid, tx_quality, rx_quality):
+        self._add("network_quality", uid, tx_quality, rx_quality)
 
 
 class Sink:

@@ -63,7 +63,8 @@
  * stream (enableDualStreamMode, setRemoteVideoStreamType), snapshots
  * (takeSnapshot), PNG watermarks (addVideoWatermark), V4L2 cameras
  * (enumerateVideoDevices, setVideoDevice, switchCamera) and the callbacks
- * onFirstLocalVideoFrame, onLocalVideoStateChanged, onRemoteVideoStats, ...:
+ * onFirstLocalVideoFrame, onLocalVideoStateChanged, onRemoteVideoStats,
+ * onNetworkQuality, ...:
  *
  *     struct Darken : agoraish::IVideoFrameObserver {
  *         bool onCaptureVideoFrame(agoraish::VideoFrame& frame) override {
@@ -176,6 +177,25 @@ enum USER_OFFLINE_REASON_TYPE : int {
     USER_OFFLINE_DROPPED = AGORAISH_USER_OFFLINE_DROPPED,
     /** The user became audience in live broadcasting. */
     USER_OFFLINE_BECOME_AUDIENCE = AGORAISH_USER_OFFLINE_BECOME_AUDIENCE,
+};
+
+/** Network quality (Agora's QUALITY_TYPE), for onNetworkQuality: from the loss
+ *  and the round trip (see agoraish.h for the thresholds). */
+enum QUALITY_TYPE : int {
+    /** Not known (yet): no media measured. */
+    QUALITY_UNKNOWN = AGORAISH_QUALITY_UNKNOWN,
+    /** Below 1 % loss and 100 ms. */
+    QUALITY_EXCELLENT = AGORAISH_QUALITY_EXCELLENT,
+    /** Below 3 % loss and 200 ms. */
+    QUALITY_GOOD = AGORAISH_QUALITY_GOOD,
+    /** Below 8 % loss and 300 ms. */
+    QUALITY_POOR = AGORAISH_QUALITY_POOR,
+    /** Below 15 % loss and 500 ms. */
+    QUALITY_BAD = AGORAISH_QUALITY_BAD,
+    /** Below 40 % loss. */
+    QUALITY_VBAD = AGORAISH_QUALITY_VBAD,
+    /** 40 % loss or more. */
+    QUALITY_DOWN = AGORAISH_QUALITY_DOWN,
 };
 
 /** Audio profiles (Agora's AUDIO_PROFILE_TYPE), for setAudioProfile(); see
@@ -499,6 +519,18 @@ struct RtcStats {
     unsigned int memoryAppUsageInKbytes = 0;
     /** CPU of the process over the period, percent of one core. */
     double cpuAppUsage = 0.0;
+    /** Kbps of video RTP sent. */
+    unsigned int txVideoKBitRate = 0;
+    /** Kbps of video RTP received. */
+    unsigned int rxVideoKBitRate = 0;
+    /** ms: the round trip to the channel server on the media path; 0 before the first answer. */
+    int gatewayRtt = 0;
+    /** ms: half of gatewayRtt. */
+    int lastmileDelay = 0;
+    /** Percent of the video sent that the server asked for again, before recovery; 0 without video. */
+    int txPacketLossRate = 0;
+    /** Percent lost before recovery of the worst remote stream received. */
+    int rxPacketLossRate = 0;
 
     RtcStats() noexcept = default;
     /** A copy of the C struct; fields beyond its struct_size stay 0. */
@@ -518,6 +550,12 @@ struct RtcStats {
         AGORAISH_HPP_COPY_FIELD(rxAudioKBitRate, stats, size, agoraish_rtc_stats, rx_audio_kbitrate);
         AGORAISH_HPP_COPY_FIELD(memoryAppUsageInKbytes, stats, size, agoraish_rtc_stats, memory_app_usage_kb);
         AGORAISH_HPP_COPY_FIELD(cpuAppUsage, stats, size, agoraish_rtc_stats, cpu_app_usage);
+        AGORAISH_HPP_COPY_FIELD(txVideoKBitRate, stats, size, agoraish_rtc_stats, tx_video_kbitrate);
+        AGORAISH_HPP_COPY_FIELD(rxVideoKBitRate, stats, size, agoraish_rtc_stats, rx_video_kbitrate);
+        AGORAISH_HPP_COPY_FIELD(gatewayRtt, stats, size, agoraish_rtc_stats, gateway_rtt);
+        AGORAISH_HPP_COPY_FIELD(lastmileDelay, stats, size, agoraish_rtc_stats, lastmile_delay);
+        AGORAISH_HPP_COPY_FIELD(txPacketLossRate, stats, size, agoraish_rtc_stats, tx_packet_loss_rate);
+        AGORAISH_HPP_COPY_FIELD(rxPacketLossRate, stats, size, agoraish_rtc_stats, rx_packet_loss_rate);
     }
 };
 
@@ -1384,6 +1422,19 @@ public:
         (void)height;
         (void)errCode;
     }
+
+    /**
+     * Network quality every 2 s in a call (Agora's onNetworkQuality), as
+     * QUALITY_TYPE values: first uid 0, the local user (txQuality from the
+     * server's retransmission requests and the round trip, rxQuality from the
+     * worst remote stream); then each remote user whose media arrives, with
+     * txQuality QUALITY_UNKNOWN and rxQuality the quality its media arrives with here.
+     */
+    virtual void onNetworkQuality(uid_t uid, int txQuality, int rxQuality) {
+        (void)uid;
+        (void)txQuality;
+        (void)rxQuality;
+    }
 };
 
 /** Internals of the wrapper: not part of the API. */
@@ -1508,6 +1559,7 @@ inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) no
     bindCallback<&H::onLocalVideoStats>(table.on_local_video_stats);
     bindCallback<&H::onRemoteVideoStats>(table.on_remote_video_stats);
     bindCallback<&H::onSnapshotTaken>(table.on_snapshot_taken);
+    bindCallback<&H::onNetworkQuality>(table.on_network_quality);
     return table;
 }
 

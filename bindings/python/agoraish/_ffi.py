@@ -190,6 +190,15 @@ AGORAISH_USER_OFFLINE_BECOME_AUDIENCE = 2
 AGORAISH_MAX_CHANNEL_ID_LENGTH = 65
 AGORAISH_MAX_USER_ACCOUNT_LENGTH = 256
 
+# enum agoraish_quality_type (ABI 0.6): on_network_quality and the audio stats
+AGORAISH_QUALITY_UNKNOWN = 0
+AGORAISH_QUALITY_EXCELLENT = 1
+AGORAISH_QUALITY_GOOD = 2
+AGORAISH_QUALITY_POOR = 3
+AGORAISH_QUALITY_BAD = 4
+AGORAISH_QUALITY_VBAD = 5
+AGORAISH_QUALITY_DOWN = 6
+
 # --------------------------------------------------------------------------
 # Audio (ABI 0.4): enum agoraish_local_audio_stream_state,
 # agoraish_local_audio_stream_error, agoraish_remote_audio_state,
@@ -345,6 +354,13 @@ class RtcStats(Structure):
         ("rx_audio_kbitrate", c_uint32),
         ("memory_app_usage_kb", c_uint32),
         ("cpu_app_usage", c_double),
+        # ABI 0.6. gateway_rtt and lastmile_delay in ms, loss rates in percent.
+        ("tx_video_kbitrate", c_uint32),
+        ("rx_video_kbitrate", c_uint32),
+        ("gateway_rtt", c_int),
+        ("lastmile_delay", c_int),
+        ("tx_packet_loss_rate", c_int),
+        ("rx_packet_loss_rate", c_int),
     ]
 
 
@@ -667,6 +683,8 @@ LocalVideoStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(LocalVideo
 RemoteVideoStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RemoteVideoStats))
 #: ``on_snapshot_taken(engine, user_data, uint32_t uid, const char *path, int width, int height, int error)``
 SnapshotTakenCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_char_p, c_int, c_int, c_int)
+#: ``on_network_quality(engine, user_data, uint32_t uid, int tx_quality, int rx_quality)``
+NetworkQualityCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int)
 
 # Audio frame observer callbacks: they run on an audio thread (see
 # agoraish_audio_frame_observer) and return nonzero to keep the frame, 0 to discard it.
@@ -762,6 +780,7 @@ class EventHandlerTable(Structure):
         ("on_local_video_stats", LocalVideoStatsCallback),
         ("on_remote_video_stats", RemoteVideoStatsCallback),
         ("on_snapshot_taken", SnapshotTakenCallback),
+        ("on_network_quality", NetworkQualityCallback),
     ]
 
 

@@ -75,6 +75,7 @@ __all__ = [
     "LogLevel",
     "MediaDeviceType",
     "OrientationMode",
+    "QualityType",
     "RawAudioFrameOpMode",
     "Rectangle",
     "RemoteAudioState",
@@ -253,6 +254,23 @@ class UserOfflineReason(enum.IntEnum):
     QUIT = _ffi.AGORAISH_USER_OFFLINE_QUIT
     DROPPED = _ffi.AGORAISH_USER_OFFLINE_DROPPED
     BECOME_AUDIENCE = _ffi.AGORAISH_USER_OFFLINE_BECOME_AUDIENCE
+
+
+class QualityType(enum.IntEnum):
+    """Agora's QUALITY_TYPE: the qualities of ``on_network_quality``.
+
+    From the loss and the round trip: EXCELLENT below 1 % and 100 ms, GOOD
+    below 3 % and 200 ms, POOR below 8 % and 300 ms, BAD below 15 % and 500 ms,
+    VBAD below 40 %, else DOWN.
+    """
+
+    UNKNOWN = _ffi.AGORAISH_QUALITY_UNKNOWN
+    EXCELLENT = _ffi.AGORAISH_QUALITY_EXCELLENT
+    GOOD = _ffi.AGORAISH_QUALITY_GOOD
+    POOR = _ffi.AGORAISH_QUALITY_POOR
+    BAD = _ffi.AGORAISH_QUALITY_BAD
+    VBAD = _ffi.AGORAISH_QUALITY_VBAD
+    DOWN = _ffi.AGORAISH_QUALITY_DOWN
 
 
 class LocalAudioStreamState(enum.IntEnum):
@@ -508,6 +526,14 @@ class RtcStats:
         tx_audio_kbitrate, rx_audio_kbitrate: Kbps of audio over the period.
         memory_app_usage_kb: resident memory of the process, KB.
         cpu_app_usage: CPU of the process over the period, percent of one core.
+        tx_video_kbitrate, rx_video_kbitrate: Kbps of video RTP over the period.
+        gateway_rtt: ms, the round trip to the channel server on the media
+            path (its STUN binding, every 2.5 s); 0 before the first answer.
+        lastmile_delay: ms, half of ``gateway_rtt``.
+        tx_packet_loss_rate: percent of the video sent that the server asked
+            for again (its NACKs), before recovery; 0 without video.
+        rx_packet_loss_rate: percent lost before recovery of the worst remote
+            stream received (audio frames concealed, video packets missing).
 
     Fields the library did not fill (an older library) are 0.
     """
@@ -526,6 +552,12 @@ class RtcStats:
     rx_audio_kbitrate: int = 0
     memory_app_usage_kb: int = 0
     cpu_app_usage: float = 0.0
+    tx_video_kbitrate: int = 0
+    rx_video_kbitrate: int = 0
+    gateway_rtt: int = 0
+    lastmile_delay: int = 0
+    tx_packet_loss_rate: int = 0
+    rx_packet_loss_rate: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1077,6 +1109,16 @@ class EventHandler:
                 the user left or the call ended, or the file could not be written.
         """
 
+    def on_network_quality(self, uid: int, tx_quality: QualityType, rx_quality: QualityType) -> None:
+        """Network quality, every 2 s in a call (onNetworkQuality).
+
+        First uid 0, the local user: `tx_quality` from the server's
+        retransmission requests and the round trip, `rx_quality` from the
+        worst remote stream; then each remote user whose media arrives, with
+        `tx_quality` UNKNOWN and `rx_quality` the quality its media arrives
+        with here. A value the header does not list arrives as a plain int.
+        """
+
 
 def _text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", "replace") if value is not None else ""
@@ -1309,6 +1351,15 @@ _CALLBACKS: Tuple[_CallbackSpec, ...] = (
         "on_snapshot_taken",
         _ffi.SnapshotTakenCallback,
         lambda uid, path, width, height, error: (int(uid), _text(path), int(width), int(height), int(error)),
+    ),
+    _CallbackSpec(
+        "on_network_quality",
+        _ffi.NetworkQualityCallback,
+        lambda uid, tx_quality, rx_quality: (
+            int(uid),
+            _enum_or_int(QualityType, tx_quality),
+            _enum_or_int(QualityType, rx_quality),
+        ),
     ),
 )
 
