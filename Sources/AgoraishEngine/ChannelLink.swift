@@ -42,7 +42,7 @@ final class ChannelLink: Sendable {
         var statsTimer: EventLoop.TimerID? = nil
         var lastStats: (at: Instant, cpu: Double, tx: UInt64, rx: UInt64, txAudio: UInt64, rxAudio: UInt64)? = nil
     }
-    private let media = Locked<MediaTransport?>(nil)
+    let media = Locked<MediaTransport?>(nil)
     /// The simulated network of received media (`rtc.network_simulation`); nil for none.
     let simulation = Locked<NetworkSimulation?>(nil)
     /// The simulated network of sent media (`rtc.network_simulation_send`); nil for none.
@@ -324,13 +324,15 @@ final class ChannelLink: Sendable {
         let localVideo = video.takeLocalStats(periodMs: ms)
         let remoteVideo = video.takeRemoteStats(periodMs: ms)
         // The media path's round trip, and loss before recovery each way.
-        let rtt = media.withLock { $0?.rtt.withLock { $0 } }.map { Int32(clamping: $0.milliseconds) } ?? 0
+        let rtt = media.withLock { $0?.rtt }.map { Int32(clamping: $0.milliseconds) } ?? 0
         st.gatewayRtt = rtt
         st.lastmileDelay = rtt / 2
         let sent = video.lastPeriod.withLock { $0 }
         st.txVideoKBitRate = UInt32(clamping: sent.sentBytes * 8 / ms)
         st.rxVideoKBitRate = UInt32(clamping: sent.receivedBytes * 8 / ms)
-        st.txPacketLossRate = sent.sentPackets > 0 ? Int32(min(100, sent.nacked * 100 / sent.sentPackets)) : 0
+        // The worse of what the server asked to be sent again and what its receiver reports say.
+        let reported = media.withLock { $0?.uplinkLoss.withLock { $0 } } ?? 0
+        st.txPacketLossRate = max(reported, sent.sentPackets > 0 ? Int32(min(100, sent.nacked * 100 / sent.sentPackets)) : 0)
         var rxLoss: [UInt32: Int32] = [:]
         for r in remoteAudio { rxLoss[r.uid] = max(rxLoss[r.uid] ?? 0, r.audioLossRate) }
         for r in remoteVideo { rxLoss[r.uid] = max(rxLoss[r.uid] ?? 0, r.packetLossRate) }

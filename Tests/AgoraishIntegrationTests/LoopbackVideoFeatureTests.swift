@@ -422,5 +422,9 @@ import Testing
         #expect(got.count >= 54, "rendered \(got.count) of 60 with 20 % uplink loss")
         #expect(zip(got, got.dropFirst()).allSatisfy { $0 < $1 })
         #expect(b.video.keyframeCounters.withLock { $0.plisSent } <= 3)
+        // The server's receiver reports answer A's sender reports: a round trip, and the uplink loss it saw.
+        let transport = try #require(a.link.media.withLock { $0 })
+        #expect(transport.rttSamples.withLock { $0.rtcp } != nil, "a round trip from RTCP")
+        #expect(transport.uplinkLoss.withLock { $0 } >= 5, "uplink loss reported: \(transport.uplinkLoss.withLock { $0 })")
     }
 }

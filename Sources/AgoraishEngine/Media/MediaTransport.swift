@@ -27,9 +27,19 @@ final class MediaTransport: @unchecked Sendable {
     private var transaction: [UInt8] = []
     /// When the current binding request was (last) sent.
     private var transactionSentAt: Instant? = nil
-    /// Round trip to the server on the media path, from the last answered
-    /// STUN binding (sent every 2.5 s once bound).
-    let rtt = Locked<Duration?>(nil)
+    /// Round trip to the server on the media path: from the server's receiver
+    /// report answering our last sender report (RTCP, every second), else
+    /// from the last answered STUN binding (every 2.5 s once bound).
+    var rtt: Duration? { rttSamples.withLock { $0.rtcp ?? $0.stun } }
+    let rttSamples = Locked<(rtcp: Duration?, stun: Duration?)>((nil, nil))
+    /// Uplink loss the server reported for our streams, percent (the worst stream of the last reports).
+    let uplinkLoss = Locked<Int32>(0)
+    /// What was sent per SSRC, for sender reports: payload type, packets,
+    /// payload octets, the last RTP timestamp and when it was sent.
+    private let sentStreams = Locked<[UInt32: (pt: UInt8, packets: UInt32, octets: UInt32, timestamp: UInt32, at: Instant)]>([:])
+    private var reportTimer: EventLoop.TimerID?
+    /// The last meaningful report per stream: its highest sequence and loss percent.
+    private let reportedLoss = Locked<[UInt32: (highest: UInt32, percent: Int32)]>([:])
     private var timer: EventLoop.TimerID?
     private var buffer = [UInt8](repeating: 0, count: 2048)
     private var closed = false
@@ -76,6 +86,7 @@ final class MediaTransport: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         if let timer { loop.cancel(timer) }
+        if let reportTimer { loop.cancel(reportTimer) }
         loop.unregister(fd)
         // No send may use the descriptor once it is closed (its number could be reused).
         outbound.withLock { _ in sendClosed = true }
@@ -86,6 +97,19 @@ final class MediaTransport: @unchecked Sendable {
     /// `SrtpSession.maxTrailer` spare bytes after it). Any thread.
     func send(rtp packet: UnsafeMutableRawPointer, length: Int) {
         guard bound else { return }
+        if length >= 12 {
+            let raw = UnsafeRawBufferPointer(start: packet, count: length)
+            let pt = raw[1] & 0x7F, ssrc = readBE32(raw, 8), ts = readBE32(raw, 4)
+            let now = Instant.now()
+            sentStreams.withLock { m in
+                var s = m[ssrc] ?? (pt, 0, 0, ts, now)
+                s.packets &+= 1
+                s.octets &+= UInt32(length - 12)
+                s.timestamp = ts
+                s.at = now
+                m[ssrc] = s
+            }
+        }
         let delays = sendSimulation.withLock { sim -> [Duration]? in
             guard sim != nil else { return nil }
             return sim!.admit(size: length, at: .now())
@@ -133,6 +157,51 @@ final class MediaTransport: @unchecked Sendable {
             server.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }
         }
         timer = loop.schedule(after: bound ? .milliseconds(2500) : .milliseconds(200)) { [weak self] in self?.bindNow() }
+        if bound && reportTimer == nil { scheduleReports() }
+    }
+
+    /// A sender report (RFC 3550 §6.4.1) for each stream sent (retransmission
+    /// streams aside) every second; the RTP timestamp is carried forward from
+    /// the last packet by the media clock (48 kHz audio, 90 kHz video).
+    private func scheduleReports() {
+        reportTimer = loop.schedule(after: .seconds(1)) { [weak self] in
+            guard let self, !self.closed else { return }
+            let now = Instant.now()
+            let ntp = RtcpReport.ntp(unixNanoseconds: Self.unixNanoseconds())
+            for (ssrc, s) in sentStreams.withLock({ $0 }) where s.pt == 111 || s.pt == 96 || s.pt == 98 {
+                guard now - s.at < .seconds(5) else { continue }
+                let rate: Int64 = s.pt == 111 ? 48 : 90
+                let ts = s.timestamp &+ UInt32(truncatingIfNeeded: (now - s.at).milliseconds * rate)
+                var sr = RtcpReport.senderReport(ssrc: ssrc, ntp: ntp, rtpTimestamp: ts, packets: s.packets, octets: s.octets)
+                let n = sr.count
+                sr += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                sr.withUnsafeMutableBytes { send(rtcp: $0.baseAddress!, length: n) }
+            }
+            scheduleReports()
+        }
+    }
+
+    static func unixNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    /// Receiver reports about our streams: the round trip (RFC 3550 §6.4.1)
+    /// and the uplink loss the server saw.
+    private func handleReports(_ packet: UnsafeRawBufferPointer) {
+        let ours = sentStreams.withLock { Set($0.keys) }
+        let arrival = RtcpReport.ntp(unixNanoseconds: Self.unixNanoseconds())
+        for b in RtcpReport.blocks(packet) where ours.contains(b.ssrc) {
+            if let r = RtcpReport.roundTrip(b, arrivalNtp: arrival) { rttSamples.withLock { $0.rtcp = r } }
+            // A block counts when packets arrived since the last one (its highest sequence moved).
+            reportedLoss.withLock { m in
+                if let last = m[b.ssrc], last.highest == b.highestSequence { return }
+                m[b.ssrc] = (b.highestSequence, Int32(b.fractionLost) * 100 / 256)
+            }
+        }
+        let worst = reportedLoss.withLock { $0.values.map(\.percent).max() ?? 0 }
+        uplinkLoss.withLock { $0 = worst }
     }
 
     /// Keyframe requests (PLI: RFC 4585 §6.3.1, FIR: RFC 5104 §4.3.1) and
@@ -141,6 +210,9 @@ final class MediaTransport: @unchecked Sendable {
     private func handleRtcp(_ bytes: UnsafeRawBufferPointer) {
         let compound = RtcpCompound(bytes)
         guard compound.isWellFormed else { return }
+        for packet in compound where packet.type == 201 && packet.length >= 8 {
+            handleReports(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)]))
+        }
         for packet in compound where packet.length >= 12 {
             let fmt = bytes[packet.offset] & 0x1F
             if packet.type == 206, let onKeyframeRequest {
@@ -206,7 +278,7 @@ final class MediaTransport: @unchecked Sendable {
                         boundFlag.store(true, ordering: .releasing)
                         if let sent = transactionSentAt {
                             let measured = Instant.now() - sent
-                            rtt.withLock { $0 = measured }
+                            rttSamples.withLock { $0.stun = measured }
                             transactionSentAt = nil
                         }
                     }

@@ -332,7 +332,7 @@ final class MediaWorker: @unchecked Sendable {
         if isVideo, let cache = p.channel.videoCaches[ssrc] {
             let now = Instant.now()
             if cache.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
-            if retransmitted { counts.recoveredUpstream += 1 }
+            if retransmitted { counts.recoveredUpstream += 1 } else { cache.count(header.sequenceNumber) }
             cache.missing.received(header.sequenceNumber, now: now)
             if cache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: cache, now: now) }
         }
@@ -392,6 +392,7 @@ final class MediaWorker: @unchecked Sendable {
         guard plain >= 8, compound.isWellFormed else { return drop(.malformed) }
         if bytes[1] == 200 {
             guard p.canPublish else { return drop(.notPublisher) }
+            answerSenderReports(compound, bytes, from: p)
             for packet in compound where (packet.type == 200 || packet.type == 202) && packet.length >= 8 {
                 if let mapped = p.ssrcMap[readBE32(bytes, packet.offset + 4)] { writeBE32(bytes, packet.offset + 4, mapped) }
             }
@@ -422,6 +423,36 @@ final class MediaWorker: @unchecked Sendable {
             forwarded = true
         }
         if !forwarded { drop(.rtcpTerminated) }
+    }
+
+    /// Answers a publisher's sender reports at once with a receiver report
+    /// (RFC 3550 §6.4.2): LSR from each SR, DLSR 0, and for video streams the
+    /// uplink loss the server saw. The publisher reads its round trip to the
+    /// server from it, and its uplink loss.
+    private func answerSenderReports(_ compound: RtcpCompound, _ bytes: UnsafeMutableRawBufferPointer,
+                                     from p: MediaParticipant) {
+        guard let to = p.address else { return }
+        var blocks: [RtcpReport.Block] = []
+        for packet in compound where packet.type == 200 && packet.length >= 28 {
+            guard let sr = RtcpReport.parseSenderReport(
+                UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[packet.offset..<(packet.offset + packet.length)]))
+            else { continue }
+            var block = RtcpReport.Block(ssrc: sr.ssrc, lastSR: RtcpReport.middle(sr.ntp))
+            if let mapped = p.ssrcMap[sr.ssrc], let cache = p.channel.videoCaches[mapped] {
+                let r = cache.report()
+                block.fractionLost = r.fraction
+                block.cumulativeLost = r.cumulative
+                block.highestSequence = r.highest
+            }
+            blocks.append(block)
+        }
+        guard !blocks.isEmpty else { return }
+        var rr = RtcpReport.receiverReport(sender: 0, blocks: blocks)
+        let n = rr.count
+        rr += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+        rr.withUnsafeMutableBytes { raw in
+            send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtcp(slot, length: len) }
+        }
     }
 
     /// NACKs the publisher for the packets of one of its video streams still
