@@ -117,6 +117,7 @@ import Testing
         // Three seconds of a 440 Hz tone, pushed and pulled 10 ms at a time in real time.
         var frames: [[Int16]] = []
         var silentDuringTone = -1
+        var expected: Int32 = 0  // the most loss A's encoder expected while the tone played
         var frame = [Int16](repeating: 0, count: 480)
         var chunk = [Int16](repeating: 0, count: 480)
         var deadline = Instant.now()
@@ -124,6 +125,7 @@ import Testing
             if i < 300 {
                 for j in 0..<480 { chunk[j] = Int16(8000 * sin(2 * Double.pi * 440 * Double(i * 480 + j) / 48000)) }
                 _ = try chunk.withUnsafeBufferPointer { try a.pushExternalAudioFrame($0) }
+                expected = max(expected, a.audio.sendLock.withLock { $0.encoderSettings?.expectedLossPercent ?? 0 })
             }
             try frame.withUnsafeMutableBufferPointer { try b.audio.pull(into: $0, now: .now()) }
             frames.append(frame)
@@ -147,6 +149,11 @@ import Testing
         let stats = try #require(b.audio.takeRemoteStats(periodMs: 2000, transportDelayMs: 0).first)
         #expect(stats.fecRecoveredFrames > 0, "FEC at work: \(stats)")
         #expect(stats.concealedFrames > 0, "PLC at work: \(stats)")
+        // B's receiver reports reached A through the server: A's encoder expects the path's loss.
+        let ssrc = a.audio.sendLock.withLock { $0.ssrc }
+        let reported = a.link.media.withLock { $0?.reportedLoss(ssrc: ssrc) }
+        #expect((reported ?? 0) >= loss / 3, "A heard of \(String(describing: reported))% loss for \(loss)%")
+        #expect(expected >= Int32(loss / 3), "A's encoder expected at most \(expected)% loss")
     }
 }
 

@@ -185,6 +185,13 @@ final class AudioPipeline: @unchecked Sendable {
         var wanted = profile
         wanted.channels = Int32(channels)
         if !recovery { wanted.inbandFEC = false }
+        // Opus spends in-band FEC bits in proportion to the loss it expects:
+        // once the server reports the uplink's loss, that is what it expects
+        // (a clean path then carries no FEC), up to 30 %.
+        let ssrc = s.ssrc
+        if let loss = transport.withLock({ $0?.reportedLoss(ssrc: ssrc) }) {
+            wanted.expectedLossPercent = min(30, max(0, loss))
+        }
         if s.sendGeneration != generation || s.encoderSettings != wanted {
             if s.source?.rate != source?.rate || s.source?.channels != source?.channels {
                 s.source = source

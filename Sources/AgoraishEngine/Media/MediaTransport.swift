@@ -38,6 +38,27 @@ final class MediaTransport: @unchecked Sendable {
     /// payload octets, the last RTP timestamp and when it was sent.
     private let sentStreams = Locked<[UInt32: (pt: UInt8, packets: UInt32, octets: UInt32, timestamp: UInt32, at: Instant)]>([:])
     private var reportTimer: EventLoop.TimerID?
+    /// What arrived per stream (server SSRC), for receiver reports.
+    private let receivedStreams = Locked<[UInt32: ReceivedCounter]>([:])
+
+    /// Counts a received RTP packet (after the simulated network) for receiver reports.
+    private func countReceived(_ packet: UnsafeMutableRawPointer, _ length: Int) {
+        guard length >= 12 else { return }
+        let raw = UnsafeRawBufferPointer(start: packet, count: length)
+        let pt = raw[1] & 0x7F
+        guard pt == 111 || pt == 96 || pt == 98 else { return }
+        let ssrc = readBE32(raw, 8), seq = UInt16(raw[2]) << 8 | UInt16(raw[3])
+        receivedStreams.withLock { m in
+            if m[ssrc] == nil { m[ssrc] = ReceivedCounter() }
+            m[ssrc]!.count(seq)
+        }
+    }
+
+    /// The loss the server reports for the stream sent with `ssrc` (percent,
+    /// smoothed: rises at once, falls slowly): the uplink's, and for audio the
+    /// worst downlink's too.
+    func reportedLoss(ssrc: UInt32) -> Int32? { reportedLoss.withLock { $0[ssrc]?.percent } }
+
     /// The last meaningful report per stream: its highest sequence and loss percent.
     private let reportedLoss = Locked<[UInt32: (highest: UInt32, percent: Int32)]>([:])
     private var timer: EventLoop.TimerID?
@@ -177,6 +198,23 @@ final class MediaTransport: @unchecked Sendable {
                 sr += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
                 sr.withUnsafeMutableBytes { send(rtcp: $0.baseAddress!, length: n) }
             }
+            // A receiver report on what arrived of each stream (the server learns the downlink's loss).
+            var blocks: [RtcpReport.Block] = []
+            receivedStreams.withLock { m in
+                for (ssrc, var c) in m {
+                    let r = c.report()
+                    m[ssrc] = c
+                    blocks.append(RtcpReport.Block(ssrc: ssrc, fractionLost: r.fraction, cumulativeLost: r.cumulative,
+                                                   highestSequence: r.highest))
+                }
+            }
+            if !blocks.isEmpty {
+                let own = sentStreams.withLock { $0.keys.first } ?? 0
+                var rr = RtcpReport.receiverReport(sender: own, blocks: blocks)
+                let n = rr.count
+                rr += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                rr.withUnsafeMutableBytes { send(rtcp: $0.baseAddress!, length: n) }
+            }
             scheduleReports()
         }
     }
@@ -197,7 +235,10 @@ final class MediaTransport: @unchecked Sendable {
             // A block counts when packets arrived since the last one (its highest sequence moved).
             reportedLoss.withLock { m in
                 if let last = m[b.ssrc], last.highest == b.highestSequence { return }
-                m[b.ssrc] = (b.highestSequence, Int32(b.fractionLost) * 100 / 256)
+                // One second holds few packets: rises are taken at once, falls a fifth at a time.
+                let now = Int32(b.fractionLost) * 100 / 256
+                let old = m[b.ssrc]?.percent ?? now
+                m[b.ssrc] = (b.highestSequence, now >= old ? now : (4 * old + now) / 5)
             }
         }
         let worst = reportedLoss.withLock { $0.values.map(\.percent).max() ?? 0 }
@@ -248,18 +289,23 @@ final class MediaTransport: @unchecked Sendable {
             return sim!.admit(size: length, at: .now())
         }
         guard let delays else {
+            countReceived(packet, length)
             onRtp(packet, length)
             return
         }
         for delay in delays {
             if delay == .zero {
+                countReceived(packet, length)
                 onRtp(packet, length)
                 continue
             }
             var copy = Array(UnsafeRawBufferPointer(start: packet, count: length))
             _ = loop.schedule(after: delay) { [weak self] in
                 guard let self, !self.closed else { return }
-                copy.withUnsafeMutableBytes { self.onRtp($0.baseAddress!, length) }
+                copy.withUnsafeMutableBytes {
+                    self.countReceived($0.baseAddress!, length)
+                    self.onRtp($0.baseAddress!, length)
+                }
             }
         }
     }
@@ -295,5 +341,35 @@ final class MediaTransport: @unchecked Sendable {
                 }
             }
         }
+    }
+}
+
+/// What arrived of one received stream, for receiver reports (RFC 3550 §6.4.1).
+struct ReceivedCounter {
+    private var highest: Int64? = nil
+    private var first: Int64 = 0
+    private var received = 0
+    private var reported = (expected: 0, received: 0)
+
+    mutating func count(_ sequence: UInt16) {
+        received += 1
+        guard let h = highest else {
+            highest = Int64(sequence)
+            first = Int64(sequence)
+            return
+        }
+        var ext = (h & ~0xFFFF) | Int64(sequence)
+        if ext < h - 0x8000 { ext += 0x10000 } else if ext > h + 0x8000 { ext -= 0x10000 }
+        if ext > h { highest = ext }
+    }
+
+    /// Fraction lost (of 256) since the last report, cumulative loss, extended highest sequence.
+    mutating func report() -> (fraction: UInt8, cumulative: Int32, highest: UInt32) {
+        guard let h = highest else { return (0, 0, 0) }
+        let expected = Int(h - first + 1)
+        let e = expected - reported.expected, r = received - reported.received
+        reported = (expected, received)
+        let fraction = e > 0 ? UInt8(min(255, max(0, e - r) * 256 / e)) : 0
+        return (fraction, Int32(clamping: max(0, expected - received)), UInt32(truncatingIfNeeded: h))
     }
 }

@@ -70,6 +70,10 @@ final class MediaChannel {
     var videoCaches: [UInt32: VideoStreamCache] = [:]
     /// Server RTX SSRCs in use.
     var rtxSsrcs: Set<UInt32> = []
+    /// Server SSRC of an audio stream -> its uplink counts, for receiver reports.
+    var audioUplinks: [UInt32: UplinkCounter] = [:]
+    /// Server SSRC -> the loss (of 256) each subscriber (session) last reported receiving it.
+    var downlinkLoss: [UInt32: [UInt64: UInt8]] = [:]
     var nextSsrc: UInt32
 
     init(key: String, seed: UInt32) {
@@ -240,8 +244,11 @@ final class MediaWorker: @unchecked Sendable {
         for s in p.ssrcMap.values {
             p.channel.streams[s] = nil
             if let cache = p.channel.videoCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
+            p.channel.audioUplinks[s] = nil
+            p.channel.downlinkLoss[s] = nil
         }
         for m in p.channel.members { m.forwardedLow[p.uid] = nil }
+        for key in Array(p.channel.downlinkLoss.keys) { p.channel.downlinkLoss[key]?[p.session] = nil }
         if p.channel.members.isEmpty { channels[p.channel.key] = nil }
     }
 
@@ -327,12 +334,14 @@ final class MediaWorker: @unchecked Sendable {
                 p.channel.rtxSsrcs.insert(rtx)
                 p.channel.videoCaches[ssrc] = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType)
             }
+            if isAudio { p.channel.audioUplinks[ssrc] = UplinkCounter() }
             onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)
         }
+        if isAudio { p.channel.audioUplinks[ssrc]?.count(header.sequenceNumber) }
         if isVideo, let cache = p.channel.videoCaches[ssrc] {
             let now = Instant.now()
             if cache.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
-            if retransmitted { counts.recoveredUpstream += 1 } else { cache.count(header.sequenceNumber) }
+            if retransmitted { counts.recoveredUpstream += 1 } else { cache.uplink.count(header.sequenceNumber) }
             cache.missing.received(header.sequenceNumber, now: now)
             if cache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: cache, now: now) }
         }
@@ -403,6 +412,13 @@ final class MediaWorker: @unchecked Sendable {
             return
         }
         var forwarded = false
+        for packet in compound where packet.type == 201 && packet.length >= 8 {
+            // A subscriber's receiver report: what it loses of each stream, remembered per stream.
+            let view = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[packet.offset..<(packet.offset + packet.length)])
+            for b in RtcpReport.blocks(view) where p.channel.streams[b.ssrc] != nil {
+                p.channel.downlinkLoss[b.ssrc, default: [:]][p.session] = b.fractionLost
+            }
+        }
         for packet in compound where packet.type == 205 && bytes[packet.offset] & 0x1F == 1 && packet.length >= 16 {
             // Generic NACK: answered from the cache on this hop, as RTX.
             answerNack(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)]), to: p)
@@ -438,9 +454,14 @@ final class MediaWorker: @unchecked Sendable {
                 UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[packet.offset..<(packet.offset + packet.length)]))
             else { continue }
             var block = RtcpReport.Block(ssrc: sr.ssrc, lastSR: RtcpReport.middle(sr.ntp))
-            if let mapped = p.ssrcMap[sr.ssrc], let cache = p.channel.videoCaches[mapped] {
-                let r = cache.report()
-                block.fractionLost = r.fraction
+            if let mapped = p.ssrcMap[sr.ssrc],
+               let counter = p.channel.videoCaches[mapped]?.uplink ?? p.channel.audioUplinks[mapped] {
+                let r = counter.report()
+                // Audio is not retransmitted: its sender protects it (FEC) for the whole path,
+                // so audio reports carry the worse of the uplink and the worst downlink.
+                let downstream = p.channel.audioUplinks[mapped] != nil
+                    ? p.channel.downlinkLoss[mapped]?.values.max() ?? 0 : 0
+                block.fractionLost = max(r.fraction, downstream)
                 block.cumulativeLost = r.cumulative
                 block.highestSequence = r.highest
             }
