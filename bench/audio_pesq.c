@@ -3,18 +3,26 @@
  * wide-band PESQ (bench/benchmarks/audio_pesq.py scores the output).
  *
  * Engine mode: an embedded server whose advertised media address is a relay
- * in this process (audio_support.h): the relay drops each RTP datagram the
- * engines send with probability LOSS_PERCENT/100 (fixed SEED) and forwards
- * STUN and RTCP untouched; SRTP stays end to end between engine and server.
- * The engine has no loss hook of its own (no parameter, no environment
- * variable), and the machine has no netem, so the loss is made here. The
- * sender pushes IN (16 kHz mono S16LE; the engine's source converts to
- * 48 kHz) 10 ms every 10 ms after 0.5 s of silence and before 0.5 s of
- * silence; the receiver pulls 10 ms every 10 ms at 16 kHz (the engine's sink
- * converts) and everything it pulled goes to OUT.
+ * in this process (audio_support.h): the relay drops RTP datagrams the
+ * engines send and forwards STUN and RTCP untouched; SRTP stays end to end
+ * between engine and server. The loss is random, each datagram with
+ * probability LOSS_PERCENT/100, or with --burst BAD_TO_GOOD_PERCENT bursty
+ * (a Gilbert-Elliott chain whose long-run loss is LOSS_PERCENT and whose
+ * bursts last 100/BAD_TO_GOOD_PERCENT datagrams on average). The draws
+ * come from SEED per sending engine and per datagram, so the same SEED
+ * drops the same packets of the sender in every run. (The loss is made on
+ * the media path rather than with the engine's rtc.network_simulation so
+ * that the relay can count what it dropped.) The sender pushes IN (16 kHz
+ * mono S16LE; the engine's source converts to 48 kHz) 10 ms every 10 ms
+ * after 0.5 s of silence and before 0.5 s of silence; the receiver pulls
+ * 10 ms every 10 ms at 16 kHz (the engine's sink converts) and everything it
+ * pulled goes to OUT. With --no-recovery both engines get
+ * {"rtc.audio_loss_recovery": false} before they join: no in-band FEC from
+ * the sender, no FEC and no PLC at the receiver (gaps play as silence).
  *
- *   audio_pesq PATH LOG_DIR IN OUT LOSS_PERCENT SEED
- *     -> {"rtp_forwarded": n, "rtp_dropped": n, "fec_recovered": n, "concealed": n, ...}
+ *   audio_pesq PATH LOG_DIR IN OUT LOSS_PERCENT SEED [--burst BAD_TO_GOOD_PERCENT] [--no-recovery]
+ *     -> {"rtp_forwarded": n, "rtp_dropped": n, "bursts": n, "longest_burst": n, "fec_recovered": n,
+ *         "concealed": n, ...}
  *
  * (fec_recovered and concealed are the receiver's counters as of its last
  * on_remote_audio_stats, which comes every 2 s: they may miss the last
@@ -162,8 +170,8 @@ static void *pull_thread(void *arg) {
 }
 
 static int run_engines(const char *lib, const char *log_dir, const char *in, const char *out, double loss,
-                       uint64_t seed) {
-    char url[128], json[256], log_a[4096], log_b[4096];
+                       uint64_t seed, double bad_to_good, int recovery) {
+    char url[128], json[256], log_a[4096], log_b[4096], tag[64];
     agoraish_server_t *server;
     relay r;
     peer a, b;
@@ -171,19 +179,37 @@ static int run_engines(const char *lib, const char *log_dir, const char *in, con
     pthread_t tp, tr;
     size_t n, pad = (size_t)PAD_MS * RATE / 1000, total;
     int16_t *clip, *tx;
-    int rc = 0;
+    int rc = 0, attempt;
     if (load_audio_api(lib) != 0 || !(clip = read_raw(in, &n))) return 1;
     total = (pad + n + pad + FRAME - 1) / FRAME * FRAME;
     if (!(tx = calloc(total, sizeof *tx))) return 1;
     memcpy(tx + pad, clip, n * sizeof *clip);
 
-    if (relay_open(&r, loss, seed) != 0) return 1;
-    snprintf(json, sizeof json, "{\"listen\": {\"media_port\": %u, \"media_host\": \"127.0.0.2\"}}", (unsigned)r.port);
-    if (!(server = start_embedded_server(json, url, sizeof url))) return 1;
+    if (bad_to_good > 0 && (loss <= 0 || loss >= 1)) {
+        fprintf(stderr, "--burst needs a loss between 0 and 100 %%\n");
+        return 1;
+    }
+    /* The server's media port is the relay's port number on 127.0.0.1, which another socket may hold (other
+     * runs at the same time): then the server cannot start, and the relay tries another port. */
+    for (attempt = 0;; attempt++) {
+        if (relay_open(&r, loss, seed) != 0) return 1;
+        if (bad_to_good > 0) relay_set_burst(&r, bad_to_good * loss / (1 - loss), bad_to_good);
+        snprintf(json, sizeof json, "{\"listen\": {\"media_port\": %u, \"media_host\": \"127.0.0.2\"}}",
+                 (unsigned)r.port);
+        if ((server = start_embedded_server(json, url, sizeof url)) != NULL) break;
+        close(r.listen_fd);
+        if (attempt == 4) return 1;
+    }
     if (relay_start(&r) != 0) return 1;
-    snprintf(log_a, sizeof log_a, "%s/audio_pesq_sender.log", log_dir);
-    snprintf(log_b, sizeof log_b, "%s/audio_pesq_receiver.log", log_dir);
+    snprintf(tag, sizeof tag, "%s%g%s", bad_to_good > 0 ? "burst" : "loss", loss * 100, recovery ? "" : "_off");
+    snprintf(log_a, sizeof log_a, "%s/audio_pesq_%s_sender.log", log_dir, tag);
+    snprintf(log_b, sizeof log_b, "%s/audio_pesq_%s_receiver.log", log_dir, tag);
     if (!peer_create(&a, url, log_a, RATE) || !peer_create(&b, url, log_b, RATE)) return 1;
+    if (!recovery && (api.set_parameters(a.engine, "{\"rtc.audio_loss_recovery\": false}") != 0 ||
+                      api.set_parameters(b.engine, "{\"rtc.audio_loss_recovery\": false}") != 0)) {
+        fprintf(stderr, "set_parameters rtc.audio_loss_recovery failed\n");
+        return 1;
+    }
     if (peer_join(&a, "bench-audio-pesq", 4001) || peer_join(&b, "bench-audio-pesq", 4002) ||
         !peer_wait(&b, &b.remote_joined)) {
         fprintf(stderr, "the engines did not meet in the channel\n");
@@ -215,9 +241,11 @@ static int run_engines(const char *lib, const char *log_dir, const char *in, con
     relay_stop(&r);
     api.server_release(server);
     if (rc == 0) {
-        printf("{\"rtp_forwarded\": %lu, \"rtp_dropped\": %lu, \"other_forwarded\": %lu, \"stats_seen\": %d, "
-               "\"fec_recovered\": %d, \"concealed\": %d, \"jitter_buffer_delay\": %d, \"end_to_end_delay\": %d}\n",
-               r.rtp_forwarded, r.rtp_dropped, r.other_forwarded, b.stats_count, b.remote_stats.fec_recovered_frames,
+        printf("{\"rtp_forwarded\": %lu, \"rtp_dropped\": %lu, \"bursts\": %lu, \"longest_burst\": %lu, "
+               "\"other_forwarded\": %lu, \"stats_seen\": %d, \"fec_recovered\": %d, \"concealed\": %d, "
+               "\"jitter_buffer_delay\": %d, \"end_to_end_delay\": %d}\n",
+               r.rtp_forwarded, r.rtp_dropped, r.bursts, r.longest_burst, r.other_forwarded, b.stats_count,
+               b.remote_stats.fec_recovered_frames,
                b.remote_stats.concealed_frames, b.remote_stats.jitter_buffer_delay, b.remote_stats.end_to_end_delay);
     }
     free(clip);
@@ -230,10 +258,26 @@ int main(int argc, char **argv) {
     if (argc == 6 && strcmp(argv[1], "--codec") == 0) {
         return run_codec(argv[2], argv[3], atof(argv[4]) / 100, strtoull(argv[5], NULL, 10));
     }
-    if (argc == 7) {
-        return run_engines(argv[1], argv[2], argv[3], argv[4], atof(argv[5]) / 100, strtoull(argv[6], NULL, 10));
+    if (argc >= 7 && argv[1][0] != '-') {
+        double bad_to_good = 0;
+        int recovery = 1, i, ok = 1;
+        for (i = 7; i < argc && ok; i++) {
+            if (strcmp(argv[i], "--burst") == 0 && i + 1 < argc) {
+                bad_to_good = atof(argv[++i]) / 100;
+                ok = bad_to_good > 0 && bad_to_good <= 1;
+            } else if (strcmp(argv[i], "--no-recovery") == 0) {
+                recovery = 0;
+            } else {
+                ok = 0;
+            }
+        }
+        if (ok) {
+            return run_engines(argv[1], argv[2], argv[3], argv[4], atof(argv[5]) / 100, strtoull(argv[6], NULL, 10),
+                               bad_to_good, recovery);
+        }
     }
-    fprintf(stderr, "usage: audio_pesq PATH LOG_DIR IN OUT LOSS_PERCENT SEED\n"
+    fprintf(stderr, "usage: audio_pesq PATH LOG_DIR IN OUT LOSS_PERCENT SEED [--burst BAD_TO_GOOD_PERCENT] "
+                    "[--no-recovery]\n"
                     "       audio_pesq --codec IN OUT LOSS_PERCENT SEED\n");
     return 2;
 }

@@ -3,7 +3,8 @@
  * bench/audio_cpu.c, bench/audio_pesq.c): the audio part of the C API looked
  * up with dlopen, an embedded server, engines that record their events,
  * pacing on absolute CLOCK_MONOTONIC deadlines, test signals (a chirp, a
- * speech-like signal), a lossy UDP relay for the media path, and running a
+ * speech-like signal), a lossy UDP relay for the media path (random or
+ * Gilbert-Elliott bursty loss), and running a
  * GStreamer comparison pipeline as a child process.
  *
  * Header-only (static inline), like bench_support.h. Define _POSIX_C_SOURCE
@@ -45,6 +46,7 @@ typedef struct audio_api {
     int (*join_channel)(agoraish_engine_t *, const char *, const char *, const char *, uint32_t);
     int (*leave_channel)(agoraish_engine_t *);
     int (*get_last_error)(void);
+    int (*set_parameters)(agoraish_engine_t *, const char *);
     int (*set_external_audio_source)(agoraish_engine_t *, int, int, int);
     int (*push_external_audio_frame)(agoraish_engine_t *, const int16_t *, int);
     int (*set_external_audio_sink)(agoraish_engine_t *, int, int, int);
@@ -66,6 +68,7 @@ static inline int load_audio_api(const char *path) {
     LOOKUP(lib, api.join_channel, "agoraish_engine_join_channel");
     LOOKUP(lib, api.leave_channel, "agoraish_engine_leave_channel");
     LOOKUP(lib, api.get_last_error, "agoraish_get_last_error");
+    LOOKUP(lib, api.set_parameters, "agoraish_engine_set_parameters");
     LOOKUP(lib, api.set_external_audio_source, "agoraish_engine_set_external_audio_source");
     LOOKUP(lib, api.push_external_audio_frame, "agoraish_engine_push_external_audio_frame");
     LOOKUP(lib, api.set_external_audio_sink, "agoraish_engine_set_external_audio_sink");
@@ -355,8 +358,18 @@ static inline void make_speech(int16_t *out, size_t n, int rate, uint64_t seed) 
  * socket of its own per client (as a NAT would), and the server's answers
  * back to the client. SRTP is end to end between engine and server and the
  * relay never looks inside a packet beyond the first two bytes: it drops
- * whole RTP datagrams from the clients with probability `loss` (a fixed
- * seed), and forwards STUN and RTCP untouched.
+ * whole RTP datagrams from the clients and forwards STUN and RTCP untouched.
+ *
+ * Each client's RTP has its own loss draws, all from the same seed: whether
+ * a client's k-th RTP datagram is dropped depends only on k, the model and
+ * the seed, so two runs whose sender sends the same packets lose the same
+ * ones whatever else passes through the relay. The model is either random
+ * (each datagram dropped with probability `loss`) or a Gilbert-Elliott chain
+ * (relay_set_burst): before each datagram a good state turns bad with
+ * probability `good_to_bad` and a bad one good with `bad_to_good`; every
+ * datagram in the bad state is dropped. The long-run loss is then
+ * good_to_bad / (good_to_bad + bad_to_good) and a burst lasts
+ * 1 / bad_to_good datagrams on average.
  */
 
 #define RELAY_MAX_CLIENTS 8
@@ -368,23 +381,27 @@ typedef struct relay {
     struct {
         struct sockaddr_in addr;
         int fd;
+        uint64_t rng;               /* this client's loss draws */
+        int bad;                    /* Gilbert-Elliott state */
+        int dropping;               /* the previous RTP datagram was dropped */
     } clients[RELAY_MAX_CLIENTS];
     int client_count;
-    double loss;
-    uint64_t rng;
+    double loss;                    /* random loss probability (when good_to_bad is 0) */
+    double good_to_bad, bad_to_good; /* Gilbert-Elliott transition probabilities; 0, 0: random loss */
+    uint64_t seed;
     volatile int stop;
     pthread_t thread;
-    /* Counters of RTP from the clients (read after relay_stop). */
-    unsigned long rtp_forwarded, rtp_dropped, other_forwarded;
+    /* Counters of RTP from the clients (read after relay_stop): bursts are runs of consecutive drops. */
+    unsigned long rtp_forwarded, rtp_dropped, other_forwarded, bursts, longest_burst, burst_now;
 } relay;
 
-/** Binds the relay's listening socket on 127.0.0.2 (a free port); 0 on success. */
+/** Binds the relay's listening socket on 127.0.0.2 (a free port), random loss `loss`; 0 on success. */
 static inline int relay_open(relay *r, double loss, uint64_t seed) {
     struct sockaddr_in a;
     socklen_t len = sizeof a;
     memset(r, 0, sizeof *r);
     r->loss = loss;
-    r->rng = seed;
+    r->seed = seed;
     r->listen_fd = socket(AF_INET, SOCK_DGRAM, 0);
     if (r->listen_fd < 0) return 1;
     memset(&a, 0, sizeof a);
@@ -403,9 +420,40 @@ static inline int relay_open(relay *r, double loss, uint64_t seed) {
     return 0;
 }
 
+/** Gilbert-Elliott loss instead of random loss (probabilities 0..1); call before relay_start. */
+static inline void relay_set_burst(relay *r, double good_to_bad, double bad_to_good) {
+    r->good_to_bad = good_to_bad;
+    r->bad_to_good = bad_to_good;
+}
+
 /** Whether a datagram is RTP (not STUN, not RTCP): version 2 and a payload type outside 192..223. */
 static inline int relay_is_rtp(const unsigned char *b, ssize_t n) {
     return n >= 12 && (b[0] & 0xC0) == 0x80 && !(b[1] >= 192 && b[1] <= 223);
+}
+
+/** Whether client `c`'s next RTP datagram is dropped (one draw per datagram), counting bursts. */
+static inline int relay_drops(relay *r, int c) {
+    double u = next_uniform(&r->clients[c].rng);
+    int drop;
+    if (r->good_to_bad > 0) {
+        if (r->clients[c].bad) {
+            if (u < r->bad_to_good) r->clients[c].bad = 0;
+        } else if (u < r->good_to_bad) {
+            r->clients[c].bad = 1;
+        }
+        drop = r->clients[c].bad;
+    } else {
+        drop = r->loss > 0 && u < r->loss;
+    }
+    if (drop) {
+        if (!r->clients[c].dropping) {
+            r->bursts++;
+            r->burst_now = 0;
+        }
+        if (++r->burst_now > r->longest_burst) r->longest_burst = r->burst_now;
+    }
+    r->clients[c].dropping = drop;
+    return drop;
 }
 
 static inline void *relay_run(void *arg) {
@@ -441,6 +489,9 @@ static inline void *relay_run(void *arg) {
                         connect(fd, (struct sockaddr *)&r->server, sizeof r->server) == 0) {
                         r->clients[c].addr = from;
                         r->clients[c].fd = fd;
+                        r->clients[c].rng = r->seed;
+                        r->clients[c].bad = 0;
+                        r->clients[c].dropping = 0;
                         r->client_count++;
                     } else {
                         if (fd >= 0) close(fd);
@@ -449,7 +500,7 @@ static inline void *relay_run(void *arg) {
                 }
                 if (c < r->client_count) {
                     if (relay_is_rtp(buf, got)) {
-                        if (r->loss > 0 && next_uniform(&r->rng) < r->loss) {
+                        if (relay_drops(r, c)) {
                             r->rtp_dropped++;
                         } else {
                             r->rtp_forwarded++;

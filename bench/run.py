@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every agoraish benchmark, prints one table, writes bench/results/latest.json.
 
-    python3 bench/run.py                 # everything (minutes; the audio benchmarks ~2, the video ones ~2.5)
+    python3 bench/run.py                 # everything (minutes; the audio benchmarks ~2, the video ones ~4)
     python3 bench/run.py lib_load        # only the named benchmarks, merged into latest.json
     python3 bench/run.py --fresh video_cpu   # only these, and latest.json holds only them
     AGORAISH_LIBRARY=/path/libagoraish.so.0 python3 bench/run.py
@@ -67,6 +67,8 @@ BENCHMARKS: List[str] = [
     "audio_pesq",
     "video_cpu",
     "video_delay",
+    "video_loss",
+    "bwe_convergence",
 ]
 
 class Context:

@@ -229,6 +229,8 @@ typedef struct vpeer {
     int decoded_width, decoded_height;
     int stats_count;
     agoraish_rtc_stats rtc;     /* the last on_rtc_stats */
+    int video_stats_count;      /* on_remote_video_stats seen */
+    agoraish_remote_video_stats remote_video; /* the last one */
 } vpeer;
 
 static inline void on_vpeer_video_decoded(agoraish_engine_t *e, void *ud, uint32_t uid, int width, int height,
@@ -251,6 +253,19 @@ static inline void on_vpeer_rtc_stats(agoraish_engine_t *e, void *ud, const agor
     memset(&p->rtc, 0, sizeof p->rtc);
     memcpy(&p->rtc, stats, n);
     p->stats_count++;
+    pthread_mutex_unlock(&p->base.mutex);
+}
+
+static inline void on_vpeer_remote_video_stats(agoraish_engine_t *e, void *ud,
+                                               const agoraish_remote_video_stats *stats) {
+    vpeer *p = ud;
+    size_t n = stats->struct_size < sizeof p->remote_video ? stats->struct_size : sizeof p->remote_video;
+    (void)e;
+    pthread_mutex_lock(&p->base.mutex);
+    memset(&p->remote_video, 0, sizeof p->remote_video);
+    memcpy(&p->remote_video, stats, n);
+    p->video_stats_count++;
+    pthread_cond_broadcast(&p->base.cond);
     pthread_mutex_unlock(&p->base.mutex);
 }
 
@@ -277,6 +292,7 @@ static inline agoraish_engine_t *vpeer_create_codec(vpeer *p, const char *url, c
     handler.on_error = on_peer_error;
     handler.on_rtc_stats = on_vpeer_rtc_stats;
     handler.on_first_remote_video_decoded = on_vpeer_video_decoded;
+    handler.on_remote_video_stats = on_vpeer_remote_video_stats;
     memset(&config, 0, sizeof config);
     config.struct_size = sizeof config;
     config.app_id = AUDIO_APP_ID;
