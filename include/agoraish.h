@@ -1767,6 +1767,26 @@ int agoraish_engine_set_camera_capturer_configuration(agoraish_engine_t *engine,
 int agoraish_engine_switch_camera(agoraish_engine_t *engine);
 
 /* ------------------------------------------------------------------------ */
+/* Echo test                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Start an echo test (Agora's startEchoTest): outside channels, the engine
+ * joins a private channel of the server in which its own audio (captured or
+ * pushed) is played back to it after `interval_in_seconds`, so a user hears
+ * the capture, network and playout path. The test channel's join and leave
+ * are not reported (no on_join_channel_success / on_leave_channel); connection
+ * states are. Call `agoraish_engine_stop_echo_test()` before joining a channel
+ * (a join during the test returns -17).
+ * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a channel
+ *         or an echo test running; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_seconds);
+
+/** Stop the echo test (Agora's stopEchoTest). @return 0; -5 no echo test running; -7 bad handle. */
+int agoraish_engine_stop_echo_test(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
 /* Embedded channel server                                                   */
 /* ------------------------------------------------------------------------ */
 

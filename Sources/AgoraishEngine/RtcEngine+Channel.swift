@@ -31,6 +31,37 @@ extension RtcEngine {
         log.log(.info, "api joinChannelWithUserAccount channel \(channel) account \(userAccount)")
     }
 
+    /// startEchoTest: the user's own audio comes back after `intervalSeconds`
+    /// (2...10) through the server, so the host hears its capture and playout
+    /// path. Outside channels only; stopEchoTest ends it. Its private
+    /// channel's join and leave are not reported as the host's.
+    ///
+    /// - Throws: `.invalidArgument` for an interval outside 2...10; `.refused`
+    ///   in a channel or while an echo test runs.
+    public func startEchoTest(intervalSeconds: Int) throws(AgoraError) {
+        guard (2...10).contains(intervalSeconds) else { throw .invalidArgument }
+        try checkServerURL()
+        guard link.read({ !$0.inChannel }) else { throw .refused }
+        echoTest.withLock { $0 = true }
+        do {
+            try link.call { s, now throws(SessionError) in try s.startEchoTest(intervalMs: intervalSeconds * 1000, now: now) }
+        } catch {
+            echoTest.withLock { $0 = false }
+            throw .refused
+        }
+        log.log(.info, "api startEchoTest \(intervalSeconds) s")
+    }
+
+    /// stopEchoTest. - Throws: `.refused` when no echo test runs.
+    public func stopEchoTest() throws(AgoraError) {
+        do {
+            try link.call { s, now throws(SessionError) in try s.stopEchoTest(now: now) }
+        } catch {
+            throw .refused
+        }
+        log.log(.info, "api stopEchoTest")
+    }
+
     /// registerLocalUserAccount; `appId` must be this engine's.
     public func registerLocalUserAccount(appId: String, userAccount: String) throws(AgoraError) {
         guard appId == configuration.appId else { throw .invalidArgument }

@@ -24,6 +24,9 @@ public final class RtcEngine: Sendable {
     /// The audio device thread (capture, playout, volume reports).
     let device: AudioDeviceModule
     /// The video path (external source, encoder, render sinks).
+    /// An echo test is running (its channel events are kept from the host), set on
+    /// start and cleared by the event thread when its leave is reported.
+    let echoTest = Locked(false)
     let video: VideoPipeline
     /// Engine state not owned by a component.
     private let sink: @Sendable (EngineEvent) -> Void
@@ -108,12 +111,23 @@ public final class RtcEngine: Sendable {
             throw .failed
         }
         let video = self.video
+        let echo = self.echoTest
         do {
             link = try ChannelLink(appId: configuration.appId, areaCode: configuration.areaCode, serverURL: resolvedURL,
                                    name: "agoraish-io\(serial)", audio: audio, device: device, video: video,
                                    log: { logWriter.log(.info, $0) }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }
+                    // The echo test's private channel is not the host's: its join and leave are not told.
+                    if echo.withLock({ $0 }) {
+                        switch event {
+                        case .joinChannelSuccess, .rejoinChannelSuccess: return
+                        case .leaveChannel:
+                            echo.withLock { $0 = false }
+                            return
+                        default: break
+                        }
+                    }
                     eventSink(.channel(event))
                 }
             }

@@ -41,6 +41,8 @@ extension SignalingCore {
         let profile = ChannelProfile(rawValue: try f.optionalInteger("profile", in: 0...1) ?? 0)!
         let role = ClientRole(rawValue: try f.optionalInteger("role", in: 1...2) ?? 1)!
         _ = try f.optionalInteger("area_code", in: 0...Int64(UInt32.max))  // informational
+        // The echo test: a private channel of this user alone, its audio played back after the delay.
+        let echoMs = try f.optionalInteger("echo_ms", in: 2000...10_000)
         if let account {
             guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
             guard uid == 0 else { throw .badField("uid") }
@@ -50,14 +52,18 @@ extension SignalingCore {
         guard let app = appAccepted(appId) else { throw .code(-101, "invalid_app_id") }
         guard TokenVerifier.isValidChannelName(channelName) else { throw .code(-102, "invalid_channel_name") }
         let identity: TokenIdentity = account.map { .account($0) } ?? .uid(uid)
-        let expiry = try checkToken(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
-        let mayPublish = publishAllowed(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
+        // An echo test reaches nobody else, so it needs no token.
+        let expiry = echoMs != nil ? nil
+            : try checkToken(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
+        let mayPublish = echoMs != nil
+            || publishAllowed(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
         // With co-host authentication, a broadcaster's token must grant publishing.
         if role == .broadcaster && profile == .liveBroadcasting && !mayPublish {
             throw .code(-119, "publish_not_authorized")
         }
 
-        let key = ChannelKey(app: appId, name: channelName)
+        // An echo test's channel name cannot be joined otherwise (it is not a valid channel name).
+        let key = ChannelKey(app: appId, name: echoMs != nil ? "\u{1}echo-\(nextSession)" : channelName)
         if channels[key] == nil {
             guard channels.count < config.maxChannels else { throw .code(-103, "too_many_channels") }
         } else {
@@ -90,6 +96,7 @@ extension SignalingCore {
         var session = Session(id: sid, resumeToken: randomToken(), key: key, uid: uid, account: account, role: role,
                               identity: identity, token: token, joinExpiry: expiry, connection: conn, lastSeen: now)
         session.mayPublish = mayPublish
+        session.echoMs = Int(echoMs ?? 0)
         sessions[sid] = session
         channels[key, default: Channel(key: key, profile: profile)].members[uid] = sid
         connections[conn]!.session = sid
@@ -312,10 +319,11 @@ extension SignalingCore {
         let password = iceText(random(18))
         let uplink = random(srtpProfile.keyingLength)
         let downlink = random(srtpProfile.keyingLength)
-        let grant = MediaGrant(
+        var grant = MediaGrant(
             session: s.id, app: s.key.app, channel: s.key.name, uid: s.uid, iceUfrag: ufrag, icePassword: password,
             srtpProfile: srtpProfile, uplinkKeying: uplink, downlinkKeying: downlink,
             canPublish: isVisible(s) && s.mayPublish)
+        grant.echoDelayMs = s.echoMs
         sessions[s.id]?.media = grant
         mediaCommands.append(.admit(grant))
         _ = endpoint

@@ -339,6 +339,8 @@ struct Session {
     var videoSwitches: (enabled: Bool, localEnabled: Bool, streamMuted: Bool)? = nil
     /// The publisher's own SSRC of its low video stream (dual stream); 0: none.
     var videoLowSsrc: UInt32 = 0
+    /// The echo test's delay in ms (0: a normal session).
+    var echoMs = 0
     /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (set_video_state).
     var videoRtx: [UInt32: UInt32] = [:]
     /// Whether the token lets this user publish (always, unless the app enforces publish privileges).
@@ -392,6 +394,8 @@ public struct MediaGrant: Equatable, Sendable {
     public var videoLowSsrc: UInt32 = 0
     /// The participant's RTX SSRCs -> the video SSRCs they retransmit.
     public var videoRtx: [UInt32: UInt32] = [:]
+    /// The echo test: the participant's audio is played back to it after this many ms (0: off).
+    public var echoDelayMs = 0
 }
 
 /// The users of one channel.

@@ -35,6 +35,7 @@ extension ClientSession {
         // A leave still waiting for the server's answer ends now (onLeaveChannel
         // first); the server has the leave, and the new join takes a new link.
         if leaving { finishLeave(now) }
+        echoIntervalMs = nil
         channel = name
         self.token = token
         requestedUid = uid
@@ -52,6 +53,21 @@ extension ClientSession {
         lostAt = now + settings.lostTimeout
         setState(.connecting, .connecting)
         openTransport(now)
+    }
+
+    /// startEchoTest: joins a private channel of the server's in which the
+    /// user's own audio comes back after `intervalMs` (2000...10000).
+    public mutating func startEchoTest(intervalMs: Int, now: Instant) throws(SessionError) {
+        guard (2000...10_000).contains(intervalMs) else { throw .invalidArgument }
+        guard channel == nil || leaving else { throw .alreadyInChannel }
+        try join(token: "", channel: "echo", uid: 0, account: nil, now: now)
+        echoIntervalMs = intervalMs
+    }
+
+    /// stopEchoTest: leaves the echo test's channel.
+    public mutating func stopEchoTest(now: Instant) throws(SessionError) {
+        guard echoIntervalMs != nil, channel != nil, !leaving else { throw .notInChannel }
+        try leave(now: now)
     }
 
     /// leaveChannel: tells the server, then reports onLeaveChannel.
@@ -158,6 +174,7 @@ extension ClientSession {
         } else {
             fields["uid"] = .integer(Int64(rejoin && localUid != 0 ? localUid : requestedUid))
         }
+        if let echo = echoIntervalMs { fields["echo_ms"] = .integer(Int64(echo)) }
         request(.join(rejoin: rejoin), fields, type: "join")
     }
 

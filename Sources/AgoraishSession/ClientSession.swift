@@ -140,6 +140,11 @@ public struct ClientSession {
     /// The local video switches, and the SSRCs sent (low: 0 without dual stream).
     public internal(set) var localVideoFlags = VideoFlags()
     public internal(set) var localVideoSsrcs: (high: UInt32, low: UInt32) = (0, 0)
+    /// Whether a channel (or the echo test's) is joined or being joined, and not being left.
+    public var inChannel: Bool { channel != nil && !leaving }
+    /// The echo test running (startEchoTest): the delay, in ms, after which the
+    /// server plays the user's audio back; nil otherwise.
+    public internal(set) var echoIntervalMs: Int? = nil
     /// Server SSRCs that are the low stream of a dual-stream publisher.
     public internal(set) var lowVideoStreams: Set<UInt32> = []
     /// Server RTX SSRC -> the server SSRC of the video stream it retransmits.

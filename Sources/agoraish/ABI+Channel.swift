@@ -111,3 +111,13 @@ public func abi_engine_get_connection_state(_ p: OpaquePointer?) -> Int32 {
     let rc = withEngine(p) { engine throws(AgoraError) in state = engine.connectionState.rawValue }
     return rc != 0 ? rc : state
 }
+
+@_cdecl("agoraish_engine_start_echo_test")
+public func abi_engine_start_echo_test(_ p: OpaquePointer?, _ interval: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.startEchoTest(intervalSeconds: Int(interval)) }
+}
+
+@_cdecl("agoraish_engine_stop_echo_test")
+public func abi_engine_stop_echo_test(_ p: OpaquePointer?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.stopEchoTest() }
+}

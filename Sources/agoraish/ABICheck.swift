@@ -217,4 +217,9 @@ private func checkSignaturesAgainstHeader() {
          engineSetRemoteDefaultVideoStreamType, engineTakeSnapshot, engineAddVideoWatermark, engineClearVideoWatermarks)
     _ = (engineGetVideoDeviceCount, engineGetVideoDevice, engineSetVideoDevice, engineGetCurrentVideoDevice,
          engineSetCameraCapturerConfiguration, engineSwitchCamera)
+    var engineStartEchoTest = CAgoraishABI.agoraish_engine_start_echo_test
+    engineStartEchoTest = abi_engine_start_echo_test
+    var engineStopEchoTest = CAgoraishABI.agoraish_engine_stop_echo_test
+    engineStopEchoTest = abi_engine_stop_echo_test
+    _ = (engineStartEchoTest, engineStopEchoTest)
 }

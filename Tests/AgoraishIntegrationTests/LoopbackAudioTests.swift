@@ -1,4 +1,5 @@
 @testable import AgoraishEngine
+import AgoraishIO
 import AgoraishServer
 import AgoraishTesting
 import AgoraishWire
@@ -154,6 +155,49 @@ import Testing
         let reported = a.link.media.withLock { $0?.reportedLoss(ssrc: ssrc) }
         #expect((reported ?? 0) >= loss / 3, "A heard of \(String(describing: reported))% loss for \(loss)%")
         #expect(expected >= Int32(loss / 3), "A's encoder expected at most \(expected)% loss")
+    }
+
+    @Test func theEchoTestPlaysTheUsersOwnAudioBackAfterTheInterval() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("echo")
+        let events = Locked<[EngineEvent]>([])
+        let a = try RtcEngine(configuration: .init(appId: "0123456789abcdef0123456789abcdef", serverURL: server.url,
+                                                   logFile: dir + "/a.log")) { e in events.withLock { $0.append(e) } }
+        defer { try? a.release(sync: true) }
+        #expect(throws: AgoraError.invalidArgument) { try a.startEchoTest(intervalSeconds: 1) }
+        #expect(throws: AgoraError.refused) { try a.stopEchoTest() }
+        try a.setExternalAudioSource(enabled: true, sampleRate: 48000, channels: 1)
+        try a.setExternalAudioSink(sampleRate: 48000, channels: 1)
+        try a.startEchoTest(intervalSeconds: 2)
+        #expect(throws: AgoraError.refused) { try a.startEchoTest(intervalSeconds: 2) }
+        #expect(throws: AgoraError.joinChannelRejected) { try a.joinChannel(token: "", channel: "x", info: "", uid: 1) }
+        #expect(waitUntil { a.audio.isMediaBound })
+        // One second of tone, then silence; pulled every 10 ms for four seconds.
+        var loud: [Int] = []
+        var chunk = [Int16](repeating: 0, count: 480), frame = [Int16](repeating: 0, count: 480)
+        var deadline = Instant.now()
+        for i in 0..<400 {
+            for j in 0..<480 { chunk[j] = i < 100 ? Int16(8000 * sin(2 * Double.pi * 440 * Double(i * 480 + j) / 48000)) : 0 }
+            _ = try chunk.withUnsafeBufferPointer { try a.pushExternalAudioFrame($0) }
+            try frame.withUnsafeMutableBufferPointer { try a.audio.pull(into: $0, now: .now()) }
+            if PCMLevel.rms(frame) > 1000 { loud.append(i) }
+            deadline = deadline + .milliseconds(10)
+            sleepUntil(deadline)
+        }
+        let first = try #require(loud.first, "the tone came back")
+        // Pushed from 0 to 1 s, heard back 2 s later (plus the path and the jitter buffer).
+        #expect(first >= 200 && first < 240, "first loud frame at \(first * 10) ms")
+        #expect(loud.count >= 80 && loud.count <= 110, "\(loud.count) loud frames for 100 pushed")
+        try a.stopEchoTest()
+        // The private channel's join and leave were not reported; a normal join works again.
+        #expect(waitUntil { !a.echoTest.withLock { $0 } })
+        let channelEvents = events.withLock { $0.compactMap { if case .channel(let c) = $0 { c } else { nil } } }
+        #expect(!channelEvents.contains { if case .joinChannelSuccess = $0 { true } else { false } })
+        #expect(!channelEvents.contains { if case .leaveChannel = $0 { true } else { false } })
+        try a.joinChannel(token: "", channel: "after-echo", info: "", uid: 7)
+        #expect(waitUntil { events.withLock { $0.contains { if case .channel(.joinChannelSuccess) = $0 { true } else { false } } } })
     }
 }
 

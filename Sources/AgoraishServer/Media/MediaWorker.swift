@@ -39,6 +39,8 @@ final class MediaParticipant {
     var videoSsrcs: Set<UInt32> = []
     /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (its own numbers).
     var rtxToMedia: [UInt32: UInt32]
+    /// The echo test: the participant's audio comes back to it after this delay (nil: off).
+    let echoDelay: Duration?
     /// As a subscriber: the next RTX sequence number per server RTX SSRC.
     var rtxSequences: [UInt32: UInt16] = [:]
 
@@ -56,6 +58,7 @@ final class MediaParticipant {
         receivesAllVideo = grant.videoSubscription.blocksNothing
         videoLowSsrc = grant.videoLowSsrc
         rtxToMedia = grant.videoRtx
+        echoDelay = grant.echoDelayMs > 0 ? .milliseconds(Int64(grant.echoDelayMs)) : nil
         self.channel = channel
     }
 }
@@ -117,6 +120,11 @@ final class MediaWorker: @unchecked Sendable {
 
     // Worker-thread state.
     private var participants: [UInt64: MediaParticipant] = [:]
+    /// Echo tests: audio packets (plain, server SSRC) waiting to go back to their sender.
+    private var echoes: [(due: Instant, to: MediaParticipant, packet: [UInt8])] = []
+    private var echoTimer: EventLoop.TimerID? = nil
+    /// At most this many packets wait per worker (10 s of one Opus stream is 500).
+    static let maxEchoPackets = 4096
     private var channels: [String: MediaChannel] = [:]
     private let tx: UnsafeMutablePointer<agsh_datagram>
     private let txBuffers: UnsafeMutableRawPointer
@@ -352,6 +360,12 @@ final class MediaWorker: @unchecked Sendable {
         var startsKeyframe: Bool? = nil
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
         if isVideo { p.channel.videoCaches[ssrc]?.store(buffer, length: plain, sequence: header.sequenceNumber, now: .now()) }
+        if isAudio, let delay = p.echoDelay {
+            // The echo test: the sender's own audio, back to it after the delay.
+            guard echoes.count < Self.maxEchoPackets else { return drop(.queueFull) }
+            echoes.append((.now() + delay, p, Array(UnsafeRawBufferPointer(start: buffer, count: plain))))
+            scheduleEchoes()
+        }
         for member in p.channel.members where member !== p {
             guard let to = member.address else { continue }
             if isAudio && !member.receivesAllAudio && member.audioSubscription.blocks(p.uid) {
@@ -473,6 +487,26 @@ final class MediaWorker: @unchecked Sendable {
         rr += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
         rr.withUnsafeMutableBytes { raw in
             send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtcp(slot, length: len) }
+        }
+    }
+
+    /// Sends the echo packets that are due, then waits for the next.
+    private func scheduleEchoes() {
+        guard echoTimer == nil, let next = echoes.first?.due else { return }
+        echoTimer = loop.schedule(at: next) { [self] in
+            echoTimer = nil
+            let now = Instant.now()
+            while let e = echoes.first, e.due <= now {
+                echoes.removeFirst()
+                guard participants[e.to.session] === e.to, let to = e.to.address else { continue }
+                var copy = e.packet + [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                let n = e.packet.count
+                copy.withUnsafeMutableBytes { raw in
+                    send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try e.to.downlink.protectRtp(slot, length: len) }
+                }
+            }
+            finishBatch()
+            scheduleEchoes()
         }
     }
 
