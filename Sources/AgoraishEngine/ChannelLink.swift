@@ -137,6 +137,9 @@ final class ChannelLink: Sendable {
                 // A failed call reports no statistics: its media counts end here.
                 stopMedia()
                 closedMedia.withLock { $0 = (0, 0, 0, 0) }
+            case .echoTestEnded:
+                // The echo test's media counts are not the next call's.
+                closedMedia.withLock { $0 = (0, 0, 0, 0) }
             case .leaveChannel(var stats):
                 // The call's statistics include its media, not only signaling.
                 let m = closedMedia.withLock { c -> (txPackets: UInt64, txBytes: UInt64, rxPackets: UInt64, rxBytes: UInt64) in

@@ -24,8 +24,7 @@ public final class RtcEngine: Sendable {
     /// The audio device thread (capture, playout, volume reports).
     let device: AudioDeviceModule
     /// The video path (external source, encoder, render sinks).
-    /// An echo test is running (its channel events are kept from the host), set on
-    /// start and cleared by the event thread when its leave is reported.
+    /// An echo test is running: set on start, cleared by the event thread when it ends.
     let echoTest = Locked(false)
     let video: VideoPipeline
     /// Engine state not owned by a component.
@@ -118,16 +117,7 @@ public final class RtcEngine: Sendable {
                                    log: { logWriter.log(.info, $0) }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }
-                    // The echo test's private channel is not the host's: its join and leave are not told.
-                    if echo.withLock({ $0 }) {
-                        switch event {
-                        case .joinChannelSuccess, .rejoinChannelSuccess: return
-                        case .leaveChannel:
-                            echo.withLock { $0 = false }
-                            return
-                        default: break
-                        }
-                    }
+                    if case .echoTestEnded = event { echo.withLock { $0 = false } }
                     eventSink(.channel(event))
                 }
             }

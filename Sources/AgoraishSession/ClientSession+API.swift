@@ -209,7 +209,9 @@ extension ClientSession {
             transportOpen = false
             transmits.append(.close)
         }
-        events.append(.leaveChannel(finalStats))
+        // The leave of an echo test is its own event (the host did not join that channel).
+        events.append(echoIntervalMs != nil ? .echoTestEnded : .leaveChannel(finalStats))
+        echoIntervalMs = nil
         setState(.disconnected, .leaveChannel)
         if let (t, name, uid, acct) = pendingSwitch {
             pendingSwitch = nil

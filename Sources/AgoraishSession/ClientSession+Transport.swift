@@ -188,10 +188,13 @@ extension ClientSession {
         nextPing = now + keepaliveInterval
         if first {
             setState(.connected, .joinSuccess)
-            events.append(.joinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
+            events.append(echoIntervalMs != nil ? .echoTestStarted
+                                                : .joinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
         } else {
             setState(.connected, .rejoinSuccess)
-            events.append(.rejoinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
+            if echoIntervalMs == nil {
+                events.append(.rejoinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
+            }
         }
         reconcileUsers(m["users"], now)
     }

@@ -41,6 +41,10 @@ public struct ClientSession {
         case userEnableVideo(uid: UInt32, enabled: Bool)
         /// A remote user enabled or disabled its local video (onUserEnableLocalVideo).
         case userEnableLocalVideo(uid: UInt32, enabled: Bool)
+        /// The echo test's private channel was joined (instead of onJoinChannelSuccess).
+        case echoTestStarted
+        /// The echo test's private channel was left (instead of onLeaveChannel).
+        case echoTestEnded
         /// A remote user's video stopped or resumed for any of the three reasons above.
         case remoteVideoPaused(uid: UInt32, paused: Bool)
         /// The server gave (new) media credentials: start or restart the media transport.

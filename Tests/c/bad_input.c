@@ -52,6 +52,11 @@
  *           indexes, ids, the caller-buffer convention of
  *           get_current_video_device, capture configurations and switch_camera
  *           (-4 with fewer than two cameras). Outside and in a call.
+ * Echo test: both functions with every bad handle above; intervals outside
+ *           2..10 (-2, checked first, also while a test runs); stop without a
+ *           test (-5); against an embedded server: start twice (-5), a join
+ *           during the test (-17), stop twice (-5), start in a channel (-5),
+ *           and no join or leave event for the test's own channel.
  *
  * Exit status 0 when every check passes; otherwise one line per failed check
  * on stderr and exit status 1.
@@ -373,6 +378,10 @@ static int call_camera_configuration(agoraish_engine_t *e) {
 }
 static int call_switch_camera(agoraish_engine_t *e) { return agoraish_engine_switch_camera(e); }
 
+/* The echo test. */
+static int call_start_echo_test(agoraish_engine_t *e) { return agoraish_engine_start_echo_test(e, 2); }
+static int call_stop_echo_test(agoraish_engine_t *e) { return agoraish_engine_stop_echo_test(e); }
+
 static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_parameters", call_set_parameters, 0},
     {"agoraish_engine_get_parameter", call_get_parameter, 0},
@@ -451,6 +460,8 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_get_current_video_device", call_get_current_video_device, 0},
     {"agoraish_engine_set_camera_capturer_configuration", call_camera_configuration, 0},
     {"agoraish_engine_switch_camera", call_switch_camera, 0},
+    {"agoraish_engine_start_echo_test", call_start_echo_test, 0},
+    {"agoraish_engine_stop_echo_test", call_stop_echo_test, 0},
     {"agoraish_engine_leave_channel", call_leave_channel, 0},
     {"agoraish_engine_renew_token", call_renew_token, 0},
     {"agoraish_engine_switch_channel", call_switch_channel, 0},
@@ -3425,6 +3436,105 @@ done:
 #undef NV12
 
 /* ------------------------------------------------------------------------ */
+/* Echo test                                                                 */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    int joins, leaves, connected;
+} echo_events_t;
+
+static echo_events_t echo_events;
+
+static void echo_on_join(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
+    (void)e, (void)ud, (void)channel, (void)uid, (void)elapsed;
+    count_up(&echo_events.mutex, &echo_events.cond, &echo_events.joins);
+}
+static void echo_on_leave(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
+    (void)e, (void)ud, (void)stats;
+    count_up(&echo_events.mutex, &echo_events.cond, &echo_events.leaves);
+}
+static void echo_on_state(agoraish_engine_t *e, void *ud, int state, int reason) {
+    (void)e, (void)ud, (void)reason;
+    if (state == AGORAISH_CONNECTION_STATE_CONNECTED) count_up(&echo_events.mutex, &echo_events.cond, &echo_events.connected);
+}
+
+/** Intervals outside 2..10 and stop without a test on the live engine (decided
+ *  before anything is sent); the states against an embedded server. */
+static void test_echo_test(void) {
+    static const struct {
+        const char *name;
+        int interval;
+    } bad_intervals[] = {{"0", 0}, {"1", 1}, {"11", 11}, {"-1", -1}, {"INT_MIN", INT_MIN}, {"INT_MAX", INT_MAX}};
+    agoraish_server_t *server = NULL;
+    agoraish_engine_t *engine = NULL;
+    agoraish_event_handler handler = empty_handler(NULL);
+    char url[128];
+    size_t i, len = sizeof url;
+    int rc;
+
+    for (i = 0; i < COUNT(bad_intervals); i++) {
+        rc = agoraish_engine_start_echo_test(live, bad_intervals[i].interval);
+        CHECK(rc == E_INVALID, "start_echo_test(%s) on an engine in no channel: returned %d, expected %d",
+              bad_intervals[i].name, rc, E_INVALID);
+    }
+    CHECK_RC(agoraish_engine_stop_echo_test(live), E_REFUSED, "stop_echo_test without an echo test");
+    CHECK_RC(agoraish_engine_stop_echo_test(live), E_REFUSED, "stop_echo_test without an echo test, twice");
+    CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
+          "the rejected echo tests connected the live engine");
+
+    memset(&echo_events, 0, sizeof echo_events);
+    monitor_init(&echo_events.mutex, &echo_events.cond);
+    handler.on_join_channel_success = echo_on_join;
+    handler.on_leave_channel = echo_on_leave;
+    handler.on_connection_state_changed = echo_on_state;
+    server = create_server(0, NULL);
+    CHECK(server != NULL && agoraish_server_start(server) == 0 && agoraish_server_get_url(server, url, &len) == 0,
+          "start a server for the echo test rows");
+    if (!server) goto done;
+    engine = new_engine("bad-input-echo", &handler, url, "echo-rows.log");
+    CHECK(engine != NULL, "create the echo test engine: last error %d", agoraish_get_last_error());
+    if (!engine) goto done;
+
+    CHECK_RC(agoraish_engine_stop_echo_test(engine), E_REFUSED, "stop_echo_test before any echo test");
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 2), 0, "start_echo_test(2)");
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 2), E_REFUSED, "start_echo_test twice");
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 10), E_REFUSED, "start_echo_test(10) during the test");
+    for (i = 0; i < COUNT(bad_intervals); i++) {
+        rc = agoraish_engine_start_echo_test(engine, bad_intervals[i].interval);
+        CHECK(rc == E_INVALID, "start_echo_test(%s) during the test: returned %d, expected %d", bad_intervals[i].name,
+              rc, E_INVALID);
+    }
+    CHECK_RC(agoraish_engine_join_channel(engine, NULL, "bad-input-echo", NULL, 0), E_JOIN_REJECTED,
+             "join_channel during the echo test");
+    CHECK(wait_count(&echo_events.mutex, &echo_events.cond, &echo_events.connected, 1, 15) >= 1,
+          "the echo test never reached CONNECTED");
+    CHECK_RC(agoraish_engine_stop_echo_test(engine), 0, "stop_echo_test");
+    CHECK_RC(agoraish_engine_stop_echo_test(engine), E_REFUSED, "stop_echo_test twice");
+
+    /* A normal call afterwards: its join and leave are the only ones reported. */
+    CHECK_RC(agoraish_engine_join_channel(engine, NULL, "bad-input-echo", NULL, 0), 0, "join_channel after the echo test");
+    CHECK(wait_count(&echo_events.mutex, &echo_events.cond, &echo_events.joins, 1, 15) >= 1,
+          "no on_join_channel_success after the echo test");
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 2), E_REFUSED, "start_echo_test in a channel");
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 1), E_INVALID, "start_echo_test(1) in a channel");
+    CHECK_RC(agoraish_engine_stop_echo_test(engine), E_REFUSED, "stop_echo_test in a channel");
+    CHECK_RC(agoraish_engine_leave_channel(engine), 0, "leave_channel after the echo test");
+    CHECK(wait_count(&echo_events.mutex, &echo_events.cond, &echo_events.leaves, 1, 15) >= 1,
+          "no on_leave_channel after the call that followed the echo test");
+    CHECK(read_count(&echo_events.mutex, &echo_events.joins) == 1 &&
+              read_count(&echo_events.mutex, &echo_events.leaves) == 1,
+          "the echo test's channel was reported: %d joins, %d leaves (expected 1 and 1, the call's)",
+          read_count(&echo_events.mutex, &echo_events.joins), read_count(&echo_events.mutex, &echo_events.leaves));
+
+done:
+    if (engine) CHECK(agoraish_engine_release(engine, 1) == 0, "release the echo test engine");
+    if (server) CHECK(agoraish_server_release(server) == 0, "release the echo test rows' server");
+    monitor_destroy(&echo_events.mutex, &echo_events.cond);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Library functions                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -3549,6 +3659,7 @@ int main(void) {
         test_add_video_watermark();
         test_video_devices();
         test_video_in_a_call();
+        test_echo_test();
         test_library_functions();
         test_empty_ogg_recordings(); /* last: see there */
         CHECK(agoraish_engine_release(live, 1) == 0, "release the live engine");

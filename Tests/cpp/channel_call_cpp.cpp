@@ -14,7 +14,8 @@
 //               USER_OFFLINE_BECOME_AUDIENCE;
 //   - RAII:     an RtcEngine that goes out of scope while joined leaves first;
 //               ChannelServer is move-only, reports its URL and HTTP port, and
-//               answers -7 when empty; the empty RtcEngine answers -7.
+//               answers -7 when empty; the empty RtcEngine answers -7;
+//   - echo:     startEchoTest outside 2..10 is -2, stopEchoTest without a test -5.
 //
 // Waits use std::condition_variable with deadlines. Exit status 0 when every
 // check passes; otherwise one line per failed check on stderr and status 1.
@@ -332,6 +333,9 @@ void raiiStory(const std::string& url, const std::string& dir) {
     }
     CHECK_RC(s.leaveChannel(), 0, "stayer leaves");
     WAIT(stayer, 0, is(Kind::Leave), "stayer left");
+    CHECK_RC(s.startEchoTest(1), -AGORAISH_ERR_INVALID_ARGUMENT, "startEchoTest(1)");
+    CHECK_RC(s.startEchoTest(11), -AGORAISH_ERR_INVALID_ARGUMENT, "startEchoTest(11)");
+    CHECK_RC(s.stopEchoTest(), -AGORAISH_ERR_REFUSED, "stopEchoTest without an echo test");
 
     agoraish::RtcEngine empty;
     std::string text = "unchanged";
@@ -342,6 +346,8 @@ void raiiStory(const std::string& url, const std::string& dir) {
     CHECK_RC(empty.getCallId(text), -AGORAISH_ERR_NOT_INITIALIZED, "empty getCallId");
     CHECK_RC(empty.getUserInfoByUid(1, &info), -AGORAISH_ERR_NOT_INITIALIZED, "empty getUserInfoByUid");
     CHECK_RC(empty.getConnectionState(), -AGORAISH_ERR_NOT_INITIALIZED, "empty getConnectionState");
+    CHECK_RC(empty.startEchoTest(2), -AGORAISH_ERR_NOT_INITIALIZED, "empty startEchoTest");
+    CHECK_RC(empty.stopEchoTest(), -AGORAISH_ERR_NOT_INITIALIZED, "empty stopEchoTest");
     CHECK(text == "unchanged", "empty getCallId changed its output");
 }
 

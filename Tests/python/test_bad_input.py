@@ -576,6 +576,52 @@ def case_connection_states(ctx: Ctx) -> None:
     assert _ffi.agoraish_engine_get_connection_state(connected_engine(ctx)) == 3
 
 
+# -- the echo test ------------------------------------------------------------
+
+BAD_ECHO_INTERVALS = (0, 1, 11, -1, -(2**31), 2**31 - 1)
+
+
+def start_echo(engine: int, interval: int = 2) -> int:
+    return _ffi.agoraish_engine_start_echo_test(engine, interval)
+
+
+def case_echo_intervals(ctx: Ctx) -> None:
+    got = {interval: start_echo(ctx.engine, interval) for interval in BAD_ECHO_INTERVALS}
+    assert got == {interval: EINVAL for interval in BAD_ECHO_INTERVALS}
+    assert _ffi.agoraish_engine_get_connection_state(ctx.engine) == 1, "a rejected start connects nothing"
+    assert start_echo(ctx.engine, 2) == 0
+    got = {interval: start_echo(ctx.engine, interval) for interval in BAD_ECHO_INTERVALS}
+    assert got == {interval: EINVAL for interval in BAD_ECHO_INTERVALS}, "checked before the state"
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
+
+
+def case_echo_twice(ctx: Ctx) -> None:
+    assert start_echo(ctx.engine, 2) == 0
+    assert start_echo(ctx.engine, 2) == EREFUSED, "twice"
+    assert start_echo(ctx.engine, 10) == EREFUSED, "another interval"
+    assert join(ctx.engine, b"during-echo") == EJOIN, "a join during the test"
+    assert join_account(ctx.engine, b"during-echo", b"acct") == EJOIN, "a join with an account during the test"
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
+    assert start_echo(ctx.engine, 10) == 0, "again after stopping"
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
+
+
+def case_echo_in_a_channel(ctx: Ctx) -> None:
+    assert start_echo(joining(ctx)) == EREFUSED, "joining"
+    connected = connected_engine(ctx)
+    assert start_echo(connected) == EREFUSED, "connected"
+    assert start_echo(connected, 1) == EINVAL, "a bad interval is -2 first"
+    assert _ffi.agoraish_engine_stop_echo_test(connected) == EREFUSED, "a call is no echo test"
+
+
+def case_stop_echo_test(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == EREFUSED, "never started"
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == EREFUSED, "twice"
+    assert start_echo(ctx.engine, 2) == 0
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == EREFUSED, "stopped"
+
+
 # --------------------------------------------------------------------------
 # The embedded server
 # --------------------------------------------------------------------------
@@ -2676,6 +2722,18 @@ ROWS: Dict[str, Row] = {
     "agoraish_engine_switch_camera": Row(
         [("", "fewer than two cameras: -4", case_switch_camera)],
         handle_call=lambda h: _ffi.agoraish_engine_switch_camera(h),
+    ),
+    "agoraish_engine_start_echo_test": Row(
+        [
+            ("interval_in_seconds", "0, 1, 11, -1, INT_MIN, INT_MAX: -2, also during a test", case_echo_intervals),
+            ("interval_in_seconds", "twice -5; a join during the test -17", case_echo_twice),
+            ("interval_in_seconds", "joining or in a channel: -5", case_echo_in_a_channel),
+        ],
+        handle_call=lambda h: start_echo(h, 2),
+    ),
+    "agoraish_engine_stop_echo_test": Row(
+        [("", "not running -5, twice, after a stop", case_stop_echo_test)],
+        handle_call=lambda h: _ffi.agoraish_engine_stop_echo_test(h),
     ),
     "agoraish_server_create": Row([
         ("config", "NULL", case_server_create_null),

@@ -2649,6 +2649,27 @@ public:
     /** The next camera, round robin (Agora's switchCamera). @return 0; -4 fewer than two cameras; -7 no engine. */
     int switchCamera() noexcept { return agoraish_engine_switch_camera(engine_); }
 
+    // ---- Echo test ----
+
+    /**
+     * Starts an echo test (Agora's startEchoTest), outside channels: the engine
+     * joins a private channel of the server in which its own audio (captured
+     * or pushed) comes back after intervalInSeconds. The test channel's join
+     * and leave are not reported (no onJoinChannelSuccess / onLeaveChannel);
+     * connection states are. Call stopEchoTest() before joining a channel (a
+     * join during the test returns -17).
+     *
+     * @param intervalInSeconds  2..10.
+     * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a
+     *         channel or an echo test running; -7 no engine.
+     */
+    int startEchoTest(int intervalInSeconds) noexcept {
+        return agoraish_engine_start_echo_test(engine_, intervalInSeconds);
+    }
+
+    /** Stops the echo test (Agora's stopEchoTest). @return 0; -5 no echo test running; -7 no engine. */
+    int stopEchoTest() noexcept { return agoraish_engine_stop_echo_test(engine_); }
+
     /**
      * Renews the token (Agora's renewToken).
      *

@@ -1410,6 +1410,13 @@ agoraish_engine_set_camera_capturer_configuration = _declare(
 # int agoraish_engine_switch_camera(agoraish_engine_t *engine);
 agoraish_engine_switch_camera = _declare("agoraish_engine_switch_camera", c_int, [c_void_p])
 
+# Echo test
+
+# int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_seconds);
+agoraish_engine_start_echo_test = _declare("agoraish_engine_start_echo_test", c_int, [c_void_p, c_int])
+# int agoraish_engine_stop_echo_test(agoraish_engine_t *engine);
+agoraish_engine_stop_echo_test = _declare("agoraish_engine_stop_echo_test", c_int, [c_void_p])
+
 # Embedded channel server
 
 # agoraish_server_t *agoraish_server_create(const agoraish_server_config *config);

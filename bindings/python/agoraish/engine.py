@@ -2916,6 +2916,41 @@ class RtcEngine:
             lambda buf, length: _ffi.agoraish_engine_get_call_id(self.handle, buf, length), "get_call_id"
         )
 
+    # -- echo test -----------------------------------------------------------------
+
+    def start_echo_test(self, interval_in_seconds: int) -> None:
+        """Starts an echo test (Agora's startEchoTest), outside channels.
+
+        The engine joins a private channel of the server in which its own audio
+        (captured or pushed) comes back to it after `interval_in_seconds`, so a
+        user hears the capture, network and playout path. The test channel's
+        join and leave are not reported (no ``on_join_channel_success`` or
+        ``on_leave_channel``); connection states are. Call
+        ``stop_echo_test()`` before joining a channel: a join during the test
+        raises -17.
+
+        Args:
+            interval_in_seconds: 2..10.
+
+        Raises:
+            AgoraishError: -2 interval outside 2..10 or no usable server URL;
+                -5 in a channel or an echo test running; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_start_echo_test(self.handle, _c_int(interval_in_seconds, "interval_in_seconds"))
+        _check(rc, "start_echo_test")
+
+    def stop_echo_test(self) -> None:
+        """Stops the echo test (Agora's stopEchoTest).
+
+        Raises:
+            AgoraishError: -5 no echo test running; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_echo_test(self.handle), "stop_echo_test")
+
     # -- audio from and to the host -------------------------------------
 
     def set_audio_profile(self, profile: int) -> None:
