@@ -257,7 +257,12 @@ def test_apps_with_the_same_channel_name_never_meet(token_server, make_peer):
     assert [(c["app_id"], c["channel"], sorted(u["uid"] for u in c["users"])) for c in status["channels"]] == [
         (APP, "same", [1000, 2000]), (TESTING_APP, "same", [1000, 2000])]
 
-    for peer in (a2, t2, a1, t1):
+    for peer in (a2, t2):
+        leave(peer)
+    # The first users hear of the others leaving before they leave themselves.
+    a1.log.wait("on_user_offline", 2000)
+    t1.log.wait("on_user_offline", 2000)
+    for peer in (a1, t1):
         leave(peer)
     joined = lambda uid: ("on_join_channel_success", ["same", uid, ELAPSED])  # noqa: E731
     stats = lambda n: ("on_leave_channel", [{"duration": ANY, "tx_bytes": ANY, "rx_bytes": ANY,  # noqa: E731
