@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(name: "agoraish-fuzz", dependencies: ["AgoraishWire", "AgoraishServer", "AgoraishSession"]),
 
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
-        .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishIO", "AgoraishTesting"]),
+        .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishIO", "AgoraishMedia", "AgoraishTesting", "CAgoraishShim"]),
         .testTarget(name: "AgoraishMediaTests", dependencies: ["AgoraishMedia", "AgoraishWire"]),
         .testTarget(name: "AgoraishServerTests", dependencies: ["AgoraishServer", "AgoraishTesting"]),
         .testTarget(name: "AgoraishSessionTests", dependencies: ["AgoraishSession", "AgoraishServer"]),

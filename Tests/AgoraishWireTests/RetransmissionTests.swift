@@ -91,3 +91,18 @@ import Testing
         #expect(Array(sr.prefix(27)).withUnsafeBytes { RtcpReport.parseSenderReport($0) } == nil)
     }
 }
+
+/// The counts behind receiver reports and loss figures.
+@Suite struct SequenceCounterTests {
+    @Test func lossIsCountedAcrossAWrapAndPerReport() {
+        var c = SequenceCounter()
+        for s: UInt16 in [65530, 65531, 65533, 65535, 0, 1] { c.count(s) }  // 65532, 65534 missing
+        #expect(c.expected == 8 && c.received == 6)
+        let r = c.report()
+        #expect(r.fraction == UInt8(2 * 256 / 8) && r.cumulative == 2 && r.highest == 0x1_0001)
+        for s: UInt16 in 2...9 { c.count(s) }  // nothing lost since
+        #expect(c.report().fraction == 0)
+        c.count(5)  // a late duplicate does not move the highest number
+        #expect(c.expected == 16)
+    }
+}

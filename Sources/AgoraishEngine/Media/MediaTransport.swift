@@ -39,7 +39,7 @@ final class MediaTransport: @unchecked Sendable {
     private let sentStreams = Locked<[UInt32: (pt: UInt8, packets: UInt32, octets: UInt32, timestamp: UInt32, at: Instant)]>([:])
     private var reportTimer: EventLoop.TimerID?
     /// What arrived per stream (server SSRC), for receiver reports.
-    private let receivedStreams = Locked<[UInt32: ReceivedCounter]>([:])
+    private let receivedStreams = Locked<[UInt32: SequenceCounter]>([:])
 
     /// Counts a received RTP packet (after the simulated network) for receiver reports.
     private func countReceived(_ packet: UnsafeMutableRawPointer, _ length: Int) {
@@ -49,7 +49,7 @@ final class MediaTransport: @unchecked Sendable {
         guard pt == 111 || pt == 96 || pt == 98 else { return }
         let ssrc = readBE32(raw, 8), seq = UInt16(raw[2]) << 8 | UInt16(raw[3])
         receivedStreams.withLock { m in
-            if m[ssrc] == nil { m[ssrc] = ReceivedCounter() }
+            if m[ssrc] == nil { m[ssrc] = SequenceCounter() }
             m[ssrc]!.count(seq)
         }
     }
@@ -344,32 +344,3 @@ final class MediaTransport: @unchecked Sendable {
     }
 }
 
-/// What arrived of one received stream, for receiver reports (RFC 3550 §6.4.1).
-struct ReceivedCounter {
-    private var highest: Int64? = nil
-    private var first: Int64 = 0
-    private var received = 0
-    private var reported = (expected: 0, received: 0)
-
-    mutating func count(_ sequence: UInt16) {
-        received += 1
-        guard let h = highest else {
-            highest = Int64(sequence)
-            first = Int64(sequence)
-            return
-        }
-        var ext = (h & ~0xFFFF) | Int64(sequence)
-        if ext < h - 0x8000 { ext += 0x10000 } else if ext > h + 0x8000 { ext -= 0x10000 }
-        if ext > h { highest = ext }
-    }
-
-    /// Fraction lost (of 256) since the last report, cumulative loss, extended highest sequence.
-    mutating func report() -> (fraction: UInt8, cumulative: Int32, highest: UInt32) {
-        guard let h = highest else { return (0, 0, 0) }
-        let expected = Int(h - first + 1)
-        let e = expected - reported.expected, r = received - reported.received
-        reported = (expected, received)
-        let fraction = e > 0 ? UInt8(min(255, max(0, e - r) * 256 / e)) : 0
-        return (fraction, Int32(clamping: max(0, expected - received)), UInt32(truncatingIfNeeded: h))
-    }
-}

@@ -48,7 +48,7 @@ extension VideoPipeline {
             stream.nack.received(h.sequenceNumber, now: now)
             if stream.nack.recovered > before { retransmissionCounters.withLock { $0.recovered += 1 } }
         } else {
-            stream.count(h.sequenceNumber)
+            stream.sequences.count(h.sequenceNumber)
             stream.nack.received(h.sequenceNumber, now: now)
         }
         if stream.nack.count > 0 { scheduleNacks() }
@@ -71,7 +71,7 @@ extension VideoPipeline {
         if stream.needsKeyframe { requestKeyframe(&stream, ssrc: h.ssrc, now: now) }
         streams[h.ssrc] = stream
         if stream.uid != 0 {
-            let counts = streams.values.filter { $0.uid == stream.uid }.reduce((0, 0)) { ($0.0 + $1.expected, $0.1 + $1.received) }
+            let counts = streams.values.filter { $0.uid == stream.uid }.reduce((0, 0)) { ($0.0 + $1.sequences.expected, $0.1 + $1.sequences.received) }
             lossSnapshot.withLock { $0[stream.uid] = counts }
         }
     }

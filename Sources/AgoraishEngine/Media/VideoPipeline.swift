@@ -130,9 +130,8 @@ final class VideoPipeline: @unchecked Sendable {
         var lastPli: Instant? = nil
         /// Complete frames kept until the stream's owner is known.
         var waiting: [VP8FrameAssembler.Frame] = []
-        var firstSequence: Int64? = nil
-        var highestSequence: Int64 = 0
-        var received = 0
+        /// Sequence numbers seen (originals only), for the loss figures.
+        var sequences = SequenceCounter()
         /// Missing packets and when to NACK them again.
         var nack = NackList()
 
@@ -140,22 +139,6 @@ final class VideoPipeline: @unchecked Sendable {
             self.codec = codec
             assembler = VP8FrameAssembler(codec: codec == .vp9 ? .vp9 : .vp8)
         }
-
-        /// Sequence numbers seen, extended over wraps: (expected, received).
-        mutating func count(_ seq: UInt16) {
-            received += 1
-            guard let first = firstSequence else {
-                firstSequence = Int64(seq)
-                highestSequence = Int64(seq)
-                return
-            }
-            _ = first
-            var ext = (highestSequence & ~0xFFFF) | Int64(seq)
-            if ext < highestSequence - 0x8000 { ext += 0x10000 } else if ext > highestSequence + 0x8000 { ext -= 0x10000 }
-            highestSequence = max(highestSequence, ext)
-        }
-
-        var expected: Int { firstSequence.map { Int(highestSequence - $0 + 1) } ?? 0 }
     }
 
     /// What is known of one remote user's video: its state and statistics.

@@ -74,7 +74,7 @@ final class MediaChannel {
     /// Server RTX SSRCs in use.
     var rtxSsrcs: Set<UInt32> = []
     /// Server SSRC of an audio stream -> its uplink counts, for receiver reports.
-    var audioUplinks: [UInt32: UplinkCounter] = [:]
+    var audioUplinks: [UInt32: SequenceCounter] = [:]
     /// Server SSRC -> the loss (of 256) each subscriber (session) last reported receiving it.
     var downlinkLoss: [UInt32: [UInt64: UInt8]] = [:]
     var nextSsrc: UInt32
@@ -342,7 +342,7 @@ final class MediaWorker: @unchecked Sendable {
                 p.channel.rtxSsrcs.insert(rtx)
                 p.channel.videoCaches[ssrc] = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType)
             }
-            if isAudio { p.channel.audioUplinks[ssrc] = UplinkCounter() }
+            if isAudio { p.channel.audioUplinks[ssrc] = SequenceCounter() }
             onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)
         }
         if isAudio { p.channel.audioUplinks[ssrc]?.count(header.sequenceNumber) }
@@ -468,9 +468,8 @@ final class MediaWorker: @unchecked Sendable {
                 UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[packet.offset..<(packet.offset + packet.length)]))
             else { continue }
             var block = RtcpReport.Block(ssrc: sr.ssrc, lastSR: RtcpReport.middle(sr.ntp))
-            if let mapped = p.ssrcMap[sr.ssrc],
-               let counter = p.channel.videoCaches[mapped]?.uplink ?? p.channel.audioUplinks[mapped] {
-                let r = counter.report()
+            if let mapped = p.ssrcMap[sr.ssrc], let r = p.channel.videoCaches[mapped]?.uplink.report()
+                ?? p.channel.audioUplinks[mapped]?.report() {
                 // Audio is not retransmitted: its sender protects it (FEC) for the whole path,
                 // so audio reports carry the worse of the uplink and the worst downlink.
                 let downstream = p.channel.audioUplinks[mapped] != nil

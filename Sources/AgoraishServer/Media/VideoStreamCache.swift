@@ -17,7 +17,7 @@ final class VideoStreamCache {
     /// Packets missing on the uplink (publisher -> server).
     var missing = NackList()
     /// Uplink counts for receiver reports.
-    let uplink = UplinkCounter()
+    var uplink = SequenceCounter()
     /// The server's SSRC for retransmissions of this stream to subscribers.
     let rtxSsrc: UInt32
     /// The stream's payload type (96 VP8, 98 VP9); RTX uses the next one.
@@ -57,37 +57,3 @@ final class VideoStreamCache {
     }
 }
 
-/// A publisher's stream as the server receives it, for receiver reports:
-/// the highest extended sequence number, packets received, and both at the
-/// last report.
-final class UplinkCounter {
-    private var highest: Int64? = nil
-    private var first: Int64 = 0
-    private var received = 0
-    private var reported = (expected: 0, received: 0)
-
-    /// Counts an original packet arriving from the publisher.
-    func count(_ sequence: UInt16) {
-        received += 1
-        guard let h = highest else {
-            highest = Int64(sequence)
-            first = Int64(sequence)
-            return
-        }
-        var ext = (h & ~0xFFFF) | Int64(sequence)
-        if ext < h - 0x8000 { ext += 0x10000 } else if ext > h + 0x8000 { ext -= 0x10000 }
-        if ext > h { highest = ext }
-    }
-
-    /// The fraction lost (of 256) since the last call, the cumulative loss and
-    /// the extended highest sequence number, for a receiver report block.
-    func report() -> (fraction: UInt8, cumulative: Int32, highest: UInt32) {
-        guard let h = highest else { return (0, 0, 0) }
-        let expected = Int(h - first + 1)
-        let e = expected - reported.expected, r = received - reported.received
-        reported = (expected, received)
-        let lost = max(0, e - r)
-        let fraction = e > 0 ? UInt8(min(255, lost * 256 / e)) : 0
-        return (fraction, Int32(clamping: max(0, expected - received)), UInt32(truncatingIfNeeded: h))
-    }
-}

@@ -97,3 +97,42 @@ public enum RtcpReport {
         [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
     }
 }
+
+/// What arrived of one RTP stream, for receiver reports and loss figures
+/// (RFC 3550 §6.4.1, appendix A.3): sequence numbers extended over wraps,
+/// packets received, and both at the last report.
+public struct SequenceCounter: Sendable {
+    private var first: Int64? = nil
+    private var highest: Int64 = 0
+    /// Packets counted so far.
+    public private(set) var received = 0
+    private var reported = (expected: 0, received: 0)
+
+    public init() {}
+
+    /// Counts a packet with `sequence`.
+    public mutating func count(_ sequence: UInt16) {
+        received += 1
+        guard first != nil else {
+            first = Int64(sequence)
+            highest = Int64(sequence)
+            return
+        }
+        var ext = (highest & ~0xFFFF) | Int64(sequence)
+        if ext < highest - 0x8000 { ext += 0x10000 } else if ext > highest + 0x8000 { ext -= 0x10000 }
+        highest = max(highest, ext)
+    }
+
+    /// Packets expected so far: from the first sequence number to the highest.
+    public var expected: Int { first.map { Int(highest - $0 + 1) } ?? 0 }
+
+    /// The fraction lost (of 256) since the last report, the cumulative loss
+    /// and the extended highest sequence number, for a report block.
+    public mutating func report() -> (fraction: UInt8, cumulative: Int32, highest: UInt32) {
+        guard first != nil else { return (0, 0, 0) }
+        let e = expected - reported.expected, r = received - reported.received
+        reported = (expected, received)
+        let fraction = e > 0 ? UInt8(min(255, max(0, e - r) * 256 / e)) : 0
+        return (fraction, Int32(clamping: max(0, expected - received)), UInt32(truncatingIfNeeded: highest))
+    }
+}

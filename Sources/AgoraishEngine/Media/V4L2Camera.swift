@@ -1,3 +1,4 @@
+import AgoraishMedia
 import CAgoraishShim
 import Glibc
 import Synchronization
@@ -10,8 +11,8 @@ import Synchronization
 // and delivers copies of the pictures on its own thread. What to do with the
 // pictures (scaling, encoding, pacing) is left to the caller.
 //
-// Unlike the rest of AgoraishMedia this file does IO and starts a thread: it
-// is the camera's owner class, kept next to the I420 picture type it fills.
+// It does IO and starts a thread, so it lives in the engine, beside the
+// other devices (ALSA), not in the sans-IO media layer.
 
 /// Why a camera could not be opened or driven.
 public enum CameraError: Error, Equatable, Sendable {

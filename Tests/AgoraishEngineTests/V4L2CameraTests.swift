@@ -1,4 +1,5 @@
-@testable import AgoraishMedia
+@testable import AgoraishEngine
+import AgoraishMedia
 import CAgoraishShim
 import Dispatch
 import Glibc
