@@ -346,8 +346,10 @@ final class MediaWorker: @unchecked Sendable {
             onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)
         }
         if isAudio { p.channel.audioUplinks[ssrc]?.count(header.sequenceNumber) }
-        if isVideo, let cache = p.channel.videoCaches[ssrc] {
-            let now = Instant.now()
+        // One cache lookup and one clock read per video packet.
+        let cache = isVideo ? p.channel.videoCaches[ssrc] : nil
+        let now = cache != nil ? Instant.now() : Instant(nanoseconds: 0)
+        if let cache {
             if cache.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
             if retransmitted { counts.recoveredUpstream += 1 } else { cache.uplink.count(header.sequenceNumber) }
             cache.missing.received(header.sequenceNumber, now: now)
@@ -359,7 +361,7 @@ final class MediaWorker: @unchecked Sendable {
         let isLow = layered && header.ssrc == p.videoLowSsrc
         var startsKeyframe: Bool? = nil
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
-        if isVideo { p.channel.videoCaches[ssrc]?.store(buffer, length: plain, sequence: header.sequenceNumber, now: .now()) }
+        cache?.store(buffer, length: plain, sequence: header.sequenceNumber, now: now)
         if isAudio, let delay = p.echoDelay {
             // The echo test: the sender's own audio, back to it after the delay.
             guard echoes.count < Self.maxEchoPackets else { return drop(.queueFull) }
