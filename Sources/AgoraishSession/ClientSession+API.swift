@@ -20,7 +20,13 @@ extension ClientSession {
             if old != r { events.append(.clientRoleChanged(old: Int32(old), new: Int32(r))) }
             return
         }
-        guard r != role else { return }  // already in force: nothing to ask, nothing to report
+        // Already in force, or already asked for: nothing to ask, nothing to report. A change
+        // still unanswered counts (the newest one): asking for the other role back right
+        // after asking for one is a real change even before the server's answer arrives.
+        let asked = pending.compactMap { id, kind -> (Int64, Int64)? in
+            if case .setRole(let x) = kind { (id, x) } else { nil }
+        }.max { $0.0 < $1.0 }?.1
+        guard r != (asked ?? role) else { return }
         request(.setRole(r), ["role": .integer(r)], type: "set_role")
     }
 

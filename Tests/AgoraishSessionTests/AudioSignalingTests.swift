@@ -97,4 +97,21 @@ import Testing
         #expect(!sub.wantsLow(11) && sub.wantsLow(33))
         #expect(throws: SessionError.invalidArgument) { try d.clients[1].setRemoteVideoStreamType(uid: 0, low: true) }
     }
+
+    @Test func aRoleAskedBackBeforeTheServerAnsweredTheFirstChangeIsStillAskedFor() throws {
+        var d = ClientServerDriver(clients: 1)
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 5, account: nil, now: $1) }
+        let before = d.clients[0].role
+        let other: Int64 = before == 1 ? 2 : 1
+        // Both calls before any answer: the second undoes the first.
+        try d.call(0) { s, now in
+            try s.setClientRole(other, now: now)
+            try s.setClientRole(before, now: now)
+        }
+        #expect(d.clients[0].role == before)
+        #expect(d.core.sessions.values.first { $0.uid == 5 }?.role.rawValue == before)
+        let changes = d.take(0).filter { if case .clientRoleChanged = $0 { true } else { false } }
+        #expect(changes == [.clientRoleChanged(old: Int32(before), new: Int32(other)),
+                            .clientRoleChanged(old: Int32(other), new: Int32(before))])
+    }
 }
