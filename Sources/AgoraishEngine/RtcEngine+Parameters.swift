@@ -55,9 +55,14 @@ extension RtcEngine {
                 state.withLock { $0.caFile = path }
                 link.setCAFile(path.isEmpty ? nil : path)
             case .networkSimulation(let settings):
-                link.simulation.withLock { $0 = settings.map { NetworkSimulation(settings: $0) } }
+                link.simulation.withLock { sim in
+                    if let settings, sim != nil { sim!.settings = settings } else { sim = settings.map { NetworkSimulation(settings: $0) } }
+                }
             case .sendSimulation(let settings):
-                link.sendSimulation.withLock { $0 = settings.map { NetworkSimulation(settings: $0) } }
+                // A change of settings keeps the link's queue and random state (a cap that changes mid-call).
+                link.sendSimulation.withLock { sim in
+                    if let settings, sim != nil { sim!.settings = settings } else { sim = settings.map { NetworkSimulation(settings: $0) } }
+                }
             case .audioLossRecovery(let on):
                 audio.settings.withLock {
                     $0.lossRecovery = on

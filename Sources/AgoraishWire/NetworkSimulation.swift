@@ -134,7 +134,9 @@ public struct NetworkSimulation: Sendable {
         }
     }
 
-    public let settings: Settings
+    /// The settings; they may change while packets flow (a cap that
+    /// changes): the queue and the random choices carry on.
+    public var settings: Settings
     private var rng: SplitMix64
     private var inBadState = false
     /// When the capped link has sent everything queued so far.
@@ -216,6 +218,9 @@ public struct SimulatedLink<Packet>: Sendable where Packet: Sendable {
     public init(_ settings: NetworkSimulation.Settings) {
         simulation = NetworkSimulation(settings: settings)
     }
+
+    /// Changes the link's settings from now on (packets in flight keep their times).
+    public mutating func update(_ settings: NetworkSimulation.Settings) { simulation.settings = settings }
 
     /// Sends a packet of `size` bytes at `now`.
     public mutating func send(_ packet: Packet, size: Int, now: Instant) {

@@ -1,0 +1,306 @@
+/// Transport-wide congestion control feedback
+/// (draft-holmer-rmcat-transport-wide-cc-extensions-01): every RTP packet a
+/// sender puts on one transport carries a transport-wide sequence number in a
+/// header extension; the receiver reports, per sequence number, whether the
+/// packet arrived and when, in an RTCP transport-layer feedback message
+/// (RTPFB, PT 205, FMT 15):
+///
+///      0                   1                   2                   3
+///      0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+///     +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+///     |V=2|P|  FMT=15 |    PT=205     |           length              |
+///     |                     SSRC of packet sender                     |
+///     |                      SSRC of media source                     |
+///     |      base sequence number     |      packet status count      |
+///     |                 reference time                | fb pkt. count |
+///     |          packet chunk         |         packet chunk          |
+///     .                                                               .
+///     |         recv delta            |  recv delta   | zero padding  |
+///
+/// Reference time: 24 bits signed, in 64 ms. Receive deltas: 250 µs each,
+/// one byte for 0...63.75 ms ("small"), two bytes signed otherwise ("large").
+/// The first delta is from the reference time, each further one from the
+/// previous arrival.
+public struct TransportFeedback: Equatable, Sendable {
+    /// One reported packet: its transport-wide sequence number and, when it
+    /// arrived, its arrival time in microseconds on the receiver's clock
+    /// (counted from the same origin as `referenceTime`, multiples of 250 µs).
+    public struct Packet: Equatable, Sendable {
+        public var sequence: UInt16
+        public var arrivalUs: Int64?
+
+        public init(sequence: UInt16, arrivalUs: Int64?) {
+            self.sequence = sequence
+            self.arrivalUs = arrivalUs
+        }
+    }
+
+    /// The one-byte header extension id of the transport-wide sequence number
+    /// in this project's RTP (docs/media-plane.md).
+    public static let extensionId: UInt8 = 3
+    /// RTCP packet type and feedback message type.
+    public static let packetType: UInt8 = 205
+    public static let format: UInt8 = 15
+    /// The most packets one message reports (keeps it well under one MTU).
+    public static let maxPackets = 400
+
+    public var sender: UInt32
+    public var media: UInt32
+    /// Counts feedback messages (mod 256), so the sender can tell lost feedback.
+    public var feedbackCount: UInt8
+    /// The reference time in 64 ms units (24 bits signed).
+    public var referenceTime: Int32
+    /// Consecutive sequence numbers from the base, in order.
+    public var packets: [Packet]
+
+    public init(sender: UInt32, media: UInt32, feedbackCount: UInt8, referenceTime: Int32, packets: [Packet]) {
+        self.sender = sender
+        self.media = media
+        self.feedbackCount = feedbackCount
+        self.referenceTime = referenceTime
+        self.packets = packets
+    }
+
+    // MARK: - Writing
+
+    /// The message for `packets` (consecutive from the first one's sequence
+    /// number; at most `maxPackets`, at least one received). Arrival times
+    /// are rounded to 250 µs; the reference time is the first arrival's,
+    /// rounded down to 64 ms. Nil when there is nothing to report or a gap
+    /// between two arrivals does not fit the two-byte delta (±8.19 s): the
+    /// caller splits there.
+    public static func serialize(sender: UInt32, media: UInt32, feedbackCount: UInt8,
+                                 packets: [Packet]) -> (bytes: [UInt8], referenceTime: Int32)? {
+        guard let first = packets.lazy.compactMap(\.arrivalUs).first, packets.count <= maxPackets else { return nil }
+        let reference = Int32(truncatingIfNeeded: floorDiv(first, 64_000))
+        // Symbols (0 missing, 1 small, 2 large) and deltas in 250 µs ticks.
+        var symbols: [UInt8] = []
+        var deltas: [UInt8] = []
+        symbols.reserveCapacity(packets.count)
+        var previousTicks = Int64(reference) * 256  // 64 ms = 256 ticks of 250 µs
+        for p in packets {
+            guard let at = p.arrivalUs else { symbols.append(0); continue }
+            let ticks = floorDiv(at, 250)
+            let delta = ticks - previousTicks
+            previousTicks = ticks
+            if (0...255).contains(delta) {
+                symbols.append(1)
+                deltas.append(UInt8(delta))
+            } else if (-32768...32767).contains(delta) {
+                symbols.append(2)
+                let v = UInt16(bitPattern: Int16(delta))
+                deltas += [UInt8(v >> 8), UInt8(v & 0xFF)]
+            } else {
+                return nil
+            }
+        }
+        var out: [UInt8] = [0x80 | format, packetType, 0, 0]
+        appendBE32(&out, sender)
+        appendBE32(&out, media)
+        let base = packets[0].sequence
+        out += [UInt8(base >> 8), UInt8(base & 0xFF), UInt8(packets.count >> 8), UInt8(packets.count & 0xFF)]
+        let r = UInt32(bitPattern: reference) & 0xFF_FFFF
+        out += [UInt8(r >> 16), UInt8(r >> 8 & 0xFF), UInt8(r & 0xFF), feedbackCount]
+        // Chunks: a run-length chunk for a run of seven or more equal symbols,
+        // else a two-bit status vector chunk of seven symbols.
+        var i = 0
+        while i < symbols.count {
+            var run = 1
+            while i + run < symbols.count, symbols[i + run] == symbols[i], run < 0x1FFF { run += 1 }
+            if run >= 7 {
+                let chunk = UInt16(symbols[i]) << 13 | UInt16(run)
+                out += [UInt8(chunk >> 8), UInt8(chunk & 0xFF)]
+                i += run
+                continue
+            }
+            var chunk: UInt16 = 0xC000
+            for k in 0..<7 {
+                let s = i + k < symbols.count ? symbols[i + k] : 0
+                chunk |= UInt16(s) << UInt16(12 - 2 * k)
+            }
+            out += [UInt8(chunk >> 8), UInt8(chunk & 0xFF)]
+            i += 7
+        }
+        out += deltas
+        while out.count % 4 != 0 { out.append(0) }
+        let words = out.count / 4 - 1
+        out[2] = UInt8(words >> 8)
+        out[3] = UInt8(words & 0xFF)
+        return (out, reference)
+    }
+
+    // MARK: - Reading
+
+    /// Reads one feedback message (the RTCP packet alone, as a compound's
+    /// member). Nil for another message, a truncated one, or status symbols
+    /// that do not match the deltas present.
+    public static func parse(_ p: UnsafeRawBufferPointer) -> TransportFeedback? {
+        guard p.count >= 20, p[0] >> 6 == 2, p[0] & 0x1F == format, p[1] == packetType else { return nil }
+        let length = (Int(p[2]) << 8 | Int(p[3]) + 1) * 4
+        guard length <= p.count else { return nil }
+        let base = UInt16(p[12]) << 8 | UInt16(p[13])
+        let count = Int(p[14]) << 8 | Int(p[15])
+        guard count > 0, count <= 0xFFFF else { return nil }
+        var reference = Int32(p[16]) << 16 | Int32(p[17]) << 8 | Int32(p[18])
+        if reference & 0x80_0000 != 0 { reference -= 0x100_0000 }
+        var symbols: [UInt8] = []
+        symbols.reserveCapacity(count)
+        var at = 20
+        while symbols.count < count {
+            guard at + 2 <= length else { return nil }
+            let chunk = UInt16(p[at]) << 8 | UInt16(p[at + 1])
+            at += 2
+            if chunk & 0x8000 == 0 {
+                let symbol = UInt8(chunk >> 13 & 0x3), run = Int(chunk & 0x1FFF)
+                guard symbol != 3 else { return nil }
+                symbols += repeatElement(symbol, count: min(run, count - symbols.count))
+            } else if chunk & 0x4000 == 0 {
+                for k in 0..<14 where symbols.count < count { symbols.append(UInt8(chunk >> UInt16(13 - k) & 1)) }
+            } else {
+                for k in 0..<7 where symbols.count < count {
+                    let s = UInt8(chunk >> UInt16(12 - 2 * k) & 3)
+                    guard s != 3 else { return nil }
+                    symbols.append(s)
+                }
+            }
+        }
+        var packets: [Packet] = []
+        packets.reserveCapacity(count)
+        var ticks = Int64(reference) * 256
+        for (k, s) in symbols.enumerated() {
+            let seq = base &+ UInt16(truncatingIfNeeded: k)
+            switch s {
+            case 1:
+                guard at + 1 <= length else { return nil }
+                ticks += Int64(p[at])
+                at += 1
+                packets.append(Packet(sequence: seq, arrivalUs: ticks * 250))
+            case 2:
+                guard at + 2 <= length else { return nil }
+                ticks += Int64(Int16(bitPattern: UInt16(p[at]) << 8 | UInt16(p[at + 1])))
+                at += 2
+                packets.append(Packet(sequence: seq, arrivalUs: ticks * 250))
+            default:
+                packets.append(Packet(sequence: seq, arrivalUs: nil))
+            }
+        }
+        return TransportFeedback(sender: readU32(p, 4), media: readU32(p, 8), feedbackCount: p[19],
+                                 referenceTime: reference, packets: packets)
+    }
+
+    // MARK: - The header extension
+
+    /// The transport-wide sequence number of an RTP packet: the two-byte
+    /// element `extensionId` of its one-byte extension block, with the offset
+    /// of its first byte in the packet (for rewriting in place). Nil when the
+    /// packet has none.
+    public static func sequenceNumber(in p: UnsafeRawBufferPointer) -> (sequence: UInt16, offset: Int)? {
+        guard p.count >= 16, p[0] & 0x10 != 0 else { return nil }
+        let start = 12 + 4 * Int(p[0] & 0x0F)
+        guard start + 4 <= p.count, p[start] == 0xBE, p[start + 1] == 0xDE else { return nil }
+        let end = start + 4 + 4 * (Int(p[start + 2]) << 8 | Int(p[start + 3]))
+        guard end <= p.count else { return nil }
+        var i = start + 4
+        while i < end {
+            let head = p[i]
+            if head == 0 { i += 1; continue }
+            let id = head >> 4, length = Int(head & 0x0F) + 1
+            if id == 15 || i + 1 + length > end { return nil }
+            if id == extensionId && length == 2 { return (UInt16(p[i + 1]) << 8 | UInt16(p[i + 2]), i + 1) }
+            i += 1 + length
+        }
+        return nil
+    }
+
+    /// Writes a transport-wide sequence number at `offset` (from `sequenceNumber(in:)`).
+    public static func write(_ sequence: UInt16, into p: UnsafeMutableRawBufferPointer, at offset: Int) {
+        p[offset] = UInt8(sequence >> 8)
+        p[offset + 1] = UInt8(sequence & 0xFF)
+    }
+}
+
+@inline(__always)
+func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    let q = a / b
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+}
+
+@inline(__always)
+func appendBE32(_ out: inout [UInt8], _ v: UInt32) {
+    out += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
+}
+
+/// The receiving side of transport-wide feedback: records when each
+/// transport-wide sequence number arrived and, when asked, writes the
+/// feedback messages for everything since the last ones.
+public struct TransportFeedbackRecorder: Sendable {
+    /// Arrivals by unwrapped sequence number, not yet reported.
+    private var arrivals: [Int64: Int64] = [:]
+    private var highest: Int64? = nil
+    /// The first sequence number the next feedback reports.
+    private var nextToReport: Int64? = nil
+    private var feedbackCount: UInt8 = 0
+    /// A gap wider than this is not reported packet by packet: reporting restarts after it.
+    static let maxSpan: Int64 = 2000
+
+    public init() {}
+
+    /// A packet with transport-wide sequence number `sequence` arrived at `at`.
+    public mutating func record(_ sequence: UInt16, at: Instant) {
+        let unwrapped: Int64
+        if let h = highest {
+            let delta = Int64(Int16(bitPattern: sequence &- UInt16(truncatingIfNeeded: h)))
+            unwrapped = h + delta
+        } else {
+            unwrapped = Int64(sequence)
+        }
+        if let next = nextToReport, unwrapped < next { return }  // already reported as lost
+        arrivals[unwrapped] = at.nanoseconds / 1000
+        if highest == nil || unwrapped > highest! { highest = unwrapped }
+        if nextToReport == nil { nextToReport = unwrapped }
+        if let next = nextToReport, highest! - next > Self.maxSpan {
+            // A long gap (a restart or a flood of losses): start again near the top.
+            let floor = highest! - Self.maxSpan
+            arrivals = arrivals.filter { $0.key >= floor }
+            nextToReport = arrivals.keys.min()
+        }
+    }
+
+    /// Whether anything arrived since the last feedback.
+    public var hasNews: Bool { !arrivals.isEmpty }
+
+    /// The feedback messages for every packet from the last report up to the
+    /// highest arrived, or none when nothing arrived since.
+    public mutating func feedback(sender: UInt32, media: UInt32) -> [[UInt8]] {
+        guard let top = highest, var next = nextToReport, !arrivals.isEmpty else { return [] }
+        var out: [[UInt8]] = []
+        while next <= top {
+            // A message ends at a received packet (later losses may still arrive).
+            var end = min(top, next + Int64(TransportFeedback.maxPackets) - 1)
+            while end >= next, arrivals[end] == nil { end -= 1 }
+            if end < next {
+                // A run of losses longer than one message: left unreported.
+                next += Int64(TransportFeedback.maxPackets)
+                continue
+            }
+            var packets = (next...end).map { TransportFeedback.Packet(sequence: UInt16(truncatingIfNeeded: $0), arrivalUs: arrivals[$0]) }
+            let firstReceived = packets.firstIndex { $0.arrivalUs != nil }!
+            while true {
+                if let m = TransportFeedback.serialize(sender: sender, media: media, feedbackCount: feedbackCount,
+                                                       packets: packets) {
+                    out.append(m.bytes)
+                    feedbackCount &+= 1
+                    break
+                }
+                // A gap too wide for one message: the first half (ending at a received packet) now.
+                var cut = max(firstReceived + 1, packets.count / 2)
+                while cut > firstReceived + 1, packets[cut - 1].arrivalUs == nil { cut -= 1 }
+                packets.removeLast(packets.count - cut)
+            }
+            for k in next..<(next + Int64(packets.count)) { arrivals[k] = nil }
+            next += Int64(packets.count)
+        }
+        nextToReport = next
+        return out
+    }
+}
