@@ -65,7 +65,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 6
+#define AGORAISH_ABI_VERSION_MINOR 7
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -813,6 +813,18 @@ typedef struct agoraish_event_handler {
      *  arrives, with tx UNKNOWN and rx the quality its media arrives with here. */
     void (*on_network_quality)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int tx_quality,
                                int rx_quality);
+    /* ABI 0.7 */
+    /** The uplink could not carry video and only audio is sent (`is_fallback_or_recover` 1), or
+     *  video is sent again (0) (onLocalPublishFallbackToAudioOnly; with
+     *  agoraish_engine_set_local_publish_fallback_option AUDIO_ONLY). */
+    void (*on_local_publish_fallback_to_audio_only)(agoraish_engine_t *engine, void *user_data,
+                                                    int is_fallback_or_recover);
+    /** This downlink now receives only the audio of `uid` (1), or its video again (0)
+     *  (onRemoteSubscribeFallbackToAudioOnly; with subscribe fallback option AUDIO_ONLY). The
+     *  user's video state also changes: STOPPED with reason AUDIO_FALLBACK (8), later
+     *  DECODING with AUDIO_FALLBACK_RECOVERY (9). */
+    void (*on_remote_subscribe_fallback_to_audio_only)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                                       int is_fallback_or_recover);
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
@@ -1713,6 +1725,50 @@ int agoraish_engine_set_remote_video_stream_type(agoraish_engine_t *engine, uint
 /** The stream received of users not named by set_remote_video_stream_type
  *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 bad handle. */
 int agoraish_engine_set_remote_default_video_stream_type(agoraish_engine_t *engine, int stream_type);
+
+/** Agora's STREAM_FALLBACK_OPTIONS. */
+typedef enum agoraish_stream_fallback_options {
+    AGORAISH_STREAM_FALLBACK_OPTION_DISABLED = 0,
+    AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW = 1,
+    AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY = 2
+} agoraish_stream_fallback_options;
+
+/** Agora's PRIORITY_TYPE. */
+typedef enum agoraish_priority_type {
+    AGORAISH_PRIORITY_HIGH = 50,
+    AGORAISH_PRIORITY_NORMAL = 100
+} agoraish_priority_type;
+
+/**
+ * What the engine does when the uplink cannot carry video (Agora's
+ * setLocalPublishFallbackOption; default DISABLED). AUDIO_ONLY stops sending
+ * video while the uplink's bandwidth estimate leaves less than 60 kbps for it
+ * for 2 s, and resumes once 120 kbps has been available for 2 s; both are
+ * reported by on_local_publish_fallback_to_audio_only.
+ * @return 0; -2 another option (VIDEO_STREAM_LOW applies to subscribing only); -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_local_publish_fallback_option(agoraish_engine_t *engine, int option);
+
+/**
+ * What the server may withhold when this user's downlink is short (Agora's
+ * setRemoteSubscribeFallbackOption; default VIDEO_STREAM_LOW). The server
+ * estimates each subscriber's downlink from transport-wide feedback and shares
+ * it out among the publishers' video: DISABLED forwards what was asked for
+ * regardless; VIDEO_STREAM_LOW sends the low stream of dual-stream publishers
+ * that do not fit; AUDIO_ONLY then withholds video altogether
+ * (on_remote_subscribe_fallback_to_audio_only). Video returns when the
+ * downlink recovers. Any time; kept across calls.
+ * @return 0; -2 another option; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_remote_subscribe_fallback_option(agoraish_engine_t *engine, int option);
+
+/**
+ * Serve `uid`'s video first when this downlink is shared out (Agora's
+ * setRemoteUserPriority): PRIORITY_HIGH (50) for one user at most (the last
+ * named), PRIORITY_NORMAL (100) to take it back.
+ * @return 0; -2 uid 0 or another priority; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_remote_user_priority(agoraish_engine_t *engine, uint32_t uid, int priority);
 
 /**
  * Write the next picture of `uid` (0: the local one, as captured) to `path`

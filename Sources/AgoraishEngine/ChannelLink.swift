@@ -126,6 +126,7 @@ final class ChannelLink: Sendable {
             case .mediaStopped: stopMedia()
             case .userMuteAudio(let uid, let muted): audio.remoteMuted(uid: uid, muted: muted)
             case .remoteVideoPaused(let uid, let paused): video.remoteMuted(uid: uid, muted: paused)
+            case .subscribeFallback(let uid, let audioOnly): video.subscribeFallback(uid: uid, audioOnly: audioOnly)
             case .userOffline(let uid, _):
                 audio.remoteLeft(uid: uid)
                 video.remoteLeft(uid: uid)

@@ -214,6 +214,37 @@ extension RtcEngine {
         log.log(.info, "api enableDualStreamMode \(enabled)")
     }
 
+    /// setLocalPublishFallbackOption: DISABLED (0) keeps sending video
+    /// whatever the uplink; AUDIO_ONLY (2) stops it while the uplink's
+    /// estimate leaves less than 60 kbps for video, and resumes it once twice
+    /// that has been available for 2 s (onLocalPublishFallbackToAudioOnly).
+    ///
+    /// - Throws: `.invalidArgument` for any other option (VIDEO_STREAM_LOW applies to subscribing only).
+    public func setLocalPublishFallbackOption(_ option: Int) throws(AgoraError) {
+        guard option == 0 || option == 2 else { throw .invalidArgument }
+        video.settings.withLock { $0.publishFallback = option }
+        log.log(.info, "api setLocalPublishFallbackOption \(option)")
+    }
+
+    /// setRemoteSubscribeFallbackOption: what the server may withhold when
+    /// this downlink is short: DISABLED (0) nothing, VIDEO_STREAM_LOW (1, the
+    /// default) the high stream of dual-stream publishers, AUDIO_ONLY (2) the
+    /// low stream too (onRemoteSubscribeFallbackToAudioOnly).
+    public func setRemoteSubscribeFallbackOption(_ option: Int) throws(AgoraError) {
+        guard (0...2).contains(option) else { throw .invalidArgument }
+        try changeVideoPolicy { s throws(SessionError) in try s.setRemoteSubscribeFallbackOption(option) }
+        log.log(.info, "api setRemoteSubscribeFallbackOption \(option)")
+    }
+
+    /// setRemoteUserPriority: PRIORITY_HIGH (50) serves `uid`'s video first
+    /// when the downlink is shared out; one user at most (the last named).
+    /// PRIORITY_NORMAL (100) takes it back.
+    public func setRemoteUserPriority(uid: UInt32, priority: Int) throws(AgoraError) {
+        guard uid != 0, priority == 50 || priority == 100 else { throw .invalidArgument }
+        try changeVideoPolicy { s throws(SessionError) in try s.setRemoteUserPriority(uid: uid, high: priority == 50) }
+        log.log(.info, "api setRemoteUserPriority \(uid) \(priority)")
+    }
+
     /// setRemoteVideoStreamType: receive the high (0) or low (1) stream of `uid`.
     /// The server switches at the next keyframe of the chosen stream.
     public func setRemoteVideoStreamType(uid: UInt32, type: Int) throws(AgoraError) {

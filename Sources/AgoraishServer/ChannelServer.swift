@@ -146,12 +146,17 @@ public final class ChannelServer: @unchecked Sendable {
             }
             let newRouter: MediaRouter
             do {
-                newRouter = try MediaRouter(fd: udpFd, workerCount: config.mediaWorkers) { [self] session, ssrc, payloadType, low, rtx in
+                newRouter = try MediaRouter(fd: udpFd, workerCount: config.mediaWorkers, onStreamPublished: { [self] session, ssrc, payloadType, low, rtx in
                     newLoop.post { [self] in
                         core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType, low: low, rtx: rtx)
                         drainCore(.now())
                     }
-                }
+                }, onSubscribeFallback: { [self] session, uid, audioOnly in
+                    newLoop.post { [self] in
+                        core.subscribeFallback(session: session, uid: uid, audioOnly: audioOnly)
+                        drainCore(.now())
+                    }
+                })
             } catch {
                 newLoop.stop(wait: true)
                 close(signalingFd)

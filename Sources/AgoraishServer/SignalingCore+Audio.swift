@@ -19,6 +19,12 @@ public struct AudioSubscription: Equatable, Sendable {
     public var highStream: Set<UInt32> = []
     /// ... and the default (setRemoteDefaultVideoStreamType).
     public var defaultLow = false
+    /// Video only: setRemoteSubscribeFallbackOption — 0 DISABLED, 1
+    /// VIDEO_STREAM_LOW (the default: the low stream when the downlink is
+    /// short), 2 AUDIO_ONLY (then only the audio).
+    public var fallback = 1
+    /// Video only: setRemoteUserPriority — the user whose video is served first (PRIORITY_HIGH).
+    public var priorityUid: UInt32? = nil
 
     /// Whether this subscriber wants the low stream of `uid`.
     public func wantsLow(_ uid: UInt32) -> Bool {
@@ -134,6 +140,8 @@ extension SignalingCore {
             sub.lowStream = try f.uidList("low", limit: audioSubscriptionListLimit)
             sub.highStream = try f.uidList("high", limit: audioSubscriptionListLimit)
             sub.defaultLow = try f.optionalBool("default_low") ?? false
+            sub.fallback = Int(try f.optionalInteger("fallback", in: 0...2) ?? 1)
+            sub.priorityUid = try f.optionalInteger("priority_uid", in: 1...Int64(UInt32.max)).map { UInt32($0) }
         }
         if kind == .audio {
             guard sub != sessions[sid]!.audioSubscription else { return }

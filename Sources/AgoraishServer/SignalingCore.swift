@@ -149,6 +149,14 @@ public struct SignalingCore {
         }
     }
 
+    /// The media plane changed what a subscriber gets of a publisher because
+    /// of the subscriber's downlink: only its audio (`audioOnly`), or its
+    /// video again. The subscriber is told (`subscribe_fallback`).
+    public mutating func subscribeFallback(session sid: UInt64, uid: UInt32, audioOnly: Bool) {
+        guard let conn = sessions[sid]?.connection else { return }
+        send(conn, message("subscribe_fallback", ["uid": .integer(Int64(uid)), "audio_only": .bool(audioOnly)]))
+    }
+
     // MARK: - Inputs
 
     /// A connection opened from `address` (used for the join rate limit).

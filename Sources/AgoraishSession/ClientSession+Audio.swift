@@ -20,6 +20,10 @@ extension ClientSession {
         public var highStream: Set<UInt32> = []
         /// Video only: setRemoteDefaultVideoStreamType(LOW).
         public var defaultLow = false
+        /// Video only: setRemoteSubscribeFallbackOption (0 DISABLED, 1 VIDEO_STREAM_LOW, 2 AUDIO_ONLY).
+        public var fallback = 1
+        /// Video only: setRemoteUserPriority — the one user whose video is served first.
+        public var priorityUid: UInt32? = nil
 
         /// Whether the low stream of `uid` is wanted.
         public func wantsLow(_ uid: UInt32) -> Bool {
@@ -135,7 +139,8 @@ extension ClientSession {
             "unmuted": .array(p.unmuted.sorted().map { .integer(Int64($0)) }),
             "low": .array(p.lowStream.sorted().map { .integer(Int64($0)) }),
             "high": .array(p.highStream.sorted().map { .integer(Int64($0)) }),
-            "default_low": .bool(p.defaultLow),
+            "default_low": .bool(p.defaultLow), "fallback": .integer(Int64(p.fallback)),
+            "priority_uid": p.priorityUid.map { .integer(Int64($0)) } ?? .null,
         ])
     }
 
@@ -222,6 +227,24 @@ extension ClientSession {
     public mutating func setRemoteDefaultVideoStreamType(low: Bool) {
         var p = videoPolicy
         p.defaultLow = low
+        setPolicy(\.videoPolicy, p)
+    }
+
+    /// setRemoteSubscribeFallbackOption: what the server may take away when
+    /// the downlink is short (0 nothing, 1 the high stream, 2 also the video).
+    public mutating func setRemoteSubscribeFallbackOption(_ option: Int) throws(SessionError) {
+        guard (0...2).contains(option) else { throw .invalidArgument }
+        var p = videoPolicy
+        p.fallback = option
+        setPolicy(\.videoPolicy, p)
+    }
+
+    /// setRemoteUserPriority: `uid`'s video is served first (`high`), or no
+    /// longer (`high` false for the user who had it). One user at most.
+    public mutating func setRemoteUserPriority(uid: UInt32, high: Bool) throws(SessionError) {
+        guard uid != 0 else { throw .invalidArgument }
+        var p = videoPolicy
+        if high { p.priorityUid = uid } else if p.priorityUid == uid { p.priorityUid = nil }
         setPolicy(\.videoPolicy, p)
     }
 

@@ -78,6 +78,11 @@ extension ClientSession {
                 if m["layer"]?.stringValue == "low" { lowVideoStreams.insert(s) } else { lowVideoStreams.remove(s) }
                 if let r = m["rtx_ssrc"]?.integerValue, let rtx = UInt32(exactly: r) { rtxVideoStreams[rtx] = s }
             }
+        case "subscribe_fallback":
+            // The server forwards only this user's audio to us now (or its video again).
+            if let uid = uidField(m), let audioOnly = m["audio_only"]?.boolValue {
+                events.append(.subscribeFallback(uid: uid, audioOnly: audioOnly))
+            }
         case "user_joined":
             guard let uid = uidField(m), uid != localUid, joinedAt != nil else { return }
             if let account = m["account"]?.stringValue { accountsByUid[uid] = account }

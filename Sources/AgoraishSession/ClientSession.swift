@@ -45,6 +45,8 @@ public struct ClientSession {
         case echoTestStarted
         /// The echo test's private channel was left (instead of onLeaveChannel).
         case echoTestEnded
+        /// The server forwards only `uid`'s audio because of our downlink (or its video again).
+        case subscribeFallback(uid: UInt32, audioOnly: Bool)
         /// A remote user's video stopped or resumed for any of the three reasons above.
         case remoteVideoPaused(uid: UInt32, paused: Bool)
         /// The server gave (new) media credentials: start or restart the media transport.

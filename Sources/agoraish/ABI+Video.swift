@@ -197,6 +197,21 @@ public func abi_engine_set_remote_default_video_stream_type(_ p: OpaquePointer?,
     withEngine(p) { engine throws(AgoraError) in try engine.setRemoteDefaultVideoStreamType(Int(type)) }
 }
 
+@_cdecl("agoraish_engine_set_local_publish_fallback_option")
+public func abi_engine_set_local_publish_fallback_option(_ p: OpaquePointer?, _ option: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.setLocalPublishFallbackOption(Int(option)) }
+}
+
+@_cdecl("agoraish_engine_set_remote_subscribe_fallback_option")
+public func abi_engine_set_remote_subscribe_fallback_option(_ p: OpaquePointer?, _ option: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.setRemoteSubscribeFallbackOption(Int(option)) }
+}
+
+@_cdecl("agoraish_engine_set_remote_user_priority")
+public func abi_engine_set_remote_user_priority(_ p: OpaquePointer?, _ uid: UInt32, _ priority: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.setRemoteUserPriority(uid: uid, priority: Int(priority)) }
+}
+
 @_cdecl("agoraish_engine_take_snapshot")
 public func abi_engine_take_snapshot(_ p: OpaquePointer?, _ uid: UInt32, _ path: UnsafePointer<CChar>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
@@ -350,6 +365,10 @@ extension CEventHandler {
         case .snapshotTaken(let uid, let path, let width, let height, let error):
             guard let cb = table.on_snapshot_taken else { return }
             path.withCString { cb(engine, ud, uid, $0, width, height, error) }
+        case .localPublishFallback(let isFallback):
+            table.on_local_publish_fallback_to_audio_only?(engine, ud, isFallback ? 1 : 0)
+        case .remoteSubscribeFallback(let uid, let isFallback):
+            table.on_remote_subscribe_fallback_to_audio_only?(engine, ud, uid, isFallback ? 1 : 0)
         }
     }
 }

@@ -192,6 +192,12 @@ private func checkSignaturesAgainstHeader() {
     engineSetRemoteVideoStreamType = abi_engine_set_remote_video_stream_type
     var engineSetRemoteDefaultVideoStreamType = CAgoraishABI.agoraish_engine_set_remote_default_video_stream_type
     engineSetRemoteDefaultVideoStreamType = abi_engine_set_remote_default_video_stream_type
+    var engineSetLocalPublishFallbackOption = CAgoraishABI.agoraish_engine_set_local_publish_fallback_option
+    engineSetLocalPublishFallbackOption = abi_engine_set_local_publish_fallback_option
+    var engineSetRemoteSubscribeFallbackOption = CAgoraishABI.agoraish_engine_set_remote_subscribe_fallback_option
+    engineSetRemoteSubscribeFallbackOption = abi_engine_set_remote_subscribe_fallback_option
+    var engineSetRemoteUserPriority = CAgoraishABI.agoraish_engine_set_remote_user_priority
+    engineSetRemoteUserPriority = abi_engine_set_remote_user_priority
     var engineTakeSnapshot = CAgoraishABI.agoraish_engine_take_snapshot
     engineTakeSnapshot = abi_engine_take_snapshot
     var engineAddVideoWatermark = CAgoraishABI.agoraish_engine_add_video_watermark

@@ -192,6 +192,16 @@ final class AudioPipeline: @unchecked Sendable {
         if let loss = transport.withLock({ $0?.reportedLoss(ssrc: ssrc) }) {
             wanted.expectedLossPercent = min(30, max(0, loss))
         }
+        // The uplink's estimate (docs/network.md): video gives way first; audio
+        // keeps its profile's rate while the estimate is four times that, then
+        // follows a quarter of it down to a third of the profile's rate (at least 8 kbps),
+        // in 2 kbps steps.
+        if let target = transport.withLock({ $0?.targetBitrate }) {
+            let full = Int(profile.bitrate)
+            let floor = max(8000, full / 3)
+            wanted.bitrate = Int32(max(floor, min(full, target / 4)) / 2000 * 2000)
+            if wanted.bitrate < floor { wanted.bitrate = Int32(floor) }
+        }
         if s.sendGeneration != generation || s.encoderSettings != wanted {
             if s.source?.rate != source?.rate || s.source?.channels != source?.channels {
                 s.source = source
@@ -313,12 +323,15 @@ final class AudioPipeline: @unchecked Sendable {
                 p[6] = UInt8(timestamp >> 8 & 0xFF); p[7] = UInt8(timestamp & 0xFF)
                 p[8] = UInt8(ssrc >> 24); p[9] = UInt8(ssrc >> 16 & 0xFF)
                 p[10] = UInt8(ssrc >> 8 & 0xFF); p[11] = UInt8(ssrc & 0xFF)
-                p[12] = 0xBE; p[13] = 0xDE; p[14] = 0; p[15] = 1   // RFC 8285 one-byte profile, one word
-                p[16] = Self.audioLevelId << 4; p[17] = level.byte; p[18] = 0; p[19] = 0
+                p[12] = 0xBE; p[13] = 0xDE; p[14] = 0; p[15] = 2   // RFC 8285 one-byte profile, two words
+                p[16] = Self.audioLevelId << 4; p[17] = level.byte
+                // The transport-wide sequence number, written by the transport as the packet leaves.
+                p[18] = TransportFeedback.extensionId << 4 | 1; p[19] = 0; p[20] = 0
+                p[21] = 0; p[22] = 0; p[23] = 0
                 guard let n = try? encoder.encode(pcm.baseAddress!, samplesPerChannel: 2 * Self.frame,
-                                                  into: p.baseAddress! + 20, capacity: 1500 - 20) else { return -1 }
-                link.send(rtp: raw.baseAddress!, length: 20 + n)
-                return 20 + n
+                                                  into: p.baseAddress! + 24, capacity: 1500 - 24) else { return -1 }
+                link.send(rtp: raw.baseAddress!, length: 24 + n)
+                return 24 + n
             }
         }
         guard length > 0 else {

@@ -45,6 +45,9 @@ final class MediaTransport: @unchecked Sendable {
     private func countReceived(_ packet: UnsafeMutableRawPointer, _ length: Int) {
         guard length >= 12 else { return }
         let raw = UnsafeRawBufferPointer(start: packet, count: length)
+        if let (seq, _) = TransportFeedback.sequenceNumber(in: raw) {
+            congestion.withLock { $0.recorder.record(seq, at: .now()) }
+        }
         let pt = raw[1] & 0x7F
         guard pt == 111 || pt == 96 || pt == 98 else { return }
         let ssrc = readBE32(raw, 8), seq = UInt16(raw[2]) << 8 | UInt16(raw[3])
@@ -75,6 +78,33 @@ final class MediaTransport: @unchecked Sendable {
     let sendSimulation: Locked<NetworkSimulation?>
     /// Packets and bytes sent and received (for RtcStats).
     let counters = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
+
+    /// Congestion control of the uplink (docs/network.md): every RTP packet
+    /// leaving is numbered for transport-wide feedback, video waits in the
+    /// pacer, and the server's feedback drives the estimate.
+    struct Congestion {
+        var estimator = BandwidthEstimator(settings: .init(startBitrate: MediaTransport.startBitrate,
+                                                           minBitrate: 30_000, maxBitrate: 10_000_000))
+        var pacer = Pacer<[UInt8]>(targetBitrate: MediaTransport.startBitrate)
+        var pacing = false
+        /// Arrivals of the downlink's numbered packets, for our feedback to the server.
+        var recorder = TransportFeedbackRecorder()
+    }
+    let congestion = Locked(Congestion())
+    /// The estimate a call starts from (bps).
+    static let startBitrate = 1_000_000
+    /// How often the engine reports the downlink's arrivals to the server.
+    static let feedbackInterval: Duration = .milliseconds(100)
+    private var feedbackTimer: EventLoop.TimerID?
+
+    /// The uplink's estimated capacity (bps): what the media sent should keep to. Any thread.
+    var targetBitrate: Int { congestion.withLock { $0.estimator.target } }
+    /// The estimator's view (any thread): target, loss, queueing delay.
+    var congestionState: (target: Int, loss: Double, queueing: Duration) {
+        congestion.withLock { ($0.estimator.target, $0.estimator.lossRatio, $0.estimator.queueingDelay) }
+    }
+    /// Called on the loop thread after each feedback from the server with the new target (bps).
+    var onTarget: ((Int) -> Void)? = nil
 
     /// Opens the socket and starts binding. Loop thread only. Nil when the
     /// address does not resolve or the keys are unusable.
@@ -108,6 +138,7 @@ final class MediaTransport: @unchecked Sendable {
         closed = true
         if let timer { loop.cancel(timer) }
         if let reportTimer { loop.cancel(reportTimer) }
+        if let feedbackTimer { loop.cancel(feedbackTimer) }
         loop.unregister(fd)
         // No send may use the descriptor once it is closed (its number could be reused).
         outbound.withLock { _ in sendClosed = true }
@@ -130,6 +161,50 @@ final class MediaTransport: @unchecked Sendable {
                 s.at = now
                 m[ssrc] = s
             }
+        }
+        if length >= 12, VideoPipeline.isVideo(payloadType: UnsafeRawBufferPointer(start: packet, count: length)[1] & 0x7F) {
+            // Video waits its turn in the pacer (audio goes at once).
+            var copy = [UInt8](repeating: 0, count: length + SrtpSession.maxTrailer)
+            copy.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: packet, byteCount: length) }
+            let start = congestion.withLock { c -> Bool in
+                c.pacer.enqueue(copy, size: length, at: .now())
+                guard !c.pacing else { return false }
+                c.pacing = true
+                return true
+            }
+            if start { _ = loop.post { [weak self] in self?.pace() } }
+            return
+        }
+        transmit(rtp: packet, length: length)
+    }
+
+    /// Lets out what the pacer allows now, then waits for the next. Loop thread.
+    private func pace() {
+        guard !closed else { return }
+        let now = Instant.now()
+        let (out, next) = congestion.withLock { c -> ([[UInt8]], Instant?) in
+            c.pacer.setTarget(c.estimator.target)
+            let out = c.pacer.poll(now: now)
+            let next = c.pacer.nextSend(after: now)
+            if next == nil { c.pacing = false }
+            return (out, next)
+        }
+        for var p in out {
+            let n = p.count - SrtpSession.maxTrailer
+            p.withUnsafeMutableBytes { transmit(rtp: $0.baseAddress!, length: n) }
+        }
+        if let next {
+            _ = loop.schedule(after: max(next - Instant.now(), .milliseconds(1))) { [weak self] in self?.pace() }
+        }
+    }
+
+    /// Numbers a packet for transport-wide feedback and puts it on the
+    /// (possibly simulated) network. Any thread.
+    private func transmit(rtp packet: UnsafeMutableRawPointer, length: Int) {
+        let raw = UnsafeMutableRawBufferPointer(start: packet, count: length)
+        if let (_, offset) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(raw)) {
+            let seq = congestion.withLock { $0.estimator.packetSent(size: length, at: .now()) }
+            TransportFeedback.write(seq, into: raw, at: offset)
         }
         let delays = sendSimulation.withLock { sim -> [Duration]? in
             guard sim != nil else { return nil }
@@ -179,6 +254,7 @@ final class MediaTransport: @unchecked Sendable {
         }
         timer = loop.schedule(after: bound ? .milliseconds(2500) : .milliseconds(200)) { [weak self] in self?.bindNow() }
         if bound && reportTimer == nil { scheduleReports() }
+        if bound && feedbackTimer == nil { scheduleFeedback() }
     }
 
     /// A sender report (RFC 3550 §6.4.1) for each stream sent (retransmission
@@ -216,6 +292,20 @@ final class MediaTransport: @unchecked Sendable {
                 rr.withUnsafeMutableBytes { send(rtcp: $0.baseAddress!, length: n) }
             }
             scheduleReports()
+        }
+    }
+
+    /// Transport-wide feedback on the downlink's arrivals, every `feedbackInterval` when something arrived.
+    private func scheduleFeedback() {
+        feedbackTimer = loop.schedule(after: Self.feedbackInterval) { [weak self] in
+            guard let self, !self.closed else { return }
+            let messages = congestion.withLock { $0.recorder.feedback(sender: 0, media: 0) }
+            for var m in messages {
+                let n = m.count
+                m += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                m.withUnsafeMutableBytes { send(rtcp: $0.baseAddress!, length: n) }
+            }
+            scheduleFeedback()
         }
     }
 
@@ -262,6 +352,14 @@ final class MediaTransport: @unchecked Sendable {
                 } else if fmt == 4, packet.length >= 20 {
                     onKeyframeRequest(readBE32(bytes, packet.offset + 12))
                 }
+            } else if packet.type == TransportFeedback.packetType, fmt == TransportFeedback.format,
+                      let f = TransportFeedback.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
+                let now = Instant.now(), rtt = self.rtt ?? .milliseconds(100)
+                let target = congestion.withLock { c -> Int in
+                    c.estimator.feedbackReceived(f, at: now, rtt: rtt)
+                    return c.estimator.target
+                }
+                onTarget?(target)
             } else if packet.type == 205, fmt == 1, let onNack,
                       let nack = GenericNack.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
                 onNack(nack.media, nack.sequences)

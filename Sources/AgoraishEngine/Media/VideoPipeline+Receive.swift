@@ -264,6 +264,24 @@ extension VideoPipeline {
     /// its next packet.
     func remoteMuted(uid: UInt32, muted: Bool) { pause(uid, muted: muted, remote: true) }
 
+    /// The server stopped forwarding `uid`'s video because of this
+    /// downlink (subscribe fallback, `audioOnly`), or resumed it: STOPPED with
+    /// AUDIO_FALLBACK (8), then the next picture with AUDIO_FALLBACK_RECOVERY (9).
+    func subscribeFallback(uid: UInt32, audioOnly: Bool) {
+        let event = users.withLock { map -> VideoEvent? in
+            var u = map[uid] ?? RemoteUser()
+            defer { map[uid] = u }
+            u.lastPicture = nil
+            guard audioOnly else { return nil }
+            u.resumeReason = 9
+            guard u.state != 0 else { return nil }
+            u.state = 0
+            return .remoteVideoStateChanged(uid: uid, state: 0, reason: 8, elapsedMs: elapsed())
+        }
+        if let event { emit(event) }
+        emit(.remoteSubscribeFallback(uid: uid, isFallback: audioOnly))
+    }
+
     /// The local user stopped or resumed receiving `uid` (muteRemoteVideoStream and friends).
     func locallyMuted(uid: UInt32, muted: Bool) { pause(uid, muted: muted, remote: false) }
 

@@ -66,21 +66,133 @@ extension VideoPipeline {
         return out
     }
 
+    /// What the uplink allows the next picture (docs/network.md, Bandwidth
+    /// adaptation): the estimate less the audio reserve (and the low stream)
+    /// goes to the high stream; below the configured rate the degradation
+    /// preference chooses what gives: MAINTAIN_QUALITY the frame rate,
+    /// MAINTAIN_FRAMERATE the picture size, MAINTAIN_BALANCED some of each.
+    /// The frame rate follows at once; the size steps down at most once a
+    /// second and back up after a larger one has fitted for 3 s.
+    struct Plan {
+        var bitrate: Int
+        var frameRate: Int
+        var scale: Double
+        /// Publish fallback: send no video now.
+        var audioOnly: Bool
+        var events: [VideoEvent] = []
+    }
+
+    func adaptationPlan(configured: Int, _ c: VideoEncoderConfiguration, _ s: Settings, lowKbps: Int,
+              _ a: inout Adaptation, targetBitrate: Int, now: Instant) -> Plan {
+        let available = max(0, targetBitrate / 1000 - Self.audioReserveKbps)
+        var p = Plan(bitrate: configured, frameRate: c.frameRate, scale: Adaptation.scales[a.step], audioOnly: false)
+        // Publish fallback (AUDIO_ONLY): video stops below the floor, resumes well above it.
+        if s.publishFallback == 2 {
+            let low = available < Self.fallbackFloorKbps, recovered = available >= 2 * Self.fallbackFloorKbps
+            if a.audioOnly {
+                if recovered && (a.heldUntil.map { now >= $0 } ?? true) {
+                    if now - (a.fallbackSince ?? now) >= .seconds(2) {
+                        a.audioOnly = false
+                        a.fallbackSince = nil
+                        a.lastRecovery = now
+                        p.events.append(.localPublishFallback(isFallback: false))
+                    } else if a.fallbackSince == nil { a.fallbackSince = now }
+                } else {
+                    a.fallbackSince = nil
+                }
+            } else if low {
+                if let since = a.fallbackSince, now - since >= .seconds(2) {
+                    a.audioOnly = true
+                    a.fallbackSince = nil
+                    // Video that failed again soon after coming back waits longer next time.
+                    let soon = a.lastRecovery.map { now - $0 < .seconds(10) } ?? false
+                    a.backoff = soon ? min(a.backoff * 2, .seconds(60)) : .seconds(4)
+                    a.heldUntil = now + a.backoff
+                    p.events.append(.localPublishFallback(isFallback: true))
+                } else if a.fallbackSince == nil { a.fallbackSince = now }
+            } else {
+                a.fallbackSince = nil
+            }
+        } else if a.audioOnly {
+            a.audioOnly = false
+            p.events.append(.localPublishFallback(isFallback: false))
+        }
+        p.audioOnly = a.audioOnly
+        let budget = max(30, available - lowKbps)
+        let ratio = Double(budget) / Double(max(1, configured))
+        p.bitrate = max(30, min(configured, budget))
+        if c.minBitrate > 0 { p.bitrate = max(p.bitrate, min(c.minBitrate, configured)) }
+        // Up to a quarter below the configured rate only the encoder's rate changes.
+        let shortfall = min(1, ratio / 0.75)
+        let minFps = max(1, min(c.frameRate, 5))
+        var wantedScale = 1.0
+        switch c.degradationPreference {
+        case 1: wantedScale = shortfall.squareRoot()
+        case 2:
+            wantedScale = shortfall.squareRoot().squareRoot()
+            p.frameRate = max(minFps, Int((Double(c.frameRate) * shortfall.squareRoot()).rounded()))
+        default: p.frameRate = max(minFps, Int((Double(c.frameRate) * shortfall).rounded()))
+        }
+        // The largest step not above the wanted scale.
+        let wantedStep = Adaptation.scales.firstIndex { $0 <= wantedScale + 1e-9 } ?? Adaptation.scales.count - 1
+        if wantedStep > a.step {
+            if a.lastStepDown.map({ now - $0 >= .seconds(1) }) ?? true {
+                a.step = wantedStep
+                a.lastStepDown = now
+            }
+            a.fitsLargerSince = nil
+        } else if wantedStep < a.step {
+            if let since = a.fitsLargerSince, now - since >= .seconds(3) {
+                a.step -= 1
+                a.fitsLargerSince = nil
+            } else if a.fitsLargerSince == nil { a.fitsLargerSince = now }
+        } else {
+            a.fitsLargerSince = nil
+        }
+        p.scale = Adaptation.scales[a.step]
+        return p
+    }
+
     private func encodeAndSend(_ picture: I420Frame, timestampMs: Int64, _ s: Settings, _ link: MediaTransport) throws(AgoraError) {
         let c = s.configuration
+        let configured = c.bitrate > 0 ? c.bitrate
+            : VideoEncoderConfiguration.baseBitrate(width: c.width, height: c.height, frameRate: c.frameRate)
+                * (c.bitrate == 0 && s.liveBroadcasting ? 2 : 1)
+        let lowKbps = s.dualStream
+            ? VideoEncoderConfiguration.lowStream(width: c.width, height: c.height, frameRate: c.frameRate).kbps : 0
+        let target = link.targetBitrate
+        let now = Instant.now()
+        let plan = send.withLock { st -> Plan in
+            let p = adaptationPlan(configured: configured, c, s, lowKbps: lowKbps, &st.adaptation, targetBitrate: target, now: now)
+            st.frameRate = p.frameRate
+            return p
+        }
+        for e in plan.events { emit(e) }
+        // While in publish fallback the estimate may grow to what video needs to come back.
+        link.congestion.withLock {
+            $0.estimator.growthCeiling = plan.audioOnly
+                ? (2 * Self.fallbackFloorKbps + Self.audioReserveKbps) * 1000 * 14 / 10 : nil
+        }
+        if plan.audioOnly { return }
         var frame = picture
         let box = c.box(forPictureOf: frame.width, frame.height)
         if box.cropToBox { frame = PixelConversion.cropped(frame, toAspectOf: box.width, box.height) }
-        let (w, h) = PixelConversion.fitting(width: frame.width, height: frame.height, within: box.width, box.height)
+        var (w, h) = PixelConversion.fitting(width: frame.width, height: frame.height, within: box.width, box.height)
+        if plan.scale < 1 {
+            w = max(16, Int(Double(w) * plan.scale) & ~1)
+            h = max(16, Int(Double(h) * plan.scale) & ~1)
+        }
         frame = PixelConversion.scaled(frame, width: w, height: h)
         if c.mirrorMode == 1 { frame = PixelConversion.mirrored(frame) }
         if s.watermark != nil { frame = watermarked(frame) }
         if let obs = s.observer, obs.position & 4 != 0, let cb = obs.onPreEncode {
             guard frame.withBuffer(timeMs: timestampMs, cb) else { return }
         }
-        let bitrate = c.bitrate > 0 ? c.bitrate
+        // A picture smaller than the configured box is sent at its own size, at its own base rate.
+        let ownRate = c.bitrate > 0 ? c.bitrate
             : VideoEncoderConfiguration.baseBitrate(width: frame.width, height: frame.height, frameRate: c.frameRate)
                 * (c.bitrate == 0 && s.liveBroadcasting ? 2 : 1)
+        let bitrate = min(plan.bitrate, max(ownRate, 30))
         var events: [VideoEvent] = []
         try send.withLock { st throws(AgoraError) in
             let first = st.firstPts ?? timestampMs
@@ -88,10 +200,20 @@ extension VideoPipeline {
             // 90 kHz ticks since the first push; RTP keeps the low 32 bits, so wrapping is what is wanted.
             let pts = (timestampMs &- first) &* 90
             st.bitrateKbps = bitrate
+            // A lower frame rate skips pictures that come too soon.
+            var sendHigh = true
+            if plan.frameRate < c.frameRate, let last = st.high.lastSentAtMs {
+                let interval = Int64(1000 / plan.frameRate)
+                sendHigh = timestampMs - last >= interval - interval / 4
+            }
             var high = st.high
             defer { st.high = high }
-            let sentHigh = try encode(frame, pts: pts, layer: &high, codec: c.codec, frameRate: c.frameRate,
+            var sentHigh = false
+            if sendHigh {
+                high.lastSentAtMs = timestampMs
+                sentHigh = try encode(frame, pts: pts, layer: &high, codec: c.codec, frameRate: c.frameRate,
                                       bitrate: bitrate, st: &st, link)
+            }
             if sentHigh {
                 st.period.encoded += 1
                 st.encodedFrameCount += 1
@@ -158,8 +280,11 @@ extension VideoPipeline {
             let timestamp = UInt32(truncatingIfNeeded: f.pts)
             var bytes = 0
             for (i, payload) in payloads.enumerated() {
-                let header = RtpHeader(marker: i == payloads.count - 1, payloadType: pt,
+                var header = RtpHeader(marker: i == payloads.count - 1, payloadType: pt,
                                        sequenceNumber: layer.sequence, timestamp: timestamp, ssrc: layer.ssrc).serialized
+                // One extension word for the transport-wide sequence number (written as the packet leaves).
+                header[0] |= 0x10
+                header += [0xBE, 0xDE, 0, 1, TransportFeedback.extensionId << 4 | 1, 0, 0, 0]
                 let n = header.count + payload.count
                 let packet = header + payload
                 layer.history.store(packet, sequence: layer.sequence, now: now)
@@ -237,6 +362,7 @@ extension VideoPipeline {
             st.high.keyframeWanted = true
             st.low.keyframeWanted = true
             st.low.lastSentAtMs = nil
+            st.high.lastSentAtMs = nil
             st.published = false
             st.firstPts = nil
             guard st.localState == 2 else { return false }

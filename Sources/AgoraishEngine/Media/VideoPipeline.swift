@@ -61,6 +61,8 @@ final class VideoPipeline: @unchecked Sendable {
         var dualStream = false
         /// addVideoWatermark: the image, its placement, whether the preview shows it.
         var watermark: WatermarkSetting? = nil
+        /// setLocalPublishFallbackOption: DISABLED (0) or AUDIO_ONLY (2).
+        var publishFallback = 0
 
         /// Local pictures are wanted at all (for sending or the preview).
         var capturing: Bool { enabled && localEnabled }
@@ -108,8 +110,35 @@ final class VideoPipeline: @unchecked Sendable {
         var period = LocalCounters()
         var encodedFrameCount = 0
         var bitrateKbps = 0
+        var frameRate = 0
         var encodedSize: (Int, Int) = (0, 0)
+        /// How the sent stream follows the uplink's estimate.
+        var adaptation = Adaptation()
     }
+
+    /// Bandwidth adaptation of the sent stream (docs/network.md): the
+    /// picture scale in use, and the publish fallback.
+    struct Adaptation {
+        /// Index into `scales`.
+        var step = 0
+        var lastStepDown: Instant? = nil
+        /// Since when a larger scale would fit.
+        var fitsLargerSince: Instant? = nil
+        /// Publish fallback: video is held back (audio only).
+        var audioOnly = false
+        /// Since when the estimate has been below the floor (or, in fallback, above the recovery level).
+        var fallbackSince: Instant? = nil
+        var heldUntil: Instant? = nil
+        var backoff: Duration = .seconds(4)
+        var lastRecovery: Instant? = nil
+        /// Picture scales (of width and height) a constrained uplink steps through.
+        static let scales: [Double] = [1, 0.75, 0.5, 0.375, 0.25]
+    }
+    /// The uplink rate kept for audio when video shares it out (kbps).
+    static let audioReserveKbps = 48
+    /// Publish fallback: below this much for video (kbps) for 2 s video stops;
+    /// it resumes once twice as much has been available for 2 s.
+    static let fallbackFloorKbps = 60
 
     struct LocalCounters {
         var captured = 0
@@ -269,7 +298,7 @@ final class VideoPipeline: @unchecked Sendable {
             s.encoderOutputFrameRate = Int32((Double(p.encoded) * 1000 / ms).rounded())
             s.rendererOutputFrameRate = Int32((Double(previewRendered.exchange(0, ordering: .relaxed)) * 1000 / ms).rounded())
             s.targetBitrate = Int32(st.bitrateKbps)
-            s.targetFrameRate = Int32(c.frameRate)
+            s.targetFrameRate = Int32(st.frameRate > 0 ? st.frameRate : c.frameRate)
             s.encodedBitrate = Int32(Double(p.encodedBytes) * 8 / ms)
             s.encodedFrameWidth = Int32(st.encodedSize.0)
             s.encodedFrameHeight = Int32(st.encodedSize.1)

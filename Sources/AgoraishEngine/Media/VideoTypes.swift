@@ -279,4 +279,8 @@ public enum VideoEvent: Sendable, Equatable {
     case remoteVideoStats(RemoteVideoStats)
     /// onSnapshotTaken: uid 0 is the local picture; error 0 on success, else an Agora error (negative).
     case snapshotTaken(uid: UInt32, path: String, width: Int32, height: Int32, error: Int32)
+    /// onLocalPublishFallbackToAudioOnly: the uplink could not carry video (true) or can again (false).
+    case localPublishFallback(isFallback: Bool)
+    /// onRemoteSubscribeFallbackToAudioOnly: the downlink carries only `uid`'s audio (true) or its video again (false).
+    case remoteSubscribeFallback(uid: UInt32, isFallback: Bool)
 }

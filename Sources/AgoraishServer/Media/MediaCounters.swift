@@ -35,6 +35,12 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     /// A video packet the server already has (a network duplicate, or a
     /// retransmission that came after the original).
     case duplicate
+    /// One subscriber's copy of a publisher's video not sent: that
+    /// subscriber's downlink carries only its audio now (subscribe fallback).
+    /// Counted per withheld copy.
+    case fallback
+    /// A padding-only packet (a bandwidth probe): counted for congestion control, not forwarded.
+    case padding
 
     /// The Prometheus label value.
     public var label: String {
@@ -54,6 +60,8 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .videoMuted: "video_muted"
         case .otherLayer: "other_layer"
         case .duplicate: "duplicate"
+        case .fallback: "fallback"
+        case .padding: "padding"
         }
     }
 }
@@ -77,6 +85,8 @@ public final class MediaCounters: Sendable {
     public let retransmitted = Atomic<Int>(0)
     public let nackedUpstream = Atomic<Int>(0)
     public let recoveredUpstream = Atomic<Int>(0)
+    /// Subscribe fallback: times a subscriber's downlink left it only a publisher's audio.
+    public let subscribeFallbacks = Atomic<Int>(0)
     private let dropCounts: [Counter]
 
     /// One atomic counter (Atomic itself cannot sit in an array).
@@ -102,6 +112,7 @@ public final class MediaCounters: Sendable {
         if batch.retransmitted > 0 { retransmitted.wrappingAdd(batch.retransmitted, ordering: .relaxed) }
         if batch.nackedUpstream > 0 { nackedUpstream.wrappingAdd(batch.nackedUpstream, ordering: .relaxed) }
         if batch.recoveredUpstream > 0 { recoveredUpstream.wrappingAdd(batch.recoveredUpstream, ordering: .relaxed) }
+        if batch.subscribeFallbacks > 0 { subscribeFallbacks.wrappingAdd(batch.subscribeFallbacks, ordering: .relaxed) }
         if batch.layerKeyframeRequests > 0 {
             layerKeyframeRequests.wrappingAdd(batch.layerKeyframeRequests, ordering: .relaxed)
         }
@@ -125,5 +136,6 @@ struct MediaBatchCounts {
     var retransmitted = 0
     var nackedUpstream = 0
     var recoveredUpstream = 0
+    var subscribeFallbacks = 0
     var drops = [Int](repeating: 0, count: MediaDropReason.allCases.count)
 }

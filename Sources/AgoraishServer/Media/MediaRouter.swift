@@ -46,16 +46,19 @@ public final class MediaRouter: @unchecked Sendable {
     /// `workerCount` forwarding threads. `onStreamPublished` is called on a
     /// worker thread when a publisher starts a stream (session, server SSRC,
     /// payload type, whether it is a low video stream, the server's RTX SSRC
-    /// for it or 0).
+    /// for it or 0). `onSubscribeFallback` is called on a worker thread when
+    /// a subscriber (session) gets only the audio of a publisher (uid), or
+    /// its video again, because of the subscriber's downlink.
     public init(fd: Int32, workerCount: Int,
-                onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void) throws(EventThreadError) {
+                onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void,
+                onSubscribeFallback: @escaping @Sendable (UInt64, UInt32, Bool) -> Void = { _, _, _ in }) throws(EventThreadError) {
         self.fd = fd
         var seed: UInt32 = 0
         _ = agsh_random_bytes(&seed, 4)
         var made: [MediaWorker] = []
         for i in 0..<max(1, workerCount) {
             made.append(try MediaWorker(index: i, fd: fd, counters: counters, seed: seed &+ UInt32(i) &* 0x9E37_79B9,
-                                        onStreamPublished: onStreamPublished))
+                                        onStreamPublished: onStreamPublished, onSubscribeFallback: onSubscribeFallback))
         }
         workers = made
         pushed = Array(repeating: false, count: made.count)

@@ -43,6 +43,25 @@ final class MediaParticipant {
     let echoDelay: Duration?
     /// As a subscriber: the next RTX sequence number per server RTX SSRC.
     var rtxSequences: [UInt32: UInt16] = [:]
+    /// Congestion control (docs/network.md): arrivals of what this
+    /// participant sends, for the feedback the server returns to it ...
+    var uplinkArrivals = TransportFeedbackRecorder()
+    /// ... and the server's estimate of its downlink, from its feedback on
+    /// what the server sends it.
+    var downlinkEstimate = BandwidthEstimator(settings: .init(startBitrate: 2_000_000, minBitrate: 50_000,
+                                                              maxBitrate: 20_000_000))
+    /// Subscribe fallback: publishers (uid) this subscriber gets the low
+    /// stream of, or only the audio of, because its downlink cannot carry more.
+    var bandwidthLow: Set<UInt32> = []
+    var audioOnly: Set<UInt32> = []
+    /// Since when what is forwarded has not fitted the estimate.
+    var overBudgetSince: Instant? = nil
+    /// When the downlink last lost more than 2 % (congestion, not a slow receiver).
+    var lastDownlinkLoss: Instant? = nil
+    /// No step up before this; the wait doubles when a step up is soon undone.
+    var holdUntil: Instant? = nil
+    var backoff: Duration = MediaWorker.stepUpHold
+    var lastStepUp: Instant? = nil
 
     init(grant: MediaGrant, channel: MediaChannel) throws(SrtpError) {
         session = grant.session
@@ -103,6 +122,8 @@ final class MediaWorker: @unchecked Sendable {
     private let wakeFd: Int32
     private let counters: MediaCounters
     private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void
+    /// A subscriber (session) now gets only the audio of a publisher (uid), or its video again.
+    private let onSubscribeFallback: @Sendable (UInt64, UInt32, Bool) -> Void
     static let batch = 64
     static let slot = 2048
     /// Streams (SSRCs) one participant may publish.
@@ -117,6 +138,14 @@ final class MediaWorker: @unchecked Sendable {
     static let vp9RtxPayloadType: UInt8 = 99
     /// How soon the server NACKs a missing uplink packet again.
     static let uplinkNackInterval: Duration = .milliseconds(20)
+    /// How often the server sends each participant transport-wide feedback on its uplink.
+    static let feedbackInterval: Duration = .milliseconds(100)
+    /// What the server counts for one forwarded audio stream when it shares out a downlink (bps).
+    static let audioAllowance = 48_000
+    /// How long forwarding may exceed a subscriber's estimate before it steps down.
+    static let stepDownAfter: Duration = .milliseconds(1500)
+    /// The first wait before a step up, doubled (to at most a minute) each time one is undone within 10 s.
+    static let stepUpHold: Duration = .seconds(4)
 
     // Worker-thread state.
     private var participants: [UInt64: MediaParticipant] = [:]
@@ -133,10 +162,12 @@ final class MediaWorker: @unchecked Sendable {
     private var ssrcSeed: UInt32
 
     init(index: Int, fd: Int32, counters: MediaCounters, seed: UInt32,
-         onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void) throws(EventThreadError) {
+         onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void,
+         onSubscribeFallback: @escaping @Sendable (UInt64, UInt32, Bool) -> Void) throws(EventThreadError) {
         self.fd = fd
         self.counters = counters
         self.onStreamPublished = onStreamPublished
+        self.onSubscribeFallback = onSubscribeFallback
         ssrcSeed = seed
         ring = PacketRing(capacity: 4096)
         wakeFd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -151,6 +182,25 @@ final class MediaWorker: @unchecked Sendable {
                 _ = read(wake, &value, 8)
                 drainRing()
             }
+            scheduleFeedback()
+        }
+    }
+
+    /// Transport-wide feedback to every participant whose packets arrived since the last.
+    private func scheduleFeedback() {
+        _ = loop.schedule(after: Self.feedbackInterval) { [self] in
+            for p in participants.values where p.uplinkArrivals.hasNews {
+                guard let to = p.address else { continue }
+                for var m in p.uplinkArrivals.feedback(sender: 0, media: 0) {
+                    let n = m.count
+                    m += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                    m.withUnsafeMutableBytes { raw in
+                        send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtcp(slot, length: len) }
+                    }
+                }
+            }
+            finishBatch()
+            scheduleFeedback()
         }
     }
 
@@ -210,13 +260,108 @@ final class MediaWorker: @unchecked Sendable {
         p.videoSubscription = sub
         // A subscriber that now wants the other stream of a publisher gets it
         // at that stream's next keyframe: ask the publisher for one.
+        if sub.fallback == 0 { allocate(p, now: .now()) }
+        requestSwitchKeyframes(for: p)
+        finishBatch()
+    }
+
+    /// Whether subscriber `p` should get the low stream of `uid`: asked for, or all its downlink allows.
+    private func wantsLow(_ p: MediaParticipant, _ uid: UInt32) -> Bool {
+        p.videoSubscription.wantsLow(uid) || p.bandwidthLow.contains(uid)
+    }
+
+    /// Asks each dual-stream publisher whose other stream subscriber `p` now
+    /// wants for a keyframe of it (the switch happens there).
+    private func requestSwitchKeyframes(for p: MediaParticipant) {
         for publisher in p.channel.members where publisher !== p && publisher.videoLowSsrc != 0 {
-            guard let current = p.forwardedLow[publisher.uid], current != sub.wantsLow(publisher.uid) else { continue }
-            let wanted = sub.wantsLow(publisher.uid) ? publisher.videoLowSsrc
+            let low = wantsLow(p, publisher.uid)
+            guard let current = p.forwardedLow[publisher.uid], current != low else { continue }
+            let wanted = low ? publisher.videoLowSsrc
                 : publisher.ssrcMap.keys.first { $0 != publisher.videoLowSsrc && publisher.videoSsrcs.contains($0) }
             if let wanted { requestKeyframe(of: publisher, ssrc: wanted) }
         }
-        finishBatch()
+    }
+
+    /// Shares subscriber `p`'s estimated downlink out among the video it
+    /// receives (docs/network.md, Subscribe fallback): publishers in priority
+    /// order (the one named HIGH first, then by uid) get their wanted stream
+    /// while it fits, else the low stream, else (option AUDIO_ONLY) none.
+    /// A step down waits until forwarding has exceeded the estimate for
+    /// `stepDownAfter` with loss seen lately; a step up needs 30 % headroom and
+    /// waits out the hold.
+    private func allocate(_ p: MediaParticipant, now: Instant) {
+        let option = p.videoSubscription.fallback
+        var low: Set<UInt32> = [], audioOnly: Set<UInt32> = []
+        var nextNeed: Int? = nil
+        if option != 0 {
+            let publishers = p.channel.members.filter {
+                $0 !== p && !$0.videoSsrcs.isEmpty && !$0.videoMuted && !p.videoSubscription.blocks($0.uid)
+            }.sorted { a, b in
+                let ha = a.uid == p.videoSubscription.priorityUid, hb = b.uid == p.videoSubscription.priorityUid
+                return ha != hb ? ha : a.uid < b.uid
+            }
+            let audio = p.channel.members.filter { $0 !== p && !$0.audioMuted && !p.audioSubscription.blocks($0.uid) }.count
+            var budget = p.downlinkEstimate.target - audio * Self.audioAllowance
+            let congested = p.lastDownlinkLoss.map { now - $0 < .seconds(5) } ?? false
+            var overBudget = false
+            let mayStepUp = p.holdUntil.map { now >= $0 } ?? true
+            for pub in publishers {
+                // The choices for this publisher, best first: (rate, low, audio only).
+                var highRate = 0, lowRate = 0
+                for (own, mapped) in pub.ssrcMap where pub.videoSsrcs.contains(own) {
+                    let r = p.channel.videoCaches[mapped]?.bitrate ?? 0
+                    if own == pub.videoLowSsrc { lowRate = r } else { highRate = r }
+                }
+                var levels: [(rate: Int, low: Bool, none: Bool)] = []
+                if !p.videoSubscription.wantsLow(pub.uid) { levels.append((highRate, false, false)) }
+                if pub.videoLowSsrc != 0 { levels.append((lowRate, true, false)) }
+                if option == 2 { levels.append((0, false, true)) }
+                guard !levels.isEmpty else { continue }
+                let current = levels.firstIndex { l in
+                    l.none ? p.audioOnly.contains(pub.uid)
+                        : !p.audioOnly.contains(pub.uid) && (l.low == (p.bandwidthLow.contains(pub.uid) || p.videoSubscription.wantsLow(pub.uid)))
+                } ?? 0
+                var level = current
+                if levels[level].rate > budget, level + 1 < levels.count {
+                    overBudget = true
+                    if let since = p.overBudgetSince, now - since >= Self.stepDownAfter, congested {
+                        while level + 1 < levels.count, levels[level].rate > budget { level += 1 }
+                    }
+                } else if level > 0, mayStepUp {
+                    if Double(levels[level - 1].rate) * 1.3 <= Double(budget) {
+                        level -= 1
+                        p.lastStepUp = now
+                    } else {
+                        nextNeed = (nextNeed ?? 0) + levels[level - 1].rate
+                    }
+                } else if level > 0 {
+                    nextNeed = (nextNeed ?? 0) + levels[level - 1].rate
+                }
+                if level > current {
+                    // A step down: the next step up waits, longer when the last one was soon undone.
+                    let undone = p.lastStepUp.map { now - $0 < .seconds(10) } ?? false
+                    p.backoff = undone ? min(p.backoff * 2, .seconds(60)) : Self.stepUpHold
+                    p.holdUntil = now + p.backoff
+                    p.overBudgetSince = nil
+                }
+                let l = levels[level]
+                if l.none { audioOnly.insert(pub.uid) } else if l.low && !p.videoSubscription.wantsLow(pub.uid) { low.insert(pub.uid) }
+                budget -= l.rate
+            }
+            if overBudget { p.overBudgetSince = p.overBudgetSince ?? now } else { p.overBudgetSince = nil }
+            // While stepped down, the estimate may grow to what the next step up needs.
+            p.downlinkEstimate.growthCeiling = nextNeed.map { Int(Double(p.downlinkEstimate.target - budget + $0) * 1.4) }
+        } else {
+            p.downlinkEstimate.growthCeiling = nil
+        }
+        let changedLow = low != p.bandwidthLow
+        for uid in audioOnly.symmetricDifference(p.audioOnly) {
+            onSubscribeFallback(p.session, uid, audioOnly.contains(uid))
+            counts.subscribeFallbacks += audioOnly.contains(uid) ? 1 : 0
+        }
+        p.audioOnly = audioOnly
+        p.bandwidthLow = low
+        if changedLow { requestSwitchKeyframes(for: p) }
     }
 
     /// The participant named the SSRC of its low stream (0: none). A stream
@@ -306,6 +451,11 @@ final class MediaWorker: @unchecked Sendable {
         guard var header = try? RtpHeader.parse(UnsafeRawBufferPointer(start: buffer, count: plain)) else {
             return drop(.malformed)
         }
+        if let (seq, _) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain)) {
+            p.uplinkArrivals.record(seq, at: .now())
+        }
+        // Padding only: a bandwidth probe, counted above and no further.
+        if header.paddingLength > 0 && header.payloadOffset + header.paddingLength == plain { return drop(.padding) }
         guard p.canPublish else { return drop(.notPublisher) }
         var retransmitted = false
         if header.payloadType == Self.vp8RtxPayloadType || header.payloadType == Self.vp9RtxPayloadType {
@@ -361,6 +511,9 @@ final class MediaWorker: @unchecked Sendable {
         let isLow = layered && header.ssrc == p.videoLowSsrc
         var startsKeyframe: Bool? = nil
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
+        // Each subscriber's copy carries the server's own transport-wide number for it.
+        let tseqOffset = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain))?.offset
+        let sentAt = Instant.now()
         cache?.store(buffer, length: plain, sequence: header.sequenceNumber, now: now)
         if isAudio, let delay = p.echoDelay {
             // The echo test: the sender's own audio, back to it after the delay.
@@ -378,8 +531,12 @@ final class MediaWorker: @unchecked Sendable {
                 drop(.unsubscribed)
                 continue
             }
+            if isVideo && !member.audioOnly.isEmpty && member.audioOnly.contains(p.uid) {
+                drop(.fallback)
+                continue
+            }
             if layered {
-                let wantsLow = member.videoSubscription.wantsLow(p.uid)
+                let wantsLow = wantsLow(member, p.uid)
                 let current = member.forwardedLow[p.uid] ?? wantsLow
                 if isLow != current {
                     // The other stream: taken only when it is the wanted one and a keyframe starts here.
@@ -396,6 +553,10 @@ final class MediaWorker: @unchecked Sendable {
                     counts.layerSwitches += 1
                 }
                 member.forwardedLow[p.uid] = isLow
+            }
+            if let tseqOffset {
+                let seq = member.downlinkEstimate.packetSent(size: plain, at: sentAt)
+                TransportFeedback.write(seq, into: UnsafeMutableRawBufferPointer(start: buffer, count: plain), at: tseqOffset)
             }
             send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.downlink.protectRtp(slot, length: n) }
         }
@@ -428,6 +589,16 @@ final class MediaWorker: @unchecked Sendable {
             return
         }
         var forwarded = false
+        for packet in compound where packet.type == TransportFeedback.packetType && bytes[packet.offset] & 0x1F == TransportFeedback.format {
+            // Feedback on what the server sent this participant: its downlink estimate, and what it receives.
+            guard let f = TransportFeedback.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)]))
+            else { continue }
+            let now = Instant.now()
+            p.downlinkEstimate.feedbackReceived(f, at: now, rtt: .milliseconds(50))
+            if p.downlinkEstimate.lossRatio > 0.02 { p.lastDownlinkLoss = now }
+            allocate(p, now: now)
+            forwarded = true
+        }
         for packet in compound where packet.type == 201 && packet.length >= 8 {
             // A subscriber's receiver report: what it loses of each stream, remembered per stream.
             let view = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[packet.offset..<(packet.offset + packet.length)])
@@ -503,6 +674,7 @@ final class MediaWorker: @unchecked Sendable {
                 var copy = e.packet + [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
                 let n = e.packet.count
                 copy.withUnsafeMutableBytes { raw in
+                    stamp(raw.baseAddress!, n, for: e.to, now: now)
                     send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try e.to.downlink.protectRtp(slot, length: len) }
                 }
             }
@@ -545,10 +717,18 @@ final class MediaWorker: @unchecked Sendable {
             let n = rtx.count
             rtx += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
             rtx.withUnsafeMutableBytes { raw in
+                stamp(raw.baseAddress!, n, for: member, now: now)
                 send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try member.downlink.protectRtp(slot, length: len) }
             }
             counts.retransmitted += 1
         }
+    }
+
+    /// Writes the subscriber's next transport-wide sequence number into a packet that has the extension.
+    private func stamp(_ packet: UnsafeMutableRawPointer, _ length: Int, for member: MediaParticipant, now: Instant) {
+        let raw = UnsafeMutableRawBufferPointer(start: packet, count: length)
+        guard let (_, offset) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(raw)) else { return }
+        TransportFeedback.write(member.downlinkEstimate.packetSent(size: length, at: now), into: raw, at: offset)
     }
 
     /// Copies a packet into the next send slot, lets `protect` transform it in

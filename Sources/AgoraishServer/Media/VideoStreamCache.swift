@@ -23,6 +23,11 @@ final class VideoStreamCache {
     /// The stream's payload type (96 VP8, 98 VP9); RTX uses the next one.
     let payloadType: UInt8
     static let maxAge: Duration = .seconds(1)
+    /// The stream's rate as it arrives (bps, RTP bytes over the last whole second):
+    /// what forwarding it to one subscriber costs.
+    private(set) var bitrate = 0
+    private var windowBytes = 0
+    private var windowStart: Instant? = nil
 
     init(rtxSsrc: UInt32, payloadType: UInt8) {
         self.rtxSsrc = rtxSsrc
@@ -47,6 +52,16 @@ final class VideoStreamCache {
         sequences[i] = Int32(sequence)
         lengths[i] = length
         stored[i] = now
+        windowBytes += length
+        if let start = windowStart {
+            if now - start >= .seconds(1) {
+                bitrate = windowBytes * 8
+                windowBytes = 0
+                windowStart = now
+            }
+        } else {
+            windowStart = now
+        }
     }
 
     /// Runs `body` with the held packet of `sequence`, if any.

@@ -36,6 +36,11 @@ public struct BandwidthEstimator: Sendable {
     public private(set) var lossRatio: Double = 0
     /// The detector's last verdict.
     public private(set) var usage: Usage = .normal
+    /// While the sender uses less than the estimate (a subscriber on a low
+    /// stream, a publisher in audio-only fallback), the estimate may still
+    /// grow to this (bps) instead of stopping at 1.5 × what was acknowledged:
+    /// the rate the next step up needs, so that step can be tried.
+    public var growthCeiling: Int? = nil
     /// The one-way delay above the lowest seen lately: how long packets wait in queues.
     public var queueingDelay: Duration { queue.delay }
     /// Throughput the receiver acknowledged over the last half second (bps), once known.
@@ -127,7 +132,7 @@ public struct BandwidthEstimator: Sendable {
         // A decrease also drains what waits: 0.85 of the throughput, less the queue's share of a second.
         let queued = Double(queue.delay.nanosecondsClamped) / 1e9
         delayBased = rate.update(verdict, acknowledged: acknowledgedBitrate, now: now, rtt: rtt,
-                                 beta: max(0.5, min(0.85, 1 - queued)))
+                                 beta: max(0.5, min(0.85, 1 - queued)), ceiling: growthCeiling)
         updateLossBased(now: now, rtt: rtt)
         target = max(settings.minBitrate, min(delayBased, lossBased))
     }
@@ -369,7 +374,7 @@ struct AimdRateControl: Sendable {
     }
 
     mutating func update(_ usage: BandwidthEstimator.Usage, acknowledged: Int?, now: Instant, rtt: Duration,
-                         beta: Double = 0.85) -> Int {
+                         beta: Double = 0.85, ceiling: Int? = nil) -> Int {
         let elapsed = lastUpdate.map { now - $0 } ?? .zero
         lastUpdate = now
         switch usage {
@@ -393,7 +398,7 @@ struct AimdRateControl: Sendable {
                 }
                 current = Int(Double(current) * pow108(seconds)) + 1000
             }
-            if let a = acknowledged { current = min(current, a * 3 / 2 + 10_000) }
+            if let a = acknowledged { current = min(current, max(a * 3 / 2 + 10_000, ceiling ?? 0)) }
         case .decrease:
             let waited = lastDecrease.map { now - $0 > max(rtt, .milliseconds(100)) } ?? true
             if waited {

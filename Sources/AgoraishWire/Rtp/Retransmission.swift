@@ -56,10 +56,13 @@ public enum RtxPacket {
     /// Wraps an original RTP packet (`original`, header included) as RTX.
     public static func wrap(_ original: [UInt8], rtxPayloadType: UInt8, rtxSsrc: UInt32, rtxSequence: UInt16) -> [UInt8]? {
         guard let h = original.withUnsafeBytes({ try? RtpHeader.parse($0) }) else { return nil }
-        let header = RtpHeader(marker: h.marker, payloadType: rtxPayloadType, sequenceNumber: rtxSequence,
+        var header = RtpHeader(marker: h.marker, payloadType: rtxPayloadType, sequenceNumber: rtxSequence,
                                timestamp: h.timestamp, ssrc: rtxSsrc).serialized
+        // CSRCs and header extensions travel with the retransmission (the
+        // transport-wide sequence number is rewritten on each hop).
+        header[0] |= original[0] & 0x1F
         let payload = original[h.payloadOffset..<(original.count - h.paddingLength)]
-        return header + [UInt8(h.sequenceNumber >> 8), UInt8(h.sequenceNumber & 0xFF)] + payload
+        return header + original[12..<h.payloadOffset] + [UInt8(h.sequenceNumber >> 8), UInt8(h.sequenceNumber & 0xFF)] + payload
     }
 
     /// Rebuilds the original packet from an RTX one, given the original payload
@@ -67,9 +70,10 @@ public enum RtxPacket {
     public static func unwrap(_ rtx: UnsafeRawBufferPointer, payloadType: UInt8, ssrc: UInt32) -> [UInt8]? {
         guard let h = try? RtpHeader.parse(rtx), rtx.count - h.paddingLength >= h.payloadOffset + 2 else { return nil }
         let osn = UInt16(rtx[h.payloadOffset]) << 8 | UInt16(rtx[h.payloadOffset + 1])
-        let header = RtpHeader(marker: h.marker, payloadType: payloadType, sequenceNumber: osn,
+        var header = RtpHeader(marker: h.marker, payloadType: payloadType, sequenceNumber: osn,
                                timestamp: h.timestamp, ssrc: ssrc).serialized
-        return header + Array(rtx[(h.payloadOffset + 2)..<(rtx.count - h.paddingLength)])
+        header[0] |= rtx[0] & 0x1F
+        return header + Array(rtx[12..<h.payloadOffset]) + Array(rtx[(h.payloadOffset + 2)..<(rtx.count - h.paddingLength)])
     }
 }
 
