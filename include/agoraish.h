@@ -620,7 +620,11 @@ enum agoraish_remote_video_state_reason {
     AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_UNMUTED = 4,
     AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED = 5,
     AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED = 6,
-    AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE = 7
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE = 7,
+    /** ABI 0.7: the downlink carries only the user's audio (subscribe fallback) ... */
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK = 8,
+    /** ... and its video again. */
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK_RECOVERY = 9
 };
 
 /* ------------------------------------------------------------------------ */

@@ -54,6 +54,8 @@ import Testing
             "on_remote_video_stats": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_video_stats)!,
             "on_snapshot_taken": MemoryLayout<agoraish_event_handler>.offset(of: \.on_snapshot_taken)!,
             "on_network_quality": MemoryLayout<agoraish_event_handler>.offset(of: \.on_network_quality)!,
+            "on_local_publish_fallback_to_audio_only": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_publish_fallback_to_audio_only)!,
+            "on_remote_subscribe_fallback_to_audio_only": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_subscribe_fallback_to_audio_only)!,
         ]
         layout["agoraish_event_handler"] = eventHandler
 

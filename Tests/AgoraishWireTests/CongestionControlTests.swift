@@ -182,7 +182,7 @@ import Testing
         var loop = Loop(settings: s)
         loop.sourceMax = 1_000_000
         loop.run(for: .seconds(15))
-        #expect(loop.estimator.lossRatio > 0.12 && loop.estimator.lossRatio < 0.28)
+        #expect(loop.estimator.lossRatio > 0.08 && loop.estimator.lossRatio < 0.35, "loss in the last window: \(loop.estimator.lossRatio)")
         #expect(loop.estimator.target >= 700_000, "target under 20 % random loss: \(loop.estimator.target)")
     }
 

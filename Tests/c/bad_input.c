@@ -52,6 +52,10 @@
  *           indexes, ids, the caller-buffer convention of
  *           get_current_video_device, capture configurations and switch_camera
  *           (-4 with fewer than two cameras). Outside and in a call.
+ * Fallback 0.7: the three ABI 0.7 functions with every bad handle above;
+ *           publish fallback options (0 and 2 only), subscribe fallback
+ *           options (0..2), remote user priorities (uid not 0; 50 and 100
+ *           only). Outside and in a call.
  * Echo test: both functions with every bad handle above; intervals outside
  *           2..10 (-2, checked first, also while a test runs); stop without a
  *           test (-5); against an embedded server: start twice (-5), a join
@@ -348,6 +352,17 @@ static int call_remote_stream_type(agoraish_engine_t *e) { return agoraish_engin
 static int call_remote_default_stream_type(agoraish_engine_t *e) {
     return agoraish_engine_set_remote_default_video_stream_type(e, 1);
 }
+
+/* ABI 0.7: fallback and priority. */
+static int call_publish_fallback(agoraish_engine_t *e) {
+    return agoraish_engine_set_local_publish_fallback_option(e, AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY);
+}
+static int call_subscribe_fallback(agoraish_engine_t *e) {
+    return agoraish_engine_set_remote_subscribe_fallback_option(e, AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY);
+}
+static int call_remote_user_priority(agoraish_engine_t *e) {
+    return agoraish_engine_set_remote_user_priority(e, 1, AGORAISH_PRIORITY_HIGH);
+}
 static int call_take_snapshot(agoraish_engine_t *e) { return agoraish_engine_take_snapshot(e, 1, tmp_path("handle.jpg")); }
 static int call_add_watermark(agoraish_engine_t *e) {
     agoraish_watermark_options options;
@@ -451,6 +466,9 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_enable_dual_stream_mode", call_dual_stream, 0},
     {"agoraish_engine_set_remote_video_stream_type", call_remote_stream_type, 0},
     {"agoraish_engine_set_remote_default_video_stream_type", call_remote_default_stream_type, 0},
+    {"agoraish_engine_set_local_publish_fallback_option", call_publish_fallback, 0},
+    {"agoraish_engine_set_remote_subscribe_fallback_option", call_subscribe_fallback, 0},
+    {"agoraish_engine_set_remote_user_priority", call_remote_user_priority, 0},
     {"agoraish_engine_take_snapshot", call_take_snapshot, 0},
     {"agoraish_engine_add_video_watermark", call_add_watermark, 0},
     {"agoraish_engine_clear_video_watermarks", call_clear_watermarks, 0},
@@ -3017,6 +3035,79 @@ static void run_stream_type_rows(agoraish_engine_t *engine, const char *where) {
     }
 }
 
+/* ---- Fallback and priority (ABI 0.7) ---- */
+
+/** set_local_publish_fallback_option (DISABLED 0 or AUDIO_ONLY 2; VIDEO_STREAM_LOW
+ *  is for subscribing), set_remote_subscribe_fallback_option (0..2) and
+ *  set_remote_user_priority (uid not 0, HIGH 50 or NORMAL 100). The rows end on
+ *  the defaults: publish DISABLED, subscribe VIDEO_STREAM_LOW, no priority. */
+static void run_fallback_rows(agoraish_engine_t *engine, const char *where) {
+    const struct {
+        const char *name;
+        int option, expected;
+    } publish_rows[] = {
+        {"-1", -1, E_INVALID},
+        {"VIDEO_STREAM_LOW (1)", AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW, E_INVALID},
+        {"3", 3, E_INVALID},
+        {"INT_MIN", INT_MIN, E_INVALID},
+        {"INT_MAX", INT_MAX, E_INVALID},
+        {"AUDIO_ONLY (2)", AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY, 0},
+        {"AUDIO_ONLY twice", AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY, 0},
+        {"DISABLED (0)", AGORAISH_STREAM_FALLBACK_OPTION_DISABLED, 0},
+    };
+    const struct {
+        const char *name;
+        int option, expected;
+    } subscribe_rows[] = {
+        {"-1", -1, E_INVALID},
+        {"3", 3, E_INVALID},
+        {"INT_MIN", INT_MIN, E_INVALID},
+        {"INT_MAX", INT_MAX, E_INVALID},
+        {"DISABLED (0)", AGORAISH_STREAM_FALLBACK_OPTION_DISABLED, 0},
+        {"AUDIO_ONLY (2)", AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY, 0},
+        {"AUDIO_ONLY twice", AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY, 0},
+        {"VIDEO_STREAM_LOW (1)", AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW, 0},
+    };
+    const struct {
+        const char *name;
+        uint32_t uid;
+        int priority, expected;
+    } priority_rows[] = {
+        {"uid 0, HIGH", 0, AGORAISH_PRIORITY_HIGH, E_INVALID},
+        {"uid 0, NORMAL", 0, AGORAISH_PRIORITY_NORMAL, E_INVALID},
+        {"priority 0", 7, 0, E_INVALID},
+        {"priority 49", 7, 49, E_INVALID},
+        {"priority 51", 7, 51, E_INVALID},
+        {"priority 101", 7, 101, E_INVALID},
+        {"priority -1", 7, -1, E_INVALID},
+        {"priority INT_MIN", 7, INT_MIN, E_INVALID},
+        {"priority INT_MAX", 7, INT_MAX, E_INVALID},
+        {"a user not (yet) in a call, HIGH", 7, AGORAISH_PRIORITY_HIGH, 0},
+        {"HIGH twice", 7, AGORAISH_PRIORITY_HIGH, 0},
+        {"another user, HIGH", 8, AGORAISH_PRIORITY_HIGH, 0},
+        {"NORMAL for a user without HIGH", 7, AGORAISH_PRIORITY_NORMAL, 0},
+        {"uid 2^32-1, HIGH", 4294967295u, AGORAISH_PRIORITY_HIGH, 0},
+        {"uid 2^32-1, NORMAL", 4294967295u, AGORAISH_PRIORITY_NORMAL, 0},
+    };
+    size_t i;
+    for (i = 0; i < COUNT(publish_rows); i++) {
+        int rc = agoraish_engine_set_local_publish_fallback_option(engine, publish_rows[i].option);
+        CHECK(rc == publish_rows[i].expected, "set_local_publish_fallback_option(%s) %s: returned %d, expected %d",
+              publish_rows[i].name, where, rc, publish_rows[i].expected);
+    }
+    for (i = 0; i < COUNT(subscribe_rows); i++) {
+        int rc = agoraish_engine_set_remote_subscribe_fallback_option(engine, subscribe_rows[i].option);
+        CHECK(rc == subscribe_rows[i].expected,
+              "set_remote_subscribe_fallback_option(%s) %s: returned %d, expected %d", subscribe_rows[i].name, where,
+              rc, subscribe_rows[i].expected);
+    }
+    for (i = 0; i < COUNT(priority_rows); i++) {
+        int rc = agoraish_engine_set_remote_user_priority(engine, priority_rows[i].uid, priority_rows[i].priority);
+        CHECK(rc == priority_rows[i].expected, "set_remote_user_priority(%s) %s: returned %d, expected %d",
+              priority_rows[i].name, where, rc, priority_rows[i].expected);
+    }
+}
+
 /* ---- Snapshots ---- */
 
 /** take_snapshot outside a call: NULL, empty or another extension (-2) before -113. */
@@ -3396,6 +3487,7 @@ static void test_video_in_a_call(void) {
     run_local_canvas_rows(engine, "in a call");
     run_render_mode_rows(engine, "in a call");
     run_stream_type_rows(engine, "in a call");
+    run_fallback_rows(engine, "in a call");
     /* Snapshots of users who send nothing wait: eight per user, the ninth is
      * -12; the call's end fails the waiting ones with -1. */
     {
@@ -3655,6 +3747,7 @@ int main(void) {
         test_preview();
         test_register_video_frame_observer();
         run_stream_type_rows(live, "in no call");
+        run_fallback_rows(live, "in no call");
         test_take_snapshot_in_no_call();
         test_add_video_watermark();
         test_video_devices();

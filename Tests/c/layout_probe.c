@@ -72,6 +72,8 @@ int main(void) {
     FIELD(agoraish_event_handler, on_remote_video_stats);
     FIELD(agoraish_event_handler, on_snapshot_taken);
     FIELD(agoraish_event_handler, on_network_quality);
+    FIELD(agoraish_event_handler, on_local_publish_fallback_to_audio_only);
+    FIELD(agoraish_event_handler, on_remote_subscribe_fallback_to_audio_only);
     end();
 
     BEGIN(agoraish_engine_config);

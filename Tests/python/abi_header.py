@@ -246,6 +246,10 @@ def _evaluate(expr: str, known: Dict[str, int],
     return ev(ast.parse(expr.strip(), mode="eval"))
 
 
+#: An enum declaration and its body: `enum X { ... };` or `typedef enum X { ... } X;`.
+_ENUM_BODY = r"\benum\s+{name}\s*\{{(.*?)\}}\s*(?:\w+\s*)?;"
+
+
 def constants(text: str = None) -> Dict[str, int]:  # type: ignore[assignment]
     """Every `#define AGORAISH_X value` and every enumerator, by name."""
     text = text if text is not None else header_text()
@@ -261,7 +265,11 @@ def constants(text: str = None) -> Dict[str, int]:  # type: ignore[assignment]
 
     for m in re.finditer(r"^\s*#define\s+(AGORAISH_\w+)[ \t]+(.+)$", raw, flags=re.M):
         values[m.group(1)] = _evaluate(m.group(2), values, offsetof)
-    for m in re.finditer(r"\benum\s+\w+\s*\{(.*?)\}\s*;", raw, flags=re.S):
+    enums = list(re.finditer(_ENUM_BODY.format(name=r"\w+"), raw, flags=re.S))
+    declared = re.findall(r"\benum\s+\w+\s*\{", raw)
+    if len(enums) != len(declared):
+        raise ValueError(f"read {len(enums)} of the {len(declared)} enum declarations")
+    for m in enums:
         for item in m.group(1).split(","):
             item = item.strip()
             if not item:
@@ -276,7 +284,7 @@ def constants(text: str = None) -> Dict[str, int]:  # type: ignore[assignment]
 def enum_members(enum_name: str, text: str = None) -> Dict[str, int]:  # type: ignore[assignment]
     """The enumerators of one enum, by name."""
     raw = _strip_comments(text if text is not None else header_text())
-    m = re.search(r"\benum\s+" + re.escape(enum_name) + r"\s*\{(.*?)\}\s*;", raw, flags=re.S)
+    m = re.search(_ENUM_BODY.format(name=re.escape(enum_name)), raw, flags=re.S)
     if not m:
         raise KeyError(enum_name)
     result: Dict[str, int] = {}

@@ -239,6 +239,8 @@ ENUMS = {
     "agoraish_remote_video_state": ("RemoteVideoState", "AGORAISH_REMOTE_VIDEO_STATE_"),
     "agoraish_remote_video_state_reason": ("RemoteVideoStateReason", "AGORAISH_REMOTE_VIDEO_STATE_REASON_"),
     "agoraish_video_observer_position": ("VideoObserverPosition", "AGORAISH_VIDEO_POSITION_"),
+    "agoraish_stream_fallback_options": ("StreamFallbackOptions", "AGORAISH_STREAM_FALLBACK_OPTION_"),
+    "agoraish_priority_type": ("PriorityType", "AGORAISH_PRIORITY_"),
 }
 
 

@@ -1836,6 +1836,59 @@ def case_stream_type_uids(ctx: Ctx) -> None:
     assert _ffi.agoraish_engine_set_remote_video_stream_type(e, 0, 7) == EINVAL, "uid 0 and a bad type"
 
 
+# -- fallback and priority (ABI 0.7) -----------------------------------------
+
+
+def fallback_option_case(call: Callable[[int, int], int], accepted: Tuple[int, ...],
+                         default: int) -> Callable[[Ctx], None]:
+    """A fallback option: the `accepted` STREAM_FALLBACK_OPTIONS are 0, anything
+    else -2, before and in a call; ends on `default`."""
+
+    def case(ctx: Ctx) -> None:
+        rejected = tuple(v for v in (-1, 0, 1, 2, 3, INT_MAX, INT_MIN) if v not in accepted)
+        for engine in (ctx.engine, connected_engine(ctx)):
+            for value in rejected:
+                assert call(engine, value) == EINVAL, value
+            for value in accepted + accepted:  # each twice
+                assert call(engine, value) == 0, value
+            assert call(engine, default) == 0, "back to the default"
+
+    return case
+
+
+case_publish_fallback_options = fallback_option_case(
+    _ffi.agoraish_engine_set_local_publish_fallback_option,
+    (_ffi.AGORAISH_STREAM_FALLBACK_OPTION_DISABLED, _ffi.AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY),
+    _ffi.AGORAISH_STREAM_FALLBACK_OPTION_DISABLED,
+)
+case_subscribe_fallback_options = fallback_option_case(
+    _ffi.agoraish_engine_set_remote_subscribe_fallback_option,
+    (_ffi.AGORAISH_STREAM_FALLBACK_OPTION_DISABLED, _ffi.AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW,
+     _ffi.AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY),
+    _ffi.AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW,
+)
+
+PRIORITIES = (_ffi.AGORAISH_PRIORITY_HIGH, _ffi.AGORAISH_PRIORITY_NORMAL)
+
+
+def case_priority_uids(ctx: Ctx) -> None:
+    e = ctx.engine
+    for priority in PRIORITIES:
+        assert _ffi.agoraish_engine_set_remote_user_priority(e, 0, priority) == EINVAL, "uid 0"
+        for uid in (1, 12345, 2**32 - 1):  # users that have not joined (yet)
+            assert _ffi.agoraish_engine_set_remote_user_priority(e, uid, priority) == 0, uid
+    assert _ffi.agoraish_engine_set_remote_user_priority(e, 0, 7) == EINVAL, "uid 0 and a bad priority"
+
+
+def case_priority_values(ctx: Ctx) -> None:
+    # HIGH (50) and NORMAL (100) only, before and in a call.
+    for engine in (ctx.engine, connected_engine(ctx)):
+        for value in (0, 1, 49, 51, 99, 101, -1, -50, INT_MAX, INT_MIN):
+            assert _ffi.agoraish_engine_set_remote_user_priority(engine, 4242, value) == EINVAL, value
+        for value in PRIORITIES + PRIORITIES:
+            assert _ffi.agoraish_engine_set_remote_user_priority(engine, 4242, value) == 0, value
+
+
 def snapshot(engine: int, uid: int, path: Optional[bytes]) -> int:
     return _ffi.agoraish_engine_take_snapshot(engine, uid, path)
 
@@ -2659,6 +2712,22 @@ ROWS: Dict[str, Row] = {
         [("stream_type", "other than 0 and 1: -2, before and in a call",
           stream_type_values_case(_ffi.agoraish_engine_set_remote_default_video_stream_type))],
         handle_call=lambda h: _ffi.agoraish_engine_set_remote_default_video_stream_type(h, 0),
+    ),
+    "agoraish_engine_set_local_publish_fallback_option": Row(
+        [("option", "DISABLED (0) and AUDIO_ONLY (2); VIDEO_STREAM_LOW (1) and others -2, before and in a call",
+          case_publish_fallback_options)],
+        handle_call=lambda h: _ffi.agoraish_engine_set_local_publish_fallback_option(h, 0),
+    ),
+    "agoraish_engine_set_remote_subscribe_fallback_option": Row(
+        [("option", "0..2; others -2, before and in a call", case_subscribe_fallback_options)],
+        handle_call=lambda h: _ffi.agoraish_engine_set_remote_subscribe_fallback_option(h, 1),
+    ),
+    "agoraish_engine_set_remote_user_priority": Row(
+        [
+            ("uid", "0: -2; users not (yet) joined: 0", case_priority_uids),
+            ("priority", "HIGH (50) and NORMAL (100); others -2, before and in a call", case_priority_values),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_set_remote_user_priority(h, 1, _ffi.AGORAISH_PRIORITY_NORMAL),
     ),
     "agoraish_engine_take_snapshot": Row(
         [

@@ -76,6 +76,14 @@
  *     Darken darken;                        // must outlive its registration
  *     engine.registerVideoFrameObserver(&darken);
  *
+ * Fallback (ABI 0.7): setLocalPublishFallbackOption,
+ * setRemoteSubscribeFallbackOption and setRemoteUserPriority, with the
+ * callbacks onLocalPublishFallbackToAudioOnly and
+ * onRemoteSubscribeFallbackToAudioOnly:
+ *
+ *     engine.setLocalPublishFallbackOption(agoraish::STREAM_FALLBACK_OPTION_AUDIO_ONLY);
+ *     engine.setRemoteUserPriority(remoteUid, agoraish::PRIORITY_HIGH);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -403,6 +411,8 @@ enum REMOTE_VIDEO_STATE_REASON : int {
     REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED = AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED,
     REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED = AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED,
     REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE = AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE,
+    REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK = AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK,
+    REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK_RECOVERY = AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK_RECOVERY,
 };
 
 /** Which stream of a dual-stream publisher to receive (Agora's REMOTE_VIDEO_STREAM_TYPE). */
@@ -411,6 +421,26 @@ enum REMOTE_VIDEO_STREAM_TYPE : int {
     REMOTE_VIDEO_STREAM_HIGH = 0,
     /** The small one: inside 320 x 180, half the frame rate. */
     REMOTE_VIDEO_STREAM_LOW = 1,
+};
+
+/** What may be given up when the network is short (Agora's STREAM_FALLBACK_OPTIONS),
+ *  for setLocalPublishFallbackOption() and setRemoteSubscribeFallbackOption(). */
+enum STREAM_FALLBACK_OPTIONS : int {
+    /** Nothing: video as asked for, whatever the network. */
+    STREAM_FALLBACK_OPTION_DISABLED = AGORAISH_STREAM_FALLBACK_OPTION_DISABLED,
+    /** The low stream of dual-stream publishers (subscribing only; the subscribe default). */
+    STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW = AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW,
+    /** Then no video at all, audio only. */
+    STREAM_FALLBACK_OPTION_AUDIO_ONLY = AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY,
+};
+
+/** A remote user's priority when the downlink is shared out (Agora's PRIORITY_TYPE),
+ *  for setRemoteUserPriority(). */
+enum PRIORITY_TYPE : int {
+    /** Served first; one user at most. */
+    PRIORITY_HIGH = AGORAISH_PRIORITY_HIGH,
+    /** As everyone else (the default). */
+    PRIORITY_NORMAL = AGORAISH_PRIORITY_NORMAL,
 };
 
 /** Raw video positions (Agora's VIDEO_OBSERVER_POSITION bits), for registerVideoFrameObserver(). */
@@ -1435,6 +1465,23 @@ public:
         (void)txQuality;
         (void)rxQuality;
     }
+
+    // ---- Fallback (ABI 0.7) ----
+
+    /** The uplink could not carry video and only audio is sent (`isFallbackOrRecover`
+     *  true), or video is sent again (false) (Agora's onLocalPublishFallbackToAudioOnly;
+     *  with setLocalPublishFallbackOption(STREAM_FALLBACK_OPTION_AUDIO_ONLY)). */
+    virtual void onLocalPublishFallbackToAudioOnly(bool isFallbackOrRecover) { (void)isFallbackOrRecover; }
+
+    /** This downlink now receives only the audio of `uid` (true), or its video again
+     *  (false) (Agora's onRemoteSubscribeFallbackToAudioOnly; with
+     *  setRemoteSubscribeFallbackOption(STREAM_FALLBACK_OPTION_AUDIO_ONLY)). The user's
+     *  video state also changes: STOPPED with reason 8 (AUDIO_FALLBACK), later
+     *  DECODING with reason 9 (AUDIO_FALLBACK_RECOVERY). */
+    virtual void onRemoteSubscribeFallbackToAudioOnly(uid_t uid, bool isFallbackOrRecover) {
+        (void)uid;
+        (void)isFallbackOrRecover;
+    }
 };
 
 /** Internals of the wrapper: not part of the API. */
@@ -1560,6 +1607,8 @@ inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) no
     bindCallback<&H::onRemoteVideoStats>(table.on_remote_video_stats);
     bindCallback<&H::onSnapshotTaken>(table.on_snapshot_taken);
     bindCallback<&H::onNetworkQuality>(table.on_network_quality);
+    bindCallback<&H::onLocalPublishFallbackToAudioOnly>(table.on_local_publish_fallback_to_audio_only);
+    bindCallback<&H::onRemoteSubscribeFallbackToAudioOnly>(table.on_remote_subscribe_fallback_to_audio_only);
     return table;
 }
 
@@ -2518,6 +2567,39 @@ public:
      *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 no engine. */
     int setRemoteDefaultVideoStreamType(REMOTE_VIDEO_STREAM_TYPE streamType) noexcept {
         return agoraish_engine_set_remote_default_video_stream_type(engine_, streamType);
+    }
+
+    // ---- Fallback and priority (ABI 0.7) ----
+
+    /**
+     * What the engine does when the uplink cannot carry video (Agora's
+     * setLocalPublishFallbackOption; default STREAM_FALLBACK_OPTION_DISABLED).
+     * STREAM_FALLBACK_OPTION_AUDIO_ONLY stops sending video while the uplink's
+     * estimate leaves less than 60 kbps for it for 2 s, and resumes once
+     * 120 kbps has been available for 2 s (onLocalPublishFallbackToAudioOnly).
+     * @return 0; -2 another option (VIDEO_STREAM_LOW applies to subscribing only); -7 no engine.
+     */
+    int setLocalPublishFallbackOption(STREAM_FALLBACK_OPTIONS option) noexcept {
+        return agoraish_engine_set_local_publish_fallback_option(engine_, option);
+    }
+
+    /**
+     * What the server may withhold when this downlink is short (Agora's
+     * setRemoteSubscribeFallbackOption; default STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW):
+     * the low stream of dual-stream publishers that do not fit, and with
+     * AUDIO_ONLY video altogether (onRemoteSubscribeFallbackToAudioOnly). Any
+     * time; kept across calls. @return 0; -2 another option; -7 no engine.
+     */
+    int setRemoteSubscribeFallbackOption(STREAM_FALLBACK_OPTIONS option) noexcept {
+        return agoraish_engine_set_remote_subscribe_fallback_option(engine_, option);
+    }
+
+    /** Serves `uid`'s video first when this downlink is shared out (Agora's
+     *  setRemoteUserPriority): PRIORITY_HIGH for one user at most (the last
+     *  named), PRIORITY_NORMAL to take it back.
+     *  @return 0; -2 uid 0 or another priority; -7 no engine. */
+    int setRemoteUserPriority(uid_t uid, PRIORITY_TYPE userPriority) noexcept {
+        return agoraish_engine_set_remote_user_priority(engine_, uid, userPriority);
     }
 
     // ---- Snapshots and watermarks (ABI 0.6) ----

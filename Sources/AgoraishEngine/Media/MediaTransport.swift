@@ -87,6 +87,10 @@ final class MediaTransport: @unchecked Sendable {
                                                            minBitrate: 30_000, maxBitrate: 10_000_000))
         var pacer = Pacer<[UInt8]>(targetBitrate: MediaTransport.startBitrate)
         var pacing = false
+        var pacingFloor = 0
+        /// Padding sent to keep the estimate learning while little media flows (bps; 0: none).
+        var paddingRate = 0
+        var paddingSequence: UInt16 = 0
         /// Arrivals of the downlink's numbered packets, for our feedback to the server.
         var recorder = TransportFeedbackRecorder()
     }
@@ -99,6 +103,15 @@ final class MediaTransport: @unchecked Sendable {
 
     /// The uplink's estimated capacity (bps): what the media sent should keep to. Any thread.
     var targetBitrate: Int { congestion.withLock { $0.estimator.target } }
+    /// Sends padding probes at `bps` (0 stops them): while video is held back
+    /// (publish fallback) the estimate still learns whether the uplink
+    /// recovered. Any thread.
+    func setPaddingRate(_ bps: Int) { congestion.withLock { $0.paddingRate = bps } }
+    /// The SSRC of padding probes (not a media stream).
+    private let paddingSsrc = UInt32.random(in: 1...UInt32.max)
+
+    /// What the video encoders were last told (bps): the pacer never paces below it. Any thread.
+    func setPacingFloor(_ bps: Int) { congestion.withLock { $0.pacingFloor = bps } }
     /// The estimator's view (any thread): target, loss, queueing delay.
     var congestionState: (target: Int, loss: Double, queueing: Duration) {
         congestion.withLock { ($0.estimator.target, $0.estimator.lossRatio, $0.estimator.queueingDelay) }
@@ -183,7 +196,7 @@ final class MediaTransport: @unchecked Sendable {
         guard !closed else { return }
         let now = Instant.now()
         let (out, next) = congestion.withLock { c -> ([[UInt8]], Instant?) in
-            c.pacer.setTarget(c.estimator.target)
+            c.pacer.setTarget(max(c.estimator.target, c.pacingFloor))
             let out = c.pacer.poll(now: now)
             let next = c.pacer.nextSend(after: now)
             if next == nil { c.pacing = false }
@@ -299,11 +312,25 @@ final class MediaTransport: @unchecked Sendable {
     private func scheduleFeedback() {
         feedbackTimer = loop.schedule(after: Self.feedbackInterval) { [weak self] in
             guard let self, !self.closed else { return }
-            let messages = congestion.withLock { $0.recorder.feedback(sender: 0, media: 0) }
+            let (messages, padding, seq) = congestion.withLock { c -> ([[UInt8]], Int, UInt16) in
+                let bytes = c.paddingRate / 8 / 10  // one interval's worth
+                defer { c.paddingSequence &+= UInt16(truncatingIfNeeded: bytes / 24 + 1) }
+                return (c.recorder.feedback(sender: 0, media: 0), bytes, c.paddingSequence)
+            }
             for var m in messages {
                 let n = m.count
                 m += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
                 m.withUnsafeMutableBytes { send(rtcp: $0.baseAddress!, length: n) }
+            }
+            var left = padding, k: UInt16 = 0
+            while left > 0 {
+                var p = TransportFeedback.paddingPacket(size: min(TransportFeedback.maxPaddingPacket, max(24, left)), payloadType: VideoPipeline.vp8RtxPayloadType,
+                                                        ssrc: paddingSsrc, sequence: seq &+ k)
+                let n = p.count
+                p += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                p.withUnsafeMutableBytes { transmit(rtp: $0.baseAddress!, length: n) }
+                left -= n
+                k &+= 1
             }
             scheduleFeedback()
         }
@@ -386,15 +413,17 @@ final class MediaTransport: @unchecked Sendable {
             guard sim != nil else { return nil }
             return sim!.admit(size: length, at: .now())
         }
+        // Padding probes count for feedback and go no further.
+        let probe = TransportFeedback.isPaddingOnly(UnsafeRawBufferPointer(start: packet, count: length))
         guard let delays else {
             countReceived(packet, length)
-            onRtp(packet, length)
+            if !probe { onRtp(packet, length) }
             return
         }
         for delay in delays {
             if delay == .zero {
                 countReceived(packet, length)
-                onRtp(packet, length)
+                if !probe { onRtp(packet, length) }
                 continue
             }
             var copy = Array(UnsafeRawBufferPointer(start: packet, count: length))
@@ -402,7 +431,7 @@ final class MediaTransport: @unchecked Sendable {
                 guard let self, !self.closed else { return }
                 copy.withUnsafeMutableBytes {
                     self.countReceived($0.baseAddress!, length)
-                    self.onRtp($0.baseAddress!, length)
+                    if !probe { self.onRtp($0.baseAddress!, length) }
                 }
             }
         }

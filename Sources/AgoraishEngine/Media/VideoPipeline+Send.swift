@@ -168,10 +168,12 @@ extension VideoPipeline {
             return p
         }
         for e in plan.events { emit(e) }
-        // While in publish fallback the estimate may grow to what video needs to come back.
+        // While in publish fallback the estimate may grow to what video needs
+        // to come back, and padding keeps it learning (up to the estimate).
+        let recovery = (2 * Self.fallbackFloorKbps + Self.audioReserveKbps) * 1000 * 14 / 10
         link.congestion.withLock {
-            $0.estimator.growthCeiling = plan.audioOnly
-                ? (2 * Self.fallbackFloorKbps + Self.audioReserveKbps) * 1000 * 14 / 10 : nil
+            $0.estimator.growthCeiling = plan.audioOnly ? recovery : nil
+            $0.paddingRate = plan.audioOnly ? min($0.estimator.target, recovery) : 0
         }
         if plan.audioOnly { return }
         var frame = picture
@@ -193,6 +195,7 @@ extension VideoPipeline {
             : VideoEncoderConfiguration.baseBitrate(width: frame.width, height: frame.height, frameRate: c.frameRate)
                 * (c.bitrate == 0 && s.liveBroadcasting ? 2 : 1)
         let bitrate = min(plan.bitrate, max(ownRate, 30))
+        link.setPacingFloor((bitrate + lowKbps) * 1000)
         var events: [VideoEvent] = []
         try send.withLock { st throws(AgoraError) in
             let first = st.firstPts ?? timestampMs

@@ -62,6 +62,9 @@ final class MediaParticipant {
     var holdUntil: Instant? = nil
     var backoff: Duration = MediaWorker.stepUpHold
     var lastStepUp: Instant? = nil
+    /// Padding probes to this subscriber: their SSRC (reserved in the channel) and next sequence number.
+    var paddingSsrc: UInt32 = 0
+    var paddingSequence: UInt16 = 0
 
     init(grant: MediaGrant, channel: MediaChannel) throws(SrtpError) {
         session = grant.session
@@ -186,9 +189,34 @@ final class MediaWorker: @unchecked Sendable {
         }
     }
 
-    /// Transport-wide feedback to every participant whose packets arrived since the last.
+    /// Transport-wide feedback to every participant whose packets arrived
+    /// since the last; padding probes to subscribers whose video was cut
+    /// back, so their estimate learns when the downlink recovers.
     private func scheduleFeedback() {
         _ = loop.schedule(after: Self.feedbackInterval) { [self] in
+            for p in participants.values where p.downlinkEstimate.growthCeiling != nil {
+                guard let to = p.address else { continue }
+                // Up to the estimate, in this interval's share, on an SSRC of its own
+                // (numbered, so SRTP's replay check passes each one).
+                if p.paddingSsrc == 0 {
+                    p.paddingSsrc = p.channel.allocateSsrc()
+                    p.channel.rtxSsrcs.insert(p.paddingSsrc)
+                }
+                var left = p.downlinkEstimate.target / 8 / 10
+                while left > 0 {
+                    var probe = TransportFeedback.paddingPacket(size: min(TransportFeedback.maxPaddingPacket, max(24, left)),
+                                                                payloadType: Self.vp8RtxPayloadType, ssrc: p.paddingSsrc,
+                                                                sequence: p.paddingSequence)
+                    p.paddingSequence &+= 1
+                    let n = probe.count
+                    probe += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                    probe.withUnsafeMutableBytes { raw in
+                        stamp(raw.baseAddress!, n, for: p, now: .now())
+                        send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtp(slot, length: len) }
+                    }
+                    left -= n
+                }
+            }
             for p in participants.values where p.uplinkArrivals.hasNews {
                 guard let to = p.address else { continue }
                 for var m in p.uplinkArrivals.feedback(sender: 0, media: 0) {
@@ -394,6 +422,7 @@ final class MediaWorker: @unchecked Sendable {
     func remove(_ session: UInt64) {
         guard let p = participants.removeValue(forKey: session) else { return }
         p.channel.members.removeAll { $0 === p }
+        if p.paddingSsrc != 0 { p.channel.rtxSsrcs.remove(p.paddingSsrc) }
         for s in p.ssrcMap.values {
             p.channel.streams[s] = nil
             if let cache = p.channel.videoCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }

@@ -123,6 +123,8 @@ public struct BandwidthEstimator: Sendable {
         // delay flat): above 200 ms of queueing the rate comes down, above
         // 80 ms it no longer grows.
         var verdict = usage
+        // A trend without a queue behind it is noise (scheduling, not the path).
+        if verdict == .overusing, queue.delay < .milliseconds(5) { verdict = .normal }
         if verdict != .overusing, queue.delay > .milliseconds(200) {
             verdict = .overusing
             lastOveruse = now
@@ -154,7 +156,9 @@ public struct BandwidthEstimator: Sendable {
             // At most one cut a second plus a round trip: the loss right after a cut is still the old rate's.
             guard lastLossCut.map({ now - $0 >= .seconds(1) + rtt }) ?? true else { return }
             lastLossCut = now
-            lossBased = max(settings.minBitrate, Int(Double(min(target, lossBased)) * (1 - lossRatio / 2)))
+            // Never below half of what still gets through.
+            let floor = (acknowledgedBitrate ?? 0) / 2
+            lossBased = max(settings.minBitrate, floor, Int(Double(min(target, lossBased)) * (1 - lossRatio / 2)))
         } else if lossRatio < 0.02 || !congested {
             if lossBased < settings.maxBitrate {
                 let seconds = min(1.0, Double(elapsed.nanosecondsClamped) / 1e9)
@@ -354,7 +358,7 @@ struct Trendline: Sendable {
 /// when a queue has to drain);
 /// while the detector says normal it grows by 8 % a second, or by about a
 /// packet per round trip once near the link capacity last seen; it never
-/// runs more than 1.5 × the acknowledged throughput + 10 kbps ahead.
+/// grows past 1.5 × the acknowledged throughput + 10 kbps.
 struct AimdRateControl: Sendable {
     enum State { case hold, increase, decrease }
     private(set) var current: Int
@@ -386,6 +390,7 @@ struct AimdRateControl: Sendable {
         case .hold:
             break
         case .increase:
+            let before = current
             let seconds = min(1.0, Double(elapsed.nanosecondsClamped) / 1e9)
             if let cap = capacityKbps, Double(current) / 1000 > cap - 3 * (cap * capacityVariance).squareRoot(),
                Double(current) / 1000 < cap + 3 * (cap * capacityVariance).squareRoot() {
@@ -398,7 +403,9 @@ struct AimdRateControl: Sendable {
                 }
                 current = Int(Double(current) * pow108(seconds)) + 1000
             }
-            if let a = acknowledged { current = min(current, max(a * 3 / 2 + 10_000, ceiling ?? 0)) }
+            // Growth stops at 1.5 × the acknowledged throughput (a sender that
+            // uses little learns nothing of the path); the cap never lowers the rate.
+            if let a = acknowledged { current = min(current, max(before, a * 3 / 2 + 10_000, ceiling ?? 0)) }
         case .decrease:
             let waited = lastDecrease.map { now - $0 > max(rtt, .milliseconds(100)) } ?? true
             if waited {

@@ -219,6 +219,31 @@ public struct TransportFeedback: Equatable, Sendable {
     }
 }
 
+extension TransportFeedback {
+    /// The largest padding-only packet: the header and its extension word, and
+    /// at most 255 bytes of padding (the count is one byte).
+    public static let maxPaddingPacket = 20 + 255
+
+    /// A padding-only RTP packet of `size` bytes (24...`maxPaddingPacket`) carrying a
+    /// transport-wide number (to be written): a bandwidth probe (RFC 3550
+    /// §5.1 padding; receivers count it for feedback and drop it).
+    public static func paddingPacket(size: Int, payloadType: UInt8, ssrc: UInt32, sequence: UInt16) -> [UInt8] {
+        let n = max(24, min(size, maxPaddingPacket))
+        var p = RtpHeader(marker: false, payloadType: payloadType, sequenceNumber: sequence, timestamp: 0, ssrc: ssrc).serialized
+        p[0] |= 0x30  // P and X
+        p += [0xBE, 0xDE, 0, 1, extensionId << 4 | 1, 0, 0, 0]
+        p += [UInt8](repeating: 0, count: n - p.count - 1)
+        p.append(UInt8(n - 20))
+        return p
+    }
+
+    /// Whether an RTP packet holds nothing but padding (a probe).
+    public static func isPaddingOnly(_ p: UnsafeRawBufferPointer) -> Bool {
+        guard let h = try? RtpHeader.parse(p) else { return false }
+        return h.paddingLength > 0 && h.payloadOffset + h.paddingLength == p.count
+    }
+}
+
 @inline(__always)
 func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
     let q = a / b

@@ -56,7 +56,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Type
 # --------------------------------------------------------------------------
 
 AGORAISH_ABI_VERSION_MAJOR = 0
-AGORAISH_ABI_VERSION_MINOR = 6
+AGORAISH_ABI_VERSION_MINOR = 7
 AGORAISH_ABI_VERSION = AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR
 
 # --------------------------------------------------------------------------
@@ -305,12 +305,26 @@ AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_UNMUTED = 4
 AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED = 5
 AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED = 6
 AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE = 7
+AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK = 8
+AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK_RECOVERY = 9
 
 AGORAISH_VIDEO_POSITION_POST_CAPTURER = 1
 AGORAISH_VIDEO_POSITION_PRE_RENDERER = 2
 AGORAISH_VIDEO_POSITION_PRE_ENCODER = 4
 
 AGORAISH_MAX_VIDEO_FORMATS = 32
+
+# --------------------------------------------------------------------------
+# Congestion (ABI 0.7): enum agoraish_stream_fallback_options,
+# agoraish_priority_type
+# --------------------------------------------------------------------------
+
+AGORAISH_STREAM_FALLBACK_OPTION_DISABLED = 0
+AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW = 1
+AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY = 2
+
+AGORAISH_PRIORITY_HIGH = 50
+AGORAISH_PRIORITY_NORMAL = 100
 
 # --------------------------------------------------------------------------
 # Structs and callback types
@@ -686,6 +700,13 @@ SnapshotTakenCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_char_p, 
 #: ``on_network_quality(engine, user_data, uint32_t uid, int tx_quality, int rx_quality)``
 NetworkQualityCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int)
 
+# ABI 0.7: fallback events.
+
+#: ``on_local_publish_fallback_to_audio_only(engine, user_data, int is_fallback_or_recover)``
+LocalPublishFallbackToAudioOnlyCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int)
+#: ``on_remote_subscribe_fallback_to_audio_only(engine, user_data, uint32_t uid, int is_fallback_or_recover)``
+RemoteSubscribeFallbackToAudioOnlyCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
+
 # Audio frame observer callbacks: they run on an audio thread (see
 # agoraish_audio_frame_observer) and return nonzero to keep the frame, 0 to discard it.
 
@@ -730,8 +751,9 @@ class EventHandlerTable(Structure):
     alive). A NULL entry means "not interested". Fields after
     ``on_api_call_executed`` are ABI 0.2 (channels) and from
     ``on_first_local_audio_frame_published`` on ABI 0.4 (audio), from
-    ``on_first_local_video_frame_published`` on ABI 0.5 (video) and from
-    ``on_first_local_video_frame`` on ABI 0.6 (more video); a table with
+    ``on_first_local_video_frame_published`` on ABI 0.5 (video), from
+    ``on_first_local_video_frame`` on ABI 0.6 (more video) and from
+    ``on_local_publish_fallback_to_audio_only`` on ABI 0.7 (fallback); a table with
     ``struct_size`` equal to ``AGORAISH_EVENT_HANDLER_SIZE_0_1`` has none of them.
     """
 
@@ -781,6 +803,9 @@ class EventHandlerTable(Structure):
         ("on_remote_video_stats", RemoteVideoStatsCallback),
         ("on_snapshot_taken", SnapshotTakenCallback),
         ("on_network_quality", NetworkQualityCallback),
+        # ABI 0.7: fallback.
+        ("on_local_publish_fallback_to_audio_only", LocalPublishFallbackToAudioOnlyCallback),
+        ("on_remote_subscribe_fallback_to_audio_only", RemoteSubscribeFallbackToAudioOnlyCallback),
     ]
 
 
@@ -1380,6 +1405,21 @@ agoraish_engine_set_remote_video_stream_type = _declare(
 # int agoraish_engine_set_remote_default_video_stream_type(agoraish_engine_t *engine, int stream_type);
 agoraish_engine_set_remote_default_video_stream_type = _declare(
     "agoraish_engine_set_remote_default_video_stream_type", c_int, [c_void_p, c_int]
+)
+
+# Congestion and fallback (ABI 0.7)
+
+# int agoraish_engine_set_local_publish_fallback_option(agoraish_engine_t *engine, int option);
+agoraish_engine_set_local_publish_fallback_option = _declare(
+    "agoraish_engine_set_local_publish_fallback_option", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_set_remote_subscribe_fallback_option(agoraish_engine_t *engine, int option);
+agoraish_engine_set_remote_subscribe_fallback_option = _declare(
+    "agoraish_engine_set_remote_subscribe_fallback_option", c_int, [c_void_p, c_int]
+)
+# int agoraish_engine_set_remote_user_priority(agoraish_engine_t *engine, uint32_t uid, int priority);
+agoraish_engine_set_remote_user_priority = _declare(
+    "agoraish_engine_set_remote_user_priority", c_int, [c_void_p, c_uint32, c_int]
 )
 # int agoraish_engine_take_snapshot(agoraish_engine_t *engine, uint32_t uid, const char *path);
 agoraish_engine_take_snapshot = _declare("agoraish_engine_take_snapshot", c_int, [c_void_p, c_uint32, c_char_p])

@@ -75,6 +75,7 @@ __all__ = [
     "LogLevel",
     "MediaDeviceType",
     "OrientationMode",
+    "PriorityType",
     "QualityType",
     "RawAudioFrameOpMode",
     "Rectangle",
@@ -87,6 +88,7 @@ __all__ = [
     "RenderMode",
     "RtcEngine",
     "RtcStats",
+    "StreamFallbackOptions",
     "UserInfo",
     "UserOfflineReason",
     "VideoCodecType",
@@ -426,6 +428,8 @@ class RemoteVideoStateReason(enum.IntEnum):
     REMOTE_MUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED
     REMOTE_UNMUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED
     REMOTE_OFFLINE = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE
+    AUDIO_FALLBACK = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK
+    AUDIO_FALLBACK_RECOVERY = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK_RECOVERY
 
 
 class VideoObserverPosition(enum.IntEnum):
@@ -434,6 +438,22 @@ class VideoObserverPosition(enum.IntEnum):
     POST_CAPTURER = _ffi.AGORAISH_VIDEO_POSITION_POST_CAPTURER
     PRE_RENDERER = _ffi.AGORAISH_VIDEO_POSITION_PRE_RENDERER
     PRE_ENCODER = _ffi.AGORAISH_VIDEO_POSITION_PRE_ENCODER
+
+
+class StreamFallbackOptions(enum.IntEnum):
+    """Agora's STREAM_FALLBACK_OPTIONS, for ``set_local_publish_fallback_option``
+    (DISABLED or AUDIO_ONLY) and ``set_remote_subscribe_fallback_option``."""
+
+    DISABLED = _ffi.AGORAISH_STREAM_FALLBACK_OPTION_DISABLED
+    VIDEO_STREAM_LOW = _ffi.AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW
+    AUDIO_ONLY = _ffi.AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY
+
+
+class PriorityType(enum.IntEnum):
+    """Agora's PRIORITY_TYPE, for ``set_remote_user_priority``."""
+
+    HIGH = _ffi.AGORAISH_PRIORITY_HIGH
+    NORMAL = _ffi.AGORAISH_PRIORITY_NORMAL
 
 
 # The enums below are plain ints in the header (documented on the fields and
@@ -1119,6 +1139,26 @@ class EventHandler:
         with here. A value the header does not list arrives as a plain int.
         """
 
+    # -- fallback (ABI 0.7) -------------------------------------------------------
+
+    def on_local_publish_fallback_to_audio_only(self, is_fallback_or_recover: bool) -> None:
+        """The uplink could not carry video and only audio is sent (True), or
+        video is sent again (False) (onLocalPublishFallbackToAudioOnly).
+
+        Only with ``set_local_publish_fallback_option(StreamFallbackOptions.AUDIO_ONLY)``.
+        """
+
+    def on_remote_subscribe_fallback_to_audio_only(self, uid: int, is_fallback_or_recover: bool) -> None:
+        """This downlink now receives only the audio of `uid` (True), or its
+        video again (False) (onRemoteSubscribeFallbackToAudioOnly).
+
+        Only with ``set_remote_subscribe_fallback_option(StreamFallbackOptions.AUDIO_ONLY)``.
+        The user's video state also changes (``on_remote_video_state_changed``):
+        STOPPED with reason 8 (AUDIO_FALLBACK), later DECODING with reason 9
+        (AUDIO_FALLBACK_RECOVERY); the header does not list these reasons, so
+        they arrive as plain ints.
+        """
+
 
 def _text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", "replace") if value is not None else ""
@@ -1360,6 +1400,17 @@ _CALLBACKS: Tuple[_CallbackSpec, ...] = (
             _enum_or_int(QualityType, tx_quality),
             _enum_or_int(QualityType, rx_quality),
         ),
+    ),
+    # ABI 0.7: fallback.
+    _CallbackSpec(
+        "on_local_publish_fallback_to_audio_only",
+        _ffi.LocalPublishFallbackToAudioOnlyCallback,
+        lambda is_fallback_or_recover: (bool(is_fallback_or_recover),),
+    ),
+    _CallbackSpec(
+        "on_remote_subscribe_fallback_to_audio_only",
+        _ffi.RemoteSubscribeFallbackToAudioOnlyCallback,
+        lambda uid, is_fallback_or_recover: (int(uid), bool(is_fallback_or_recover)),
     ),
 )
 
@@ -3939,6 +3990,67 @@ class RtcEngine:
             self.handle, _c_int(stream_type, "stream_type")
         )
         _check(rc, "set_remote_default_video_stream_type")
+
+    def set_local_publish_fallback_option(self, option: int) -> None:
+        """What the engine does when the uplink cannot carry video (Agora's
+        setLocalPublishFallbackOption; default DISABLED).
+
+        ``StreamFallbackOptions.AUDIO_ONLY`` stops sending video while the
+        uplink's bandwidth estimate leaves less than 60 kbps for it for 2 s,
+        and resumes once 120 kbps has been available for 2 s; both are
+        reported by ``on_local_publish_fallback_to_audio_only``.
+
+        Args:
+            option: ``StreamFallbackOptions.DISABLED`` or ``AUDIO_ONLY``
+                (VIDEO_STREAM_LOW applies to subscribing only).
+
+        Raises:
+            AgoraishError: -2 another option; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_local_publish_fallback_option(self.handle, _c_int(option, "option"))
+        _check(rc, "set_local_publish_fallback_option")
+
+    def set_remote_subscribe_fallback_option(self, option: int) -> None:
+        """What the server may withhold when this user's downlink is short
+        (Agora's setRemoteSubscribeFallbackOption; default VIDEO_STREAM_LOW).
+
+        The server estimates each subscriber's downlink and shares it out
+        among the publishers' video: DISABLED forwards what was asked for
+        regardless; VIDEO_STREAM_LOW sends the low stream of dual-stream
+        publishers that do not fit; AUDIO_ONLY then withholds video altogether
+        (``on_remote_subscribe_fallback_to_audio_only``). Video returns when
+        the downlink recovers. Any time; kept across calls.
+
+        Args:
+            option: a ``StreamFallbackOptions``.
+
+        Raises:
+            AgoraishError: -2 another option; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_remote_subscribe_fallback_option(self.handle, _c_int(option, "option"))
+        _check(rc, "set_remote_subscribe_fallback_option")
+
+    def set_remote_user_priority(self, uid: int, priority: int) -> None:
+        """Serves `uid`'s video first when this downlink is shared out (Agora's
+        setRemoteUserPriority).
+
+        Args:
+            priority: ``PriorityType.HIGH`` for one user at most (the last
+                named), ``PriorityType.NORMAL`` to take it back.
+
+        Raises:
+            AgoraishError: -2 uid 0 or another priority; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_remote_user_priority(
+            self.handle, _c_uint(uid, "uid"), _c_int(priority, "priority")
+        )
+        _check(rc, "set_remote_user_priority")
 
     def take_snapshot(self, uid: int, path: StrPath) -> None:
         """Writes the next picture of `uid` to `path` (Agora's takeSnapshot).

@@ -1,0 +1,197 @@
+@testable import AgoraishEngine
+import AgoraishIO
+import AgoraishMedia
+import AgoraishServer
+import AgoraishSession
+import AgoraishTesting
+import AgoraishWire
+import Testing
+
+/// Congestion control through real engines, the real server and real
+/// sockets, with the engines' own simulated network squeezing one direction:
+/// the sender follows its uplink's capacity, publish fallback drops to audio
+/// and comes back, and the server's downlink estimate takes a subscriber's
+/// video away and gives it back.
+@Suite(.serialized) struct LoopbackCongestionTests {
+    static let app = "0123456789abcdef0123456789abcdef"
+
+    /// Noise pictures: nothing for the encoder to save, so it sends what it is allowed.
+    static let noise: [I420Frame] = {
+        var rng = SplitMix64(seed: 11)
+        return (0..<8).map { _ in
+            var f = I420Frame(width: 640, height: 360)
+            for i in stride(from: 0, to: f.y.count, by: 8) {
+                let r = rng.next()
+                for k in 0..<8 where i + k < f.y.count { f.y[i + k] = UInt8(truncatingIfNeeded: r >> (8 * k)) }
+            }
+            return f
+        }
+    }()
+
+    /// Pushes pictures at 15 fps into `engine` until `done` holds or `seconds` pass. True when `done` held.
+    static func pump(_ engine: RtcEngine, seconds: Double, from start: inout Int, until done: () -> Bool) throws -> Bool {
+        var deadline = Instant.now()
+        let end = deadline + .milliseconds(Int64(seconds * 1000))
+        while Instant.now() < end {
+            if done() { return true }
+            let p = noise[start % noise.count]
+            try p.y.withUnsafeBytes { y in
+                try p.u.withUnsafeBytes { u in
+                    try p.v.withUnsafeBytes { v in
+                        try engine.pushExternalVideoFrame(width: 640, height: 360, y: y.baseAddress!, yStride: 640,
+                                                          u: u.baseAddress!, uStride: 320, v: v.baseAddress!, vStride: 320,
+                                                          timestampMs: Int64(start) * 1000 / 15)
+                    }
+                }
+            }
+            start += 1
+            deadline = deadline + .milliseconds(66)
+            sleepUntil(deadline)
+        }
+        return done()
+    }
+
+    static func simulation(capKbps: Int, seed: Int = 1) -> String {
+        #"{"loss_percent": 0, "delay_ms": 10, "jitter_ms": 0, "seed": \#(seed), "bandwidth_kbps": \#(capKbps), "queue_ms": 300}"#
+    }
+
+    func engine(_ server: ChannelServer, _ name: String, _ recorder: Recorder) throws -> RtcEngine {
+        let log = makeTemporaryDirectory("congestion-\(name)") + "/engine.log"
+        return try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: log)) { recorder.record($0) }
+    }
+
+    func publisherConfig(kbps: Int, preference: Int = 0) -> VideoEncoderConfiguration {
+        var c = VideoEncoderConfiguration()
+        c.width = 640
+        c.height = 360
+        c.frameRate = 15
+        c.bitrate = kbps
+        c.degradationPreference = preference
+        return c
+    }
+
+    @Test func theSenderKeepsUnderACapAndGrowsAgainWhenItLifts() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let ra = Recorder(), rb = Recorder()
+        let a = try engine(server, "cap-a", ra), b = try engine(server, "cap-b", rb)
+        defer {
+            try? a.release(sync: true)
+            try? b.release(sync: true)
+        }
+        try a.setVideoEncoderConfiguration(publisherConfig(kbps: 1200, preference: 1))
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        try a.setParameters(#"{"rtc.network_simulation_send": \#(Self.simulation(capKbps: 300))}"#)
+        try a.joinChannel(token: "", channel: "cap", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "cap", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        func state() -> (target: Int, loss: Double, queueing: Duration)? { a.video.transport.withLock { $0?.congestionState } }
+
+        // From 1 Mbps to under the 300 kbps cap, with the queue drained.
+        var n = 0
+        let adapted = try Self.pump(a, seconds: 10, from: &n) {
+            guard let s = state() else { return false }
+            return s.target <= 320_000 && s.queueing < .milliseconds(100)
+        }
+        #expect(adapted, "estimate \(String(describing: state()))")
+        // It stays there: no standing queue for the next three seconds.
+        var queueing: [Duration] = [], highest = 0
+        _ = try Self.pump(a, seconds: 3, from: &n) {
+            if let s = state() {
+                queueing.append(s.queueing)
+                highest = max(highest, s.target)
+            }
+            return false
+        }
+        let median = queueing.sorted()[queueing.count / 2]
+        #expect(median < .milliseconds(100), "queueing delay: median \(median) of \(queueing)")
+        #expect(highest <= 360_000, "estimate up to \(highest)")
+        // MAINTAIN_FRAMERATE: the picture got smaller, the frame rate did not.
+        let sent = a.video.send.withLock { ($0.encodedSize, $0.frameRate, $0.bitrateKbps) }
+        #expect(sent.0.0 < 640 && sent.1 == 15 && sent.2 <= 300, "sending \(sent)")
+
+        // The cap lifts: the estimate grows again (8 % a second at most).
+        try a.setParameters(#"{"rtc.network_simulation_send": null}"#)
+        let grew = try Self.pump(a, seconds: 12, from: &n) { (state()?.target ?? 0) >= 480_000 }
+        #expect(grew, "estimate after the cap lifted: \(String(describing: state()))")
+    }
+
+    @Test func publishFallbackDropsVideoOnAStarvedUplinkAndBringsItBack() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let ra = Recorder(), rb = Recorder()
+        let a = try engine(server, "pub-a", ra), b = try engine(server, "pub-b", rb)
+        defer {
+            try? a.release(sync: true)
+            try? b.release(sync: true)
+        }
+        try a.setVideoEncoderConfiguration(publisherConfig(kbps: 400))
+        try a.setLocalPublishFallbackOption(2)
+        #expect(throws: AgoraError.invalidArgument) { try a.setLocalPublishFallbackOption(1) }
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        try a.setParameters(#"{"rtc.network_simulation_send": \#(Self.simulation(capKbps: 70))}"#)
+        try a.joinChannel(token: "", channel: "pub", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "pub", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        func fallback(_ on: Bool) -> @Sendable (EngineEvent) -> Bool {
+            { if case .video(.localPublishFallback(on)) = $0 { true } else { false } }
+        }
+        var n = 0
+        #expect(try Self.pump(a, seconds: 12, from: &n) { ra.wait(seconds: 0, fallback(true)) }, "fell back to audio only")
+        // In fallback no video leaves.
+        let before = a.video.send.withLock { $0.encodedFrameCount }
+        _ = try Self.pump(a, seconds: 1, from: &n) { false }
+        #expect(a.video.send.withLock { $0.encodedFrameCount } == before)
+        try a.setParameters(#"{"rtc.network_simulation_send": null}"#)
+        #expect(try Self.pump(a, seconds: 20, from: &n) { ra.wait(seconds: 0, fallback(false)) }, "video came back")
+        _ = try Self.pump(a, seconds: 1, from: &n) { false }
+        #expect(a.video.send.withLock { $0.encodedFrameCount } > before)
+    }
+
+    @Test func subscribeFallbackTakesVideoAwayFromAStarvedDownlinkAndGivesItBack() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let ra = Recorder(), rb = Recorder()
+        let a = try engine(server, "sub-a", ra), b = try engine(server, "sub-b", rb)
+        defer {
+            try? a.release(sync: true)
+            try? b.release(sync: true)
+        }
+        try a.setVideoEncoderConfiguration(publisherConfig(kbps: 500))
+        a.enableDualStreamMode(true)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        try b.setRemoteSubscribeFallbackOption(2)
+        #expect(throws: AgoraError.invalidArgument) { try b.setRemoteSubscribeFallbackOption(3) }
+        try b.setRemoteUserPriority(uid: 1, priority: 50)
+        #expect(throws: AgoraError.invalidArgument) { try b.setRemoteUserPriority(uid: 1, priority: 60) }
+        try b.setupRemoteVideo(uid: 1) { _, _ in }
+        // Receive-side simulation: B's downlink carries 90 kbps.
+        try b.setParameters(#"{"rtc.network_simulation": \#(Self.simulation(capKbps: 90, seed: 2))}"#)
+        try a.joinChannel(token: "", channel: "sub", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "sub", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        func fallback(_ on: Bool) -> @Sendable (EngineEvent) -> Bool {
+            { if case .video(.remoteSubscribeFallback(1, on)) = $0 { true } else { false } }
+        }
+        var n = 0
+        #expect(try Self.pump(a, seconds: 15, from: &n) { rb.wait(seconds: 0, fallback(true)) }, "B fell back to A's audio")
+        #expect(rb.wait(seconds: 1) {
+            if case .video(.remoteVideoStateChanged(1, 0, 8, _)) = $0 { true } else { false }
+        }, "STOPPED with AUDIO_FALLBACK")
+        #expect((server.mediaCounters?.drops(.fallback) ?? 0) > 0)
+        try b.setParameters(#"{"rtc.network_simulation": null}"#)
+        #expect(try Self.pump(a, seconds: 25, from: &n) { rb.wait(seconds: 0, fallback(false)) }, "B gets A's video again")
+        #expect(try Self.pump(a, seconds: 5, from: &n) {
+            rb.wait(seconds: 0) { if case .video(.remoteVideoStateChanged(1, 2, 9, _)) = $0 { true } else { false } }
+        }, "DECODING with AUDIO_FALLBACK_RECOVERY")
+    }
+}
