@@ -678,6 +678,9 @@ typedef struct agoraish_engine agoraish_engine_t;
  * A callback may call any engine function, except that releasing its own
  * engine from inside it returns -AGORAISH_ERR_REFUSED.
  */
+/* Declared further down (the last-mile probe). */
+struct agoraish_lastmile_probe_result;
+
 typedef struct agoraish_event_handler {
     /** Set to sizeof(agoraish_event_handler). */
     uint32_t struct_size;
@@ -829,6 +832,15 @@ typedef struct agoraish_event_handler {
      *  DECODING with AUDIO_FALLBACK_RECOVERY (9). */
     void (*on_remote_subscribe_fallback_to_audio_only)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
                                                        int is_fallback_or_recover);
+    /** The last mile's quality (onLastmileQuality), `agoraish_quality_type`: every 2 s while
+     *  agoraish_engine_enable_lastmile_test() runs, and once during a probe (after its uplink
+     *  phase). From the probes' loss and the round trip; UNKNOWN (0) when the server's media
+     *  port could not be reached. Event thread. */
+    void (*on_lastmile_quality)(agoraish_engine_t *engine, void *user_data, int quality);
+    /** The result of agoraish_engine_start_lastmile_probe_test() (onLastmileProbeResult),
+     *  valid during the call only. Event thread. */
+    void (*on_lastmile_probe_result)(agoraish_engine_t *engine, void *user_data,
+                                     const struct agoraish_lastmile_probe_result *result);
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
@@ -1729,6 +1741,82 @@ int agoraish_engine_set_remote_video_stream_type(agoraish_engine_t *engine, uint
 /** The stream received of users not named by set_remote_video_stream_type
  *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 bad handle. */
 int agoraish_engine_set_remote_default_video_stream_type(agoraish_engine_t *engine, int stream_type);
+
+/** Agora's LastmileProbeConfig (ABI 0.7). */
+typedef struct agoraish_lastmile_probe_config {
+    /** Set to sizeof(agoraish_lastmile_probe_config). */
+    uint32_t struct_size;
+    /** Nonzero: probe this direction. At least one. */
+    int probe_uplink;
+    int probe_downlink;
+    /** bps, 100000..5000000 for each direction probed: the probe is sent at this rate. */
+    unsigned int expected_uplink_bitrate;
+    unsigned int expected_downlink_bitrate;
+} agoraish_lastmile_probe_config;
+
+/** Agora's LastmileProbeOneWayResult. */
+typedef struct agoraish_lastmile_probe_one_way_result {
+    /** Percent of probe packets lost (100 when none arrived). */
+    unsigned int packet_loss_rate;
+    /** Interarrival jitter (RFC 3550), ms. */
+    unsigned int jitter;
+    /** bps: the rate the path delivered the probe at (at most the expected bitrate). */
+    unsigned int available_bandwidth;
+} agoraish_lastmile_probe_one_way_result;
+
+/** Agora's LASTMILE_PROBE_RESULT_STATE. */
+typedef enum agoraish_lastmile_probe_result_state {
+    AGORAISH_LASTMILE_PROBE_RESULT_COMPLETE = 1,
+    AGORAISH_LASTMILE_PROBE_RESULT_INCOMPLETE_NO_BWE = 2,
+    AGORAISH_LASTMILE_PROBE_RESULT_UNAVAILABLE = 3
+} agoraish_lastmile_probe_result_state;
+
+/** Agora's LastmileProbeResult. */
+typedef struct agoraish_lastmile_probe_result {
+    /** Set to sizeof(agoraish_lastmile_probe_result). */
+    uint32_t struct_size;
+    /** agoraish_lastmile_probe_result_state: COMPLETE, INCOMPLETE_NO_BWE (a direction probed
+     *  delivered too little to measure), UNAVAILABLE (the server's media port was not reached). */
+    int state;
+    agoraish_lastmile_probe_one_way_result uplink_report;
+    agoraish_lastmile_probe_one_way_result downlink_report;
+    /** Round trip to the server, ms. */
+    unsigned int rtt;
+} agoraish_lastmile_probe_result;
+
+/**
+ * Probe the last mile before joining (Agora's startLastmileProbeTest): the
+ * engine joins a private channel of the server (no token), sends probe
+ * packets at the expected uplink bitrate for 2 s and reads the server's
+ * transport-wide feedback on them, then has the server send probes at the
+ * expected downlink bitrate for 2 s and measures them. on_lastmile_quality
+ * comes after the uplink phase, on_lastmile_probe_result about 5 s after the
+ * start; the private channel is then left (its join and leave are not
+ * reported). A join ends the probe.
+ * @return 0; -2 NULL config, a struct_size too small, no direction probed, a
+ *         probed bitrate outside 100000..5000000 or no usable server URL;
+ *         -5 in a channel, during an echo test or while a last-mile test or
+ *         probe runs; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_lastmile_probe_test(agoraish_engine_t *engine, const agoraish_lastmile_probe_config *config);
+
+/** End a probe early (Agora's stopLastmileProbeTest): no result is reported.
+ *  @return 0; -5 no probe running; -7 bad handle. Thread: any. */
+int agoraish_engine_stop_lastmile_probe_test(agoraish_engine_t *engine);
+
+/**
+ * Report the last mile's quality every 2 s before joining (Agora's
+ * enableLastmileTest): a second of probes each way at the configured video
+ * bitrate (at least 100 kbps), then on_lastmile_quality, repeated until
+ * agoraish_engine_disable_lastmile_test() or a join.
+ * @return 0; -2 no usable server URL; -5 in a channel, during an echo test or
+ *         while a last-mile test or probe runs; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_lastmile_test(agoraish_engine_t *engine);
+
+/** Stop the last-mile test (Agora's disableLastmileTest).
+ *  @return 0; -5 not running; -7 bad handle. Thread: any. */
+int agoraish_engine_disable_lastmile_test(agoraish_engine_t *engine);
 
 /** Agora's STREAM_FALLBACK_OPTIONS. */
 typedef enum agoraish_stream_fallback_options {

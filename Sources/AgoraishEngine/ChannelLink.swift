@@ -138,7 +138,7 @@ final class ChannelLink: Sendable {
                 // A failed call reports no statistics: its media counts end here.
                 stopMedia()
                 closedMedia.withLock { $0 = (0, 0, 0, 0) }
-            case .echoTestEnded:
+            case .preCallTestEnded:
                 // The echo test's media counts are not the next call's.
                 closedMedia.withLock { $0 = (0, 0, 0, 0) }
             case .leaveChannel(var stats):

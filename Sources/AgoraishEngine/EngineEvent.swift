@@ -12,4 +12,6 @@ public enum EngineEvent: Sendable, Equatable {
     case audio(AudioEvent)
     /// A video event (first frames, sizes).
     case video(VideoEvent)
+    /// A pre-call network event (last-mile test and probe).
+    case network(NetworkEvent)
 }

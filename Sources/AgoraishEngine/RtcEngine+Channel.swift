@@ -20,6 +20,7 @@ extension RtcEngine {
     /// joinChannel with a uid (0: the server picks one).
     public func joinChannel(token: String, channel: String, info: String, uid: UInt32) throws(AgoraError) {
         try checkServerURL()
+        endProbe()  // a join ends the last-mile test
         try run { s, now throws(SessionError) in try s.join(token: token, channel: channel, uid: uid, account: nil, now: now) }
         log.log(.info, "api joinChannel channel \(channel) uid \(uid) token \(token.isEmpty ? "none" : "given")")
     }
@@ -27,6 +28,7 @@ extension RtcEngine {
     /// joinChannelWithUserAccount.
     public func joinChannel(token: String, channel: String, userAccount: String) throws(AgoraError) {
         try checkServerURL()
+        endProbe()
         try run { s, now throws(SessionError) in try s.join(token: token, channel: channel, uid: 0, account: userAccount, now: now) }
         log.log(.info, "api joinChannelWithUserAccount channel \(channel) account \(userAccount)")
     }
@@ -41,7 +43,7 @@ extension RtcEngine {
     public func startEchoTest(intervalSeconds: Int) throws(AgoraError) {
         guard (2...10).contains(intervalSeconds) else { throw .invalidArgument }
         try checkServerURL()
-        guard link.read({ !$0.inChannel }) else { throw .refused }
+        guard link.read({ !$0.inChannel }), lastmile.withLock({ $0.mode == nil }) else { throw .refused }
         echoTest.withLock { $0 = true }
         do {
             try link.call { s, now throws(SessionError) in try s.startEchoTest(intervalMs: intervalSeconds * 1000, now: now) }
@@ -121,7 +123,7 @@ extension RtcEngine {
         }
     }
 
-    private func checkServerURL() throws(AgoraError) {
+    func checkServerURL() throws(AgoraError) {
         guard ServerURL(serverURL) != nil else { throw .invalidArgument }
     }
 

@@ -13,7 +13,7 @@ extension RtcEngine {
         "rtc.network_simulation", "rtc.network_simulation_send", "rtc.audio_loss_recovery",
     ]
     /// Keys that can be read but not written.
-    public static let readOnlyParameterKeys: [String] = ["rtc.app_id", "rtc.area_code"]
+    public static let readOnlyParameterKeys: [String] = ["rtc.app_id", "rtc.area_code", "rtc.bandwidth_estimate"]
 
     /// One validated change, ready to apply.
     private enum Change {
@@ -95,6 +95,14 @@ extension RtcEngine {
         case "rtc.audio_loss_recovery": value = .bool(audio.settings.withLock { $0.lossRecovery })
         case "rtc.app_id": value = .string(configuration.appId)
         case "rtc.area_code": value = .integer(Int64(configuration.areaCode))
+        case "rtc.bandwidth_estimate":
+            // The uplink's congestion control in a call (docs/network.md); null outside one.
+            if let s = video.transport.withLock({ $0?.congestionState }) {
+                value = .object(["target_bps": .integer(Int64(s.target)), "loss": .number(s.loss),
+                                 "queueing_ms": .number(Double(s.queueing.nanosecondsClamped) / 1e6)])
+            } else {
+                value = .null
+            }
         default: throw .invalidArgument
         }
         return value.serialized

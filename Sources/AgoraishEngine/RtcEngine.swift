@@ -23,9 +23,17 @@ public final class RtcEngine: Sendable {
     let audio: AudioPipeline
     /// The audio device thread (capture, playout, volume reports).
     let device: AudioDeviceModule
-    /// The video path (external source, encoder, render sinks).
     /// An echo test is running: set on start, cleared by the event thread when it ends.
     let echoTest = Locked(false)
+    /// The last-mile test or probe running, and a generation that retires its pending steps.
+    struct LastmileState {
+        var mode: LastmileMode? = nil
+        var generation = 0
+    }
+    let lastmile = Locked(LastmileState())
+    /// Reports a pre-call network event on the event thread.
+    let networkEvents: @Sendable (NetworkEvent) -> Void
+    /// The video path (external source, encoder, render sinks).
     let video: VideoPipeline
     /// Engine state not owned by a component.
     private let sink: @Sendable (EngineEvent) -> Void
@@ -95,6 +103,12 @@ public final class RtcEngine: Sendable {
             }
         }
         self.audio = audio
+        networkEvents = { event in
+            eventThread.post {
+                guard !released.value.load(ordering: .acquiring) else { return }
+                eventSink(.network(event))
+            }
+        }
         device = AudioDeviceModule(name: "agoraish-au\(serial)", pipeline: audio, log: { logWriter.log(.info, $0) })
         let device = self.device
         do {
@@ -117,7 +131,7 @@ public final class RtcEngine: Sendable {
                                    log: { logWriter.log(.info, $0) }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }
-                    if case .echoTestEnded = event { echo.withLock { $0 = false } }
+                    if case .preCallTestEnded = event { echo.withLock { $0 = false } }
                     eventSink(.channel(event))
                 }
             }

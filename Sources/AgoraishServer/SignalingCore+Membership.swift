@@ -43,6 +43,10 @@ extension SignalingCore {
         _ = try f.optionalInteger("area_code", in: 0...Int64(UInt32.max))  // informational
         // The echo test: a private channel of this user alone, its audio played back after the delay.
         let echoMs = try f.optionalInteger("echo_ms", in: 2000...10_000)
+        // The last-mile probe: a private channel too, in which the server measures and sends probes.
+        let probe = try f.optionalBool("probe") ?? false
+        guard echoMs == nil || !probe else { throw .badField("probe") }
+        let privateTest = echoMs != nil || probe
         if let account {
             guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
             guard uid == 0 else { throw .badField("uid") }
@@ -53,9 +57,9 @@ extension SignalingCore {
         guard TokenVerifier.isValidChannelName(channelName) else { throw .code(-102, "invalid_channel_name") }
         let identity: TokenIdentity = account.map { .account($0) } ?? .uid(uid)
         // An echo test reaches nobody else, so it needs no token.
-        let expiry = echoMs != nil ? nil
+        let expiry = privateTest ? nil
             : try checkToken(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
-        let mayPublish = echoMs != nil
+        let mayPublish = privateTest
             || publishAllowed(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
         // With co-host authentication, a broadcaster's token must grant publishing.
         if role == .broadcaster && profile == .liveBroadcasting && !mayPublish {
@@ -63,7 +67,8 @@ extension SignalingCore {
         }
 
         // An echo test's channel name cannot be joined otherwise (it is not a valid channel name).
-        let key = ChannelKey(app: appId, name: echoMs != nil ? "\u{1}echo-\(nextSession)" : channelName)
+        let key = ChannelKey(app: appId, name: echoMs != nil ? "\u{1}echo-\(nextSession)"
+                                                : probe ? "\u{1}probe-\(nextSession)" : channelName)
         if channels[key] == nil {
             guard channels.count < config.maxChannels else { throw .code(-103, "too_many_channels") }
         } else {
@@ -97,6 +102,7 @@ extension SignalingCore {
                               identity: identity, token: token, joinExpiry: expiry, connection: conn, lastSeen: now)
         session.mayPublish = mayPublish
         session.echoMs = Int(echoMs ?? 0)
+        session.probe = probe
         sessions[sid] = session
         channels[key, default: Channel(key: key, profile: profile)].members[uid] = sid
         connections[conn]!.session = sid

@@ -75,6 +75,8 @@ public struct SignalingCore {
         case setVideoLowStream(session: UInt64, ssrc: UInt32)
         /// The participant's RTX SSRCs (RFC 4588) and the video SSRCs they retransmit (its own numbers).
         case setVideoRetransmission(session: UInt64, rtxToMedia: [UInt32: UInt32])
+        /// A last-mile probe asked for probe packets: `bitrate` bps for `durationMs`.
+        case probeDownlink(session: UInt64, bitrate: Int, durationMs: Int)
     }
 
     /// The configuration in force.
@@ -149,6 +151,18 @@ public struct SignalingCore {
         }
     }
 
+    /// A last-mile probe's participant asks for probe packets on its downlink
+    /// (100 kbps ... 5 Mbps, up to 10 s). Only in a probe's private channel.
+    mutating func probeDownlink(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
+        guard let sid = connections[conn]!.session, let s = sessions[sid] else { throw .code(-113, "not_in_channel") }
+        guard s.probe else { throw .code(-5, "not_a_probe") }
+        let bitrate = try f.optionalInteger("bitrate", in: 100_000...5_000_000) ?? 500_000
+        let duration = try f.optionalInteger("duration_ms", in: 100...10_000) ?? 2000
+        if mediaEndpoint != nil {
+            mediaCommands.append(.probeDownlink(session: sid, bitrate: Int(bitrate), durationMs: Int(duration)))
+        }
+    }
+
     /// The media plane changed what a subscriber gets of a publisher because
     /// of the subscriber's downlink: only its audio (`audioOnly`), or its
     /// video again. The subscriber is told (`subscribe_fallback`).
@@ -196,6 +210,7 @@ public struct SignalingCore {
             case "set_audio_subscription": try setAudioSubscription(fields, conn, now)
             case "set_video_state": try setVideoState(fields, conn, now)
             case "set_video_subscription": try setVideoSubscription(fields, conn, now)
+            case "probe_downlink": try probeDownlink(fields, conn, now)
             case "ping": send(conn, message("pong", ["server_time_ms": .integer(unixMillis(now))], id: requestId))
             default: throw SignalingFailure.unknownType(type)
             }
@@ -349,6 +364,8 @@ struct Session {
     var videoLowSsrc: UInt32 = 0
     /// The echo test's delay in ms (0: a normal session).
     var echoMs = 0
+    /// A last-mile probe's private channel (join field `probe`).
+    var probe = false
     /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (set_video_state).
     var videoRtx: [UInt32: UInt32] = [:]
     /// Whether the token lets this user publish (always, unless the app enforces publish privileges).

@@ -42,6 +42,7 @@ extension ClientSession {
         // first); the server has the leave, and the new join takes a new link.
         if leaving { finishLeave(now) }
         echoIntervalMs = nil
+        probeTest = false
         channel = name
         self.token = token
         requestedUid = uid
@@ -68,6 +69,26 @@ extension ClientSession {
         guard channel == nil || leaving else { throw .alreadyInChannel }
         try join(token: "", channel: "echo", uid: 0, account: nil, now: now)
         echoIntervalMs = intervalMs
+    }
+
+    /// startLastmileProbeTest / enableLastmileTest: joins a private channel of
+    /// the server's for probing the last mile (no token, nobody else).
+    public mutating func startProbeTest(now: Instant) throws(SessionError) {
+        guard channel == nil || leaving else { throw .alreadyInChannel }
+        try join(token: "", channel: "probe", uid: 0, account: nil, now: now)
+        probeTest = true
+    }
+
+    /// Asks the server for downlink probes: `bitrate` bps for `durationMs`.
+    public mutating func requestDownlinkProbe(bitrate: Int, durationMs: Int) throws(SessionError) {
+        guard probeTest, joinedAt != nil, !leaving else { throw .notInChannel }
+        notify(type: "probe_downlink", ["bitrate": .integer(Int64(bitrate)), "duration_ms": .integer(Int64(durationMs))])
+    }
+
+    /// Leaves the probe's channel.
+    public mutating func stopProbeTest(now: Instant) throws(SessionError) {
+        guard probeTest, channel != nil, !leaving else { throw .notInChannel }
+        try leave(now: now)
     }
 
     /// stopEchoTest: leaves the echo test's channel.
@@ -181,6 +202,7 @@ extension ClientSession {
             fields["uid"] = .integer(Int64(rejoin && localUid != 0 ? localUid : requestedUid))
         }
         if let echo = echoIntervalMs { fields["echo_ms"] = .integer(Int64(echo)) }
+        if probeTest { fields["probe"] = .bool(true) }
         request(.join(rejoin: rejoin), fields, type: "join")
     }
 
@@ -216,8 +238,9 @@ extension ClientSession {
             transmits.append(.close)
         }
         // The leave of an echo test is its own event (the host did not join that channel).
-        events.append(echoIntervalMs != nil ? .echoTestEnded : .leaveChannel(finalStats))
+        events.append(inPreCallTest ? .preCallTestEnded : .leaveChannel(finalStats))
         echoIntervalMs = nil
+        probeTest = false
         setState(.disconnected, .leaveChannel)
         if let (t, name, uid, acct) = pendingSwitch {
             pendingSwitch = nil

@@ -193,11 +193,11 @@ extension ClientSession {
         nextPing = now + keepaliveInterval
         if first {
             setState(.connected, .joinSuccess)
-            events.append(echoIntervalMs != nil ? .echoTestStarted
+            events.append(inPreCallTest ? .preCallTestStarted
                                                 : .joinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
         } else {
             setState(.connected, .rejoinSuccess)
-            if echoIntervalMs == nil {
+            if !inPreCallTest {
                 events.append(.rejoinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
             }
         }

@@ -41,10 +41,11 @@ public struct ClientSession {
         case userEnableVideo(uid: UInt32, enabled: Bool)
         /// A remote user enabled or disabled its local video (onUserEnableLocalVideo).
         case userEnableLocalVideo(uid: UInt32, enabled: Bool)
-        /// The echo test's private channel was joined (instead of onJoinChannelSuccess).
-        case echoTestStarted
-        /// The echo test's private channel was left (instead of onLeaveChannel).
-        case echoTestEnded
+        /// A pre-call test's private channel (echo test, last-mile probe) was
+        /// joined (instead of onJoinChannelSuccess).
+        case preCallTestStarted
+        /// A pre-call test's private channel was left (instead of onLeaveChannel).
+        case preCallTestEnded
         /// The server forwards only `uid`'s audio because of our downlink (or its video again).
         case subscribeFallback(uid: UInt32, audioOnly: Bool)
         /// A remote user's video stopped or resumed for any of the three reasons above.
@@ -151,6 +152,12 @@ public struct ClientSession {
     /// The echo test running (startEchoTest): the delay, in ms, after which the
     /// server plays the user's audio back; nil otherwise.
     public internal(set) var echoIntervalMs: Int? = nil
+    /// The last-mile probe running (startLastmileProbeTest, enableLastmileTest):
+    /// its private channel, in which the server measures what the user sends
+    /// and sends probes on request (`probe_downlink`).
+    public internal(set) var probeTest = false
+    /// Whether a pre-call test (echo or probe) holds the channel.
+    public var inPreCallTest: Bool { echoIntervalMs != nil || probeTest }
     /// Server SSRCs that are the low stream of a dual-stream publisher.
     public internal(set) var lowVideoStreams: Set<UInt32> = []
     /// Server RTX SSRC -> the server SSRC of the video stream it retransmits.

@@ -117,6 +117,34 @@ public func abi_engine_start_echo_test(_ p: OpaquePointer?, _ interval: Int32) -
     withEngine(p) { engine throws(AgoraError) in try engine.startEchoTest(intervalSeconds: Int(interval)) }
 }
 
+@_cdecl("agoraish_engine_start_lastmile_probe_test")
+public func abi_engine_start_lastmile_probe_test(_ p: OpaquePointer?,
+                                                 _ config: UnsafePointer<agoraish_lastmile_probe_config>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_lastmile_probe_config>.size) else {
+            throw .invalidArgument
+        }
+        try engine.startLastmileProbeTest(LastmileProbeConfig(
+            probeUplink: c.probe_uplink != 0, probeDownlink: c.probe_downlink != 0,
+            expectedUplinkBitrate: Int(c.expected_uplink_bitrate), expectedDownlinkBitrate: Int(c.expected_downlink_bitrate)))
+    }
+}
+
+@_cdecl("agoraish_engine_stop_lastmile_probe_test")
+public func abi_engine_stop_lastmile_probe_test(_ p: OpaquePointer?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.stopLastmileProbeTest() }
+}
+
+@_cdecl("agoraish_engine_enable_lastmile_test")
+public func abi_engine_enable_lastmile_test(_ p: OpaquePointer?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.enableLastmileTest() }
+}
+
+@_cdecl("agoraish_engine_disable_lastmile_test")
+public func abi_engine_disable_lastmile_test(_ p: OpaquePointer?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.disableLastmileTest() }
+}
+
 @_cdecl("agoraish_engine_stop_echo_test")
 public func abi_engine_stop_echo_test(_ p: OpaquePointer?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in try engine.stopEchoTest() }

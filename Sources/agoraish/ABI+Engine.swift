@@ -24,6 +24,22 @@ struct CEventHandler: @unchecked Sendable {
             deliverAudio(e, engine)
         case .video(let e):
             deliverVideo(e, engine)
+        case .network(.lastmileQuality(let q)):
+            table.on_lastmile_quality?(engine, table.user_data, q)
+        case .network(.lastmileProbeResult(let r)):
+            guard let cb = table.on_lastmile_probe_result else { return }
+            var out = agoraish_lastmile_probe_result()
+            out.struct_size = UInt32(MemoryLayout<agoraish_lastmile_probe_result>.size)
+            out.state = r.state
+            func oneWay(_ o: LastmileProbeOneWayResult) -> agoraish_lastmile_probe_one_way_result {
+                agoraish_lastmile_probe_one_way_result(packet_loss_rate: UInt32(max(0, o.packetLossRate)),
+                                                       jitter: UInt32(max(0, o.jitter)),
+                                                       available_bandwidth: UInt32(max(0, o.availableBandwidth)))
+            }
+            out.uplink_report = oneWay(r.uplinkReport)
+            out.downlink_report = oneWay(r.downlinkReport)
+            out.rtt = UInt32(max(0, r.rtt))
+            cb(engine, table.user_data, &out)
         }
     }
 }

@@ -64,7 +64,7 @@ extension CEventHandler {
             table.on_user_enable_video?(engine, ud, uid, enabled ? 1 : 0)
         case .userEnableLocalVideo(let uid, let enabled):
             table.on_user_enable_local_video?(engine, ud, uid, enabled ? 1 : 0)
-        case .mediaReady, .mediaStopped, .remoteVideoPaused, .echoTestStarted, .echoTestEnded, .subscribeFallback:
+        case .mediaReady, .mediaStopped, .remoteVideoPaused, .preCallTestStarted, .preCallTestEnded, .subscribeFallback:
             break  // internal: the engine's media transport follows them
         }
     }

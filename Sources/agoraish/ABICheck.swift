@@ -227,5 +227,14 @@ private func checkSignaturesAgainstHeader() {
     engineStartEchoTest = abi_engine_start_echo_test
     var engineStopEchoTest = CAgoraishABI.agoraish_engine_stop_echo_test
     engineStopEchoTest = abi_engine_stop_echo_test
-    _ = (engineStartEchoTest, engineStopEchoTest)
+    var engineStartLastmileProbeTest = CAgoraishABI.agoraish_engine_start_lastmile_probe_test
+    engineStartLastmileProbeTest = abi_engine_start_lastmile_probe_test
+    var engineStopLastmileProbeTest = CAgoraishABI.agoraish_engine_stop_lastmile_probe_test
+    engineStopLastmileProbeTest = abi_engine_stop_lastmile_probe_test
+    var engineEnableLastmileTest = CAgoraishABI.agoraish_engine_enable_lastmile_test
+    engineEnableLastmileTest = abi_engine_enable_lastmile_test
+    var engineDisableLastmileTest = CAgoraishABI.agoraish_engine_disable_lastmile_test
+    engineDisableLastmileTest = abi_engine_disable_lastmile_test
+    _ = (engineStartEchoTest, engineStopEchoTest, engineStartLastmileProbeTest, engineStopLastmileProbeTest,
+         engineEnableLastmileTest, engineDisableLastmileTest)
 }

@@ -194,4 +194,72 @@ import Testing
             rb.wait(seconds: 0) { if case .video(.remoteVideoStateChanged(1, 2, 9, _)) = $0 { true } else { false } }
         }, "DECODING with AUDIO_FALLBACK_RECOVERY")
     }
+
+    @Test func theLastMileProbeMeasuresACappedUplinkAndALossyDownlink() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let r = Recorder()
+        let e = try engine(server, "probe", r)
+        defer { try? e.release(sync: true) }
+        #expect(throws: AgoraError.invalidArgument) {
+            try e.startLastmileProbeTest(.init(probeUplink: false, probeDownlink: false, expectedUplinkBitrate: 500_000,
+                                               expectedDownlinkBitrate: 500_000))
+        }
+        #expect(throws: AgoraError.invalidArgument) {
+            try e.startLastmileProbeTest(.init(probeUplink: true, probeDownlink: false, expectedUplinkBitrate: 99_999,
+                                               expectedDownlinkBitrate: 0))
+        }
+        #expect(throws: AgoraError.refused) { try e.stopLastmileProbeTest() }
+        // The uplink carries 500 kbps behind a 300 ms queue; the downlink loses 5 %.
+        try e.setParameters(#"{"rtc.network_simulation_send": \#(Self.simulation(capKbps: 500))}"#)
+        try e.setParameters(#"{"rtc.network_simulation": {"loss_percent": 5, "delay_ms": 5, "jitter_ms": 0, "seed": 21}}"#)
+        try e.startLastmileProbeTest(.init(probeUplink: true, probeDownlink: true, expectedUplinkBitrate: 1_000_000,
+                                           expectedDownlinkBitrate: 4_000_000))
+        #expect(throws: AgoraError.refused) { try e.enableLastmileTest() }
+        #expect(r.wait(seconds: 10) { if case .network(.lastmileQuality) = $0 { true } else { false } })
+        #expect(r.wait(seconds: 10) { if case .network(.lastmileProbeResult) = $0 { true } else { false } })
+        let result = r.events.withLock { events in
+            events.compactMap { if case .network(.lastmileProbeResult(let x)) = $0 { x } else { nil } }.first
+        }
+        let got = try #require(result)
+        #expect(got.state == 1)
+        #expect(abs(Int(got.uplinkReport.availableBandwidth) - 500_000) <= 100_000, "uplink \(got.uplinkReport)")
+        #expect(got.uplinkReport.packetLossRate > 20, "the queue drops what the cap cannot carry: \(got.uplinkReport)")
+        #expect(abs(Int(got.downlinkReport.packetLossRate) - 5) <= 2, "downlink \(got.downlinkReport)")
+        #expect(abs(Int(got.downlinkReport.availableBandwidth) - 4_000_000) <= 800_000, "downlink \(got.downlinkReport)")
+        // The probe's channel is gone: no join or leave of it was reported, and a call can start.
+        #expect(!r.events.withLock { $0.contains { if case .channel(.joinChannelSuccess) = $0 { true } else { false } } })
+        try e.setParameters(#"{"rtc.network_simulation_send": null, "rtc.network_simulation": null}"#)
+        #expect(waitUntil { !e.link.read { $0.inChannel } })
+        try e.joinChannel(token: "", channel: "after-probe", info: "", uid: 7)
+        #expect(r.wait { if case .channel(.joinChannelSuccess("after-probe", 7, _)) = $0 { true } else { false } })
+    }
+
+    @Test func theLastMileTestReportsQualityEveryTwoSecondsUntilDisabledOrAJoin() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let r = Recorder()
+        let e = try engine(server, "quality", r)
+        defer { try? e.release(sync: true) }
+        #expect(throws: AgoraError.refused) { try e.disableLastmileTest() }
+        try e.enableLastmileTest()
+        #expect(throws: AgoraError.refused) { try e.enableLastmileTest() }
+        func qualities() -> [Int32] {
+            r.events.withLock { $0.compactMap { if case .network(.lastmileQuality(let q)) = $0 { q } else { nil } } }
+        }
+        #expect(waitUntil(seconds: 10) { qualities().count >= 2 }, "qualities \(qualities())")
+        // Loopback: no loss, a short round trip.
+        #expect(qualities().allSatisfy { $0 == 1 || $0 == 2 }, "qualities \(qualities())")
+        try e.disableLastmileTest()
+        let count = qualities().count
+        sleepUntil(Instant.now() + .milliseconds(2500))
+        #expect(qualities().count <= count + 1)
+        // Enabled again, then a join ends it.
+        try e.enableLastmileTest()
+        try e.joinChannel(token: "", channel: "after-test", info: "", uid: 8)
+        #expect(r.wait { if case .channel(.joinChannelSuccess("after-test", 8, _)) = $0 { true } else { false } })
+        #expect(throws: AgoraError.refused) { try e.disableLastmileTest() }
+    }
 }

@@ -218,4 +218,46 @@ import Testing
         }
         #expect(last <= Instant(nanoseconds: 0) + .milliseconds(560), "drained at \(last)")
     }
+
+    /// A probe sent at `rate` for `seconds` over `settings`; the meter's view of it.
+    func probe(rate: Int, seconds: Int, over settings: NetworkSimulation.Settings) -> (ProbeMeter.Result?, NetworkSimulation) {
+        var link = SimulatedLink<(Int64, Int64, Int)>(settings)
+        var meter = ProbeMeter()
+        var now = Instant(nanoseconds: 1_000_000_000)
+        let interval = Duration.nanoseconds(Int64(ProbePacket.size) * 8 * 1_000_000_000 / Int64(rate))
+        var next = now, index: Int64 = 0
+        let end = now + .seconds(Int64(seconds))
+        while now < end + .seconds(1) {
+            if now >= next && now < end {
+                link.send((index, now.nanoseconds / 1000, ProbePacket.size), size: ProbePacket.size, now: now)
+                meter.add(sequence: index, sentUs: now.nanoseconds / 1000, arrivalUs: nil, size: ProbePacket.size)
+                index += 1
+                next = next + interval
+            }
+            for p in link.poll(now: now) { meter.add(sequence: p.0, sentUs: p.1, arrivalUs: now.nanoseconds / 1000, size: p.2) }
+            now = now + .microseconds(250)
+        }
+        return (meter.result, link.simulation)
+    }
+
+    @Test func aProbeAboveACapMeasuresTheCap() throws {
+        var s = NetworkSimulation.Settings(lossPercent: 0, delayMs: 20, jitterMs: 0, seed: 8)
+        s.bandwidthKbps = 500
+        s.queueMs = 300
+        let (r, _) = probe(rate: 1_000_000, seconds: 2, over: s)
+        let result = try #require(r)
+        #expect(abs(result.bandwidthBps - 500_000) <= 100_000, "bandwidth \(result.bandwidthBps)")
+        // The drop-tail queue loses what the cap cannot carry: about half.
+        #expect(result.lossPercent > 30 && result.lossPercent < 60, "loss \(result.lossPercent)")
+    }
+
+    @Test func aProbeUnderTheCapMeasuresItsOwnRateAndTheLoss() throws {
+        let s = NetworkSimulation.Settings(lossPercent: 5, delayMs: 20, jitterMs: 3, seed: 9)
+        let (r, sim) = probe(rate: 4_000_000, seconds: 2, over: s)
+        let result = try #require(r)
+        #expect(abs(result.bandwidthBps - 4_000_000) <= 800_000, "bandwidth \(result.bandwidthBps)")
+        #expect(abs(result.lossPercent - 5) <= 2, "loss \(result.lossPercent) (the link lost \(sim.dropped) of \(sim.packets))")
+        // ±3 ms uniform jitter: RFC 3550's estimate is about the mean transit change, 2 ms.
+        #expect(result.jitterMs >= 1 && result.jitterMs <= 4, "jitter \(result.jitterMs)")
+    }
 }

@@ -48,6 +48,7 @@ final class MediaTransport: @unchecked Sendable {
         if let (seq, _) = TransportFeedback.sequenceNumber(in: raw) {
             congestion.withLock { $0.recorder.record(seq, at: .now()) }
         }
+        if raw[1] & 0x7F == ProbePacket.payloadType { probeArrived(raw) }
         let pt = raw[1] & 0x7F
         guard pt == 111 || pt == 96 || pt == 98 else { return }
         let ssrc = readBE32(raw, 8), seq = UInt16(raw[2]) << 8 | UInt16(raw[3])
@@ -110,14 +111,95 @@ final class MediaTransport: @unchecked Sendable {
     /// The SSRC of padding probes (not a media stream).
     private let paddingSsrc = UInt32.random(in: 1...UInt32.max)
 
+    /// The last-mile probe's measurements (docs/network.md): uplink probes
+    /// sent and what the server's feedback said of them; downlink probes as they came.
+    struct ProbeState {
+        var uplink = ProbeMeter()
+        var downlink = ProbeMeter()
+        /// Uplink probes not yet reported: transport-wide number -> (index, send time µs, size).
+        var inFlight: [UInt16: (index: Int64, sentUs: Int64, size: Int)] = [:]
+        var nextIndex: Int64 = 0
+        var rtpSequence: UInt16 = 0
+        /// Downlink: the highest transport-wide number (unwrapped) and the first RTP timestamp, for unwrapping.
+        var downHighest: Int64? = nil
+        var downFirstTimestamp: UInt32? = nil
+        var sending = false
+    }
+    let probe = Locked(ProbeState())
+
+    /// The probe's figures so far: uplink (from feedback) and downlink. Any thread.
+    var probeResults: (uplink: ProbeMeter.Result?, downlink: ProbeMeter.Result?) {
+        probe.withLock { ($0.uplink.result, $0.downlink.result) }
+    }
+
+    /// Forgets earlier probe measurements. Any thread.
+    func resetProbe() { probe.withLock { $0 = ProbeState() } }
+
+    /// Sends probe packets (1200 bytes, payload type 127) at `bitrate` for
+    /// `duration`, the share due every 5 ms. Any thread.
+    func startUplinkProbe(bitrate: Int, duration: Duration) {
+        _ = loop.post { [weak self] in
+            guard let self, !self.closed else { return }
+            probe.withLock { $0.sending = true }
+            let start = Instant.now()
+            var sent = 0
+            func tick() {
+                guard !closed else { return }
+                let now = Instant.now()
+                let due = Int(Double(bitrate) / 8 * Double(min(now - start, duration).nanosecondsClamped) / 1e9)
+                while sent + ProbePacket.size <= due {
+                    let seq = probe.withLock { p -> UInt16 in defer { p.rtpSequence &+= 1 }; return p.rtpSequence }
+                    let sentUs = now.nanoseconds / 1000
+                    var packet = ProbePacket.make(ssrc: paddingSsrc, sequence: seq, sentUs: sentUs)
+                    let n = packet.count
+                    packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                    packet.withUnsafeMutableBytes { raw in
+                        transmit(rtp: raw.baseAddress!, length: n)
+                        if let (tseq, _) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(rebasing: raw[0..<n])) {
+                            probe.withLock { p in
+                                p.inFlight[tseq] = (p.nextIndex, sentUs, n)
+                                p.nextIndex += 1
+                            }
+                        }
+                    }
+                    sent += n
+                }
+                if now - start < duration {
+                    _ = loop.schedule(after: .milliseconds(5)) { tick() }
+                } else {
+                    probe.withLock { $0.sending = false }
+                }
+            }
+            tick()
+        }
+    }
+
+    /// A downlink probe packet arrived (after the simulated network).
+    private func probeArrived(_ raw: UnsafeRawBufferPointer) {
+        guard let (tseq, _) = TransportFeedback.sequenceNumber(in: raw) else { return }
+        let ts = readBE32(raw, 4), now = Instant.now().nanoseconds / 1000
+        probe.withLock { p in
+            let index: Int64
+            if let h = p.downHighest {
+                index = h + Int64(Int16(bitPattern: tseq &- UInt16(truncatingIfNeeded: h)))
+            } else {
+                index = Int64(tseq)
+            }
+            p.downHighest = max(p.downHighest ?? index, index)
+            let first = p.downFirstTimestamp ?? ts
+            p.downFirstTimestamp = first
+            // The sender's clock in µs (low 32 bits), unwrapped from the first.
+            let sentUs = Int64(Int32(bitPattern: ts &- first))
+            p.downlink.add(sequence: index, sentUs: sentUs, arrivalUs: now, size: raw.count)
+        }
+    }
+
     /// What the video encoders were last told (bps): the pacer never paces below it. Any thread.
     func setPacingFloor(_ bps: Int) { congestion.withLock { $0.pacingFloor = bps } }
     /// The estimator's view (any thread): target, loss, queueing delay.
     var congestionState: (target: Int, loss: Double, queueing: Duration) {
         congestion.withLock { ($0.estimator.target, $0.estimator.lossRatio, $0.estimator.queueingDelay) }
     }
-    /// Called on the loop thread after each feedback from the server with the new target (bps).
-    var onTarget: ((Int) -> Void)? = nil
 
     /// Opens the socket and starts binding. Loop thread only. Nil when the
     /// address does not resolve or the keys are unusable.
@@ -382,11 +464,14 @@ final class MediaTransport: @unchecked Sendable {
             } else if packet.type == TransportFeedback.packetType, fmt == TransportFeedback.format,
                       let f = TransportFeedback.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
                 let now = Instant.now(), rtt = self.rtt ?? .milliseconds(100)
-                let target = congestion.withLock { c -> Int in
-                    c.estimator.feedbackReceived(f, at: now, rtt: rtt)
-                    return c.estimator.target
+                probe.withLock { p in
+                    guard !p.inFlight.isEmpty else { return }
+                    for r in f.packets {
+                        guard let s = p.inFlight.removeValue(forKey: r.sequence) else { continue }
+                        p.uplink.add(sequence: s.index, sentUs: s.sentUs, arrivalUs: r.arrivalUs, size: s.size)
+                    }
                 }
-                onTarget?(target)
+                congestion.withLock { $0.estimator.feedbackReceived(f, at: now, rtt: rtt) }
             } else if packet.type == 205, fmt == 1, let onNack,
                       let nack = GenericNack.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
                 onNack(nack.media, nack.sequences)
@@ -413,8 +498,9 @@ final class MediaTransport: @unchecked Sendable {
             guard sim != nil else { return nil }
             return sim!.admit(size: length, at: .now())
         }
-        // Padding probes count for feedback and go no further.
-        let probe = TransportFeedback.isPaddingOnly(UnsafeRawBufferPointer(start: packet, count: length))
+        // Padding and last-mile probes count for feedback and go no further.
+        let raw = UnsafeRawBufferPointer(start: packet, count: length)
+        let probe = (length >= 12 && raw[1] & 0x7F == ProbePacket.payloadType) || TransportFeedback.isPaddingOnly(raw)
         guard let delays else {
             countReceived(packet, length)
             if !probe { onRtp(packet, length) }

@@ -39,8 +39,9 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     /// subscriber's downlink carries only its audio now (subscribe fallback).
     /// Counted per withheld copy.
     case fallback
-    /// A padding-only packet (a bandwidth probe): counted for congestion control, not forwarded.
-    case padding
+    /// A bandwidth probe (padding only, or a last-mile probe packet): counted
+    /// for congestion control and measurement, not forwarded.
+    case probe
 
     /// The Prometheus label value.
     public var label: String {
@@ -61,7 +62,7 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .otherLayer: "other_layer"
         case .duplicate: "duplicate"
         case .fallback: "fallback"
-        case .padding: "padding"
+        case .probe: "probe"
         }
     }
 }

@@ -112,6 +112,11 @@ public final class MediaRouter: @unchecked Sendable {
             case .setVideoLowStream(let session, let ssrc):
                 guard let e = bySession[session] else { return }
                 workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoLowStream(session, ssrc) }
+            case .probeDownlink(let session, let bitrate, let durationMs):
+                guard let e = bySession[session] else { return }
+                workers[e.worker].loop.post { [worker = workers[e.worker]] in
+                    worker.probe(session, bitrate: bitrate, duration: .milliseconds(Int64(durationMs)))
+                }
             }
         }
     }

@@ -65,6 +65,8 @@ final class MediaParticipant {
     /// Padding probes to this subscriber: their SSRC (reserved in the channel) and next sequence number.
     var paddingSsrc: UInt32 = 0
     var paddingSequence: UInt16 = 0
+    /// While stepped down: the share of the estimate that forwarding leaves unused (bps), sent as padding.
+    var paddingRate = 0
 
     init(grant: MediaGrant, channel: MediaChannel) throws(SrtpError) {
         session = grant.session
@@ -194,7 +196,7 @@ final class MediaWorker: @unchecked Sendable {
     /// back, so their estimate learns when the downlink recovers.
     private func scheduleFeedback() {
         _ = loop.schedule(after: Self.feedbackInterval) { [self] in
-            for p in participants.values where p.downlinkEstimate.growthCeiling != nil {
+            for p in participants.values where p.downlinkEstimate.growthCeiling != nil && p.paddingRate > 0 {
                 guard let to = p.address else { continue }
                 // Up to the estimate, in this interval's share, on an SSRC of its own
                 // (numbered, so SRTP's replay check passes each one).
@@ -202,7 +204,7 @@ final class MediaWorker: @unchecked Sendable {
                     p.paddingSsrc = p.channel.allocateSsrc()
                     p.channel.rtxSsrcs.insert(p.paddingSsrc)
                 }
-                var left = p.downlinkEstimate.target / 8 / 10
+                var left = p.paddingRate / 8 / 10
                 while left > 0 {
                     var probe = TransportFeedback.paddingPacket(size: min(TransportFeedback.maxPaddingPacket, max(24, left)),
                                                                 payloadType: Self.vp8RtxPayloadType, ssrc: p.paddingSsrc,
@@ -328,7 +330,10 @@ final class MediaWorker: @unchecked Sendable {
                 let ha = a.uid == p.videoSubscription.priorityUid, hb = b.uid == p.videoSubscription.priorityUid
                 return ha != hb ? ha : a.uid < b.uid
             }
-            let audio = p.channel.members.filter { $0 !== p && !$0.audioMuted && !p.audioSubscription.blocks($0.uid) }.count
+            // Audio forwarded: each other member that publishes audio, unmuted, not blocked.
+            let audio = Set(p.channel.audioUplinks.keys.compactMap { p.channel.streams[$0]?.publisher.uid })
+                .filter { uid in uid != p.uid && !p.audioSubscription.blocks(uid)
+                    && p.channel.members.contains { $0.uid == uid && !$0.audioMuted } }.count
             var budget = p.downlinkEstimate.target - audio * Self.audioAllowance
             let congested = p.lastDownlinkLoss.map { now - $0 < .seconds(5) } ?? false
             var overBudget = false
@@ -379,8 +384,11 @@ final class MediaWorker: @unchecked Sendable {
             if overBudget { p.overBudgetSince = p.overBudgetSince ?? now } else { p.overBudgetSince = nil }
             // While stepped down, the estimate may grow to what the next step up needs.
             p.downlinkEstimate.growthCeiling = nextNeed.map { Int(Double(p.downlinkEstimate.target - budget + $0) * 1.4) }
+            // Padding fills what forwarding leaves of the estimate, so it can be seen to hold.
+            p.paddingRate = nextNeed != nil ? max(0, budget) : 0
         } else {
             p.downlinkEstimate.growthCeiling = nil
+            p.paddingRate = 0
         }
         let changedLow = low != p.bandwidthLow
         for uid in audioOnly.symmetricDifference(p.audioOnly) {
@@ -403,6 +411,39 @@ final class MediaWorker: @unchecked Sendable {
         p.videoLowSsrc = ssrc
         if ssrc != 0, let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, true, 0) }
         if old != 0, old != ssrc, let mapped = p.ssrcMap[old] { onStreamPublished(p.session, mapped, 0, false, 0) }
+    }
+
+    /// Last-mile probe (docs/network.md): sends the participant probe packets
+    /// at `bitrate` for `duration`, every 5 ms the share due, each numbered
+    /// (transport-wide) and stamped with the send time.
+    func probe(_ session: UInt64, bitrate: Int, duration: Duration) {
+        guard let p = participants[session] else { return }
+        if p.paddingSsrc == 0 {
+            p.paddingSsrc = p.channel.allocateSsrc()
+            p.channel.rtxSsrcs.insert(p.paddingSsrc)
+        }
+        let start = Instant.now()
+        var sentBytes = 0
+        func tick() {
+            guard participants[session] === p, let to = p.address else { return }
+            let now = Instant.now()
+            let elapsed = min(now - start, duration)
+            let due = Int(Double(bitrate) / 8 * Double(elapsed.nanosecondsClamped) / 1e9)
+            while sentBytes + ProbePacket.size <= due {
+                var packet = ProbePacket.make(ssrc: p.paddingSsrc, sequence: p.paddingSequence, sentUs: now.nanoseconds / 1000)
+                p.paddingSequence &+= 1
+                let n = packet.count
+                packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                packet.withUnsafeMutableBytes { raw in
+                    stamp(raw.baseAddress!, n, for: p, now: now)
+                    send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtp(slot, length: len) }
+                }
+                sentBytes += n
+            }
+            finishBatch()
+            if now - start < duration { _ = loop.schedule(after: .milliseconds(5)) { tick() } }
+        }
+        tick()
     }
 
     /// Sends the publisher an RTCP PLI (RFC 4585 §6.3.1) for one of its streams (its own SSRC).
@@ -483,8 +524,9 @@ final class MediaWorker: @unchecked Sendable {
         if let (seq, _) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain)) {
             p.uplinkArrivals.record(seq, at: .now())
         }
-        // Padding only: a bandwidth probe, counted above and no further.
-        if header.paddingLength > 0 && header.payloadOffset + header.paddingLength == plain { return drop(.padding) }
+        // Padding only, or a last-mile probe packet: counted above and no further.
+        if header.payloadType == ProbePacket.payloadType
+            || (header.paddingLength > 0 && header.payloadOffset + header.paddingLength == plain) { return drop(.probe) }
         guard p.canPublish else { return drop(.notPublisher) }
         var retransmitted = false
         if header.payloadType == Self.vp8RtxPayloadType || header.payloadType == Self.vp9RtxPayloadType {
@@ -641,7 +683,10 @@ final class MediaWorker: @unchecked Sendable {
             forwarded = true
         }
         for packet in compound where (packet.type == 205 || packet.type == 206) && packet.length >= 12 {
-            if packet.type == 205 && bytes[packet.offset] & 0x1F == 1 { continue }
+            // NACKs and transport-wide feedback end at this hop (handled above).
+            if packet.type == 205 && (bytes[packet.offset] & 0x1F == 1 || bytes[packet.offset] & 0x1F == TransportFeedback.format) {
+                continue
+            }
             // FIR (PSFB FMT 4, RFC 5104 §4.3.1) names its stream in the FCI; the others in the header.
             let isFir = packet.type == 206 && bytes[packet.offset] & 0x1F == 4
             guard !isFir || packet.length >= 20 else { continue }
