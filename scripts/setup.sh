@@ -8,6 +8,7 @@ DEBS=(
   pkg-config gcc g++ make valgrind openssl
   libopus-dev libvpx-dev libsrtp2-dev libasound2-dev libv4l-dev libssl-dev zlib1g-dev libspeexdsp-dev libopusenc-dev libyuv-dev ffmpeg
   libturbojpeg0-dev libpng-dev
+  iproute2 util-linux
 )
 PY_MODULES=(pytest websockets pylibsrtp)          # import names
 PY_PACKAGES=(pytest websockets pylibsrtp)         # the matching PyPI names

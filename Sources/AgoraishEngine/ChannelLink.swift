@@ -26,6 +26,8 @@ final class ChannelLink: Sendable {
         var timer: EventLoop.TimerID?
         var timerDeadline: Instant?
         var generation = 0
+        /// Address and link changes of the host (rtnetlink); nil where unavailable.
+        var watcher: NetworkWatcher?
     }
 
     /// The engine's audio, fed by the media transport this link opens for each call.
@@ -64,6 +66,33 @@ final class ChannelLink: Sendable {
         loop = try EventLoop(name: name)
         self.emit = emit
         self.log = log
+        loop.post { [self] in
+            let watcher = NetworkWatcher(loop: loop) { [weak self] changes in self?.networkChanged(changes) }
+            shell.withLock { $0.watcher = watcher }
+        }
+    }
+
+    /// The host's addresses or links changed (loop thread): the media path
+    /// binds again at once; if the address the signaling connection uses went
+    /// away the link is remade now (RECONNECTING, CLIENT_IP_ADDRESS_CHANGED);
+    /// if something came up, a reconnect waiting for its back-off goes now.
+    private func networkChanged(_ changes: [NetworkWatcher.Change]) {
+        let local = shell.withLock { $0.client }?.localAddress
+        var lost = false, available = false
+        for c in changes {
+            switch c {
+            case .addressRemoved(let a): if a == local { lost = true }
+            case .addressAdded, .linkChanged: available = true
+            }
+        }
+        media.withLock { $0 }?.rebindNow()
+        if lost {
+            log("network: the connection's local address went away; reconnecting")
+            session.withLock { $0.networkChanged(now: .now()) }
+        } else if available {
+            session.withLock { $0.networkAvailable(now: .now()) }
+        }
+        pump()
     }
 
     /// Runs an API call on the session, then lets the loop act on its outputs.
@@ -90,6 +119,10 @@ final class ChannelLink: Sendable {
             pump()
             disconnect()
             stopMedia()
+            shell.withLock { sh in
+                sh.watcher?.close()
+                sh.watcher = nil
+            }
         }
         loop.stop(wait: wait)
     }
@@ -251,6 +284,12 @@ final class ChannelLink: Sendable {
         }
         transport.onKeyframeRequest = { ssrc in video.keyframeRequested(ssrc: ssrc) }
         transport.onNack = { ssrc, sequences in video.nacked(ssrc: ssrc, sequences: sequences) }
+        transport.onPathError = { [weak self] in
+            guard let self else { return }
+            log("network: the media path is unreachable; reconnecting")
+            session.withLock { $0.networkChanged(now: .now()) }
+            pump()
+        }
         media.withLock { $0 = transport }
         audio.transport.withLock { $0 = transport }
         video.transport.withLock { $0 = transport }

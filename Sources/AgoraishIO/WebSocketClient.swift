@@ -76,6 +76,9 @@ public final class WebSocketClient {
         flush()
     }
 
+    /// The local address of the TCP connection (4 or 16 bytes), once connected.
+    public var localAddress: [UInt8]? { stream.flatMap { NetworkWatcher.localAddress(of: $0.fd) } }
+
     /// Closes the connection (a close frame, then the TCP stream). `onClose` follows.
     public func close() {
         guard !ended else { return }

@@ -46,6 +46,34 @@ extension ClientSession {
         scheduleReconnect(now)
     }
 
+    /// The host's network changed under the call (an address it used went
+    /// away, or the media path's socket reports the network unreachable): the
+    /// link is remade at once instead of after the keepalive runs out —
+    /// RECONNECTING with CLIENT_IP_ADDRESS_CHANGED, then the session resumes.
+    public mutating func networkChanged(now: Instant) {
+        guard channel != nil, !leaving, state == .connected || state == .reconnecting, transportWanted else { return }
+        if state == .connected {
+            lostAt = now + settings.lostTimeout
+            setState(.reconnecting, .clientIpAddressChanged)
+        }
+        if transportOpen {
+            transportOpen = false
+            connectDeadline = nil
+            nextPing = nil
+            pending = [:]
+            transmits.append(.close)
+        }
+        attempt = 0
+        reconnectAt = now
+    }
+
+    /// An address or link came up: a reconnect waiting for its back-off goes now.
+    public mutating func networkAvailable(now: Instant) {
+        guard state == .reconnecting, !transportOpen, let at = reconnectAt, at > now else { return }
+        attempt = 0
+        reconnectAt = now
+    }
+
     /// A text message from the server.
     public mutating func received(_ text: String, now: Instant) {
         lastReceived = now

@@ -21,6 +21,7 @@ public enum ConnectionChangedReason: Int32, Sendable {
     case tokenExpired = 9
     case rejectedByServer = 10
     case renewToken = 12
+    case clientIpAddressChanged = 13
     case keepAliveTimeout = 14
     case rejoinSuccess = 15
     case lost = 16

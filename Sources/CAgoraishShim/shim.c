@@ -11,6 +11,9 @@
 #include <libv4l2.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <fcntl.h>
 #include <openssl/ssl.h>
 
 int agsh_ope_encoder_set_int(OggOpusEnc *enc, int request, int32_t value) {
@@ -206,4 +209,54 @@ long agsh_ssl_set_sni(SSL *ssl, const char *name) {
 
 long agsh_ssl_ctx_min_tls12(SSL_CTX *ctx) {
     return SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+}
+
+int agsh_netlink_open(void) {
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+    if (fd < 0) return -1;
+    struct sockaddr_nl sa;
+    memset(&sa, 0, sizeof sa);
+    sa.nl_family = AF_NETLINK;
+    sa.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int agsh_netlink_parse(const void *buf, size_t len, agsh_netlink_change *out, int max) {
+    int n = 0;
+    const struct nlmsghdr *h = buf;
+    size_t left = len;
+    for (; n < max && NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+        if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) break;
+        if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK) {
+            memset(&out[n], 0, sizeof out[n]);
+            out[n++].kind = 3;
+            continue;
+        }
+        if (h->nlmsg_type != RTM_NEWADDR && h->nlmsg_type != RTM_DELADDR) continue;
+        if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifaddrmsg))) break;
+        const struct ifaddrmsg *ifa = NLMSG_DATA(h);
+        size_t alen = (ifa->ifa_family == AF_INET) ? 4 : (ifa->ifa_family == AF_INET6) ? 16 : 0;
+        if (alen == 0) continue;
+        const unsigned char *found = NULL;
+        int attrlen = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(struct ifaddrmsg)));
+        for (const struct rtattr *a = IFA_RTA(ifa); RTA_OK(a, attrlen); a = RTA_NEXT(a, attrlen)) {
+            if ((a->rta_type == IFA_LOCAL || (a->rta_type == IFA_ADDRESS && found == NULL)) &&
+                RTA_PAYLOAD(a) >= alen) {
+                found = RTA_DATA(a);
+            }
+        }
+        if (found == NULL) continue;
+        memset(&out[n], 0, sizeof out[n]);
+        out[n].kind = h->nlmsg_type == RTM_NEWADDR ? 1 : 2;
+        out[n].family = ifa->ifa_family;
+        memcpy(out[n].address, found, alen);
+        n++;
+    }
+    return n;
 }

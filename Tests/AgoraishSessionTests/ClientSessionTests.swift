@@ -94,6 +94,41 @@ import Testing
         #expect(d.take(0).isEmpty)
     }
 
+    @Test func aNetworkChangeRemakesTheLinkAtOnceAndResumes() throws {
+        var d = ClientServerDriver(clients: 2)
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 1, account: nil, now: $1) }
+        try d.call(1) { try $0.join(token: "", channel: "room", uid: 2, account: nil, now: $1) }
+        _ = d.take(0); _ = d.take(1)
+        // Client 1's address went away: no waiting for the keepalive, no back-off.
+        d.call(1) { s, now in s.networkChanged(now: now) }
+        d.advance(.milliseconds(1))
+        let events = d.take(1)
+        #expect(events.first == .connectionStateChanged(.reconnecting, .clientIpAddressChanged))
+        #expect(events.contains(.connectionStateChanged(.connected, .rejoinSuccess)), "\(events)")
+        #expect(!events.contains { if case .userOffline = $0 { true } else { false } })
+        #expect(d.take(0).isEmpty, "the others notice nothing")
+        // Outside a call it does nothing.
+        try d.call(1) { try $0.leave(now: $1) }
+        _ = d.take(1)
+        d.call(1) { s, now in s.networkChanged(now: now) }
+        d.advance(.seconds(1))
+        #expect(!d.take(1).contains { if case .connectionStateChanged(.reconnecting, _) = $0 { true } else { false } })
+    }
+
+    @Test func anAddressComingUpCutsTheReconnectBackOffShort() throws {
+        var d = ClientServerDriver(clients: 1)
+        try d.call(0) { try $0.join(token: "", channel: "room", uid: 1, account: nil, now: $1) }
+        _ = d.take(0)
+        d.killServer()
+        d.advance(.seconds(3))
+        #expect(d.take(0).first == .connectionStateChanged(.reconnecting, .interrupted))
+        d.startServer()
+        // Without news the next attempt would wait out its back-off; an address coming up tries now.
+        d.call(0) { s, now in s.networkAvailable(now: now) }
+        d.advance(.milliseconds(1))
+        #expect(d.take(0).contains(.connectionStateChanged(.connected, .rejoinSuccess)))
+    }
+
     @Test func tokenExpiryAsksForATokenAndRenewingRejoins() throws {
         let appId = "0d3723ff78bff15b898cbaa8565c4eaa", cert = "8417c227d4257030f424cee3a53e5829"
         var d = ClientServerDriver(clients: 1, appId: appId) { $0.apps[appId] = .init(certificate: cert) }

@@ -330,7 +330,35 @@ final class MediaTransport: @unchecked Sendable {
             let sent = server.withSockaddr { sa, len in sendto(fd, packet, n, Int32(MSG_DONTWAIT), sa, len) }
             if sent > 0 {
                 counters.withLock { $0.txPackets += 1; $0.txBytes += UInt64(sent) }
+            } else {
+                sendFailed(errno)
             }
+        }
+    }
+
+    /// Binds again at once (a STUN request now): after a network change the
+    /// server learns the new source address without waiting for the keepalive. Loop thread.
+    func rebindNow() {
+        guard !closed else { return }
+        if let timer { loop.cancel(timer) }
+        transaction = []
+        bindNow()
+    }
+
+    /// Called on the loop thread (at most once a second) when a send fails
+    /// because the network is unreachable or the local address is gone.
+    var onPathError: (() -> Void)? = nil
+    private var lastPathError: Instant? = nil
+
+    /// A failed send: path errors are reported (from the loop thread).
+    private func sendFailed(_ error: Int32) {
+        guard error == ENETUNREACH || error == ENETDOWN || error == EADDRNOTAVAIL || error == EHOSTUNREACH else { return }
+        _ = loop.post { [weak self] in
+            guard let self, !self.closed else { return }
+            let now = Instant.now()
+            if let last = lastPathError, now - last < .seconds(1) { return }
+            lastPathError = now
+            onPathError?()
         }
     }
 

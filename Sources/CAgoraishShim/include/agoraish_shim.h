@@ -174,4 +174,22 @@ int agsh_is_event_thread(void);
 /** The calling thread's kernel id, for log lines. */
 int agsh_gettid(void);
 
+/* Network changes (rtnetlink, rtnetlink(7)). */
+
+/** A non-blocking, close-on-exec rtnetlink socket subscribed to address
+ *  (IPv4 and IPv6) and link changes; -1 with errno on failure. */
+int agsh_netlink_open(void);
+
+/** One address change read from a netlink datagram: `kind` 1 added, 2 removed,
+ *  3 a link changed (no address); the address (4 or 16 bytes) in `address`. */
+typedef struct agsh_netlink_change {
+    int kind;
+    int family;
+    unsigned char address[16];
+} agsh_netlink_change;
+
+/** Parses the datagram `buf` (`len` bytes) into at most `max` changes; returns
+ *  how many. Malformed messages end the parse. */
+int agsh_netlink_parse(const void *buf, size_t len, agsh_netlink_change *out, int max);
+
 #endif /* AGORAISH_SHIM_H */
