@@ -142,6 +142,7 @@ final class ChannelLink: Sendable {
         let (low, rtx) = session.withLock { ($0.lowVideoStreams, $0.rtxVideoStreams) }
         video.lowStreams.withLock { $0 = low }
         video.rtxStreams.withLock { $0 = rtx }
+        audio.rtxStreams.withLock { $0 = rtx }
         if audioShell.withLock({ sh in defer { sh.owners = owners }; return sh.owners != owners }) {
             audio.setOwners(owners)
             video.ownersChanged()

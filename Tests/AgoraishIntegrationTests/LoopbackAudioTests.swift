@@ -150,6 +150,9 @@ import Testing
         let stats = try #require(b.audio.takeRemoteStats(periodMs: 2000, transportDelayMs: 0).first)
         #expect(stats.fecRecoveredFrames > 0, "FEC at work: \(stats)")
         #expect(stats.concealedFrames > 0, "PLC at work: \(stats)")
+        // NACK at work: the server's cache sent lost packets again, and some played in their place.
+        let rtx = b.audio.retransmissionCounters.withLock { $0 }
+        #expect(rtx.nacked > 0 && rtx.recovered > 0, "audio retransmission: \(rtx)")
         // B's receiver reports reached A through the server: A's encoder expects the path's loss.
         let ssrc = a.audio.sendLock.withLock { $0.ssrc }
         let reported = a.link.media.withLock { $0?.reportedLoss(ssrc: ssrc) }

@@ -11,6 +11,9 @@ struct ToneLink {
     var seed: UInt64
     /// FEC and PLC (the default), or silence for what is missing.
     var lossRecovery = true
+    /// Lost packets come again this long after they were due (NACK and RTX), and
+    /// the buffer keeps that much in hand (`delayFloor`); nil: no retransmission.
+    var retransmitAfterMs: Int64? = nil
 
     struct Outcome {
         var kinds: [AudioJitterBuffer.FrameKind] = []
@@ -25,6 +28,8 @@ struct ToneLink {
         let encoder = try OpusEncoder(settings: settings)
         var buffer = try AudioJitterBuffer(channels: 1)
         buffer.lossRecovery = lossRecovery
+        if let r = retransmitAfterMs { buffer.delayFloor = .milliseconds(r + 10) }
+        var resent: [(arrival: Int64, seq: UInt16, ts: UInt32, payload: [UInt8])] = []
         var inFlight: [(arrival: Int64, seq: UInt16, ts: UInt32, payload: [UInt8])] = []
         var outcome = Outcome()
         var out = [Int16](repeating: 0, count: AudioJitterBuffer.frameSamples)
@@ -44,6 +49,8 @@ struct ToneLink {
                     let delay = 20 + (jitterMs > 0 ? Int64(rng.next() % UInt64(2 * jitterMs + 1)) - jitterMs : 0)
                     inFlight.append((nowMs + max(0, delay), firstSequence &+ UInt16(truncatingIfNeeded: n),
                                      UInt32(n * 960), payload))
+                } else if let r = retransmitAfterMs {
+                    resent.append((nowMs + 20 + r, firstSequence &+ UInt16(truncatingIfNeeded: n), UInt32(n * 960), payload))
                 }
             }
             for p in inFlight where p.arrival <= nowMs {
@@ -51,6 +58,11 @@ struct ToneLink {
                               arrival: Instant(nanoseconds: p.arrival * 1_000_000))
             }
             inFlight.removeAll { $0.arrival <= nowMs }
+            for p in resent where p.arrival <= nowMs {
+                buffer.insert(sequence: p.seq, timestamp: p.ts, payload: p.payload,
+                              arrival: Instant(nanoseconds: p.arrival * 1_000_000), retransmitted: true)
+            }
+            resent.removeAll { $0.arrival <= nowMs }
             let kind = out.withUnsafeMutableBufferPointer {
                 buffer.pull(into: $0.baseAddress!, now: Instant(nanoseconds: nowMs * 1_000_000))
             }
@@ -102,6 +114,22 @@ func rms(_ s: ArraySlice<Int16>) -> Double {
         let middle = o.samples[(start + 100) * 480..<(start + 700) * 480]
         #expect(abs(toneFrequency(middle) - 1000) < 50)
         #expect(o.stats.targetDelayMs > 20, "jitter raises the target delay")
+    }
+
+    @Test func retransmissionsWithRoomToWaitReplaceConcealment() throws {
+        // 20 % loss, no jitter; the lost packets come back 25 ms after they were due.
+        let without = try ToneLink(loss: 0.2, jitterMs: 0, seed: 31).run(seconds: 6)
+        let with = try ToneLink(loss: 0.2, jitterMs: 0, seed: 31, retransmitAfterMs: 25).run(seconds: 6)
+        // Without: the gaps are rebuilt from FEC or concealed. With: most are decoded
+        // from the packet itself; only the first waits of each gap are concealed.
+        #expect(with.stats.decoded > without.stats.decoded + 40, "decoded \(with.stats.decoded) vs \(without.stats.decoded)")
+        #expect(with.stats.fecRecovered * 3 < without.stats.fecRecovered + 3,
+                "FEC \(with.stats.fecRecovered) vs \(without.stats.fecRecovered)")
+        // Retransmissions do not count as jitter: the target stays at the floor.
+        #expect(with.stats.targetDelayMs <= 40, "target \(with.stats.targetDelayMs) ms")
+        // And the tone is intact.
+        let middle = with.samples[(48000 * 2)..<(48000 * 5)]
+        #expect(abs(toneFrequency(middle) - 1000) < 20, "\(toneFrequency(middle)) Hz; \(with.stats) vs \(without.stats)")
     }
 
     @Test func lateDuplicateAndInvalidPacketsAreCountedAndDropped() throws {

@@ -26,6 +26,10 @@ final class RemoteStream: @unchecked Sendable {
         var silentFrames = 0
         var tap: AudioFrameTap? = nil
         var tapGeneration = -1
+        /// Packets missing on the way from the server, to NACK (docs/network.md, Audio retransmission).
+        var nack = NackList()
+        /// When a gap was last seen: the playout delay keeps room for retransmissions for 10 s after.
+        var lossSeenAt: Instant? = nil
     }
 
     let ssrc: UInt32
@@ -78,8 +82,22 @@ struct LevelState {
 extension AudioPipeline {
     // MARK: - Packets
 
-    /// An RTP packet from the transport (plain, on the IO loop).
+    /// An RTP packet from the transport (plain, on the IO loop): Opus, or a
+    /// retransmission of it from the server's cache (RTX, RFC 4588).
     func received(rtp: UnsafeMutableRawPointer, length: Int, now: Instant) {
+        let raw = UnsafeRawBufferPointer(start: rtp, count: length)
+        guard let h = try? RtpHeader.parse(raw) else { return }
+        if h.payloadType == Self.rtxPayloadType {
+            guard let media = rtxStreams.withLock({ $0[h.ssrc] }),
+                  var original = RtxPacket.unwrap(raw, payloadType: Self.payloadType, ssrc: media) else { return }
+            let n = original.count
+            original.withUnsafeMutableBytes { received($0.baseAddress!, n, now: now, retransmitted: true) }
+            return
+        }
+        received(rtp, length, now: now, retransmitted: false)
+    }
+
+    private func received(_ rtp: UnsafeMutableRawPointer, _ length: Int, now: Instant, retransmitted: Bool) {
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
         guard let h = try? RtpHeader.parse(raw), h.payloadType == Self.payloadType,
               h.payloadOffset < length - h.paddingLength else { return }
@@ -99,12 +117,38 @@ extension AudioPipeline {
         }
         guard let stream else { return }
         var events: [AudioEvent] = []
-        stream.state.withLock { st in
+        // NACK where it helps: with loss recovery on, and a round trip that
+        // brings the packet back before it is due to play (inside the jitter
+        // buffer's target delay).
+        let link = transport.withLock { $0 }
+        let recovery = settings.withLock { $0.lossRecovery }
+        let rtt = link?.rtt ?? .milliseconds(100)
+        let nack = stream.state.withLock { st -> [UInt16] in
             if st.uid == 0 { st.uid = uid }
             if st.buffer.channels != channels, let b = RemoteStream.makeBuffer(channels: channels) {
                 st.buffer = b  // the sender changed its channel count: start afresh
             }
-            st.buffer.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, payload: payload, arrival: now)
+            let result = st.buffer.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, payload: payload,
+                                          arrival: now, retransmitted: retransmitted)
+            if retransmitted && result == .accepted { retransmissionCounters.withLock { $0.recovered += 1 } }
+            st.nack.received(h.sequenceNumber, now: now)
+            if st.nack.count > 0 { st.lossSeenAt = now }
+            // While the path loses, playout keeps a round trip and a packet in
+            // hand (up to 120 ms of round trip); 10 s without loss gives it back.
+            let lossy = recovery && rtt < .milliseconds(120) && st.lossSeenAt.map { now - $0 < .seconds(10) } == true
+            let floor: Duration = lossy ? rtt + .milliseconds(30) : .zero
+            if st.buffer.delayFloor != floor { st.buffer.delayFloor = floor }
+            guard lossy, !retransmitted, st.nack.count > 0 else { return [] }
+            return st.nack.due(now: now, rtt: rtt)
+        }
+        if !nack.isEmpty, let link {
+            var packet = GenericNack.serialize(sender: 0, media: h.ssrc, sequences: nack)
+            let n = packet.count
+            packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+            packet.withUnsafeMutableBytes { link.send(rtcp: $0.baseAddress!, length: n) }
+            retransmissionCounters.withLock { $0.nacked += nack.count }
+        }
+        stream.state.withLock { st in
             st.bytes += length
             st.lastPacket = now
             if st.uid != 0 && !st.firstPacketReported {

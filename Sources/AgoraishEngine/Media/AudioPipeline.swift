@@ -23,6 +23,8 @@ import Glibc
 /// own lock, so the network never waits for an observer.
 final class AudioPipeline: @unchecked Sendable {
     static let payloadType: UInt8 = 111
+    /// Retransmissions of Opus (RFC 4588) from the server's cache.
+    static let rtxPayloadType: UInt8 = 112
     static let audioLevelId: UInt8 = 1
     /// Samples per channel in 10 ms at 48 kHz.
     static let frame = 480
@@ -99,6 +101,10 @@ final class AudioPipeline: @unchecked Sendable {
     let owners = Locked<[UInt32: UInt32]>([:])
     /// Where encoded packets go; nil until the media transport is up.
     let transport = Locked<MediaTransport?>(nil)
+    /// Server RTX SSRC -> the server SSRC of the stream it retransmits (audio and video alike).
+    let rtxStreams = Locked<[UInt32: UInt32]>([:])
+    /// Audio retransmission so far: sequence numbers NACKed, packets recovered in time to play.
+    let retransmissionCounters = Locked((nacked: 0, recovered: 0))
     /// Record frames kept for the mixed position and recording (48 kHz mono, 10 ms each).
     let recordedForMix = Locked<[[Int16]]>([])
     /// The file recorder (startAudioRecording).

@@ -90,9 +90,11 @@ public struct AudioJitterBuffer {
     }
 
     /// Takes a packet: RTP sequence number and timestamp (48 kHz), the Opus
-    /// payload, and when it arrived.
+    /// payload, and when it arrived. A retransmission (`retransmitted`) fills
+    /// its gap if it is still ahead of playout but does not count as jitter.
     @discardableResult
-    public mutating func insert(sequence: UInt16, timestamp: UInt32, payload: [UInt8], arrival: Instant) -> InsertResult {
+    public mutating func insert(sequence: UInt16, timestamp: UInt32, payload: [UInt8], arrival: Instant,
+                                retransmitted: Bool = false) -> InsertResult {
         guard let samples = OpusDecoder.samplesPerChannel(in: payload), samples <= 5760 else { return .invalid }
         let seq = extend(sequence)
         stats.received += 1
@@ -112,7 +114,7 @@ public struct AudioJitterBuffer {
         packetSamples = samples
         highestSeq = max(highestSeq ?? seq, seq)
         if firstArrival == nil { firstArrival = arrival }
-        updateJitter(timestamp: timestamp, arrival: arrival)
+        if !retransmitted { updateJitter(timestamp: timestamp, arrival: arrival) }
         return .accepted
     }
 
@@ -160,6 +162,21 @@ public struct AudioJitterBuffer {
         }
         return kind
     }
+
+    /// The least playout delay while lost packets are being asked for again
+    /// (NACK): a round trip and a packet's time, so a retransmission comes
+    /// before its turn. Zero: none. Raising it raises the target at once; the
+    /// delay itself grows at the next gap, which waits (concealing 10 ms at a
+    /// time, at most `retransmissionWaitFrames`) instead of moving on.
+    public var delayFloor: Duration = .zero {
+        didSet {
+            if delayFloor > targetDelay { targetDelay = min(maximumDelay, delayFloor) }
+            stats.targetDelayMs = Int(targetDelay.milliseconds)
+        }
+    }
+    /// How many 10 ms frames a gap may wait for its retransmission.
+    public static let retransmissionWaitFrames = 4
+    private var waitedFor: (seq: Int64, frames: Int)? = nil
 
     /// Loss recovery on (the default): gaps are rebuilt from the next packet's
     /// FEC or concealed by the decoder (PLC). Off: they are played as silence,
@@ -216,6 +233,15 @@ public struct AudioJitterBuffer {
             // Wait longer from now on: once per underrun, not per concealed frame.
             if !underrun { targetDelay = min(maximumDelay, targetDelay + .milliseconds(20)) }
             underrun = true
+        } else if lossRecovery, delayFloor > .zero, bufferedDuration() + .milliseconds(10) <= targetDelay,
+                  (waitedFor?.seq != seq || waitedFor!.frames < Self.retransmissionWaitFrames) {
+            // Asked for again, and there is room to wait: 10 ms of concealment
+            // without moving on, so the retransmission can still take its place.
+            nextSeq = seq
+            waitedFor = (seq, waitedFor?.seq == seq ? waitedFor!.frames + 1 : 1)
+            produced = (try? decoder.conceal(into: &scratch, samplesPerChannel: Self.frameSamples)) ?? 0
+            kind = .concealed
+            stats.concealed += 1
         } else {
             produced = lossRecovery ? (try? decoder.conceal(into: &scratch, samplesPerChannel: frame)) ?? 0
                                     : silence(frame)
@@ -278,7 +304,7 @@ public struct AudioJitterBuffer {
         // Three times the jitter, plus a little for the scheduling of the
         // pulls: the packet being played already covers its own duration.
         let wanted = Duration.milliseconds(Int64(3 * jitter + 5))
-        targetDelay = min(maximumDelay, max(minimumDelay, max(targetDelay - .milliseconds(1), wanted)))
+        targetDelay = min(maximumDelay, max(minimumDelay, delayFloor, max(targetDelay - .milliseconds(1), wanted)))
         stats.targetDelayMs = Int(targetDelay.milliseconds)
     }
 

@@ -99,6 +99,9 @@ final class MediaChannel {
     var rtxSsrcs: Set<UInt32> = []
     /// Server SSRC of an audio stream -> its uplink counts, for receiver reports.
     var audioUplinks: [UInt32: SequenceCounter] = [:]
+    /// Server SSRC of an audio stream -> its last packets, to answer subscribers' NACKs
+    /// (the server-to-subscriber hop only: the uplink's audio is protected by FEC).
+    var audioCaches: [UInt32: VideoStreamCache] = [:]
     /// Server SSRC -> the loss (of 256) each subscriber (session) last reported receiving it.
     var downlinkLoss: [UInt32: [UInt64: UInt8]] = [:]
     var nextSsrc: UInt32
@@ -467,6 +470,7 @@ final class MediaWorker: @unchecked Sendable {
         for s in p.ssrcMap.values {
             p.channel.streams[s] = nil
             if let cache = p.channel.videoCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
+            if let cache = p.channel.audioCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
             p.channel.audioUplinks[s] = nil
             p.channel.downlinkLoss[s] = nil
         }
@@ -563,7 +567,13 @@ final class MediaWorker: @unchecked Sendable {
                 p.channel.rtxSsrcs.insert(rtx)
                 p.channel.videoCaches[ssrc] = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType)
             }
-            if isAudio { p.channel.audioUplinks[ssrc] = SequenceCounter() }
+            if isAudio {
+                p.channel.audioUplinks[ssrc] = SequenceCounter()
+                rtx = p.channel.allocateSsrc()
+                p.channel.rtxSsrcs.insert(rtx)
+                p.channel.audioCaches[ssrc] = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType,
+                                                               slots: VideoStreamCache.audioSlots)
+            }
             onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)
         }
         if isAudio { p.channel.audioUplinks[ssrc]?.count(header.sequenceNumber) }
@@ -582,6 +592,11 @@ final class MediaWorker: @unchecked Sendable {
         let isLow = layered && header.ssrc == p.videoLowSsrc
         var startsKeyframe: Bool? = nil
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
+        if isAudio, let audioCache = p.channel.audioCaches[ssrc] {
+            let at = Instant.now()
+            if audioCache.holds(header.sequenceNumber, now: at) { return drop(.duplicate) }
+            audioCache.store(buffer, length: plain, sequence: header.sequenceNumber, now: at)
+        }
         // Each subscriber's copy carries the server's own transport-wide number for it.
         let tseqOffset = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain))?.offset
         let sentAt = Instant.now()
@@ -778,7 +793,7 @@ final class MediaWorker: @unchecked Sendable {
     /// already; once they come they are forwarded as usual.
     private func answerNack(_ packet: UnsafeRawBufferPointer, to member: MediaParticipant) {
         guard let nack = GenericNack.parse(packet), let to = member.address,
-              let cache = member.channel.videoCaches[nack.media] else { return }
+              let cache = member.channel.videoCaches[nack.media] ?? member.channel.audioCaches[nack.media] else { return }
         let now = Instant.now()
         counts.nackRequests += nack.sequences.count
         for seq in nack.sequences.prefix(64) {
