@@ -210,6 +210,7 @@ enum agoraish_connection_changed_reason {
     AGORAISH_CONNECTION_CHANGED_TOKEN_EXPIRED = 9,        /**< The token expired; renew it to rejoin. */
     AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER = 10,  /**< The server refused the join (see on_error). */
     AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN = 12,         /**< Rejoining with a renewed token. */
+    AGORAISH_CONNECTION_CHANGED_CLIENT_IP_ADDRESS_CHANGED = 13, /**< ABI 0.7: the local address the call used went away (or the network became unreachable); reconnecting at once. */
     AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT = 14,  /**< The server stopped answering keepalives. */
     AGORAISH_CONNECTION_CHANGED_REJOIN_SUCCESS = 15,      /**< Rejoined after an interruption. */
     AGORAISH_CONNECTION_CHANGED_SAME_UID_LOGIN = 19       /**< Another client joined with this uid; it replaced this one. */
@@ -1806,7 +1807,7 @@ int agoraish_engine_stop_lastmile_probe_test(agoraish_engine_t *engine);
 
 /**
  * Report the last mile's quality every 2 s before joining (Agora's
- * enableLastmileTest): a second of probes each way at the configured video
+ * enableLastmileTest): 0.7 s of probes each way at the configured video
  * bitrate (at least 100 kbps), then on_lastmile_quality, repeated until
  * agoraish_engine_disable_lastmile_test() or a join.
  * @return 0; -2 no usable server URL; -5 in a channel, during an echo test or

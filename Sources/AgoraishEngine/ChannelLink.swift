@@ -61,7 +61,9 @@ final class ChannelLink: Sendable {
         self.video = video
         var settings = ClientSession.Settings(appId: appId)
         settings.areaCode = areaCode
-        session = Locked(ClientSession(settings: settings))
+        var client = ClientSession(settings: settings)
+        client.localAudioSsrcs = audio.ssrcs
+        session = Locked(client)
         shell = Locked(Shell(url: serverURL))
         loop = try EventLoop(name: name)
         self.emit = emit
@@ -284,7 +286,10 @@ final class ChannelLink: Sendable {
             return
         }
         transport.onKeyframeRequest = { ssrc in video.keyframeRequested(ssrc: ssrc) }
-        transport.onNack = { ssrc, sequences in video.nacked(ssrc: ssrc, sequences: sequences) }
+        let audioSsrc = audio.ssrcs.ssrc
+        transport.onNack = { ssrc, sequences in
+            if ssrc == audioSsrc { audio.nacked(sequences: sequences) } else { video.nacked(ssrc: ssrc, sequences: sequences) }
+        }
         transport.onPathError = { [weak self] in
             guard let self else { return }
             log("network: the media path is unreachable; reconnecting")

@@ -57,7 +57,7 @@ public enum NetworkEvent: Sendable, Equatable {
 extension RtcEngine {
     /// How long each direction is probed by startLastmileProbeTest, and by each cycle of enableLastmileTest.
     static let probePhase: Duration = .seconds(2)
-    static let qualityPhase: Duration = .seconds(1)
+    static let qualityPhase: Duration = .milliseconds(700)
 
     /// startLastmileProbeTest: onLastmileQuality about 2 s in (after the
     /// uplink phase) and onLastmileProbeResult about 5 s in, then the probe's
@@ -83,7 +83,7 @@ extension RtcEngine {
         log.log(.info, "api stopLastmileProbeTest")
     }
 
-    /// enableLastmileTest: onLastmileQuality every 2 s (a second of probing
+    /// enableLastmileTest: onLastmileQuality every 2 s (0.7 s of probing
     /// each way at the configured video bitrate, at least 100 kbps) until
     /// disableLastmileTest or a join.
     ///
@@ -189,8 +189,10 @@ extension RtcEngine {
             afterProbe(downWait, generation) { [self] in
                 switch mode {
                 case .probe(let c):
-                    emitNetwork(.lastmileProbeResult(result(t, c)))
+                    // The probe's channel is left before the result is reported: a join from the callback works.
+                    let r = result(t, c)
                     endProbe()
+                    emitNetwork(.lastmileProbeResult(r))
                 case .quality:
                     reportQuality(t)
                     runCycle(generation)

@@ -84,7 +84,9 @@ extension SignalingCore {
             if let low = lowSsrc, let lowRtx, low != 0, lowRtx != 0, lowRtx != low { pairs[UInt32(lowRtx)] = UInt32(low) }
             if (rtx != nil || lowRtx != nil), pairs != s.videoRtx {
                 sessions[sid]!.videoRtx = pairs
-                if mediaEndpoint != nil { mediaCommands.append(.setVideoRetransmission(session: sid, rtxToMedia: pairs)) }
+                if mediaEndpoint != nil {
+                    mediaCommands.append(.setVideoRetransmission(session: sid, rtxToMedia: pairs.merging(s.audioRtx) { a, _ in a }))
+                }
             }
             if let enabled, let local, let streamMuted {
                 let new = (enabled, local, streamMuted)
@@ -98,6 +100,18 @@ extension SignalingCore {
                 if ssrc != s.videoLowSsrc {
                     sessions[sid]!.videoLowSsrc = ssrc
                     if mediaEndpoint != nil { mediaCommands.append(.setVideoLowStream(session: sid, ssrc: ssrc)) }
+                }
+            }
+        }
+        if kind == .audio {
+            // Optional: the audio stream's SSRC and its retransmissions' (RFC 4588), for NACKs on the uplink.
+            let ssrc = try f.optionalInteger("ssrc", in: 0...0xFFFF_FFFF)
+            let rtx = try f.optionalInteger("rtx_ssrc", in: 0...0xFFFF_FFFF)
+            if let ssrc, let rtx, ssrc != 0, rtx != 0, rtx != ssrc, s.audioRtx != [UInt32(rtx): UInt32(ssrc)] {
+                sessions[sid]!.audioRtx = [UInt32(rtx): UInt32(ssrc)]
+                if mediaEndpoint != nil {
+                    mediaCommands.append(.setVideoRetransmission(session: sid, rtxToMedia: s.videoRtx.merging(
+                        [UInt32(rtx): UInt32(ssrc)]) { a, _ in a }))
                 }
             }
         }

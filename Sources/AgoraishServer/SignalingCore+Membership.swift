@@ -358,7 +358,7 @@ extension SignalingCore {
             grant.videoMuted = s.videoMuted
             grant.videoSubscription = s.videoSubscription
             grant.videoLowSsrc = s.videoLowSsrc
-            grant.videoRtx = s.videoRtx
+            grant.videoRtx = s.videoRtx.merging(s.audioRtx) { a, _ in a }
             mediaCommands.append(.admit(grant))
         }
     }

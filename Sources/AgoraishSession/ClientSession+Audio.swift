@@ -119,7 +119,12 @@ extension ClientSession {
     }
 
     mutating func sendAudioState() {
-        notify(type: "set_audio_state", ["muted": .bool(localAudioMuted)])
+        var fields: [String: JSONValue] = ["muted": .bool(localAudioMuted)]
+        if localAudioSsrcs.ssrc != 0 && localAudioSsrcs.rtx != 0 {
+            fields["ssrc"] = .integer(Int64(localAudioSsrcs.ssrc))
+            fields["rtx_ssrc"] = .integer(Int64(localAudioSsrcs.rtx))
+        }
+        notify(type: "set_audio_state", fields)
     }
 
     mutating func sendVideoState() {

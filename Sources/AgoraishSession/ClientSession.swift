@@ -164,6 +164,8 @@ public struct ClientSession {
     public internal(set) var rtxVideoStreams: [UInt32: UInt32] = [:]
     /// The RTX SSRCs of the local video streams (low: 0 without dual stream).
     public internal(set) var localVideoRtxSsrcs: (high: UInt32, low: UInt32) = (0, 0)
+    /// The local audio stream's SSRC and the SSRC of its retransmissions (set once by the engine).
+    public var localAudioSsrcs: (ssrc: UInt32, rtx: UInt32) = (0, 0)
 
     var settings: Settings
     var channel: String? = nil

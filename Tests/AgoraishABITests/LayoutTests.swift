@@ -56,6 +56,8 @@ import Testing
             "on_network_quality": MemoryLayout<agoraish_event_handler>.offset(of: \.on_network_quality)!,
             "on_local_publish_fallback_to_audio_only": MemoryLayout<agoraish_event_handler>.offset(of: \.on_local_publish_fallback_to_audio_only)!,
             "on_remote_subscribe_fallback_to_audio_only": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_subscribe_fallback_to_audio_only)!,
+            "on_lastmile_quality": MemoryLayout<agoraish_event_handler>.offset(of: \.on_lastmile_quality)!,
+            "on_lastmile_probe_result": MemoryLayout<agoraish_event_handler>.offset(of: \.on_lastmile_probe_result)!,
         ]
         layout["agoraish_event_handler"] = eventHandler
 
@@ -344,6 +346,34 @@ import Testing
             "capture_height": MemoryLayout<agoraish_camera_capturer_configuration>.offset(of: \.capture_height)!,
         ]
         layout["agoraish_camera_capturer_configuration"] = cameraCapturerConfiguration
+
+        let lastmileProbeConfig: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_lastmile_probe_config>.size,
+            "struct_size": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.struct_size)!,
+            "probe_uplink": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.probe_uplink)!,
+            "probe_downlink": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.probe_downlink)!,
+            "expected_uplink_bitrate": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.expected_uplink_bitrate)!,
+            "expected_downlink_bitrate": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.expected_downlink_bitrate)!,
+        ]
+        layout["agoraish_lastmile_probe_config"] = lastmileProbeConfig
+
+        let lastmileProbeOneWayResult: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_lastmile_probe_one_way_result>.size,
+            "packet_loss_rate": MemoryLayout<agoraish_lastmile_probe_one_way_result>.offset(of: \.packet_loss_rate)!,
+            "jitter": MemoryLayout<agoraish_lastmile_probe_one_way_result>.offset(of: \.jitter)!,
+            "available_bandwidth": MemoryLayout<agoraish_lastmile_probe_one_way_result>.offset(of: \.available_bandwidth)!,
+        ]
+        layout["agoraish_lastmile_probe_one_way_result"] = lastmileProbeOneWayResult
+
+        let lastmileProbeResult: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_lastmile_probe_result>.size,
+            "struct_size": MemoryLayout<agoraish_lastmile_probe_result>.offset(of: \.struct_size)!,
+            "state": MemoryLayout<agoraish_lastmile_probe_result>.offset(of: \.state)!,
+            "uplink_report": MemoryLayout<agoraish_lastmile_probe_result>.offset(of: \.uplink_report)!,
+            "downlink_report": MemoryLayout<agoraish_lastmile_probe_result>.offset(of: \.downlink_report)!,
+            "rtt": MemoryLayout<agoraish_lastmile_probe_result>.offset(of: \.rtt)!,
+        ]
+        layout["agoraish_lastmile_probe_result"] = lastmileProbeResult
         return layout
     }
 

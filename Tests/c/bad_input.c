@@ -61,6 +61,17 @@
  *           test (-5); against an embedded server: start twice (-5), a join
  *           during the test (-17), stop twice (-5), start in a channel (-5),
  *           and no join or leave event for the test's own channel.
+ * Last mile 0.7: the four last-mile functions with every bad handle above;
+ *           probe configs (NULL, struct_size 0, too small or splitting a
+ *           field, no direction, a probed bitrate of 0, 99999, 5000001 or
+ *           UINT_MAX: -2, checked first, also while a test runs or in a
+ *           channel; an unprobed direction's bitrate is not read), stop and
+ *           disable when not running (-5); against an embedded
+ *           server: the edges 100000 and 5000000, a second test or probe
+ *           (-5), an echo test during either (-5) and either during an echo
+ *           test (-5), stop for the quality test and disable for a probe
+ *           (-5), all four in a channel (-5), a join ending the test, and no
+ *           join, leave or probe result reported for the tests' own channel.
  *
  * Exit status 0 when every check passes; otherwise one line per failed check
  * on stderr and exit status 1.
@@ -393,6 +404,19 @@ static int call_camera_configuration(agoraish_engine_t *e) {
 }
 static int call_switch_camera(agoraish_engine_t *e) { return agoraish_engine_switch_camera(e); }
 
+/* ABI 0.7: the last-mile test and probe. */
+static int call_start_lastmile_probe(agoraish_engine_t *e) {
+    agoraish_lastmile_probe_config config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.probe_uplink = 1;
+    config.expected_uplink_bitrate = 1000000;
+    return agoraish_engine_start_lastmile_probe_test(e, &config);
+}
+static int call_stop_lastmile_probe(agoraish_engine_t *e) { return agoraish_engine_stop_lastmile_probe_test(e); }
+static int call_enable_lastmile_test(agoraish_engine_t *e) { return agoraish_engine_enable_lastmile_test(e); }
+static int call_disable_lastmile_test(agoraish_engine_t *e) { return agoraish_engine_disable_lastmile_test(e); }
+
 /* The echo test. */
 static int call_start_echo_test(agoraish_engine_t *e) { return agoraish_engine_start_echo_test(e, 2); }
 static int call_stop_echo_test(agoraish_engine_t *e) { return agoraish_engine_stop_echo_test(e); }
@@ -466,6 +490,10 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_enable_dual_stream_mode", call_dual_stream, 0},
     {"agoraish_engine_set_remote_video_stream_type", call_remote_stream_type, 0},
     {"agoraish_engine_set_remote_default_video_stream_type", call_remote_default_stream_type, 0},
+    {"agoraish_engine_start_lastmile_probe_test", call_start_lastmile_probe, 0},
+    {"agoraish_engine_stop_lastmile_probe_test", call_stop_lastmile_probe, 0},
+    {"agoraish_engine_enable_lastmile_test", call_enable_lastmile_test, 0},
+    {"agoraish_engine_disable_lastmile_test", call_disable_lastmile_test, 0},
     {"agoraish_engine_set_local_publish_fallback_option", call_publish_fallback, 0},
     {"agoraish_engine_set_remote_subscribe_fallback_option", call_subscribe_fallback, 0},
     {"agoraish_engine_set_remote_user_priority", call_remote_user_priority, 0},
@@ -3627,6 +3655,209 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Last-mile test and probe (ABI 0.7)                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    int joins, leaves, connected, probe_results;
+} lastmile_events_t;
+
+static lastmile_events_t lastmile_events;
+
+static void lastmile_on_join(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
+    (void)e, (void)ud, (void)channel, (void)uid, (void)elapsed;
+    count_up(&lastmile_events.mutex, &lastmile_events.cond, &lastmile_events.joins);
+}
+static void lastmile_on_leave(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
+    (void)e, (void)ud, (void)stats;
+    count_up(&lastmile_events.mutex, &lastmile_events.cond, &lastmile_events.leaves);
+}
+static void lastmile_on_state(agoraish_engine_t *e, void *ud, int state, int reason) {
+    (void)e, (void)ud, (void)reason;
+    if (state == AGORAISH_CONNECTION_STATE_CONNECTED)
+        count_up(&lastmile_events.mutex, &lastmile_events.cond, &lastmile_events.connected);
+}
+static void lastmile_on_probe_result(agoraish_engine_t *e, void *ud, const struct agoraish_lastmile_probe_result *r) {
+    (void)e, (void)ud, (void)r;
+    count_up(&lastmile_events.mutex, &lastmile_events.cond, &lastmile_events.probe_results);
+}
+
+/** A probe config of this header's size. */
+static agoraish_lastmile_probe_config probe_config(int uplink, unsigned int uplink_bps, int downlink,
+                                                   unsigned int downlink_bps) {
+    agoraish_lastmile_probe_config config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.probe_uplink = uplink;
+    config.probe_downlink = downlink;
+    config.expected_uplink_bitrate = uplink_bps;
+    config.expected_downlink_bitrate = downlink_bps;
+    return config;
+}
+
+/** Every config start_lastmile_probe_test rejects with -2 whatever runs (checked
+ *  before the engine's state): NULL, struct_size, no direction, probed bitrates
+ *  outside 100000..5000000. */
+static void run_bad_probe_configs(agoraish_engine_t *engine, const char *where) {
+    const uint32_t full = (uint32_t)sizeof(agoraish_lastmile_probe_config);
+    const struct {
+        const char *name;
+        uint32_t struct_size;
+        int uplink;
+        unsigned int uplink_bps;
+        int downlink;
+        unsigned int downlink_bps;
+    } rows[] = {
+        {"struct_size 0", 0, 1, 1000000, 1, 1000000},
+        {"struct_size 4", 4, 1, 1000000, 1, 1000000},
+        {"struct_size one field short", full - 4, 1, 1000000, 1, 1000000},
+        {"struct_size one byte short", full - 1, 1, 1000000, 1, 1000000},
+        {"struct_size splitting a field", full + 1, 1, 1000000, 1, 1000000},
+        {"no direction", full, 0, 1000000, 0, 1000000},
+        {"no direction, no bitrates", full, 0, 0, 0, 0},
+        {"uplink 0 bps", full, 1, 0, 0, 1000000},
+        {"uplink 99999 bps", full, 1, 99999, 0, 1000000},
+        {"uplink 5000001 bps", full, 1, 5000001, 0, 1000000},
+        {"uplink UINT_MAX bps", full, 1, UINT_MAX, 0, 1000000},
+        {"uplink probed with -1 (nonzero), 0 bps", full, -1, 0, 0, 1000000},
+        {"downlink 0 bps", full, 0, 1000000, 1, 0},
+        {"downlink 99999 bps", full, 0, 1000000, 1, 99999},
+        {"downlink 5000001 bps", full, 0, 1000000, 1, 5000001},
+        {"downlink UINT_MAX bps", full, 0, 1000000, 1, UINT_MAX},
+        {"both, the uplink's 99999 bps", full, 1, 99999, 1, 1000000},
+        {"both, the downlink's 5000001 bps", full, 1, 1000000, 1, 5000001},
+        {"both at 0 bps", full, 1, 0, 1, 0},
+    };
+    size_t i;
+    int rc = agoraish_engine_start_lastmile_probe_test(engine, NULL);
+    CHECK(rc == E_INVALID, "start_lastmile_probe_test(NULL) %s: returned %d, expected %d", where, rc, E_INVALID);
+    for (i = 0; i < COUNT(rows); i++) {
+        agoraish_lastmile_probe_config config =
+            probe_config(rows[i].uplink, rows[i].uplink_bps, rows[i].downlink, rows[i].downlink_bps);
+        config.struct_size = rows[i].struct_size;
+        rc = agoraish_engine_start_lastmile_probe_test(engine, &config);
+        CHECK(rc == E_INVALID, "start_lastmile_probe_test(%s) %s: returned %d, expected %d", rows[i].name, where, rc,
+              E_INVALID);
+    }
+}
+
+/** The configs and states of the last-mile functions: rejected configs and
+ *  stop / disable without a test on the live engine, then the states against
+ *  an embedded server. Probes are stopped long before they would report, so
+ *  no on_lastmile_probe_result comes. */
+static void test_lastmile(void) {
+    agoraish_server_t *server = NULL;
+    agoraish_engine_t *engine = NULL;
+    agoraish_event_handler handler = empty_handler(NULL);
+    agoraish_lastmile_probe_config config;
+    char url[128];
+    size_t len = sizeof url;
+
+    /* On the live engine only what is decided before anything is sent (its
+     * server URL is the default one, where anything may listen). */
+    run_bad_probe_configs(live, "on an engine in no channel");
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(live), E_REFUSED, "stop_lastmile_probe_test without a probe");
+    CHECK_RC(agoraish_engine_disable_lastmile_test(live), E_REFUSED, "disable_lastmile_test without a test");
+    CHECK_RC(agoraish_engine_disable_lastmile_test(live), E_REFUSED, "disable_lastmile_test without a test, twice");
+    CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
+          "the rejected last-mile calls connected the live engine");
+
+    memset(&lastmile_events, 0, sizeof lastmile_events);
+    monitor_init(&lastmile_events.mutex, &lastmile_events.cond);
+    handler.on_join_channel_success = lastmile_on_join;
+    handler.on_leave_channel = lastmile_on_leave;
+    handler.on_connection_state_changed = lastmile_on_state;
+    handler.on_lastmile_probe_result = lastmile_on_probe_result;
+    server = create_server(0, NULL);
+    CHECK(server != NULL && agoraish_server_start(server) == 0 && agoraish_server_get_url(server, url, &len) == 0,
+          "start a server for the last-mile rows");
+    if (!server) goto done;
+    engine = new_engine("bad-input-lastmile", &handler, url, "lastmile-rows.log");
+    CHECK(engine != NULL, "create the last-mile engine: last error %d", agoraish_get_last_error());
+    if (!engine) goto done;
+
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), E_REFUSED, "stop_lastmile_probe_test before any probe");
+    CHECK_RC(agoraish_engine_disable_lastmile_test(engine), E_REFUSED, "disable_lastmile_test before any test");
+    run_bad_probe_configs(engine, "with a server");
+
+    /* A probe of the uplink at the lowest rate: the downlink's bitrate is not read. */
+    config = probe_config(1, 100000, 0, UINT_MAX);
+    CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), 0,
+             "start_lastmile_probe_test(uplink 100000 bps, downlink not probed at UINT_MAX)");
+    config = probe_config(1, 1000000, 1, 1000000);
+    CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), E_REFUSED, "start_lastmile_probe_test twice");
+    CHECK_RC(agoraish_engine_enable_lastmile_test(engine), E_REFUSED, "enable_lastmile_test during a probe");
+    CHECK_RC(agoraish_engine_disable_lastmile_test(engine), E_REFUSED, "disable_lastmile_test during a probe");
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 2), E_REFUSED, "start_echo_test during a probe");
+    run_bad_probe_configs(engine, "during a probe");
+    CHECK(wait_count(&lastmile_events.mutex, &lastmile_events.cond, &lastmile_events.connected, 1, 15) >= 1,
+          "the probe never reached CONNECTED");
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), 0, "stop_lastmile_probe_test");
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), E_REFUSED, "stop_lastmile_probe_test twice");
+
+    /* A probe of the downlink at the highest rate: the uplink's bitrate is not read. */
+    config = probe_config(0, 0, 1, 5000000);
+    CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), 0,
+             "start_lastmile_probe_test(downlink 5000000 bps, uplink not probed at 0)");
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), 0, "stop_lastmile_probe_test of the downlink probe");
+
+    /* The quality test. */
+    CHECK_RC(agoraish_engine_enable_lastmile_test(engine), 0, "enable_lastmile_test");
+    CHECK_RC(agoraish_engine_enable_lastmile_test(engine), E_REFUSED, "enable_lastmile_test twice");
+    CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), E_REFUSED,
+             "start_lastmile_probe_test during the last-mile test");
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), E_REFUSED,
+             "stop_lastmile_probe_test during the last-mile test (no probe)");
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 2), E_REFUSED, "start_echo_test during the last-mile test");
+    run_bad_probe_configs(engine, "during the last-mile test");
+    CHECK_RC(agoraish_engine_disable_lastmile_test(engine), 0, "disable_lastmile_test");
+    CHECK_RC(agoraish_engine_disable_lastmile_test(engine), E_REFUSED, "disable_lastmile_test twice");
+
+    /* A join ends the last-mile test; in a channel all four are refused. The
+     * call's join and leave are the only ones reported. */
+    CHECK_RC(agoraish_engine_enable_lastmile_test(engine), 0, "enable_lastmile_test again");
+    CHECK_RC(agoraish_engine_join_channel(engine, NULL, "bad-input-lastmile", NULL, 0), 0,
+             "join_channel during the last-mile test");
+    CHECK_RC(agoraish_engine_disable_lastmile_test(engine), E_REFUSED, "disable_lastmile_test after a join ended it");
+    CHECK(wait_count(&lastmile_events.mutex, &lastmile_events.cond, &lastmile_events.joins, 1, 15) >= 1,
+          "no on_join_channel_success after the last-mile test");
+    config = probe_config(1, 1000000, 1, 1000000);
+    CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), E_REFUSED,
+             "start_lastmile_probe_test in a channel");
+    run_bad_probe_configs(engine, "in a channel");
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), E_REFUSED, "stop_lastmile_probe_test in a channel");
+    CHECK_RC(agoraish_engine_enable_lastmile_test(engine), E_REFUSED, "enable_lastmile_test in a channel");
+    CHECK_RC(agoraish_engine_disable_lastmile_test(engine), E_REFUSED, "disable_lastmile_test in a channel");
+    CHECK_RC(agoraish_engine_leave_channel(engine), 0, "leave_channel after the last-mile rows");
+    CHECK(wait_count(&lastmile_events.mutex, &lastmile_events.cond, &lastmile_events.leaves, 1, 15) >= 1,
+          "no on_leave_channel after the call that followed the last-mile test");
+    CHECK(read_count(&lastmile_events.mutex, &lastmile_events.joins) == 1 &&
+              read_count(&lastmile_events.mutex, &lastmile_events.leaves) == 1,
+          "the last-mile tests' channel was reported: %d joins, %d leaves (expected 1 and 1, the call's)",
+          read_count(&lastmile_events.mutex, &lastmile_events.joins),
+          read_count(&lastmile_events.mutex, &lastmile_events.leaves));
+    CHECK(read_count(&lastmile_events.mutex, &lastmile_events.probe_results) == 0,
+          "%d on_lastmile_probe_result for probes that were stopped or ended by a join",
+          read_count(&lastmile_events.mutex, &lastmile_events.probe_results));
+
+    /* During an echo test (refused as soon as it is started). */
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 2), 0, "start_echo_test after the call");
+    CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), E_REFUSED,
+             "start_lastmile_probe_test during an echo test");
+    CHECK_RC(agoraish_engine_enable_lastmile_test(engine), E_REFUSED, "enable_lastmile_test during an echo test");
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), E_REFUSED, "stop_lastmile_probe_test during an echo test");
+    CHECK_RC(agoraish_engine_disable_lastmile_test(engine), E_REFUSED, "disable_lastmile_test during an echo test");
+    CHECK_RC(agoraish_engine_stop_echo_test(engine), 0, "stop_echo_test after the last-mile rows");
+
+done:
+    if (engine) CHECK(agoraish_engine_release(engine, 1) == 0, "release the last-mile engine");
+    if (server) CHECK(agoraish_server_release(server) == 0, "release the last-mile rows' server");
+    monitor_destroy(&lastmile_events.mutex, &lastmile_events.cond);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Library functions                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -3753,6 +3984,7 @@ int main(void) {
         test_video_devices();
         test_video_in_a_call();
         test_echo_test();
+        test_lastmile();
         test_library_functions();
         test_empty_ogg_recordings(); /* last: see there */
         CHECK(agoraish_engine_release(live, 1) == 0, "release the live engine");

@@ -74,6 +74,8 @@ int main(void) {
     FIELD(agoraish_event_handler, on_network_quality);
     FIELD(agoraish_event_handler, on_local_publish_fallback_to_audio_only);
     FIELD(agoraish_event_handler, on_remote_subscribe_fallback_to_audio_only);
+    FIELD(agoraish_event_handler, on_lastmile_quality);
+    FIELD(agoraish_event_handler, on_lastmile_probe_result);
     end();
 
     BEGIN(agoraish_engine_config);
@@ -319,6 +321,29 @@ int main(void) {
     FIELD(agoraish_camera_capturer_configuration, preference);
     FIELD(agoraish_camera_capturer_configuration, capture_width);
     FIELD(agoraish_camera_capturer_configuration, capture_height);
+    end();
+
+    /* ABI 0.7: the last-mile probe. */
+    BEGIN(agoraish_lastmile_probe_config);
+    FIELD(agoraish_lastmile_probe_config, struct_size);
+    FIELD(agoraish_lastmile_probe_config, probe_uplink);
+    FIELD(agoraish_lastmile_probe_config, probe_downlink);
+    FIELD(agoraish_lastmile_probe_config, expected_uplink_bitrate);
+    FIELD(agoraish_lastmile_probe_config, expected_downlink_bitrate);
+    end();
+
+    BEGIN(agoraish_lastmile_probe_one_way_result);
+    FIELD(agoraish_lastmile_probe_one_way_result, packet_loss_rate);
+    FIELD(agoraish_lastmile_probe_one_way_result, jitter);
+    FIELD(agoraish_lastmile_probe_one_way_result, available_bandwidth);
+    end();
+
+    BEGIN(agoraish_lastmile_probe_result);
+    FIELD(agoraish_lastmile_probe_result, struct_size);
+    FIELD(agoraish_lastmile_probe_result, state);
+    FIELD(agoraish_lastmile_probe_result, uplink_report);
+    FIELD(agoraish_lastmile_probe_result, downlink_report);
+    FIELD(agoraish_lastmile_probe_result, rtt);
     end();
 
     printf("\n}\n");

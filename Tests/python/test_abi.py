@@ -136,7 +136,7 @@ def _ctypes_for(ctype: str, ffi):
     array = re.fullmatch(r"(.+)\[(\d+)\]", ctype)
     if array:
         return _ctypes_for(array.group(1), ffi) * int(array.group(2))
-    m = re.fullmatch(r"(?:const )?(agoraish_\w+) \*", ctype)
+    m = re.fullmatch(r"(?:const )?(?:struct )?(agoraish_\w+) \*", ctype)  # `struct X *`: a forward-declared X
     if m and m.group(1) in ffi.STRUCTS:
         return ctypes.POINTER(ffi.STRUCTS[m.group(1)])
     pytest.fail(f"the test does not know how ctypes spells the C type {ctype!r}: extend _ctypes_for")
@@ -239,6 +239,7 @@ ENUMS = {
     "agoraish_remote_video_state": ("RemoteVideoState", "AGORAISH_REMOTE_VIDEO_STATE_"),
     "agoraish_remote_video_state_reason": ("RemoteVideoStateReason", "AGORAISH_REMOTE_VIDEO_STATE_REASON_"),
     "agoraish_video_observer_position": ("VideoObserverPosition", "AGORAISH_VIDEO_POSITION_"),
+    "agoraish_lastmile_probe_result_state": ("LastmileProbeResultState", "AGORAISH_LASTMILE_PROBE_RESULT_"),
     "agoraish_stream_fallback_options": ("StreamFallbackOptions", "AGORAISH_STREAM_FALLBACK_OPTION_"),
     "agoraish_priority_type": ("PriorityType", "AGORAISH_PRIORITY_"),
 }

@@ -1889,6 +1889,169 @@ def case_priority_values(ctx: Ctx) -> None:
             assert _ffi.agoraish_engine_set_remote_user_priority(engine, 4242, value) == 0, value
 
 
+# -- the last-mile test and probe (ABI 0.7) ----------------------------------
+#
+# Like the echo test rows, these start real probes and tests against the
+# module's server, and stop them long before a probe would report.
+
+PROBE_CONFIG_SIZE = ctypes.sizeof(_ffi.LastmileProbeConfig)
+#: Bitrates outside 100000..5000000 bps (the last one is UINT_MAX).
+BAD_PROBE_BITRATES = (0, 99_999, 5_000_001, 2**32 - 1)
+
+
+def probe_config(uplink: int = 1, uplink_bps: int = 1_000_000, downlink: int = 1, downlink_bps: int = 1_000_000,
+                 struct_size: Optional[int] = None) -> _ffi.LastmileProbeConfig:
+    config = _ffi.LastmileProbeConfig()
+    config.struct_size = PROBE_CONFIG_SIZE if struct_size is None else struct_size
+    config.probe_uplink = uplink
+    config.probe_downlink = downlink
+    config.expected_uplink_bitrate = uplink_bps
+    config.expected_downlink_bitrate = downlink_bps
+    return config
+
+
+def start_probe(engine: int, config: Optional[_ffi.LastmileProbeConfig]) -> int:
+    return _ffi.agoraish_engine_start_lastmile_probe_test(engine, None if config is None else ctypes.byref(config))
+
+
+def stop_probe(engine: int) -> int:
+    return _ffi.agoraish_engine_stop_lastmile_probe_test(engine)
+
+
+def enable_lastmile(engine: int) -> int:
+    return _ffi.agoraish_engine_enable_lastmile_test(engine)
+
+
+def disable_lastmile(engine: int) -> int:
+    return _ffi.agoraish_engine_disable_lastmile_test(engine)
+
+
+def bad_probe_configs() -> List[Tuple[str, Optional[_ffi.LastmileProbeConfig]]]:
+    """Every config start_lastmile_probe_test rejects with -2, whatever the engine is doing."""
+    rows: List[Tuple[str, Optional[_ffi.LastmileProbeConfig]]] = [("NULL", None)]
+    for size in (0, 4, PROBE_CONFIG_SIZE - 4, PROBE_CONFIG_SIZE - 1, PROBE_CONFIG_SIZE + 1):
+        rows.append((f"struct_size {size}", probe_config(struct_size=size)))
+    rows.append(("no direction", probe_config(0, 1_000_000, 0, 1_000_000)))
+    rows.append(("no direction, no bitrates", probe_config(0, 0, 0, 0)))
+    rows.append(("uplink probed with -1 (nonzero) at 0 bps", probe_config(-1, 0, 0, 0)))
+    for bps in BAD_PROBE_BITRATES:
+        rows.append((f"uplink at {bps} bps", probe_config(1, bps, 0, 1_000_000)))
+        rows.append((f"downlink at {bps} bps", probe_config(0, 1_000_000, 1, bps)))
+        rows.append((f"both, the uplink at {bps} bps", probe_config(1, bps, 1, 1_000_000)))
+        rows.append((f"both, the downlink at {bps} bps", probe_config(1, 1_000_000, 1, bps)))
+    return rows
+
+
+def joining_engine(ctx: Ctx) -> int:
+    """Another engine, joining a server that never answers (CONNECTING throughout)."""
+    engine = engine_with(ctx, server_url=NOWHERE)
+    assert join(engine, b"joining") == 0
+    return engine
+
+
+def assert_bad_probe_configs(engine: int, where: str) -> None:
+    got = {name: start_probe(engine, config) for name, config in bad_probe_configs()}
+    assert got == {name: EINVAL for name in got}, where
+
+
+def case_probe_configs(ctx: Ctx) -> None:
+    assert_bad_probe_configs(ctx.engine, "in no channel")
+    assert _ffi.agoraish_engine_get_connection_state(ctx.engine) == 1, "a rejected start connects nothing"
+    assert start_probe(ctx.engine, probe_config()) == 0
+    assert_bad_probe_configs(ctx.engine, "during a probe: checked before the state")
+    assert stop_probe(ctx.engine) == 0
+    assert enable_lastmile(ctx.engine) == 0
+    assert_bad_probe_configs(ctx.engine, "during the last-mile test")
+    assert disable_lastmile(ctx.engine) == 0
+    assert_bad_probe_configs(connected_engine(ctx), "in a channel")
+
+
+def case_probe_edges(ctx: Ctx) -> None:
+    # The edges of the range, each direction alone and both; a direction not
+    # probed may carry any bitrate.
+    accepted = [
+        ("uplink 100000, downlink not probed at UINT_MAX", probe_config(1, 100_000, 0, 2**32 - 1)),
+        ("uplink 5000000, downlink not probed at 0", probe_config(1, 5_000_000, 0, 0)),
+        ("downlink 100000, uplink not probed at 0", probe_config(0, 0, 1, 100_000)),
+        ("downlink 5000000, uplink not probed at 99999", probe_config(0, 99_999, 1, 5_000_000)),
+        ("both, 100000 and 5000000", probe_config(1, 100_000, 1, 5_000_000)),
+        ("nonzero flags other than 1", probe_config(-1, 1_000_000, 7, 1_000_000)),
+        ("a newer, larger struct_size", probe_config(struct_size=PROBE_CONFIG_SIZE + 8)),
+    ]
+    for name, config in accepted:
+        if config.struct_size > PROBE_CONFIG_SIZE:  # the library reads what it knows, no further
+            buffer = (ctypes.c_uint8 * config.struct_size)()
+            ctypes.memmove(buffer, ctypes.byref(config), PROBE_CONFIG_SIZE)
+            rc = _ffi.agoraish_engine_start_lastmile_probe_test(
+                ctx.engine, ctypes.cast(buffer, ctypes.POINTER(_ffi.LastmileProbeConfig)))
+        else:
+            rc = start_probe(ctx.engine, config)
+        assert rc == 0, name
+        assert stop_probe(ctx.engine) == 0, name
+
+
+def case_probe_twice(ctx: Ctx) -> None:
+    assert start_probe(ctx.engine, probe_config()) == 0
+    assert start_probe(ctx.engine, probe_config()) == EREFUSED, "twice"
+    assert start_probe(ctx.engine, probe_config(1, 500_000, 0, 0)) == EREFUSED, "another config"
+    assert enable_lastmile(ctx.engine) == EREFUSED, "the quality test during a probe"
+    assert start_echo(ctx.engine, 2) == EREFUSED, "an echo test during a probe"
+    assert join(ctx.engine, b"after-probe") == 0, "a join ends the probe"
+    assert stop_probe(ctx.engine) == EREFUSED, "ended by the join"
+    assert start_probe(ctx.engine, probe_config()) == EREFUSED, "in the channel"
+
+
+def case_probe_states(ctx: Ctx) -> None:
+    assert start_echo(ctx.engine, 2) == 0
+    assert start_probe(ctx.engine, probe_config()) == EREFUSED, "during an echo test"
+    assert_bad_probe_configs(ctx.engine, "during an echo test: -2 first")
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
+    assert start_probe(joining_engine(ctx), probe_config()) == EREFUSED, "joining"
+    connected = connected_engine(ctx)
+    assert start_probe(connected, probe_config()) == EREFUSED, "connected"
+    assert start_probe(connected, None) == EINVAL, "NULL is -2 first"
+
+
+def case_stop_probe(ctx: Ctx) -> None:
+    assert stop_probe(ctx.engine) == EREFUSED, "never started"
+    assert stop_probe(ctx.engine) == EREFUSED, "twice"
+    assert start_probe(ctx.engine, probe_config()) == 0
+    assert stop_probe(ctx.engine) == 0
+    assert stop_probe(ctx.engine) == EREFUSED, "stopped"
+    assert enable_lastmile(ctx.engine) == 0
+    assert stop_probe(ctx.engine) == EREFUSED, "the last-mile test is no probe"
+    assert disable_lastmile(ctx.engine) == 0
+    assert stop_probe(connected_engine(ctx)) == EREFUSED, "a call is no probe"
+
+
+def case_enable_lastmile(ctx: Ctx) -> None:
+    assert enable_lastmile(ctx.engine) == 0
+    assert enable_lastmile(ctx.engine) == EREFUSED, "twice"
+    assert start_probe(ctx.engine, probe_config()) == EREFUSED, "a probe during the test"
+    assert start_echo(ctx.engine, 2) == EREFUSED, "an echo test during the test"
+    assert join(ctx.engine, b"after-lastmile-test") == 0, "a join ends the test"
+    assert disable_lastmile(ctx.engine) == EREFUSED, "ended by the join"
+    assert enable_lastmile(ctx.engine) == EREFUSED, "in the channel"
+    other = engine_with(ctx)
+    assert start_echo(other, 2) == 0
+    assert enable_lastmile(other) == EREFUSED, "during an echo test"
+    assert _ffi.agoraish_engine_stop_echo_test(other) == 0
+    assert enable_lastmile(joining_engine(ctx)) == EREFUSED, "joining"
+    assert enable_lastmile(connected_engine(ctx)) == EREFUSED, "connected"
+
+
+def case_disable_lastmile(ctx: Ctx) -> None:
+    assert disable_lastmile(ctx.engine) == EREFUSED, "never enabled"
+    assert disable_lastmile(ctx.engine) == EREFUSED, "twice"
+    assert enable_lastmile(ctx.engine) == 0
+    assert disable_lastmile(ctx.engine) == 0
+    assert disable_lastmile(ctx.engine) == EREFUSED, "disabled"
+    assert start_probe(ctx.engine, probe_config()) == 0
+    assert disable_lastmile(ctx.engine) == EREFUSED, "a probe is not the last-mile test"
+    assert stop_probe(ctx.engine) == 0
+    assert disable_lastmile(connected_engine(ctx)) == EREFUSED, "a call is no last-mile test"
+
+
 def snapshot(engine: int, uid: int, path: Optional[bytes]) -> int:
     return _ffi.agoraish_engine_take_snapshot(engine, uid, path)
 
@@ -2712,6 +2875,31 @@ ROWS: Dict[str, Row] = {
         [("stream_type", "other than 0 and 1: -2, before and in a call",
           stream_type_values_case(_ffi.agoraish_engine_set_remote_default_video_stream_type))],
         handle_call=lambda h: _ffi.agoraish_engine_set_remote_default_video_stream_type(h, 0),
+    ),
+    "agoraish_engine_start_lastmile_probe_test": Row(
+        [
+            ("config", "NULL, struct_size 0, too small or splitting a field, no direction, a probed bitrate 0, "
+             "99999, 5000001 or UINT_MAX: -2, also during a test or in a channel", case_probe_configs),
+            ("config", "100000 and 5000000, any nonzero flag, a larger struct_size: 0; an unprobed direction's "
+             "bitrate is not read", case_probe_edges),
+            ("config", "twice -5; the quality test or an echo test during a probe -5; a join ends it",
+             case_probe_twice),
+            ("config", "during an echo test, joining or in a channel: -5", case_probe_states),
+        ],
+        handle_call=lambda h: start_probe(h, probe_config()),
+    ),
+    "agoraish_engine_stop_lastmile_probe_test": Row(
+        [("", "not running -5, twice, after a stop, during the last-mile test, in a call", case_stop_probe)],
+        handle_call=lambda h: stop_probe(h),
+    ),
+    "agoraish_engine_enable_lastmile_test": Row(
+        [("", "twice -5; a probe or an echo test during it -5; a join ends it; during an echo test, joining or "
+          "in a channel -5", case_enable_lastmile)],
+        handle_call=lambda h: enable_lastmile(h),
+    ),
+    "agoraish_engine_disable_lastmile_test": Row(
+        [("", "not running -5, twice, after a disable, during a probe, in a call", case_disable_lastmile)],
+        handle_call=lambda h: disable_lastmile(h),
     ),
     "agoraish_engine_set_local_publish_fallback_option": Row(
         [("option", "DISABLED (0) and AUDIO_ONLY (2); VIDEO_STREAM_LOW (1) and others -2, before and in a call",

@@ -150,13 +150,18 @@ def test_callbacks_are_on_the_handler_base_class():
     assert EventHandler().on_remote_subscribe_fallback_to_audio_only(7, False) is None
 
 
-def test_callbacks_are_the_last_entries_of_the_table():
+def test_callbacks_are_the_first_entries_of_abi_0_7_in_the_table():
     from agoraish import _ffi
     from agoraish.engine import _CALLBACKS
 
+    # Right after on_network_quality, the last callback of ABI 0.6.
     names = [spec.name for spec in _CALLBACKS]
-    assert names[-2:] == ["on_local_publish_fallback_to_audio_only", "on_remote_subscribe_fallback_to_audio_only"]
-    assert [name for name, _ in _ffi.EventHandlerTable._fields_][-2:] == names[-2:]
+    i = names.index("on_network_quality")
+    assert names[i + 1:i + 3] == ["on_local_publish_fallback_to_audio_only",
+                                  "on_remote_subscribe_fallback_to_audio_only"]
+    fields = [name for name, _ in _ffi.EventHandlerTable._fields_]
+    j = fields.index("on_network_quality")
+    assert fields[j + 1:j + 3] == names[i + 1:i + 3]
 
 
 class Fallbacks(EventHandler):

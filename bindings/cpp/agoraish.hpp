@@ -84,6 +84,16 @@
  *     engine.setLocalPublishFallbackOption(agoraish::STREAM_FALLBACK_OPTION_AUDIO_ONLY);
  *     engine.setRemoteUserPriority(remoteUid, agoraish::PRIORITY_HIGH);
  *
+ * The last-mile test and probe (ABI 0.7), before joining:
+ * startLastmileProbeTest / stopLastmileProbeTest and enableLastmileTest /
+ * disableLastmileTest, with the callbacks onLastmileQuality and
+ * onLastmileProbeResult:
+ *
+ *     agoraish::LastmileProbeConfig probe;
+ *     probe.probeUplink = probe.probeDownlink = true;
+ *     probe.expectedUplinkBitrate = probe.expectedDownlinkBitrate = 1000000;  // bps
+ *     engine.startLastmileProbeTest(probe);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -169,6 +179,7 @@ enum CONNECTION_CHANGED_REASON_TYPE : int {
     CONNECTION_CHANGED_REJECTED_BY_SERVER = AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER,
     /** Rejoining with a renewed token. */
     CONNECTION_CHANGED_RENEW_TOKEN = AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN,
+    CONNECTION_CHANGED_CLIENT_IP_ADDRESS_CHANGED = AGORAISH_CONNECTION_CHANGED_CLIENT_IP_ADDRESS_CHANGED,
     /** The server stopped answering keepalives. */
     CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT = AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT,
     /** Rejoined after an interruption. */
@@ -421,6 +432,16 @@ enum REMOTE_VIDEO_STREAM_TYPE : int {
     REMOTE_VIDEO_STREAM_HIGH = 0,
     /** The small one: inside 320 x 180, half the frame rate. */
     REMOTE_VIDEO_STREAM_LOW = 1,
+};
+
+/** How complete a last-mile probe's result is (Agora's LASTMILE_PROBE_RESULT_STATE). */
+enum LASTMILE_PROBE_RESULT_STATE : int {
+    /** Every direction probed was measured. */
+    LASTMILE_PROBE_RESULT_COMPLETE = AGORAISH_LASTMILE_PROBE_RESULT_COMPLETE,
+    /** A direction probed delivered too little to measure its bandwidth. */
+    LASTMILE_PROBE_RESULT_INCOMPLETE_NO_BWE = AGORAISH_LASTMILE_PROBE_RESULT_INCOMPLETE_NO_BWE,
+    /** The server's media port was not reached. */
+    LASTMILE_PROBE_RESULT_UNAVAILABLE = AGORAISH_LASTMILE_PROBE_RESULT_UNAVAILABLE,
 };
 
 /** What may be given up when the network is short (Agora's STREAM_FALLBACK_OPTIONS),
@@ -757,6 +778,60 @@ struct RemoteVideoStats {
         AGORAISH_HPP_COPY_FIELD(totalActiveTime, stats, size, C, total_active_time);
         AGORAISH_HPP_COPY_FIELD(publishDuration, stats, size, C, publish_duration);
         rxStreamType = static_cast<REMOTE_VIDEO_STREAM_TYPE>(stream);
+    }
+};
+
+/** What startLastmileProbeTest() probes (Agora's LastmileProbeConfig). */
+struct LastmileProbeConfig {
+    /** Probe the uplink, the downlink: at least one. */
+    bool probeUplink = false;
+    bool probeDownlink = false;
+    /** bps, 100000..5000000 for each direction probed (the probe is sent at this
+     *  rate); the bitrate of a direction not probed is not read. */
+    unsigned int expectedUplinkBitrate = 0;
+    unsigned int expectedDownlinkBitrate = 0;
+};
+
+/** One direction of a last-mile probe (Agora's LastmileProbeOneWayResult); zeros
+ *  for a direction not probed. */
+struct LastmileProbeOneWayResult {
+    /** Percent of the probe packets lost (100 when none arrived). */
+    unsigned int packetLossRate = 0;
+    /** Interarrival jitter (RFC 3550), ms. */
+    unsigned int jitter = 0;
+    /** bps: the rate the path delivered the probe at (at most the expected bitrate). */
+    unsigned int availableBandwidth = 0;
+
+    LastmileProbeOneWayResult() noexcept = default;
+    /** A copy of the C struct. */
+    explicit LastmileProbeOneWayResult(const agoraish_lastmile_probe_one_way_result& r) noexcept
+        : packetLossRate(r.packet_loss_rate), jitter(r.jitter), availableBandwidth(r.available_bandwidth) {}
+};
+
+/** The result of startLastmileProbeTest() (Agora's LastmileProbeResult), in onLastmileProbeResult. */
+struct LastmileProbeResult {
+    /** How complete the result is. */
+    LASTMILE_PROBE_RESULT_STATE state = LASTMILE_PROBE_RESULT_UNAVAILABLE;
+    LastmileProbeOneWayResult uplinkReport;
+    LastmileProbeOneWayResult downlinkReport;
+    /** The round trip to the server, ms. */
+    unsigned int rtt = 0;
+
+    LastmileProbeResult() noexcept = default;
+    /** A copy of the C struct; fields beyond its struct_size keep the defaults. */
+    explicit LastmileProbeResult(const agoraish_lastmile_probe_result& result) noexcept {
+        const std::size_t size = result.struct_size;
+        using C = agoraish_lastmile_probe_result;
+        int st = state;
+        agoraish_lastmile_probe_one_way_result up{};
+        agoraish_lastmile_probe_one_way_result down{};
+        AGORAISH_HPP_COPY_FIELD(st, result, size, C, state);
+        AGORAISH_HPP_COPY_FIELD(up, result, size, C, uplink_report);
+        AGORAISH_HPP_COPY_FIELD(down, result, size, C, downlink_report);
+        AGORAISH_HPP_COPY_FIELD(rtt, result, size, C, rtt);
+        state = static_cast<LASTMILE_PROBE_RESULT_STATE>(st);
+        uplinkReport = LastmileProbeOneWayResult(up);
+        downlinkReport = LastmileProbeOneWayResult(down);
     }
 };
 
@@ -1482,6 +1557,18 @@ public:
         (void)uid;
         (void)isFallbackOrRecover;
     }
+
+    // ---- The last-mile test and probe (ABI 0.7) ----
+
+    /** The last mile's quality, a QUALITY_TYPE (Agora's onLastmileQuality): every 2 s
+     *  while enableLastmileTest() runs, and once during a probe (after its uplink
+     *  phase). From the probes' loss and the round trip; QUALITY_UNKNOWN when the
+     *  server's media port could not be reached. */
+    virtual void onLastmileQuality(int quality) { (void)quality; }
+
+    /** The result of startLastmileProbeTest() (Agora's onLastmileProbeResult), about
+     *  5 s after the start. */
+    virtual void onLastmileProbeResult(const LastmileProbeResult& result) { (void)result; }
 };
 
 /** Internals of the wrapper: not part of the API. */
@@ -1526,6 +1613,11 @@ inline LocalVideoStats fromC(Type<const LocalVideoStats&>, const agoraish_local_
 /** The C remote video statistics as Agora's RemoteVideoStats. */
 inline RemoteVideoStats fromC(Type<const RemoteVideoStats&>, const agoraish_remote_video_stats* stats) noexcept {
     return stats != nullptr ? RemoteVideoStats(*stats) : RemoteVideoStats();
+}
+
+/** The C last-mile probe result as Agora's LastmileProbeResult. */
+inline LastmileProbeResult fromC(Type<const LastmileProbeResult&>, const agoraish_lastmile_probe_result* result) noexcept {
+    return result != nullptr ? LastmileProbeResult(*result) : LastmileProbeResult();
 }
 
 /**
@@ -1609,6 +1701,8 @@ inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) no
     bindCallback<&H::onNetworkQuality>(table.on_network_quality);
     bindCallback<&H::onLocalPublishFallbackToAudioOnly>(table.on_local_publish_fallback_to_audio_only);
     bindCallback<&H::onRemoteSubscribeFallbackToAudioOnly>(table.on_remote_subscribe_fallback_to_audio_only);
+    bindCallback<&H::onLastmileQuality>(table.on_lastmile_quality);
+    bindCallback<&H::onLastmileProbeResult>(table.on_lastmile_probe_result);
     return table;
 }
 
@@ -2751,6 +2845,49 @@ public:
 
     /** Stops the echo test (Agora's stopEchoTest). @return 0; -5 no echo test running; -7 no engine. */
     int stopEchoTest() noexcept { return agoraish_engine_stop_echo_test(engine_); }
+
+    // ---- The last-mile test and probe (ABI 0.7) ----
+
+    /**
+     * Probes the last mile before joining (Agora's startLastmileProbeTest): the
+     * engine joins a private channel of the server (its join and leave are not
+     * reported), sends probes at the expected uplink bitrate for 2 s and reads
+     * the server's feedback on them, then has the server send probes at the
+     * expected downlink bitrate for 2 s. onLastmileQuality comes after the
+     * uplink phase, onLastmileProbeResult about 5 s after the start. A join
+     * ends the probe.
+     *
+     * @return 0; -2 no direction probed, a probed bitrate outside
+     *         100000..5000000 or no usable server URL; -5 in a channel, during
+     *         an echo test or while a last-mile test or probe runs; -7 no engine.
+     */
+    int startLastmileProbeTest(const LastmileProbeConfig& config) noexcept {
+        agoraish_lastmile_probe_config c{};
+        c.struct_size = sizeof(c);
+        c.probe_uplink = config.probeUplink ? 1 : 0;
+        c.probe_downlink = config.probeDownlink ? 1 : 0;
+        c.expected_uplink_bitrate = config.expectedUplinkBitrate;
+        c.expected_downlink_bitrate = config.expectedDownlinkBitrate;
+        return agoraish_engine_start_lastmile_probe_test(engine_, &c);
+    }
+
+    /** Ends a probe early (Agora's stopLastmileProbeTest): no result is reported.
+     *  @return 0; -5 no probe running; -7 no engine. */
+    int stopLastmileProbeTest() noexcept { return agoraish_engine_stop_lastmile_probe_test(engine_); }
+
+    /**
+     * Reports the last mile's quality every 2 s before joining (Agora's
+     * enableLastmileTest): a second of probes each way at the configured video
+     * bitrate (at least 100 kbps), then onLastmileQuality, repeated until
+     * disableLastmileTest() or a join.
+     *
+     * @return 0; -2 no usable server URL; -5 in a channel, during an echo test
+     *         or while a last-mile test or probe runs; -7 no engine.
+     */
+    int enableLastmileTest() noexcept { return agoraish_engine_enable_lastmile_test(engine_); }
+
+    /** Stops the last-mile test (Agora's disableLastmileTest). @return 0; -5 not running; -7 no engine. */
+    int disableLastmileTest() noexcept { return agoraish_engine_disable_lastmile_test(engine_); }
 
     /**
      * Renews the token (Agora's renewToken).

@@ -69,6 +69,11 @@ final class AudioPipeline: @unchecked Sendable {
         var pending: [Int16] = []      // 48 kHz, not yet a whole 10 ms
         var opusPending: [Int16] = []  // 10 ms frames waiting for the 20 ms Opus frame
         var ssrc: UInt32 = 0
+        /// Retransmissions (RFC 4588) of this stream, asked for by the server: their SSRC and numbers.
+        var rtxSsrc: UInt32 = 0
+        var rtxSequence: UInt16 = 0
+        /// What was sent in the last second, to answer the server's NACKs.
+        var history = PacketHistory(capacity: 128, maxAge: .seconds(1))
         var sequence: UInt16 = 0
         var timestamp: UInt32 = 0
         var packet = [UInt8](repeating: 0, count: 1500 + SrtpSession.maxTrailer)
@@ -103,8 +108,9 @@ final class AudioPipeline: @unchecked Sendable {
     let transport = Locked<MediaTransport?>(nil)
     /// Server RTX SSRC -> the server SSRC of the stream it retransmits (audio and video alike).
     let rtxStreams = Locked<[UInt32: UInt32]>([:])
-    /// Audio retransmission so far: sequence numbers NACKed, packets recovered in time to play.
-    let retransmissionCounters = Locked((nacked: 0, recovered: 0))
+    /// Audio retransmission so far: sequence numbers NACKed and packets recovered in time to play (receiving),
+    /// packets sent again when the server asked (sending).
+    let retransmissionCounters = Locked((nacked: 0, recovered: 0, retransmitted: 0))
     /// Record frames kept for the mixed position and recording (48 kHz mono, 10 ms each).
     let recordedForMix = Locked<[[Int16]]>([])
     /// The file recorder (startAudioRecording).
@@ -122,13 +128,43 @@ final class AudioPipeline: @unchecked Sendable {
     init(emit: @escaping @Sendable (AudioEvent) -> Void) {
         self.emit = emit
         playLock = Locked(PlayState())
-        let seed = secureRandomBytes(10)
+        let seed = secureRandomBytes(14)
         sendLock.withLock {
             $0.ssrc = UInt32(seed[0]) << 24 | UInt32(seed[1]) << 16 | UInt32(seed[2]) << 8 | UInt32(seed[3])
+            $0.rtxSsrc = UInt32(seed[10]) << 24 | UInt32(seed[11]) << 16 | UInt32(seed[12]) << 8 | UInt32(seed[13])
+            if $0.rtxSsrc == $0.ssrc || $0.rtxSsrc == 0 { $0.rtxSsrc = $0.ssrc ^ 0x5A5A_5A5A }
             $0.sequence = UInt16(seed[4]) << 8 | UInt16(seed[5])
             $0.timestamp = UInt32(seed[6]) << 24 | UInt32(seed[7]) << 16 | UInt32(seed[8]) << 8 | UInt32(seed[9])
         }
     }
+
+    /// The server asked for packets of our audio again (generic NACK, the
+    /// uplink lost them): each one still held goes out as RTX (RFC 4588,
+    /// payload type 112) on the stream's RTX SSRC. Loop thread.
+    func nacked(sequences: [UInt16]) {
+        guard let link = transport.withLock({ $0 }) else { return }
+        let now = Instant.now()
+        let packets = sendLock.withLock { s -> [[UInt8]] in
+            var out: [[UInt8]] = []
+            for seq in sequences.prefix(32) {
+                guard let original = s.history.packet(seq, now: now),
+                      let rtx = RtxPacket.wrap(original, rtxPayloadType: Self.rtxPayloadType, rtxSsrc: s.rtxSsrc,
+                                               rtxSequence: s.rtxSequence) else { continue }
+                s.rtxSequence &+= 1
+                out.append(rtx)
+            }
+            return out
+        }
+        for var p in packets {
+            let n = p.count
+            p += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+            p.withUnsafeMutableBytes { link.send(rtp: $0.baseAddress!, length: n) }
+        }
+        retransmissionCounters.withLock { $0.retransmitted += packets.count }
+    }
+
+    /// The audio stream's SSRC and its RTX SSRC (fixed for the engine's life).
+    var ssrcs: (ssrc: UInt32, rtx: UInt32) { sendLock.withLock { ($0.ssrc, $0.rtxSsrc) } }
 
     /// Whether the media transport is up and bound (STUN answered).
     var isMediaBound: Bool { transport.withLock { $0?.bound ?? false } }
@@ -344,6 +380,8 @@ final class AudioPipeline: @unchecked Sendable {
             setLocalState(3, 5, epoch: epoch)  // FAILED, ENCODE_FAILURE
             return
         }
+        // Kept a second for NACKs (the transport numbered it in place; a retransmission is numbered again).
+        s.history.store(Array(s.packet[0..<length]), sequence: sequence, now: .now())
         callBytes.withLock { $0.tx += UInt64(length) }
         let first = local.withLock { l -> Bool in
             guard l.epoch == epoch else { return false }

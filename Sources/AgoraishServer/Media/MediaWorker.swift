@@ -138,6 +138,8 @@ final class MediaWorker: @unchecked Sendable {
     static let maxStreamsPerParticipant = 8
     /// The RTP payload type of audio (Opus, docs/media-plane.md): mutes and subscriptions apply to it.
     static let audioPayloadType: UInt8 = 111
+    /// RTX (RFC 4588) of Opus, from a publisher the server NACKed, and from the server to subscribers.
+    static let audioRtxPayloadType: UInt8 = 112
     /// The RTP payload types of video (VP8, VP9): video mutes, subscriptions and layers apply to them.
     static let vp8PayloadType: UInt8 = 96
     static let vp9PayloadType: UInt8 = 98
@@ -533,7 +535,8 @@ final class MediaWorker: @unchecked Sendable {
             || (header.paddingLength > 0 && header.payloadOffset + header.paddingLength == plain) { return drop(.probe) }
         guard p.canPublish else { return drop(.notPublisher) }
         var retransmitted = false
-        if header.payloadType == Self.vp8RtxPayloadType || header.payloadType == Self.vp9RtxPayloadType {
+        if header.payloadType == Self.vp8RtxPayloadType || header.payloadType == Self.vp9RtxPayloadType
+            || header.payloadType == Self.audioRtxPayloadType {
             // A retransmission the server asked for: it becomes the original packet (RFC 4588 §4).
             guard let media = p.rtxToMedia[header.ssrc],
                   let original = RtxPacket.unwrap(UnsafeRawBufferPointer(start: buffer, count: plain),
@@ -596,6 +599,12 @@ final class MediaWorker: @unchecked Sendable {
             let at = Instant.now()
             if audioCache.holds(header.sequenceNumber, now: at) { return drop(.duplicate) }
             audioCache.store(buffer, length: plain, sequence: header.sequenceNumber, now: at)
+            if retransmitted { counts.recoveredUpstream += 1 }
+            // A publisher that names its audio RTX stream is asked for what the uplink lost.
+            if p.rtxToMedia.values.contains(header.ssrc) {
+                audioCache.missing.received(header.sequenceNumber, now: at)
+                if audioCache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: audioCache, now: at) }
+            }
         }
         // Each subscriber's copy carries the server's own transport-wide number for it.
         let tseqOffset = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain))?.offset

@@ -179,6 +179,7 @@ AGORAISH_CONNECTION_CHANGED_INVALID_TOKEN = 8
 AGORAISH_CONNECTION_CHANGED_TOKEN_EXPIRED = 9
 AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER = 10
 AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN = 12
+AGORAISH_CONNECTION_CHANGED_CLIENT_IP_ADDRESS_CHANGED = 13
 AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT = 14
 AGORAISH_CONNECTION_CHANGED_REJOIN_SUCCESS = 15
 AGORAISH_CONNECTION_CHANGED_SAME_UID_LOGIN = 19
@@ -313,6 +314,14 @@ AGORAISH_VIDEO_POSITION_PRE_RENDERER = 2
 AGORAISH_VIDEO_POSITION_PRE_ENCODER = 4
 
 AGORAISH_MAX_VIDEO_FORMATS = 32
+
+# --------------------------------------------------------------------------
+# Last-mile probe (ABI 0.7): enum agoraish_lastmile_probe_result_state
+# --------------------------------------------------------------------------
+
+AGORAISH_LASTMILE_PROBE_RESULT_COMPLETE = 1
+AGORAISH_LASTMILE_PROBE_RESULT_INCOMPLETE_NO_BWE = 2
+AGORAISH_LASTMILE_PROBE_RESULT_UNAVAILABLE = 3
 
 # --------------------------------------------------------------------------
 # Congestion (ABI 0.7): enum agoraish_stream_fallback_options,
@@ -608,6 +617,55 @@ class RemoteVideoStats(Structure):
     ]
 
 
+class LastmileProbeConfig(Structure):
+    """``agoraish_lastmile_probe_config``: what ``agoraish_engine_start_lastmile_probe_test()`` probes.
+
+    Owner: the host; read only during the call. Set ``struct_size`` to
+    ``ctypes.sizeof(LastmileProbeConfig)``. At least one direction is probed
+    (nonzero); each probed direction's bitrate is 100000..5000000 bps (an
+    unprobed direction's bitrate is not read).
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("probe_uplink", c_int),
+        ("probe_downlink", c_int),
+        ("expected_uplink_bitrate", c_uint),
+        ("expected_downlink_bitrate", c_uint),
+    ]
+
+
+class LastmileProbeOneWayResult(Structure):
+    """``agoraish_lastmile_probe_one_way_result``: one direction of a last-mile probe.
+
+    ``packet_loss_rate`` in percent (100 when no probe arrived), ``jitter`` in
+    ms (RFC 3550), ``available_bandwidth`` in bps (at most the expected bitrate).
+    """
+
+    _fields_ = [
+        ("packet_loss_rate", c_uint),
+        ("jitter", c_uint),
+        ("available_bandwidth", c_uint),
+    ]
+
+
+class LastmileProbeResult(Structure):
+    """``agoraish_lastmile_probe_result``: the result of a last-mile probe.
+
+    Owner: the library, valid only during ``on_lastmile_probe_result``.
+    ``state`` is an ``AGORAISH_LASTMILE_PROBE_RESULT_*``; ``rtt`` is the round
+    trip to the server in ms.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("state", c_int),
+        ("uplink_report", LastmileProbeOneWayResult),
+        ("downlink_report", LastmileProbeOneWayResult),
+        ("rtt", c_uint),
+    ]
+
+
 # Every callback receives (agoraish_engine_t *engine, void *user_data, ...).
 # They run on the engine's event thread; pointers are valid only during the call.
 
@@ -707,6 +765,13 @@ LocalPublishFallbackToAudioOnlyCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_
 #: ``on_remote_subscribe_fallback_to_audio_only(engine, user_data, uint32_t uid, int is_fallback_or_recover)``
 RemoteSubscribeFallbackToAudioOnlyCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int)
 
+# ABI 0.7: the last-mile test and probe.
+
+#: ``on_lastmile_quality(engine, user_data, int quality)``
+LastmileQualityCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int)
+#: ``on_lastmile_probe_result(engine, user_data, const struct agoraish_lastmile_probe_result *result)``
+LastmileProbeResultCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(LastmileProbeResult))
+
 # Audio frame observer callbacks: they run on an audio thread (see
 # agoraish_audio_frame_observer) and return nonzero to keep the frame, 0 to discard it.
 
@@ -753,7 +818,8 @@ class EventHandlerTable(Structure):
     ``on_first_local_audio_frame_published`` on ABI 0.4 (audio), from
     ``on_first_local_video_frame_published`` on ABI 0.5 (video), from
     ``on_first_local_video_frame`` on ABI 0.6 (more video) and from
-    ``on_local_publish_fallback_to_audio_only`` on ABI 0.7 (fallback); a table with
+    ``on_local_publish_fallback_to_audio_only`` on ABI 0.7 (fallback, the last-mile
+    test and probe); a table with
     ``struct_size`` equal to ``AGORAISH_EVENT_HANDLER_SIZE_0_1`` has none of them.
     """
 
@@ -806,6 +872,9 @@ class EventHandlerTable(Structure):
         # ABI 0.7: fallback.
         ("on_local_publish_fallback_to_audio_only", LocalPublishFallbackToAudioOnlyCallback),
         ("on_remote_subscribe_fallback_to_audio_only", RemoteSubscribeFallbackToAudioOnlyCallback),
+        # ABI 0.7: the last-mile test and probe.
+        ("on_lastmile_quality", LastmileQualityCallback),
+        ("on_lastmile_probe_result", LastmileProbeResultCallback),
     ]
 
 
@@ -1003,6 +1072,9 @@ agoraish_watermark_options = WatermarkOptions
 agoraish_video_format = VideoFormat
 agoraish_video_device_info = VideoDeviceInfo
 agoraish_camera_capturer_configuration = CameraCapturerConfiguration
+agoraish_lastmile_probe_config = LastmileProbeConfig
+agoraish_lastmile_probe_one_way_result = LastmileProbeOneWayResult
+agoraish_lastmile_probe_result = LastmileProbeResult
 
 #: Every struct of the header, keyed by its C name.
 STRUCTS: Dict[str, Type[Structure]] = {
@@ -1029,6 +1101,9 @@ STRUCTS: Dict[str, Type[Structure]] = {
     "agoraish_video_format": VideoFormat,
     "agoraish_video_device_info": VideoDeviceInfo,
     "agoraish_camera_capturer_configuration": CameraCapturerConfiguration,
+    "agoraish_lastmile_probe_config": LastmileProbeConfig,
+    "agoraish_lastmile_probe_one_way_result": LastmileProbeOneWayResult,
+    "agoraish_lastmile_probe_result": LastmileProbeResult,
 }
 
 # --------------------------------------------------------------------------
@@ -1406,6 +1481,20 @@ agoraish_engine_set_remote_video_stream_type = _declare(
 agoraish_engine_set_remote_default_video_stream_type = _declare(
     "agoraish_engine_set_remote_default_video_stream_type", c_int, [c_void_p, c_int]
 )
+
+# Last-mile test and probe (ABI 0.7)
+
+# int agoraish_engine_start_lastmile_probe_test(agoraish_engine_t *engine,
+#                                               const agoraish_lastmile_probe_config *config);
+agoraish_engine_start_lastmile_probe_test = _declare(
+    "agoraish_engine_start_lastmile_probe_test", c_int, [c_void_p, POINTER(LastmileProbeConfig)]
+)
+# int agoraish_engine_stop_lastmile_probe_test(agoraish_engine_t *engine);
+agoraish_engine_stop_lastmile_probe_test = _declare("agoraish_engine_stop_lastmile_probe_test", c_int, [c_void_p])
+# int agoraish_engine_enable_lastmile_test(agoraish_engine_t *engine);
+agoraish_engine_enable_lastmile_test = _declare("agoraish_engine_enable_lastmile_test", c_int, [c_void_p])
+# int agoraish_engine_disable_lastmile_test(agoraish_engine_t *engine);
+agoraish_engine_disable_lastmile_test = _declare("agoraish_engine_disable_lastmile_test", c_int, [c_void_p])
 
 # Congestion and fallback (ABI 0.7)
 

@@ -65,6 +65,10 @@ __all__ = [
     "DegradationPreference",
     "ErrorCode",
     "EventHandler",
+    "LastmileProbeConfig",
+    "LastmileProbeOneWayResult",
+    "LastmileProbeResult",
+    "LastmileProbeResultState",
     "LocalAudioStats",
     "LocalAudioStreamError",
     "LocalAudioStreamState",
@@ -245,6 +249,7 @@ class ConnectionChangedReason(enum.IntEnum):
     TOKEN_EXPIRED = _ffi.AGORAISH_CONNECTION_CHANGED_TOKEN_EXPIRED
     REJECTED_BY_SERVER = _ffi.AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER
     RENEW_TOKEN = _ffi.AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN
+    CLIENT_IP_ADDRESS_CHANGED = _ffi.AGORAISH_CONNECTION_CHANGED_CLIENT_IP_ADDRESS_CHANGED
     KEEP_ALIVE_TIMEOUT = _ffi.AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT
     REJOIN_SUCCESS = _ffi.AGORAISH_CONNECTION_CHANGED_REJOIN_SUCCESS
     SAME_UID_LOGIN = _ffi.AGORAISH_CONNECTION_CHANGED_SAME_UID_LOGIN
@@ -438,6 +443,17 @@ class VideoObserverPosition(enum.IntEnum):
     POST_CAPTURER = _ffi.AGORAISH_VIDEO_POSITION_POST_CAPTURER
     PRE_RENDERER = _ffi.AGORAISH_VIDEO_POSITION_PRE_RENDERER
     PRE_ENCODER = _ffi.AGORAISH_VIDEO_POSITION_PRE_ENCODER
+
+
+class LastmileProbeResultState(enum.IntEnum):
+    """Agora's LASTMILE_PROBE_RESULT_STATE, the ``state`` of a ``LastmileProbeResult``."""
+
+    #: Every direction probed was measured.
+    COMPLETE = _ffi.AGORAISH_LASTMILE_PROBE_RESULT_COMPLETE
+    #: A direction probed delivered too little to measure its bandwidth.
+    INCOMPLETE_NO_BWE = _ffi.AGORAISH_LASTMILE_PROBE_RESULT_INCOMPLETE_NO_BWE
+    #: The server's media port was not reached.
+    UNAVAILABLE = _ffi.AGORAISH_LASTMILE_PROBE_RESULT_UNAVAILABLE
 
 
 class StreamFallbackOptions(enum.IntEnum):
@@ -712,6 +728,63 @@ class RemoteVideoStats:
     frozen_rate: int = 0
     total_active_time: int = 0
     publish_duration: int = 0
+
+
+@dataclasses.dataclass
+class LastmileProbeConfig:
+    """What ``RtcEngine.start_lastmile_probe_test`` probes (Agora's
+    LastmileProbeConfig; ``agoraish_lastmile_probe_config``).
+
+    Attributes:
+        probe_uplink, probe_downlink: the directions to probe; at least one.
+        expected_uplink_bitrate, expected_downlink_bitrate: bps, 100000..5000000
+            for each direction probed (the probe is sent at this rate); the
+            bitrate of a direction not probed is not read.
+    """
+
+    probe_uplink: bool
+    probe_downlink: bool
+    expected_uplink_bitrate: int = 0
+    expected_downlink_bitrate: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class LastmileProbeOneWayResult:
+    """One direction of a last-mile probe (Agora's LastmileProbeOneWayResult;
+    ``agoraish_lastmile_probe_one_way_result``).
+
+    Attributes:
+        packet_loss_rate: percent of the probe packets lost (100 when none arrived).
+        jitter: interarrival jitter (RFC 3550), ms.
+        available_bandwidth: bps: the rate the path delivered the probe at
+            (at most the expected bitrate).
+
+    A direction that was not probed reads 0 throughout.
+    """
+
+    packet_loss_rate: int = 0
+    jitter: int = 0
+    available_bandwidth: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class LastmileProbeResult:
+    """The result of a last-mile probe (Agora's LastmileProbeResult;
+    ``agoraish_lastmile_probe_result``), from ``on_lastmile_probe_result``.
+
+    Attributes:
+        state: a ``LastmileProbeResultState`` (a value the header does not
+            list arrives as a plain int).
+        uplink_report, downlink_report: a ``LastmileProbeOneWayResult`` each.
+        rtt: the round trip to the server, ms.
+
+    Fields the library did not fill (an older library) keep these defaults.
+    """
+
+    state: Union[LastmileProbeResultState, int] = LastmileProbeResultState.UNAVAILABLE
+    uplink_report: LastmileProbeOneWayResult = dataclasses.field(default_factory=LastmileProbeOneWayResult)
+    downlink_report: LastmileProbeOneWayResult = dataclasses.field(default_factory=LastmileProbeOneWayResult)
+    rtt: int = 0
 
 
 class VideoFormat(NamedTuple):
@@ -1154,9 +1227,25 @@ class EventHandler:
 
         Only with ``set_remote_subscribe_fallback_option(StreamFallbackOptions.AUDIO_ONLY)``.
         The user's video state also changes (``on_remote_video_state_changed``):
-        STOPPED with reason 8 (AUDIO_FALLBACK), later DECODING with reason 9
-        (AUDIO_FALLBACK_RECOVERY); the header does not list these reasons, so
-        they arrive as plain ints.
+        STOPPED with reason ``RemoteVideoStateReason.AUDIO_FALLBACK`` (8), later
+        DECODING with ``AUDIO_FALLBACK_RECOVERY`` (9).
+        """
+
+    # -- the last-mile test and probe (ABI 0.7) -------------------------------------
+
+    def on_lastmile_quality(self, quality: QualityType) -> None:
+        """The last mile's quality (onLastmileQuality): every 2 s while
+        ``enable_lastmile_test()`` runs, and once during a probe
+        (``start_lastmile_probe_test()``, after its uplink phase).
+
+        From the probes' loss and the round trip, mapped as for
+        ``on_network_quality``; UNKNOWN when the server's media port could not
+        be reached. A value the header does not list arrives as a plain int.
+        """
+
+    def on_lastmile_probe_result(self, result: LastmileProbeResult) -> None:
+        """The result of ``start_lastmile_probe_test()`` (onLastmileProbeResult),
+        about 5 s after the start; `result` is a copy the handler may keep.
         """
 
 
@@ -1220,6 +1309,33 @@ def _local_video_stats(pointer: Any) -> LocalVideoStats:
 def _remote_video_stats(pointer: Any) -> RemoteVideoStats:
     """Copies an ``agoraish_remote_video_stats *``; fields past its ``struct_size`` read as 0."""
     return _copy_versioned(pointer, RemoteVideoStats, _ffi.RemoteVideoStats)
+
+
+def _one_way_result(raw: Any) -> LastmileProbeOneWayResult:
+    """Copies an ``agoraish_lastmile_probe_one_way_result`` (by value)."""
+    return LastmileProbeOneWayResult(int(raw.packet_loss_rate), int(raw.jitter), int(raw.available_bandwidth))
+
+
+def _lastmile_probe_result(pointer: Any) -> LastmileProbeResult:
+    """Copies an ``agoraish_lastmile_probe_result *``; fields past its ``struct_size`` keep the defaults."""
+    if not pointer:
+        return LastmileProbeResult()
+    raw = pointer.contents
+    size = raw.struct_size
+    values: Dict[str, Any] = {}
+
+    def present(name: str) -> bool:
+        descriptor = getattr(_ffi.LastmileProbeResult, name)
+        return bool(descriptor.offset + descriptor.size <= size)
+
+    if present("state"):
+        values["state"] = _enum_or_int(LastmileProbeResultState, raw.state)
+    for name in ("uplink_report", "downlink_report"):
+        if present(name):
+            values[name] = _one_way_result(getattr(raw, name))
+    if present("rtt"):
+        values["rtt"] = int(raw.rtt)
+    return LastmileProbeResult(**values)
 
 
 def _speakers(pointer: Any, count: int) -> List[AudioVolumeInfo]:
@@ -1411,6 +1527,17 @@ _CALLBACKS: Tuple[_CallbackSpec, ...] = (
         "on_remote_subscribe_fallback_to_audio_only",
         _ffi.RemoteSubscribeFallbackToAudioOnlyCallback,
         lambda uid, is_fallback_or_recover: (int(uid), bool(is_fallback_or_recover)),
+    ),
+    # ABI 0.7: the last-mile test and probe.
+    _CallbackSpec(
+        "on_lastmile_quality",
+        _ffi.LastmileQualityCallback,
+        lambda quality: (_enum_or_int(QualityType, quality),),
+    ),
+    _CallbackSpec(
+        "on_lastmile_probe_result",
+        _ffi.LastmileProbeResultCallback,
+        lambda result: (_lastmile_probe_result(result),),
     ),
 )
 
@@ -3001,6 +3128,78 @@ class RtcEngine:
         Thread: any.
         """
         _check(_ffi.agoraish_engine_stop_echo_test(self.handle), "stop_echo_test")
+
+    # -- last-mile test and probe (ABI 0.7) ------------------------------------------
+
+    def start_lastmile_probe_test(self, config: LastmileProbeConfig) -> None:
+        """Probes the last mile before joining (Agora's startLastmileProbeTest).
+
+        The engine joins a private channel of the server (no token), sends
+        probe packets at the expected uplink bitrate for 2 s and reads the
+        server's feedback on them, then has the server send probes at the
+        expected downlink bitrate for 2 s and measures them.
+        ``on_lastmile_quality`` comes after the uplink phase,
+        ``on_lastmile_probe_result`` about 5 s after the start; the private
+        channel is then left (its join and leave are not reported). A join
+        ends the probe.
+
+        Args:
+            config: a ``LastmileProbeConfig``: at least one direction probed,
+                each probed direction's bitrate 100000..5000000 bps.
+
+        Raises:
+            AgoraishError: -2 no direction probed, a probed bitrate out of
+                range (or not a C unsigned int) or no usable server URL; -5 in
+                a channel, during an echo test or while a last-mile test or
+                probe runs; -7 if released.
+            TypeError: `config` is not a ``LastmileProbeConfig``.
+
+        Thread: any.
+        """
+        if not isinstance(config, LastmileProbeConfig):
+            raise TypeError(f"config must be a LastmileProbeConfig, not {type(config).__name__}")
+        c = _ffi.LastmileProbeConfig()
+        c.struct_size = ctypes.sizeof(_ffi.LastmileProbeConfig)
+        c.probe_uplink = 1 if config.probe_uplink else 0
+        c.probe_downlink = 1 if config.probe_downlink else 0
+        c.expected_uplink_bitrate = _c_uint(config.expected_uplink_bitrate, "expected_uplink_bitrate")
+        c.expected_downlink_bitrate = _c_uint(config.expected_downlink_bitrate, "expected_downlink_bitrate")
+        rc = _ffi.agoraish_engine_start_lastmile_probe_test(self.handle, ctypes.byref(c))
+        _check(rc, "start_lastmile_probe_test")
+
+    def stop_lastmile_probe_test(self) -> None:
+        """Ends a probe early (Agora's stopLastmileProbeTest); no result is reported.
+
+        Raises:
+            AgoraishError: -5 no probe running; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_lastmile_probe_test(self.handle), "stop_lastmile_probe_test")
+
+    def enable_lastmile_test(self) -> None:
+        """Reports the last mile's quality every 2 s before joining (Agora's
+        enableLastmileTest): a second of probes each way at the configured
+        video bitrate (at least 100 kbps), then ``on_lastmile_quality``,
+        repeated until ``disable_lastmile_test()`` or a join.
+
+        Raises:
+            AgoraishError: -2 no usable server URL; -5 in a channel, during an
+                echo test or while a last-mile test or probe runs; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_enable_lastmile_test(self.handle), "enable_lastmile_test")
+
+    def disable_lastmile_test(self) -> None:
+        """Stops the last-mile test (Agora's disableLastmileTest).
+
+        Raises:
+            AgoraishError: -5 not running; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_disable_lastmile_test(self.handle), "disable_lastmile_test")
 
     # -- audio from and to the host -------------------------------------
 
