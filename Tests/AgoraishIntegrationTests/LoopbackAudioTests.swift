@@ -160,6 +160,45 @@ import Testing
         #expect(expected >= Int32(loss / 3), "A's encoder expected at most \(expected)% loss")
     }
 
+    @Test func audioLostOnTheUplinkIsAskedForAgainAndPlaysInItsPlace() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let app = "0123456789abcdef0123456789abcdef"
+        let dir = makeTemporaryDirectory("uplink-loss")
+        let a = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/a.log")) { _ in }
+        let b = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/b.log")) { _ in }
+        defer {
+            try? a.release(sync: true)
+            try? b.release(sync: true)
+        }
+        // A's uplink loses 20 %; B's downlink loses nothing.
+        try a.setParameters(#"{"rtc.network_simulation_send": {"loss_percent": 20, "delay_ms": 0, "jitter_ms": 0, "seed": 17}}"#)
+        try a.setExternalAudioSource(enabled: true, sampleRate: 48000, channels: 1)
+        try b.setExternalAudioSink(sampleRate: 48000, channels: 1)
+        try a.joinChannel(token: "", channel: "uplink-loss", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "uplink-loss", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        #expect(waitUntil { b.link.read { $0.remoteUsers.contains(1) } })
+        var frame = [Int16](repeating: 0, count: 480)
+        var chunk = [Int16](repeating: 0, count: 480)
+        var deadline = Instant.now()
+        for i in 0..<300 {
+            for j in 0..<480 { chunk[j] = Int16(8000 * sin(2 * Double.pi * 440 * Double(i * 480 + j) / 48000)) }
+            _ = try chunk.withUnsafeBufferPointer { try a.pushExternalAudioFrame($0) }
+            try frame.withUnsafeMutableBufferPointer { try b.audio.pull(into: $0, now: .now()) }
+            deadline = deadline + .milliseconds(10)
+            sleepUntil(deadline)
+        }
+        // The server NACKed A, A sent RTX, the server got the packets back, and B played some in their place.
+        let sent = a.audio.retransmissionCounters.withLock { $0.retransmitted }
+        let upstream = server.mediaCounters?.recoveredUpstream.load(ordering: .relaxed) ?? 0
+        let played = b.audio.retransmissionCounters.withLock { $0.recovered }
+        #expect(sent > 10, "A retransmitted \(sent)")
+        #expect(upstream > 10, "the server recovered \(upstream) from A")
+        #expect(played > 5, "B played \(played) retransmitted packets")
+    }
+
     @Test func theEchoTestPlaysTheUsersOwnAudioBackAfterTheInterval() throws {
         let server = ChannelServer(config: loopbackServerConfig())
         try server.start()

@@ -128,10 +128,15 @@ extension AudioPipeline {
             if st.buffer.channels != channels, let b = RemoteStream.makeBuffer(channels: channels) {
                 st.buffer = b  // the sender changed its channel count: start afresh
             }
-            let result = st.buffer.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, payload: payload,
-                                          arrival: now, retransmitted: retransmitted)
-            if retransmitted && result == .accepted { retransmissionCounters.withLock { $0.recovered += 1 } }
+            // A packet that fills a gap (an RTX from the server, or the original
+            // the server got back from the publisher and forwarded late) is a
+            // recovery, not jitter.
+            let before = st.nack.recovered
             st.nack.received(h.sequenceNumber, now: now)
+            let fills = retransmitted || st.nack.recovered > before
+            let result = st.buffer.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, payload: payload,
+                                          arrival: now, retransmitted: fills)
+            if fills && result == .accepted { retransmissionCounters.withLock { $0.recovered += 1 } }
             if st.nack.count > 0 { st.lossSeenAt = now }
             // While the path loses, playout keeps a round trip and a packet in
             // hand (up to 120 ms of round trip); 10 s without loss gives it back.
