@@ -93,19 +93,6 @@ typedef struct sample {
     double target_bps, queueing_ms, loss;
 } sample;
 
-/** The number after "key": in `json`; 0 when absent. */
-static int json_number(const char *json, const char *key, double *out) {
-    char pattern[64];
-    const char *p;
-    char *end;
-    snprintf(pattern, sizeof pattern, "\"%s\"", key);
-    if (!(p = strstr(json, pattern))) return 0;
-    p += strlen(pattern);
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
-    if (*p++ != ':') return 0;
-    *out = strtod(p, &end);
-    return end != p;
-}
 
 /** Reads the sender's estimate into `s` (values -1 when null); 0 on success. */
 static int read_estimate(agoraish_engine_t *engine, sample *s) {

@@ -231,6 +231,8 @@ typedef struct vpeer {
     agoraish_rtc_stats rtc;     /* the last on_rtc_stats */
     int video_stats_count;      /* on_remote_video_stats seen */
     agoraish_remote_video_stats remote_video; /* the last one */
+    int local_video_stats_count; /* on_local_video_stats seen */
+    agoraish_local_video_stats local_video;   /* the last one */
 } vpeer;
 
 static inline void on_vpeer_video_decoded(agoraish_engine_t *e, void *ud, uint32_t uid, int width, int height,
@@ -269,6 +271,19 @@ static inline void on_vpeer_remote_video_stats(agoraish_engine_t *e, void *ud,
     pthread_mutex_unlock(&p->base.mutex);
 }
 
+static inline void on_vpeer_local_video_stats(agoraish_engine_t *e, void *ud,
+                                              const agoraish_local_video_stats *stats) {
+    vpeer *p = ud;
+    size_t n = stats->struct_size < sizeof p->local_video ? stats->struct_size : sizeof p->local_video;
+    (void)e;
+    pthread_mutex_lock(&p->base.mutex);
+    memset(&p->local_video, 0, sizeof p->local_video);
+    memcpy(&p->local_video, stats, n);
+    p->local_video_stats_count++;
+    pthread_cond_broadcast(&p->base.cond);
+    pthread_mutex_unlock(&p->base.mutex);
+}
+
 /**
  * Creates an engine with video enabled against the server at `url`, logging
  * to `log_file`, with an external audio source and sink at 48 kHz (so no
@@ -293,6 +308,7 @@ static inline agoraish_engine_t *vpeer_create_codec(vpeer *p, const char *url, c
     handler.on_rtc_stats = on_vpeer_rtc_stats;
     handler.on_first_remote_video_decoded = on_vpeer_video_decoded;
     handler.on_remote_video_stats = on_vpeer_remote_video_stats;
+    handler.on_local_video_stats = on_vpeer_local_video_stats;
     memset(&config, 0, sizeof config);
     config.struct_size = sizeof config;
     config.app_id = AUDIO_APP_ID;
@@ -352,6 +368,20 @@ static inline int vpeer_render(vpeer *p, uint32_t uid,
 /* ------------------------------------------------------------------------ */
 /* CPU time of threads and processes                                         */
 /* ------------------------------------------------------------------------ */
+
+/** The number after "key": in `json`; 0 when absent. */
+static inline int json_number(const char *json, const char *key, double *out) {
+    char pattern[64];
+    const char *p;
+    char *end;
+    snprintf(pattern, sizeof pattern, "\"%s\"", key);
+    if (!(p = strstr(json, pattern))) return 0;
+    p += strlen(pattern);
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    if (*p++ != ':') return 0;
+    *out = strtod(p, &end);
+    return end != p;
+}
 
 /** CPU time of the calling thread, in ms. */
 static inline double thread_cpu_ms(void) {

@@ -28,13 +28,27 @@ import Testing
         }
     }()
 
+    /// A moving picture that compresses like camera video: gradients, edges
+    /// and a moving block (frame `n` of 30, repeating).
+    static let scene: [I420Frame] = (0..<30).map { n in
+        var f = I420Frame(width: 640, height: 360)
+        for y in 0..<360 {
+            for x in 0..<640 {
+                let inBlock = abs(x - (60 + 16 * n)) < 60 && abs(y - 180) < 60
+                f.y[y * 640 + x] = inBlock ? 230 : UInt8(40 + (x / 4 + y / 3 + 3 * n) % 150)
+            }
+        }
+        return f
+    }
+
     /// Pushes pictures at 15 fps into `engine` until `done` holds or `seconds` pass. True when `done` held.
-    static func pump(_ engine: RtcEngine, seconds: Double, from start: inout Int, until done: () -> Bool) throws -> Bool {
+    static func pump(_ engine: RtcEngine, seconds: Double, from start: inout Int, pictures: [I420Frame] = noise,
+                     until done: () -> Bool) throws -> Bool {
         var deadline = Instant.now()
         let end = deadline + .milliseconds(Int64(seconds * 1000))
         while Instant.now() < end {
             if done() { return true }
-            let p = noise[start % noise.count]
+            let p = pictures[start % pictures.count]
             try p.y.withUnsafeBytes { y in
                 try p.u.withUnsafeBytes { u in
                     try p.v.withUnsafeBytes { v in
@@ -193,6 +207,40 @@ import Testing
         #expect(try Self.pump(a, seconds: 5, from: &n) {
             rb.wait(seconds: 0) { if case .video(.remoteVideoStateChanged(1, 2, 9, _)) = $0 { true } else { false } }
         }, "DECODING with AUDIO_FALLBACK_RECOVERY")
+    }
+
+    @Test func aNarrowDownlinkSlowsASingleStreamPublisherThroughRemb() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let ra = Recorder(), rb = Recorder()
+        let a = try engine(server, "remb-a", ra), b = try engine(server, "remb-b", rb)
+        defer {
+            try? a.release(sync: true)
+            try? b.release(sync: true)
+        }
+        try a.setVideoEncoderConfiguration(publisherConfig(kbps: 500))
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        b.setVideoEnabled(true)
+        let rendered = Locked<[Instant]>([])
+        try b.setupRemoteVideo(uid: 1) { _, _ in rendered.withLock { $0.append(.now()) } }
+        // B's downlink carries 250 kbps; A has one stream, so nothing can be switched: A must slow down.
+        try b.setParameters(#"{"rtc.network_simulation": \#(Self.simulation(capKbps: 250, seed: 3))}"#)
+        try a.joinChannel(token: "", channel: "remb", info: "", uid: 1)
+        try b.joinChannel(token: "", channel: "remb", info: "", uid: 2)
+        #expect(waitUntil { a.audio.isMediaBound && b.audio.isMediaBound })
+        var n = 0
+        let capped = try Self.pump(a, seconds: 10, from: &n, pictures: Self.scene) {
+            (a.video.transport.withLock { $0?.videoCap } ?? .max) < 250_000
+        }
+        #expect(capped, "REMB to A: \(String(describing: a.video.transport.withLock { $0?.videoCap }))")
+        _ = try Self.pump(a, seconds: 6, from: &n, pictures: Self.scene) { false }
+        // A sends what B can take, and B sees pictures: at least 5 a second over the last 4 s.
+        let target = a.video.send.withLock { $0.bitrateKbps }
+        #expect(target < 250, "A's video target \(target) kbps")
+        let recent = rendered.withLock { $0.filter { Instant.now() - $0 < .seconds(4) }.count }
+        #expect(recent >= 20, "B rendered \(recent) pictures in the last 4 s")
     }
 
     @Test func theLastMileProbeMeasuresACappedUplinkAndALossyDownlink() throws {

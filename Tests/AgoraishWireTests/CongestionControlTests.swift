@@ -36,6 +36,21 @@ import Testing
         }
     }
 
+    @Test func rembCarriesABitrateAndItsStreams() throws {
+        for bitrate in [0, 1, 250_000, 262_143, 262_144, 1_234_567, 50_000_000] {
+            let m = Remb.serialize(sender: 7, bitrate: bitrate, ssrcs: [0xDEAD_BEEF, 42])
+            #expect(m.count == 28)
+            let r = try #require(m.withUnsafeBytes { Remb.parse($0) })
+            #expect(r.ssrcs == [0xDEAD_BEEF, 42])
+            // 18 bits of mantissa: exact below 2^18, within 2^-17 above.
+            #expect(r.bitrate <= bitrate && Double(bitrate - r.bitrate) <= Double(bitrate) / 131_072 + 1, "\(bitrate) -> \(r.bitrate)")
+        }
+        var bad = Remb.serialize(sender: 7, bitrate: 1000, ssrcs: [1, 2, 3])
+        bad[16] = 9  // more SSRCs than the packet holds
+        #expect(bad.withUnsafeBytes { Remb.parse($0) } == nil)
+        #expect(Array(bad.prefix(19)).withUnsafeBytes { Remb.parse($0) } == nil)
+    }
+
     @Test func brokenFeedbackIsRejectedNotTrusted() {
         let good = TransportFeedback.serialize(sender: 1, media: 2, feedbackCount: 0, packets: [
             .init(sequence: 10, arrivalUs: 1000), .init(sequence: 11, arrivalUs: nil), .init(sequence: 12, arrivalUs: 5_000_000),

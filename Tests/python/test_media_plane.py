@@ -124,7 +124,10 @@ def test_packets_reach_each_subscriber_srtp_protected_and_nobody_else(server):
         assert a.recv_rtp(timeout=0.3) is None  # not echoed to the sender
         # A late joiner learns the existing stream in its joined reply.
         d = await join(server["url"], 5)
-        assert {"uid": 1, "ssrc": remapped, "payload_type": 111} in d.joined["streams"]
+        # Audio streams name the server's RTX SSRC too (retransmissions to subscribers).
+        listed = [x for x in d.joined["streams"] if x["ssrc"] == remapped]
+        assert len(listed) == 1 and listed[0]["uid"] == 1 and listed[0]["payload_type"] == 111
+        assert listed[0]["rtx_ssrc"] not in (0, remapped) and listed[0]["rtx_ssrc"] == added["rtx_ssrc"]
 
         before = metrics(server)
         a.sock.sendto(wire, a.server)  # replay

@@ -14,7 +14,7 @@ import Synchronization
 /// `onRtp`.
 final class MediaTransport: @unchecked Sendable {
     let endpoint: ClientSession.MediaEndpoint
-    private let loop: EventLoop
+    let loop: EventLoop
     private let fd: Int32
     private let server: SocketAddress
     private let outbound: Locked<SrtpSession>
@@ -67,7 +67,7 @@ final class MediaTransport: @unchecked Sendable {
     private let reportedLoss = Locked<[UInt32: (highest: UInt32, percent: Int32)]>([:])
     private var timer: EventLoop.TimerID?
     private var buffer = [UInt8](repeating: 0, count: 2048)
-    private var closed = false
+    private(set) var closed = false
     private let boundFlag = Atomic<Bool>(false)
     /// Set (under the outbound lock) once the socket is closed: sends stop.
     private var sendClosed = false
@@ -102,6 +102,13 @@ final class MediaTransport: @unchecked Sendable {
     static let feedbackInterval: Duration = .milliseconds(100)
     private var feedbackTimer: EventLoop.TimerID?
 
+    /// The server's REMB: what the subscribers' downlinks can take of our video (bps) and when it came.
+    let remoteVideoCap = Locked<(bitrate: Int, at: Instant)?>(nil)
+    /// The REMB in force (it lapses 5 s after the last one). Any thread.
+    var videoCap: Int? {
+        remoteVideoCap.withLock { c in c.flatMap { Instant.now() - $0.at < .seconds(5) ? $0.bitrate : nil } }
+    }
+
     /// The uplink's estimated capacity (bps): what the media sent should keep to. Any thread.
     var targetBitrate: Int { congestion.withLock { $0.estimator.target } }
     /// Sends padding probes at `bps` (0 stops them): while video is held back
@@ -109,90 +116,10 @@ final class MediaTransport: @unchecked Sendable {
     /// recovered. Any thread.
     func setPaddingRate(_ bps: Int) { congestion.withLock { $0.paddingRate = bps } }
     /// The SSRC of padding probes (not a media stream).
-    private let paddingSsrc = UInt32.random(in: 1...UInt32.max)
+    let paddingSsrc = UInt32.random(in: 1...UInt32.max)
 
-    /// The last-mile probe's measurements (docs/network.md): uplink probes
-    /// sent and what the server's feedback said of them; downlink probes as they came.
-    struct ProbeState {
-        var uplink = ProbeMeter()
-        var downlink = ProbeMeter()
-        /// Uplink probes not yet reported: transport-wide number -> (index, send time µs, size).
-        var inFlight: [UInt16: (index: Int64, sentUs: Int64, size: Int)] = [:]
-        var nextIndex: Int64 = 0
-        var rtpSequence: UInt16 = 0
-        /// Downlink: the highest transport-wide number (unwrapped) and the first RTP timestamp, for unwrapping.
-        var downHighest: Int64? = nil
-        var downFirstTimestamp: UInt32? = nil
-        var sending = false
-    }
+    /// The last-mile probe's measurements (MediaTransport+Probe.swift).
     let probe = Locked(ProbeState())
-
-    /// The probe's figures so far: uplink (from feedback) and downlink. Any thread.
-    var probeResults: (uplink: ProbeMeter.Result?, downlink: ProbeMeter.Result?) {
-        probe.withLock { ($0.uplink.result, $0.downlink.result) }
-    }
-
-    /// Forgets earlier probe measurements. Any thread.
-    func resetProbe() { probe.withLock { $0 = ProbeState() } }
-
-    /// Sends probe packets (1200 bytes, payload type 127) at `bitrate` for
-    /// `duration`, the share due every 5 ms. Any thread.
-    func startUplinkProbe(bitrate: Int, duration: Duration) {
-        _ = loop.post { [weak self] in
-            guard let self, !self.closed else { return }
-            probe.withLock { $0.sending = true }
-            let start = Instant.now()
-            var sent = 0
-            func tick() {
-                guard !closed else { return }
-                let now = Instant.now()
-                let due = Int(Double(bitrate) / 8 * Double(min(now - start, duration).nanosecondsClamped) / 1e9)
-                while sent + ProbePacket.size <= due {
-                    let seq = probe.withLock { p -> UInt16 in defer { p.rtpSequence &+= 1 }; return p.rtpSequence }
-                    let sentUs = now.nanoseconds / 1000
-                    var packet = ProbePacket.make(ssrc: paddingSsrc, sequence: seq, sentUs: sentUs)
-                    let n = packet.count
-                    packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-                    packet.withUnsafeMutableBytes { raw in
-                        transmit(rtp: raw.baseAddress!, length: n)
-                        if let (tseq, _) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(rebasing: raw[0..<n])) {
-                            probe.withLock { p in
-                                p.inFlight[tseq] = (p.nextIndex, sentUs, n)
-                                p.nextIndex += 1
-                            }
-                        }
-                    }
-                    sent += n
-                }
-                if now - start < duration {
-                    _ = loop.schedule(after: .milliseconds(5)) { tick() }
-                } else {
-                    probe.withLock { $0.sending = false }
-                }
-            }
-            tick()
-        }
-    }
-
-    /// A downlink probe packet arrived (after the simulated network).
-    private func probeArrived(_ raw: UnsafeRawBufferPointer) {
-        guard let (tseq, _) = TransportFeedback.sequenceNumber(in: raw) else { return }
-        let ts = readBE32(raw, 4), now = Instant.now().nanoseconds / 1000
-        probe.withLock { p in
-            let index: Int64
-            if let h = p.downHighest {
-                index = h + Int64(Int16(bitPattern: tseq &- UInt16(truncatingIfNeeded: h)))
-            } else {
-                index = Int64(tseq)
-            }
-            p.downHighest = max(p.downHighest ?? index, index)
-            let first = p.downFirstTimestamp ?? ts
-            p.downFirstTimestamp = first
-            // The sender's clock in µs (low 32 bits), unwrapped from the first.
-            let sentUs = Int64(Int32(bitPattern: ts &- first))
-            p.downlink.add(sequence: index, sentUs: sentUs, arrivalUs: now, size: raw.count)
-        }
-    }
 
     /// What the video encoders were last told (bps): the pacer never paces below it. Any thread.
     func setPacingFloor(_ bps: Int) { congestion.withLock { $0.pacingFloor = bps } }
@@ -295,7 +222,7 @@ final class MediaTransport: @unchecked Sendable {
 
     /// Numbers a packet for transport-wide feedback and puts it on the
     /// (possibly simulated) network. Any thread.
-    private func transmit(rtp packet: UnsafeMutableRawPointer, length: Int) {
+    func transmit(rtp packet: UnsafeMutableRawPointer, length: Int) {
         let raw = UnsafeMutableRawBufferPointer(start: packet, count: length)
         if let (_, offset) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(raw)) {
             let seq = congestion.withLock { $0.estimator.packetSent(size: length, at: .now()) }
@@ -483,12 +410,16 @@ final class MediaTransport: @unchecked Sendable {
         }
         for packet in compound where packet.length >= 12 {
             let fmt = bytes[packet.offset] & 0x1F
-            if packet.type == 206, let onKeyframeRequest {
+            if packet.type == 206, fmt != Remb.format, let onKeyframeRequest {
                 if fmt == 1 {
                     onKeyframeRequest(readBE32(bytes, packet.offset + 8))
                 } else if fmt == 4, packet.length >= 20 {
                     onKeyframeRequest(readBE32(bytes, packet.offset + 12))
                 }
+            } else if packet.type == Remb.packetType, fmt == Remb.format,
+                      let remb = Remb.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
+                // What the subscribers' downlinks can take of our video.
+                remoteVideoCap.withLock { $0 = (remb.bitrate, .now()) }
             } else if packet.type == TransportFeedback.packetType, fmt == TransportFeedback.format,
                       let f = TransportFeedback.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
                 let now = Instant.now(), rtt = self.rtt ?? .milliseconds(100)

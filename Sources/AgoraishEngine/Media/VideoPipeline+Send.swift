@@ -160,7 +160,9 @@ extension VideoPipeline {
                 * (c.bitrate == 0 && s.liveBroadcasting ? 2 : 1)
         let lowKbps = s.dualStream
             ? VideoEncoderConfiguration.lowStream(width: c.width, height: c.height, frameRate: c.frameRate).kbps : 0
-        let target = link.targetBitrate
+        // The uplink's estimate, and what the subscribers' downlinks can take (REMB from the server).
+        var target = link.targetBitrate
+        if let cap = link.videoCap { target = min(target, cap + (lowKbps + Self.audioReserveKbps) * 1000) }
         let now = Instant.now()
         let plan = send.withLock { st -> Plan in
             let p = adaptationPlan(configured: configured, c, s, lowKbps: lowKbps, &st.adaptation, targetBitrate: target, now: now)
@@ -270,7 +272,11 @@ extension VideoPipeline {
             }
             layer.keyframeWanted = true
         }
-        let key = layer.keyframeWanted
+        let started = Instant.now()
+        var key = layer.keyframeWanted
+        if layer.keyframeRequested, layer.lastKeyframeAt.map({ started - $0 >= Self.keyframeRequestInterval }) ?? true {
+            key = true
+        }
         layer.keyframeWanted = false
         guard let frames = try? layer.encoder!.encode(frame, pts: pts, keyframe: key) else { throw .failed }
         let pt = Self.payloadType(codec)
@@ -306,7 +312,11 @@ extension VideoPipeline {
                 st.period.sentFrames += 1
                 st.period.encodedBytes += f.data.count
             }
-            if f.isKeyframe { keyframeCounters.withLock { $0.keyframesSent += 1 } }
+            if f.isKeyframe {
+                keyframeCounters.withLock { $0.keyframesSent += 1 }
+                layer.lastKeyframeAt = started
+                layer.keyframeRequested = false
+            }
         }
         return !frames.isEmpty
     }
@@ -351,8 +361,8 @@ extension VideoPipeline {
     /// A receiver asked for a keyframe (PLI or FIR) of one of our streams.
     func keyframeRequested(ssrc: UInt32) {
         let mine = send.withLock { st -> Bool in
-            if st.high.ssrc == ssrc { st.high.keyframeWanted = true; return true }
-            if st.low.ssrc == ssrc { st.low.keyframeWanted = true; return true }
+            if st.high.ssrc == ssrc { st.high.keyframeRequested = true; return true }
+            if st.low.ssrc == ssrc { st.low.keyframeRequested = true; return true }
             return false
         }
         if mine { keyframeCounters.withLock { $0.requestsReceived += 1 } }

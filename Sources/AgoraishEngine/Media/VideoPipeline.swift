@@ -33,6 +33,9 @@ final class VideoPipeline: @unchecked Sendable {
         pt == vp8PayloadType || pt == vp9PayloadType || pt == vp8RtxPayloadType || pt == vp9RtxPayloadType
     }
     static func isRtx(payloadType pt: UInt8) -> Bool { pt == vp8RtxPayloadType || pt == vp9RtxPayloadType }
+    /// Keyframes asked for by receivers come at most this often per stream: on
+    /// a lossy link every lost keyframe would otherwise ask for the next.
+    static let keyframeRequestInterval: Duration = .milliseconds(300)
     /// How long a receiver waits before asking again for a packet it NACKed.
     static let nackInterval: Duration = .milliseconds(30)
 
@@ -86,6 +89,9 @@ final class VideoPipeline: @unchecked Sendable {
         var sequence: UInt16 = 0
         var pictureId: UInt16 = 0
         var keyframeWanted = true
+        /// A receiver asked for a keyframe (PLI/FIR): honoured at most every `keyframeRequestInterval`.
+        var keyframeRequested = false
+        var lastKeyframeAt: Instant? = nil
         var framesSent = 0
         var lastSentAtMs: Int64? = nil
         /// Retransmissions (RFC 4588) go on their own SSRC with their own numbers.

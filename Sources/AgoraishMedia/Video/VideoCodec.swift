@@ -115,6 +115,9 @@ public final class VideoEncoder {
         config.rc_buf_initial_sz = 500
         config.rc_buf_optimal_sz = 600
         config.rc_buf_sz = 1000
+        // Pictures are dropped when the rate buffer runs low (30 % full), so the
+        // target holds even for content that cannot be compressed to it.
+        config.rc_dropframe_thresh = 30
         config.kf_mode = settings.keyframeInterval > 0 ? VPX_KF_AUTO : VPX_KF_DISABLED
         config.kf_max_dist = UInt32(max(settings.keyframeInterval, 1))
         rc = agsh_vpx_codec_enc_init(&context, iface, &config, 0)
@@ -122,6 +125,10 @@ public final class VideoEncoder {
         // Real-time speed: -6 for VP8 (libvpx's guidance for real time), 7 for VP9.
         _ = agsh_vpx_codec_control_int(&context, Int32(VP8E_SET_CPUUSED.rawValue), settings.codec == .vp8 ? -6 : 7)
         _ = agsh_vpx_codec_control_int(&context, Int32(VP8E_SET_STATIC_THRESHOLD.rawValue), 1)
+        // A keyframe may take at most three average frames' worth of bits: on a
+        // narrow link an unbounded one fills the bottleneck's queue for seconds
+        // (libwebrtc bounds it from its buffer size the same way).
+        _ = agsh_vpx_codec_control_int(&context, Int32(VP8E_SET_MAX_INTRA_BITRATE_PCT.rawValue), 300)
         let lumaSize = settings.width * settings.height
         let chromaSize = (settings.width / 2) * (settings.height / 2)
         planes = .allocate(capacity: lumaSize + 2 * chromaSize)

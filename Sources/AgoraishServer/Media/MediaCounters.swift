@@ -42,6 +42,9 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     /// A bandwidth probe (padding only, or a last-mile probe packet): counted
     /// for congestion control and measurement, not forwarded.
     case probe
+    /// A retransmission a subscriber asked for, not sent: retransmissions in
+    /// the last 100 ms already took half of its downlink estimate.
+    case rtxBudget
 
     /// The Prometheus label value.
     public var label: String {
@@ -63,6 +66,7 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .duplicate: "duplicate"
         case .fallback: "fallback"
         case .probe: "probe"
+        case .rtxBudget: "rtx_budget"
         }
     }
 }

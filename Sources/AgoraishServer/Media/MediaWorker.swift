@@ -67,6 +67,12 @@ final class MediaParticipant {
     var paddingSequence: UInt16 = 0
     /// While stepped down: the share of the estimate that forwarding leaves unused (bps), sent as padding.
     var paddingRate = 0
+    /// Retransmissions to this subscriber in the current 100 ms window: they
+    /// may take at most half its downlink estimate (a congested link is not
+    /// helped by more traffic).
+    var rtxWindow: (start: Instant, bytes: Int) = (Instant(nanoseconds: 0), 0)
+    /// As a publisher without a low stream: the last REMB sent (bps) and when.
+    var lastRemb: (bitrate: Int, at: Instant)? = nil
 
     init(grant: MediaGrant, channel: MediaChannel) throws(SrtpError) {
         session = grant.session
@@ -131,7 +137,7 @@ final class MediaWorker: @unchecked Sendable {
     private let counters: MediaCounters
     private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void
     /// A subscriber (session) now gets only the audio of a publisher (uid), or its video again.
-    private let onSubscribeFallback: @Sendable (UInt64, UInt32, Bool) -> Void
+    let onSubscribeFallback: @Sendable (UInt64, UInt32, Bool) -> Void
     static let batch = 64
     static let slot = 2048
     /// Streams (SSRCs) one participant may publish.
@@ -158,7 +164,7 @@ final class MediaWorker: @unchecked Sendable {
     static let stepUpHold: Duration = .seconds(4)
 
     // Worker-thread state.
-    private var participants: [UInt64: MediaParticipant] = [:]
+    var participants: [UInt64: MediaParticipant] = [:]
     /// Echo tests: audio packets (plain, server SSRC) waiting to go back to their sender.
     private var echoes: [(due: Instant, to: MediaParticipant, packet: [UInt8])] = []
     private var echoTimer: EventLoop.TimerID? = nil
@@ -168,7 +174,7 @@ final class MediaWorker: @unchecked Sendable {
     private let tx: UnsafeMutablePointer<agsh_datagram>
     private let txBuffers: UnsafeMutableRawPointer
     private var txCount = 0
-    private var counts = MediaBatchCounts()
+    var counts = MediaBatchCounts()
     private var ssrcSeed: UInt32
 
     init(index: Int, fd: Int32, counters: MediaCounters, seed: UInt32,
@@ -192,49 +198,6 @@ final class MediaWorker: @unchecked Sendable {
                 _ = read(wake, &value, 8)
                 drainRing()
             }
-            scheduleFeedback()
-        }
-    }
-
-    /// Transport-wide feedback to every participant whose packets arrived
-    /// since the last; padding probes to subscribers whose video was cut
-    /// back, so their estimate learns when the downlink recovers.
-    private func scheduleFeedback() {
-        _ = loop.schedule(after: Self.feedbackInterval) { [self] in
-            for p in participants.values where p.downlinkEstimate.growthCeiling != nil && p.paddingRate > 0 {
-                guard let to = p.address else { continue }
-                // Up to the estimate, in this interval's share, on an SSRC of its own
-                // (numbered, so SRTP's replay check passes each one).
-                if p.paddingSsrc == 0 {
-                    p.paddingSsrc = p.channel.allocateSsrc()
-                    p.channel.rtxSsrcs.insert(p.paddingSsrc)
-                }
-                var left = p.paddingRate / 8 / 10
-                while left > 0 {
-                    var probe = TransportFeedback.paddingPacket(size: min(TransportFeedback.maxPaddingPacket, max(24, left)),
-                                                                payloadType: Self.vp8RtxPayloadType, ssrc: p.paddingSsrc,
-                                                                sequence: p.paddingSequence)
-                    p.paddingSequence &+= 1
-                    let n = probe.count
-                    probe += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-                    probe.withUnsafeMutableBytes { raw in
-                        stamp(raw.baseAddress!, n, for: p, now: .now())
-                        send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtp(slot, length: len) }
-                    }
-                    left -= n
-                }
-            }
-            for p in participants.values where p.uplinkArrivals.hasNews {
-                guard let to = p.address else { continue }
-                for var m in p.uplinkArrivals.feedback(sender: 0, media: 0) {
-                    let n = m.count
-                    m += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-                    m.withUnsafeMutableBytes { raw in
-                        send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtcp(slot, length: len) }
-                    }
-                }
-            }
-            finishBatch()
             scheduleFeedback()
         }
     }
@@ -300,111 +263,6 @@ final class MediaWorker: @unchecked Sendable {
         finishBatch()
     }
 
-    /// Whether subscriber `p` should get the low stream of `uid`: asked for, or all its downlink allows.
-    private func wantsLow(_ p: MediaParticipant, _ uid: UInt32) -> Bool {
-        p.videoSubscription.wantsLow(uid) || p.bandwidthLow.contains(uid)
-    }
-
-    /// Asks each dual-stream publisher whose other stream subscriber `p` now
-    /// wants for a keyframe of it (the switch happens there).
-    private func requestSwitchKeyframes(for p: MediaParticipant) {
-        for publisher in p.channel.members where publisher !== p && publisher.videoLowSsrc != 0 {
-            let low = wantsLow(p, publisher.uid)
-            guard let current = p.forwardedLow[publisher.uid], current != low else { continue }
-            let wanted = low ? publisher.videoLowSsrc
-                : publisher.ssrcMap.keys.first { $0 != publisher.videoLowSsrc && publisher.videoSsrcs.contains($0) }
-            if let wanted { requestKeyframe(of: publisher, ssrc: wanted) }
-        }
-    }
-
-    /// Shares subscriber `p`'s estimated downlink out among the video it
-    /// receives (docs/network.md, Subscribe fallback): publishers in priority
-    /// order (the one named HIGH first, then by uid) get their wanted stream
-    /// while it fits, else the low stream, else (option AUDIO_ONLY) none.
-    /// A step down waits until forwarding has exceeded the estimate for
-    /// `stepDownAfter` with loss seen lately; a step up needs 30 % headroom and
-    /// waits out the hold.
-    private func allocate(_ p: MediaParticipant, now: Instant) {
-        let option = p.videoSubscription.fallback
-        var low: Set<UInt32> = [], audioOnly: Set<UInt32> = []
-        var nextNeed: Int? = nil
-        if option != 0 {
-            let publishers = p.channel.members.filter {
-                $0 !== p && !$0.videoSsrcs.isEmpty && !$0.videoMuted && !p.videoSubscription.blocks($0.uid)
-            }.sorted { a, b in
-                let ha = a.uid == p.videoSubscription.priorityUid, hb = b.uid == p.videoSubscription.priorityUid
-                return ha != hb ? ha : a.uid < b.uid
-            }
-            // Audio forwarded: each other member that publishes audio, unmuted, not blocked.
-            let audio = Set(p.channel.audioUplinks.keys.compactMap { p.channel.streams[$0]?.publisher.uid })
-                .filter { uid in uid != p.uid && !p.audioSubscription.blocks(uid)
-                    && p.channel.members.contains { $0.uid == uid && !$0.audioMuted } }.count
-            var budget = p.downlinkEstimate.target - audio * Self.audioAllowance
-            let congested = p.lastDownlinkLoss.map { now - $0 < .seconds(5) } ?? false
-            var overBudget = false
-            let mayStepUp = p.holdUntil.map { now >= $0 } ?? true
-            for pub in publishers {
-                // The choices for this publisher, best first: (rate, low, audio only).
-                var highRate = 0, lowRate = 0
-                for (own, mapped) in pub.ssrcMap where pub.videoSsrcs.contains(own) {
-                    let r = p.channel.videoCaches[mapped]?.bitrate ?? 0
-                    if own == pub.videoLowSsrc { lowRate = r } else { highRate = r }
-                }
-                var levels: [(rate: Int, low: Bool, none: Bool)] = []
-                if !p.videoSubscription.wantsLow(pub.uid) { levels.append((highRate, false, false)) }
-                if pub.videoLowSsrc != 0 { levels.append((lowRate, true, false)) }
-                if option == 2 { levels.append((0, false, true)) }
-                guard !levels.isEmpty else { continue }
-                let current = levels.firstIndex { l in
-                    l.none ? p.audioOnly.contains(pub.uid)
-                        : !p.audioOnly.contains(pub.uid) && (l.low == (p.bandwidthLow.contains(pub.uid) || p.videoSubscription.wantsLow(pub.uid)))
-                } ?? 0
-                var level = current
-                if levels[level].rate > budget, level + 1 < levels.count {
-                    overBudget = true
-                    if let since = p.overBudgetSince, now - since >= Self.stepDownAfter, congested {
-                        while level + 1 < levels.count, levels[level].rate > budget { level += 1 }
-                    }
-                } else if level > 0, mayStepUp {
-                    if Double(levels[level - 1].rate) * 1.3 <= Double(budget) {
-                        level -= 1
-                        p.lastStepUp = now
-                    } else {
-                        nextNeed = (nextNeed ?? 0) + levels[level - 1].rate
-                    }
-                } else if level > 0 {
-                    nextNeed = (nextNeed ?? 0) + levels[level - 1].rate
-                }
-                if level > current {
-                    // A step down: the next step up waits, longer when the last one was soon undone.
-                    let undone = p.lastStepUp.map { now - $0 < .seconds(10) } ?? false
-                    p.backoff = undone ? min(p.backoff * 2, .seconds(60)) : Self.stepUpHold
-                    p.holdUntil = now + p.backoff
-                    p.overBudgetSince = nil
-                }
-                let l = levels[level]
-                if l.none { audioOnly.insert(pub.uid) } else if l.low && !p.videoSubscription.wantsLow(pub.uid) { low.insert(pub.uid) }
-                budget -= l.rate
-            }
-            if overBudget { p.overBudgetSince = p.overBudgetSince ?? now } else { p.overBudgetSince = nil }
-            // While stepped down, the estimate may grow to what the next step up needs.
-            p.downlinkEstimate.growthCeiling = nextNeed.map { Int(Double(p.downlinkEstimate.target - budget + $0) * 1.4) }
-            // Padding fills what forwarding leaves of the estimate, so it can be seen to hold.
-            p.paddingRate = nextNeed != nil ? max(0, budget) : 0
-        } else {
-            p.downlinkEstimate.growthCeiling = nil
-            p.paddingRate = 0
-        }
-        let changedLow = low != p.bandwidthLow
-        for uid in audioOnly.symmetricDifference(p.audioOnly) {
-            onSubscribeFallback(p.session, uid, audioOnly.contains(uid))
-            counts.subscribeFallbacks += audioOnly.contains(uid) ? 1 : 0
-        }
-        p.audioOnly = audioOnly
-        p.bandwidthLow = low
-        if changedLow { requestSwitchKeyframes(for: p) }
-    }
-
     /// The participant named the SSRC of its low stream (0: none). A stream
     /// already seen under that SSRC is announced again, now as low (its first
     /// packets may come before the signaling that names it).
@@ -418,41 +276,8 @@ final class MediaWorker: @unchecked Sendable {
         if old != 0, old != ssrc, let mapped = p.ssrcMap[old] { onStreamPublished(p.session, mapped, 0, false, 0) }
     }
 
-    /// Last-mile probe (docs/network.md): sends the participant probe packets
-    /// at `bitrate` for `duration`, every 5 ms the share due, each numbered
-    /// (transport-wide) and stamped with the send time.
-    func probe(_ session: UInt64, bitrate: Int, duration: Duration) {
-        guard let p = participants[session] else { return }
-        if p.paddingSsrc == 0 {
-            p.paddingSsrc = p.channel.allocateSsrc()
-            p.channel.rtxSsrcs.insert(p.paddingSsrc)
-        }
-        let start = Instant.now()
-        var sentBytes = 0
-        func tick() {
-            guard participants[session] === p, let to = p.address else { return }
-            let now = Instant.now()
-            let elapsed = min(now - start, duration)
-            let due = Int(Double(bitrate) / 8 * Double(elapsed.nanosecondsClamped) / 1e9)
-            while sentBytes + ProbePacket.size <= due {
-                var packet = ProbePacket.make(ssrc: p.paddingSsrc, sequence: p.paddingSequence, sentUs: now.nanoseconds / 1000)
-                p.paddingSequence &+= 1
-                let n = packet.count
-                packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-                packet.withUnsafeMutableBytes { raw in
-                    stamp(raw.baseAddress!, n, for: p, now: now)
-                    send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtp(slot, length: len) }
-                }
-                sentBytes += n
-            }
-            finishBatch()
-            if now - start < duration { _ = loop.schedule(after: .milliseconds(5)) { tick() } }
-        }
-        tick()
-    }
-
     /// Sends the publisher an RTCP PLI (RFC 4585 §6.3.1) for one of its streams (its own SSRC).
-    private func requestKeyframe(of publisher: MediaParticipant, ssrc: UInt32) {
+    func requestKeyframe(of publisher: MediaParticipant, ssrc: UInt32) {
         guard let to = publisher.address else { return }
         var pli: [UInt8] = [0x81, 206, 0, 2, 0, 0, 0, 0,
                             UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)]
@@ -515,7 +340,7 @@ final class MediaWorker: @unchecked Sendable {
         counters.add(&counts)
     }
 
-    private func drop(_ reason: MediaDropReason) { counts.drops[reason.rawValue] += 1 }
+    func drop(_ reason: MediaDropReason) { counts.drops[reason.rawValue] += 1 }
 
     private func forwardRtp(_ buffer: UnsafeMutableRawPointer, _ length: Int, from p: MediaParticipant) {
         var plain: Int
@@ -805,7 +630,13 @@ final class MediaWorker: @unchecked Sendable {
               let cache = member.channel.videoCaches[nack.media] ?? member.channel.audioCaches[nack.media] else { return }
         let now = Instant.now()
         counts.nackRequests += nack.sequences.count
+        if now - member.rtxWindow.start >= .milliseconds(100) { member.rtxWindow = (now, 0) }
+        let budget = member.downlinkEstimate.target / 8 / 10 / 2
         for seq in nack.sequences.prefix(64) {
+            guard member.rtxWindow.bytes < budget else {
+                drop(.rtxBudget)
+                continue
+            }
             let rtxSeq = member.rtxSequences[cache.rtxSsrc, default: 0]
             guard var rtx = cache.withPacket(seq, now: now, { original -> [UInt8]? in
                 RtxPacket.wrap(Array(original), rtxPayloadType: cache.payloadType + 1, rtxSsrc: cache.rtxSsrc,
@@ -813,6 +644,7 @@ final class MediaWorker: @unchecked Sendable {
             }) ?? nil else { continue }
             member.rtxSequences[cache.rtxSsrc] = rtxSeq &+ 1
             let n = rtx.count
+            member.rtxWindow.bytes += n
             rtx += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
             rtx.withUnsafeMutableBytes { raw in
                 stamp(raw.baseAddress!, n, for: member, now: now)
@@ -822,16 +654,9 @@ final class MediaWorker: @unchecked Sendable {
         }
     }
 
-    /// Writes the subscriber's next transport-wide sequence number into a packet that has the extension.
-    private func stamp(_ packet: UnsafeMutableRawPointer, _ length: Int, for member: MediaParticipant, now: Instant) {
-        let raw = UnsafeMutableRawBufferPointer(start: packet, count: length)
-        guard let (_, offset) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(raw)) else { return }
-        TransportFeedback.write(member.downlinkEstimate.packetSent(size: length, at: now), into: raw, at: offset)
-    }
-
     /// Copies a packet into the next send slot, lets `protect` transform it in
     /// place (returning the new length), and queues it for `to`.
-    private func send(_ packet: UnsafeMutableRawPointer, _ length: Int, to: SocketAddress,
+    func send(_ packet: UnsafeMutableRawPointer, _ length: Int, to: SocketAddress,
                       protect: (UnsafeMutableRawPointer, Int) throws(SrtpError) -> Int) {
         guard length + SrtpSession.maxTrailer <= Self.slot else { return drop(.malformed) }
         if txCount == Self.batch { flush() }

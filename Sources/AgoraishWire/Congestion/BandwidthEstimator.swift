@@ -76,9 +76,6 @@ public struct BandwidthEstimator: Sendable {
         history.add(size: size, at: now)
     }
 
-    /// The bytes sent over the last half second (for telling when the sender uses less than it may).
-    public func sentBitrate(at now: Instant) -> Int { history.sentBitrate(at: now) }
-
     /// Takes one feedback message received at `now`; `rtt` is the current
     /// round trip estimate. Updates `target`.
     public mutating func feedbackReceived(_ feedback: TransportFeedback, at now: Instant, rtt: Duration) {
@@ -222,19 +219,6 @@ struct TransportSendHistory: Sendable {
         guard seq >= 0, seq > next - 8192 else { return nil }
         let e = entries[Int(seq & 8191)]
         return e.seq == seq ? e : nil
-    }
-
-    /// Bits per second sent over the last half second.
-    func sentBitrate(at now: Instant) -> Int {
-        var bytes = 0
-        var seq = next - 1
-        while seq >= 0, seq > next - 8192 {
-            let e = entries[Int(seq & 8191)]
-            guard e.seq == seq, now - e.at <= .milliseconds(500) else { break }
-            bytes += e.size
-            seq -= 1
-        }
-        return bytes * 16
     }
 }
 

@@ -329,3 +329,46 @@ public struct TransportFeedbackRecorder: Sendable {
         return out
     }
 }
+
+/// Receiver estimated maximum bitrate (draft-alvestrand-rmcat-remb-03): the
+/// server tells a publisher how much its subscribers' downlinks can take of
+/// the streams named (RTCP PSFB, PT 206, FMT 15, "REMB"):
+///
+///     |V=2|P| FMT=15  |   PT=206      |             length            |
+///     |                  SSRC of packet sender                        |
+///     |                  SSRC of media source (0)                     |
+///     |  'R'  |  'E'  |  'M'  |  'B'  |
+///     |  Num SSRC     | BR Exp    |  BR Mantissa                      |
+///     |   SSRC feedback ...                                           |
+public enum Remb {
+    public static let packetType: UInt8 = 206
+    public static let format: UInt8 = 15
+
+    /// The message for `bitrate` bps about `ssrcs` (at most 255).
+    public static func serialize(sender: UInt32, bitrate: Int, ssrcs: [UInt32]) -> [UInt8] {
+        var mantissa = UInt64(max(0, bitrate)), exponent: UInt64 = 0
+        while mantissa > 0x3FFFF { mantissa >>= 1; exponent += 1 }
+        let list = ssrcs.prefix(255)
+        var out: [UInt8] = [0x80 | format, packetType, 0, UInt8(4 + list.count)]
+        appendBE32(&out, sender)
+        appendBE32(&out, 0)
+        out += Array("REMB".utf8)
+        out += [UInt8(list.count), UInt8(exponent << 2 | mantissa >> 16), UInt8(mantissa >> 8 & 0xFF), UInt8(mantissa & 0xFF)]
+        for s in list { appendBE32(&out, s) }
+        return out
+    }
+
+    /// Reads one REMB message (the RTCP packet alone): the bitrate and the
+    /// SSRCs it is about. Nil for anything else or a truncated one.
+    public static func parse(_ p: UnsafeRawBufferPointer) -> (bitrate: Int, ssrcs: [UInt32])? {
+        guard p.count >= 20, p[0] >> 6 == 2, p[0] & 0x1F == format, p[1] == packetType,
+              p[12] == 0x52, p[13] == 0x45, p[14] == 0x4D, p[15] == 0x42 else { return nil }
+        let count = Int(p[16])
+        guard p.count >= 20 + 4 * count else { return nil }
+        let exponent = Int(p[17] >> 2)
+        let mantissa = Int(p[17] & 3) << 16 | Int(p[18]) << 8 | Int(p[19])
+        guard exponent <= 40 else { return nil }
+        let ssrcs = (0..<count).map { readU32(p, 20 + 4 * $0) }
+        return (mantissa << exponent, ssrcs)
+    }
+}

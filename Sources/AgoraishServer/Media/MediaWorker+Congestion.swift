@@ -1,0 +1,223 @@
+import AgoraishIO
+import AgoraishWire
+
+/// Congestion control on the server (docs/network.md): transport-wide
+/// feedback to publishers on their uplinks, each subscriber's downlink
+/// shared out among the video it receives (subscribe fallback, priority),
+/// padding probes to stepped-down subscribers, and last-mile probes.
+extension MediaWorker {
+    /// Transport-wide feedback to every participant whose packets arrived
+    /// since the last; padding probes to subscribers whose video was cut
+    /// back, so their estimate learns when the downlink recovers.
+    func scheduleFeedback() {
+        _ = loop.schedule(after: Self.feedbackInterval) { [self] in
+            for p in participants.values where p.downlinkEstimate.growthCeiling != nil && p.paddingRate > 0 {
+                // Up to the unused share of the estimate, this interval's worth.
+                var left = p.paddingRate / 8 / 10
+                while left > 0 {
+                    let size = min(TransportFeedback.maxPaddingPacket, max(24, left))
+                    sendProbe(to: p) { ssrc, seq, _ in
+                        TransportFeedback.paddingPacket(size: size, payloadType: Self.vp8RtxPayloadType, ssrc: ssrc, sequence: seq)
+                    }
+                    left -= size
+                }
+            }
+            for p in participants.values where !p.videoSsrcs.isEmpty && p.videoLowSsrc == 0 { sendRemb(to: p) }
+            for p in participants.values where p.uplinkArrivals.hasNews {
+                guard let to = p.address else { continue }
+                for var m in p.uplinkArrivals.feedback(sender: 0, media: 0) {
+                    m.withUnsafeMutableBytes { raw in
+                        send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in
+                            try p.downlink.protectRtcp(slot, length: len)
+                        }
+                    }
+                }
+            }
+            finishBatch()
+            scheduleFeedback()
+        }
+    }
+
+    /// A publisher with one video stream cannot be switched away from: its
+    /// subscribers' downlinks bound its rate instead. Each subscriber whose
+    /// downlink lost packets in the last 5 s (congestion, not a slow host)
+    /// offers its estimate less its audio, shared equally among the video it
+    /// receives; the least of these goes to the publisher as a REMB when it
+    /// changed by a tenth, and every second while it holds.
+    func sendRemb(to publisher: MediaParticipant) {
+        guard let to = publisher.address else { return }
+        let now = Instant.now()
+        var cap: Int? = nil
+        for m in publisher.channel.members where m !== publisher && m.address != nil {
+            guard !m.videoSubscription.blocks(publisher.uid), !m.audioOnly.contains(publisher.uid),
+                  m.lastDownlinkLoss.map({ now - $0 < .seconds(5) }) == true else { continue }
+            let others = m.channel.members.filter { $0 !== m }
+            let videos = others.filter { !$0.videoSsrcs.isEmpty && !$0.videoMuted && !m.videoSubscription.blocks($0.uid) }.count
+            let audio = others.filter { !$0.audioMuted && !m.audioSubscription.blocks($0.uid) && $0.ssrcMap.count > $0.videoSsrcs.count }.count
+            let share = max(0, m.downlinkEstimate.target - audio * Self.audioAllowance) / max(1, videos)
+            cap = min(cap ?? share, share)
+        }
+        guard let cap else {
+            publisher.lastRemb = nil
+            return
+        }
+        if let last = publisher.lastRemb, now - last.at < .seconds(1), abs(cap - last.bitrate) * 10 < last.bitrate { return }
+        publisher.lastRemb = (cap, now)
+        var remb = Remb.serialize(sender: 0, bitrate: cap, ssrcs: Array(publisher.videoSsrcs))
+        remb.withUnsafeMutableBytes { raw in
+            send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in try publisher.downlink.protectRtcp(slot, length: len) }
+        }
+    }
+
+    /// Sends participant `p` one probe packet made by `make` (given the probe
+    /// SSRC, the next probe sequence number and the time), numbered in its
+    /// transport-wide sequence. The probe SSRC is the participant's own,
+    /// reserved in the channel, and numbered so SRTP's replay check passes each one.
+    func sendProbe(to p: MediaParticipant, _ make: (UInt32, UInt16, Instant) -> [UInt8]) {
+        guard let to = p.address else { return }
+        if p.paddingSsrc == 0 {
+            p.paddingSsrc = p.channel.allocateSsrc()
+            p.channel.rtxSsrcs.insert(p.paddingSsrc)
+        }
+        let now = Instant.now()
+        var packet = make(p.paddingSsrc, p.paddingSequence, now)
+        p.paddingSequence &+= 1
+        packet.withUnsafeMutableBytes { raw in
+            stamp(raw.baseAddress!, raw.count, for: p, now: now)
+            send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtp(slot, length: len) }
+        }
+    }
+
+    /// Last-mile probe (docs/network.md): sends the participant probe packets
+    /// at `bitrate` for `duration`, every 5 ms the share due, each numbered
+    /// (transport-wide) and stamped with the send time.
+    func probe(_ session: UInt64, bitrate: Int, duration: Duration) {
+        guard let p = participants[session] else { return }
+        let start = Instant.now()
+        var sentBytes = 0
+        func tick() {
+            guard participants[session] === p else { return }
+            let now = Instant.now()
+            let due = Int(Double(bitrate) / 8 * Double(min(now - start, duration).nanosecondsClamped) / 1e9)
+            while sentBytes + ProbePacket.size <= due {
+                sendProbe(to: p) { ssrc, seq, at in ProbePacket.make(ssrc: ssrc, sequence: seq, sentUs: at.nanoseconds / 1000) }
+                sentBytes += ProbePacket.size
+            }
+            finishBatch()
+            if now - start < duration { _ = loop.schedule(after: .milliseconds(5)) { tick() } }
+        }
+        tick()
+    }
+
+    /// Writes the subscriber's next transport-wide sequence number into a packet that has the extension.
+    func stamp(_ packet: UnsafeMutableRawPointer, _ length: Int, for member: MediaParticipant, now: Instant) {
+        let raw = UnsafeMutableRawBufferPointer(start: packet, count: length)
+        guard let (_, offset) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(raw)) else { return }
+        TransportFeedback.write(member.downlinkEstimate.packetSent(size: length, at: now), into: raw, at: offset)
+    }
+
+    /// Whether subscriber `p` should get the low stream of `uid`: asked for, or all its downlink allows.
+    func wantsLow(_ p: MediaParticipant, _ uid: UInt32) -> Bool {
+        p.videoSubscription.wantsLow(uid) || p.bandwidthLow.contains(uid)
+    }
+
+    /// Asks each dual-stream publisher whose other stream subscriber `p` now
+    /// wants for a keyframe of it (the switch happens there).
+    func requestSwitchKeyframes(for p: MediaParticipant) {
+        for publisher in p.channel.members where publisher !== p && publisher.videoLowSsrc != 0 {
+            let low = wantsLow(p, publisher.uid)
+            guard let current = p.forwardedLow[publisher.uid], current != low else { continue }
+            let wanted = low ? publisher.videoLowSsrc
+                : publisher.ssrcMap.keys.first { $0 != publisher.videoLowSsrc && publisher.videoSsrcs.contains($0) }
+            if let wanted { requestKeyframe(of: publisher, ssrc: wanted) }
+        }
+    }
+
+    /// Shares subscriber `p`'s estimated downlink out among the video it
+    /// receives (docs/network.md, Subscribe fallback): publishers in priority
+    /// order (the one named HIGH first, then by uid) get their wanted stream
+    /// while it fits, else the low stream, else (option AUDIO_ONLY) none.
+    /// A step down waits until forwarding has exceeded the estimate for
+    /// `stepDownAfter` with loss seen lately; a step up needs 30 % headroom and
+    /// waits out the hold.
+    func allocate(_ p: MediaParticipant, now: Instant) {
+        let option = p.videoSubscription.fallback
+        var low: Set<UInt32> = [], audioOnly: Set<UInt32> = []
+        var nextNeed: Int? = nil
+        if option != 0 {
+            let publishers = p.channel.members.filter {
+                $0 !== p && !$0.videoSsrcs.isEmpty && !$0.videoMuted && !p.videoSubscription.blocks($0.uid)
+            }.sorted { a, b in
+                let ha = a.uid == p.videoSubscription.priorityUid, hb = b.uid == p.videoSubscription.priorityUid
+                return ha != hb ? ha : a.uid < b.uid
+            }
+            // Audio forwarded: each other member that publishes audio, unmuted, not blocked.
+            let audio = Set(p.channel.audioUplinks.keys.compactMap { p.channel.streams[$0]?.publisher.uid })
+                .filter { uid in uid != p.uid && !p.audioSubscription.blocks(uid)
+                    && p.channel.members.contains { $0.uid == uid && !$0.audioMuted } }.count
+            var budget = p.downlinkEstimate.target - audio * Self.audioAllowance
+            let congested = p.lastDownlinkLoss.map { now - $0 < .seconds(5) } ?? false
+            var overBudget = false
+            let mayStepUp = p.holdUntil.map { now >= $0 } ?? true
+            for pub in publishers {
+                // The choices for this publisher, best first: (rate, low, audio only).
+                var highRate = 0, lowRate = 0
+                for (own, mapped) in pub.ssrcMap where pub.videoSsrcs.contains(own) {
+                    let r = p.channel.videoCaches[mapped]?.bitrate ?? 0
+                    if own == pub.videoLowSsrc { lowRate = r } else { highRate = r }
+                }
+                var levels: [(rate: Int, low: Bool, none: Bool)] = []
+                if !p.videoSubscription.wantsLow(pub.uid) { levels.append((highRate, false, false)) }
+                if pub.videoLowSsrc != 0 { levels.append((lowRate, true, false)) }
+                if option == 2 { levels.append((0, false, true)) }
+                guard !levels.isEmpty else { continue }
+                let current = levels.firstIndex { l in
+                    l.none ? p.audioOnly.contains(pub.uid)
+                        : !p.audioOnly.contains(pub.uid) && (l.low == (p.bandwidthLow.contains(pub.uid) || p.videoSubscription.wantsLow(pub.uid)))
+                } ?? 0
+                var level = current
+                if levels[level].rate > budget, level + 1 < levels.count {
+                    overBudget = true
+                    if let since = p.overBudgetSince, now - since >= Self.stepDownAfter, congested {
+                        while level + 1 < levels.count, levels[level].rate > budget { level += 1 }
+                    }
+                } else if level > 0, mayStepUp {
+                    if Double(levels[level - 1].rate) * 1.3 <= Double(budget) {
+                        level -= 1
+                        p.lastStepUp = now
+                    } else {
+                        nextNeed = (nextNeed ?? 0) + levels[level - 1].rate
+                    }
+                } else if level > 0 {
+                    nextNeed = (nextNeed ?? 0) + levels[level - 1].rate
+                }
+                if level > current {
+                    // A step down: the next step up waits, longer when the last one was soon undone.
+                    let undone = p.lastStepUp.map { now - $0 < .seconds(10) } ?? false
+                    p.backoff = undone ? min(p.backoff * 2, .seconds(60)) : Self.stepUpHold
+                    p.holdUntil = now + p.backoff
+                    p.overBudgetSince = nil
+                }
+                let l = levels[level]
+                if l.none { audioOnly.insert(pub.uid) } else if l.low && !p.videoSubscription.wantsLow(pub.uid) { low.insert(pub.uid) }
+                budget -= l.rate
+            }
+            if overBudget { p.overBudgetSince = p.overBudgetSince ?? now } else { p.overBudgetSince = nil }
+            // While stepped down, the estimate may grow to what the next step up needs.
+            p.downlinkEstimate.growthCeiling = nextNeed.map { Int(Double(p.downlinkEstimate.target - budget + $0) * 1.4) }
+            // Padding fills what forwarding leaves of the estimate, so it can be seen to hold.
+            p.paddingRate = nextNeed != nil ? max(0, budget) : 0
+        } else {
+            p.downlinkEstimate.growthCeiling = nil
+            p.paddingRate = 0
+        }
+        let changedLow = low != p.bandwidthLow
+        for uid in audioOnly.symmetricDifference(p.audioOnly) {
+            onSubscribeFallback(p.session, uid, audioOnly.contains(uid))
+            counts.subscribeFallbacks += audioOnly.contains(uid) ? 1 : 0
+        }
+        p.audioOnly = audioOnly
+        p.bandwidthLow = low
+        if changedLow { requestSwitchKeyframes(for: p) }
+    }
+}
