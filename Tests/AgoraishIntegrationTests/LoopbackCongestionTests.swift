@@ -44,17 +44,25 @@ import Testing
     /// Pushes pictures at 15 fps into `engine` until `done` holds or `seconds` pass. True when `done` held.
     static func pump(_ engine: RtcEngine, seconds: Double, from start: inout Int, pictures: [I420Frame] = noise,
                      until done: () -> Bool) throws -> Bool {
+        try pump([engine], seconds: seconds, from: &start, pictures: pictures, until: done)
+    }
+
+    /// The same into several engines at once.
+    static func pump(_ engines: [RtcEngine], seconds: Double, from start: inout Int, pictures: [I420Frame] = noise,
+                     until done: () -> Bool) throws -> Bool {
         var deadline = Instant.now()
         let end = deadline + .milliseconds(Int64(seconds * 1000))
         while Instant.now() < end {
             if done() { return true }
             let p = pictures[start % pictures.count]
-            try p.y.withUnsafeBytes { y in
-                try p.u.withUnsafeBytes { u in
-                    try p.v.withUnsafeBytes { v in
-                        try engine.pushExternalVideoFrame(width: 640, height: 360, y: y.baseAddress!, yStride: 640,
-                                                          u: u.baseAddress!, uStride: 320, v: v.baseAddress!, vStride: 320,
-                                                          timestampMs: Int64(start) * 1000 / 15)
+            for engine in engines {
+                try p.y.withUnsafeBytes { y in
+                    try p.u.withUnsafeBytes { u in
+                        try p.v.withUnsafeBytes { v in
+                            try engine.pushExternalVideoFrame(width: 640, height: 360, y: y.baseAddress!, yStride: 640,
+                                                              u: u.baseAddress!, uStride: 320, v: v.baseAddress!, vStride: 320,
+                                                              timestampMs: Int64(start) * 1000 / 15)
+                        }
                     }
                 }
             }
@@ -201,12 +209,49 @@ import Testing
         #expect(rb.wait(seconds: 1) {
             if case .video(.remoteVideoStateChanged(1, 0, 8, _)) = $0 { true } else { false }
         }, "STOPPED with AUDIO_FALLBACK")
-        #expect((server.mediaCounters?.drops(.fallback) ?? 0) > 0)
+        // A keeps publishing; the server withholds its video from B.
+        let before = server.mediaCounters?.drops(.fallback) ?? 0
+        _ = try Self.pump(a, seconds: 1, from: &n) { false }
+        #expect((server.mediaCounters?.drops(.fallback) ?? 0) > before)
         try b.setParameters(#"{"rtc.network_simulation": null}"#)
         #expect(try Self.pump(a, seconds: 25, from: &n) { rb.wait(seconds: 0, fallback(false)) }, "B gets A's video again")
         #expect(try Self.pump(a, seconds: 5, from: &n) {
             rb.wait(seconds: 0) { if case .video(.remoteVideoStateChanged(1, 2, 9, _)) = $0 { true } else { false } }
         }, "DECODING with AUDIO_FALLBACK_RECOVERY")
+    }
+
+    @Test func theHighPriorityUserKeepsTheHighStreamWhenTheDownlinkIsShort() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let r1 = Recorder(), r2 = Recorder(), rb = Recorder()
+        let p1 = try engine(server, "prio-1", r1), p2 = try engine(server, "prio-2", r2), b = try engine(server, "prio-b", rb)
+        defer {
+            try? p1.release(sync: true)
+            try? p2.release(sync: true)
+            try? b.release(sync: true)
+        }
+        for p in [p1, p2] {
+            try p.setVideoEncoderConfiguration(publisherConfig(kbps: 500))
+            p.enableDualStreamMode(true)
+            p.setVideoEnabled(true)
+            p.setExternalVideoSource(enabled: true)
+        }
+        b.setVideoEnabled(true)
+        try b.setupRemoteVideo(uid: 1) { _, _ in }
+        try b.setupRemoteVideo(uid: 2) { _, _ in }
+        // Room for one high stream (~500 kbps) and one low (~140 kbps), not two high: user 2 comes first.
+        try b.setRemoteUserPriority(uid: 2, priority: 50)
+        try b.setParameters(#"{"rtc.network_simulation": \#(Self.simulation(capKbps: 850, seed: 4))}"#)
+        try p1.joinChannel(token: "", channel: "prio", info: "", uid: 1)
+        try p2.joinChannel(token: "", channel: "prio", info: "", uid: 2)
+        try b.joinChannel(token: "", channel: "prio", info: "", uid: 3)
+        #expect(waitUntil { p1.audio.isMediaBound && p2.audio.isMediaBound && b.audio.isMediaBound })
+        // Which stream of each publisher B is decoding now.
+        func lowOf(_ uid: UInt32) -> Bool? { b.video.users.withLock { $0[uid]?.lowStream } }
+        var n = 0
+        let settled = try Self.pump([p1, p2], seconds: 15, from: &n, pictures: Self.scene) { lowOf(1) == true && lowOf(2) == false }
+        #expect(settled, "user 1 low: \(String(describing: lowOf(1))), user 2 low: \(String(describing: lowOf(2)))")
     }
 
     @Test func aNarrowDownlinkSlowsASingleStreamPublisherThroughRemb() throws {
