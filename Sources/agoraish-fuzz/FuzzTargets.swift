@@ -49,6 +49,24 @@ enum FuzzTarget: String, CaseIterable {
                 let compound = RtcpCompound(raw)
                 _ = compound.isWellFormed
                 for p in compound { precondition(p.offset + p.length <= raw.count, "packet within the datagram") }
+                // Transport-wide feedback and REMB, as the engine and the server read them; a
+                // recorder and an estimator fed from what the feedback says.
+                var estimator = BandwidthEstimator()
+                for _ in 0..<64 { _ = estimator.packetSent(size: 1200, at: Instant(nanoseconds: 1_000_000)) }
+                if let f = TransportFeedback.parse(raw) {
+                    estimator.feedbackReceived(f, at: Instant(nanoseconds: 2_000_000_000), rtt: .milliseconds(50))
+                    var recorder = TransportFeedbackRecorder()
+                    for (i, p) in f.packets.enumerated() where p.arrivalUs != nil {
+                        recorder.record(p.sequence, at: Instant(nanoseconds: Int64(i) * 1_000_000))
+                    }
+                    for m in recorder.feedback(sender: 0, media: 0) {
+                        precondition(m.withUnsafeBytes { TransportFeedback.parse($0) } != nil, "written feedback reads back")
+                    }
+                }
+                _ = Remb.parse(raw)
+                if let (seq, offset) = TransportFeedback.sequenceNumber(in: raw) {
+                    precondition(offset + 2 <= raw.count && UInt16(raw[offset]) << 8 | UInt16(raw[offset + 1]) == seq)
+                }
             }
         case .stun:
             if let m = try? StunMessage.parse(data) {
