@@ -1,5 +1,6 @@
 @testable import AgoraishEngine
 import AgoraishIO
+import AgoraishMedia
 import AgoraishServer
 import AgoraishTesting
 import AgoraishWire
@@ -160,6 +161,42 @@ import Testing
         #expect(expected >= Int32(loss / 3), "A's encoder expected at most \(expected)% loss")
     }
 
+    @Test func whatIsKeptForRetransmissionIsThePlainPacketAsSent() throws {
+        // No simulated network: packets are protected in place as they leave, and
+        // what is kept to answer NACKs must be the plain packet, not the SRTP one.
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let app = "0123456789abcdef0123456789abcdef"
+        let dir = makeTemporaryDirectory("history")
+        let a = try RtcEngine(configuration: .init(appId: app, serverURL: server.url, logFile: dir + "/a.log")) { _ in }
+        defer { try? a.release(sync: true) }
+        try a.setExternalAudioSource(enabled: true, sampleRate: 48000, channels: 1)
+        try a.joinChannel(token: "", channel: "history", info: "", uid: 1)
+        #expect(waitUntil { a.audio.isMediaBound })
+        var chunk = [Int16](repeating: 0, count: 480)
+        var deadline = Instant.now()
+        for i in 0..<100 {
+            for j in 0..<480 { chunk[j] = Int16(8000 * sin(2 * Double.pi * 440 * Double(i * 480 + j) / 48000)) }
+            _ = try chunk.withUnsafeBufferPointer { try a.pushExternalAudioFrame($0) }
+            deadline = deadline + .milliseconds(10)
+            sleepUntil(deadline)
+        }
+        let (ssrc, last) = a.audio.sendLock.withLock { ($0.ssrc, $0.sequence &- 1) }
+        var checked = 0
+        for k in 0..<40 {
+            let seq = last &- UInt16(k)
+            guard let packet = a.audio.sendLock.withLock({ $0.history.packet(seq, now: .now()) }) else { continue }
+            let h = try packet.withUnsafeBytes { try RtpHeader.parse($0) }
+            #expect(h.payloadType == 111 && h.ssrc == ssrc && h.sequenceNumber == seq)
+            let payload = Array(packet[h.payloadOffset...])
+            // A 20 ms Opus packet, as encoded (ciphertext would not read as one).
+            #expect(OpusDecoder.samplesPerChannel(in: payload) == 960, "packet \(seq)")
+            checked += 1
+        }
+        #expect(checked >= 30)
+    }
+
     @Test func audioLostOnTheUplinkIsAskedForAgainAndPlaysInItsPlace() throws {
         let server = ChannelServer(config: loopbackServerConfig())
         try server.start()
@@ -182,13 +219,34 @@ import Testing
         #expect(waitUntil { b.link.read { $0.remoteUsers.contains(1) } })
         var frame = [Int16](repeating: 0, count: 480)
         var chunk = [Int16](repeating: 0, count: 480)
+        var heard: [Int16] = []
         var deadline = Instant.now()
         for i in 0..<300 {
             for j in 0..<480 { chunk[j] = Int16(8000 * sin(2 * Double.pi * 440 * Double(i * 480 + j) / 48000)) }
             _ = try chunk.withUnsafeBufferPointer { try a.pushExternalAudioFrame($0) }
             try frame.withUnsafeMutableBufferPointer { try b.audio.pull(into: $0, now: .now()) }
+            heard += frame
             deadline = deadline + .milliseconds(10)
             sleepUntil(deadline)
+        }
+        // What was sent again is the original audio: the tone stays a clean 440 Hz.
+        let middle = Array(heard[(48000 * 1)..<(48000 * 2)])
+        var crossings = 0
+        for i in middle.indices.dropFirst() where (middle[i - 1] < 0) != (middle[i] < 0) { crossings += 1 }
+        #expect(abs(Double(crossings) / 2 - 440) < 10, "\(Double(crossings) / 2) Hz")
+        #expect(PCMLevel.rms(middle) > 4000, "level \(PCMLevel.rms(middle))")
+        // And nothing else: nearly all the energy of every 100 ms is at 440 Hz (a packet
+        // retransmitted with the wrong bytes decodes to noise or a click).
+        for start in stride(from: 0, to: middle.count - 4800, by: 4800) {
+            let w = middle[start..<(start + 4800)].map(Double.init)
+            var re = 0.0, im = 0.0
+            for (k, v) in w.enumerated() {
+                re += v * cos(2 * Double.pi * 440 * Double(k) / 48000)
+                im += v * sin(2 * Double.pi * 440 * Double(k) / 48000)
+            }
+            let tone = 2 * (re * re + im * im) / Double(w.count)
+            let total = w.reduce(0) { $0 + $1 * $1 }
+            #expect(tone > 0.9 * total, "at \(start) of the middle second: \(tone / max(total, 1)) of the energy at 440 Hz")
         }
         // The server NACKed A, A sent RTX, the server got the packets back, and B played some in their place.
         let sent = a.audio.retransmissionCounters.withLock { $0.retransmitted }

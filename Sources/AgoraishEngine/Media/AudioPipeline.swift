@@ -142,7 +142,8 @@ final class AudioPipeline: @unchecked Sendable {
     /// uplink lost them): each one still held goes out as RTX (RFC 4588,
     /// payload type 112) on the stream's RTX SSRC. Loop thread.
     func nacked(sequences: [UInt16]) {
-        guard let link = transport.withLock({ $0 }) else { return }
+        // Loss recovery off (a baseline): nothing is sent again.
+        guard settings.withLock({ $0.lossRecovery }), let link = transport.withLock({ $0 }) else { return }
         let now = Instant.now()
         let packets = sendLock.withLock { s -> [[UInt8]] in
             var out: [[UInt8]] = []
@@ -372,7 +373,6 @@ final class AudioPipeline: @unchecked Sendable {
                 p[21] = 0; p[22] = 0; p[23] = 0
                 guard let n = try? encoder.encode(pcm.baseAddress!, samplesPerChannel: 2 * Self.frame,
                                                   into: p.baseAddress! + 24, capacity: 1500 - 24) else { return -1 }
-                link.send(rtp: raw.baseAddress!, length: 24 + n)
                 return 24 + n
             }
         }
@@ -380,8 +380,10 @@ final class AudioPipeline: @unchecked Sendable {
             setLocalState(3, 5, epoch: epoch)  // FAILED, ENCODE_FAILURE
             return
         }
-        // Kept a second for NACKs (the transport numbered it in place; a retransmission is numbered again).
+        // Kept a second for NACKs, as it is before the transport numbers and
+        // protects it in place (a retransmission is numbered and protected anew).
         s.history.store(Array(s.packet[0..<length]), sequence: sequence, now: .now())
+        s.packet.withUnsafeMutableBytes { link.send(rtp: $0.baseAddress!, length: length) }
         callBytes.withLock { $0.tx += UInt64(length) }
         let first = local.withLock { l -> Bool in
             guard l.epoch == epoch else { return false }
