@@ -34,9 +34,6 @@ public struct Pacer<Packet>: Sendable where Packet: Sendable {
     public mutating func setTarget(_ bitrate: Int) { pacingRate = max(1, Int(Double(bitrate) * Self.pacingFactor)) }
 
     public var isEmpty: Bool { head == queue.count }
-    public var count: Int { queue.count - head }
-    /// Bytes waiting.
-    public var bytes: Int { queuedBytes }
 
     /// How long the oldest packet has waited.
     public func oldestWait(at now: Instant) -> Duration { isEmpty ? .zero : now - queue[head].at }

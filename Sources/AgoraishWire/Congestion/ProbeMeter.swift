@@ -23,9 +23,6 @@ public struct ProbeMeter: Sendable {
         packets[sequence] = (sentUs, arrivalUs, size)
     }
 
-    /// Packets known of.
-    public var count: Int { packets.count }
-
     public struct Result: Equatable, Sendable {
         /// Percent, 0...100.
         public var lossPercent: Int
