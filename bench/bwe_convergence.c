@@ -164,35 +164,6 @@ static void on_frame(agoraish_engine_t *e, void *ud, uint32_t uid, const agorais
     }
 }
 
-/* The sender's pushing thread. */
-typedef struct pusher {
-    agoraish_engine_t *engine;
-    volatile int stop;
-    int pushed, failures;
-} pusher;
-
-static void *push_thread(void *arg) {
-    pusher *x = arg;
-    picture pic;
-    double start, period = 1000.0 / FPS;
-    unsigned k;
-    if (picture_alloc(&pic, WIDTH, HEIGHT, FPS) != 0) {
-        x->failures++;
-        return NULL;
-    }
-    start = now_ms() + 20;
-    for (k = 0; !x->stop; k++) {
-        agoraish_external_video_frame f;
-        draw_picture(&pic, k);
-        f = picture_frame(&pic, (int64_t)(k * period));
-        sleep_until_ms(start + k * period);
-        if (vapi.push_external_video_frame(x->engine, &f) != 0) x->failures++;
-        x->pushed++;
-    }
-    picture_free(&pic);
-    return NULL;
-}
-
 /* The engines' last reports at the end of a phase. */
 typedef struct snapshot {
     int sender_reports, receiver_reports, video_reports;
@@ -501,6 +472,9 @@ int main(int argc, char **argv) {
         rc = 1;
     } else {
         x.engine = a.base.engine;
+        x.width = WIDTH;
+        x.height = HEIGHT;
+        x.fps = FPS;
         pthread_create(&tp, NULL, push_thread, &x);
         started = 1;
         /* The warm-up's cap was set before the join. */

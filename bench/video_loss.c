@@ -97,35 +97,6 @@ static void on_frame(agoraish_engine_t *e, void *ud, uint32_t uid, const agorais
     }
 }
 
-/* The sender's pushing thread. */
-typedef struct pusher {
-    agoraish_engine_t *engine;
-    volatile int stop;
-    int pushed, failures;
-} pusher;
-
-static void *push_thread(void *arg) {
-    pusher *x = arg;
-    picture pic;
-    double start, period = 1000.0 / FPS;
-    unsigned k;
-    if (picture_alloc(&pic, WIDTH, HEIGHT, FPS) != 0) {
-        x->failures++;
-        return NULL;
-    }
-    start = now_ms() + 20;
-    for (k = 0; !x->stop; k++) {
-        agoraish_external_video_frame f;
-        draw_picture(&pic, k);
-        f = picture_frame(&pic, (int64_t)(k * period));
-        sleep_until_ms(start + k * period);
-        if (vapi.push_external_video_frame(x->engine, &f) != 0) x->failures++;
-        x->pushed++;
-    }
-    picture_free(&pic);
-    return NULL;
-}
-
 /* What one call measured. */
 typedef struct result {
     int kind, cap_kbps;
@@ -258,6 +229,9 @@ static int run_call(const char *url, const char *log_dir, double seconds, int ki
     } else {
         joined = now_ms();
         x.engine = a.base.engine;
+        x.width = WIDTH;
+        x.height = HEIGHT;
+        x.fps = FPS;
         pthread_create(&tp, NULL, push_thread, &x);
         /* Loss: until a report covers SECONDS of video (reports come every 2 s); a cap: until SECONDS after the
            first picture (a freeze still going on is counted, the engine's totals would not show it yet). Either

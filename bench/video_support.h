@@ -369,6 +369,37 @@ static inline int vpeer_render(vpeer *p, uint32_t uid,
 /* CPU time of threads and processes                                         */
 /* ------------------------------------------------------------------------ */
 
+/* A sender's pushing thread: pictures of `width` x `height` at `fps`, picture
+ * k pushed at start + k / fps (absolute deadlines) until `stop`. */
+typedef struct pusher {
+    agoraish_engine_t *engine;
+    int width, height, fps;
+    volatile int stop;
+    int pushed, failures;
+} pusher;
+
+static inline void *push_thread(void *arg) {
+    pusher *x = arg;
+    picture pic;
+    double start, period = 1000.0 / x->fps;
+    unsigned k;
+    if (picture_alloc(&pic, x->width, x->height, x->fps) != 0) {
+        x->failures++;
+        return NULL;
+    }
+    start = now_ms() + 20;
+    for (k = 0; !x->stop; k++) {
+        agoraish_external_video_frame f;
+        draw_picture(&pic, k);
+        f = picture_frame(&pic, (int64_t)(k * period));
+        sleep_until_ms(start + k * period);
+        if (vapi.push_external_video_frame(x->engine, &f) != 0) x->failures++;
+        x->pushed++;
+    }
+    picture_free(&pic);
+    return NULL;
+}
+
 /** The number after "key": in `json`; 0 when absent. */
 static inline int json_number(const char *json, const char *key, double *out) {
     char pattern[64];

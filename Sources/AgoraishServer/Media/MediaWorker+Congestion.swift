@@ -53,8 +53,7 @@ extension MediaWorker {
                   m.lastDownlinkLoss.map({ now - $0 < .seconds(5) }) == true else { continue }
             let others = m.channel.members.filter { $0 !== m }
             let videos = others.filter { !$0.videoSsrcs.isEmpty && !$0.videoMuted && !m.videoSubscription.blocks($0.uid) }.count
-            let audio = others.filter { !$0.audioMuted && !m.audioSubscription.blocks($0.uid) && $0.ssrcMap.count > $0.videoSsrcs.count }.count
-            let share = max(0, m.downlinkEstimate.target - audio * Self.audioAllowance) / max(1, videos)
+            let share = max(0, m.downlinkEstimate.target - audioForwarded(to: m) * Self.audioAllowance) / max(1, videos)
             cap = min(cap ?? share, share)
         }
         guard let cap else {
@@ -66,6 +65,14 @@ extension MediaWorker {
         var remb = Remb.serialize(sender: 0, bitrate: cap, ssrcs: Array(publisher.videoSsrcs))
         remb.withUnsafeMutableBytes { raw in
             send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in try publisher.downlink.protectRtcp(slot, length: len) }
+        }
+    }
+
+    /// How many audio streams subscriber `m` receives: each other member that
+    /// publishes audio, unmuted, that `m` does not block.
+    func audioForwarded(to m: MediaParticipant) -> Int {
+        m.channel.members.reduce(0) { n, o in
+            n + (o !== m && !o.audioMuted && !m.audioSubscription.blocks(o.uid) && o.ssrcMap.count > o.videoSsrcs.count ? 1 : 0)
         }
     }
 
@@ -151,11 +158,7 @@ extension MediaWorker {
                 let ha = a.uid == p.videoSubscription.priorityUid, hb = b.uid == p.videoSubscription.priorityUid
                 return ha != hb ? ha : a.uid < b.uid
             }
-            // Audio forwarded: each other member that publishes audio, unmuted, not blocked.
-            let audio = Set(p.channel.audioUplinks.keys.compactMap { p.channel.streams[$0]?.publisher.uid })
-                .filter { uid in uid != p.uid && !p.audioSubscription.blocks(uid)
-                    && p.channel.members.contains { $0.uid == uid && !$0.audioMuted } }.count
-            var budget = p.downlinkEstimate.target - audio * Self.audioAllowance
+            var budget = p.downlinkEstimate.target - audioForwarded(to: p) * Self.audioAllowance
             let congested = p.lastDownlinkLoss.map { now - $0 < .seconds(5) } ?? false
             var overBudget = false
             let mayStepUp = p.holdUntil.map { now >= $0 } ?? true

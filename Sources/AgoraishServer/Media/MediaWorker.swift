@@ -352,9 +352,10 @@ final class MediaWorker: @unchecked Sendable {
         guard var header = try? RtpHeader.parse(UnsafeRawBufferPointer(start: buffer, count: plain)) else {
             return drop(.malformed)
         }
-        if let (seq, _) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain)) {
-            p.uplinkArrivals.record(seq, at: .now())
-        }
+        // One clock read and one look for the transport-wide number per packet.
+        let now = Instant.now()
+        var tseq = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain))
+        if let (seq, _) = tseq { p.uplinkArrivals.record(seq, at: now) }
         // Padding only, or a last-mile probe packet: counted above and no further.
         if header.payloadType == ProbePacket.payloadType
             || (header.paddingLength > 0 && header.payloadOffset + header.paddingLength == plain) { return drop(.probe) }
@@ -373,6 +374,7 @@ final class MediaWorker: @unchecked Sendable {
             plain = original.count
             header = h
             retransmitted = true
+            tseq = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain))
         }
         let isAudio = header.payloadType == Self.audioPayloadType
         let isVideo = header.payloadType == Self.vp8PayloadType || header.payloadType == Self.vp9PayloadType
@@ -405,9 +407,8 @@ final class MediaWorker: @unchecked Sendable {
             onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)
         }
         if isAudio { p.channel.audioUplinks[ssrc]?.count(header.sequenceNumber) }
-        // One cache lookup and one clock read per video packet.
+        // One cache lookup per video packet.
         let cache = isVideo ? p.channel.videoCaches[ssrc] : nil
-        let now = cache != nil ? Instant.now() : Instant(nanoseconds: 0)
         if let cache {
             if cache.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
             if retransmitted { counts.recoveredUpstream += 1 } else { cache.uplink.count(header.sequenceNumber) }
@@ -421,19 +422,17 @@ final class MediaWorker: @unchecked Sendable {
         var startsKeyframe: Bool? = nil
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
         if isAudio, let audioCache = p.channel.audioCaches[ssrc] {
-            let at = Instant.now()
-            if audioCache.holds(header.sequenceNumber, now: at) { return drop(.duplicate) }
-            audioCache.store(buffer, length: plain, sequence: header.sequenceNumber, now: at)
+            if audioCache.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
+            audioCache.store(buffer, length: plain, sequence: header.sequenceNumber, now: now)
             if retransmitted { counts.recoveredUpstream += 1 }
             // A publisher that names its audio RTX stream is asked for what the uplink lost.
             if p.rtxToMedia.values.contains(header.ssrc) {
-                audioCache.missing.received(header.sequenceNumber, now: at)
-                if audioCache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: audioCache, now: at) }
+                audioCache.missing.received(header.sequenceNumber, now: now)
+                if audioCache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: audioCache, now: now) }
             }
         }
         // Each subscriber's copy carries the server's own transport-wide number for it.
-        let tseqOffset = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain))?.offset
-        let sentAt = Instant.now()
+        let tseqOffset = tseq?.offset
         cache?.store(buffer, length: plain, sequence: header.sequenceNumber, now: now)
         if isAudio, let delay = p.echoDelay {
             // The echo test: the sender's own audio, back to it after the delay.
@@ -475,7 +474,7 @@ final class MediaWorker: @unchecked Sendable {
                 member.forwardedLow[p.uid] = isLow
             }
             if let tseqOffset {
-                let seq = member.downlinkEstimate.packetSent(size: plain, at: sentAt)
+                let seq = member.downlinkEstimate.packetSent(size: plain, at: now)
                 TransportFeedback.write(seq, into: UnsafeMutableRawBufferPointer(start: buffer, count: plain), at: tseqOffset)
             }
             send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.downlink.protectRtp(slot, length: n) }
