@@ -65,7 +65,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 7
+#define AGORAISH_ABI_VERSION_MINOR 8
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -842,6 +842,27 @@ typedef struct agoraish_event_handler {
      *  valid during the call only. Event thread. */
     void (*on_lastmile_probe_result)(agoraish_engine_t *engine, void *user_data,
                                      const struct agoraish_lastmile_probe_result *result);
+    /* ABI 0.8: data streams, metadata, encryption */
+    /** A message of a remote user's data stream (onStreamMessage): `length` bytes at `data`
+     *  (valid during the call only), `sent_ts` the sender's wall clock when it sent it (ms
+     *  since 1970). Reliable ordered streams deliver each message once, in order; see
+     *  agoraish_engine_create_data_stream(). Event thread. */
+    void (*on_stream_message)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int stream_id,
+                              const uint8_t *data, size_t length, uint64_t sent_ts);
+    /** Messages of a remote user's stream will not arrive (onStreamMessageError): `code`
+     *  AGORAISH_ERR_STREAM_MESSAGE_TIMEOUT (117); `missed` messages lost; `cached` later
+     *  messages of the stream that were waiting for them (delivered next). A reliable stream
+     *  reports a loss not repaired within 5 s; an unreliable one each gap as it is seen. Event thread. */
+    void (*on_stream_message_error)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int stream_id,
+                                    int code, int missed, int cached);
+    /** End-to-end encryption failed (onEncryptionError): an `agoraish_encryption_error_type`.
+     *  At most once a second per type. A packet that cannot be decrypted (another key or
+     *  mode, or not encrypted while encryption is on) is dropped, never handed on. Event thread. */
+    void (*on_encryption_error)(agoraish_engine_t *engine, void *user_data, int error_type);
+    /** Audio metadata a remote user sent with agoraish_engine_send_audio_metadata()
+     *  (onAudioMetadataReceived), valid during the call only. Event thread. */
+    void (*on_audio_metadata_received)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                       const uint8_t *metadata, size_t length);
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
@@ -1934,6 +1955,240 @@ int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_s
 
 /** Stop the echo test (Agora's stopEchoTest). @return 0; -5 no echo test running; -7 bad handle. */
 int agoraish_engine_stop_echo_test(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Data streams (docs/data-streams.md)                                      */
+/* ------------------------------------------------------------------------ */
+
+/** Limits of data streams (Agora's): streams per user, bytes per message, and
+ *  within any second, messages and bytes sent. */
+#define AGORAISH_MAX_DATA_STREAMS 5
+#define AGORAISH_MAX_STREAM_MESSAGE_SIZE 1024
+#define AGORAISH_MAX_STREAM_MESSAGES_PER_SECOND 30
+#define AGORAISH_MAX_STREAM_BYTES_PER_SECOND 6144
+
+/**
+ * Create a data stream (Agora's createDataStream(streamId, reliable, ordered)).
+ * Messages travel on the media path (UDP) through the server to every other
+ * user of the channel. A reliable stream retransmits what is lost on each hop
+ * until it arrives, delivering every message exactly once (and in the order
+ * sent when `ordered`), or reports on_stream_message_error when a loss is not
+ * repaired within 5 s; an unreliable stream delivers what arrives (ordered:
+ * never a message older than one delivered) and reports each gap. Streams
+ * end when the call ends (leave); at most AGORAISH_MAX_DATA_STREAMS exist.
+ * @param stream_id  Required: receives the stream's id (1..255).
+ * @return 0; -2 NULL stream_id; -116 five streams exist; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_create_data_stream(agoraish_engine_t *engine, int *stream_id, int reliable, int ordered);
+
+/** How to create a data stream (Agora's DataStreamConfig). */
+typedef struct agoraish_data_stream_config {
+    /** Set to sizeof(agoraish_data_stream_config). */
+    uint32_t struct_size;
+    /** Nonzero: each message is delivered when the sender's audio of the same moment plays
+     *  (held for what the receiver's jitter buffer holds of that user's audio). */
+    int sync_with_audio;
+    /** Nonzero: messages are delivered in the order sent (late ones are dropped). */
+    int ordered;
+} agoraish_data_stream_config;
+
+/**
+ * Create a data stream from a DataStreamConfig (Agora's createDataStream(streamId,
+ * config)): not reliable (what is lost stays lost and is reported as a gap).
+ * @return 0; -2 NULL arguments or a struct_size too small; -116 five streams exist;
+ *         -7 bad handle. Thread: any.
+ */
+int agoraish_engine_create_data_stream_with_config(agoraish_engine_t *engine, int *stream_id,
+                                                   const agoraish_data_stream_config *config);
+
+/**
+ * Send a message on a data stream (Agora's sendStreamMessage). `data` is
+ * copied before the call returns.
+ * @return 0; -2 NULL data, length 0 or an unknown stream; -114 length above
+ *         AGORAISH_MAX_STREAM_MESSAGE_SIZE; -115 the last second already holds 30
+ *         messages or this one would take it past 6144 bytes; -113 not in a
+ *         call; -5 an audience member of a live broadcast; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_send_stream_message(agoraish_engine_t *engine, int stream_id, const void *data, size_t length);
+
+/**
+ * Send audio metadata to every other user of the channel (Agora 4.x's
+ * sendAudioMetadata), reliably: on_audio_metadata_received there. Copied.
+ * @return 0; -2 NULL, empty or above 1024 bytes; -113 not in a call; -5 an
+ *         audience member of a live broadcast; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_send_audio_metadata(agoraish_engine_t *engine, const void *data, size_t length);
+
+/* ------------------------------------------------------------------------ */
+/* Media metadata                                                            */
+/* ------------------------------------------------------------------------ */
+
+/** Agora's METADATA_TYPE. */
+typedef enum agoraish_metadata_type {
+    AGORAISH_METADATA_TYPE_UNKNOWN = -1,
+    AGORAISH_METADATA_TYPE_VIDEO = 0
+} agoraish_metadata_type;
+
+/** The largest metadata one picture carries (Agora's limit). */
+#define AGORAISH_MAX_METADATA_SIZE 1024
+
+/** Agora's Metadata: what travels with one video picture. */
+typedef struct agoraish_metadata {
+    /** The sender (0 when sending). */
+    uint32_t uid;
+    /** Bytes at `buffer`. When sending: in, the room (get_max_metadata_size); out, the bytes written. */
+    uint32_t size;
+    /** The metadata. When sending, the library's buffer of `size` bytes to fill. */
+    uint8_t *buffer;
+    /** The picture's timestamp, ms: the capture timestamp (or the external frame's timestamp). */
+    int64_t timestamp_ms;
+} agoraish_metadata;
+
+/**
+ * A media metadata observer (Agora's IMetadataObserver, the source and sink
+ * of ObjC's setMediaMetadataDataSource / setMediaMetadataDelegate).
+ * Metadata travels reliably beside the video, marked with the picture's
+ * timestamp, to every other user of the channel.
+ */
+typedef struct agoraish_metadata_observer {
+    /** Set to sizeof(agoraish_metadata_observer). */
+    uint32_t struct_size;
+    /** Passed back unchanged to every callback. Owned by the host. */
+    void *user_data;
+    /** The most bytes a picture's metadata may take, 1..AGORAISH_MAX_METADATA_SIZE;
+     *  asked once, when the observer is registered. NULL: the maximum. */
+    int (*get_max_metadata_size)(agoraish_engine_t *engine, void *user_data);
+    /** A picture is being sent: fill `metadata->buffer` (up to `metadata->size` bytes),
+     *  set `metadata->size`, and return nonzero to send it (0: nothing for this picture).
+     *  On the video thread (the thread that pushes external frames, or the camera's). */
+    int (*on_ready_to_send_metadata)(agoraish_engine_t *engine, void *user_data, agoraish_metadata *metadata);
+    /** Metadata of a remote user's picture arrived, with that picture's timestamp. Event thread. */
+    void (*on_metadata_received)(agoraish_engine_t *engine, void *user_data, const agoraish_metadata *metadata);
+} agoraish_metadata_observer;
+
+/**
+ * Register (NULL: unregister) the metadata observer (Agora's
+ * registerMediaMetadataObserver). The struct is copied.
+ * @param type  AGORAISH_METADATA_TYPE_VIDEO.
+ * @return 0; -2 another type, a struct_size too small or a maximum size outside
+ *         1..1024; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_register_media_metadata_observer(agoraish_engine_t *engine,
+                                                     const agoraish_metadata_observer *observer, int type);
+
+/* ------------------------------------------------------------------------ */
+/* Encryption (docs/encryption.md)                                          */
+/* ------------------------------------------------------------------------ */
+
+/** Agora's ENCRYPTION_MODE. Every mode is available with the OpenSSL this
+ *  library is built on; a build whose OpenSSL lacks SM4 returns -4 for SM4_128_ECB. */
+typedef enum agoraish_encryption_mode {
+    AGORAISH_ENCRYPTION_MODE_AES_128_XTS = 1,
+    AGORAISH_ENCRYPTION_MODE_AES_128_ECB = 2,
+    AGORAISH_ENCRYPTION_MODE_AES_256_XTS = 3,
+    AGORAISH_ENCRYPTION_MODE_SM4_128_ECB = 4,
+    AGORAISH_ENCRYPTION_MODE_AES_128_GCM = 5,
+    AGORAISH_ENCRYPTION_MODE_AES_256_GCM = 6,
+    AGORAISH_ENCRYPTION_MODE_AES_128_GCM2 = 7,
+    AGORAISH_ENCRYPTION_MODE_AES_256_GCM2 = 8,
+    AGORAISH_ENCRYPTION_MODE_END = 9
+} agoraish_encryption_mode;
+
+/** Agora's ENCRYPTION_ERROR_TYPE (on_encryption_error). */
+typedef enum agoraish_encryption_error_type {
+    AGORAISH_ENCRYPTION_ERROR_INTERNAL_FAILURE = 0,
+    AGORAISH_ENCRYPTION_ERROR_DECRYPTION_FAILURE = 1,
+    AGORAISH_ENCRYPTION_ERROR_ENCRYPTION_FAILURE = 2,
+    AGORAISH_ENCRYPTION_ERROR_DATASTREAM_DECRYPTION_FAILURE = 3,
+    AGORAISH_ENCRYPTION_ERROR_DATASTREAM_ENCRYPTION_FAILURE = 4
+} agoraish_encryption_error_type;
+
+/** Agora's EncryptionConfig. */
+typedef struct agoraish_encryption_config {
+    /** Set to sizeof(agoraish_encryption_config). */
+    uint32_t struct_size;
+    /** An `agoraish_encryption_mode`. */
+    int encryption_mode;
+    /** The key: a non-empty string of at most 128 bytes (32 random bytes, hex or base64,
+     *  recommended). Copied. */
+    const char *encryption_key;
+    /** The KDF salt of the GCM2 modes: 32 bytes, not all zero (ignored by the others). */
+    uint8_t encryption_kdf_salt[32];
+} agoraish_encryption_config;
+
+/**
+ * Turn the built-in end-to-end encryption on or off (Agora's
+ * enableEncryption). Senders encrypt each audio, video and data payload;
+ * the server forwards what it cannot read (SRTP still protects each hop);
+ * receivers with the same mode, key and salt decrypt, and drop with
+ * on_encryption_error what they cannot. Call it before joining (it takes
+ * effect for the next packets); every user of a channel must use the same
+ * settings. Kept across calls.
+ * @param config  Required when `enabled` is nonzero (ignored otherwise; may be NULL).
+ * @return 0; -2 NULL config or key, a struct_size too small, an unknown mode,
+ *         an empty or too long key, or a GCM2 mode with an all-zero salt; -4 a
+ *         mode this OpenSSL lacks; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_encryption(agoraish_engine_t *engine, int enabled, const agoraish_encryption_config *config);
+
+/**
+ * Deprecated (Agora's setEncryptionSecret): a non-empty secret turns the
+ * encryption on with the mode of agoraish_engine_set_encryption_mode()
+ * ("aes-128-xts" unless set); NULL or "" turns it off. Cleared when leaving
+ * the channel.
+ * @return 0; -2 a secret above 128 bytes; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_encryption_secret(agoraish_engine_t *engine, const char *secret);
+
+/**
+ * Deprecated (Agora's setEncryptionMode): the mode of the secret, by name:
+ * "aes-128-xts" (also NULL or ""), "aes-128-ecb", "aes-256-xts", "sm4-128-ecb",
+ * "aes-128-gcm", "aes-256-gcm". The GCM2 modes need a salt: use
+ * agoraish_engine_enable_encryption().
+ * @return 0; -2 another name; -4 a mode this OpenSSL lacks; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_encryption_mode(agoraish_engine_t *engine, const char *mode);
+
+/** Agora's Packet: the payload of one media packet. */
+typedef struct agoraish_packet {
+    /** The payload (audio: the Opus packet; video: what follows the RTP payload
+     *  descriptor). A callback may point it at its own memory, valid until it returns. */
+    const uint8_t *buffer;
+    /** Bytes at `buffer`; a callback may change it, growing the payload by at most
+     *  AGORAISH_PACKET_OBSERVER_MAX_GROWTH bytes (more drops the packet). */
+    uint32_t size;
+} agoraish_packet;
+
+/** How many bytes a packet observer may add to a payload. */
+#define AGORAISH_PACKET_OBSERVER_MAX_GROWTH 64
+
+/**
+ * A packet observer (Agora's IPacketObserver), for the host's own
+ * encryption: each callback sees one packet's payload and may replace it;
+ * it returns nonzero to send (receive) the packet, 0 to drop it. On the way
+ * out the observer runs before the built-in encryption, on the way in after
+ * it. Send callbacks run on the thread that encodes (audio: the pushing or
+ * audio device thread; video: the video thread), receive callbacks on the
+ * engine's network thread; callbacks of one kind never overlap.
+ */
+typedef struct agoraish_packet_observer {
+    /** Set to sizeof(agoraish_packet_observer). */
+    uint32_t struct_size;
+    /** Passed back unchanged to every callback. Owned by the host. */
+    void *user_data;
+    int (*on_send_audio_packet)(agoraish_engine_t *engine, void *user_data, agoraish_packet *packet);
+    int (*on_send_video_packet)(agoraish_engine_t *engine, void *user_data, agoraish_packet *packet);
+    int (*on_receive_audio_packet)(agoraish_engine_t *engine, void *user_data, agoraish_packet *packet);
+    int (*on_receive_video_packet)(agoraish_engine_t *engine, void *user_data, agoraish_packet *packet);
+} agoraish_packet_observer;
+
+/**
+ * Register (NULL: unregister) a packet observer (Agora's registerPacketObserver).
+ * The struct is copied; packets made after the call returns see the new observer.
+ * @return 0; -2 a struct_size too small; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_register_packet_observer(agoraish_engine_t *engine, const agoraish_packet_observer *observer);
 
 /* ------------------------------------------------------------------------ */
 /* Embedded channel server                                                   */

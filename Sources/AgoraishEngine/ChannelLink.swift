@@ -36,6 +36,8 @@ final class ChannelLink: Sendable {
     let device: AudioDeviceModule
     /// The engine's video.
     let video: VideoPipeline
+    /// The engine's data streams and metadata.
+    let data: DataPipeline
     /// The stream owners last given to the audio path, and the statistics timer (loop thread).
     private let audioShell = Locked(AudioShell())
 
@@ -53,16 +55,18 @@ final class ChannelLink: Sendable {
     private let closedMedia = Locked((txPackets: UInt64(0), txBytes: UInt64(0), rxPackets: UInt64(0), rxBytes: UInt64(0)))
 
     init(appId: String, areaCode: UInt32, serverURL: String, name: String, audio: AudioPipeline, device: AudioDeviceModule,
-         video: VideoPipeline,
+         video: VideoPipeline, data: DataPipeline,
          log: @escaping @Sendable (String) -> Void,
          emit: @escaping @Sendable (ClientSession.Event) -> Void) throws(EventThreadError) {
         self.audio = audio
         self.device = device
         self.video = video
+        self.data = data
         var settings = ClientSession.Settings(appId: appId)
         settings.areaCode = areaCode
         var client = ClientSession(settings: settings)
         client.localAudioSsrcs = audio.ssrcs
+        client.localDataSsrcs = data.ssrcs
         session = Locked(client)
         shell = Locked(Shell(url: serverURL))
         loop = try EventLoop(name: name)
@@ -178,6 +182,8 @@ final class ChannelLink: Sendable {
                 // The echo test's media counts are not the next call's.
                 closedMedia.withLock { $0 = (0, 0, 0, 0) }
             case .leaveChannel(var stats):
+                // Data streams live for one call.
+                data.resetStreams()
                 // The call's statistics include its media, not only signaling.
                 let m = closedMedia.withLock { c -> (txPackets: UInt64, txBytes: UInt64, rxPackets: UInt64, rxBytes: UInt64) in
                     defer { c = (0, 0, 0, 0) }
@@ -272,12 +278,15 @@ final class ChannelLink: Sendable {
         stopMedia()
         let audio = self.audio
         let video = self.video
+        let data = self.data
         guard let transport = MediaTransport(loop: loop, endpoint: endpoint, simulation: simulation,
                                              sendSimulation: sendSimulation, onRtp: { packet, length in
             // The payload type tells audio (111) from video (96 VP8, 98 VP9).
             let payloadType = packet.load(fromByteOffset: 1, as: UInt8.self) & 0x7F
             if VideoPipeline.isVideo(payloadType: payloadType) {
                 video.received(rtp: packet, length: length, now: .now())
+            } else if payloadType >= DataPipeline.reliablePayloadType && payloadType <= DataPipeline.unreliablePayloadType {
+                data.received(rtp: packet, length: length, now: .now())
             } else {
                 audio.received(rtp: packet, length: length, now: .now())
             }
@@ -286,9 +295,15 @@ final class ChannelLink: Sendable {
             return
         }
         transport.onKeyframeRequest = { ssrc in video.keyframeRequested(ssrc: ssrc) }
-        let audioSsrc = audio.ssrcs.ssrc
+        let audioSsrc = audio.ssrcs.ssrc, dataSsrc = data.ssrcs.ssrc
         transport.onNack = { ssrc, sequences in
-            if ssrc == audioSsrc { audio.nacked(sequences: sequences) } else { video.nacked(ssrc: ssrc, sequences: sequences) }
+            if ssrc == audioSsrc {
+                audio.nacked(sequences: sequences)
+            } else if ssrc == dataSsrc {
+                data.nacked(sequences: sequences)
+            } else {
+                video.nacked(ssrc: ssrc, sequences: sequences)
+            }
         }
         transport.onPathError = { [weak self] in
             guard let self else { return }
@@ -299,6 +314,7 @@ final class ChannelLink: Sendable {
         media.withLock { $0 = transport }
         audio.transport.withLock { $0 = transport }
         video.transport.withLock { $0 = transport }
+        data.transport.withLock { $0 = transport }
         video.resetSend()
         let may = session.withLock { $0.profile != 1 || $0.role == 1 }
         video.settings.withLock {
@@ -411,6 +427,8 @@ final class ChannelLink: Sendable {
         video.camera.update()
         audio.transport.withLock { $0 = nil }
         audio.resetReceive()
+        data.transport.withLock { $0 = nil }
+        data.resetReceive()
         audio.callStart.withLock { $0 = nil }
         if running { audio.localStopped() }
         device.refresh()

@@ -14,4 +14,6 @@ public enum EngineEvent: Sendable, Equatable {
     case video(VideoEvent)
     /// A pre-call network event (last-mile test and probe).
     case network(NetworkEvent)
+    /// A data event (stream messages and their errors, audio metadata, encryption errors).
+    case data(DataEvent)
 }

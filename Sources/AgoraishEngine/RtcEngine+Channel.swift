@@ -89,6 +89,7 @@ extension RtcEngine {
         } catch {
             throw error == .notInChannel ? .leaveChannelRejected : Self.map(error)
         }
+        clearLegacySecret()
         log.log(.info, "api leaveChannel")
     }
 

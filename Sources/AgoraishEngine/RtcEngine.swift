@@ -35,6 +35,10 @@ public final class RtcEngine: Sendable {
     let networkEvents: @Sendable (NetworkEvent) -> Void
     /// The video path (external source, encoder, render sinks).
     let video: VideoPipeline
+    /// Data streams and media metadata.
+    let data: DataPipeline
+    /// End-to-end encryption and the packet observer, shared by the three paths.
+    let protection: PayloadProtection
     /// Engine state not owned by a component.
     private let sink: @Sendable (EngineEvent) -> Void
     private let released = ReleasedFlag()
@@ -46,6 +50,10 @@ public final class RtcEngine: Sendable {
         var caFile = ""
         /// The audio profile for the encoder.
         var audioProfile = AudioProfile.default
+        /// The encryption in force came from setEncryptionSecret (cleared on leave).
+        var encryptionFromSecret = false
+        /// The mode setEncryptionMode chose for the secret.
+        var legacyMode = EncryptionMode.aes128Xts
     }
 
     /// Creates an engine and starts its event thread.
@@ -96,7 +104,15 @@ public final class RtcEngine: Sendable {
         let logWriter = log
         let eventThread = events
         let released = self.released
-        let audio = AudioPipeline { event in
+        let dataEvents: @Sendable (DataEvent) -> Void = { event in
+            eventThread.post {
+                guard !released.value.load(ordering: .acquiring) else { return }
+                eventSink(.data(event))
+            }
+        }
+        let protection = PayloadProtection { dataEvents(.encryptionError($0)) }
+        self.protection = protection
+        let audio = AudioPipeline(protection: protection) { event in
             eventThread.post {
                 guard !released.value.load(ordering: .acquiring) else { return }
                 eventSink(.audio(event))
@@ -112,7 +128,7 @@ public final class RtcEngine: Sendable {
         device = AudioDeviceModule(name: "agoraish-au\(serial)", pipeline: audio, log: { logWriter.log(.info, $0) })
         let device = self.device
         do {
-            video = try VideoPipeline(name: "agoraish-vid\(serial)", owners: { ssrc in audio.owners.withLock { $0[ssrc] } },
+            video = try VideoPipeline(name: "agoraish-vid\(serial)", protection: protection, owners: { ssrc in audio.owners.withLock { $0[ssrc] } },
                                       elapsed: { audio.elapsedMs() }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }
@@ -125,9 +141,21 @@ public final class RtcEngine: Sendable {
         }
         let video = self.video
         let echo = self.echoTest
+        let data = DataPipeline(protection: protection, owners: { ssrc in audio.owners.withLock { $0[ssrc] } },
+                                rtxStreams: { ssrc in audio.rtxStreams.withLock { $0[ssrc] } },
+                                playoutDelay: { uid in audio.playoutDelay(uid: uid) },
+                                emit: dataEvents,
+                                onEventThread: { work in
+                                    eventThread.post {
+                                        guard !released.value.load(ordering: .acquiring) else { return }
+                                        work()
+                                    }
+                                })
+        self.data = data
+        video.pictureSent.withLock { $0 = { [weak data] ts in data?.pictureSent(timestampMs: ts) } }
         do {
             link = try ChannelLink(appId: configuration.appId, areaCode: configuration.areaCode, serverURL: resolvedURL,
-                                   name: "agoraish-io\(serial)", audio: audio, device: device, video: video,
+                                   name: "agoraish-io\(serial)", audio: audio, device: device, video: video, data: data,
                                    log: { logWriter.log(.info, $0) }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }

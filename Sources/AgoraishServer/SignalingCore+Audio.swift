@@ -105,13 +105,19 @@ extension SignalingCore {
         }
         if kind == .audio {
             // Optional: the audio stream's SSRC and its retransmissions' (RFC 4588), for NACKs on the uplink.
+            // The reliable data stream's too (docs/data-streams.md), the same way.
             let ssrc = try f.optionalInteger("ssrc", in: 0...0xFFFF_FFFF)
             let rtx = try f.optionalInteger("rtx_ssrc", in: 0...0xFFFF_FFFF)
-            if let ssrc, let rtx, ssrc != 0, rtx != 0, rtx != ssrc, s.audioRtx != [UInt32(rtx): UInt32(ssrc)] {
-                sessions[sid]!.audioRtx = [UInt32(rtx): UInt32(ssrc)]
+            let dataSsrc = try f.optionalInteger("data_ssrc", in: 0...0xFFFF_FFFF)
+            let dataRtx = try f.optionalInteger("data_rtx_ssrc", in: 0...0xFFFF_FFFF)
+            var pairs: [UInt32: UInt32] = [:]
+            if let ssrc, let rtx, ssrc != 0, rtx != 0, rtx != ssrc { pairs[UInt32(rtx)] = UInt32(ssrc) }
+            if let dataSsrc, let dataRtx, dataSsrc != 0, dataRtx != 0, dataRtx != dataSsrc,
+               pairs[UInt32(dataRtx)] == nil { pairs[UInt32(dataRtx)] = UInt32(dataSsrc) }
+            if !pairs.isEmpty, s.audioRtx != pairs {
+                sessions[sid]!.audioRtx = pairs
                 if mediaEndpoint != nil {
-                    mediaCommands.append(.setVideoRetransmission(session: sid, rtxToMedia: s.videoRtx.merging(
-                        [UInt32(rtx): UInt32(ssrc)]) { a, _ in a }))
+                    mediaCommands.append(.setVideoRetransmission(session: sid, rtxToMedia: s.videoRtx.merging(pairs) { a, _ in a }))
                 }
             }
         }

@@ -368,7 +368,7 @@ struct Session {
     var probe = false
     /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (set_video_state).
     var videoRtx: [UInt32: UInt32] = [:]
-    /// The audio stream's RTX SSRC -> its SSRC (the participant's own numbers).
+    /// The audio stream's and the reliable data stream's RTX SSRCs -> their SSRCs (the participant's own numbers).
     var audioRtx: [UInt32: UInt32] = [:]
     /// Whether the token lets this user publish (always, unless the app enforces publish privileges).
     var mayPublish = true

@@ -124,6 +124,10 @@ extension ClientSession {
             fields["ssrc"] = .integer(Int64(localAudioSsrcs.ssrc))
             fields["rtx_ssrc"] = .integer(Int64(localAudioSsrcs.rtx))
         }
+        if localDataSsrcs.ssrc != 0 && localDataSsrcs.rtx != 0 {
+            fields["data_ssrc"] = .integer(Int64(localDataSsrcs.ssrc))
+            fields["data_rtx_ssrc"] = .integer(Int64(localDataSsrcs.rtx))
+        }
         notify(type: "set_audio_state", fields)
     }
 

@@ -166,6 +166,8 @@ public struct ClientSession {
     public internal(set) var localVideoRtxSsrcs: (high: UInt32, low: UInt32) = (0, 0)
     /// The local audio stream's SSRC and the SSRC of its retransmissions (set once by the engine).
     public var localAudioSsrcs: (ssrc: UInt32, rtx: UInt32) = (0, 0)
+    /// The reliable data stream's SSRC and its retransmissions' (RFC 4588), sent with the audio state.
+    public var localDataSsrcs: (ssrc: UInt32, rtx: UInt32) = (0, 0)
 
     var settings: Settings
     var channel: String? = nil

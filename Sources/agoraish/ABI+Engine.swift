@@ -24,6 +24,8 @@ struct CEventHandler: @unchecked Sendable {
             deliverAudio(e, engine)
         case .video(let e):
             deliverVideo(e, engine)
+        case .data(let e):
+            deliverData(e, engine)
         case .network(.lastmileQuality(let q)):
             table.on_lastmile_quality?(engine, table.user_data, q)
         case .network(.lastmileProbeResult(let r)):

@@ -237,4 +237,23 @@ private func checkSignaturesAgainstHeader() {
     engineDisableLastmileTest = abi_engine_disable_lastmile_test
     _ = (engineStartEchoTest, engineStopEchoTest, engineStartLastmileProbeTest, engineStopLastmileProbeTest,
          engineEnableLastmileTest, engineDisableLastmileTest)
+    var engineCreateDataStream = CAgoraishABI.agoraish_engine_create_data_stream
+    engineCreateDataStream = abi_engine_create_data_stream
+    var engineCreateDataStreamWithConfig = CAgoraishABI.agoraish_engine_create_data_stream_with_config
+    engineCreateDataStreamWithConfig = abi_engine_create_data_stream_with_config
+    var engineSendStreamMessage = CAgoraishABI.agoraish_engine_send_stream_message
+    engineSendStreamMessage = abi_engine_send_stream_message
+    var engineSendAudioMetadata = CAgoraishABI.agoraish_engine_send_audio_metadata
+    engineSendAudioMetadata = abi_engine_send_audio_metadata
+    var engineRegisterMediaMetadataObserver = CAgoraishABI.agoraish_engine_register_media_metadata_observer
+    engineRegisterMediaMetadataObserver = abi_engine_register_media_metadata_observer
+    var engineEnableEncryption = CAgoraishABI.agoraish_engine_enable_encryption
+    engineEnableEncryption = abi_engine_enable_encryption
+    var engineSetEncryptionSecret = CAgoraishABI.agoraish_engine_set_encryption_secret
+    engineSetEncryptionSecret = abi_engine_set_encryption_secret
+    var engineSetEncryptionMode = CAgoraishABI.agoraish_engine_set_encryption_mode
+    engineSetEncryptionMode = abi_engine_set_encryption_mode
+    var engineRegisterPacketObserver = CAgoraishABI.agoraish_engine_register_packet_observer
+    engineRegisterPacketObserver = abi_engine_register_packet_observer
+    _ = (engineCreateDataStream, engineCreateDataStreamWithConfig, engineSendStreamMessage, engineSendAudioMetadata, engineRegisterMediaMetadataObserver, engineEnableEncryption, engineSetEncryptionSecret, engineSetEncryptionMode, engineRegisterPacketObserver)
 }

@@ -101,7 +101,13 @@ extension AudioPipeline {
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
         guard let h = try? RtpHeader.parse(raw), h.payloadType == Self.payloadType,
               h.payloadOffset < length - h.paddingLength else { return }
-        let payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
+        var payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
+        guard let mark = PayloadProtection.mark(in: raw) else { return }
+        if mark != nil || receiveCrypto.withLock({ protection.refresh(&$0); return $0.active }) {
+            // Encrypted end to end, or seen by the host's observer: what cannot be read goes no further.
+            guard let plain = receiveCrypto.withLock({ protection.incoming(payload, marked: mark, .audio, &$0) }) else { return }
+            payload = plain
+        }
         receivedPackets.withLock { $0 += 1 }
         callBytes.withLock { $0.rx += UInt64(length) }
         let uid = owners.withLock { $0[h.ssrc] } ?? 0
@@ -422,6 +428,13 @@ extension AudioPipeline {
             st.state = 3
             events.append(.remoteAudioStateChanged(uid: st.uid, state: 3, reason: 1, elapsedMs: elapsedMs(now)))
         }
+    }
+
+    /// How long audio of `uid` arriving now waits before it plays (what its
+    /// jitter buffer holds); zero when none of its audio arrives.
+    func playoutDelay(uid: UInt32) -> Duration {
+        let ms = streams(of: uid).map { $0.state.withLock { $0.buffer.stats.bufferedMs } }.max() ?? 0
+        return .milliseconds(Int64(ms))
     }
 
     /// Receiving statistics per remote user for the period since the last call.

@@ -80,6 +80,8 @@ final class AudioPipeline: @unchecked Sendable {
         var tap: AudioFrameTap? = nil
         var tapGeneration = -1
         var sendGeneration = -1
+        /// The sending side's view of the encryption and packet observer.
+        var crypto = PayloadProtection.Context()
     }
 
     /// The local audio state and what the statistics need: its own small lock,
@@ -124,8 +126,13 @@ final class AudioPipeline: @unchecked Sendable {
     /// Audio RTP bytes sent and received in the current call (RtcStats' audio fields).
     let callBytes = Locked((tx: UInt64(0), rx: UInt64(0)))
     let emit: @Sendable (AudioEvent) -> Void
+    /// End-to-end encryption and the packet observer.
+    let protection: PayloadProtection
+    /// The receiving side's view of them (the network thread's).
+    let receiveCrypto = Locked(PayloadProtection.Context())
 
-    init(emit: @escaping @Sendable (AudioEvent) -> Void) {
+    init(protection: PayloadProtection, emit: @escaping @Sendable (AudioEvent) -> Void) {
+        self.protection = protection
         self.emit = emit
         playLock = Locked(PlayState())
         let seed = secureRandomBytes(14)
@@ -356,7 +363,7 @@ final class AudioPipeline: @unchecked Sendable {
             let measured = AudioLevel(pcm: frame, voiceActivity: false)
             return AudioLevel(voiceActivity: measured.level <= 40, level: measured.level)
         }
-        let length = s.opusPending.withUnsafeBufferPointer { pcm in
+        var length = s.opusPending.withUnsafeBufferPointer { pcm in
             s.packet.withUnsafeMutableBytes { raw -> Int in
                 let p = raw.bindMemory(to: UInt8.self)
                 p[0] = 0x90                      // V=2, X=1
@@ -379,6 +386,21 @@ final class AudioPipeline: @unchecked Sendable {
         guard length > 0 else {
             setLocalState(3, 5, epoch: epoch)  // FAILED, ENCODE_FAILURE
             return
+        }
+        protection.refresh(&s.crypto)
+        if s.crypto.active {
+            // The host's observer, then the built-in cipher, see the Opus packet;
+            // an encrypted one is marked with extension 4 in the spare bytes.
+            guard let out = protection.outgoing(Array(s.packet[24..<length]), .audio, &s.crypto),
+                  24 + out.count <= 1500 else { return }
+            s.packet.replaceSubrange(24..<(24 + out.count), with: out)
+            length = 24 + out.count
+            if let mode = s.crypto.mode {
+                s.packet[21] = RtpHeaderExtension.payloadProtectionId << 4
+                s.packet[22] = UInt8(mode.rawValue)
+            } else {
+                s.packet[21] = 0; s.packet[22] = 0
+            }
         }
         // Kept a second for NACKs, as it is before the transport numbers and
         // protects it in place (a retransmission is numbered and protected anew).

@@ -30,8 +30,18 @@ extension VideoPipeline {
         }
         guard backlog.load(ordering: .relaxed) < Self.maxBacklog else { return }
         if let uid = owners(h.ssrc), blocked(uid) { return }
-        let payload = retransmitted ? Array(original[h.payloadOffset..<(original.count - h.paddingLength)])
+        var payload = retransmitted ? Array(original[h.payloadOffset..<(original.count - h.paddingLength)])
                                     : Array(raw[h.payloadOffset..<(length - h.paddingLength)])
+        let mark = retransmitted ? original.withUnsafeBytes { PayloadProtection.mark(in: $0) } : PayloadProtection.mark(in: raw)
+        guard let mark else { return }
+        if mark != nil || receiveCrypto.withLock({ protection.refresh(&$0); return $0.active }) {
+            // Encrypted end to end, or seen by the host's observer: what cannot be read goes no further.
+            let codec: VideoCodec = h.payloadType == Self.vp9PayloadType ? .vp9 : .vp8
+            let clear = Self.clearPrefix(payload, codec: codec)
+            guard let plain = receiveCrypto.withLock({ protection.incoming(Array(payload[clear...]), marked: mark, .video, &$0) })
+            else { return }
+            payload = Array(payload[..<clear]) + plain
+        }
         backlog.add(1, ordering: .relaxed)
         loop.post { [self] in
             backlog.subtract(1, ordering: .relaxed)

@@ -199,6 +199,11 @@ extension VideoPipeline {
         let bitrate = min(plan.bitrate, max(ownRate, 30))
         link.setPacingFloor((bitrate + lowKbps) * 1000)
         var events: [VideoEvent] = []
+        var sentPicture = false
+        defer {
+            // Outside the lock: the host's metadata source may call into the engine.
+            if sentPicture, let hook = pictureSent.withLock({ $0 }) { hook(timestampMs) }
+        }
         try send.withLock { st throws(AgoraError) in
             let first = st.firstPts ?? timestampMs
             st.firstPts = first
@@ -220,6 +225,7 @@ extension VideoPipeline {
                                       bitrate: bitrate, st: &st, link)
             }
             if sentHigh {
+                sentPicture = true
                 st.period.encoded += 1
                 st.encodedFrameCount += 1
                 st.encodedSize = (frame.width, frame.height)
@@ -288,12 +294,26 @@ extension VideoPipeline {
                 : VP8Payload.packetize(f.data, pictureId: layer.pictureId, maxPayload: Self.maxPayload)
             let timestamp = UInt32(truncatingIfNeeded: f.pts)
             var bytes = 0
-            for (i, payload) in payloads.enumerated() {
+            protection.refresh(&st.crypto)
+            for (i, plain) in payloads.enumerated() {
                 var header = RtpHeader(marker: i == payloads.count - 1, payloadType: pt,
                                        sequenceNumber: layer.sequence, timestamp: timestamp, ssrc: layer.ssrc).serialized
                 // One extension word for the transport-wide sequence number (written as the packet leaves).
                 header[0] |= 0x10
                 header += [0xBE, 0xDE, 0, 1, TransportFeedback.extensionId << 4 | 1, 0, 0, 0]
+                var payload = plain
+                if st.crypto.active {
+                    // The descriptor (and a VP8 frame tag's first byte) stays readable for
+                    // the server; the host's observer and the cipher get the rest.
+                    let clear = Self.clearPrefix(plain, codec: codec)
+                    guard let out = protection.outgoing(Array(plain[clear...]), .video, &st.crypto) else { continue }
+                    payload = Array(plain[..<clear]) + out
+                    if let mode = st.crypto.mode {
+                        header[15] = 2  // two extension words: the mode follows
+                        header[19] = RtpHeaderExtension.payloadProtectionId << 4
+                        header += [UInt8(mode.rawValue), 0, 0, 0]
+                    }
+                }
                 let n = header.count + payload.count
                 let packet = header + payload
                 layer.history.store(packet, sequence: layer.sequence, now: now)
@@ -319,6 +339,18 @@ extension VideoPipeline {
             }
         }
         return !frames.isEmpty
+    }
+
+    /// Bytes at the start of a video RTP payload that end-to-end protection
+    /// leaves readable: the payload descriptor, and for a VP8 packet that
+    /// starts a frame the first byte of the frame tag (the server reads
+    /// keyframes there to switch streams).
+    static func clearPrefix(_ payload: [UInt8], codec: VideoCodec) -> Int {
+        payload.withUnsafeBytes { raw -> Int in
+            if codec == .vp9 { return (try? VP9Payload.parse(raw).length) ?? payload.count }
+            guard let d = try? VP8Payload.parse(raw) else { return payload.count }
+            return d.startOfPartition && d.partitionIndex == 0 ? min(payload.count, d.length + 1) : d.length
+        }
     }
 
     /// The server asked for packets of one of our streams again (generic NACK):

@@ -120,6 +120,8 @@ final class VideoPipeline: @unchecked Sendable {
         var encodedSize: (Int, Int) = (0, 0)
         /// How the sent stream follows the uplink's estimate.
         var adaptation = Adaptation()
+        /// The sending side's view of the encryption and packet observer.
+        var crypto = PayloadProtection.Context()
     }
 
     /// Bandwidth adaptation of the sent stream (docs/network.md): the
@@ -231,9 +233,18 @@ final class VideoPipeline: @unchecked Sendable {
     let emit: @Sendable (VideoEvent) -> Void
     /// The V4L2 camera, used when no external source is set.
     private(set) var camera: CameraController! = nil
+    /// End-to-end encryption and the packet observer.
+    let protection: PayloadProtection
+    /// The receiving side's view of them (the network thread's).
+    let receiveCrypto = Locked(PayloadProtection.Context())
+    /// Called on the video thread for each picture the high stream sends (its
+    /// capture timestamp in ms): media metadata goes out with it.
+    let pictureSent = Locked<(@Sendable (Int64) -> Void)?>(nil)
 
-    init(name: String, owners: @escaping @Sendable (UInt32) -> UInt32?, elapsed: @escaping @Sendable () -> Int32,
+    init(name: String, protection: PayloadProtection, owners: @escaping @Sendable (UInt32) -> UInt32?,
+         elapsed: @escaping @Sendable () -> Int32,
          emit: @escaping @Sendable (VideoEvent) -> Void) throws(EventThreadError) {
+        self.protection = protection
         loop = try EventLoop(name: name)
         // Render sinks run here: a release from inside one must not wait for threads (as from event callbacks).
         loop.post { agsh_set_event_thread(1) }

@@ -23,6 +23,14 @@ extension MediaWorker {
                 }
             }
             for p in participants.values where !p.videoSsrcs.isEmpty && p.videoLowSsrc == 0 { sendRemb(to: p) }
+            // Reliable data the uplink still lacks is asked for again without waiting for the next packet.
+            let now = Instant.now()
+            for p in participants.values {
+                for (own, mapped) in p.ssrcMap {
+                    guard let cache = p.channel.dataCaches[mapped], cache.missing.count > 0 else { continue }
+                    askAgain(p, ownSsrc: own, cache: cache, now: now)
+                }
+            }
             for p in participants.values where p.uplinkArrivals.hasNews {
                 guard let to = p.address else { continue }
                 for var m in p.uplinkArrivals.feedback(sender: 0, media: 0) {

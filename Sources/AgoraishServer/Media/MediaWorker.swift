@@ -108,6 +108,8 @@ final class MediaChannel {
     /// Server SSRC of an audio stream -> its last packets, to answer subscribers' NACKs
     /// (the server-to-subscriber hop only: the uplink's audio is protected by FEC).
     var audioCaches: [UInt32: VideoStreamCache] = [:]
+    /// Server SSRC of a reliable data stream -> its last 6 s, for NACKs on both hops (docs/data-streams.md).
+    var dataCaches: [UInt32: VideoStreamCache] = [:]
     /// Server SSRC -> the loss (of 256) each subscriber (session) last reported receiving it.
     var downlinkLoss: [UInt32: [UInt64: UInt8]] = [:]
     var nextSsrc: UInt32
@@ -152,6 +154,10 @@ final class MediaWorker: @unchecked Sendable {
     /// RTX (RFC 4588) payload types of VP8 and VP9: the media type plus one.
     static let vp8RtxPayloadType: UInt8 = 97
     static let vp9RtxPayloadType: UInt8 = 99
+    /// Data streams (docs/data-streams.md): reliable (cached, retransmitted on both hops), its RTX, unreliable.
+    static let dataPayloadType: UInt8 = 100
+    static let dataRtxPayloadType: UInt8 = 101
+    static let unreliableDataPayloadType: UInt8 = 102
     /// How soon the server NACKs a missing uplink packet again.
     static let uplinkNackInterval: Duration = .milliseconds(20)
     /// How often the server sends each participant transport-wide feedback on its uplink.
@@ -298,6 +304,7 @@ final class MediaWorker: @unchecked Sendable {
             p.channel.streams[s] = nil
             if let cache = p.channel.videoCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
             if let cache = p.channel.audioCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
+            if let cache = p.channel.dataCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
             p.channel.audioUplinks[s] = nil
             p.channel.downlinkLoss[s] = nil
         }
@@ -362,7 +369,7 @@ final class MediaWorker: @unchecked Sendable {
         guard p.canPublish else { return drop(.notPublisher) }
         var retransmitted = false
         if header.payloadType == Self.vp8RtxPayloadType || header.payloadType == Self.vp9RtxPayloadType
-            || header.payloadType == Self.audioRtxPayloadType {
+            || header.payloadType == Self.audioRtxPayloadType || header.payloadType == Self.dataRtxPayloadType {
             // A retransmission the server asked for: it becomes the original packet (RFC 4588 §4).
             guard let media = p.rtxToMedia[header.ssrc],
                   let original = RtxPacket.unwrap(UnsafeRawBufferPointer(start: buffer, count: plain),
@@ -378,6 +385,7 @@ final class MediaWorker: @unchecked Sendable {
         }
         let isAudio = header.payloadType == Self.audioPayloadType
         let isVideo = header.payloadType == Self.vp8PayloadType || header.payloadType == Self.vp9PayloadType
+        let isData = header.payloadType == Self.dataPayloadType || header.payloadType == Self.unreliableDataPayloadType
         if isAudio && p.audioMuted { return drop(.audioMuted) }
         if isVideo && p.videoMuted { return drop(.videoMuted) }
         let ssrc: UInt32
@@ -404,6 +412,15 @@ final class MediaWorker: @unchecked Sendable {
                 p.channel.audioCaches[ssrc] = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType,
                                                                slots: VideoStreamCache.audioSlots)
             }
+            if header.payloadType == Self.dataPayloadType {
+                rtx = p.channel.allocateSsrc()
+                p.channel.rtxSsrcs.insert(rtx)
+                let cache = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType, slots: VideoStreamCache.dataSlots,
+                                             maxAge: .seconds(6))
+                cache.missing.maxAge = .seconds(5)
+                cache.missing.maxRetries = 200
+                p.channel.dataCaches[ssrc] = cache
+            }
             onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)
         }
         if isAudio { p.channel.audioUplinks[ssrc]?.count(header.sequenceNumber) }
@@ -429,6 +446,16 @@ final class MediaWorker: @unchecked Sendable {
             if p.rtxToMedia.values.contains(header.ssrc) {
                 audioCache.missing.received(header.sequenceNumber, now: now)
                 if audioCache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: audioCache, now: now) }
+            }
+        }
+        if isData, let dataCache = p.channel.dataCaches[ssrc] {
+            // Reliable data: kept for subscribers' NACKs, and what the uplink lost asked for again.
+            if dataCache.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
+            dataCache.store(buffer, length: plain, sequence: header.sequenceNumber, now: now)
+            if retransmitted { counts.recoveredUpstream += 1 }
+            if p.rtxToMedia.values.contains(header.ssrc) {
+                dataCache.missing.received(header.sequenceNumber, now: now)
+                if dataCache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: dataCache, now: now) }
             }
         }
         // Each subscriber's copy carries the server's own transport-wide number for it.
@@ -607,7 +634,7 @@ final class MediaWorker: @unchecked Sendable {
 
     /// NACKs the publisher for the packets of one of its video streams still
     /// missing here, each at most every `uplinkNackInterval`.
-    private func askAgain(_ publisher: MediaParticipant, ownSsrc: UInt32, cache: VideoStreamCache, now: Instant) {
+    func askAgain(_ publisher: MediaParticipant, ownSsrc: UInt32, cache: VideoStreamCache, now: Instant) {
         guard let to = publisher.address else { return }
         let due = cache.missing.due(now: now, rtt: Self.uplinkNackInterval)
         guard !due.isEmpty else { return }
@@ -626,7 +653,8 @@ final class MediaWorker: @unchecked Sendable {
     /// already; once they come they are forwarded as usual.
     private func answerNack(_ packet: UnsafeRawBufferPointer, to member: MediaParticipant) {
         guard let nack = GenericNack.parse(packet), let to = member.address,
-              let cache = member.channel.videoCaches[nack.media] ?? member.channel.audioCaches[nack.media] else { return }
+              let cache = member.channel.videoCaches[nack.media] ?? member.channel.audioCaches[nack.media]
+                ?? member.channel.dataCaches[nack.media] else { return }
         let now = Instant.now()
         counts.nackRequests += nack.sequences.count
         if now - member.rtxWindow.start >= .milliseconds(100) { member.rtxWindow = (now, 0) }

@@ -22,16 +22,21 @@ final class VideoStreamCache {
     var uplink = SequenceCounter()
     /// The server's SSRC for retransmissions of this stream to subscribers.
     let rtxSsrc: UInt32
-    /// The stream's payload type (96 VP8, 98 VP9, 111 Opus); RTX uses the next one.
+    /// The stream's payload type (96 VP8, 98 VP9, 111 Opus, 100 reliable data); RTX uses the next one.
     let payloadType: UInt8
-    static let maxAge: Duration = .seconds(1)
+    /// How long a packet is held (1 s for media; 6 s for reliable data, which is retransmitted for 5 s).
+    let maxAge: Duration
     /// The stream's rate as it arrives (bps, RTP bytes over the last whole second):
     /// what forwarding it to one subscriber costs.
     private(set) var bitrate = 0
     private var windowBytes = 0
     private var windowStart: Instant? = nil
 
-    init(rtxSsrc: UInt32, payloadType: UInt8, slots: Int = VideoStreamCache.videoSlots) {
+    /// Slots of a reliable data stream's cache (6 s at the 30 messages a second limit, and keepalives).
+    static let dataSlots = 512
+
+    init(rtxSsrc: UInt32, payloadType: UInt8, slots: Int = VideoStreamCache.videoSlots, maxAge: Duration = .seconds(1)) {
+        self.maxAge = maxAge
         self.rtxSsrc = rtxSsrc
         self.payloadType = payloadType
         self.slots = slots
@@ -47,7 +52,7 @@ final class VideoStreamCache {
     /// Whether the packet with `sequence` is held (a duplicate when it arrives again).
     func holds(_ sequence: UInt16, now: Instant) -> Bool {
         let i = Int(sequence) % slots
-        return sequences[i] == Int32(sequence) && now - stored[i] <= Self.maxAge
+        return sequences[i] == Int32(sequence) && now - stored[i] <= maxAge
     }
 
     /// Keeps a forwarded packet (`length` bytes of plain RTP at `packet`).

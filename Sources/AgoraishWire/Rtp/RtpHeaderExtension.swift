@@ -21,6 +21,32 @@ public enum RtpHeaderExtension {
         return [0xBE, 0xDE, UInt8(words >> 8), UInt8(words & 0xFF)] + body
     }
 
+    /// Where the element `id` of a packet's one-byte extension block is:
+    /// the offset of its data and its length. Nil when the packet has no such
+    /// element or its block is malformed. Allocates nothing.
+    public static func element(_ id: UInt8, in p: UnsafeRawBufferPointer) -> (offset: Int, length: Int)? {
+        guard p.count >= 16, p[0] & 0x10 != 0 else { return nil }
+        let start = 12 + 4 * Int(p[0] & 0x0F)
+        guard start + 4 <= p.count, p[start] == 0xBE, p[start + 1] == 0xDE else { return nil }
+        let end = start + 4 + 4 * (Int(p[start + 2]) << 8 | Int(p[start + 3]))
+        guard end <= p.count else { return nil }
+        var i = start + 4
+        while i < end {
+            let head = p[i]
+            if head == 0 { i += 1; continue }
+            let found = head >> 4, length = Int(head & 0x0F) + 1
+            if found == 15 || i + 1 + length > end { return nil }
+            if found == id { return (i + 1, length) }
+            i += 1 + length
+        }
+        return nil
+    }
+
+    /// The extension that marks a payload encrypted end to end by the
+    /// built-in encryption (docs/encryption.md): one byte, the mode (Agora's
+    /// ENCRYPTION_MODE). Absent on payloads that are not encrypted.
+    public static let payloadProtectionId: UInt8 = 4
+
     /// The elements of a one-byte extension block starting at `offset` (the
     /// profile word). Throws for a block that runs past the packet or another profile.
     public static func parseOneByte(_ packet: UnsafeRawBufferPointer, at offset: Int) throws(WireError)
