@@ -74,6 +74,9 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
 /// Media plane counters, written by the media thread once per receive batch
 /// and read by /metrics on the signaling thread.
 public final class MediaCounters: Sendable {
+    /// What publishers' RTP holds as the server reads it (after SRTP): for tests
+    /// that check end-to-end encryption leaves the server nothing to read.
+    public let plainTap = PlainPacketTap()
     public let packetsIn = Atomic<Int>(0)
     public let bytesIn = Atomic<Int>(0)
     public let packetsOut = Atomic<Int>(0)
@@ -143,4 +146,24 @@ struct MediaBatchCounts {
     var recoveredUpstream = 0
     var subscribeFallbacks = 0
     var drops = [Int](repeating: 0, count: MediaDropReason.allCases.count)
+}
+
+/// A hook that sees each RTP packet a publisher sends as the server reads it
+/// (plain, after SRTP, before forwarding). Off unless set; one relaxed atomic
+/// load per packet when off.
+public final class PlainPacketTap: Sendable {
+    private let on = Atomic<Bool>(false)
+    private let sink = Mutex<(@Sendable ([UInt8]) -> Void)?>(nil)
+
+    /// Sets (nil: removes) the function that gets a copy of each packet, on a forwarding thread.
+    public func set(_ f: (@Sendable ([UInt8]) -> Void)?) {
+        sink.withLock { $0 = f }
+        on.store(f != nil, ordering: .releasing)
+    }
+
+    @inline(__always)
+    func see(_ packet: UnsafeRawBufferPointer) {
+        guard on.load(ordering: .relaxed), let f = sink.withLock({ $0 }) else { return }
+        f(Array(packet))
+    }
 }

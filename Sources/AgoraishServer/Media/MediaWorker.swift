@@ -359,6 +359,7 @@ final class MediaWorker: @unchecked Sendable {
         guard var header = try? RtpHeader.parse(UnsafeRawBufferPointer(start: buffer, count: plain)) else {
             return drop(.malformed)
         }
+        counters.plainTap.see(UnsafeRawBufferPointer(start: buffer, count: plain))
         // One clock read and one look for the transport-wide number per packet.
         let now = Instant.now()
         var tseq = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain))
