@@ -158,6 +158,8 @@ public struct ClientSession {
     public internal(set) var probeTest = false
     /// Whether a pre-call test (echo or probe) holds the channel.
     public var inPreCallTest: Bool { echoIntervalMs != nil || probeTest }
+    /// Joined a channel (also while reconnecting) and not leaving it, outside pre-call tests.
+    public var isInCall: Bool { joinedAt != nil && !leaving && !inPreCallTest }
     /// Server SSRCs that are the low stream of a dual-stream publisher.
     public internal(set) var lowVideoStreams: Set<UInt32> = []
     /// Server RTX SSRC -> the server SSRC of the video stream it retransmits.

@@ -105,7 +105,7 @@ extension AudioPipeline {
         guard let mark = PayloadProtection.mark(in: raw) else { return }
         if mark != nil || receiveCrypto.withLock({ protection.refresh(&$0); return $0.active }) {
             // Encrypted end to end, or seen by the host's observer: what cannot be read goes no further.
-            guard let plain = receiveCrypto.withLock({ protection.incoming(payload, marked: mark, .audio, &$0) }) else { return }
+            guard let plain = receiveCrypto.withLock({ protection.refresh(&$0); return protection.incoming(payload, marked: mark, .audio, &$0) }) else { return }
             payload = plain
         }
         receivedPackets.withLock { $0 += 1 }

@@ -60,6 +60,8 @@ final class DataPipeline: @unchecked Sendable {
         var rtxSsrc: UInt32 = 0
         var unreliableSsrc: UInt32 = 0
         var sequence: UInt16 = 0
+        /// The sequence number of the first reliable item of this call (nil: none sent yet).
+        var callStart: UInt16? = nil
         var unreliableSequence: UInt16 = 0
         var rtxSequence: UInt16 = 0
         var history = PacketHistory(capacity: 1024, maxAge: DataPipeline.historyAge)
@@ -175,8 +177,13 @@ final class DataPipeline: @unchecked Sendable {
     }
 
     /// Builds, keeps and sends one item. Under `sendLock`.
-    private func send(_ s: inout SendState, _ header: DataStreamPacket.Header, _ data: [UInt8], reliable: Bool,
+    private func send(_ s: inout SendState, _ item: DataStreamPacket.Header, _ data: [UInt8], reliable: Bool,
                       now: Instant) -> Bool {
+        var header = item
+        if reliable {
+            if s.callStart == nil { s.callStart = s.sequence }
+            header.start = s.callStart!
+        }
         var body = data
         protection.refresh(&s.crypto)
         var mode: EncryptionMode? = nil
@@ -245,6 +252,7 @@ final class DataPipeline: @unchecked Sendable {
         sendLock.withLock {
             $0.streams.clear()
             $0.backlog = []
+            $0.callStart = nil
         }
     }
 
@@ -397,7 +405,7 @@ final class DataPipeline: @unchecked Sendable {
                                        timestamp: UInt32(truncatingIfNeeded: Self.wallClockMs() &* 90), ssrc: s.ssrc).serialized
                 packet[0] |= 0x10
                 packet += [0xBE, 0xDE, 0, 1, TransportFeedback.extensionId << 4 | 1, 0, 0, 0]
-                packet += DataStreamPacket.Header(kind: .keepalive).serialized
+                packet += DataStreamPacket.Header(kind: .keepalive, start: s.callStart ?? sequence).serialized
                 s.sequence &+= 1
                 s.history.store(packet, sequence: sequence, now: now)
                 if link.bound { out.append(packet) } else if s.backlog.count < 64 { s.backlog.append(packet) }

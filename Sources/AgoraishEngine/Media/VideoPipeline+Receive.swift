@@ -38,7 +38,7 @@ extension VideoPipeline {
             // Encrypted end to end, or seen by the host's observer: what cannot be read goes no further.
             let codec: VideoCodec = h.payloadType == Self.vp9PayloadType ? .vp9 : .vp8
             let clear = Self.clearPrefix(payload, codec: codec)
-            guard let plain = receiveCrypto.withLock({ protection.incoming(Array(payload[clear...]), marked: mark, .video, &$0) })
+            guard let plain = receiveCrypto.withLock({ protection.refresh(&$0); return protection.incoming(Array(payload[clear...]), marked: mark, .video, &$0) })
             else { return }
             payload = Array(payload[..<clear]) + plain
         }

@@ -420,6 +420,15 @@ final class MediaWorker: @unchecked Sendable {
                                              maxAge: .seconds(6))
                 cache.missing.maxAge = .seconds(5)
                 cache.missing.maxRetries = 200
+                // The publisher's first reliable item of the call, if the first packets seen
+                // are just after it: those before were lost on the uplink and are asked for.
+                let at = header.payloadOffset + 2
+                if at + 2 <= plain, header.payloadOffset + DataStreamPacket.headerSize <= plain {
+                    let start = UInt16(buffer.load(fromByteOffset: at, as: UInt8.self)) << 8
+                        | UInt16(buffer.load(fromByteOffset: at + 1, as: UInt8.self))
+                    let behind = Int(header.sequenceNumber &- start)
+                    if behind > 0 && behind <= DataStreamReceiver.lookback { cache.missing.received(start &- 1, now: now) }
+                }
                 p.channel.dataCaches[ssrc] = cache
             }
             onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)

@@ -9,11 +9,15 @@
 ///
 /// ```
 /// 0                   1                   2                   3
-/// |V=1|O|S| kind  |   stream id   |   sequence (per stream, 32 bits) ...
-/// ... sequence    |   timestamp (milliseconds, 64 bits) ...
+/// |V=1|O|S| kind  |   stream id   |  first reliable RTP sequence  |
+/// |            sequence (per stream, 32 bits)                     |
+/// |            timestamp (milliseconds, 64 bits) ...              |
 /// ```
 ///
 /// O: the stream is ordered; S: synchronized with the sender's audio. The
+/// first reliable RTP sequence is that of the sender's first reliable item
+/// in this call: a receiver whose first packet is a little later (the
+/// first ones were lost) asks for those too. The
 /// sequence counts the messages of one stream from 0. The timestamp is the
 /// sender's wall clock when the message was sent (Agora's `sentTs`), or for
 /// video metadata the picture's timestamp. The item's payload follows.
@@ -25,7 +29,7 @@ public enum DataStreamPacket {
     /// Unreliable data.
     public static let unreliablePayloadType: UInt8 = 102
     /// Bytes of the item header.
-    public static let headerSize = 14
+    public static let headerSize = 16
 
     /// What an item carries.
     public enum Kind: UInt8, Sendable {
@@ -44,12 +48,15 @@ public enum DataStreamPacket {
         public var ordered: Bool
         public var syncWithAudio: Bool
         public var streamId: UInt8
+        /// The RTP sequence number of the sender's first reliable item in this call.
+        public var start: UInt16
         public var sequence: UInt32
         public var timestampMs: UInt64
 
         public init(kind: Kind, ordered: Bool = false, syncWithAudio: Bool = false, streamId: UInt8 = 0,
-                    sequence: UInt32 = 0, timestampMs: UInt64 = 0) {
+                    start: UInt16 = 0, sequence: UInt32 = 0, timestampMs: UInt64 = 0) {
             self.kind = kind
+            self.start = start
             self.ordered = ordered
             self.syncWithAudio = syncWithAudio
             self.streamId = streamId
@@ -57,26 +64,28 @@ public enum DataStreamPacket {
             self.timestampMs = timestampMs
         }
 
-        /// The 14 bytes of the header.
+        /// The 16 bytes of the header.
         public var serialized: [UInt8] {
             var b = [UInt8](repeating: 0, count: DataStreamPacket.headerSize)
             b[0] = 0x40 | (ordered ? 0x20 : 0) | (syncWithAudio ? 0x10 : 0) | kind.rawValue
             b[1] = streamId
-            for i in 0..<4 { b[2 + i] = UInt8(truncatingIfNeeded: sequence >> (24 - 8 * i)) }
-            for i in 0..<8 { b[6 + i] = UInt8(truncatingIfNeeded: timestampMs >> (56 - 8 * i)) }
+            b[2] = UInt8(start >> 8)
+            b[3] = UInt8(start & 0xFF)
+            for i in 0..<4 { b[4 + i] = UInt8(truncatingIfNeeded: sequence >> (24 - 8 * i)) }
+            for i in 0..<8 { b[8 + i] = UInt8(truncatingIfNeeded: timestampMs >> (56 - 8 * i)) }
             return b
         }
 
-        /// Reads a header; nil for another version, an unknown kind or fewer than 14 bytes.
+        /// Reads a header; nil for another version, an unknown kind or fewer than 16 bytes.
         public static func parse(_ b: UnsafeRawBufferPointer) -> Header? {
             guard b.count >= DataStreamPacket.headerSize, b[0] & 0xC0 == 0x40,
                   let kind = Kind(rawValue: b[0] & 0x0F) else { return nil }
             var sequence: UInt32 = 0
-            for i in 0..<4 { sequence = sequence << 8 | UInt32(b[2 + i]) }
+            for i in 0..<4 { sequence = sequence << 8 | UInt32(b[4 + i]) }
             var ts: UInt64 = 0
-            for i in 0..<8 { ts = ts << 8 | UInt64(b[6 + i]) }
+            for i in 0..<8 { ts = ts << 8 | UInt64(b[8 + i]) }
             return Header(kind: kind, ordered: b[0] & 0x20 != 0, syncWithAudio: b[0] & 0x10 != 0, streamId: b[1],
-                          sequence: sequence, timestampMs: ts)
+                          start: UInt16(b[2]) << 8 | UInt16(b[3]), sequence: sequence, timestampMs: ts)
         }
     }
 }
@@ -177,8 +186,10 @@ public struct DataStreamSender: Sendable {
 /// messages released in order), the unreliable one checked for gaps, and
 /// what to tell the host.
 ///
-/// The reliable stream starts at the first packet received: what the sender
-/// sent before the receiver's first packet is not waited for. A gap that is
+/// The reliable stream starts at the sender's first reliable item of the
+/// call when the receiver's first packet is at most `lookback` after it (the
+/// first packets were lost: they are asked for), else at the first packet
+/// received: what the sender sent long before is not waited for. A gap that is
 /// not filled within `timeout` is given up: the messages after it are
 /// released, and a stream whose sequence jumps reports the messages it missed.
 public struct DataStreamReceiver: Sendable {
@@ -186,6 +197,11 @@ public struct DataStreamReceiver: Sendable {
     public struct Item: Equatable, Sendable {
         public var header: DataStreamPacket.Header
         public var payload: [UInt8]
+
+        public init(header: DataStreamPacket.Header, payload: [UInt8]) {
+            self.header = header
+            self.payload = payload
+        }
     }
 
     /// Messages of a stream that will not come (Agora's onStreamMessageError):
@@ -194,6 +210,12 @@ public struct DataStreamReceiver: Sendable {
         public var streamId: UInt8
         public var missed: Int
         public var cached: Int
+
+        public init(streamId: UInt8, missed: Int, cached: Int) {
+            self.streamId = streamId
+            self.missed = missed
+            self.cached = cached
+        }
     }
 
     public enum Output: Equatable, Sendable {
@@ -222,6 +244,11 @@ public struct DataStreamReceiver: Sendable {
     public private(set) var abandoned = 0
     /// Most reliable packets held while a gap waits.
     public static let maxPending = 2048
+    /// How far after the sender's first reliable item a receiver's first
+    /// packet may be for the receiver to ask for everything from that item
+    /// (64 packets are at least two seconds at the message rate limit, well
+    /// within what the server keeps).
+    public static let lookback = 64
 
     public init() {
         missing = NackList()
@@ -243,10 +270,15 @@ public struct DataStreamReceiver: Sendable {
     /// A reliable packet (its RTP sequence number, the item header and payload) arrived.
     public mutating func receivedReliable(sequence: UInt16, header: DataStreamPacket.Header, payload: [UInt8],
                                           now: Instant) -> [Output] {
-        let ext = extend(sequence)
+        var ext = extend(sequence)
         if next == nil {
-            next = ext
+            // Distance from the sender's first reliable item: a few means the first ones were lost.
+            let behind = Int(sequence &- header.start)
+            let base = behind <= Self.lookback ? ext - Int64(behind) : ext
+            if base < ext { missing.received(header.start &- 1, now: now) }
+            next = base
             highest = ext
+            ext = extend(sequence)
         }
         missing.received(sequence, now: now)
         guard ext >= next!, pending[ext] == nil else {
