@@ -35,7 +35,7 @@ CXX_TESTS  := $(patsubst Tests/cpp/%.cpp,$(BUILD)/tests/%,$(wildcard Tests/cpp/*
 C_EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/examples/%,$(wildcard examples/c/*.c))
 CXX_EXAMPLES := $(patsubst examples/cpp/%.cpp,$(BUILD)/examples/%_cpp,$(wildcard examples/cpp/*.cpp))
 
-FUZZ_TARGETS := rtp rtcp stun websocket http signaling client token007 token006 video
+FUZZ_TARGETS := rtp rtcp stun websocket http signaling client token007 token006 video data
 FUZZ_SCRATCH := .build/fuzz
 FUZZ_FLAGS   := --product agoraish-fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING --scratch-path $(FUZZ_SCRATCH)
 FUZZ_SECONDS ?= 60

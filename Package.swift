@@ -77,6 +77,8 @@ let package = Package(
         .executableTarget(name: "agoraish-token", dependencies: ["AgoraishWire"]),
         // Fuzz entries for every parser of untrusted input (docs/fuzzing.md).
         .executableTarget(name: "agoraish-fuzz", dependencies: ["AgoraishWire", "AgoraishServer", "AgoraishSession"]),
+        // Measurements of internal code the C ABI does not reach, for bench/ (bench/benchmarks/encryption.py).
+        .executableTarget(name: "agoraish-bench", dependencies: ["AgoraishWire"]),
 
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
         .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishIO", "AgoraishMedia", "AgoraishTesting", "CAgoraishShim"]),

@@ -69,6 +69,8 @@ BENCHMARKS: List[str] = [
     "video_delay",
     "video_loss",
     "bwe_convergence",
+    "data_stream",
+    "encryption",
 ]
 
 class Context:

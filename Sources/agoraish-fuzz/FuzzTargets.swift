@@ -6,7 +6,7 @@ import AgoraishWire
 /// behind one fuzz entry. Every entry must return normally for every input:
 /// a trap or a sanitizer report is a bug.
 enum FuzzTarget: String, CaseIterable {
-    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006, video
+    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006, video, data
 
     func run(_ data: [UInt8]) {
         switch self {
@@ -19,6 +19,29 @@ enum FuzzTarget: String, CaseIterable {
                         _ = try? RtpHeaderExtension.parseOneByte(raw, at: 12 + 4 * Int(raw[0] & 0x0F))
                     }
                 }
+            }
+        case .data:
+            // Data-stream packets as a receiver reads them: cut into items of (RTP sequence,
+            // reliable or not, header and payload) fed to one receiver; what it delivers
+            // is always an item it was given.
+            var receiver = DataStreamReceiver()
+            var given: [DataStreamPacket.Header] = []
+            var i = 0, now = Instant(nanoseconds: 1)
+            while i + 3 + DataStreamPacket.headerSize <= data.count {
+                let seq = UInt16(data[i]) << 8 | UInt16(data[i + 1]), flags = data[i + 2]
+                let n = Int(flags >> 2)
+                let end = min(data.count, i + 3 + DataStreamPacket.headerSize + n)
+                let item = Array(data[(i + 3)..<end])
+                i = end
+                now = now + .milliseconds(Int64(flags & 0x2) * 1000)
+                guard let header = item.withUnsafeBytes({ DataStreamPacket.Header.parse($0) }) else { continue }
+                given.append(header)
+                let payload = Array(item.dropFirst(DataStreamPacket.headerSize))
+                let out = flags & 0x1 != 0
+                    ? receiver.receivedUnreliable(header: header, payload: payload)
+                    : receiver.receivedReliable(sequence: seq, header: header, payload: payload, now: now) + receiver.poll(now: now)
+                _ = receiver.nacks(now: now, rtt: .milliseconds(20))
+                for case .deliver(let d) in out { precondition(given.contains(d.header), "delivers only what it was given") }
             }
         case .video:
             // Video RTP payloads: the VP8 and VP9 descriptors, the keyframe tests

@@ -149,7 +149,7 @@ final class DataPipeline: @unchecked Sendable {
             }
             guard send(&s, admitted.header, data, reliable: admitted.reliable, now: now) else { throw .failed }
         }
-        armTimer()
+        armTimer(after: DataStreamSender.firstKeepalive)
     }
 
     /// Sends media metadata (a picture's, or audio metadata) reliably. False when it could not be sent.
@@ -159,7 +159,7 @@ final class DataPipeline: @unchecked Sendable {
         let ok = sendLock.withLock { s in
             send(&s, DataStreamPacket.Header(kind: kind, ordered: true, timestampMs: timestampMs), data, reliable: true, now: now)
         }
-        armTimer()
+        armTimer(after: DataStreamSender.firstKeepalive)
         return ok
     }
 
@@ -379,12 +379,12 @@ final class DataPipeline: @unchecked Sendable {
 
     /// Runs `tick` every 20 ms while anything waits: a backlog, keepalives,
     /// gaps, messages held for audio or for their owner.
-    private func armTimer() {
+    private func armTimer(after delay: Duration = DataPipeline.tick) {
         guard let link = transport.withLock({ $0 }) else { return }
         let (exchanged, _) = timerArmed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
         guard exchanged else { return }
         _ = link.loop.post { [weak self] in
-            _ = link.loop.schedule(after: Self.tick) { [weak self] in self?.tick() }
+            _ = link.loop.schedule(after: delay) { [weak self] in self?.tick() }
         }
     }
 
@@ -438,9 +438,14 @@ final class DataPipeline: @unchecked Sendable {
         }
         for e in due { emit(e) }
         sendNacks(now: now)
-        let busy = sendLock.withLock { $0.streams.nextKeepalive != nil || !$0.backlog.isEmpty }
-            || receive.withLock { r in r.senders.values.contains { $0.waiting } || !r.unowned.isEmpty || !r.synced.isEmpty }
-        if busy { armTimer() }
+        // Every 20 ms while something waits here; else at the next keepalive.
+        let (keepalive, backlog) = sendLock.withLock { ($0.streams.nextKeepalive, !$0.backlog.isEmpty) }
+        let waiting = receive.withLock { r in r.senders.values.contains { $0.waiting } || !r.unowned.isEmpty || !r.synced.isEmpty }
+        if waiting || backlog {
+            armTimer()
+        } else if let keepalive {
+            armTimer(after: max(.milliseconds(1), keepalive - Instant.now()))
+        }
     }
 
     static func wallClockMs() -> UInt64 {

@@ -92,12 +92,15 @@ public enum DataStreamPacket {
 
 /// The sending side's streams and limits (Agora's createDataStream and
 /// sendStreamMessage): at most 5 streams, 1 KB per message, and within any
-/// second 30 messages and 6 KB.
+/// second 30 messages and 6 KB. A message counts for a second less
+/// `windowSlack`, so a sender pacing exactly at the limit is not refused for
+/// its timer's jitter.
 public struct DataStreamSender: Sendable {
     public static let maxStreams = 5
     public static let maxMessageSize = 1024
     public static let maxMessagesPerSecond = 30
     public static let maxBytesPerSecond = 6 * 1024
+    public static let windowSlack: Duration = .milliseconds(10)
     /// Keepalives after the last reliable item: the first this long after it, each next twice as late.
     public static let firstKeepalive: Duration = .milliseconds(30)
     public static let keepalives = 8
@@ -154,7 +157,7 @@ public struct DataStreamSender: Sendable {
     public mutating func admit(streamId: Int32, size: Int, now: Instant, wallClockMs: UInt64) throws(Refusal) -> (header: DataStreamPacket.Header, reliable: Bool) {
         guard var s = streams[streamId] else { throw .unknownStream }
         guard size <= Self.maxMessageSize else { throw .tooLarge }
-        window.removeAll { now - $0.at >= .seconds(1) }
+        window.removeAll { now - $0.at >= .seconds(1) - Self.windowSlack }
         guard window.count < Self.maxMessagesPerSecond,
               window.reduce(0, { $0 + $1.bytes }) + size <= Self.maxBytesPerSecond else { throw .rateLimited }
         window.append((now, size))

@@ -77,7 +77,11 @@ public final class MediaCipher: @unchecked Sendable {
     private let key: [UInt8]
     private let ivSalt: [UInt8]
     private var nonce: UInt64
-    private let context: OpaquePointer
+    /// One OpenSSL context per direction, keyed once (the key schedule is not
+    /// redone per packet); each packet only sets its IV.
+    private let encryptor: OpaquePointer
+    private let decryptor: OpaquePointer
+    private var keyed = (encrypt: false, decrypt: false)
     static let magic: (UInt8, UInt8) = (0xA6, 0x5E)
     static let nonceSize = 8
     static let tagSize = 16
@@ -95,12 +99,18 @@ public final class MediaCipher: @unchecked Sendable {
             EVP_CIPHER_free(c)
             throw .notSupported
         }
+        guard let dctx = EVP_CIPHER_CTX_new() else {
+            EVP_CIPHER_CTX_free(ctx)
+            EVP_CIPHER_free(c)
+            throw .notSupported
+        }
         let keyLength = Int(EVP_CIPHER_get_key_length(c))
         let material = Self.hkdf(key: key, salt: mode.needsSalt ? salt : [], info: Array("agoraish media \(mode.name)".utf8),
                                  length: keyLength + 4)
         self.mode = mode
         cipher = c
-        context = ctx
+        encryptor = ctx
+        decryptor = dctx
         self.key = Array(material.prefix(keyLength))
         ivSalt = Array(material.suffix(4))
         var start: UInt64 = 0
@@ -109,7 +119,8 @@ public final class MediaCipher: @unchecked Sendable {
     }
 
     deinit {
-        EVP_CIPHER_CTX_free(context)
+        EVP_CIPHER_CTX_free(encryptor)
+        EVP_CIPHER_CTX_free(decryptor)
         EVP_CIPHER_free(cipher)
     }
 
@@ -176,11 +187,19 @@ public final class MediaCipher: @unchecked Sendable {
     private func run(encrypt: Bool, iv: [UInt8], _ input: [UInt8], tag: [UInt8]?) throws(Failure)
         -> (output: [UInt8], tag: [UInt8])
     {
-        let ctx = context
-        guard EVP_CIPHER_CTX_reset(ctx) == 1,
-              EVP_CipherInit_ex2(ctx, cipher, key, iv.isEmpty ? nil : iv, encrypt ? 1 : 0, nil) == 1
-        else { throw encrypt ? .notSupported : .decryptionFailed }
-        EVP_CIPHER_CTX_set_padding(ctx, 0)
+        let ctx = encrypt ? encryptor : decryptor
+        if encrypt ? keyed.encrypt : keyed.decrypt {
+            // Same cipher and key: only the IV (and the state) start again.
+            guard EVP_CipherInit_ex2(ctx, nil, nil, iv.isEmpty ? nil : iv, -1, nil) == 1 else {
+                throw encrypt ? .notSupported : .decryptionFailed
+            }
+        } else {
+            guard EVP_CipherInit_ex2(ctx, cipher, key, iv.isEmpty ? nil : iv, encrypt ? 1 : 0, nil) == 1 else {
+                throw encrypt ? .notSupported : .decryptionFailed
+            }
+            EVP_CIPHER_CTX_set_padding(ctx, 0)
+            if encrypt { keyed.encrypt = true } else { keyed.decrypt = true }
+        }
         var out = [UInt8](repeating: 0, count: input.count + 32)
         var n: Int32 = 0, total = 0
         if !input.isEmpty {
