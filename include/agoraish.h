@@ -2007,7 +2007,8 @@ int agoraish_engine_create_data_stream_with_config(agoraish_engine_t *engine, in
  * @return 0; -2 NULL data, length 0 or an unknown stream; -114 length above
  *         AGORAISH_MAX_STREAM_MESSAGE_SIZE; -115 the last second already holds 30
  *         messages or this one would take it past 6144 bytes; -113 not in a
- *         call; -5 an audience member of a live broadcast; -7 bad handle.
+ *         call; -5 an audience member of a live broadcast; -1 the message could
+ *         not be encrypted (on_encryption_error follows); -7 bad handle.
  * Thread: any.
  */
 int agoraish_engine_send_stream_message(agoraish_engine_t *engine, int stream_id, const void *data, size_t length);
@@ -2153,7 +2154,9 @@ int agoraish_engine_set_encryption_mode(agoraish_engine_t *engine, const char *m
 /** Agora's Packet: the payload of one media packet. */
 typedef struct agoraish_packet {
     /** The payload (audio: the Opus packet; video: what follows the RTP payload
-     *  descriptor). A callback may point it at its own memory, valid until it returns. */
+     *  descriptor, and in a VP8 packet that starts a frame also the frame tag's first
+     *  byte, which stays readable for the server). A callback may point it at its own
+     *  memory, valid until it returns. */
     const uint8_t *buffer;
     /** Bytes at `buffer`; a callback may change it, growing the payload by at most
      *  AGORAISH_PACKET_OBSERVER_MAX_GROWTH bytes (more drops the packet). */

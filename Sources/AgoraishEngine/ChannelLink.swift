@@ -149,10 +149,7 @@ final class ChannelLink: Sendable {
         video.lowStreams.withLock { $0 = low }
         video.rtxStreams.withLock { $0 = rtx }
         audio.rtxStreams.withLock { $0 = rtx }
-        if audioShell.withLock({ sh in defer { sh.owners = owners }; return sh.owners != owners }) {
-            audio.setOwners(owners)
-            video.ownersChanged()
-        }
+        syncOwners(owners)
         for t in transmits {
             switch t {
             case .connect: connect()
@@ -200,7 +197,17 @@ final class ChannelLink: Sendable {
             }
             emit(e)
         }
+        // Starting the media path forgets the owners: what the session knows is given again.
+        syncOwners(session.withLock { $0.streamOwners })
         schedule(deadline)
+    }
+
+    /// Gives the media paths the stream owners signaling named, when they changed.
+    private func syncOwners(_ owners: [UInt32: UInt32]) {
+        if audioShell.withLock({ sh in defer { sh.owners = owners }; return sh.owners != owners }) {
+            audio.setOwners(owners)
+            video.ownersChanged()
+        }
     }
 
     private func schedule(_ deadline: Instant?) {

@@ -98,6 +98,30 @@ import Testing
         #expect(c.streamErrors.isEmpty)
     }
 
+    @Test func aLateJoinerGetsWhatIsSentAfterItCameAtOnce() throws {
+        let c = try call("data-late")
+        defer { c.release() }
+        let s = try c.a.createDataStream(reliable: true, ordered: true)
+        try send(c.a, stream: s, count: 3, perSecond: 20)
+        #expect(waitUntil { c.messages.count == 3 })
+        // C comes a second later: it gets the next message at once, and none of the earlier ones.
+        sleepUntil(.now() + .seconds(1))
+        let rc = Recorder()
+        let late = try RtcEngine(configuration: .init(appId: Self.app, serverURL: c.server.url,
+                                                      logFile: makeTemporaryDirectory("data-late-c") + "/c.log")) { rc.record($0) }
+        defer { try? late.release(sync: true) }
+        try late.joinChannel(token: "", channel: "data-late", info: "", uid: 3)
+        #expect(waitUntil { late.audio.isMediaBound && a_sees(c.a, 3) })
+        let sent = Instant.now()
+        try c.a.sendStreamMessage(streamId: s, Array("m3".utf8))
+        #expect(rc.wait(seconds: 2) { if case .data(.streamMessage(1, _, let d, _)) = $0 { d == Array("m3".utf8) } else { false } })
+        #expect(Instant.now() - sent < .milliseconds(500))
+        let got = rc.events.withLock { $0 }.compactMap { if case .data(.streamMessage(_, _, let d, _)) = $0 { d } else { nil } }
+        #expect(got == [Array("m3".utf8)])
+    }
+
+    func a_sees(_ engine: RtcEngine, _ uid: UInt32) -> Bool { engine.link.read { $0.remoteUsers.contains(uid) } }
+
     @Test func theLimitsAreEnforcedWithAgorasErrors() throws {
         // Outside a call: not in the channel.
         let lone = try RtcEngine(configuration: .init(appId: Self.app, serverURL: "ws://127.0.0.1:1",

@@ -83,7 +83,8 @@ final class DataPipeline: @unchecked Sendable {
     let sendLock = Locked(SendState())
     private let receive = Locked(ReceiveState())
     let transport = Locked<MediaTransport?>(nil)
-    private let timerArmed = Atomic<Bool>(false)
+    /// When the armed timer fires (nil: none armed). An earlier need arms another.
+    private let timerDue = Locked<Instant?>(nil)
     let protection: PayloadProtection
     private let owners: @Sendable (UInt32) -> UInt32?
     private let rtxStreams: @Sendable (UInt32) -> UInt32?
@@ -381,15 +382,22 @@ final class DataPipeline: @unchecked Sendable {
     /// gaps, messages held for audio or for their owner.
     private func armTimer(after delay: Duration = DataPipeline.tick) {
         guard let link = transport.withLock({ $0 }) else { return }
-        let (exchanged, _) = timerArmed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
-        guard exchanged else { return }
+        let due = Instant.now() + delay
+        // A timer due sooner (or about as soon) already covers this.
+        let arm = timerDue.withLock { t -> Bool in
+            if let t, t <= due + .milliseconds(1) { return false }
+            t = due
+            return true
+        }
+        guard arm else { return }
         _ = link.loop.post { [weak self] in
-            _ = link.loop.schedule(after: delay) { [weak self] in self?.tick() }
+            _ = link.loop.schedule(at: due) { [weak self] in self?.tick(due) }
         }
     }
 
-    private func tick() {
-        timerArmed.store(false, ordering: .releasing)
+    /// The timer's work (idempotent: a superseded timer that still fires does it again, harmlessly).
+    private func tick(_ due: Instant) {
+        timerDue.withLock { if $0 == due { $0 = nil } }
         guard let link = transport.withLock({ $0 }), !link.closed else { return }
         let now = Instant.now()
         // Keepalives and the backlog.

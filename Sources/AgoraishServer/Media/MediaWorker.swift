@@ -73,6 +73,12 @@ final class MediaParticipant {
     var rtxWindow: (start: Instant, bytes: Int) = (Instant(nanoseconds: 0), 0)
     /// As a publisher without a low stream: the last REMB sent (bps) and when.
     var lastRemb: (bitrate: Int, at: Instant)? = nil
+    /// When the participant was admitted to its channel.
+    let admittedAt = Instant.now()
+    /// As a subscriber, per reliable data stream (server SSRC) that was running
+    /// before it came: the first sequence number forwarded to it, written as
+    /// the stream's start in what it gets, so it never asks for what came before.
+    var dataFloors: [UInt32: UInt16] = [:]
 
     init(grant: MediaGrant, channel: MediaChannel) throws(SrtpError) {
         session = grant.session
@@ -110,6 +116,8 @@ final class MediaChannel {
     var audioCaches: [UInt32: VideoStreamCache] = [:]
     /// Server SSRC of a reliable data stream -> its last 6 s, for NACKs on both hops (docs/data-streams.md).
     var dataCaches: [UInt32: VideoStreamCache] = [:]
+    /// Server SSRC of a reliable data stream -> when its first packet came.
+    var dataStarted: [UInt32: Instant] = [:]
     /// Server SSRC -> the loss (of 256) each subscriber (session) last reported receiving it.
     var downlinkLoss: [UInt32: [UInt64: UInt8]] = [:]
     var nextSsrc: UInt32
@@ -305,10 +313,14 @@ final class MediaWorker: @unchecked Sendable {
             if let cache = p.channel.videoCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
             if let cache = p.channel.audioCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
             if let cache = p.channel.dataCaches.removeValue(forKey: s) { p.channel.rtxSsrcs.remove(cache.rtxSsrc) }
+            p.channel.dataStarted[s] = nil
             p.channel.audioUplinks[s] = nil
             p.channel.downlinkLoss[s] = nil
         }
-        for m in p.channel.members { m.forwardedLow[p.uid] = nil }
+        for m in p.channel.members {
+            m.forwardedLow[p.uid] = nil
+            for s in p.ssrcMap.values { m.dataFloors[s] = nil }
+        }
         for key in Array(p.channel.downlinkLoss.keys) { p.channel.downlinkLoss[key]?[p.session] = nil }
         if p.channel.members.isEmpty { channels[p.channel.key] = nil }
     }
@@ -430,6 +442,7 @@ final class MediaWorker: @unchecked Sendable {
                     if behind > 0 && behind <= DataStreamReceiver.lookback { cache.missing.received(start &- 1, now: now) }
                 }
                 p.channel.dataCaches[ssrc] = cache
+                p.channel.dataStarted[ssrc] = now
             }
             onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)
         }
@@ -466,6 +479,17 @@ final class MediaWorker: @unchecked Sendable {
             if p.rtxToMedia.values.contains(header.ssrc) {
                 dataCache.missing.received(header.sequenceNumber, now: now)
                 if dataCache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: dataCache, now: now) }
+            }
+        }
+        // Reliable data: where the start field is, for subscribers that came after the stream began.
+        let dataStartAt = isData && header.payloadType == Self.dataPayloadType
+            && header.payloadOffset + DataStreamPacket.headerSize <= plain ? header.payloadOffset + 2 : nil
+        let originalStart = dataStartAt.map { UInt16(buffer.load(fromByteOffset: $0, as: UInt8.self)) << 8
+            | UInt16(buffer.load(fromByteOffset: $0 + 1, as: UInt8.self)) }
+        defer {
+            if let at = dataStartAt, let start = originalStart {
+                buffer.storeBytes(of: UInt8(start >> 8), toByteOffset: at, as: UInt8.self)
+                buffer.storeBytes(of: UInt8(start & 0xFF), toByteOffset: at + 1, as: UInt8.self)
             }
         }
         // Each subscriber's copy carries the server's own transport-wide number for it.
@@ -513,6 +537,16 @@ final class MediaWorker: @unchecked Sendable {
             if let tseqOffset {
                 let seq = member.downlinkEstimate.packetSent(size: plain, at: now)
                 TransportFeedback.write(seq, into: UnsafeMutableRawBufferPointer(start: buffer, count: plain), at: tseqOffset)
+            }
+            if let at = dataStartAt, let start = originalStart {
+                var floor = member.dataFloors[ssrc]
+                if floor == nil, let began = p.channel.dataStarted[ssrc], member.admittedAt > began {
+                    floor = header.sequenceNumber
+                    member.dataFloors[ssrc] = floor
+                }
+                let value = floor.map { Int16(bitPattern: $0 &- start) > 0 ? $0 : start } ?? start
+                buffer.storeBytes(of: UInt8(value >> 8), toByteOffset: at, as: UInt8.self)
+                buffer.storeBytes(of: UInt8(value & 0xFF), toByteOffset: at + 1, as: UInt8.self)
             }
             send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.downlink.protectRtp(slot, length: n) }
         }
