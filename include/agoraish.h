@@ -2111,8 +2111,8 @@ typedef struct agoraish_encryption_config {
     uint32_t struct_size;
     /** An `agoraish_encryption_mode`. */
     int encryption_mode;
-    /** The key: a non-empty string of at most 128 bytes (32 random bytes, hex or base64,
-     *  recommended). Copied. */
+    /** The key: a non-empty UTF-8 string of at most 128 bytes (32 random bytes, hex or
+     *  base64, recommended). Copied. */
     const char *encryption_key;
     /** The KDF salt of the GCM2 modes: 32 bytes, not all zero (ignored by the others). */
     uint8_t encryption_kdf_salt[32];
@@ -2128,7 +2128,7 @@ typedef struct agoraish_encryption_config {
  * settings. Kept across calls.
  * @param config  Required when `enabled` is nonzero (ignored otherwise; may be NULL).
  * @return 0; -2 NULL config or key, a struct_size too small, an unknown mode,
- *         an empty or too long key, or a GCM2 mode with an all-zero salt; -4 a
+ *         an empty, too long or not UTF-8 key, or a GCM2 mode with an all-zero salt; -4 a
  *         mode this OpenSSL lacks; -7 bad handle. Thread: any.
  */
 int agoraish_engine_enable_encryption(agoraish_engine_t *engine, int enabled, const agoraish_encryption_config *config);
@@ -2138,7 +2138,7 @@ int agoraish_engine_enable_encryption(agoraish_engine_t *engine, int enabled, co
  * encryption on with the mode of agoraish_engine_set_encryption_mode()
  * ("aes-128-xts" unless set); NULL or "" turns it off. Cleared when leaving
  * the channel.
- * @return 0; -2 a secret above 128 bytes; -7 bad handle. Thread: any.
+ * @return 0; -2 a secret above 128 bytes or not UTF-8; -7 bad handle. Thread: any.
  */
 int agoraish_engine_set_encryption_secret(agoraish_engine_t *engine, const char *secret);
 
@@ -2156,7 +2156,9 @@ typedef struct agoraish_packet {
     /** The payload (audio: the Opus packet; video: what follows the RTP payload
      *  descriptor, and in a VP8 packet that starts a frame also the frame tag's first
      *  byte, which stays readable for the server). A callback may point it at its own
-     *  memory, valid until it returns. */
+     *  memory, which must stay valid until the next callback of the same kind (the
+     *  library copies it just after the callback returns), or until the observer is
+     *  replaced. */
     const uint8_t *buffer;
     /** Bytes at `buffer`; a callback may change it, growing the payload by at most
      *  AGORAISH_PACKET_OBSERVER_MAX_GROWTH bytes (more drops the packet). */

@@ -60,9 +60,9 @@ public func abi_engine_create_data_stream_with_config(_ p: OpaquePointer?, _ str
 public func abi_engine_send_stream_message(_ p: OpaquePointer?, _ streamId: Int32, _ data: UnsafeRawPointer?,
                                            _ length: Int) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let data, length > 0 else { throw .invalidArgument }
-        // Checked before copying: a huge length never allocates.
-        guard length <= DataStreamSender.maxMessageSize else { throw .sizeTooLarge }
+        guard let data, length != 0 else { throw .invalidArgument }
+        // Checked before copying (as size_t: any length above the limit): a huge length never allocates.
+        guard UInt(bitPattern: length) <= UInt(DataStreamSender.maxMessageSize) else { throw .sizeTooLarge }
         try engine.sendStreamMessage(streamId: streamId, Array(UnsafeRawBufferPointer(start: data, count: length)))
     }
 }
@@ -70,7 +70,9 @@ public func abi_engine_send_stream_message(_ p: OpaquePointer?, _ streamId: Int3
 @_cdecl("agoraish_engine_send_audio_metadata")
 public func abi_engine_send_audio_metadata(_ p: OpaquePointer?, _ data: UnsafeRawPointer?, _ length: Int) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let data, length > 0, length <= MetadataObserver.maxMetadataSize else { throw .invalidArgument }
+        guard let data, length != 0, UInt(bitPattern: length) <= UInt(MetadataObserver.maxMetadataSize) else {
+            throw .invalidArgument
+        }
         try engine.sendAudioMetadata(Array(UnsafeRawBufferPointer(start: data, count: length)))
     }
 }

@@ -58,6 +58,10 @@ import Testing
             "on_remote_subscribe_fallback_to_audio_only": MemoryLayout<agoraish_event_handler>.offset(of: \.on_remote_subscribe_fallback_to_audio_only)!,
             "on_lastmile_quality": MemoryLayout<agoraish_event_handler>.offset(of: \.on_lastmile_quality)!,
             "on_lastmile_probe_result": MemoryLayout<agoraish_event_handler>.offset(of: \.on_lastmile_probe_result)!,
+            "on_stream_message": MemoryLayout<agoraish_event_handler>.offset(of: \.on_stream_message)!,
+            "on_stream_message_error": MemoryLayout<agoraish_event_handler>.offset(of: \.on_stream_message_error)!,
+            "on_encryption_error": MemoryLayout<agoraish_event_handler>.offset(of: \.on_encryption_error)!,
+            "on_audio_metadata_received": MemoryLayout<agoraish_event_handler>.offset(of: \.on_audio_metadata_received)!,
         ]
         layout["agoraish_event_handler"] = eventHandler
 
@@ -374,6 +378,60 @@ import Testing
             "rtt": MemoryLayout<agoraish_lastmile_probe_result>.offset(of: \.rtt)!,
         ]
         layout["agoraish_lastmile_probe_result"] = lastmileProbeResult
+
+        let dataStreamConfig: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_data_stream_config>.size,
+            "struct_size": MemoryLayout<agoraish_data_stream_config>.offset(of: \.struct_size)!,
+            "sync_with_audio": MemoryLayout<agoraish_data_stream_config>.offset(of: \.sync_with_audio)!,
+            "ordered": MemoryLayout<agoraish_data_stream_config>.offset(of: \.ordered)!,
+        ]
+        layout["agoraish_data_stream_config"] = dataStreamConfig
+
+        let metadata: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_metadata>.size,
+            "uid": MemoryLayout<agoraish_metadata>.offset(of: \.uid)!,
+            "size": MemoryLayout<agoraish_metadata>.offset(of: \.size)!,
+            "buffer": MemoryLayout<agoraish_metadata>.offset(of: \.buffer)!,
+            "timestamp_ms": MemoryLayout<agoraish_metadata>.offset(of: \.timestamp_ms)!,
+        ]
+        layout["agoraish_metadata"] = metadata
+
+        let metadataObserver: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_metadata_observer>.size,
+            "struct_size": MemoryLayout<agoraish_metadata_observer>.offset(of: \.struct_size)!,
+            "user_data": MemoryLayout<agoraish_metadata_observer>.offset(of: \.user_data)!,
+            "get_max_metadata_size": MemoryLayout<agoraish_metadata_observer>.offset(of: \.get_max_metadata_size)!,
+            "on_ready_to_send_metadata": MemoryLayout<agoraish_metadata_observer>.offset(of: \.on_ready_to_send_metadata)!,
+            "on_metadata_received": MemoryLayout<agoraish_metadata_observer>.offset(of: \.on_metadata_received)!,
+        ]
+        layout["agoraish_metadata_observer"] = metadataObserver
+
+        let encryptionConfig: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_encryption_config>.size,
+            "struct_size": MemoryLayout<agoraish_encryption_config>.offset(of: \.struct_size)!,
+            "encryption_mode": MemoryLayout<agoraish_encryption_config>.offset(of: \.encryption_mode)!,
+            "encryption_key": MemoryLayout<agoraish_encryption_config>.offset(of: \.encryption_key)!,
+            "encryption_kdf_salt": MemoryLayout<agoraish_encryption_config>.offset(of: \.encryption_kdf_salt)!,
+        ]
+        layout["agoraish_encryption_config"] = encryptionConfig
+
+        let packet: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_packet>.size,
+            "buffer": MemoryLayout<agoraish_packet>.offset(of: \.buffer)!,
+            "size": MemoryLayout<agoraish_packet>.offset(of: \.size)!,
+        ]
+        layout["agoraish_packet"] = packet
+
+        let packetObserver: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_packet_observer>.size,
+            "struct_size": MemoryLayout<agoraish_packet_observer>.offset(of: \.struct_size)!,
+            "user_data": MemoryLayout<agoraish_packet_observer>.offset(of: \.user_data)!,
+            "on_send_audio_packet": MemoryLayout<agoraish_packet_observer>.offset(of: \.on_send_audio_packet)!,
+            "on_send_video_packet": MemoryLayout<agoraish_packet_observer>.offset(of: \.on_send_video_packet)!,
+            "on_receive_audio_packet": MemoryLayout<agoraish_packet_observer>.offset(of: \.on_receive_audio_packet)!,
+            "on_receive_video_packet": MemoryLayout<agoraish_packet_observer>.offset(of: \.on_receive_video_packet)!,
+        ]
+        layout["agoraish_packet_observer"] = packetObserver
         return layout
     }
 

@@ -72,6 +72,19 @@
  *           test (-5), stop for the quality test and disable for a probe
  *           (-5), all four in a channel (-5), a join ending the test, and no
  *           join, leave or probe result reported for the tests' own channel.
+ * Data 0.8: the nine data-stream, metadata, encryption and packet-observer
+ *           functions with every bad handle above; NULL stream ids, configs,
+ *           data and observers; struct_size too small or splitting a field;
+ *           message lengths 0 (-2), 1025 up to INT64_MAX (-114, checked
+ *           first) and SIZE_MAX (never read); -113 outside a call; metadata
+ *           types other than VIDEO and maximum sizes outside 1..1024;
+ *           encryption modes 0, END, -1 and INT_MIN, keys NULL, empty, of 129
+ *           bytes or not UTF-8, all-zero salts (-2 for the GCM2 modes only),
+ *           secrets of 129 bytes and mode names outside the six of the header;
+ *           five streams then -116, outside and in a call. Against an
+ *           embedded server, in a call: unknown streams (-2), six messages of
+ *           1024 bytes then -115, metadata of 1 and 1024 bytes, and leaving
+ *           ending the streams.
  *
  * Exit status 0 when every check passes; otherwise one line per failed check
  * on stderr and exit status 1.
@@ -417,6 +430,28 @@ static int call_stop_lastmile_probe(agoraish_engine_t *e) { return agoraish_engi
 static int call_enable_lastmile_test(agoraish_engine_t *e) { return agoraish_engine_enable_lastmile_test(e); }
 static int call_disable_lastmile_test(agoraish_engine_t *e) { return agoraish_engine_disable_lastmile_test(e); }
 
+/* ABI 0.8: data streams, metadata, encryption, the packet observer. */
+static int call_create_data_stream(agoraish_engine_t *e) {
+    int id = 0;
+    return agoraish_engine_create_data_stream(e, &id, 1, 1);
+}
+static int call_create_data_stream_with_config(agoraish_engine_t *e) {
+    int id = 0;
+    agoraish_data_stream_config config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    return agoraish_engine_create_data_stream_with_config(e, &id, &config);
+}
+static int call_send_stream_message(agoraish_engine_t *e) { return agoraish_engine_send_stream_message(e, 1, "data", 4); }
+static int call_send_audio_metadata(agoraish_engine_t *e) { return agoraish_engine_send_audio_metadata(e, "meta", 4); }
+static int call_register_metadata_observer(agoraish_engine_t *e) {
+    return agoraish_engine_register_media_metadata_observer(e, NULL, AGORAISH_METADATA_TYPE_VIDEO);
+}
+static int call_enable_encryption(agoraish_engine_t *e) { return agoraish_engine_enable_encryption(e, 0, NULL); }
+static int call_set_encryption_secret(agoraish_engine_t *e) { return agoraish_engine_set_encryption_secret(e, NULL); }
+static int call_set_encryption_mode(agoraish_engine_t *e) { return agoraish_engine_set_encryption_mode(e, "aes-128-xts"); }
+static int call_register_packet_observer(agoraish_engine_t *e) { return agoraish_engine_register_packet_observer(e, NULL); }
+
 /* The echo test. */
 static int call_start_echo_test(agoraish_engine_t *e) { return agoraish_engine_start_echo_test(e, 2); }
 static int call_stop_echo_test(agoraish_engine_t *e) { return agoraish_engine_stop_echo_test(e); }
@@ -508,6 +543,15 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_switch_camera", call_switch_camera, 0},
     {"agoraish_engine_start_echo_test", call_start_echo_test, 0},
     {"agoraish_engine_stop_echo_test", call_stop_echo_test, 0},
+    {"agoraish_engine_create_data_stream", call_create_data_stream, 0},
+    {"agoraish_engine_create_data_stream_with_config", call_create_data_stream_with_config, 0},
+    {"agoraish_engine_send_stream_message", call_send_stream_message, 0},
+    {"agoraish_engine_send_audio_metadata", call_send_audio_metadata, 0},
+    {"agoraish_engine_register_media_metadata_observer", call_register_metadata_observer, 0},
+    {"agoraish_engine_enable_encryption", call_enable_encryption, 0},
+    {"agoraish_engine_set_encryption_secret", call_set_encryption_secret, 0},
+    {"agoraish_engine_set_encryption_mode", call_set_encryption_mode, 0},
+    {"agoraish_engine_register_packet_observer", call_register_packet_observer, 0},
     {"agoraish_engine_leave_channel", call_leave_channel, 0},
     {"agoraish_engine_renew_token", call_renew_token, 0},
     {"agoraish_engine_switch_channel", call_switch_channel, 0},
@@ -3858,6 +3902,379 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Data streams, metadata, encryption, the packet observer (ABI 0.8)         */
+/* ------------------------------------------------------------------------ */
+
+static const char *const data_key = "0123456789abcdef0123456789abcdef";
+
+/** An encryption config of this header's size: mode, key, and a salt of 1..32. */
+static agoraish_encryption_config encryption_config(int mode, const char *key) {
+    agoraish_encryption_config config;
+    int i;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.encryption_mode = mode;
+    config.encryption_key = key;
+    for (i = 0; i < 32; i++) config.encryption_kdf_salt[i] = (uint8_t)(i + 1);
+    return config;
+}
+
+static int max_metadata_size_value;
+static int data_max_metadata_size(agoraish_engine_t *e, void *ud) {
+    (void)e, (void)ud;
+    return max_metadata_size_value;
+}
+static int data_ready_to_send(agoraish_engine_t *e, void *ud, agoraish_metadata *metadata) {
+    (void)e, (void)ud, (void)metadata;
+    return 0;
+}
+static int data_packet_pass(agoraish_engine_t *e, void *ud, agoraish_packet *packet) {
+    (void)e, (void)ud, (void)packet;
+    return 1;
+}
+
+/** Creates streams on `engine` until one is refused: `expected` of them (distinct ids
+ *  in 1..255), then -116 with the id left alone. Returns how many were created. */
+static int fill_data_streams(agoraish_engine_t *engine, int expected, const char *where) {
+    int ids[AGORAISH_MAX_DATA_STREAMS + 1];
+    int n, i, rc = 0;
+    for (n = 0; n <= AGORAISH_MAX_DATA_STREAMS; n++) {
+        ids[n] = -1;
+        rc = agoraish_engine_create_data_stream(engine, &ids[n], n % 2, n / 2 % 2);
+        if (rc != 0) break;
+        CHECK(ids[n] >= 1 && ids[n] <= 255, "create_data_stream %s: stream id %d outside 1..255", where, ids[n]);
+        for (i = 0; i < n; i++) CHECK(ids[i] != ids[n], "create_data_stream %s: id %d twice", where, ids[n]);
+    }
+    CHECK(n == expected && rc == -AGORAISH_ERR_TOO_MANY_DATA_STREAMS,
+          "create_data_stream %s: %d streams, then %d (expected %d, then -116)", where, n, rc, expected);
+    CHECK(n > AGORAISH_MAX_DATA_STREAMS || ids[n] == -1, "create_data_stream %s: a refused create wrote an id", where);
+    return n;
+}
+
+/** What is decided before anything is sent, on an engine in no call. */
+static void run_data_rows_not_in_call(agoraish_engine_t *engine) {
+    static char message[AGORAISH_MAX_STREAM_MESSAGE_SIZE + 1];
+    const uint32_t config_size = (uint32_t)sizeof(agoraish_data_stream_config);
+    const uint32_t metadata_size = (uint32_t)sizeof(agoraish_metadata_observer);
+    const uint32_t encryption_size = (uint32_t)sizeof(agoraish_encryption_config);
+    const uint32_t packet_size = (uint32_t)sizeof(agoraish_packet_observer);
+    const uint32_t sizes_small[] = {0, 4, 8, 16};
+    static char key_129[130];
+    agoraish_data_stream_config config;
+    agoraish_metadata_observer metadata;
+    agoraish_encryption_config encryption;
+    agoraish_packet_observer packet;
+    int id = -1, rc;
+    size_t i;
+    memset(message, 'm', sizeof message);
+    memset(key_129, 'k', 129);
+    key_129[129] = '\0';
+
+    /* Streams: NULL id, struct_size, the five-stream limit. */
+    CHECK_RC(agoraish_engine_create_data_stream(engine, NULL, 1, 1), E_INVALID, "create_data_stream(NULL id)");
+    memset(&config, 0, sizeof config);
+    config.struct_size = config_size;
+    CHECK_RC(agoraish_engine_create_data_stream_with_config(engine, NULL, &config), E_INVALID,
+             "create_data_stream_with_config(NULL id)");
+    CHECK_RC(agoraish_engine_create_data_stream_with_config(engine, &id, NULL), E_INVALID,
+             "create_data_stream_with_config(NULL config)");
+    for (i = 0; i < COUNT(sizes_small) && sizes_small[i] < config_size; i++) {
+        config.struct_size = sizes_small[i];
+        rc = agoraish_engine_create_data_stream_with_config(engine, &id, &config);
+        CHECK(rc == E_INVALID, "create_data_stream_with_config(struct_size %u): returned %d, expected -2",
+              sizes_small[i], rc);
+    }
+    config.struct_size = config_size - 1;
+    CHECK_RC(agoraish_engine_create_data_stream_with_config(engine, &id, &config), E_INVALID,
+             "create_data_stream_with_config(struct_size one byte short)");
+    config.struct_size = config_size + 1;
+    CHECK_RC(agoraish_engine_create_data_stream_with_config(engine, &id, &config), E_INVALID,
+             "create_data_stream_with_config(struct_size splitting a field)");
+    config.struct_size = config_size;
+    config.sync_with_audio = INT_MIN;
+    config.ordered = -1;
+    id = -1;
+    CHECK_RC(agoraish_engine_create_data_stream_with_config(engine, &id, &config), 0,
+             "create_data_stream_with_config(any nonzero flags)");
+    CHECK(id >= 1 && id <= 255, "create_data_stream_with_config: stream id %d outside 1..255", id);
+    fill_data_streams(engine, AGORAISH_MAX_DATA_STREAMS - 1, "in no call, after one with a config");
+    CHECK_RC(agoraish_engine_create_data_stream_with_config(engine, &id, &config), -AGORAISH_ERR_TOO_MANY_DATA_STREAMS,
+             "create_data_stream_with_config: a sixth stream");
+
+    /* Sending outside a call: the length first (-2, -114), then -113. */
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, NULL, 4), E_INVALID, "send_stream_message(NULL data)");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, NULL, 0), E_INVALID,
+             "send_stream_message(NULL data, length 0)");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, 0), E_INVALID, "send_stream_message(length 0)");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, AGORAISH_MAX_STREAM_MESSAGE_SIZE + 1),
+             -AGORAISH_ERR_SIZE_TOO_LARGE, "send_stream_message(length 1025)");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, (size_t)INT64_MAX), -AGORAISH_ERR_SIZE_TOO_LARGE,
+             "send_stream_message(length INT64_MAX): nothing is read");
+    /* Any length above 1024, up to SIZE_MAX, is -114 and nothing is read. */
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, SIZE_MAX), -AGORAISH_ERR_SIZE_TOO_LARGE,
+             "send_stream_message(length SIZE_MAX): nothing is read");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, 1), E_NOT_IN_CHANNEL,
+             "send_stream_message(1 byte) in no call");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, AGORAISH_MAX_STREAM_MESSAGE_SIZE),
+             E_NOT_IN_CHANNEL, "send_stream_message(1024 bytes) in no call");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, 0, message, 1), E_NOT_IN_CHANNEL,
+             "send_stream_message(stream 0) in no call");
+    CHECK_RC(agoraish_engine_send_audio_metadata(engine, NULL, 4), E_INVALID, "send_audio_metadata(NULL)");
+    CHECK_RC(agoraish_engine_send_audio_metadata(engine, message, 0), E_INVALID, "send_audio_metadata(length 0)");
+    CHECK_RC(agoraish_engine_send_audio_metadata(engine, message, AGORAISH_MAX_METADATA_SIZE + 1), E_INVALID,
+             "send_audio_metadata(length 1025)");
+    CHECK_RC(agoraish_engine_send_audio_metadata(engine, message, SIZE_MAX), E_INVALID,
+             "send_audio_metadata(length SIZE_MAX)");
+    CHECK_RC(agoraish_engine_send_audio_metadata(engine, message, 1), E_NOT_IN_CHANNEL,
+             "send_audio_metadata(1 byte) in no call");
+
+    /* The metadata observer: the type first, struct_size, the maximum size. */
+    CHECK_RC(agoraish_engine_register_media_metadata_observer(engine, NULL, AGORAISH_METADATA_TYPE_VIDEO), 0,
+             "register_media_metadata_observer(NULL) with none");
+    CHECK_RC(agoraish_engine_register_media_metadata_observer(engine, NULL, 1), E_INVALID,
+             "register_media_metadata_observer(NULL, type 1)");
+    CHECK_RC(agoraish_engine_register_media_metadata_observer(engine, NULL, AGORAISH_METADATA_TYPE_UNKNOWN), E_INVALID,
+             "register_media_metadata_observer(NULL, UNKNOWN)");
+    memset(&metadata, 0, sizeof metadata);
+    metadata.struct_size = metadata_size;
+    metadata.get_max_metadata_size = data_max_metadata_size;
+    metadata.on_ready_to_send_metadata = data_ready_to_send;
+    max_metadata_size_value = 1024;
+    CHECK_RC(agoraish_engine_register_media_metadata_observer(engine, &metadata, 1), E_INVALID,
+             "register_media_metadata_observer(type 1)");
+    CHECK_RC(agoraish_engine_register_media_metadata_observer(engine, &metadata, INT_MIN), E_INVALID,
+             "register_media_metadata_observer(type INT_MIN)");
+    for (i = 0; i < COUNT(sizes_small); i++) {
+        metadata.struct_size = sizes_small[i];
+        rc = agoraish_engine_register_media_metadata_observer(engine, &metadata, AGORAISH_METADATA_TYPE_VIDEO);
+        CHECK(rc == E_INVALID, "register_media_metadata_observer(struct_size %u): returned %d, expected -2",
+              sizes_small[i], rc);
+    }
+    metadata.struct_size = metadata_size - 1;
+    CHECK_RC(agoraish_engine_register_media_metadata_observer(engine, &metadata, 0), E_INVALID,
+             "register_media_metadata_observer(struct_size one byte short)");
+    metadata.struct_size = metadata_size;
+    {
+        const int rejected[] = {0, -1, AGORAISH_MAX_METADATA_SIZE + 1, INT_MAX, INT_MIN};
+        const int accepted[] = {1, AGORAISH_MAX_METADATA_SIZE};
+        for (i = 0; i < COUNT(rejected); i++) {
+            max_metadata_size_value = rejected[i];
+            rc = agoraish_engine_register_media_metadata_observer(engine, &metadata, 0);
+            CHECK(rc == E_INVALID, "register_media_metadata_observer(maximum size %d): returned %d, expected -2",
+                  rejected[i], rc);
+        }
+        for (i = 0; i < COUNT(accepted); i++) {
+            max_metadata_size_value = accepted[i];
+            rc = agoraish_engine_register_media_metadata_observer(engine, &metadata, 0);
+            CHECK(rc == 0, "register_media_metadata_observer(maximum size %d): returned %d, expected 0",
+                  accepted[i], rc);
+        }
+    }
+    metadata.get_max_metadata_size = NULL;
+    CHECK_RC(agoraish_engine_register_media_metadata_observer(engine, &metadata, 0), 0,
+             "register_media_metadata_observer(no get_max_metadata_size: the maximum)");
+    CHECK_RC(agoraish_engine_register_media_metadata_observer(engine, NULL, 0), 0,
+             "register_media_metadata_observer(NULL) removes it");
+
+    /* Encryption: config, struct_size, modes, keys, salts. */
+    CHECK_RC(agoraish_engine_enable_encryption(engine, 1, NULL), E_INVALID, "enable_encryption(1, NULL)");
+    CHECK_RC(agoraish_engine_enable_encryption(engine, -1, NULL), E_INVALID, "enable_encryption(-1, NULL)");
+    CHECK_RC(agoraish_engine_enable_encryption(engine, 0, NULL), 0, "enable_encryption(0, NULL)");
+    encryption = encryption_config(AGORAISH_ENCRYPTION_MODE_AES_128_GCM2, data_key);
+    for (i = 0; i < COUNT(sizes_small); i++) {
+        encryption.struct_size = sizes_small[i];
+        rc = agoraish_engine_enable_encryption(engine, 1, &encryption);
+        CHECK(rc == E_INVALID, "enable_encryption(struct_size %u): returned %d, expected -2", sizes_small[i], rc);
+    }
+    encryption.struct_size = encryption_size - 8;
+    CHECK_RC(agoraish_engine_enable_encryption(engine, 1, &encryption), E_INVALID,
+             "enable_encryption(struct_size without the last 8 bytes of salt)");
+    encryption.struct_size = encryption_size + 1;
+    CHECK_RC(agoraish_engine_enable_encryption(engine, 1, &encryption), E_INVALID,
+             "enable_encryption(struct_size splitting a field)");
+    encryption.struct_size = 0;
+    CHECK_RC(agoraish_engine_enable_encryption(engine, 0, &encryption), 0,
+             "enable_encryption(0, struct_size 0): the config is not read");
+    {
+        const int modes[] = {0, AGORAISH_ENCRYPTION_MODE_END, -1, 10, INT_MAX, INT_MIN};
+        int mode;
+        for (i = 0; i < COUNT(modes); i++) {
+            encryption = encryption_config(modes[i], data_key);
+            rc = agoraish_engine_enable_encryption(engine, 1, &encryption);
+            CHECK(rc == E_INVALID, "enable_encryption(mode %d): returned %d, expected -2", modes[i], rc);
+        }
+        for (mode = AGORAISH_ENCRYPTION_MODE_AES_128_XTS; mode < AGORAISH_ENCRYPTION_MODE_END; mode++) {
+            encryption = encryption_config(mode, data_key);
+            rc = agoraish_engine_enable_encryption(engine, 1, &encryption);
+            CHECK(rc == 0, "enable_encryption(mode %d): returned %d, expected 0", mode, rc);
+        }
+    }
+    {
+        const char *const keys[] = {NULL, "", key_129, "\xff\xfe"};
+        const char *const names[] = {"NULL", "\"\"", "129 bytes", "not UTF-8"};
+        for (i = 0; i < COUNT(keys); i++) {
+            encryption = encryption_config(AGORAISH_ENCRYPTION_MODE_AES_256_GCM2, keys[i]);
+            rc = agoraish_engine_enable_encryption(engine, 1, &encryption);
+            CHECK(rc == E_INVALID, "enable_encryption(key %s): returned %d, expected -2", names[i], rc);
+        }
+        encryption = encryption_config(AGORAISH_ENCRYPTION_MODE_AES_256_GCM2, key_129 + 1);
+        CHECK_RC(agoraish_engine_enable_encryption(engine, 1, &encryption), 0, "enable_encryption(key of 128 bytes)");
+        encryption = encryption_config(AGORAISH_ENCRYPTION_MODE_AES_128_XTS, "k");
+        CHECK_RC(agoraish_engine_enable_encryption(engine, 1, &encryption), 0, "enable_encryption(key of 1 byte)");
+    }
+    {
+        int mode;
+        for (mode = AGORAISH_ENCRYPTION_MODE_AES_128_XTS; mode < AGORAISH_ENCRYPTION_MODE_END; mode++) {
+            int gcm2 = mode == AGORAISH_ENCRYPTION_MODE_AES_128_GCM2 || mode == AGORAISH_ENCRYPTION_MODE_AES_256_GCM2;
+            encryption = encryption_config(mode, data_key);
+            memset(encryption.encryption_kdf_salt, 0, sizeof encryption.encryption_kdf_salt);
+            rc = agoraish_engine_enable_encryption(engine, 1, &encryption);
+            CHECK(rc == (gcm2 ? E_INVALID : 0), "enable_encryption(mode %d, all-zero salt): returned %d, expected %d",
+                  mode, rc, gcm2 ? E_INVALID : 0);
+            encryption.encryption_kdf_salt[31] = 1;
+            rc = agoraish_engine_enable_encryption(engine, 1, &encryption);
+            CHECK(rc == 0, "enable_encryption(mode %d, salt ...01): returned %d, expected 0", mode, rc);
+        }
+    }
+    CHECK_RC(agoraish_engine_enable_encryption(engine, 0, NULL), 0, "enable_encryption(0, NULL) after enabling");
+
+    /* The deprecated secret and mode. */
+    CHECK_RC(agoraish_engine_set_encryption_secret(engine, key_129), E_INVALID, "set_encryption_secret(129 bytes)");
+    CHECK_RC(agoraish_engine_set_encryption_secret(engine, "\xff"), E_INVALID, "set_encryption_secret(not UTF-8)");
+    CHECK_RC(agoraish_engine_set_encryption_secret(engine, key_129 + 1), 0, "set_encryption_secret(128 bytes)");
+    CHECK_RC(agoraish_engine_set_encryption_secret(engine, ""), 0, "set_encryption_secret(\"\")");
+    CHECK_RC(agoraish_engine_set_encryption_secret(engine, NULL), 0, "set_encryption_secret(NULL)");
+    {
+        const char *const accepted[] = {"aes-128-xts", "aes-128-ecb", "aes-256-xts", "sm4-128-ecb",
+                                        "aes-128-gcm", "aes-256-gcm", "", NULL};
+        const char *const rejected[] = {"aes-128-gcm-2", "aes-256-gcm-2", "aes-128-gcm2", "AES-128-XTS",
+                                        "aes-128-xts ", "aes", "\xff"};
+        for (i = 0; i < COUNT(accepted); i++) {
+            rc = agoraish_engine_set_encryption_mode(engine, accepted[i]);
+            CHECK(rc == 0, "set_encryption_mode(\"%s\"): returned %d, expected 0", accepted[i] ? accepted[i] : "(NULL)",
+                  rc);
+        }
+        for (i = 0; i < COUNT(rejected); i++) {
+            rc = agoraish_engine_set_encryption_mode(engine, rejected[i]);
+            CHECK(rc == E_INVALID, "set_encryption_mode(\"%s\"): returned %d, expected -2", rejected[i], rc);
+        }
+    }
+
+    /* The packet observer. */
+    CHECK_RC(agoraish_engine_register_packet_observer(engine, NULL), 0, "register_packet_observer(NULL) with none");
+    memset(&packet, 0, sizeof packet);
+    for (i = 0; i < COUNT(sizes_small); i++) {
+        packet.struct_size = sizes_small[i];
+        rc = agoraish_engine_register_packet_observer(engine, &packet);
+        CHECK(rc == E_INVALID, "register_packet_observer(struct_size %u): returned %d, expected -2", sizes_small[i], rc);
+    }
+    packet.struct_size = packet_size - 8;
+    CHECK_RC(agoraish_engine_register_packet_observer(engine, &packet), E_INVALID,
+             "register_packet_observer(struct_size one callback short)");
+    packet.struct_size = packet_size + 1;
+    CHECK_RC(agoraish_engine_register_packet_observer(engine, &packet), E_INVALID,
+             "register_packet_observer(struct_size splitting a field)");
+    packet.struct_size = packet_size;
+    CHECK_RC(agoraish_engine_register_packet_observer(engine, &packet), 0, "register_packet_observer(NULL callbacks)");
+    packet.on_send_audio_packet = packet.on_receive_audio_packet = data_packet_pass;
+    packet.on_send_video_packet = packet.on_receive_video_packet = data_packet_pass;
+    CHECK_RC(agoraish_engine_register_packet_observer(engine, &packet), 0, "register_packet_observer(pass-through)");
+    CHECK_RC(agoraish_engine_register_packet_observer(engine, NULL), 0, "register_packet_observer(NULL) removes it");
+}
+
+typedef struct {
+    pthread_mutex_t mutex;
+    pthread_cond_t cond;
+    int joins, leaves;
+} data_events_t;
+
+static data_events_t data_events;
+
+static void data_on_join(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
+    (void)e, (void)ud, (void)channel, (void)uid, (void)elapsed;
+    count_up(&data_events.mutex, &data_events.cond, &data_events.joins);
+}
+static void data_on_leave(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
+    (void)e, (void)ud, (void)stats;
+    count_up(&data_events.mutex, &data_events.cond, &data_events.leaves);
+}
+
+/** The rows decided before anything is sent on the live engine; then, against
+ *  an embedded server, what only a call decides: unknown streams (-2), the
+ *  limits (-114 first, -115, -116) and accepted sends. */
+static void test_data_streams(void) {
+    static char message[AGORAISH_MAX_STREAM_MESSAGE_SIZE];
+    agoraish_server_t *server = NULL;
+    agoraish_engine_t *engine = NULL;
+    agoraish_event_handler handler = empty_handler(NULL);
+    agoraish_encryption_config encryption;
+    char url[128];
+    size_t len = sizeof url;
+    int id = -1, other = -1, i, rc;
+    memset(message, 'm', sizeof message);
+
+    run_data_rows_not_in_call(live);
+    CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
+          "the data rows connected the live engine");
+
+    memset(&data_events, 0, sizeof data_events);
+    monitor_init(&data_events.mutex, &data_events.cond);
+    handler.on_join_channel_success = data_on_join;
+    handler.on_leave_channel = data_on_leave;
+    server = create_server(0, NULL);
+    CHECK(server != NULL && agoraish_server_start(server) == 0 && agoraish_server_get_url(server, url, &len) == 0,
+          "start a server for the data rows");
+    if (!server) goto done;
+    engine = new_engine("bad-input-data", &handler, url, "data-rows.log");
+    CHECK(engine != NULL, "create the data engine: last error %d", agoraish_get_last_error());
+    if (!engine) goto done;
+    encryption = encryption_config(AGORAISH_ENCRYPTION_MODE_AES_256_GCM2, data_key);
+    CHECK_RC(agoraish_engine_enable_encryption(engine, 1, &encryption), 0, "enable_encryption before the call");
+    CHECK_RC(agoraish_engine_join_channel(engine, NULL, "bad-input-data", NULL, 0), 0, "join_channel");
+    CHECK(wait_count(&data_events.mutex, &data_events.cond, &data_events.joins, 1, 15) >= 1,
+          "no on_join_channel_success for the data rows");
+
+    CHECK_RC(agoraish_engine_create_data_stream(engine, &id, 1, 1), 0, "create_data_stream in a call");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, 0, message, 1), E_INVALID, "send_stream_message(stream 0)");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, -1, message, 1), E_INVALID, "send_stream_message(stream -1)");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, 256, message, 1), E_INVALID, "send_stream_message(stream 256)");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id == 255 ? 254 : id + 1, message, 1), E_INVALID,
+             "send_stream_message(a stream never created)");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, NULL, 1), E_INVALID, "send_stream_message(NULL) in a call");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, 0), E_INVALID,
+             "send_stream_message(length 0) in a call");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, AGORAISH_MAX_STREAM_MESSAGE_SIZE + 1),
+             -AGORAISH_ERR_SIZE_TOO_LARGE, "send_stream_message(length 1025) in a call");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, SIZE_MAX), -AGORAISH_ERR_SIZE_TOO_LARGE,
+             "send_stream_message(length SIZE_MAX) in a call");
+    /* 6144 bytes in a second: six messages of 1024, then nothing more. */
+    for (i = 0; i < 6; i++) {
+        rc = agoraish_engine_send_stream_message(engine, id, message, AGORAISH_MAX_STREAM_MESSAGE_SIZE);
+        CHECK(rc == 0, "send_stream_message(1024 bytes) #%d in a call: returned %d, expected 0", i + 1, rc);
+    }
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, 1), -AGORAISH_ERR_BITRATE_LIMIT,
+             "send_stream_message past 6144 bytes in a second");
+    CHECK_RC(agoraish_engine_send_stream_message(engine, id, message, AGORAISH_MAX_STREAM_MESSAGE_SIZE + 1),
+             -AGORAISH_ERR_SIZE_TOO_LARGE, "send_stream_message(length 1025) at the rate limit: -114 first");
+    CHECK_RC(agoraish_engine_send_audio_metadata(engine, message, 1), 0, "send_audio_metadata(1 byte) in a call");
+    CHECK_RC(agoraish_engine_send_audio_metadata(engine, message, AGORAISH_MAX_METADATA_SIZE), 0,
+             "send_audio_metadata(1024 bytes) in a call");
+    CHECK_RC(agoraish_engine_send_audio_metadata(engine, message, AGORAISH_MAX_METADATA_SIZE + 1), E_INVALID,
+             "send_audio_metadata(1025 bytes) in a call");
+    CHECK_RC(agoraish_engine_create_data_stream(engine, &other, 0, 0), 0, "create_data_stream, a second one");
+    fill_data_streams(engine, AGORAISH_MAX_DATA_STREAMS - 2, "in a call, after two");
+    CHECK_RC(agoraish_engine_leave_channel(engine), 0, "leave_channel after the data rows");
+    CHECK(wait_count(&data_events.mutex, &data_events.cond, &data_events.leaves, 1, 15) >= 1,
+          "no on_leave_channel after the data rows");
+    fill_data_streams(engine, AGORAISH_MAX_DATA_STREAMS, "after the call (leaving ended its streams)");
+
+done:
+    if (engine) CHECK(agoraish_engine_release(engine, 1) == 0, "release the data engine");
+    if (server) CHECK(agoraish_server_release(server) == 0, "release the data rows' server");
+    monitor_destroy(&data_events.mutex, &data_events.cond);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Library functions                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -3985,6 +4402,7 @@ int main(void) {
         test_video_in_a_call();
         test_echo_test();
         test_lastmile();
+        test_data_streams();
         test_library_functions();
         test_empty_ogg_recordings(); /* last: see there */
         CHECK(agoraish_engine_release(live, 1) == 0, "release the live engine");

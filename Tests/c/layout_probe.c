@@ -76,6 +76,10 @@ int main(void) {
     FIELD(agoraish_event_handler, on_remote_subscribe_fallback_to_audio_only);
     FIELD(agoraish_event_handler, on_lastmile_quality);
     FIELD(agoraish_event_handler, on_lastmile_probe_result);
+    FIELD(agoraish_event_handler, on_stream_message);
+    FIELD(agoraish_event_handler, on_stream_message_error);
+    FIELD(agoraish_event_handler, on_encryption_error);
+    FIELD(agoraish_event_handler, on_audio_metadata_received);
     end();
 
     BEGIN(agoraish_engine_config);
@@ -344,6 +348,49 @@ int main(void) {
     FIELD(agoraish_lastmile_probe_result, uplink_report);
     FIELD(agoraish_lastmile_probe_result, downlink_report);
     FIELD(agoraish_lastmile_probe_result, rtt);
+    end();
+
+    /* ABI 0.8: data streams, metadata, encryption. */
+    BEGIN(agoraish_data_stream_config);
+    FIELD(agoraish_data_stream_config, struct_size);
+    FIELD(agoraish_data_stream_config, sync_with_audio);
+    FIELD(agoraish_data_stream_config, ordered);
+    end();
+
+    BEGIN(agoraish_metadata);
+    FIELD(agoraish_metadata, uid);
+    FIELD(agoraish_metadata, size);
+    FIELD(agoraish_metadata, buffer);
+    FIELD(agoraish_metadata, timestamp_ms);
+    end();
+
+    BEGIN(agoraish_metadata_observer);
+    FIELD(agoraish_metadata_observer, struct_size);
+    FIELD(agoraish_metadata_observer, user_data);
+    FIELD(agoraish_metadata_observer, get_max_metadata_size);
+    FIELD(agoraish_metadata_observer, on_ready_to_send_metadata);
+    FIELD(agoraish_metadata_observer, on_metadata_received);
+    end();
+
+    BEGIN(agoraish_encryption_config);
+    FIELD(agoraish_encryption_config, struct_size);
+    FIELD(agoraish_encryption_config, encryption_mode);
+    FIELD(agoraish_encryption_config, encryption_key);
+    FIELD(agoraish_encryption_config, encryption_kdf_salt);
+    end();
+
+    BEGIN(agoraish_packet);
+    FIELD(agoraish_packet, buffer);
+    FIELD(agoraish_packet, size);
+    end();
+
+    BEGIN(agoraish_packet_observer);
+    FIELD(agoraish_packet_observer, struct_size);
+    FIELD(agoraish_packet_observer, user_data);
+    FIELD(agoraish_packet_observer, on_send_audio_packet);
+    FIELD(agoraish_packet_observer, on_send_video_packet);
+    FIELD(agoraish_packet_observer, on_receive_audio_packet);
+    FIELD(agoraish_packet_observer, on_receive_video_packet);
     end();
 
     printf("\n}\n");

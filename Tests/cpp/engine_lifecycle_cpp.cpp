@@ -5,7 +5,10 @@
 // release(false), idempotent release, calls on a released or moved-from
 // engine (-7), release refused inside a callback (-5), release on a second
 // thread while the first keeps calling a setter, create() and the throwing
-// constructor. Waits use std::condition_variable with deadlines.
+// constructor; the data-stream, metadata, encryption and packet-observer
+// wrappers of ABI 0.8 outside a call (five streams then -116, -113 for
+// sending, -114, bad encryption settings, the mode names, observer
+// registration). Waits use std::condition_variable with deadlines.
 //
 // Exit status 0 when every check passes; otherwise one line per failed check
 // on stderr and exit status 1.
@@ -330,6 +333,101 @@ void releaseWhileCalling(const std::string& dir) {
     rec.checkDelivery(__LINE__);
 }
 
+/// Overrides the ABI 0.8 callbacks, so their bridges to the C table are built.
+class DataHandler : public agoraish::IRtcEngineEventHandler {
+public:
+    void onStreamMessage(agoraish::uid_t, int, const char*, std::size_t, std::uint64_t) override {}
+    void onStreamMessageError(agoraish::uid_t, int, int, int, int) override {}
+    void onEncryptionError(agoraish::ENCRYPTION_ERROR_TYPE) override {}
+    void onAudioMetadataReceived(agoraish::uid_t, const char*, std::size_t) override {}
+};
+
+/// Asks for more metadata room than Agora allows.
+class GreedyMetadata : public agoraish::IMetadataObserver {
+public:
+    int getMaxMetadataSize() override { return MAX_METADATA_SIZE_IN_BYTE + 1; }
+};
+
+/// The ABI 0.8 wrappers outside a call: what is decided before anything is sent.
+void dataOutsideACall(const std::string& dir) {
+    DataHandler handler;
+    // A server where nothing listens: nothing here connects.
+    agoraish::RtcEngine engine(contextFor("cpp-data", &handler, dir + "/data.log", "ws://127.0.0.1:1"));
+
+    // Five streams, either overload; a sixth is -116.
+    std::vector<int> ids;
+    for (int i = 0; i < AGORAISH_MAX_DATA_STREAMS; ++i) {
+        int id = -1;
+        agoraish::DataStreamConfig config;
+        config.syncWithAudio = i == 3;
+        config.ordered = i % 2 == 0;
+        const int rc = i < 3 ? engine.createDataStream(&id, i != 1, i != 2) : engine.createDataStream(&id, config);
+        CHECK_RC(rc, 0, "createDataStream #" + std::to_string(i + 1));
+        CHECK(id >= 1 && id <= 255, "stream id " + std::to_string(id) + " outside 1..255");
+        for (int other : ids) CHECK(other != id, "stream id " + std::to_string(id) + " twice");
+        ids.push_back(id);
+    }
+    int sixth = -1;
+    CHECK_RC(engine.createDataStream(&sixth, true, true), -AGORAISH_ERR_TOO_MANY_DATA_STREAMS, "a sixth stream");
+    CHECK_RC(engine.createDataStream(&sixth, agoraish::DataStreamConfig{}), -AGORAISH_ERR_TOO_MANY_DATA_STREAMS,
+             "a sixth stream from a config");
+    CHECK(sixth == -1, "a refused createDataStream wrote an id");
+    CHECK_RC(engine.createDataStream(nullptr, true, true), -AGORAISH_ERR_INVALID_ARGUMENT, "createDataStream(nullptr)");
+
+    // Sending: the length first, then -113 outside a call.
+    const std::string big(AGORAISH_MAX_STREAM_MESSAGE_SIZE + 1, 'x');
+    CHECK_RC(engine.sendStreamMessage(ids[0], "hello", 5), -AGORAISH_ERR_NOT_IN_CHANNEL, "sendStreamMessage outside a call");
+    CHECK_RC(engine.sendStreamMessage(ids[0], nullptr, 5), -AGORAISH_ERR_INVALID_ARGUMENT, "sendStreamMessage(nullptr)");
+    CHECK_RC(engine.sendStreamMessage(ids[0], "hello", 0), -AGORAISH_ERR_INVALID_ARGUMENT, "sendStreamMessage(length 0)");
+    CHECK_RC(engine.sendStreamMessage(ids[0], big.data(), big.size()), -AGORAISH_ERR_SIZE_TOO_LARGE,
+             "sendStreamMessage(1025 bytes)");
+    CHECK_RC(engine.sendAudioMetadata("m", 1), -AGORAISH_ERR_NOT_IN_CHANNEL, "sendAudioMetadata outside a call");
+    CHECK_RC(engine.sendAudioMetadata(big.data(), big.size()), -AGORAISH_ERR_INVALID_ARGUMENT,
+             "sendAudioMetadata(1025 bytes)");
+
+    // Encryption: GCM2 needs a key and a salt that is not all zero.
+    agoraish::EncryptionConfig encryption;
+    CHECK(encryption.encryptionMode == agoraish::AES_128_GCM2, "the default mode is AES_128_GCM2");
+    CHECK_RC(engine.enableEncryption(true, encryption), -AGORAISH_ERR_INVALID_ARGUMENT, "enableEncryption without a key");
+    encryption.encryptionKey = "0123456789abcdef0123456789abcdef";
+    CHECK_RC(engine.enableEncryption(true, encryption), -AGORAISH_ERR_INVALID_ARGUMENT,
+             "enableEncryption(AES_128_GCM2, an all-zero salt)");
+    for (int i = 0; i < 32; ++i) encryption.encryptionKdfSalt[i] = static_cast<std::uint8_t>(i + 1);
+    CHECK_RC(engine.enableEncryption(true, encryption), 0, "enableEncryption(AES_128_GCM2)");
+    encryption.encryptionMode = agoraish::MODE_END;
+    CHECK_RC(engine.enableEncryption(true, encryption), -AGORAISH_ERR_INVALID_ARGUMENT, "enableEncryption(MODE_END)");
+    encryption.encryptionMode = agoraish::AES_128_XTS;
+    std::memset(encryption.encryptionKdfSalt, 0, sizeof encryption.encryptionKdfSalt);
+    CHECK_RC(engine.enableEncryption(true, encryption), 0, "enableEncryption(AES_128_XTS): the salt is not read");
+    CHECK_RC(engine.enableEncryption(false, agoraish::EncryptionConfig{}), 0, "enableEncryption(false)");
+    const std::string longSecret(129, 's');
+    CHECK_RC(engine.setEncryptionSecret(longSecret.c_str()), -AGORAISH_ERR_INVALID_ARGUMENT,
+             "setEncryptionSecret(129 bytes)");
+    CHECK_RC(engine.setEncryptionSecret("secret"), 0, "setEncryptionSecret");
+    for (const char* name : {"aes-128-xts", "aes-128-ecb", "aes-256-xts", "sm4-128-ecb", "aes-128-gcm", "aes-256-gcm", ""})
+        CHECK_RC(engine.setEncryptionMode(name), 0, std::string("setEncryptionMode(\"") + name + "\")");
+    CHECK_RC(engine.setEncryptionMode(nullptr), 0, "setEncryptionMode(nullptr)");
+    CHECK_RC(engine.setEncryptionMode("aes-128-gcm-2"), -AGORAISH_ERR_INVALID_ARGUMENT,
+             "setEncryptionMode(\"aes-128-gcm-2\"): GCM2 needs enableEncryption");
+    CHECK_RC(engine.setEncryptionSecret(nullptr), 0, "setEncryptionSecret(nullptr)");
+
+    // Observers: registration and removal.
+    GreedyMetadata greedy;
+    agoraish::IMetadataObserver metadata;
+    CHECK_RC(engine.registerMediaMetadataObserver(&greedy), -AGORAISH_ERR_INVALID_ARGUMENT,
+             "registerMediaMetadataObserver with a maximum size of 1025");
+    CHECK_RC(engine.registerMediaMetadataObserver(&metadata, agoraish::IMetadataObserver::UNKNOWN_METADATA),
+             -AGORAISH_ERR_INVALID_ARGUMENT, "registerMediaMetadataObserver(UNKNOWN_METADATA)");
+    CHECK_RC(engine.registerMediaMetadataObserver(&metadata), 0, "registerMediaMetadataObserver");
+    CHECK_RC(engine.registerMediaMetadataObserver(nullptr), 0, "registerMediaMetadataObserver(nullptr)");
+    agoraish::IPacketObserver packets;
+    CHECK_RC(engine.registerPacketObserver(&packets), 0, "registerPacketObserver");
+    CHECK_RC(engine.registerPacketObserver(nullptr), 0, "registerPacketObserver(nullptr)");
+    CHECK(engine.getConnectionState() == agoraish::CONNECTION_STATE_DISCONNECTED, "the data calls connected the engine");
+    CHECK_RC(engine.release(), 0, "release the data engine");
+    CHECK_RC(engine.registerPacketObserver(nullptr), -AGORAISH_ERR_NOT_INITIALIZED, "registerPacketObserver when released");
+}
+
 }  // namespace
 
 int main() {
@@ -341,6 +439,7 @@ int main() {
         factories(dir);
         releaseInsideCallback(dir);
         releaseWhileCalling(dir);
+        dataOutsideACall(dir);
     } catch (const std::exception& error) {
         CHECK(false, std::string("unexpected exception: ") + error.what());
     }

@@ -200,6 +200,7 @@ _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 
 #: `sizeof` of the C types the header's #defines may measure (this platform's sizes).
 _SIZEOF = {
+    "uint8_t": 1,
     "uint32_t": 4,
     "int32_t": 4,
     "uint64_t": 8,

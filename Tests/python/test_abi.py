@@ -112,6 +112,8 @@ def _ctypes_for(ctype: str, ffi):
         "int": ctypes.c_int,
         "unsigned int": ctypes.c_uint,
         "int32_t": ctypes.c_int32,
+        "uint8_t": ctypes.c_uint8,
+        "size_t": ctypes.c_size_t,
         "uint32_t": ctypes.c_uint32,
         "int64_t": ctypes.c_int64,
         "uint64_t": ctypes.c_uint64,
@@ -242,6 +244,9 @@ ENUMS = {
     "agoraish_lastmile_probe_result_state": ("LastmileProbeResultState", "AGORAISH_LASTMILE_PROBE_RESULT_"),
     "agoraish_stream_fallback_options": ("StreamFallbackOptions", "AGORAISH_STREAM_FALLBACK_OPTION_"),
     "agoraish_priority_type": ("PriorityType", "AGORAISH_PRIORITY_"),
+    "agoraish_metadata_type": ("MetadataType", "AGORAISH_METADATA_TYPE_"),
+    "agoraish_encryption_mode": ("EncryptionMode", "AGORAISH_ENCRYPTION_MODE_"),
+    "agoraish_encryption_error_type": ("EncryptionErrorType", "AGORAISH_ENCRYPTION_ERROR_"),
 }
 
 

@@ -2052,6 +2052,435 @@ def case_disable_lastmile(ctx: Ctx) -> None:
     assert disable_lastmile(connected_engine(ctx)) == EREFUSED, "a call is no last-mile test"
 
 
+# -- data streams, metadata, encryption, the packet observer (ABI 0.8) ------
+
+SIZE_MAX = 2**64 - 1
+STREAM_CONFIG_SIZE = ctypes.sizeof(_ffi.DataStreamConfig)
+ENCRYPTION_CONFIG_SIZE = ctypes.sizeof(_ffi.EncryptionConfig)
+METADATA_OBSERVER_SIZE = ctypes.sizeof(_ffi.MetadataObserverTable)
+PACKET_OBSERVER_SIZE = ctypes.sizeof(_ffi.PacketObserverTable)
+KEY = b"0123456789abcdef0123456789abcdef"
+SALT = bytes(range(1, 33))
+#: A buffer larger than any length the cases pass with it.
+MESSAGE = ctypes.create_string_buffer(b"m" * 2048, 2048)
+
+
+def create_stream(engine: int, reliable: int = 1, ordered: int = 1, with_id: bool = True) -> Tuple[int, int]:
+    """(rc, stream id) of agoraish_engine_create_data_stream."""
+    stream_id = ctypes.c_int(-1)
+    rc = _ffi.agoraish_engine_create_data_stream(engine, ctypes.byref(stream_id) if with_id else None, reliable,
+                                                 ordered)
+    return rc, stream_id.value
+
+
+def stream_config(sync_with_audio: int = 0, ordered: int = 1,
+                  struct_size: Optional[int] = None) -> _ffi.DataStreamConfig:
+    config = _ffi.DataStreamConfig()
+    config.struct_size = STREAM_CONFIG_SIZE if struct_size is None else struct_size
+    config.sync_with_audio = sync_with_audio
+    config.ordered = ordered
+    return config
+
+
+def create_stream_with_config(engine: int, config: Optional[_ffi.DataStreamConfig],
+                              with_id: bool = True) -> Tuple[int, int]:
+    """(rc, stream id) of agoraish_engine_create_data_stream_with_config; a larger struct_size is passed in a
+    buffer of that size."""
+    stream_id = ctypes.c_int(-1)
+    pointer = None
+    if config is not None:
+        buffer = (ctypes.c_uint8 * max(config.struct_size, STREAM_CONFIG_SIZE))()
+        ctypes.memmove(buffer, ctypes.byref(config), STREAM_CONFIG_SIZE)
+        pointer = ctypes.cast(buffer, ctypes.POINTER(_ffi.DataStreamConfig))
+    rc = _ffi.agoraish_engine_create_data_stream_with_config(engine, ctypes.byref(stream_id) if with_id else None,
+                                                             pointer)
+    return rc, stream_id.value
+
+
+def send_message(engine: int, stream_id: int, length: int, data: object = MESSAGE) -> int:
+    return _ffi.agoraish_engine_send_stream_message(engine, stream_id, data, length)
+
+
+def send_metadata(engine: int, length: int, data: object = MESSAGE) -> int:
+    return _ffi.agoraish_engine_send_audio_metadata(engine, data, length)
+
+
+def fill_streams(engine: int) -> List[int]:
+    """Creates the five streams an engine may have; returns their ids."""
+    ids = []
+    for i in range(_ffi.AGORAISH_MAX_DATA_STREAMS):
+        rc, stream_id = create_stream(engine, i % 2, i // 2 % 2)
+        assert rc == 0, i
+        ids.append(stream_id)
+    return ids
+
+
+def in_call(ctx: Ctx, **fields) -> int:
+    """A connected engine: in a call for the data calls (which do not wait for the media path)."""
+    return connected_engine(ctx, **fields)
+
+
+def case_create_stream_null_id(ctx: Ctx) -> None:
+    for engine in (ctx.engine, in_call(ctx)):
+        assert create_stream(engine, with_id=False)[0] == EINVAL
+        assert len(set(fill_streams(engine))) == 5, "a rejected call takes no stream"
+
+
+def case_stream_flags(ctx: Ctx) -> None:
+    # Any int is a flag: five streams of every kind, each with a new id in 1..255.
+    for flags in ((0, 0), (1, 1), (-1, 7), (INT_MAX, INT_MIN), (INT_MIN, 0), (0, INT_MAX)):
+        engine = engine_with(ctx)
+        ids = []
+        for _ in range(5):
+            rc, stream_id = create_stream(engine, *flags)
+            assert rc == 0, flags
+            ids.append(stream_id)
+        assert len(set(ids)) == 5 and all(1 <= i <= 255 for i in ids), (flags, ids)
+
+
+def case_stream_limit(ctx: Ctx) -> None:
+    # Five at most, outside and in a call, either function; a sixth is -116
+    # and leaves the stream id alone; leaving the call ends the streams.
+    for engine in (ctx.engine, in_call(ctx)):
+        fill_streams(engine)
+        stream_id = ctypes.c_int(4242)
+        assert _ffi.agoraish_engine_create_data_stream(engine, ctypes.byref(stream_id), 1, 1) == -116
+        assert stream_id.value == 4242, "a refused create writes no id"
+        assert create_stream_with_config(engine, stream_config())[0] == -116
+        assert create_stream(engine, 0, 0)[0] == -116, "still"
+    engine = in_call(ctx)
+    fill_streams(engine)
+    assert _ffi.agoraish_engine_leave_channel(engine) == 0
+    WATCHES[engine].wait(1)
+    assert len(set(fill_streams(engine))) == 5, "the call's streams ended with it"
+
+
+def case_stream_config_null(ctx: Ctx) -> None:
+    assert create_stream_with_config(ctx.engine, None)[0] == EINVAL
+    assert create_stream_with_config(ctx.engine, stream_config(), with_id=False)[0] == EINVAL, "NULL stream_id"
+    assert len(set(fill_streams(ctx.engine))) == 5, "the rejected calls took no stream"
+
+
+def case_stream_config_struct_size(ctx: Ctx) -> None:
+    for size in (0, 4, 8, STREAM_CONFIG_SIZE - 1, STREAM_CONFIG_SIZE + 1, STREAM_CONFIG_SIZE + 2):
+        assert create_stream_with_config(ctx.engine, stream_config(struct_size=size))[0] == EINVAL, size
+    for size in (STREAM_CONFIG_SIZE, STREAM_CONFIG_SIZE + 4, STREAM_CONFIG_SIZE + 20):
+        rc, stream_id = create_stream_with_config(ctx.engine, stream_config(struct_size=size))
+        assert rc == 0 and 1 <= stream_id <= 255, size
+
+
+def case_stream_config_values(ctx: Ctx) -> None:
+    for values in ((0, 0), (1, 1), (-1, INT_MAX), (INT_MIN, 7)):
+        engine = engine_with(ctx)
+        for _ in range(5):
+            assert create_stream_with_config(engine, stream_config(*values))[0] == 0, values
+
+
+def case_send_stream_ids(ctx: Ctx) -> None:
+    engine = in_call(ctx)
+    rc, stream_id = create_stream(engine)
+    assert rc == 0
+    unknown = [s for s in (0, -1, 256, 255, 254, 1, 2, INT_MAX, INT_MIN) if s != stream_id]
+    got = {s: send_message(engine, s, 4) for s in unknown}
+    assert got == {s: EINVAL for s in unknown}, "unknown streams in a call"
+    assert send_message(engine, stream_id, 4) == 0
+    # Outside a call every stream is refused the same way (known or not).
+    rc, outside = create_stream(ctx.engine)
+    got = {s: send_message(ctx.engine, s, 4) for s in (outside, 0, -1, 256, INT_MAX, INT_MIN)}
+    assert got == {s: ENOTIN for s in got}, "outside a call"
+
+
+def case_send_stream_data_null(ctx: Ctx) -> None:
+    engine = in_call(ctx)
+    rc, stream_id = create_stream(engine)
+    for e in (ctx.engine, engine):
+        for length in (0, 1, 1024, 1025, SIZE_MAX):
+            assert send_message(e, stream_id, length, None) == EINVAL, length
+
+
+def case_send_stream_lengths(ctx: Ctx) -> None:
+    # The length is checked before anything else: 0 is -2, above 1024 -114
+    # (no copy is made, whatever the length says), in a call or not.
+    engine = in_call(ctx)
+    rc, stream_id = create_stream(engine)
+    assert rc == 0
+    for e in (ctx.engine, engine):
+        assert send_message(e, stream_id, 0) == EINVAL
+        for length in (1025, 2048, 2**31, 2**63 - 1):
+            assert send_message(e, stream_id, length) == -114, length
+    assert send_message(ctx.engine, stream_id, 1) == ENOTIN
+    assert send_message(ctx.engine, stream_id, 1024) == ENOTIN
+    assert send_message(engine, stream_id, 1) == 0
+    assert send_message(engine, stream_id, 1024) == 0
+
+
+def case_send_stream_huge_length(ctx: Ctx) -> None:
+    # SIZE_MAX is above the 1024 bytes of a message: -114. It must not be read or crash.
+    engine = in_call(ctx)
+    rc, stream_id = create_stream(engine)
+    for e in (ctx.engine, engine):
+        for length in (SIZE_MAX, SIZE_MAX - 1023, 2**63):
+            assert send_message(e, stream_id, length) == -114, length
+
+
+
+
+def case_send_stream_rate_limits(ctx: Ctx) -> None:
+    # Within a second: 30 messages, and 6144 bytes; each engine its own count.
+    engine = in_call(ctx)
+    rc, stream_id = create_stream(engine, 0, 0)
+    for i in range(30):
+        assert send_message(engine, stream_id, 1) == 0, i
+    assert send_message(engine, stream_id, 1) == -115, "the 31st message"
+    assert send_message(engine, stream_id, 0) == EINVAL, "-2 before -115"
+    assert send_message(engine, stream_id, 1025) == -114, "-114 before -115"
+    other = in_call(ctx)
+    rc, stream_id = create_stream(other)
+    for i in range(6):
+        assert send_message(other, stream_id, 1024) == 0, i
+    assert send_message(other, stream_id, 1) == -115, "past 6144 bytes"
+
+
+def case_send_stream_audience(ctx: Ctx) -> None:
+    engine = in_call(ctx, profile=1, role=2)
+    rc, stream_id = create_stream(engine)
+    assert rc == 0
+    assert send_message(engine, stream_id, 4) == EREFUSED, "an audience member of a live broadcast"
+    assert send_metadata(engine, 4) == EREFUSED
+    assert send_message(engine, stream_id, 1025) == -114, "the length first"
+
+
+def case_audio_metadata_data_null(ctx: Ctx) -> None:
+    for engine in (ctx.engine, in_call(ctx)):
+        for length in (0, 1, 1024, SIZE_MAX):
+            assert send_metadata(engine, length, None) == EINVAL, length
+
+
+def case_audio_metadata_lengths(ctx: Ctx) -> None:
+    engine = in_call(ctx)
+    for e in (ctx.engine, engine):
+        for length in (0, 1025, 2**31, 2**63, SIZE_MAX):
+            assert send_metadata(e, length) == EINVAL, length
+    assert send_metadata(ctx.engine, 1) == ENOTIN
+    assert send_metadata(ctx.engine, 1024) == ENOTIN
+    assert send_metadata(engine, 1) == 0
+    assert send_metadata(engine, 1024) == 0
+
+
+def metadata_observer(ctx: Ctx, struct_size: Optional[int] = None, max_size: Optional[int] = None,
+                      with_callbacks: bool = True) -> _ffi.MetadataObserverTable:
+    """An observer table; `max_size` None leaves get_max_metadata_size NULL."""
+    observer = _ffi.MetadataObserverTable()
+    observer.struct_size = METADATA_OBSERVER_SIZE if struct_size is None else struct_size
+    if max_size is not None:
+        callback = _ffi.GetMaxMetadataSizeCallback(lambda engine, user_data: max_size)
+        ctx.keep.append(callback)
+        observer.get_max_metadata_size = callback
+    if with_callbacks:
+        ready = _ffi.ReadyToSendMetadataCallback(lambda engine, user_data, metadata: 0)
+        received = _ffi.MetadataReceivedCallback(lambda engine, user_data, metadata: None)
+        ctx.keep += [ready, received]
+        observer.on_ready_to_send_metadata = ready
+        observer.on_metadata_received = received
+    return observer
+
+
+def register_metadata(engine: int, observer: Optional[_ffi.MetadataObserverTable], kind: int = 0) -> int:
+    """Registers `observer`, passed in a buffer of its struct_size when that is larger."""
+    pointer = None
+    if observer is not None:
+        buffer = (ctypes.c_uint8 * max(observer.struct_size, METADATA_OBSERVER_SIZE))()
+        ctypes.memmove(buffer, ctypes.byref(observer), METADATA_OBSERVER_SIZE)
+        pointer = ctypes.cast(buffer, ctypes.POINTER(_ffi.MetadataObserverTable))
+    return _ffi.agoraish_engine_register_media_metadata_observer(engine, pointer, kind)
+
+
+def case_metadata_observer_null(ctx: Ctx) -> None:
+    assert register_metadata(ctx.engine, None) == 0, "none registered"
+    assert register_metadata(ctx.engine, None) == 0, "twice"
+    assert register_metadata(ctx.engine, metadata_observer(ctx)) == 0
+    assert register_metadata(ctx.engine, None) == 0, "removes it"
+
+
+def case_metadata_observer_struct_size(ctx: Ctx) -> None:
+    for size in (0, 4, 8, 16, 24, 32, METADATA_OBSERVER_SIZE - 4, METADATA_OBSERVER_SIZE - 1,
+                 METADATA_OBSERVER_SIZE + 1, METADATA_OBSERVER_SIZE + 4):
+        assert register_metadata(ctx.engine, metadata_observer(ctx, struct_size=size)) == EINVAL, size
+    for size in (METADATA_OBSERVER_SIZE, METADATA_OBSERVER_SIZE + 8, METADATA_OBSERVER_SIZE + 64):
+        assert register_metadata(ctx.engine, metadata_observer(ctx, struct_size=size)) == 0, size
+
+
+def case_metadata_observer_max_size(ctx: Ctx) -> None:
+    for max_size in (0, -1, 1025, 4096, INT_MAX, INT_MIN):
+        assert register_metadata(ctx.engine, metadata_observer(ctx, max_size=max_size)) == EINVAL, max_size
+    for max_size in (1, 512, 1024):
+        assert register_metadata(ctx.engine, metadata_observer(ctx, max_size=max_size)) == 0, max_size
+    assert register_metadata(ctx.engine, metadata_observer(ctx)) == 0, "NULL get_max_metadata_size: the maximum"
+
+
+def case_metadata_observer_null_callbacks(ctx: Ctx) -> None:
+    for engine in (ctx.engine, in_call(ctx)):
+        assert register_metadata(engine, metadata_observer(ctx, with_callbacks=False)) == 0
+        assert register_metadata(engine, metadata_observer(ctx, max_size=1, with_callbacks=False)) == 0
+
+
+def case_metadata_types(ctx: Ctx) -> None:
+    # VIDEO (0) only; the type is checked first, also for NULL.
+    for kind in (_ffi.AGORAISH_METADATA_TYPE_UNKNOWN, 1, 2, INT_MAX, INT_MIN):
+        assert register_metadata(ctx.engine, metadata_observer(ctx), kind) == EINVAL, kind
+        assert register_metadata(ctx.engine, None, kind) == EINVAL, ("NULL", kind)
+    assert register_metadata(ctx.engine, metadata_observer(ctx), _ffi.AGORAISH_METADATA_TYPE_VIDEO) == 0
+
+
+def encryption_config(mode: int = _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_GCM2, key: Optional[bytes] = KEY,
+                      salt: bytes = SALT, struct_size: Optional[int] = None) -> _ffi.EncryptionConfig:
+    config = _ffi.EncryptionConfig()
+    config.struct_size = ENCRYPTION_CONFIG_SIZE if struct_size is None else struct_size
+    config.encryption_mode = mode
+    config.encryption_key = key
+    ctypes.memmove(config.encryption_kdf_salt, salt, 32)
+    return config
+
+
+def enable_encryption(engine: int, enabled: int, config: Optional[_ffi.EncryptionConfig]) -> int:
+    """agoraish_engine_enable_encryption; a larger struct_size is passed in a buffer of that size."""
+    pointer = None
+    if config is not None:
+        buffer = (ctypes.c_uint8 * max(config.struct_size, ENCRYPTION_CONFIG_SIZE))()
+        ctypes.memmove(buffer, ctypes.byref(config), ENCRYPTION_CONFIG_SIZE)
+        pointer = ctypes.cast(buffer, ctypes.POINTER(_ffi.EncryptionConfig))
+    return _ffi.agoraish_engine_enable_encryption(engine, enabled, pointer)
+
+
+def case_encryption_config_null(ctx: Ctx) -> None:
+    for enabled in (1, -1, INT_MAX, INT_MIN):
+        assert enable_encryption(ctx.engine, enabled, None) == EINVAL, enabled
+    assert enable_encryption(ctx.engine, 0, None) == 0, "turning it off reads no config"
+    bad = encryption_config(mode=0, key=None, struct_size=0)
+    assert enable_encryption(ctx.engine, 0, bad) == 0, "not even a bad one"
+
+
+def case_encryption_enabled_values(ctx: Ctx) -> None:
+    for engine in (ctx.engine, in_call(ctx)):
+        for enabled in (1, -1, 2, INT_MAX, INT_MIN):
+            assert enable_encryption(engine, enabled, encryption_config()) == 0, enabled
+        assert enable_encryption(engine, 0, encryption_config()) == 0
+
+
+def case_encryption_struct_size(ctx: Ctx) -> None:
+    for size in (0, 4, 8, 16, ENCRYPTION_CONFIG_SIZE - 8, ENCRYPTION_CONFIG_SIZE - 1, ENCRYPTION_CONFIG_SIZE + 1,
+                 ENCRYPTION_CONFIG_SIZE + 4):
+        assert enable_encryption(ctx.engine, 1, encryption_config(struct_size=size)) == EINVAL, size
+    for size in (ENCRYPTION_CONFIG_SIZE, ENCRYPTION_CONFIG_SIZE + 8, ENCRYPTION_CONFIG_SIZE + 64):
+        assert enable_encryption(ctx.engine, 1, encryption_config(struct_size=size)) == 0, size
+
+
+def case_encryption_modes(ctx: Ctx) -> None:
+    for mode in (0, _ffi.AGORAISH_ENCRYPTION_MODE_END, -1, 10, INT_MAX, INT_MIN):
+        assert enable_encryption(ctx.engine, 1, encryption_config(mode=mode)) == EINVAL, mode
+    for mode in range(_ffi.AGORAISH_ENCRYPTION_MODE_AES_128_XTS, _ffi.AGORAISH_ENCRYPTION_MODE_END):
+        assert enable_encryption(ctx.engine, 1, encryption_config(mode=mode)) == 0, mode
+
+
+def case_encryption_keys(ctx: Ctx) -> None:
+    for mode in (_ffi.AGORAISH_ENCRYPTION_MODE_AES_128_XTS, _ffi.AGORAISH_ENCRYPTION_MODE_AES_256_GCM2):
+        for key in (None, b"", b"k" * 129, b"k" * 4096, b"\xff\xfe not UTF-8"):
+            assert enable_encryption(ctx.engine, 1, encryption_config(mode=mode, key=key)) == EINVAL, (mode, key)
+        for key in (b"k", b"k" * 128, "clé".encode()):
+            assert enable_encryption(ctx.engine, 1, encryption_config(mode=mode, key=key)) == 0, (mode, key)
+
+
+def case_encryption_salts(ctx: Ctx) -> None:
+    zero = bytes(32)
+    for mode in (_ffi.AGORAISH_ENCRYPTION_MODE_AES_128_GCM2, _ffi.AGORAISH_ENCRYPTION_MODE_AES_256_GCM2):
+        assert enable_encryption(ctx.engine, 1, encryption_config(mode=mode, salt=zero)) == EINVAL, mode
+        for salt in (bytes(31) + b"\x01", b"\x80" + bytes(31), b"\xff" * 32, SALT):
+            assert enable_encryption(ctx.engine, 1, encryption_config(mode=mode, salt=salt)) == 0, (mode, salt)
+    for mode in range(_ffi.AGORAISH_ENCRYPTION_MODE_AES_128_XTS, _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_GCM2):
+        assert enable_encryption(ctx.engine, 1, encryption_config(mode=mode, salt=zero)) == 0, ("ignored", mode)
+
+
+def set_secret(engine: int, secret: Optional[bytes]) -> int:
+    return _ffi.agoraish_engine_set_encryption_secret(engine, secret)
+
+
+def set_mode(engine: int, mode: Optional[bytes]) -> int:
+    return _ffi.agoraish_engine_set_encryption_mode(engine, mode)
+
+
+def case_encryption_secrets(ctx: Ctx) -> None:
+    for engine in (ctx.engine, in_call(ctx)):
+        for secret in (b"s" * 129, b"s" * 4096, b"\xff not UTF-8"):
+            assert set_secret(engine, secret) == EINVAL, secret
+        for secret in (b"s", b"s" * 128, None, b"", b"secret", b""):
+            assert set_secret(engine, secret) == 0, secret
+
+
+ENCRYPTION_MODE_NAMES = (b"aes-128-xts", b"aes-128-ecb", b"aes-256-xts", b"sm4-128-ecb", b"aes-128-gcm",
+                         b"aes-256-gcm")
+
+
+def case_encryption_mode_names(ctx: Ctx) -> None:
+    rejected = (b"aes-128-gcm-2", b"aes-256-gcm-2", b"aes-128-gcm2", b"AES-128-XTS", b"aes-128-xts ",
+                b" aes-128-xts", b"aes", b"x" * 4096, b"\xff")
+    for engine in (ctx.engine, in_call(ctx)):
+        got = {name: set_mode(engine, name) for name in rejected}
+        assert got == {name: EINVAL for name in rejected}
+        for name in (*ENCRYPTION_MODE_NAMES, None, b""):
+            assert set_mode(engine, name) == 0, name
+        # With a secret set, each name applies to it at once.
+        assert set_secret(engine, b"secret") == 0
+        for name in ENCRYPTION_MODE_NAMES:
+            assert set_mode(engine, name) == 0, ("with a secret", name)
+        assert set_mode(engine, b"aes-128-gcm-2") == EINVAL, "with a secret"
+        assert set_secret(engine, None) == 0
+
+
+def packet_observer(ctx: Ctx, struct_size: Optional[int] = None,
+                    with_callbacks: bool = True) -> _ffi.PacketObserverTable:
+    observer = _ffi.PacketObserverTable()
+    observer.struct_size = PACKET_OBSERVER_SIZE if struct_size is None else struct_size
+    if with_callbacks:
+        callback = _ffi.PacketCallback(lambda engine, user_data, packet: 1)
+        ctx.keep.append(callback)
+        for name in ("on_send_audio_packet", "on_send_video_packet", "on_receive_audio_packet",
+                     "on_receive_video_packet"):
+            setattr(observer, name, callback)
+    return observer
+
+
+def register_packet(engine: int, observer: Optional[_ffi.PacketObserverTable]) -> int:
+    """Registers `observer`, passed in a buffer of its struct_size when that is larger."""
+    pointer = None
+    if observer is not None:
+        buffer = (ctypes.c_uint8 * max(observer.struct_size, PACKET_OBSERVER_SIZE))()
+        ctypes.memmove(buffer, ctypes.byref(observer), PACKET_OBSERVER_SIZE)
+        pointer = ctypes.cast(buffer, ctypes.POINTER(_ffi.PacketObserverTable))
+    return _ffi.agoraish_engine_register_packet_observer(engine, pointer)
+
+
+def case_packet_observer_null(ctx: Ctx) -> None:
+    assert register_packet(ctx.engine, None) == 0, "none registered"
+    assert register_packet(ctx.engine, None) == 0, "twice"
+    assert register_packet(ctx.engine, packet_observer(ctx)) == 0
+    assert register_packet(ctx.engine, None) == 0, "removes it"
+
+
+def case_packet_observer_struct_size(ctx: Ctx) -> None:
+    for size in (0, 4, 8, 16, 40, PACKET_OBSERVER_SIZE - 4, PACKET_OBSERVER_SIZE - 1, PACKET_OBSERVER_SIZE + 1,
+                 PACKET_OBSERVER_SIZE + 4):
+        assert register_packet(ctx.engine, packet_observer(ctx, struct_size=size)) == EINVAL, size
+    for size in (PACKET_OBSERVER_SIZE, PACKET_OBSERVER_SIZE + 8, PACKET_OBSERVER_SIZE + 64):
+        assert register_packet(ctx.engine, packet_observer(ctx, struct_size=size)) == 0, size
+
+
+def case_packet_observer_null_callbacks(ctx: Ctx) -> None:
+    for engine in (ctx.engine, in_call(ctx)):
+        assert register_packet(engine, packet_observer(ctx, with_callbacks=False)) == 0
+        assert register_packet(engine, packet_observer(ctx)) == 0, "replaced"
+        assert register_packet(engine, None) == 0
+
+
 def snapshot(engine: int, uid: int, path: Optional[bytes]) -> int:
     return _ffi.agoraish_engine_take_snapshot(engine, uid, path)
 
@@ -2991,6 +3420,85 @@ ROWS: Dict[str, Row] = {
     "agoraish_engine_stop_echo_test": Row(
         [("", "not running -5, twice, after a stop", case_stop_echo_test)],
         handle_call=lambda h: _ffi.agoraish_engine_stop_echo_test(h),
+    ),
+    "agoraish_engine_create_data_stream": Row(
+        [
+            ("stream_id", "NULL: -2, takes no stream", case_create_stream_null_id),
+            ("reliable", "any int: five streams with ids in 1..255", case_stream_flags),
+            ("ordered", "any int: five streams with ids in 1..255", case_stream_flags),
+            ("reliable", "a sixth stream -116 (id untouched), outside and in a call; leaving ends them",
+             case_stream_limit),
+        ],
+        handle_call=lambda h: create_stream(h)[0],
+    ),
+    "agoraish_engine_create_data_stream_with_config": Row(
+        [
+            ("stream_id", "NULL: -2", case_stream_config_null),
+            ("config", "NULL: -2, takes no stream", case_stream_config_null),
+            ("config", "struct_size too small or splitting a field: -2; larger: 0", case_stream_config_struct_size),
+            ("config", "any int in sync_with_audio and ordered", case_stream_config_values),
+        ],
+        handle_call=lambda h: create_stream_with_config(h, stream_config())[0],
+    ),
+    "agoraish_engine_send_stream_message": Row(
+        [
+            ("stream_id", "unknown in a call: -2; any outside a call: -113", case_send_stream_ids),
+            ("data", "NULL: -2, whatever the length", case_send_stream_data_null),
+            ("length", "0: -2; 1025 .. 2^63-1: -114 first; 1 and 1024: 0 in a call, -113 outside",
+             case_send_stream_lengths),
+            ("length", "SIZE_MAX and the top half of size_t: -114, no crash", case_send_stream_huge_length),
+            ("length", "31 messages or 6145 bytes in a second: -115", case_send_stream_rate_limits),
+            ("stream_id", "an audience member of a live broadcast: -5", case_send_stream_audience),
+        ],
+        handle_call=lambda h: send_message(h, 1, 4),
+    ),
+    "agoraish_engine_send_audio_metadata": Row(
+        [
+            ("data", "NULL: -2, whatever the length", case_audio_metadata_data_null),
+            ("length", "0, 1025 .. SIZE_MAX: -2; 1 and 1024: 0 in a call, -113 outside",
+             case_audio_metadata_lengths),
+        ],
+        handle_call=lambda h: send_metadata(h, 4),
+    ),
+    "agoraish_engine_register_media_metadata_observer": Row(
+        [
+            ("observer", "NULL removes (also when none)", case_metadata_observer_null),
+            ("observer", "struct_size too small or splitting a field: -2; larger: 0",
+             case_metadata_observer_struct_size),
+            ("observer", "get_max_metadata_size outside 1..1024: -2; NULL: the maximum",
+             case_metadata_observer_max_size),
+            ("observer", "NULL callbacks, outside and in a call", case_metadata_observer_null_callbacks),
+            ("type", "other than VIDEO (0): -2, also with NULL", case_metadata_types),
+        ],
+        handle_call=lambda h: _ffi.agoraish_engine_register_media_metadata_observer(h, None, 0),
+    ),
+    "agoraish_engine_enable_encryption": Row(
+        [
+            ("config", "NULL: -2 when enabling, 0 when disabling (not read)", case_encryption_config_null),
+            ("enabled", "any nonzero int enables, outside and in a call", case_encryption_enabled_values),
+            ("config", "struct_size too small or splitting a field: -2; larger: 0", case_encryption_struct_size),
+            ("config", "mode 0, END (9), -1, 10, INT_MAX, INT_MIN: -2; 1..8: 0", case_encryption_modes),
+            ("config", "key NULL, empty, 129 bytes, not UTF-8: -2; 1 and 128 bytes: 0", case_encryption_keys),
+            ("config", "an all-zero salt: -2 for the GCM2 modes, ignored by the others", case_encryption_salts),
+        ],
+        handle_call=lambda h: enable_encryption(h, 0, None),
+    ),
+    "agoraish_engine_set_encryption_secret": Row(
+        [("secret", "129 bytes, not UTF-8: -2; NULL, empty, 1 and 128 bytes: 0", case_encryption_secrets)],
+        handle_call=lambda h: set_secret(h, None),
+    ),
+    "agoraish_engine_set_encryption_mode": Row(
+        [("mode", "the six names, NULL and empty: 0; GCM2, upper case, padded, unknown: -2",
+          case_encryption_mode_names)],
+        handle_call=lambda h: set_mode(h, b"aes-128-xts"),
+    ),
+    "agoraish_engine_register_packet_observer": Row(
+        [
+            ("observer", "NULL removes (also when none)", case_packet_observer_null),
+            ("observer", "struct_size too small or splitting a field: -2; larger: 0", case_packet_observer_struct_size),
+            ("observer", "NULL callbacks, outside and in a call", case_packet_observer_null_callbacks),
+        ],
+        handle_call=lambda h: register_packet(h, None),
     ),
     "agoraish_server_create": Row([
         ("config", "NULL", case_server_create_null),

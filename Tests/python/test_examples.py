@@ -1,5 +1,7 @@
 """The Python examples (examples/python), each run as its own program, as a
-reader would run it: `sys.executable examples/python/<name>.py`.
+reader would run it: `sys.executable examples/python/<name>.py`; and the C
+and C++ builds (build/examples, `make hosts`) of the data, metadata and
+encryption examples, which tell the same stories.
 
 Each example starts a channel server inside its process and checks its own
 story (what the remote user heard, what the observer saw, ...); it exits 0
@@ -8,7 +10,7 @@ audio and video ones pace themselves in real time, so running them side by
 side on a small machine would only test the machine) in a temporary working
 directory, so the files they write under demo-out/ stay out of the checkout,
 with the library under test (AGORAISH_LIBRARY) and their logs in the test's
-directory. About 50 s in all.
+directory. About 70 s in all.
 """
 
 from __future__ import annotations
@@ -96,6 +98,42 @@ def test_video_example(name, timeout, last_line, tmp_path):
     check_success(out, last_line)
     if name == "custom_video_render":
         check_y4m(tmp_path / "demo-out" / "custom_video_render.y4m", out.stdout)
+
+
+# (example, timeout in seconds, its last line on success): the same in C, C++ and Python.
+DATA_EXAMPLES = [
+    ("create_data_stream", 20, "done: remote got local's messages once and in order, and local got the answer"),
+    ("video_metadata", 20, "done: remote got each picture's metadata with its timestamp, in order"),
+    ("stream_encryption", 20,
+     "done: the tone and a message each way crossed encrypted, through both packet observers"),
+]
+
+
+@pytest.mark.parametrize("name,timeout,last_line", DATA_EXAMPLES, ids=[case[0] for case in DATA_EXAMPLES])
+def test_data_example(name, timeout, last_line, tmp_path):
+    out = run_example(name, tmp_path, timeout)
+    check_success(out, last_line)
+
+
+def run_built_example(program: Path, workdir: Path, timeout: float) -> subprocess.CompletedProcess:
+    """A C or C++ example of build/examples (make hosts), run in `workdir` with the library under test."""
+    logs = workdir / "logs"
+    logs.mkdir(exist_ok=True)
+    environment = dict(os.environ, AGORAISH_LOG_DIR=str(logs))
+    environment["LD_LIBRARY_PATH"] = os.pathsep.join(
+        filter(None, [str(library_path().parent), environment.get("LD_LIBRARY_PATH")]))
+    return subprocess.run([str(program)], cwd=str(workdir), env=environment, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@pytest.mark.parametrize("name,timeout,last_line", DATA_EXAMPLES, ids=[case[0] for case in DATA_EXAMPLES])
+def test_built_data_example(name, timeout, last_line, language, tmp_path):
+    # The C and C++ versions of the same stories end with the same line.
+    program = ROOT / "build" / "examples" / (name if language == "c" else f"{name}_cpp")
+    if not program.exists():
+        pytest.skip(f"{program.relative_to(ROOT)} is not built (make hosts builds it)")
+    check_success(run_built_example(program, tmp_path, timeout), last_line)
 
 
 @pytest.mark.parametrize("name", ["hello_engine", "join_channel"])

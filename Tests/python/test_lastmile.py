@@ -242,7 +242,7 @@ def test_the_types_and_enum_are_agoras():
     assert empty.uplink_report == empty.downlink_report == agoraish.LastmileProbeOneWayResult(0, 0, 0)
 
 
-def test_the_callbacks_are_on_the_handler_and_last_in_the_table():
+def test_the_callbacks_are_on_the_handler_and_in_the_table_after_fallback():
     from agoraish import _ffi
     from agoraish.engine import _CALLBACKS
 
@@ -251,8 +251,10 @@ def test_the_callbacks_are_on_the_handler_and_last_in_the_table():
     assert agoraish.EventHandler().on_lastmile_quality(QualityType.GOOD) is None
     assert agoraish.EventHandler().on_lastmile_probe_result(agoraish.LastmileProbeResult()) is None
     names = [spec.name for spec in _CALLBACKS]
-    assert names[-2:] == ["on_lastmile_quality", "on_lastmile_probe_result"]
-    assert [name for name, _ in _ffi.EventHandlerTable._fields_][-2:] == names[-2:]
+    at = names.index("on_lastmile_quality")
+    assert names[at - 1:at + 2] == [
+        "on_remote_subscribe_fallback_to_audio_only", "on_lastmile_quality", "on_lastmile_probe_result"]
+    assert [name for name, _ in _ffi.EventHandlerTable._fields_ if name.startswith("on_")] == names
 
 
 def test_the_callbacks_convert_and_copy_through_the_c_table(make_engine):

@@ -94,6 +94,21 @@
  *     probe.expectedUplinkBitrate = probe.expectedDownlinkBitrate = 1000000;  // bps
  *     engine.startLastmileProbeTest(probe);
  *
+ * Data streams, metadata and encryption (ABI 0.8): createDataStream,
+ * sendStreamMessage and sendAudioMetadata with the callbacks onStreamMessage,
+ * onStreamMessageError and onAudioMetadataReceived; an `IMetadataObserver`
+ * for video metadata; enableEncryption (and the deprecated
+ * setEncryptionSecret / setEncryptionMode) with onEncryptionError; an
+ * `IPacketObserver` that sees and may replace each media payload:
+ *
+ *     int stream = 0;
+ *     engine.createDataStream(&stream, true, true);         // reliable, ordered
+ *     engine.sendStreamMessage(stream, "hello", 5);         // in a call
+ *     agoraish::EncryptionConfig encryption;                // AES_128_GCM2
+ *     encryption.encryptionKey = key;                       // before joining
+ *     std::memcpy(encryption.encryptionKdfSalt, salt, 32);
+ *     engine.enableEncryption(true, encryption);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -462,6 +477,32 @@ enum PRIORITY_TYPE : int {
     PRIORITY_HIGH = AGORAISH_PRIORITY_HIGH,
     /** As everyone else (the default). */
     PRIORITY_NORMAL = AGORAISH_PRIORITY_NORMAL,
+};
+
+/** The built-in encryption's modes (Agora's ENCRYPTION_MODE), for enableEncryption().
+ *  The GCM2 modes need a 32-byte salt that is not all zero. */
+enum ENCRYPTION_MODE : int {
+    AES_128_XTS = AGORAISH_ENCRYPTION_MODE_AES_128_XTS,
+    AES_128_ECB = AGORAISH_ENCRYPTION_MODE_AES_128_ECB,
+    AES_256_XTS = AGORAISH_ENCRYPTION_MODE_AES_256_XTS,
+    SM4_128_ECB = AGORAISH_ENCRYPTION_MODE_SM4_128_ECB,
+    AES_128_GCM = AGORAISH_ENCRYPTION_MODE_AES_128_GCM,
+    AES_256_GCM = AGORAISH_ENCRYPTION_MODE_AES_256_GCM,
+    AES_128_GCM2 = AGORAISH_ENCRYPTION_MODE_AES_128_GCM2,
+    AES_256_GCM2 = AGORAISH_ENCRYPTION_MODE_AES_256_GCM2,
+    /** No mode: the end of the list. */
+    MODE_END = AGORAISH_ENCRYPTION_MODE_END,
+};
+
+/** What went wrong in onEncryptionError (Agora's ENCRYPTION_ERROR_TYPE). */
+enum ENCRYPTION_ERROR_TYPE : int {
+    ENCRYPTION_ERROR_INTERNAL_FAILURE = AGORAISH_ENCRYPTION_ERROR_INTERNAL_FAILURE,
+    /** Media that could not be decrypted (another key, mode or salt, or not encrypted). */
+    ENCRYPTION_ERROR_DECRYPTION_FAILURE = AGORAISH_ENCRYPTION_ERROR_DECRYPTION_FAILURE,
+    ENCRYPTION_ERROR_ENCRYPTION_FAILURE = AGORAISH_ENCRYPTION_ERROR_ENCRYPTION_FAILURE,
+    /** A data-stream message that could not be decrypted. */
+    ENCRYPTION_ERROR_DATASTREAM_DECRYPTION_FAILURE = AGORAISH_ENCRYPTION_ERROR_DATASTREAM_DECRYPTION_FAILURE,
+    ENCRYPTION_ERROR_DATASTREAM_ENCRYPTION_FAILURE = AGORAISH_ENCRYPTION_ERROR_DATASTREAM_ENCRYPTION_FAILURE,
 };
 
 /** Raw video positions (Agora's VIDEO_OBSERVER_POSITION bits), for registerVideoFrameObserver(). */
@@ -948,6 +989,131 @@ public:
      */
     virtual int getObservedAudioFramePosition() {
         return AUDIO_FRAME_POSITION_PLAYBACK | AUDIO_FRAME_POSITION_RECORD;
+    }
+};
+
+/** How to create a data stream (Agora's DataStreamConfig), for createDataStream(). */
+struct DataStreamConfig {
+    /** Each message is delivered when the sender's audio of the same moment plays. */
+    bool syncWithAudio = false;
+    /** Messages are delivered in the order sent (late ones are dropped). */
+    bool ordered = false;
+};
+
+/** The built-in end-to-end encryption (Agora's EncryptionConfig), for enableEncryption(). */
+struct EncryptionConfig {
+    /** The mode. */
+    ENCRYPTION_MODE encryptionMode = AES_128_GCM2;
+    /** The key: 1..128 bytes, NUL-terminated (32 random bytes, hex or base64, recommended). Copied. */
+    const char* encryptionKey = nullptr;
+    /** The KDF salt of the GCM2 modes: 32 bytes, not all zero (ignored by the others). */
+    std::uint8_t encryptionKdfSalt[32] = {};
+};
+
+/**
+ * Video metadata (Agora's IMetadataObserver, the data source and delegate of
+ * ObjC's setMediaMetadataDataSource / setMediaMetadataDelegate). Subclass it
+ * and register it with RtcEngine::registerMediaMetadataObserver(); metadata
+ * travels reliably beside the video, marked with the picture's timestamp, to
+ * every other user of the channel.
+ *
+ * Ownership: the host owns the observer. It must stay alive until the engine
+ * is released: a callback already running on a sending thread may still
+ * finish after a registration that replaces or removes it returns.
+ *
+ * Thread: getMaxMetadataSize() once, during the registration;
+ * onReadyToSendMetadata() on the thread that sends the picture (the one that
+ * pushes external frames, or the camera's); onMetadataReceived() on the
+ * event thread. An exception that leaves a callback calls std::terminate.
+ */
+class IMetadataObserver {
+public:
+    /** Agora's METADATA_TYPE. */
+    enum METADATA_TYPE : int {
+        UNKNOWN_METADATA = AGORAISH_METADATA_TYPE_UNKNOWN,
+        VIDEO_METADATA = AGORAISH_METADATA_TYPE_VIDEO,
+    };
+
+    /** Agora's MAX_METADATA_SIZE_TYPE. */
+    enum MAX_METADATA_SIZE_TYPE : int {
+        INVALID_METADATA_SIZE_IN_BYTE = -1,
+        DEFAULT_METADATA_SIZE_IN_BYTE = 512,
+        MAX_METADATA_SIZE_IN_BYTE = AGORAISH_MAX_METADATA_SIZE,
+    };
+
+    /** The metadata of one picture (Agora's Metadata). */
+    struct Metadata {
+        /** The sender (0 when sending). */
+        unsigned int uid = 0;
+        /** Bytes at `buffer`. When sending: in, the room; out, the bytes written. */
+        unsigned int size = 0;
+        /** The metadata; when sending, the library's room of `size` bytes to fill. */
+        unsigned char* buffer = nullptr;
+        /** The picture's timestamp, ms. */
+        long long timeStampMs = 0;
+    };
+
+    /** Virtual, so an observer can be deleted through this base. */
+    virtual ~IMetadataObserver() = default;
+
+    /** The most bytes a picture's metadata may take, 1..1024 (the default: 1024). */
+    virtual int getMaxMetadataSize() { return MAX_METADATA_SIZE_IN_BYTE; }
+
+    /** A picture is being sent: fill `metadata.buffer` (up to `metadata.size` bytes), set
+     *  `metadata.size`, and return true to send it (the default sends nothing). */
+    virtual bool onReadyToSendMetadata(Metadata& metadata) {
+        (void)metadata;
+        return false;
+    }
+
+    /** Metadata of a remote user's picture arrived, with that picture's timestamp. */
+    virtual void onMetadataReceived(const Metadata& metadata) { (void)metadata; }
+};
+
+/**
+ * Each media packet's payload (Agora's IPacketObserver), for the host's own
+ * encryption. Subclass it and register it with
+ * RtcEngine::registerPacketObserver(). Each callback sees one payload (audio:
+ * the Opus packet; video: what follows the RTP payload descriptor) and may
+ * replace it by pointing `packet.buffer` at memory of its own and setting
+ * `packet.size` (growing it by at most AGORAISH_PACKET_OBSERVER_MAX_GROWTH
+ * bytes); the library reads that memory after the callback returns, so keep
+ * it valid until the next callback of the same kind. Return true to send
+ * (hand on) the packet, false to drop it; every default passes it on.
+ *
+ * On the way out the observer runs before the built-in encryption, on the way
+ * in after it. Ownership: the host owns the observer; it must stay alive
+ * until the engine is released. Thread: send callbacks on the thread that
+ * encodes (audio: the pushing or audio device thread; video: the video
+ * thread), receive callbacks on the engine's network thread; callbacks of one
+ * kind never overlap. An exception that leaves a callback calls std::terminate.
+ */
+class IPacketObserver {
+public:
+    /** One payload (Agora's Packet). */
+    struct Packet {
+        const unsigned char* buffer = nullptr;
+        unsigned int size = 0;
+    };
+
+    /** Virtual, so an observer can be deleted through this base. */
+    virtual ~IPacketObserver() = default;
+
+    virtual bool onSendAudioPacket(Packet& packet) {
+        (void)packet;
+        return true;
+    }
+    virtual bool onSendVideoPacket(Packet& packet) {
+        (void)packet;
+        return true;
+    }
+    virtual bool onReceiveAudioPacket(Packet& packet) {
+        (void)packet;
+        return true;
+    }
+    virtual bool onReceiveVideoPacket(Packet& packet) {
+        (void)packet;
+        return true;
     }
 };
 
@@ -1569,6 +1735,39 @@ public:
     /** The result of startLastmileProbeTest() (Agora's onLastmileProbeResult), about
      *  5 s after the start. */
     virtual void onLastmileProbeResult(const LastmileProbeResult& result) { (void)result; }
+
+    // ---- Data streams, metadata, encryption (ABI 0.8) ----
+
+    /** A message of `userId`'s data stream `streamId` (Agora's onStreamMessage): `length`
+     *  bytes at `data`; `sentTs` the sender's wall clock when it sent it (ms since 1970). */
+    virtual void onStreamMessage(uid_t userId, int streamId, const char* data, std::size_t length,
+                                 std::uint64_t sentTs) {
+        (void)userId;
+        (void)streamId;
+        (void)data;
+        (void)length;
+        (void)sentTs;
+    }
+
+    /** Messages of `userId`'s stream will not arrive (Agora's onStreamMessageError): `code`
+     *  AGORAISH_ERR_STREAM_MESSAGE_TIMEOUT (117); `missed` lost, `cached` later ones waiting (delivered next). */
+    virtual void onStreamMessageError(uid_t userId, int streamId, int code, int missed, int cached) {
+        (void)userId;
+        (void)streamId;
+        (void)code;
+        (void)missed;
+        (void)cached;
+    }
+
+    /** End-to-end encryption failed (Agora's onEncryptionError); at most once a second per type. */
+    virtual void onEncryptionError(ENCRYPTION_ERROR_TYPE errorType) { (void)errorType; }
+
+    /** Audio metadata `uid` sent with sendAudioMetadata() (Agora's onAudioMetadataReceived). */
+    virtual void onAudioMetadataReceived(uid_t uid, const char* metadata, std::size_t length) {
+        (void)uid;
+        (void)metadata;
+        (void)length;
+    }
 };
 
 /** Internals of the wrapper: not part of the API. */
@@ -1613,6 +1812,11 @@ inline LocalVideoStats fromC(Type<const LocalVideoStats&>, const agoraish_local_
 /** The C remote video statistics as Agora's RemoteVideoStats. */
 inline RemoteVideoStats fromC(Type<const RemoteVideoStats&>, const agoraish_remote_video_stats* stats) noexcept {
     return stats != nullptr ? RemoteVideoStats(*stats) : RemoteVideoStats();
+}
+
+/** C bytes as the `const char*` of Agora's data callbacks. */
+inline const char* fromC(Type<const char*>, const std::uint8_t* bytes) noexcept {
+    return reinterpret_cast<const char*>(bytes);
 }
 
 /** The C last-mile probe result as Agora's LastmileProbeResult. */
@@ -1703,6 +1907,10 @@ inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) no
     bindCallback<&H::onRemoteSubscribeFallbackToAudioOnly>(table.on_remote_subscribe_fallback_to_audio_only);
     bindCallback<&H::onLastmileQuality>(table.on_lastmile_quality);
     bindCallback<&H::onLastmileProbeResult>(table.on_lastmile_probe_result);
+    bindCallback<&H::onStreamMessage>(table.on_stream_message);
+    bindCallback<&H::onStreamMessageError>(table.on_stream_message_error);
+    bindCallback<&H::onEncryptionError>(table.on_encryption_error);
+    bindCallback<&H::onAudioMetadataReceived>(table.on_audio_metadata_received);
     return table;
 }
 
@@ -1793,6 +2001,74 @@ inline agoraish_audio_frame_observer makeObserverTable(IAudioFrameObserver* obse
     table.on_playback_audio_frame = &ObserverBridge::playback;
     table.on_mixed_audio_frame = &ObserverBridge::mixed;
     table.on_playback_audio_frame_before_mixing = &ObserverBridge::beforeMixing;
+    return table;
+}
+
+/** The C callbacks of an IMetadataObserver: `user_data` is the observer. */
+struct MetadataObserverBridge {
+    static int maxSize(agoraish_engine_t*, void* userData) noexcept {
+        return static_cast<IMetadataObserver*>(userData)->getMaxMetadataSize();
+    }
+    static int readyToSend(agoraish_engine_t*, void* userData, agoraish_metadata* metadata) noexcept {
+        if (metadata == nullptr) return 0;
+        IMetadataObserver::Metadata m;
+        m.uid = metadata->uid;
+        m.size = metadata->size;
+        m.buffer = metadata->buffer;
+        m.timeStampMs = metadata->timestamp_ms;
+        if (!static_cast<IMetadataObserver*>(userData)->onReadyToSendMetadata(m)) return 0;
+        metadata->size = m.size;
+        metadata->buffer = m.buffer;
+        return 1;
+    }
+    static void received(agoraish_engine_t*, void* userData, const agoraish_metadata* metadata) noexcept {
+        if (metadata == nullptr) return;
+        IMetadataObserver::Metadata m;
+        m.uid = metadata->uid;
+        m.size = metadata->size;
+        m.buffer = metadata->buffer;
+        m.timeStampMs = metadata->timestamp_ms;
+        static_cast<IMetadataObserver*>(userData)->onMetadataReceived(m);
+    }
+};
+
+/** The C metadata observer that forwards to `observer`; the library copies it. */
+inline agoraish_metadata_observer makeMetadataObserverTable(IMetadataObserver* observer) noexcept {
+    agoraish_metadata_observer table{};
+    table.struct_size = sizeof(table);
+    table.user_data = observer;
+    table.get_max_metadata_size = &MetadataObserverBridge::maxSize;
+    table.on_ready_to_send_metadata = &MetadataObserverBridge::readyToSend;
+    table.on_metadata_received = &MetadataObserverBridge::received;
+    return table;
+}
+
+/** The C callbacks of an IPacketObserver: `user_data` is the observer. */
+struct PacketObserverBridge {
+    template <bool (IPacketObserver::*Method)(IPacketObserver::Packet&)>
+    static int call(agoraish_engine_t*, void* userData, agoraish_packet* packet) noexcept {
+        if (packet == nullptr) return 1;
+        IPacketObserver::Packet p;
+        p.buffer = packet->buffer;
+        p.size = packet->size;
+        if (!(static_cast<IPacketObserver*>(userData)->*Method)(p)) return 0;
+        packet->buffer = p.buffer;
+        packet->size = p.size;
+        return 1;
+    }
+};
+
+/** The C packet observer that forwards every kind to `observer`; the library copies it. */
+inline agoraish_packet_observer makePacketObserverTable(IPacketObserver* observer) noexcept {
+    using B = PacketObserverBridge;
+    using O = IPacketObserver;
+    agoraish_packet_observer table{};
+    table.struct_size = sizeof(table);
+    table.user_data = observer;
+    table.on_send_audio_packet = &B::call<&O::onSendAudioPacket>;
+    table.on_send_video_packet = &B::call<&O::onSendVideoPacket>;
+    table.on_receive_audio_packet = &B::call<&O::onReceiveAudioPacket>;
+    table.on_receive_video_packet = &B::call<&O::onReceiveVideoPacket>;
     return table;
 }
 
@@ -2888,6 +3164,109 @@ public:
 
     /** Stops the last-mile test (Agora's disableLastmileTest). @return 0; -5 not running; -7 no engine. */
     int disableLastmileTest() noexcept { return agoraish_engine_disable_lastmile_test(engine_); }
+
+    // ---- Data streams (ABI 0.8) ----
+
+    /**
+     * Creates a data stream (Agora's createDataStream(streamId, reliable,
+     * ordered)). A reliable stream delivers every message exactly once (in
+     * the order sent when `ordered`) or reports onStreamMessageError when a
+     * loss is not repaired within 5 s; an unreliable one delivers what
+     * arrives and reports each gap. Streams end when the call ends; at most
+     * AGORAISH_MAX_DATA_STREAMS (5) exist.
+     *
+     * @param streamId  Receives the stream's id (1..255).
+     * @return 0; -2 nullptr; -116 five streams exist; -7 no engine.
+     */
+    int createDataStream(int* streamId, bool reliable, bool ordered) noexcept {
+        return agoraish_engine_create_data_stream(engine_, streamId, reliable ? 1 : 0, ordered ? 1 : 0);
+    }
+
+    /** Creates an unreliable data stream from a DataStreamConfig (Agora's
+     *  createDataStream(streamId, config)). @return as the other overload. */
+    int createDataStream(int* streamId, const DataStreamConfig& config) noexcept {
+        agoraish_data_stream_config c{};
+        c.struct_size = sizeof(c);
+        c.sync_with_audio = config.syncWithAudio ? 1 : 0;
+        c.ordered = config.ordered ? 1 : 0;
+        return agoraish_engine_create_data_stream_with_config(engine_, streamId, &c);
+    }
+
+    /**
+     * Sends a message on a data stream (Agora's sendStreamMessage); copied.
+     *
+     * @return 0; -2 nullptr, length 0 or an unknown stream; -114 more than
+     *         1024 bytes; -115 the last second already holds 30 messages or
+     *         this one would take it past 6144 bytes; -113 not in a call; -5
+     *         an audience member of a live broadcast; -7 no engine.
+     */
+    int sendStreamMessage(int streamId, const char* data, std::size_t length) noexcept {
+        return agoraish_engine_send_stream_message(engine_, streamId, data, length);
+    }
+
+    /** Sends audio metadata, reliably, to every other user of the channel (Agora's
+     *  sendAudioMetadata): onAudioMetadataReceived there. Copied.
+     *  @return 0; -2 nullptr, empty or above 1024 bytes; -113 not in a call; -5
+     *  an audience member of a live broadcast; -7 no engine. */
+    int sendAudioMetadata(const char* metadata, std::size_t length) noexcept {
+        return agoraish_engine_send_audio_metadata(engine_, metadata, length);
+    }
+
+    /**
+     * Registers the video metadata observer (Agora's
+     * registerMediaMetadataObserver), or removes it with nullptr. See
+     * IMetadataObserver for its lifetime.
+     *
+     * @return 0; -2 a type other than VIDEO_METADATA or a maximum size outside
+     *         1..1024; -7 no engine.
+     */
+    int registerMediaMetadataObserver(IMetadataObserver* observer,
+                                      IMetadataObserver::METADATA_TYPE type = IMetadataObserver::VIDEO_METADATA) noexcept {
+        if (observer == nullptr) return agoraish_engine_register_media_metadata_observer(engine_, nullptr, type);
+        const agoraish_metadata_observer table = detail::makeMetadataObserverTable(observer);
+        return agoraish_engine_register_media_metadata_observer(engine_, &table, type);
+    }
+
+    // ---- Encryption (ABI 0.8) ----
+
+    /**
+     * Turns the built-in end-to-end encryption on or off (Agora's
+     * enableEncryption); `config` is not read when off. Call it before
+     * joining; every user of a channel must use the same settings.
+     *
+     * @return 0; -2 an unknown mode, no, empty or too long a key, or a GCM2
+     *         mode with an all-zero salt; -4 a mode this library's OpenSSL
+     *         lacks; -7 no engine.
+     */
+    int enableEncryption(bool enabled, const EncryptionConfig& config) noexcept {
+        agoraish_encryption_config c{};
+        c.struct_size = sizeof(c);
+        c.encryption_mode = config.encryptionMode;
+        c.encryption_key = config.encryptionKey;
+        std::memcpy(c.encryption_kdf_salt, config.encryptionKdfSalt, sizeof(c.encryption_kdf_salt));
+        return agoraish_engine_enable_encryption(engine_, enabled ? 1 : 0, &c);
+    }
+
+    /** Deprecated (Agora's setEncryptionSecret): a non-empty secret turns the encryption on
+     *  with the mode of setEncryptionMode(); nullptr or "" turns it off. Cleared when leaving.
+     *  @return 0; -2 above 128 bytes; -7 no engine. */
+    int setEncryptionSecret(const char* secret) noexcept { return agoraish_engine_set_encryption_secret(engine_, secret); }
+
+    /** Deprecated (Agora's setEncryptionMode): "aes-128-xts" (also nullptr or ""),
+     *  "aes-128-ecb", "aes-256-xts", "sm4-128-ecb", "aes-128-gcm" or "aes-256-gcm".
+     *  @return 0; -2 another name; -4 a mode this OpenSSL lacks; -7 no engine. */
+    int setEncryptionMode(const char* encryptionMode) noexcept {
+        return agoraish_engine_set_encryption_mode(engine_, encryptionMode);
+    }
+
+    /** Registers a packet observer (Agora's registerPacketObserver), or removes it with
+     *  nullptr; packets made after the call returns see it. See IPacketObserver for its
+     *  lifetime. @return 0; -7 no engine. */
+    int registerPacketObserver(IPacketObserver* observer) noexcept {
+        if (observer == nullptr) return agoraish_engine_register_packet_observer(engine_, nullptr);
+        const agoraish_packet_observer table = detail::makePacketObserverTable(observer);
+        return agoraish_engine_register_packet_observer(engine_, &table);
+    }
 
     /**
      * Renews the token (Agora's renewToken).

@@ -313,6 +313,9 @@ final class DataPipeline: @unchecked Sendable {
             }
             return
         }
+        // What waited for the owner goes first: the sender's order holds.
+        let parked = receive.withLock { $0.unowned.removeValue(forKey: ssrc) } ?? []
+        for (o, _) in parked { deliver(o, uid: uid, now: now) }
         for o in outputs { deliver(o, uid: uid, now: now) }
     }
 

@@ -56,7 +56,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Type
 # --------------------------------------------------------------------------
 
 AGORAISH_ABI_VERSION_MAJOR = 0
-AGORAISH_ABI_VERSION_MINOR = 7
+AGORAISH_ABI_VERSION_MINOR = 8
 AGORAISH_ABI_VERSION = AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR
 
 # --------------------------------------------------------------------------
@@ -334,6 +334,40 @@ AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY = 2
 
 AGORAISH_PRIORITY_HIGH = 50
 AGORAISH_PRIORITY_NORMAL = 100
+
+# --------------------------------------------------------------------------
+# Data streams, metadata, encryption (ABI 0.8): the data-stream limits,
+# enum agoraish_metadata_type, agoraish_encryption_mode,
+# agoraish_encryption_error_type, the packet observer's growth limit
+# --------------------------------------------------------------------------
+
+AGORAISH_MAX_DATA_STREAMS = 5
+AGORAISH_MAX_STREAM_MESSAGE_SIZE = 1024
+AGORAISH_MAX_STREAM_MESSAGES_PER_SECOND = 30
+AGORAISH_MAX_STREAM_BYTES_PER_SECOND = 6144
+
+AGORAISH_METADATA_TYPE_UNKNOWN = -1
+AGORAISH_METADATA_TYPE_VIDEO = 0
+
+AGORAISH_MAX_METADATA_SIZE = 1024
+
+AGORAISH_ENCRYPTION_MODE_AES_128_XTS = 1
+AGORAISH_ENCRYPTION_MODE_AES_128_ECB = 2
+AGORAISH_ENCRYPTION_MODE_AES_256_XTS = 3
+AGORAISH_ENCRYPTION_MODE_SM4_128_ECB = 4
+AGORAISH_ENCRYPTION_MODE_AES_128_GCM = 5
+AGORAISH_ENCRYPTION_MODE_AES_256_GCM = 6
+AGORAISH_ENCRYPTION_MODE_AES_128_GCM2 = 7
+AGORAISH_ENCRYPTION_MODE_AES_256_GCM2 = 8
+AGORAISH_ENCRYPTION_MODE_END = 9
+
+AGORAISH_ENCRYPTION_ERROR_INTERNAL_FAILURE = 0
+AGORAISH_ENCRYPTION_ERROR_DECRYPTION_FAILURE = 1
+AGORAISH_ENCRYPTION_ERROR_ENCRYPTION_FAILURE = 2
+AGORAISH_ENCRYPTION_ERROR_DATASTREAM_DECRYPTION_FAILURE = 3
+AGORAISH_ENCRYPTION_ERROR_DATASTREAM_ENCRYPTION_FAILURE = 4
+
+AGORAISH_PACKET_OBSERVER_MAX_GROWTH = 64
 
 # --------------------------------------------------------------------------
 # Structs and callback types
@@ -666,6 +700,72 @@ class LastmileProbeResult(Structure):
     ]
 
 
+class DataStreamConfig(Structure):
+    """``agoraish_data_stream_config``: how to create a data stream (Agora's DataStreamConfig).
+
+    Owner: the host; read only during
+    ``agoraish_engine_create_data_stream_with_config()``. Set ``struct_size``
+    to ``ctypes.sizeof(DataStreamConfig)``. Nonzero ``sync_with_audio``
+    delivers each message when the sender's audio of the same moment plays;
+    nonzero ``ordered`` delivers in the order sent.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("sync_with_audio", c_int),
+        ("ordered", c_int),
+    ]
+
+
+class Metadata(Structure):
+    """``agoraish_metadata``: the metadata of one video picture (Agora's Metadata).
+
+    Owner: the library, valid only during the observer callback that received
+    it. When sending, ``buffer`` is the library's room of ``size`` bytes: fill
+    it and set ``size`` to the bytes written. ``timestamp_ms`` is the picture's
+    timestamp.
+    """
+
+    _fields_ = [
+        ("uid", c_uint32),
+        ("size", c_uint32),
+        ("buffer", POINTER(c_uint8)),
+        ("timestamp_ms", c_int64),
+    ]
+
+
+class EncryptionConfig(Structure):
+    """``agoraish_encryption_config``: the built-in encryption (Agora's EncryptionConfig).
+
+    Owner: the host; read only during ``agoraish_engine_enable_encryption()``
+    (the key is copied). Set ``struct_size`` to
+    ``ctypes.sizeof(EncryptionConfig)``. ``encryption_mode`` is an
+    ``AGORAISH_ENCRYPTION_MODE_*``; the key is 1..128 bytes; the GCM2 modes
+    need a 32-byte salt that is not all zero.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("encryption_mode", c_int),
+        ("encryption_key", c_char_p),
+        ("encryption_kdf_salt", c_uint8 * 32),
+    ]
+
+
+class Packet(Structure):
+    """``agoraish_packet``: the payload of one media packet (Agora's Packet).
+
+    Owner: the library, valid only during the packet observer callback. A
+    callback may point ``buffer`` at its own memory and change ``size`` (by at
+    most ``AGORAISH_PACKET_OBSERVER_MAX_GROWTH`` bytes more).
+    """
+
+    _fields_ = [
+        ("buffer", POINTER(c_uint8)),
+        ("size", c_uint32),
+    ]
+
+
 # Every callback receives (agoraish_engine_t *engine, void *user_data, ...).
 # They run on the engine's event thread; pointers are valid only during the call.
 
@@ -772,6 +872,18 @@ LastmileQualityCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int)
 #: ``on_lastmile_probe_result(engine, user_data, const struct agoraish_lastmile_probe_result *result)``
 LastmileProbeResultCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(LastmileProbeResult))
 
+# ABI 0.8: data streams, metadata, encryption.
+
+#: ``on_stream_message(engine, user_data, uint32_t uid, int stream_id, const uint8_t *data, size_t length,
+#: uint64_t sent_ts)``
+StreamMessageCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, POINTER(c_uint8), c_size_t, c_uint64)
+#: ``on_stream_message_error(engine, user_data, uint32_t uid, int stream_id, int code, int missed, int cached)``
+StreamMessageErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, c_int, c_int, c_int, c_int)
+#: ``on_encryption_error(engine, user_data, int error_type)``
+EncryptionErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int)
+#: ``on_audio_metadata_received(engine, user_data, uint32_t uid, const uint8_t *metadata, size_t length)``
+AudioMetadataReceivedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, POINTER(c_uint8), c_size_t)
+
 # Audio frame observer callbacks: they run on an audio thread (see
 # agoraish_audio_frame_observer) and return nonzero to keep the frame, 0 to discard it.
 
@@ -819,7 +931,8 @@ class EventHandlerTable(Structure):
     ``on_first_local_video_frame_published`` on ABI 0.5 (video), from
     ``on_first_local_video_frame`` on ABI 0.6 (more video) and from
     ``on_local_publish_fallback_to_audio_only`` on ABI 0.7 (fallback, the last-mile
-    test and probe); a table with
+    test and probe) and from ``on_stream_message`` on ABI 0.8 (data streams,
+    metadata, encryption); a table with
     ``struct_size`` equal to ``AGORAISH_EVENT_HANDLER_SIZE_0_1`` has none of them.
     """
 
@@ -875,6 +988,11 @@ class EventHandlerTable(Structure):
         # ABI 0.7: the last-mile test and probe.
         ("on_lastmile_quality", LastmileQualityCallback),
         ("on_lastmile_probe_result", LastmileProbeResultCallback),
+        # ABI 0.8: data streams, metadata, encryption.
+        ("on_stream_message", StreamMessageCallback),
+        ("on_stream_message_error", StreamMessageErrorCallback),
+        ("on_encryption_error", EncryptionErrorCallback),
+        ("on_audio_metadata_received", AudioMetadataReceivedCallback),
     ]
 
 
@@ -1013,6 +1131,64 @@ class CameraCapturerConfiguration(Structure):
     ]
 
 
+# Media metadata observer callbacks (ABI 0.8): get_max_metadata_size once,
+# during agoraish_engine_register_media_metadata_observer(); ready-to-send on
+# the thread that sends the picture (the pushing or camera thread); received
+# on the event thread.
+
+#: ``get_max_metadata_size(engine, user_data)``
+GetMaxMetadataSizeCallback = CFUNCTYPE(c_int, c_void_p, c_void_p)
+#: ``on_ready_to_send_metadata(engine, user_data, agoraish_metadata *metadata)``
+ReadyToSendMetadataCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Metadata))
+#: ``on_metadata_received(engine, user_data, const agoraish_metadata *metadata)``
+MetadataReceivedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(Metadata))
+
+
+class MetadataObserverTable(Structure):
+    """``agoraish_metadata_observer``: the source and sink of video metadata.
+
+    Owner: the host. The library copies the struct during
+    ``agoraish_engine_register_media_metadata_observer()``, but the function
+    pointers must stay valid while the library may call them (for ctypes:
+    keep the CFUNCTYPE objects alive). A NULL entry is skipped.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("user_data", c_void_p),
+        ("get_max_metadata_size", GetMaxMetadataSizeCallback),
+        ("on_ready_to_send_metadata", ReadyToSendMetadataCallback),
+        ("on_metadata_received", MetadataReceivedCallback),
+    ]
+
+
+# Packet observer callbacks (ABI 0.8): send callbacks on the thread that
+# encodes, receive callbacks on the engine's network thread; callbacks of one
+# kind never overlap. Each returns nonzero to pass the packet on, 0 to drop it.
+
+#: ``on_send_audio_packet(engine, user_data, agoraish_packet *packet)`` (and the other three)
+PacketCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Packet))
+
+
+class PacketObserverTable(Structure):
+    """``agoraish_packet_observer``: sees, and may replace, each media payload.
+
+    Owner: the host. The library copies the struct during
+    ``agoraish_engine_register_packet_observer()``, but the function pointers
+    must stay valid while the library may call them (for ctypes: keep the
+    CFUNCTYPE objects alive). A NULL entry passes packets on unchanged.
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("user_data", c_void_p),
+        ("on_send_audio_packet", PacketCallback),
+        ("on_send_video_packet", PacketCallback),
+        ("on_receive_audio_packet", PacketCallback),
+        ("on_receive_video_packet", PacketCallback),
+    ]
+
+
 class EngineConfig(Structure):
     """``agoraish_engine_config``: how to create an engine.
 
@@ -1075,6 +1251,12 @@ agoraish_camera_capturer_configuration = CameraCapturerConfiguration
 agoraish_lastmile_probe_config = LastmileProbeConfig
 agoraish_lastmile_probe_one_way_result = LastmileProbeOneWayResult
 agoraish_lastmile_probe_result = LastmileProbeResult
+agoraish_data_stream_config = DataStreamConfig
+agoraish_metadata = Metadata
+agoraish_metadata_observer = MetadataObserverTable
+agoraish_encryption_config = EncryptionConfig
+agoraish_packet = Packet
+agoraish_packet_observer = PacketObserverTable
 
 #: Every struct of the header, keyed by its C name.
 STRUCTS: Dict[str, Type[Structure]] = {
@@ -1104,6 +1286,12 @@ STRUCTS: Dict[str, Type[Structure]] = {
     "agoraish_lastmile_probe_config": LastmileProbeConfig,
     "agoraish_lastmile_probe_one_way_result": LastmileProbeOneWayResult,
     "agoraish_lastmile_probe_result": LastmileProbeResult,
+    "agoraish_data_stream_config": DataStreamConfig,
+    "agoraish_metadata": Metadata,
+    "agoraish_metadata_observer": MetadataObserverTable,
+    "agoraish_encryption_config": EncryptionConfig,
+    "agoraish_packet": Packet,
+    "agoraish_packet_observer": PacketObserverTable,
 }
 
 # --------------------------------------------------------------------------
@@ -1545,6 +1733,50 @@ agoraish_engine_switch_camera = _declare("agoraish_engine_switch_camera", c_int,
 agoraish_engine_start_echo_test = _declare("agoraish_engine_start_echo_test", c_int, [c_void_p, c_int])
 # int agoraish_engine_stop_echo_test(agoraish_engine_t *engine);
 agoraish_engine_stop_echo_test = _declare("agoraish_engine_stop_echo_test", c_int, [c_void_p])
+
+# Data streams (ABI 0.8)
+
+# int agoraish_engine_create_data_stream(agoraish_engine_t *engine, int *stream_id, int reliable, int ordered);
+agoraish_engine_create_data_stream = _declare(
+    "agoraish_engine_create_data_stream", c_int, [c_void_p, POINTER(c_int), c_int, c_int]
+)
+# int agoraish_engine_create_data_stream_with_config(agoraish_engine_t *engine, int *stream_id,
+#                                                    const agoraish_data_stream_config *config);
+agoraish_engine_create_data_stream_with_config = _declare(
+    "agoraish_engine_create_data_stream_with_config", c_int, [c_void_p, POINTER(c_int), POINTER(DataStreamConfig)]
+)
+# int agoraish_engine_send_stream_message(agoraish_engine_t *engine, int stream_id, const void *data, size_t length);
+agoraish_engine_send_stream_message = _declare(
+    "agoraish_engine_send_stream_message", c_int, [c_void_p, c_int, c_void_p, c_size_t]
+)
+# int agoraish_engine_send_audio_metadata(agoraish_engine_t *engine, const void *data, size_t length);
+agoraish_engine_send_audio_metadata = _declare(
+    "agoraish_engine_send_audio_metadata", c_int, [c_void_p, c_void_p, c_size_t]
+)
+
+# Media metadata (ABI 0.8)
+
+# int agoraish_engine_register_media_metadata_observer(agoraish_engine_t *engine,
+#                                                      const agoraish_metadata_observer *observer, int type);
+agoraish_engine_register_media_metadata_observer = _declare(
+    "agoraish_engine_register_media_metadata_observer", c_int, [c_void_p, POINTER(MetadataObserverTable), c_int]
+)
+
+# Encryption (ABI 0.8)
+
+# int agoraish_engine_enable_encryption(agoraish_engine_t *engine, int enabled,
+#                                       const agoraish_encryption_config *config);
+agoraish_engine_enable_encryption = _declare(
+    "agoraish_engine_enable_encryption", c_int, [c_void_p, c_int, POINTER(EncryptionConfig)]
+)
+# int agoraish_engine_set_encryption_secret(agoraish_engine_t *engine, const char *secret);
+agoraish_engine_set_encryption_secret = _declare("agoraish_engine_set_encryption_secret", c_int, [c_void_p, c_char_p])
+# int agoraish_engine_set_encryption_mode(agoraish_engine_t *engine, const char *mode);
+agoraish_engine_set_encryption_mode = _declare("agoraish_engine_set_encryption_mode", c_int, [c_void_p, c_char_p])
+# int agoraish_engine_register_packet_observer(agoraish_engine_t *engine, const agoraish_packet_observer *observer);
+agoraish_engine_register_packet_observer = _declare(
+    "agoraish_engine_register_packet_observer", c_int, [c_void_p, POINTER(PacketObserverTable)]
+)
 
 # Embedded channel server
 

@@ -63,6 +63,8 @@ __all__ = [
     "ConnectionChangedReason",
     "ConnectionState",
     "DegradationPreference",
+    "EncryptionErrorType",
+    "EncryptionMode",
     "ErrorCode",
     "EventHandler",
     "LastmileProbeConfig",
@@ -78,7 +80,10 @@ __all__ = [
     "LogFilter",
     "LogLevel",
     "MediaDeviceType",
+    "MetadataObserver",
+    "MetadataType",
     "OrientationMode",
+    "PacketObserver",
     "PriorityType",
     "QualityType",
     "RawAudioFrameOpMode",
@@ -470,6 +475,40 @@ class PriorityType(enum.IntEnum):
 
     HIGH = _ffi.AGORAISH_PRIORITY_HIGH
     NORMAL = _ffi.AGORAISH_PRIORITY_NORMAL
+
+
+class MetadataType(enum.IntEnum):
+    """Agora's METADATA_TYPE, for ``register_media_metadata_observer`` (VIDEO only)."""
+
+    UNKNOWN = _ffi.AGORAISH_METADATA_TYPE_UNKNOWN
+    VIDEO = _ffi.AGORAISH_METADATA_TYPE_VIDEO
+
+
+class EncryptionMode(enum.IntEnum):
+    """Agora's ENCRYPTION_MODE, for ``enable_encryption``. The GCM2 modes need
+    a 32-byte salt that is not all zero; END is no mode (-2)."""
+
+    AES_128_XTS = _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_XTS
+    AES_128_ECB = _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_ECB
+    AES_256_XTS = _ffi.AGORAISH_ENCRYPTION_MODE_AES_256_XTS
+    SM4_128_ECB = _ffi.AGORAISH_ENCRYPTION_MODE_SM4_128_ECB
+    AES_128_GCM = _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_GCM
+    AES_256_GCM = _ffi.AGORAISH_ENCRYPTION_MODE_AES_256_GCM
+    AES_128_GCM2 = _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_GCM2
+    AES_256_GCM2 = _ffi.AGORAISH_ENCRYPTION_MODE_AES_256_GCM2
+    END = _ffi.AGORAISH_ENCRYPTION_MODE_END
+
+
+class EncryptionErrorType(enum.IntEnum):
+    """Agora's ENCRYPTION_ERROR_TYPE, the argument of ``on_encryption_error``."""
+
+    INTERNAL_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_INTERNAL_FAILURE
+    #: Media that could not be decrypted (another key, mode or salt, or not encrypted).
+    DECRYPTION_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_DECRYPTION_FAILURE
+    ENCRYPTION_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_ENCRYPTION_FAILURE
+    #: A data-stream message that could not be decrypted.
+    DATASTREAM_DECRYPTION_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_DATASTREAM_DECRYPTION_FAILURE
+    DATASTREAM_ENCRYPTION_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_DATASTREAM_ENCRYPTION_FAILURE
 
 
 # The enums below are plain ints in the header (documented on the fields and
@@ -1248,6 +1287,34 @@ class EventHandler:
         about 5 s after the start; `result` is a copy the handler may keep.
         """
 
+    # -- data streams, metadata, encryption (ABI 0.8) -------------------------------
+
+    def on_stream_message(self, uid: int, stream_id: int, data: bytes, sent_ts: int) -> None:
+        """A message of `uid`'s data stream `stream_id` (onStreamMessage).
+
+        `data` is a copy; `sent_ts` is the sender's wall clock when it sent
+        the message (ms since 1970). A reliable stream delivers each message
+        once (in order when ordered); see ``RtcEngine.create_data_stream``.
+        """
+
+    def on_stream_message_error(self, uid: int, stream_id: int, code: ErrorCode, missed: int, cached: int) -> None:
+        """Messages of `uid`'s stream `stream_id` will not arrive (onStreamMessageError).
+
+        `code` is ``ErrorCode.STREAM_MESSAGE_TIMEOUT`` (117, positive); `missed`
+        messages were lost, `cached` later ones waited for them and come next.
+        A reliable stream reports a loss not repaired within 5 s, an unreliable
+        one each gap as it is seen.
+        """
+
+    def on_encryption_error(self, error_type: EncryptionErrorType) -> None:
+        """End-to-end encryption failed (onEncryptionError), at most once a
+        second per type. A packet that cannot be decrypted is dropped; a
+        value the header does not list arrives as a plain int.
+        """
+
+    def on_audio_metadata_received(self, uid: int, metadata: bytes) -> None:
+        """Audio metadata `uid` sent with ``send_audio_metadata`` (onAudioMetadataReceived); a copy."""
+
 
 def _text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", "replace") if value is not None else ""
@@ -1336,6 +1403,13 @@ def _lastmile_probe_result(pointer: Any) -> LastmileProbeResult:
     if present("rtt"):
         values["rtt"] = int(raw.rtt)
     return LastmileProbeResult(**values)
+
+
+def _bytes_at(pointer: Any, length: int) -> bytes:
+    """A copy of `length` bytes at a C pointer (b"" for NULL or nothing)."""
+    if not pointer or length <= 0:
+        return b""
+    return ctypes.string_at(pointer, length)
 
 
 def _speakers(pointer: Any, count: int) -> List[AudioVolumeInfo]:
@@ -1538,6 +1612,38 @@ _CALLBACKS: Tuple[_CallbackSpec, ...] = (
         "on_lastmile_probe_result",
         _ffi.LastmileProbeResultCallback,
         lambda result: (_lastmile_probe_result(result),),
+    ),
+    # ABI 0.8: data streams, metadata, encryption.
+    _CallbackSpec(
+        "on_stream_message",
+        _ffi.StreamMessageCallback,
+        lambda uid, stream_id, data, length, sent_ts: (
+            int(uid),
+            int(stream_id),
+            _bytes_at(data, int(length)),
+            int(sent_ts),
+        ),
+    ),
+    _CallbackSpec(
+        "on_stream_message_error",
+        _ffi.StreamMessageErrorCallback,
+        lambda uid, stream_id, code, missed, cached: (
+            int(uid),
+            int(stream_id),
+            _enum_or_int(ErrorCode, code),
+            int(missed),
+            int(cached),
+        ),
+    ),
+    _CallbackSpec(
+        "on_encryption_error",
+        _ffi.EncryptionErrorCallback,
+        lambda error_type: (_enum_or_int(EncryptionErrorType, error_type),),
+    ),
+    _CallbackSpec(
+        "on_audio_metadata_received",
+        _ffi.AudioMetadataReceivedCallback,
+        lambda uid, metadata, length: (int(uid), _bytes_at(metadata, int(length))),
     ),
 )
 
@@ -2504,6 +2610,278 @@ def _check_plane(view: Optional[memoryview], name: str, stride: int, rows: int, 
 
 
 # --------------------------------------------------------------------------
+# Data streams: media metadata and the packet observer (ABI 0.8)
+# --------------------------------------------------------------------------
+
+
+def _payload(data: Any, name: str) -> bytes:
+    """The bytes of a bytes-like object (bytes are passed as they are)."""
+    if type(data) is bytes:
+        return data
+    try:
+        return memoryview(data).tobytes()
+    except TypeError:
+        raise TypeError(f"{name} must be a bytes-like object, not {type(data).__name__}") from None
+
+
+class MetadataObserver:
+    """The source and sink of video metadata (Agora's IMetadataObserver, the
+    data source and delegate of ObjC's setMediaMetadataDataSource /
+    setMediaMetadataDelegate); register it with
+    ``RtcEngine.register_media_metadata_observer``.
+
+    Pass callables, or subclass and override the methods:
+
+    - ``max_size``: the most bytes one picture's metadata may take,
+      1..``AGORAISH_MAX_METADATA_SIZE`` (1024); read once, when registered,
+      through ``get_max_metadata_size()``.
+    - ``on_ready_to_send(timestamp_ms)``: a picture is being sent (its capture
+      or external-frame timestamp, ms); return the bytes to send with it
+      (at most ``max_size``), or None (or b"") for none. Runs on the thread
+      that sends the picture (the one that calls ``push_external_video_frame``,
+      or the camera's): keep it short.
+    - ``on_received(uid, data, timestamp_ms)``: metadata of `uid`'s picture
+      arrived, with that picture's timestamp; runs on the event thread.
+
+    Metadata travels reliably beside the video to every other user of the
+    channel. Only the callbacks given (or overridden) are installed. An
+    exception raised by a callback is reported through ``sys.unraisablehook``;
+    the picture then goes without metadata. Metadata longer than the room is
+    such an error too.
+    """
+
+    #: The most bytes a picture's metadata may take (the default: the maximum).
+    max_size: int = _ffi.AGORAISH_MAX_METADATA_SIZE
+
+    def __init__(
+        self,
+        max_size: int = _ffi.AGORAISH_MAX_METADATA_SIZE,
+        on_ready_to_send: Optional[Callable[[int], Optional[bytes]]] = None,
+        on_received: Optional[Callable[[int, bytes, int], Any]] = None,
+    ) -> None:
+        self.max_size = max_size
+        self._on_ready_to_send = on_ready_to_send
+        self._on_received = on_received
+
+    def get_max_metadata_size(self) -> int:
+        """The most bytes a picture's metadata may take; asked once, when registered."""
+        return self.max_size
+
+    def on_ready_to_send_metadata(self, timestamp_ms: int) -> Optional[bytes]:
+        """The metadata of the picture with this timestamp (ms), or None."""
+        callback = getattr(self, "_on_ready_to_send", None)
+        return callback(timestamp_ms) if callback is not None else None
+
+    def on_metadata_received(self, uid: int, data: bytes, timestamp_ms: int) -> None:
+        """Metadata of `uid`'s picture with this timestamp (ms) arrived."""
+        callback = getattr(self, "_on_received", None)
+        if callback is not None:
+            callback(uid, data, timestamp_ms)
+
+
+def _installs(observer: object, name: str, base: type, attribute: str) -> bool:
+    """Whether `observer` handles callback `name`: a method of its own, or the callable it was given."""
+    return _overrides(observer, name, base) or getattr(observer, attribute, None) is not None
+
+
+class _MetadataKeepalive:
+    """What the C engine points at for one metadata observer: thunks and table.
+
+    The library copies the table but does not wait, on replacement, for a
+    callback already running on a sending thread; a replaced keepalive is
+    therefore kept for the life of the process (``_keep_forever``).
+    """
+
+    __slots__ = ("cell", "thunks", "table", "max_size")
+
+    def __init__(self, observer: object, max_size: int) -> None:
+        self.cell = _HandlerCell(observer)
+        self.max_size = max_size
+        self.thunks: List[Any] = []
+        self.table = _ffi.MetadataObserverTable()
+        self.table.struct_size = ctypes.sizeof(_ffi.MetadataObserverTable)
+        self.table.user_data = None
+        cell = self.cell
+
+        def get_max(_engine: Optional[int], _user_data: Optional[int]) -> int:
+            return max_size
+
+        def ready(_engine: Optional[int], _user_data: Optional[int], pointer: Any) -> int:
+            observer = cell.handler
+            if observer is None or not pointer:
+                return 0
+            try:
+                metadata = pointer.contents
+                data = observer.on_ready_to_send_metadata(int(metadata.timestamp_ms))  # type: ignore[attr-defined]
+                if data is None:
+                    return 0
+                payload = _payload(data, "metadata")
+                if not payload:
+                    return 0
+                if len(payload) > metadata.size or not metadata.buffer:
+                    raise ValueError(f"{len(payload)} bytes of metadata do not fit the room of {metadata.size}")
+                ctypes.memmove(metadata.buffer, payload, len(payload))
+                metadata.size = len(payload)
+                return 1
+            except BaseException as error:
+                _report_callback_exception(error, "on_ready_to_send_metadata", observer)
+                return 0
+
+        def received(_engine: Optional[int], _user_data: Optional[int], pointer: Any) -> None:
+            observer = cell.handler
+            if observer is None or not pointer:
+                return
+            previous = getattr(_THREAD_STATE, "engine", None)
+            _THREAD_STATE.engine = _engine
+            try:
+                metadata = pointer.contents
+                observer.on_metadata_received(  # type: ignore[attr-defined]
+                    int(metadata.uid), _bytes_at(metadata.buffer, int(metadata.size)), int(metadata.timestamp_ms)
+                )
+            except BaseException as error:
+                _report_callback_exception(error, "on_metadata_received", observer)
+            finally:
+                _THREAD_STATE.engine = previous
+
+        self._install("get_max_metadata_size", _ffi.GetMaxMetadataSizeCallback(get_max))
+        if _installs(observer, "on_ready_to_send_metadata", MetadataObserver, "_on_ready_to_send"):
+            self._install("on_ready_to_send_metadata", _ffi.ReadyToSendMetadataCallback(ready))
+        if _installs(observer, "on_metadata_received", MetadataObserver, "_on_received"):
+            self._install("on_metadata_received", _ffi.MetadataReceivedCallback(received))
+
+    def _install(self, name: str, thunk: Any) -> None:
+        self.thunks.append(thunk)
+        setattr(self.table, name, thunk)
+
+    def drop_handler(self) -> None:
+        self.cell.handler = None
+
+
+#: The callbacks of agoraish_packet_observer, in header order: C field (and
+#: Python method) name, and the attribute holding a callable given to PacketObserver().
+_PACKET_CALLBACKS: Tuple[Tuple[str, str], ...] = (
+    ("on_send_audio_packet", "_on_send_audio"),
+    ("on_send_video_packet", "_on_send_video"),
+    ("on_receive_audio_packet", "_on_receive_audio"),
+    ("on_receive_video_packet", "_on_receive_video"),
+)
+
+
+class PacketObserver:
+    """Sees, and may replace, the payload of each media packet (Agora's
+    IPacketObserver), for the host's own encryption; register it with
+    ``RtcEngine.register_packet_observer``.
+
+    Pass callables, or subclass and override the methods. Each takes the
+    payload (``bytes``: audio, the Opus packet; video, what follows the RTP
+    payload descriptor) and returns the payload to send or hand on: the same
+    object (unchanged), other bytes (at most
+    ``AGORAISH_PACKET_OBSERVER_MAX_GROWTH``, 64, bytes longer, or the library
+    drops the packet), or None to drop the packet. Only the callbacks given
+    (or overridden) are installed; the others pass packets on unchanged.
+
+    On the way out the observer runs before the built-in encryption, on the
+    way in after it. Send callbacks run on the thread that encodes (audio: the
+    thread that pushes or the audio device thread; video: the video thread),
+    receive callbacks on the engine's network thread; callbacks of one kind
+    never overlap. They run for every packet: keep them short. An exception
+    raised by a callback is reported through ``sys.unraisablehook`` and the
+    packet is dropped.
+    """
+
+    def __init__(
+        self,
+        on_send_audio: Optional[Callable[[bytes], Optional[bytes]]] = None,
+        on_send_video: Optional[Callable[[bytes], Optional[bytes]]] = None,
+        on_receive_audio: Optional[Callable[[bytes], Optional[bytes]]] = None,
+        on_receive_video: Optional[Callable[[bytes], Optional[bytes]]] = None,
+    ) -> None:
+        self._on_send_audio = on_send_audio
+        self._on_send_video = on_send_video
+        self._on_receive_audio = on_receive_audio
+        self._on_receive_video = on_receive_video
+
+    def _call(self, attribute: str, payload: bytes) -> Optional[bytes]:
+        callback = getattr(self, attribute, None)
+        return callback(payload) if callback is not None else payload
+
+    def on_send_audio_packet(self, payload: bytes) -> Optional[bytes]:
+        """An audio payload about to be sent."""
+        return self._call("_on_send_audio", payload)
+
+    def on_send_video_packet(self, payload: bytes) -> Optional[bytes]:
+        """A video payload about to be sent."""
+        return self._call("_on_send_video", payload)
+
+    def on_receive_audio_packet(self, payload: bytes) -> Optional[bytes]:
+        """An audio payload that arrived."""
+        return self._call("_on_receive_audio", payload)
+
+    def on_receive_video_packet(self, payload: bytes) -> Optional[bytes]:
+        """A video payload that arrived."""
+        return self._call("_on_receive_video", payload)
+
+
+class _PacketKeepalive:
+    """What the C engine points at for one packet observer: thunks, table and,
+    per callback, the last replacement payload.
+
+    The library reads a replacement payload after the callback has returned,
+    so each stays referenced here until the next callback of its kind (which
+    never overlaps it). The library does not wait, on replacement, for a
+    callback already running; a replaced keepalive is kept for the life of
+    the process (``_keep_forever``).
+    """
+
+    __slots__ = ("cell", "thunks", "table", "replacements")
+
+    def __init__(self, observer: object) -> None:
+        self.cell = _HandlerCell(observer)
+        self.thunks: List[Any] = []
+        self.replacements: List[Any] = [None] * len(_PACKET_CALLBACKS)
+        self.table = _ffi.PacketObserverTable()
+        self.table.struct_size = ctypes.sizeof(_ffi.PacketObserverTable)
+        self.table.user_data = None
+        for index, (name, attribute) in enumerate(_PACKET_CALLBACKS):
+            if _installs(observer, name, PacketObserver, attribute):
+                thunk = _ffi.PacketCallback(self._make_thunk(index, name))
+                self.thunks.append(thunk)
+                setattr(self.table, name, thunk)
+
+    def _make_thunk(self, index: int, name: str) -> Callable[..., int]:
+        cell, replacements = self.cell, self.replacements
+
+        def thunk(_engine: Optional[int], _user_data: Optional[int], pointer: Any) -> int:
+            observer = cell.handler
+            if observer is None or not pointer:
+                return 1
+            replacements[index] = None
+            try:
+                packet = pointer.contents
+                payload = _bytes_at(packet.buffer, int(packet.size))
+                result = getattr(observer, name)(payload)
+                if result is None:
+                    return 0
+                if result is payload:
+                    return 1
+                data = _payload(result, name)
+                if data:
+                    buffer = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+                    replacements[index] = buffer
+                    packet.buffer = ctypes.cast(buffer, ctypes.POINTER(ctypes.c_uint8))
+                packet.size = len(data)
+                return 1
+            except BaseException as error:
+                _report_callback_exception(error, name, observer)
+                return 0
+
+        return thunk
+
+    def drop_handler(self) -> None:
+        self.cell.handler = None
+
+
+# --------------------------------------------------------------------------
 # The engine
 # --------------------------------------------------------------------------
 
@@ -2549,6 +2927,9 @@ class RtcEngine:
         self._observers = _ObserverRegistry()
         self._sinks = _SinkRegistry()
         self._video_observers = _VideoObserverRegistry()
+        self._data_lock = threading.Lock()  # serializes the metadata and packet observer registrations
+        self._metadata_keepalive: Optional[_MetadataKeepalive] = None
+        self._packet_keepalive: Optional[_PacketKeepalive] = None
         self._lock = threading.Lock()
         self._releases_in_flight = 0
         self._releases_overlapped = False
@@ -2617,7 +2998,9 @@ class RtcEngine:
         Render sinks (``setup_remote_video``, ``setup_local_video``) and the
         video frame observer are removed first. Released from inside a render
         sink, the engine does not wait for that sink (it is the caller); its
-        callback objects are then kept for the life of the process.
+        callback objects are then kept for the life of the process. So are
+        those of the metadata and packet observers (see
+        ``register_media_metadata_observer``), whose observers are dropped.
 
         Raises:
             AgoraishError: -5 when called from one of this engine's own
@@ -2650,6 +3033,7 @@ class RtcEngine:
             self._retire_audio_frame_observers(detached)
             self._retire_video_sinks(video_detached)
             self._retire_video_frame_observers(observer_detached)
+            self._retire_data_observers()
         if keepalive is not None:
             _LIVE.discard(self)
             if sync and not overlapped:
@@ -2767,6 +3151,7 @@ class RtcEngine:
             video_detached = self._detach_video_sinks()
             observer_detached = self._detach_video_frame_observer()
             rc = _ffi.agoraish_engine_release(handle, 1)
+            self._retire_data_observers()
             if rc == 0:
                 self._retire_audio_frame_observers(detached)
                 self._retire_video_sinks(video_detached)
@@ -3200,6 +3585,254 @@ class RtcEngine:
         Thread: any.
         """
         _check(_ffi.agoraish_engine_disable_lastmile_test(self.handle), "disable_lastmile_test")
+
+    # -- data streams (ABI 0.8) --------------------------------------------------------
+
+    def create_data_stream(self, reliable: bool, ordered: bool) -> int:
+        """Creates a data stream (Agora's createDataStream(streamId, reliable, ordered)).
+
+        Messages travel on the media path through the server to every other
+        user of the channel (``on_stream_message`` there). A reliable stream
+        retransmits what is lost until it arrives, delivering every message
+        exactly once (in the order sent when `ordered`), or reports
+        ``on_stream_message_error`` when a loss is not repaired within 5 s;
+        an unreliable stream delivers what arrives (when `ordered`, never a
+        message older than one delivered) and reports each gap. Streams end
+        when the call ends (leave); at most ``AGORAISH_MAX_DATA_STREAMS`` (5) exist.
+
+        Returns:
+            The stream's id, 1..255.
+
+        Raises:
+            AgoraishError: -116 five streams exist; -7 if released.
+
+        Thread: any.
+        """
+        stream_id = ctypes.c_int(0)
+        rc = _ffi.agoraish_engine_create_data_stream(
+            self.handle, ctypes.byref(stream_id), 1 if reliable else 0, 1 if ordered else 0
+        )
+        _check(rc, "create_data_stream")
+        return stream_id.value
+
+    def create_data_stream_with_config(self, sync_with_audio: bool, ordered: bool) -> int:
+        """Creates an unreliable data stream from Agora's DataStreamConfig
+        (createDataStream(streamId, config)): what is lost stays lost and is
+        reported as a gap.
+
+        Args:
+            sync_with_audio: each message is delivered when the sender's audio
+                of the same moment plays (held for what the receiver's jitter
+                buffer holds of that user's audio).
+            ordered: messages are delivered in the order sent (late ones are dropped).
+
+        Returns:
+            The stream's id, 1..255.
+
+        Raises:
+            AgoraishError: -116 five streams exist; -7 if released.
+
+        Thread: any.
+        """
+        config = _ffi.DataStreamConfig()
+        config.struct_size = ctypes.sizeof(_ffi.DataStreamConfig)
+        config.sync_with_audio = 1 if sync_with_audio else 0
+        config.ordered = 1 if ordered else 0
+        stream_id = ctypes.c_int(0)
+        rc = _ffi.agoraish_engine_create_data_stream_with_config(
+            self.handle, ctypes.byref(stream_id), ctypes.byref(config)
+        )
+        _check(rc, "create_data_stream_with_config")
+        return stream_id.value
+
+    def send_stream_message(self, stream_id: int, data: Any) -> None:
+        """Sends a message on a data stream (Agora's sendStreamMessage); copied
+        before the call returns.
+
+        Args:
+            stream_id: an id from ``create_data_stream*`` in this call.
+            data: a bytes-like object, 1..``AGORAISH_MAX_STREAM_MESSAGE_SIZE`` (1024) bytes.
+
+        Raises:
+            AgoraishError: -2 empty or an unknown stream; -114 more than 1024
+                bytes; -115 the last second already holds 30 messages or this
+                one would take it past 6144 bytes; -113 not in a call; -5 an
+                audience member of a live broadcast; -7 if released.
+            TypeError: `data` is not bytes-like.
+
+        Thread: any.
+        """
+        payload = _payload(data, "data")
+        rc = _ffi.agoraish_engine_send_stream_message(
+            self.handle, _c_int(stream_id, "stream_id"), payload, len(payload)
+        )
+        _check(rc, "send_stream_message")
+
+    def send_audio_metadata(self, data: Any) -> None:
+        """Sends audio metadata to every other user of the channel, reliably
+        (Agora 4.x's sendAudioMetadata): ``on_audio_metadata_received`` there.
+
+        Args:
+            data: a bytes-like object, 1..1024 bytes.
+
+        Raises:
+            AgoraishError: -2 empty or above 1024 bytes; -113 not in a call;
+                -5 an audience member of a live broadcast; -7 if released.
+            TypeError: `data` is not bytes-like.
+
+        Thread: any.
+        """
+        payload = _payload(data, "data")
+        _check(_ffi.agoraish_engine_send_audio_metadata(self.handle, payload, len(payload)), "send_audio_metadata")
+
+    def register_media_metadata_observer(
+        self, observer: Optional[object], metadata_type: int = MetadataType.VIDEO
+    ) -> None:
+        """Registers the video metadata source and sink (Agora's
+        registerMediaMetadataObserver), or removes it with None.
+
+        Args:
+            observer: a ``MetadataObserver`` (or any object with its methods),
+                or None. Its ``get_max_metadata_size()`` is asked once, here.
+            metadata_type: ``MetadataType.VIDEO``.
+
+        The callback objects of a replaced or removed observer (not the
+        observer itself) are kept for the life of the process: a callback may
+        still be running on a sending thread when the call returns.
+
+        Raises:
+            AgoraishError: -2 another type or a maximum size outside 1..1024;
+                -7 if released.
+
+        Thread: any.
+        """
+        kind = _c_int(metadata_type, "metadata_type")
+        keep: Optional[_MetadataKeepalive] = None
+        if observer is not None:
+            max_size = _c_int(observer.get_max_metadata_size(), "max_size")  # type: ignore[attr-defined]
+            keep = _MetadataKeepalive(observer, max_size)
+        with self._data_lock:
+            table = ctypes.byref(keep.table) if keep is not None else None
+            rc = _ffi.agoraish_engine_register_media_metadata_observer(self.handle, table, kind)
+            if rc != 0:
+                if keep is not None:
+                    keep.drop_handler()
+                _check(rc, "register_media_metadata_observer")
+            old, self._metadata_keepalive = self._metadata_keepalive, keep
+        if old is not None:
+            _keep_forever(old)
+
+    # -- encryption (ABI 0.8) ------------------------------------------------------------
+
+    def enable_encryption(
+        self,
+        enabled: bool,
+        mode: int = EncryptionMode.AES_128_GCM2,
+        key: Union[str, bytes, None] = None,
+        salt: Any = b"",
+    ) -> None:
+        """Turns the built-in end-to-end encryption on or off (Agora's enableEncryption).
+
+        Senders encrypt each audio, video and data payload; receivers with the
+        same mode, key and salt decrypt it, and drop what they cannot with
+        ``on_encryption_error``. Call it before joining; every user of a
+        channel must use the same settings. Kept across calls.
+
+        Args:
+            enabled: on or off (`mode`, `key` and `salt` are not read when off).
+            mode: an ``EncryptionMode``.
+            key: 1..128 bytes (str as UTF-8); 32 random bytes, hex or base64, recommended.
+            salt: the KDF salt of the GCM2 modes: 32 bytes, not all zero
+                (ignored by the other modes); b"" passes 32 zero bytes.
+
+        Raises:
+            AgoraishError: -2 an unknown mode, no, empty or too long a key, a
+                salt that is not 32 bytes, or a GCM2 mode with an all-zero
+                salt; -4 a mode this library's OpenSSL lacks; -7 if released.
+            TypeError: `salt` is not bytes-like.
+
+        Thread: any.
+        """
+        if not enabled:
+            _check(_ffi.agoraish_engine_enable_encryption(self.handle, 0, None), "enable_encryption")
+            return
+        salt_bytes = _payload(salt, "salt")
+        if len(salt_bytes) not in (0, 32):
+            raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"a salt of {len(salt_bytes)} bytes (not 32)")
+        key_bytes = _c_string(key, "key")
+        config = _ffi.EncryptionConfig()
+        config.struct_size = ctypes.sizeof(_ffi.EncryptionConfig)
+        config.encryption_mode = _c_int(mode, "mode")
+        config.encryption_key = key_bytes
+        if salt_bytes:
+            ctypes.memmove(config.encryption_kdf_salt, salt_bytes, 32)
+        _check(_ffi.agoraish_engine_enable_encryption(self.handle, 1, ctypes.byref(config)), "enable_encryption")
+
+    def set_encryption_secret(self, secret: Optional[str]) -> None:
+        """Deprecated (Agora's setEncryptionSecret): a non-empty secret turns the
+        encryption on with the mode of ``set_encryption_mode`` ("aes-128-xts"
+        unless set); None or "" turns it off. Cleared when leaving the channel.
+
+        Raises:
+            AgoraishError: -2 a secret above 128 bytes (or with a NUL); -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_encryption_secret(self.handle, _c_string(secret, "secret"))
+        _check(rc, "set_encryption_secret")
+
+    def set_encryption_mode(self, mode: Optional[str]) -> None:
+        """Deprecated (Agora's setEncryptionMode): the mode of the secret, by name:
+        "aes-128-xts" (also None or ""), "aes-128-ecb", "aes-256-xts",
+        "sm4-128-ecb", "aes-128-gcm", "aes-256-gcm". The GCM2 modes need a salt:
+        use ``enable_encryption``.
+
+        Raises:
+            AgoraishError: -2 another name; -4 a mode this library's OpenSSL
+                lacks; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_set_encryption_mode(self.handle, _c_string(mode, "mode")), "set_encryption_mode")
+
+    def register_packet_observer(self, observer: Optional[object]) -> None:
+        """Registers a packet observer (Agora's registerPacketObserver), or removes it with None.
+
+        Args:
+            observer: a ``PacketObserver`` (or any object with its methods), or
+                None. Packets made after the call returns see it.
+
+        The callback objects of a replaced or removed observer (not the
+        observer itself) are kept for the life of the process: a callback may
+        still be running when the call returns.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        keep = _PacketKeepalive(observer) if observer is not None else None
+        with self._data_lock:
+            table = ctypes.byref(keep.table) if keep is not None else None
+            rc = _ffi.agoraish_engine_register_packet_observer(self.handle, table)
+            if rc != 0:
+                if keep is not None:
+                    keep.drop_handler()
+                _check(rc, "register_packet_observer")
+            old, self._packet_keepalive = self._packet_keepalive, keep
+        if old is not None:
+            _keep_forever(old)
+
+    def _retire_data_observers(self) -> None:
+        """After release: the metadata and packet observers' callback objects
+        are kept for the life of the process (a sending thread of the host
+        may still be inside one); the observers themselves are dropped."""
+        with self._data_lock:
+            kept = [self._metadata_keepalive, self._packet_keepalive]
+            self._metadata_keepalive = self._packet_keepalive = None
+        for keep in kept:
+            if keep is not None:
+                _keep_forever(keep)
 
     # -- audio from and to the host -------------------------------------
 
