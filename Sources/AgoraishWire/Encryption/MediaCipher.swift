@@ -143,87 +143,121 @@ public final class MediaCipher: @unchecked Sendable {
         return Array(okm.prefix(length))
     }
 
+    private var isEcb: Bool { mode == .aes128Ecb || mode == .sm4128Ecb }
+
     /// The encrypted form of `payload`. Not thread-safe: one cipher per sending thread.
+    /// One allocation: the output, encrypted in place.
     public func encrypt(_ payload: [UInt8]) throws(Failure) -> [UInt8] {
-        nonce &+= 1
-        let n = nonce.bigEndianBytes
-        if mode.isGcm {
-            var out = n
-            let (body, tag) = try run(encrypt: true, iv: ivSalt + n, payload, tag: nil)
-            out += body
-            out += tag
-            return out
-        }
-        var plain = [Self.magic.0, Self.magic.1, UInt8(payload.count >> 8 & 0xFF), UInt8(payload.count & 0xFF)] + payload
-        if mode == .aes128Ecb || mode == .sm4128Ecb {
-            while plain.count % 16 != 0 { plain.append(0) }
-        } else {
-            while plain.count < 16 { plain.append(0) }
-        }
         guard payload.count <= 0xFFFF else { throw .malformed }
-        let iv = mode == .aes128Ecb || mode == .sm4128Ecb ? [] : n + [UInt8](repeating: 0, count: 8)
-        return n + (try run(encrypt: true, iv: iv, plain, tag: nil).output)
+        nonce &+= 1
+        let n = nonce
+        let body: Int
+        if mode.isGcm {
+            body = payload.count
+        } else {
+            let framed = 4 + payload.count
+            body = isEcb ? (framed + 15) / 16 * 16 : max(16, framed)
+        }
+        let total = Self.nonceSize + body + (mode.isGcm ? Self.tagSize : 0)
+        var failure: Failure? = nil
+        let out = [UInt8](unsafeUninitializedCapacity: total) { buffer, count in
+            let b = buffer.baseAddress!
+            for i in 0..<8 { b[i] = UInt8(truncatingIfNeeded: n >> (56 - 8 * i)) }
+            var at = Self.nonceSize
+            if !mode.isGcm {
+                b[at] = Self.magic.0; b[at + 1] = Self.magic.1
+                b[at + 2] = UInt8(payload.count >> 8 & 0xFF); b[at + 3] = UInt8(payload.count & 0xFF)
+                at += 4
+            }
+            payload.withUnsafeBufferPointer { p in
+                if let src = p.baseAddress { (b + at).update(from: src, count: p.count) }
+            }
+            at += payload.count
+            (b + at).initialize(repeating: 0, count: total - at)
+            do throws(Failure) {
+                try crypt(encrypt: true, nonce: b, in: b + Self.nonceSize, count: body, out: b + Self.nonceSize,
+                          tag: mode.isGcm ? b + Self.nonceSize + body : nil)
+            } catch {
+                failure = error
+            }
+            count = total
+        }
+        if let failure { throw failure }
+        return out
     }
 
     /// The payload `data` was made from, or a failure (another key or mode, or tampering).
     public func decrypt(_ data: [UInt8]) throws(Failure) -> [UInt8] {
         guard data.count >= Self.nonceSize + (mode.isGcm ? Self.tagSize : 16) else { throw .malformed }
-        let n = Array(data.prefix(Self.nonceSize))
-        if mode.isGcm {
-            let body = Array(data[Self.nonceSize..<(data.count - Self.tagSize)])
-            let tag = Array(data.suffix(Self.tagSize))
-            return try run(encrypt: false, iv: ivSalt + n, body, tag: tag).output
+        let body = data.count - Self.nonceSize - (mode.isGcm ? Self.tagSize : 0)
+        if isEcb && body % 16 != 0 { throw .malformed }
+        var failure: Failure? = nil
+        var plain = [UInt8](unsafeUninitializedCapacity: body) { buffer, count in
+            data.withUnsafeBufferPointer { d in
+                let src = d.baseAddress!
+                do throws(Failure) {
+                    // The tag is only read (OpenSSL's interface takes it as mutable).
+                    try crypt(encrypt: false, nonce: src, in: src + Self.nonceSize, count: body, out: buffer.baseAddress!,
+                              tag: mode.isGcm ? UnsafeMutablePointer(mutating: src + Self.nonceSize + body) : nil)
+                } catch {
+                    failure = error
+                }
+            }
+            count = body
         }
-        let body = Array(data.dropFirst(Self.nonceSize))
-        if (mode == .aes128Ecb || mode == .sm4128Ecb) && body.count % 16 != 0 { throw .malformed }
-        let iv = mode == .aes128Ecb || mode == .sm4128Ecb ? [] : n + [UInt8](repeating: 0, count: 8)
-        let plain = try run(encrypt: false, iv: iv, body, tag: nil).output
+        if let failure { throw failure }
+        if mode.isGcm { return plain }
         guard plain.count >= 4, plain[0] == Self.magic.0, plain[1] == Self.magic.1 else { throw .decryptionFailed }
         let length = Int(plain[2]) << 8 | Int(plain[3])
         guard 4 + length <= plain.count else { throw .decryptionFailed }
-        return Array(plain[4..<(4 + length)])
+        plain.removeSubrange(0..<4)
+        plain.removeLast(plain.count - length)
+        return plain
     }
 
-    private func run(encrypt: Bool, iv: [UInt8], _ input: [UInt8], tag: [UInt8]?) throws(Failure)
-        -> (output: [UInt8], tag: [UInt8])
-    {
-        let ctx = encrypt ? encryptor : decryptor
-        if encrypt ? keyed.encrypt : keyed.decrypt {
-            // Same cipher and key: only the IV (and the state) start again.
-            guard EVP_CipherInit_ex2(ctx, nil, nil, iv.isEmpty ? nil : iv, -1, nil) == 1 else {
-                throw encrypt ? .notSupported : .decryptionFailed
+    /// Runs the cipher over `count` bytes from `input` into `output` (they may
+    /// be the same), with the IV made from the 8-byte `nonce` (GCM: IV salt ‖
+    /// nonce; XTS: nonce ‖ 0; ECB: none). GCM writes its tag to `tag` when
+    /// encrypting and checks the one there when decrypting.
+    private func crypt(encrypt: Bool, nonce: UnsafePointer<UInt8>, in input: UnsafePointer<UInt8>, count: Int,
+                       out output: UnsafeMutablePointer<UInt8>, tag: UnsafeMutablePointer<UInt8>?) throws(Failure) {
+        let failed: Failure = encrypt ? .malformed : .decryptionFailed
+        var iv = (UInt64(0), UInt64(0))
+        let ok = withUnsafeMutableBytes(of: &iv) { ivBytes -> Bool in
+            let v = ivBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            var ivPointer: UnsafeMutablePointer<UInt8>? = v
+            if mode.isGcm {
+                for i in 0..<4 { v[i] = ivSalt[i] }
+                for i in 0..<8 { v[4 + i] = nonce[i] }
+            } else if isEcb {
+                ivPointer = nil
+            } else {
+                for i in 0..<8 { v[i] = nonce[i] }
             }
-        } else {
-            guard EVP_CipherInit_ex2(ctx, cipher, key, iv.isEmpty ? nil : iv, encrypt ? 1 : 0, nil) == 1 else {
-                throw encrypt ? .notSupported : .decryptionFailed
+            let ctx = encrypt ? encryptor : decryptor
+            if encrypt ? keyed.encrypt : keyed.decrypt {
+                // Same cipher and key: only the IV (and the state) start again.
+                guard EVP_CipherInit_ex2(ctx, nil, nil, ivPointer, -1, nil) == 1 else { return false }
+            } else {
+                guard EVP_CipherInit_ex2(ctx, cipher, key, ivPointer, encrypt ? 1 : 0, nil) == 1 else { return false }
+                EVP_CIPHER_CTX_set_padding(ctx, 0)
+                if encrypt { keyed.encrypt = true } else { keyed.decrypt = true }
             }
-            EVP_CIPHER_CTX_set_padding(ctx, 0)
-            if encrypt { keyed.encrypt = true } else { keyed.decrypt = true }
-        }
-        var out = [UInt8](repeating: 0, count: input.count + 32)
-        var n: Int32 = 0, total = 0
-        if !input.isEmpty {
-            guard EVP_CipherUpdate(ctx, &out, &n, input, Int32(input.count)) == 1 else {
-                throw encrypt ? .malformed : .decryptionFailed
+            var n: Int32 = 0
+            if count > 0 {
+                guard EVP_CipherUpdate(ctx, output, &n, input, Int32(count)) == 1 else { return false }
             }
-            total = Int(n)
+            if !encrypt, let tag, mode.isGcm {
+                guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), tag) == 1 else { return false }
+            }
+            var last: Int32 = 0
+            guard EVP_CipherFinal_ex(ctx, output + Int(n), &last) == 1, Int(n) + Int(last) == count else { return false }
+            if encrypt, let tag, mode.isGcm {
+                guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagSize), tag) == 1 else { return false }
+            }
+            return true
         }
-        if let tag, mode.isGcm {
-            var t = tag
-            guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagSize), &t) == 1 else { throw .decryptionFailed }
-        }
-        let ok = out.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(ctx, $0.baseAddress! + total, &n) }
-        guard ok == 1 else { throw encrypt ? .malformed : .decryptionFailed }
-        total += Int(n)
-        var outTag: [UInt8] = []
-        if encrypt && mode.isGcm {
-            outTag = [UInt8](repeating: 0, count: Self.tagSize)
-            guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagSize), &outTag) == 1 else { throw .malformed }
-        }
-        return (Array(out.prefix(total)), outTag)
+        if !ok { throw failed }
     }
 }
 
-extension UInt64 {
-    var bigEndianBytes: [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: self >> (56 - 8 * $0)) } }
-}
