@@ -37,9 +37,7 @@ extension RtcEngine {
     ///   the message would take it past 6 KB.
     public func sendStreamMessage(streamId: Int32, _ message: [UInt8]) throws(AgoraError) {
         guard !message.isEmpty else { throw .invalidArgument }
-        let (inCall, audience) = link.read { ($0.isInCall, $0.profile == 1 && $0.role == 2) }
-        guard inCall else { throw .notInChannel }
-        guard !audience else { throw .refused }
+        try requireSender()
         try data.sendMessage(streamId: streamId, message)
     }
 
@@ -50,10 +48,15 @@ extension RtcEngine {
     ///   `.notInChannel` outside a call; `.refused` for an audience member.
     public func sendAudioMetadata(_ metadata: [UInt8]) throws(AgoraError) {
         guard !metadata.isEmpty, metadata.count <= MetadataObserver.maxMetadataSize else { throw .invalidArgument }
+        try requireSender()
+        guard data.sendMetadata(.audioMetadata, metadata, timestampMs: DataPipeline.wallClockMs()) else { throw .failed }
+    }
+
+    /// Data may be sent: in a call, and not as an audience member of a live broadcast.
+    private func requireSender() throws(AgoraError) {
         let (inCall, audience) = link.read { ($0.isInCall, $0.profile == 1 && $0.role == 2) }
         guard inCall else { throw .notInChannel }
         guard !audience else { throw .refused }
-        guard data.sendMetadata(.audioMetadata, metadata, timestampMs: DataPipeline.wallClockMs()) else { throw .failed }
     }
 
     /// Sets (nil: removes) the video metadata source and sink

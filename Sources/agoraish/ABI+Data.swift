@@ -29,13 +29,6 @@ private struct HostContext: @unchecked Sendable {
     let ud: UnsafeMutableRawPointer?
 }
 
-/// Copies `length` bytes from a C caller; nil for NULL with a nonzero length.
-private func readBytes(_ data: UnsafeRawPointer?, _ length: Int) -> [UInt8]? {
-    guard length > 0 else { return [] }
-    guard let data else { return nil }
-    return Array(UnsafeRawBufferPointer(start: data, count: length))
-}
-
 @_cdecl("agoraish_engine_create_data_stream")
 public func abi_engine_create_data_stream(_ p: OpaquePointer?, _ streamId: UnsafeMutablePointer<Int32>?,
                                           _ reliable: Int32, _ ordered: Int32) -> Int32 {

@@ -101,13 +101,14 @@ extension AudioPipeline {
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
         guard let h = try? RtpHeader.parse(raw), h.payloadType == Self.payloadType,
               h.payloadOffset < length - h.paddingLength else { return }
-        var payload = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
-        guard let mark = PayloadProtection.mark(in: raw) else { return }
-        if mark != nil || receiveCrypto.withLock({ protection.refresh(&$0); return $0.active }) {
-            // Encrypted end to end, or seen by the host's observer: what cannot be read goes no further.
-            guard let plain = receiveCrypto.withLock({ protection.refresh(&$0); return protection.incoming(payload, marked: mark, .audio, &$0) }) else { return }
-            payload = plain
-        }
+        guard let mark = PayloadProtection.mark(in: raw),
+              let payload = receiveCrypto.withLock({ c -> [UInt8]? in
+                  // Encrypted end to end, or seen by the host's observer: what cannot be read goes no further.
+                  let received = Array(raw[h.payloadOffset..<(length - h.paddingLength)])
+                  protection.refresh(&c)
+                  guard mark != nil || c.active else { return received }
+                  return protection.incoming(received, marked: mark, .audio, &c)
+              }) else { return }
         receivedPackets.withLock { $0 += 1 }
         callBytes.withLock { $0.rx += UInt64(length) }
         let uid = owners.withLock { $0[h.ssrc] } ?? 0

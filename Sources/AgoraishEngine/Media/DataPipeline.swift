@@ -210,7 +210,8 @@ final class DataPipeline: @unchecked Sendable {
         if reliable {
             s.sequence &+= 1
             s.history.store(packet, sequence: sequence, now: now)
-            s.streams.reliableSent(now: now)
+            // Keepalives follow items; they do not move their own schedule.
+            if header.kind != .keepalive { s.streams.reliableSent(now: now) }
         } else {
             s.unreliableSequence &+= 1
         }
@@ -404,26 +405,15 @@ final class DataPipeline: @unchecked Sendable {
         guard let link = transport.withLock({ $0 }), !link.closed else { return }
         let now = Instant.now()
         // Keepalives and the backlog.
-        let out = sendLock.withLock { s -> [[UInt8]] in
-            var out: [[UInt8]] = []
-            if link.bound {
-                out = s.backlog
-                s.backlog = []
-            }
-            if s.streams.keepaliveDue(now: now) {
-                let sequence = s.sequence
-                var packet = RtpHeader(marker: false, payloadType: Self.reliablePayloadType, sequenceNumber: sequence,
-                                       timestamp: UInt32(truncatingIfNeeded: Self.wallClockMs() &* 90), ssrc: s.ssrc).serialized
-                packet[0] |= 0x10
-                packet += [0xBE, 0xDE, 0, 1, TransportFeedback.extensionId << 4 | 1, 0, 0, 0]
-                packet += DataStreamPacket.Header(kind: .keepalive, start: s.callStart ?? sequence).serialized
-                s.sequence &+= 1
-                s.history.store(packet, sequence: sequence, now: now)
-                if link.bound { out.append(packet) } else if s.backlog.count < 64 { s.backlog.append(packet) }
-            }
-            return out
+        let waitingToGo = sendLock.withLock { s -> [[UInt8]] in
+            guard link.bound else { return [] }
+            defer { s.backlog = [] }
+            return s.backlog
         }
-        for p in out { transmit(p, link) }
+        for p in waitingToGo { transmit(p, link) }
+        sendLock.withLock { s in
+            if s.streams.keepaliveDue(now: now) { _ = send(&s, DataStreamPacket.Header(kind: .keepalive), [], reliable: true, now: now) }
+        }
         // Gaps given up, owners learned, synchronized messages due.
         var given: [(UInt32, [DataStreamReceiver.Output])] = []
         var named: [(UInt32, [(output: DataStreamReceiver.Output, at: Instant)])] = []

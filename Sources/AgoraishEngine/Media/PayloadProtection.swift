@@ -1,5 +1,6 @@
 import AgoraishIO
 import AgoraishWire
+import Synchronization
 
 /// The built-in encryption's settings (Agora's EncryptionConfig).
 public struct EncryptionConfig: Sendable, Equatable {
@@ -65,6 +66,8 @@ final class PayloadProtection: Sendable {
         var generation = 0
     }
     private let settings = Locked(Settings())
+    /// The settings' generation, read without the lock on every packet: the lock is taken only after a change.
+    private let published = Atomic<Int>(0)
     /// When each error type was last reported: at most one report a second per type.
     private let reported = Locked<[Int32: Instant]>([:])
     private let report: @Sendable (EncryptionErrorType) -> Void
@@ -76,13 +79,21 @@ final class PayloadProtection: Sendable {
     /// The built-in encryption in force (nil: off).
     var config: EncryptionConfig? {
         get { settings.withLock { $0.config } }
-        set { settings.withLock { $0.config = newValue; $0.generation += 1 } }
+        set { publish { $0.config = newValue } }
     }
 
     /// The host's packet observer (nil: none).
     var observer: PacketObserver? {
         get { settings.withLock { $0.observer } }
-        set { settings.withLock { $0.observer = newValue; $0.generation += 1 } }
+        set { publish { $0.observer = newValue } }
+    }
+
+    private func publish(_ change: (inout Settings) -> Void) {
+        settings.withLock { s in
+            change(&s)
+            s.generation += 1
+            published.store(s.generation, ordering: .releasing)
+        }
     }
 
     /// One thread's view of the settings and its own cipher (a cipher keeps
@@ -97,8 +108,9 @@ final class PayloadProtection: Sendable {
         init() {}
     }
 
-    /// Brings a context up to date with the settings (one lock, no work when unchanged).
+    /// Brings a context up to date with the settings (an atomic load when unchanged).
     func refresh(_ c: inout Context) {
+        guard published.load(ordering: .acquiring) != c.generation else { return }
         let (generation, config, observer) = settings.withLock { ($0.generation, $0.config, $0.observer) }
         guard generation != c.generation else { return }
         c.generation = generation

@@ -30,18 +30,16 @@ extension VideoPipeline {
         }
         guard backlog.load(ordering: .relaxed) < Self.maxBacklog else { return }
         if let uid = owners(h.ssrc), blocked(uid) { return }
-        var payload = retransmitted ? Array(original[h.payloadOffset..<(original.count - h.paddingLength)])
-                                    : Array(raw[h.payloadOffset..<(length - h.paddingLength)])
+        let received = retransmitted ? Array(original[h.payloadOffset..<(original.count - h.paddingLength)])
+                                     : Array(raw[h.payloadOffset..<(length - h.paddingLength)])
         let mark = retransmitted ? original.withUnsafeBytes { PayloadProtection.mark(in: $0) } : PayloadProtection.mark(in: raw)
-        guard let mark else { return }
-        if mark != nil || receiveCrypto.withLock({ protection.refresh(&$0); return $0.active }) {
+        guard let mark, let payload = receiveCrypto.withLock({ c -> [UInt8]? in
             // Encrypted end to end, or seen by the host's observer: what cannot be read goes no further.
-            let codec: VideoCodec = h.payloadType == Self.vp9PayloadType ? .vp9 : .vp8
-            let clear = Self.clearPrefix(payload, codec: codec)
-            guard let plain = receiveCrypto.withLock({ protection.refresh(&$0); return protection.incoming(Array(payload[clear...]), marked: mark, .video, &$0) })
-            else { return }
-            payload = Array(payload[..<clear]) + plain
-        }
+            protection.refresh(&c)
+            guard mark != nil || c.active else { return received }
+            let clear = Self.clearPrefix(received, codec: h.payloadType == Self.vp9PayloadType ? .vp9 : .vp8)
+            return protection.incoming(Array(received[clear...]), marked: mark, .video, &c).map { Array(received[..<clear]) + $0 }
+        }) else { return }
         backlog.add(1, ordering: .relaxed)
         loop.post { [self] in
             backlog.subtract(1, ordering: .relaxed)

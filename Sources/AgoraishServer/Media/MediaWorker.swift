@@ -461,24 +461,15 @@ final class MediaWorker: @unchecked Sendable {
         let isLow = layered && header.ssrc == p.videoLowSsrc
         var startsKeyframe: Bool? = nil
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
-        if isAudio, let audioCache = p.channel.audioCaches[ssrc] {
-            if audioCache.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
-            audioCache.store(buffer, length: plain, sequence: header.sequenceNumber, now: now)
-            if retransmitted { counts.recoveredUpstream += 1 }
-            // A publisher that names its audio RTX stream is asked for what the uplink lost.
-            if p.rtxToMedia.values.contains(header.ssrc) {
-                audioCache.missing.received(header.sequenceNumber, now: now)
-                if audioCache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: audioCache, now: now) }
-            }
-        }
-        if isData, let dataCache = p.channel.dataCaches[ssrc] {
-            // Reliable data: kept for subscribers' NACKs, and what the uplink lost asked for again.
-            if dataCache.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
-            dataCache.store(buffer, length: plain, sequence: header.sequenceNumber, now: now)
+        // Audio and reliable data: kept for subscribers' NACKs; a publisher that names the
+        // stream's RTX stream is asked for what the uplink lost.
+        if let kept = isAudio ? p.channel.audioCaches[ssrc] : isData ? p.channel.dataCaches[ssrc] : nil {
+            if kept.holds(header.sequenceNumber, now: now) { return drop(.duplicate) }
+            kept.store(buffer, length: plain, sequence: header.sequenceNumber, now: now)
             if retransmitted { counts.recoveredUpstream += 1 }
             if p.rtxToMedia.values.contains(header.ssrc) {
-                dataCache.missing.received(header.sequenceNumber, now: now)
-                if dataCache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: dataCache, now: now) }
+                kept.missing.received(header.sequenceNumber, now: now)
+                if kept.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: kept, now: now) }
             }
         }
         // Reliable data: where the start field is, for subscribers that came after the stream began.

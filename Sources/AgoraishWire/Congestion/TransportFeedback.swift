@@ -195,21 +195,8 @@ public struct TransportFeedback: Equatable, Sendable {
     /// of its first byte in the packet (for rewriting in place). Nil when the
     /// packet has none.
     public static func sequenceNumber(in p: UnsafeRawBufferPointer) -> (sequence: UInt16, offset: Int)? {
-        guard p.count >= 16, p[0] & 0x10 != 0 else { return nil }
-        let start = 12 + 4 * Int(p[0] & 0x0F)
-        guard start + 4 <= p.count, p[start] == 0xBE, p[start + 1] == 0xDE else { return nil }
-        let end = start + 4 + 4 * (Int(p[start + 2]) << 8 | Int(p[start + 3]))
-        guard end <= p.count else { return nil }
-        var i = start + 4
-        while i < end {
-            let head = p[i]
-            if head == 0 { i += 1; continue }
-            let id = head >> 4, length = Int(head & 0x0F) + 1
-            if id == 15 || i + 1 + length > end { return nil }
-            if id == extensionId && length == 2 { return (UInt16(p[i + 1]) << 8 | UInt16(p[i + 2]), i + 1) }
-            i += 1 + length
-        }
-        return nil
+        guard let (offset, length) = RtpHeaderExtension.element(extensionId, in: p), length == 2 else { return nil }
+        return (UInt16(p[offset]) << 8 | UInt16(p[offset + 1]), offset)
     }
 
     /// Writes a transport-wide sequence number at `offset` (from `sequenceNumber(in:)`).
