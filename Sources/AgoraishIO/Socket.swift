@@ -179,6 +179,12 @@ public final class TCPStream {
     public private(set) var pendingBytes = 0
     /// True until the stream ends.
     public private(set) var isOpen = true
+    /// Most bytes read per readiness event: what is left is read on the loop's
+    /// next turn (epoll is level-triggered), so one busy peer never holds the
+    /// loop for long.
+    public var readBudget = Int.max
+    /// False while reading is paused (`pauseReading`).
+    public private(set) var isReading = true
 
     private let loop: EventLoop
     private var outbox: [UInt8] = []
@@ -214,7 +220,13 @@ public final class TCPStream {
                 self.updateInterest()
                 return
             }
-            if events & EPOLLIN.rawValue != 0 || events & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 {
+            let ended = events & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0
+            if !self.isReading && ended {
+                // A paused stream cannot read to the end; the peer hung up, so it ends here.
+                self.end(0)
+                return
+            }
+            if events & EPOLLIN.rawValue != 0 || ended {
                 self.readAvailable()
             }
             if self.isOpen && events & EPOLLOUT.rawValue != 0 { self.flush() }
@@ -240,11 +252,28 @@ public final class TCPStream {
         end(0)
     }
 
+    /// Stops reading: the kernel's buffers fill and TCP pushes back on the peer.
+    /// An end of the stream is still noticed.
+    public func pauseReading() {
+        guard isReading else { return }
+        isReading = false
+        updateInterest()
+    }
+
+    /// Reads again after `pauseReading`.
+    public func resumeReading() {
+        guard !isReading else { return }
+        isReading = true
+        updateInterest()
+    }
+
     private func readAvailable() {
-        var buffer = [UInt8](repeating: 0, count: 16384)
-        while isOpen {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        var buffer = [UInt8](repeating: 0, count: min(16384, max(1, readBudget)))
+        var left = readBudget
+        while isOpen && isReading && left > 0 {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, min($0.count, left)) }
             if n > 0 {
+                left -= n
                 if !closeAfterFlush { onData(Array(buffer[0..<n])) }
                 continue
             }
@@ -280,7 +309,8 @@ public final class TCPStream {
 
     private func updateInterest() {
         guard isOpen else { return }
-        loop.modify(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | (pendingBytes > 0 ? EPOLLOUT.rawValue : 0))
+        loop.modify(fd, events: (isReading ? EPOLLIN.rawValue : 0) | EPOLLRDHUP.rawValue
+                        | (pendingBytes > 0 ? EPOLLOUT.rawValue : 0))
     }
 
     private func end(_ err: Int32) {

@@ -32,6 +32,14 @@ public final class ChannelServer: @unchecked Sendable {
     private var timer: EventLoop.TimerID?
     private var timerDeadline: Instant?
     let metrics = ServerMetrics()
+    /// Open TCP connections per remote address, and HTTP connections in all.
+    private var connectionsByAddress: [String: Int] = [:]
+    private var httpConnections = 0
+    /// The message budget shared by the connections of one address.
+    private var addressBudgets: [String: RateBudget] = [:]
+    /// Log lines about refused input: at most 20 a second, the rest counted.
+    private var logBudget = RateBudget(rate: 20, burst: 40, now: .now())
+    private var logsSuppressed = 0
 
     /// A server for `config`; nothing is bound until `start()`.
     public init(config: ServerConfig, log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -101,8 +109,9 @@ public final class ChannelServer: @unchecked Sendable {
             do {
                 signalingFd = try Sockets.listenTCP(address)
                 if let port = config.httpPort {
-                    guard let httpAddress = SocketAddress(host: config.signalingHost, port: port) else {
-                        throw ServerError.badAddress(config.signalingHost)
+                    let host = config.httpHost ?? config.signalingHost
+                    guard let httpAddress = SocketAddress(host: host, port: port) else {
+                        throw ServerError.badAddress(host)
                     }
                     do {
                         httpFd = try Sockets.listenTCP(httpAddress)
@@ -237,9 +246,10 @@ public final class ChannelServer: @unchecked Sendable {
                     }
                     return
                 }
-                guard peers.count < config.maxConnections else {
+                if let refusal = admission(of: address, kind: kind) {
                     close(client)
                     metrics.connectionsRefused += 1
+                    refused(refusal)
                     continue
                 }
                 accept(client, address: address, kind: kind, on: loop)
@@ -247,19 +257,52 @@ public final class ChannelServer: @unchecked Sendable {
         }
     }
 
+    /// Why a new connection from `address` is refused, or nil (docs/server.md,
+    /// Limits and abuse): the global limit less the reserve for connections
+    /// that carry a session, the per-address limit, the HTTP limit.
+    private func admission(of address: SocketAddress, kind: ListenerKind) -> String? {
+        if peers.count >= config.maxConnections { return "connections" }
+        if connectionsByAddress[address.host, default: 0] >= config.maxConnectionsPerAddress {
+            return "connections_per_address"
+        }
+        if kind == .http && httpConnections >= config.maxHTTPConnections { return "http_connections" }
+        return nil
+    }
+
     private func accept(_ fd: Int32, address: SocketAddress, kind: ListenerKind, on loop: EventLoop) {
         let id = nextPeer
         nextPeer += 1
+        let now = Instant.now()
+        if kind == .signaling {
+            // Connections without a session are the core's to admit (it may close the oldest to make room).
+            guard core.connected(ConnectionID(id), address: address.host, now: now) else {
+                close(fd)
+                metrics.connectionsRefused += 1
+                drainCore(now)
+                return
+            }
+        }
         let stream = TCPStream(loop: loop, fd: fd, peer: address)
-        let peer = Peer(id: id, stream: stream, kind: kind, acceptedAt: .now(), maxMessage: config.maxMessageBytes)
+        stream.readBudget = config.readBytesPerTurn
+        let peer = Peer(id: id, stream: stream, kind: kind, acceptedAt: now, maxMessage: config.maxMessageBytes)
+        peer.budget = RateBudget(rate: config.messagesPerSecond, burst: config.messageBurst, now: now)
+        peer.maxOutput = config.maxOutputBytes
+        peer.onOverflow = { [self] in refused("slow_reader") }
+        peers[id] = peer
+        connectionsByAddress[address.host, default: 0] += 1
+        if kind == .http { httpConnections += 1 }
+        if kind == .signaling {
+            metrics.connectionsOpened += 1
+            drainCore(now)
+        }
         if kind == .signaling, let context = locked({ tls }) {
             guard let session = try? TLSSession(context: context) else {
+                stream.onClose = { [self] _ in closed(id) }
                 stream.close(flush: false)
                 return
             }
             peer.tls = session
         }
-        peers[id] = peer
         stream.onData = { [self, weak peer] bytes in
             guard let peer else { return }
             guard let session = peer.tls else { return received(bytes, from: id) }
@@ -318,18 +361,44 @@ public final class ChannelServer: @unchecked Sendable {
         }
         peer.send(response.serialized)
         peer.phase = .websocket
-        metrics.connectionsOpened += 1
-        core.connected(ConnectionID(peer.id), address: peer.stream.peer.host, now: .now())
         if !rest.isEmpty {
             peer.socket.receive(rest)
         }
         pump(peer)
     }
 
-    /// Moves messages from a peer's WebSocket into the core and the core's output out.
+    /// Moves messages from a peer's WebSocket into the core and the core's
+    /// output out, as far as the peer's and its address's message budgets
+    /// allow. Past them, the connection is not read until the budget refills;
+    /// held back for `throttleCloseAfter` without a pause, it is closed (4008).
     private func pump(_ peer: Peer) {
         let now = Instant.now()
-        while let m = peer.socket.pollMessage() {
+        let host = peer.stream.peer.host
+        var shared = addressBudgets[host]
+            ?? RateBudget(rate: config.messagesPerSecondPerAddress, burst: config.messageBurstPerAddress, now: now)
+        defer { addressBudgets[host] = shared }
+        // WebSocket pings are answered by the connection itself; they are charged all the same.
+        let pings = peer.socket.pingsReceived - peer.pingsCharged
+        if pings > 0 {
+            peer.pingsCharged += pings
+            peer.budget.charge(pings, now: now)
+            shared.charge(pings, now: now)
+        }
+        while let next = peer.socket.nextMessage {
+            let cost: Int
+            switch next {
+            case .text(let t): cost = 1 + t.utf8.count / 1024
+            case .binary(let b): cost = 1 + b.count / 1024
+            default: cost = 0
+            }
+            if cost > 0 {
+                guard peer.budget.take(cost, now: now), shared.take(cost, now: now) else {
+                    throttle(peer, cost: cost, shared: shared, now: now)
+                    break
+                }
+                if peer.throttledSince != nil && peer.budget.isFull(now: now) { peer.throttledSince = nil }
+            }
+            guard let m = peer.socket.pollMessage() else { break }
             switch m {
             case .text(let text):
                 metrics.messagesIn += 1
@@ -346,6 +415,30 @@ public final class ChannelServer: @unchecked Sendable {
         if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
         if peer.socket.isClosed { peer.stream.close() }
         drainCore(now)
+    }
+
+    /// Stops reading a peer until its budget (and its address's) allows the
+    /// next message, or closes it when it has been held back too long.
+    private func throttle(_ peer: Peer, cost: Int, shared: RateBudget, now: Instant) {
+        if peer.throttledSince == nil {
+            peer.throttledSince = now
+            refused("message_rate")
+        } else if now - peer.throttledSince! >= config.throttleCloseAfter {
+            refused("message_rate_closed")
+            peer.socket.close(code: 4008, reason: "rate limit")
+            if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
+            peer.stream.close()
+            return
+        }
+        guard peer.resumeTimer == nil, let loop = currentLoop() else { return }
+        peer.stream.pauseReading()
+        let at = max(peer.budget.available(cost), shared.available(cost))
+        peer.resumeTimer = loop.schedule(at: max(at, now + .milliseconds(1))) { [self, weak peer] in
+            guard let peer, peers[peer.id] === peer else { return }
+            peer.resumeTimer = nil
+            peer.stream.resumeReading()
+            pump(peer)
+        }
     }
 
     private func drainCore(_ now: Instant) {
@@ -382,13 +475,17 @@ public final class ChannelServer: @unchecked Sendable {
             log("event=leave app=\(quoted(app)) channel=\(quoted(channel)) uid=\(uid) reason=\(reason)")
         case .joinRejected(let code, let reason):
             metrics.joinRejections[code, default: 0] += 1
-            log("event=join_rejected code=\(code) reason=\(reason)")
+            logLimited("event=join_rejected code=\(code) reason=\(reason)")
+        case .tokenRefused(let detail):
+            logLimited("event=token_refused detail=\(detail)")
+        case .refused(let reason):
+            refused(reason)
         case .resumed(let uid, let session):
             metrics.resumes += 1
             log("event=resume uid=\(uid) session=\(session)")
         case .protocolError(let conn, let what):
             metrics.protocolErrors += 1
-            log("event=protocol_error conn=\(conn) what=\(quoted(what))")
+            logLimited("event=protocol_error conn=\(conn) what=\(quoted(what))")
         case .joinAnswered(let conn):
             // From accepting the connection to answering its first join.
             if let p = peers[conn.raw], !p.joinAnswered {
@@ -398,26 +495,38 @@ public final class ChannelServer: @unchecked Sendable {
         }
     }
 
-    /// Closes connections that idle: an HTTP head not complete within 10 s, or a
-    /// WebSocket that has neither joined nor resumed within 30 s.
+    /// Closes connections whose HTTP head (a request, or the WebSocket
+    /// upgrade) is not complete within `handshakeTimeout`, and forgets the
+    /// message budgets of addresses with no connection left. Connections
+    /// without a session are the core's to close (`authenticationTimeout`).
     private func scheduleSweep(on loop: EventLoop) {
         loop.schedule(after: .seconds(1)) { [self] in
             guard currentLoop() === loop else { return }
             let now = Instant.now()
-            for (id, peer) in peers {
-                switch peer.phase {
-                case .head:
-                    if now - peer.acceptedAt > .seconds(10) { peer.stream.close(flush: false) }
-                case .websocket:
-                    if !peer.joinAnswered && now - peer.acceptedAt > .seconds(30) && !core.hasSession(ConnectionID(id)) {
-                        peer.socket.close(code: 4003, reason: "idle")
-                        if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
-                        peer.stream.close()
-                    }
+            for peer in peers.values {
+                if case .head = peer.phase, now - peer.acceptedAt > config.handshakeTimeout {
+                    refused("handshake_timeout")
+                    peer.stream.close(flush: false)
                 }
+            }
+            for host in addressBudgets.keys where connectionsByAddress[host] == nil { addressBudgets[host] = nil }
+            if logsSuppressed > 0 && logBudget.take(now: now) {
+                log("event=log_suppressed count=\(logsSuppressed)")
+                logsSuppressed = 0
             }
             scheduleSweep(on: loop)
         }
+    }
+
+    /// Counts a refusal by reason (`agoraish_refusals_total`).
+    private func refused(_ reason: String) {
+        metrics.refusals[reason, default: 0] += 1
+    }
+
+    /// Writes a log line about refused or malformed input, at most 20 a second;
+    /// the rest are counted and reported in one line.
+    private func logLimited(_ line: @autoclosure () -> String) {
+        if logBudget.take(now: .now()) { log(line()) } else { logsSuppressed += 1 }
     }
 
     private func rescheduleTimer() {
@@ -439,7 +548,12 @@ public final class ChannelServer: @unchecked Sendable {
 
     private func closed(_ id: UInt64) {
         guard let peer = peers.removeValue(forKey: id) else { return }
-        if case .websocket = peer.phase {
+        let host = peer.stream.peer.host
+        if let n = connectionsByAddress[host] { connectionsByAddress[host] = n > 1 ? n - 1 : nil }
+        if let t = peer.resumeTimer { currentLoop()?.cancel(t) }
+        if peer.kind == .http {
+            httpConnections -= 1
+        } else {
             metrics.connectionsClosed += 1
             let now = Instant.now()
             core.disconnected(ConnectionID(id), now: now)
@@ -461,6 +575,14 @@ public final class ChannelServer: @unchecked Sendable {
         guard parts.count == 3, parts[0] == "GET" else {
             respond(peer, status: "405 Method Not Allowed", body: "GET only\n")
             return
+        }
+        if let admin = config.adminToken {
+            let given = head.field("Authorization") ?? ""
+            guard TokenCrypto.constantTimeEqual(Array(given.utf8), Array("Bearer \(admin)".utf8)) else {
+                refused("admin_token")
+                respond(peer, status: "401 Unauthorized", body: "an admin token is needed\n")
+                return
+            }
         }
         switch parts[1] {
         case "/metrics":
@@ -526,11 +648,29 @@ final class Peer {
     var joinAnswered = false
     /// TLS of a wss:// connection; nil for plain TCP.
     var tls: TLSSession?
+    /// The connection's message budget, and since when it has been held back by it.
+    var budget = RateBudget(rate: 1, burst: 1, now: Instant(nanoseconds: 0))
+    var throttledSince: Instant?
+    /// Reading resumes when this fires (while held back).
+    var resumeTimer: EventLoop.TimerID?
+    /// WebSocket pings already charged to the budget.
+    var pingsCharged = 0
+    /// Unsent bytes past which the peer is closed, and what to count then.
+    var maxOutput = Int.max
+    var onOverflow: () -> Void = {}
 
-    /// Writes bytes to the peer, through TLS when the connection has it.
+    /// Writes bytes to the peer, through TLS when the connection has it. A
+    /// peer that leaves more than `maxOutput` bytes unread is closed.
     func send(_ bytes: [UInt8]) {
-        guard let tls else { return stream.write(bytes) }
-        if let cipher = try? tls.send(bytes), !cipher.isEmpty { stream.write(cipher) }
+        if let tls {
+            if let cipher = try? tls.send(bytes), !cipher.isEmpty { stream.write(cipher) }
+        } else {
+            stream.write(bytes)
+        }
+        if stream.isOpen && stream.pendingBytes > maxOutput {
+            onOverflow()
+            stream.close(flush: false)
+        }
     }
 
     init(id: UInt64, stream: TCPStream, kind: ChannelServer.ListenerKind, acceptedAt: Instant, maxMessage: Int) {

@@ -15,19 +15,24 @@ extension ServerConfig {
     ///      "accept_unknown_apps": false,
     ///      "limits": {"max_channels": 10000, "max_users_per_channel": 1000,
     ///                 "max_message_bytes": 16384, "joins_per_second_per_address": 20},
-    ///      "timeouts": {"keepalive_ms": 2000, "drop_timeout_ms": 20000}}
+    ///      "timeouts": {"keepalive_ms": 2000, "drop_timeout_ms": 20000},
+    ///      "admin": {"token": "…at least 16 characters…"}}
     ///
+    /// Every key of `limitKeys` may appear in "limits" and of `timeoutKeys` in
+    /// "timeouts" (docs/server.md, Limits and abuse).
     /// Unknown keys are errors, so a typo never silently falls back to a default.
     public mutating func apply(json text: String) throws(ServerError) {
         guard case .object(let root)? = try? JSONValue.parse(text) else { throw .config("not a JSON object") }
-        try Self.checkKeys(root, ["listen", "tls", "apps", "accept_unknown_apps", "limits", "timeouts", "media"], "top level")
-        for section in ["listen", "tls", "limits", "timeouts", "media"] {
+        try Self.checkKeys(root, ["listen", "tls", "apps", "accept_unknown_apps", "limits", "timeouts", "media", "admin"],
+                           "top level")
+        for section in ["listen", "tls", "limits", "timeouts", "media", "admin"] {
             if let v = root[section], case .object = v {} else if root[section] != nil {
                 throw .config("\(section) must be an object")
             }
         }
         if case .object(let listen)? = root["listen"] {
-            try Self.checkKeys(listen, ["host", "signaling_port", "http_port", "media_port", "media_host"], "listen")
+            try Self.checkKeys(listen, ["host", "signaling_port", "http_port", "media_port", "media_host", "http_host"], "listen")
+            if let h = listen["http_host"] { httpHost = try Self.string(h, "listen.http_host") }
             if let p = listen["media_port"] { mediaPort = try Self.port(p, "listen.media_port") }
             if let h = listen["media_host"] { mediaAdvertisedHost = try Self.string(h, "listen.media_host") }
             if let h = listen["host"] { signalingHost = try Self.string(h, "listen.host") }
@@ -60,13 +65,17 @@ extension ServerConfig {
             acceptUnknownApps = b
         }
         if case .object(let limits)? = root["limits"] {
-            try Self.checkKeys(limits, ["max_channels", "max_users_per_channel", "max_message_bytes",
-                                        "joins_per_second_per_address"], "limits")
-            if let v = limits["max_channels"] { maxChannels = try Self.positive(v, "limits.max_channels") }
-            if let v = limits["max_users_per_channel"] { maxUsersPerChannel = try Self.positive(v, "limits.max_users_per_channel") }
-            if let v = limits["max_message_bytes"] { maxMessageBytes = try Self.positive(v, "limits.max_message_bytes") }
-            if let v = limits["joins_per_second_per_address"] {
-                joinsPerSecondPerAddress = try Self.positive(v, "limits.joins_per_second_per_address")
+            try Self.checkKeys(limits, Set(Self.limitKeys.map(\.key)), "limits")
+            for (key, path) in Self.limitKeys {
+                if let v = limits[key] { self[keyPath: path] = try Self.positive(v, "limits.\(key)") }
+            }
+        }
+        if case .object(let admin)? = root["admin"] {
+            try Self.checkKeys(admin, ["token"], "admin")
+            if let t = admin["token"], t != .null {
+                let token = try Self.string(t, "admin.token")
+                guard token.utf8.count >= 16 else { throw .config("admin.token must be at least 16 characters") }
+                adminToken = token
             }
         }
         if case .object(let media)? = root["media"] {
@@ -75,11 +84,38 @@ extension ServerConfig {
             if let v = media["srtp_profile"] { srtpProfile = try Self.profile(try Self.string(v, "media.srtp_profile")) }
         }
         if case .object(let timeouts)? = root["timeouts"] {
-            try Self.checkKeys(timeouts, ["keepalive_ms", "drop_timeout_ms"], "timeouts")
-            if let v = timeouts["keepalive_ms"] { keepaliveInterval = .milliseconds(try Self.positive(v, "timeouts.keepalive_ms")) }
-            if let v = timeouts["drop_timeout_ms"] { dropTimeout = .milliseconds(try Self.positive(v, "timeouts.drop_timeout_ms")) }
+            try Self.checkKeys(timeouts, Set(Self.timeoutKeys.map(\.key)), "timeouts")
+            for (key, path) in Self.timeoutKeys {
+                if let v = timeouts[key] { self[keyPath: path] = .milliseconds(try Self.positive(v, "timeouts.\(key)")) }
+            }
         }
     }
+
+    /// The integer settings of the "limits" section (docs/server.md, Limits and abuse).
+    static var limitKeys: [(key: String, path: WritableKeyPath<ServerConfig, Int>)] { [
+        ("max_channels", \.maxChannels), ("max_users_per_channel", \.maxUsersPerChannel),
+        ("max_message_bytes", \.maxMessageBytes), ("joins_per_second_per_address", \.joinsPerSecondPerAddress),
+        ("max_connections", \.maxConnections), ("max_unauthenticated_connections", \.maxUnauthenticatedConnections),
+        ("max_http_connections", \.maxHTTPConnections), ("max_connections_per_address", \.maxConnectionsPerAddress),
+        ("max_unauthenticated_per_address", \.maxUnauthenticatedPerAddress),
+        ("messages_per_second", \.messagesPerSecond), ("message_burst", \.messageBurst),
+        ("messages_per_second_per_address", \.messagesPerSecondPerAddress),
+        ("message_burst_per_address", \.messageBurstPerAddress), ("read_bytes_per_turn", \.readBytesPerTurn),
+        ("max_message_keys", \.maxMessageKeys), ("max_message_depth", \.maxMessageDepth),
+        ("max_output_bytes", \.maxOutputBytes), ("max_private_sessions", \.maxPrivateSessions),
+        ("max_private_sessions_per_address", \.maxPrivateSessionsPerAddress),
+        ("max_accounts_per_app", \.maxAccountsPerApp),
+        ("max_provisional_accounts_per_app", \.maxProvisionalAccountsPerApp),
+        ("probe_amplification", \.probeAmplification), ("max_probe_bitrate_per_address", \.maxProbeBitratePerAddress),
+    ] }
+
+    /// The millisecond settings of the "timeouts" section.
+    static var timeoutKeys: [(key: String, path: WritableKeyPath<ServerConfig, Duration>)] { [
+        ("keepalive_ms", \.keepaliveInterval), ("drop_timeout_ms", \.dropTimeout),
+        ("throttle_close_ms", \.throttleCloseAfter), ("private_session_ms", \.privateSessionLifetime),
+        ("handshake_ms", \.handshakeTimeout), ("authentication_ms", \.authenticationTimeout),
+        ("consent_interval_ms", \.consentInterval), ("consent_timeout_ms", \.consentTimeout),
+    ] }
 
     /// Registers an app; `certificate` nil is testing mode (no token needed).
     public mutating func addApp(_ appId: String, certificate: String?, publishPrivileges: Bool = false) throws(ServerError) {
@@ -91,7 +127,8 @@ extension ServerConfig {
     }
 
     /// Applies the environment: AGORAISH_SERVER_CONFIG (a file), AGORAISH_SERVER_HOST,
-    /// AGORAISH_SERVER_PORT, AGORAISH_SERVER_HTTP_PORT, AGORAISH_APPS ("id:cert,id,…").
+    /// AGORAISH_SERVER_PORT, AGORAISH_SERVER_HTTP_PORT, AGORAISH_APPS ("id:cert,id,…"),
+    /// AGORAISH_SERVER_ADMIN_TOKEN.
     public mutating func applyEnvironment(_ env: (String) -> String? = environment) throws(ServerError) {
         if let file = env("AGORAISH_SERVER_CONFIG") { try apply(file: file) }
         if let h = env("AGORAISH_SERVER_HOST") { signalingHost = h }
@@ -100,6 +137,10 @@ extension ServerConfig {
             httpPort = p == "off" ? nil : try Self.port(text: p, "AGORAISH_SERVER_HTTP_PORT")
         }
         if let list = env("AGORAISH_APPS") { try addApps(list) }
+        if let t = env("AGORAISH_SERVER_ADMIN_TOKEN"), !t.isEmpty {
+            guard t.utf8.count >= 16 else { throw .config("AGORAISH_SERVER_ADMIN_TOKEN must be at least 16 characters") }
+            adminToken = t
+        }
     }
 
     /// Reads and applies a JSON configuration file.
@@ -115,7 +156,7 @@ extension ServerConfig {
     /// --accept-unknown-apps, --keepalive-ms N, --drop-timeout-ms N, --max-channels N,
     /// --max-users-per-channel N, --max-message-bytes N, --joins-per-second N,
     /// --media-port P, --media-host H, --media-workers N, --srtp-profile NAME,
-    /// --tls-cert FILE, --tls-key FILE.
+    /// --tls-cert FILE, --tls-key FILE, --admin-token TOKEN, --http-host H.
     public mutating func apply(arguments: [String]) throws(ServerError) {
         var i = 0
         func value() throws(ServerError) -> String {
@@ -144,6 +185,11 @@ extension ServerConfig {
             case "--media-host": mediaAdvertisedHost = try value()
             case "--media-workers": mediaWorkers = try Self.positive(text: try value(), flag)
             case "--srtp-profile": srtpProfile = try Self.profile(try value())
+            case "--admin-token":
+                let token = try value()
+                guard token.utf8.count >= 16 else { throw .config("--admin-token must be at least 16 characters") }
+                adminToken = token
+            case "--http-host": httpHost = try value()
             case "--tls-cert": tlsCertificateFile = try value()
             case "--tls-key": tlsKeyFile = try value()
             default: throw .config("unknown option \(flag)")

@@ -53,10 +53,74 @@ public struct ServerConfig: Sendable, Equatable {
     public var maxMessageBytes = 16 * 1024
     /// Most user accounts registered per app (register_account and account joins).
     public var maxAccountsPerApp = 100_000
-    /// Most open TCP connections (signaling and HTTP) at once.
+    /// Most open TCP connections (signaling and HTTP) at once. What
+    /// `maxUnauthenticatedConnections` and `maxHTTPConnections` leave of it is
+    /// the reserve that only connections carrying a session can use, so
+    /// sessions that resume, `/status` and `/metrics` still get in at the limit.
     public var maxConnections = 10_000
-    /// Joins (and account registrations) accepted per remote address per second.
+    /// Most signaling connections without a session at once. A new one past
+    /// this closes the oldest of them (4009), so a client can always get in to join.
+    public var maxUnauthenticatedConnections = 2_000
+    /// Most HTTP connections (`/status`, `/metrics`) at once.
+    public var maxHTTPConnections = 64
+    /// Most TCP connections from one address (signaling and HTTP).
+    public var maxConnectionsPerAddress = 256
+    /// Most signaling connections without a session from one address.
+    public var maxUnauthenticatedPerAddress = 32
+    /// Joins, resumes and account registrations accepted per remote address per second.
     public var joinsPerSecondPerAddress = 20
+    /// Signaling messages (WebSocket pings included) one connection may send
+    /// per second, on average; a message costs one plus one per full KiB ...
+    public var messagesPerSecond = 50
+    /// ... and in a burst. Past the budget the server stops reading the
+    /// connection until the budget refills (TCP pushes back on the client).
+    public var messageBurst = 200
+    /// Messages per second and burst of all connections of one address together.
+    public var messagesPerSecondPerAddress = 500
+    public var messageBurstPerAddress = 1_000
+    /// A connection held back by its budget this long without a pause closes (4008).
+    public var throttleCloseAfter: Duration = .seconds(10)
+    /// Bytes read from one connection per turn of the event loop.
+    public var readBytesPerTurn = 32 * 1024
+    /// Most object members (all objects of the message together) in one
+    /// signaling message; more is refused before parsing (-2 `too_complex`).
+    public var maxMessageKeys = 64
+    /// Deepest nesting of objects and arrays in one signaling message.
+    public var maxMessageDepth = 8
+    /// Unsent bytes queued for one connection; a client that does not read
+    /// past this is closed (`slow_reader`).
+    public var maxOutputBytes = 1 << 20
+    /// Echo tests and last-mile probes at once (they are private sessions:
+    /// they do not count against `maxChannels`) ...
+    public var maxPrivateSessions = 1_000
+    /// ... per remote address ...
+    public var maxPrivateSessionsPerAddress = 4
+    /// ... and how long one may last.
+    public var privateSessionLifetime: Duration = .seconds(120)
+    /// Accounts registered by connections that hold no session, per app: kept
+    /// first come first dropped, promoted to the app's table by an account join.
+    public var maxProvisionalAccountsPerApp = 10_000
+    /// A WebSocket upgrade (or HTTP request) must be complete within this.
+    public var handshakeTimeout: Duration = .seconds(5)
+    /// A signaling connection without a session (never joined, or since its
+    /// session ended) is closed after this (4003).
+    public var authenticationTimeout: Duration = .seconds(15)
+    /// How often the media plane checks that an address still wants what it
+    /// is sent (RFC 7675 consent freshness; randomized ±20 %).
+    public var consentInterval: Duration = .seconds(5)
+    /// Nothing more is sent to an address that has not answered a consent
+    /// check for this long; new addresses are sent nothing before they answer one
+    /// (or prove themselves with authenticated SRTP after a new binding).
+    public var consentTimeout: Duration = .seconds(30)
+    /// Last-mile probe packets to a client: at most this many times the bytes
+    /// the client's session sent the server ...
+    public var probeAmplification = 3
+    /// ... and at most this rate to one address (bps), whatever its sessions asked.
+    public var maxProbeBitratePerAddress = 5_000_000
+    /// When set, `/status` and `/metrics` need `Authorization: Bearer <token>`.
+    public var adminToken: String? = nil
+    /// The HTTP listener's host; nil uses `signalingHost`.
+    public var httpHost: String? = nil
     /// How often clients should ping.
     public var keepaliveInterval: Duration = .seconds(2)
     /// Silence after which a user is dropped (others see onUserOffline DROPPED).

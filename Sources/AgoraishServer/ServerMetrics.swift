@@ -6,6 +6,8 @@ final class ServerMetrics {
     var connectionsOpened = 0
     var connectionsClosed = 0
     var connectionsRefused = 0
+    /// What budgets refused or closed, by reason (docs/server.md, Limits and abuse).
+    var refusals: [String: Int] = [:]
     var messagesIn = 0
     var messagesOut = 0
     var joins = 0
@@ -50,6 +52,12 @@ final class ServerMetrics {
         metric("agoraish_leaves_total", "counter", "Users who left, by offline reason.",
                leaves.keys.sorted().map { ("{reason=\"\($0)\"}", "\(leaves[$0]!)") })
         metric("agoraish_protocol_errors_total", "counter", "Malformed signaling messages.", [("", "\(protocolErrors)")])
+        metric("agoraish_unauthenticated_connections", "gauge", "Signaling connections without a session.",
+               [("", "\(core.unauthenticatedConnectionCount)")])
+        metric("agoraish_private_sessions", "gauge", "Echo tests and last-mile probes in progress.",
+               [("", "\(core.privateSessionCount)")])
+        metric("agoraish_refusals_total", "counter", "What the budgets refused or closed, by reason (docs/server.md).",
+               refusals.keys.sorted().map { ("{reason=\"\($0)\"}", "\(refusals[$0]!)") })
         if let media {
             metric("agoraish_media_packets_in_total", "counter", "Datagrams received on the media port.",
                    [("", "\(media.packetsIn.load(ordering: .relaxed))")])

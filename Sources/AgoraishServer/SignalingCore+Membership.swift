@@ -24,14 +24,7 @@ extension SignalingCore {
         guard connections[conn]!.session == nil else { throw .code(-17, "already_joined") }
         // Join rate per remote address over the last second, across its connections.
         let address = connections[conn]!.address
-        var recent = joinTimes[address] ?? []
-        recent.removeAll { now - $0 >= .seconds(1) }
-        guard recent.count < config.joinsPerSecondPerAddress else {
-            joinTimes[address] = recent
-            throw .code(-12, "too_often")
-        }
-        recent.append(now)
-        joinTimes[address] = recent
+        try takeJoinBudget(address, now: now)
 
         let appId = try f.string("app_id")
         let channelName = try f.string("channel")
@@ -55,10 +48,11 @@ extension SignalingCore {
         // App and channel (docs/tokens.md, the join check steps 1–2), then the token.
         guard let app = appAccepted(appId) else { throw .code(-101, "invalid_app_id") }
         guard TokenVerifier.isValidChannelName(channelName) else { throw .code(-102, "invalid_channel_name") }
+        if privateTest { try checkPrivateBudget(address) }
         let identity: TokenIdentity = account.map { .account($0) } ?? .uid(uid)
-        // An echo test reaches nobody else, so it needs no token.
-        let expiry = privateTest ? nil
-            : try checkToken(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
+        // Echo tests and probes authenticate like any join (a token for the
+        // channel they name), but their session expires with the test, not the token.
+        let expiry = try checkToken(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
         let mayPublish = privateTest
             || publishAllowed(token, app: app, appId: appId, channel: channelName, identity: identity, now: now)
         // With co-host authentication, a broadcaster's token must grant publishing.
@@ -70,16 +64,15 @@ extension SignalingCore {
         let key = ChannelKey(app: appId, name: echoMs != nil ? "\u{1}echo-\(nextSession)"
                                                 : probe ? "\u{1}probe-\(nextSession)" : channelName)
         if channels[key] == nil {
-            guard channels.count < config.maxChannels else { throw .code(-103, "too_many_channels") }
+            // Private sessions have a channel each but count against their own budget.
+            guard privateTest || channels.count - privateSessionCount < config.maxChannels else {
+                events.append(.refused(reason: "channels"))
+                throw .code(-103, "too_many_channels")
+            }
         } else {
             guard channels[key]!.profile == profile else { throw .code(-5, "profile_mismatch") }
         }
-        if let account {
-            guard accounts[appId]?[account] != nil || (accounts[appId]?.count ?? 0) < config.maxAccountsPerApp else {
-                throw .code(-22, "too_many_accounts")
-            }
-            uid = accountUid(app: appId, account: account)
-        }
+        if let account { uid = try accountUid(app: appId, account: account, lasting: true) }
         if uid == 0 { uid = freeUid(in: key) }
 
         // The same uid already present: the newer login wins (Agora's SAME_UID_LOGIN).
@@ -88,7 +81,7 @@ extension SignalingCore {
                 send(oldConn, message("kicked", ["code": .integer(-17), "reason": .string("same_uid_login"),
                                                  "connection_reason": .integer(19)]))
                 outputs.append(.close(oldConn, code: 4001, reason: "same uid login"))
-                connections[oldConn]?.session = nil
+                detach(oldConn, now: now)
             }
             removeSession(existing, reason: .quit)
         }
@@ -99,13 +92,20 @@ extension SignalingCore {
         let sid = nextSession
         nextSession += 1
         var session = Session(id: sid, resumeToken: randomToken(), key: key, uid: uid, account: account, role: role,
-                              identity: identity, token: token, joinExpiry: expiry, connection: conn, lastSeen: now)
+                              identity: identity, token: token, joinExpiry: privateTest ? nil : expiry,
+                              connection: conn, lastSeen: now)
         session.mayPublish = mayPublish
         session.echoMs = Int(echoMs ?? 0)
         session.probe = probe
+        session.address = address
+        if privateTest {
+            session.privateUntil = now + config.privateSessionLifetime
+            privateSessionCount += 1
+            addresses[address, default: AddressState()].privateSessions += 1
+        }
         sessions[sid] = session
         channels[key, default: Channel(key: key, profile: profile)].members[uid] = sid
-        connections[conn]!.session = sid
+        attach(conn, sid)
         events.append(.joined(app: appId, channel: channelName, uid: uid, session: sid))
 
         var reply: [String: JSONValue] = [
@@ -121,19 +121,19 @@ extension SignalingCore {
             "server_time_ms": .integer(unixMillis(now)),
         ]
         if let account { reply["account"] = .string(account) }
-        if let expiry { reply["token_expire_ts"] = .integer(expiry) }
+        if let expiry = sessions[sid]!.joinExpiry { reply["token_expire_ts"] = .integer(expiry) }
         if let media = grantMedia(sessions[sid]!) { reply["media"] = media }
         reply["streams"] = .array(visibleStreams(in: key, except: uid))
         send(conn, message("joined", reply, id: f.id))
         events.append(.joinAnswered(conn))
         if isVisible(sessions[sid]!) { announceJoin(sessions[sid]!) }
         // A token with 30 s or less left is announced at once (docs/tokens.md, expiry notices).
-        handleTimeout(now: now)
+        checkSessionTimers(sid, now: now)
     }
 
     mutating func leave(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
         guard let sid = connections[conn]!.session else { throw .code(-113, "not_in_channel") }
-        connections[conn]!.session = nil
+        detach(conn, now: now)
         removeSession(sid, reason: .quit)
         send(conn, message("left", [:], id: f.id))
     }
@@ -174,11 +174,13 @@ extension SignalingCore {
         var reply: [String: JSONValue] = [:]
         if let expiry { reply["token_expire_ts"] = .integer(expiry) }
         send(conn, message("token_renewed", reply, id: f.id))
-        handleTimeout(now: now)
+        checkSessionTimers(sid, now: now)
     }
 
     mutating func resume(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
         guard connections[conn]!.session == nil else { throw .code(-17, "already_joined") }
+        // Resumes share the per-address rate of joins: guessing is as slow as joining.
+        try takeJoinBudget(connections[conn]!.address, now: now)
         let sid = UInt64(try f.integer("session", in: 1...Int64.max))
         let token = try f.string("resume_token")
         guard let s = sessions[sid], TokenCrypto.constantTimeEqual(Array(s.resumeToken.utf8), Array(token.utf8)) else {
@@ -186,11 +188,11 @@ extension SignalingCore {
         }
         if let old = s.connection {
             outputs.append(.close(old, code: 4002, reason: "resumed elsewhere"))
-            connections[old]?.session = nil
+            detach(old, now: now)
         }
         sessions[sid]!.connection = conn
         sessions[sid]!.lastSeen = now
-        connections[conn]!.session = sid
+        attach(conn, sid)
         events.append(.resumed(uid: s.uid, session: sid))
         var reply: [String: JSONValue] = [
             "uid": .integer(Int64(s.uid)),
@@ -210,28 +212,29 @@ extension SignalingCore {
         let account = try f.string("account")
         guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
         guard appAccepted(appId) != nil else { throw .code(-101, "invalid_app_id") }
-        // Registrations share the per-address rate of joins; each app holds a bounded table.
-        let address = connections[conn]!.address
-        var recent = (joinTimes[address] ?? []).filter { now - $0 < .seconds(1) }
-        guard recent.count < config.joinsPerSecondPerAddress else { throw .code(-12, "too_often") }
-        recent.append(now)
-        joinTimes[address] = recent
-        guard accounts[appId]?[account] != nil || (accounts[appId]?.count ?? 0) < config.maxAccountsPerApp else {
-            throw .code(-22, "too_many_accounts")
-        }
-        let uid = accountUid(app: appId, account: account)
+        // Registrations share the per-address rate of joins. Only a connection
+        // that holds a session writes the app's lasting table; others get a
+        // provisional entry (bounded, oldest dropped first) that an account join makes lasting.
+        try takeJoinBudget(connections[conn]!.address, now: now)
+        let uid = try accountUid(app: appId, account: account, lasting: connections[conn]!.session != nil)
         send(conn, message("account_registered", ["uid": .integer(Int64(uid)), "account": .string(account)], id: f.id))
     }
 
     // MARK: - Shared steps
 
     /// Runs the token check; returns the join privilege's expiry (nil in testing mode).
-    func checkToken(_ token: String, app: ServerConfig.App, appId: String, channel: String,
+    mutating func checkToken(_ token: String, app: ServerConfig.App, appId: String, channel: String,
                     identity: TokenIdentity, now: Instant) throws(SignalingFailure) -> Int64? {
         guard let certificate = app.certificate else { return nil }
         let outcome = TokenVerifier.verify(token: token, appId: appId, certificate: certificate, channel: channel,
                                            identity: identity, privilege: .joinChannel, now: unixSeconds(now))
-        guard outcome.code == 0 else { throw .code(outcome.code, outcome.reason) }
+        guard outcome.code == 0 else {
+            // The client learns what Agora reports (invalid or expired); how far
+            // a forged token got stays in the server's log.
+            events.append(.tokenRefused(detail: outcome.reason))
+            throw .code(outcome.code, outcome.code == -109 ? "token_expired"
+                        : outcome.code == -110 ? "invalid_token" : outcome.reason)
+        }
         var expiry = outcome.privilegeExpire[.joinChannel] ?? outcome.tokenExpire!
         if app.enforcePublishPrivileges {
             for p in [TokenPrivilege.publishAudio, .publishVideo, .publishDataStream] {
@@ -291,19 +294,14 @@ extension SignalingCore {
         guard let s = sessions[sid] else { return }
         if isVisible(s) { announceOffline(s, reason: reason) }
         sessions[sid] = nil
+        if s.privateUntil != nil {
+            privateSessionCount -= 1
+            addresses[s.address]?.privateSessions -= 1
+        }
         if mediaEndpoint != nil { mediaCommands.append(.remove(session: sid)) }
         channels[s.key]?.members[s.uid] = nil
         if channels[s.key]?.members.isEmpty == true { channels[s.key] = nil }
         events.append(.left(app: s.key.app, channel: s.key.name, uid: s.uid, reason: reason))
-    }
-
-    mutating func accountUid(app: String, account: String) -> UInt32 {
-        if let uid = accounts[app]?[account] { return uid }
-        var uid: UInt32
-        repeat { uid = UInt32(truncatingIfNeeded: rng.next()) } while uid == 0 || accountUids[app]?.contains(uid) == true
-        accounts[app, default: [:]][account] = uid
-        accountUids[app, default: []].insert(uid)
-        return uid
     }
 
     mutating func freeUid(in key: ChannelKey) -> UInt32 {

@@ -53,6 +53,10 @@ public struct SignalingCore {
         case protocolError(ConnectionID, String)
         /// A join on this connection was answered (for the latency histogram).
         case joinAnswered(ConnectionID)
+        /// Something was refused or closed by a budget (docs/server.md, Limits and abuse).
+        case refused(reason: String)
+        /// A token was refused; the detail (how far it got) is for the log only.
+        case tokenRefused(detail: String)
     }
 
     /// Instructions for the media plane, in order.
@@ -89,10 +93,22 @@ public struct SignalingCore {
     var connections: [ConnectionID: ConnectionState] = [:]
     var sessions: [UInt64: Session] = [:]
     var channels: [ChannelKey: Channel] = [:]
-    /// Recent join times per remote address (the join rate limit).
-    var joinTimes: [String: [Instant]] = [:]
-    /// app id -> account -> uid, stable for the server's life.
+    /// Per remote address: recent joins, connections without a session, private sessions.
+    var addresses: [String: AddressState] = [:]
+    var lastPrune = Instant(nanoseconds: 0)
+    /// Connections without a session, oldest first (entries that joined or closed since are skipped).
+    var idleQueue: [(conn: ConnectionID, since: Instant)] = []
+    var idleHead = 0
+    var unauthenticatedCount = 0
+    /// Echo tests and last-mile probes in progress.
+    var privateSessionCount = 0
+    /// No session deadline (drop, token notice, private session end) comes
+    /// before this; recomputed when it passes, lowered when a session adds an earlier one.
+    var sessionDeadline: Instant? = nil
+    /// app id -> account -> uid, stable for the server's life (account joins).
     var accounts: [String: [String: UInt32]] = [:]
+    /// app id -> accounts registered by connections without a session.
+    var provisional: [String: ProvisionalAccounts] = [:]
     /// app id -> the uids its accounts hold.
     var accountUids: [String: Set<UInt32>] = [:]
     var nextSession: UInt64 = 1
@@ -173,27 +189,18 @@ public struct SignalingCore {
 
     // MARK: - Inputs
 
-    /// A connection opened from `address` (used for the join rate limit).
-    public mutating func connected(_ conn: ConnectionID, address: String, now: Instant) {
-        connections[conn] = ConnectionState(address: address)
-    }
-
-    /// A connection ended. Its session, if any, stays for `dropTimeout` so the
-    /// client can resume it; nobody else notices unless it expires.
-    public mutating func disconnected(_ conn: ConnectionID, now: Instant) {
-        guard let state = connections.removeValue(forKey: conn) else { return }
-        if let sid = state.session, sessions[sid] != nil {
-            sessions[sid]!.connection = nil
-            sessions[sid]!.lastSeen = now
-        }
-    }
-
     /// A text message arrived on `conn`.
     public mutating func received(_ text: String, on conn: ConnectionID, now: Instant) {
         guard connections[conn] != nil else { return }
         if let sid = connections[conn]!.session { sessions[sid]?.lastSeen = now }
         var requestId: Int64? = nil
         do {
+            // The cost of parsing is bounded before parsing: size (the shell's
+            // maxMessageBytes), object members and nesting.
+            guard JSONValue.withinLimits(text, maxKeys: config.maxMessageKeys, maxDepth: config.maxMessageDepth) else {
+                events.append(.refused(reason: "too_complex"))
+                throw SignalingFailure.code(-2, "too_complex")
+            }
             guard case .object(let members)? = try? JSONValue.parse(text) else { throw SignalingFailure.malformed }
             let fields = MessageFields(members: members)
             requestId = fields.id
@@ -223,38 +230,67 @@ public struct SignalingCore {
         }
     }
 
-    /// Time passed: drops silent sessions and sends token notices that are due.
+    /// Time passed: drops silent sessions, sends token notices that are due,
+    /// ends private sessions that ran their time, closes connections that
+    /// stayed without a session, and prunes the per-address table. Walks the
+    /// sessions only when a session deadline may have come.
     public mutating func handleTimeout(now: Instant) {
-        if joinTimes.count > 256 {
-            joinTimes = joinTimes.filter { _, times in times.contains { now - $0 < .seconds(1) } }
+        if let due = sessionDeadline, now >= due {
+            sessionDeadline = nil
+            for sid in Array(sessions.keys).sorted() { checkSessionTimers(sid, now: now) }
         }
-        for sid in Array(sessions.keys).sorted() {
-            guard let s = sessions[sid] else { continue }
-            if now >= s.lastSeen + config.dropTimeout {
+        sweepIdle(now: now)
+        pruneAddresses(now: now)
+    }
+
+    /// One session's timers: drop after silence, token expiry and its notice,
+    /// the end of a private session. Lowers `sessionDeadline` to its next one.
+    mutating func checkSessionTimers(_ sid: UInt64, now: Instant) {
+        guard let s = sessions[sid] else { return }
+        if now >= s.lastSeen + config.dropTimeout {
+            if let conn = s.connection {
+                outputs.append(.close(conn, code: 4000, reason: "keepalive timeout"))
+                detach(conn, now: now)
+            }
+            removeSession(sid, reason: .dropped)
+            return
+        }
+        if let end = s.privateUntil, now >= end {
+            if let conn = s.connection {
+                outputs.append(.close(conn, code: 4005, reason: "test over"))
+                detach(conn, now: now)
+            }
+            removeSession(sid, reason: .quit)
+            return
+        }
+        if let expiry = s.joinExpiry {
+            if now >= instant(unix: expiry) {
                 if let conn = s.connection {
-                    outputs.append(.close(conn, code: 4000, reason: "keepalive timeout"))
-                    connections[conn]?.session = nil
+                    send(conn, message("token_expired", ["connection_reason": .integer(9)]))
+                    detach(conn, now: now)
                 }
                 removeSession(sid, reason: .dropped)
-                continue
+                return
             }
-            if let expiry = s.joinExpiry {
-                if now >= instant(unix: expiry) {
-                    if let conn = s.connection {
-                        send(conn, message("token_expired", ["connection_reason": .integer(9)]))
-                        connections[conn]?.session = nil
-                    }
-                    removeSession(sid, reason: .dropped)
-                    continue
-                }
-                if !s.willExpireSent && now >= instant(unix: expiry - config.tokenWillExpireLead) {
-                    sessions[sid]!.willExpireSent = true
-                    if let conn = s.connection {
-                        send(conn, message("token_will_expire", ["token_expire_ts": .integer(expiry)]))
-                    }
+            if !s.willExpireSent && now >= instant(unix: expiry - config.tokenWillExpireLead) {
+                sessions[sid]!.willExpireSent = true
+                if let conn = s.connection {
+                    send(conn, message("token_will_expire", ["token_expire_ts": .integer(expiry)]))
                 }
             }
         }
+        let next = nextDeadline(of: sessions[sid]!)
+        sessionDeadline = sessionDeadline.map { min($0, next) } ?? next
+    }
+
+    /// The session's earliest timer.
+    func nextDeadline(of s: Session) -> Instant {
+        var d = s.lastSeen + config.dropTimeout
+        if let e = s.joinExpiry {
+            d = min(d, s.willExpireSent ? instant(unix: e) : instant(unix: e - config.tokenWillExpireLead))
+        }
+        if let end = s.privateUntil { d = min(d, end) }
+        return d
     }
 
     // MARK: - Outputs
@@ -265,16 +301,14 @@ public struct SignalingCore {
     /// The next membership event.
     public mutating func pollEvent() -> Event? { events.isEmpty ? nil : events.removeFirst() }
 
-    /// When `handleTimeout` should next run, if anything is pending.
+    /// When `handleTimeout` should next run, if anything is pending. It may
+    /// come early (a session heard from since), never late; O(1).
     public func pollTimeout() -> Instant? {
-        var next: Instant? = nil
-        for s in sessions.values {
-            var d = s.lastSeen + config.dropTimeout
-            if let e = s.joinExpiry {
-                let notice = s.willExpireSent ? instant(unix: e) : instant(unix: e - config.tokenWillExpireLead)
-                d = min(d, notice)
-            }
-            next = next.map { min($0, d) } ?? d
+        var next = sessionDeadline
+        if let idle = idleDeadline { next = next.map { min($0, idle) } ?? idle }
+        if !addresses.isEmpty {
+            let prune = lastPrune + .seconds(1)
+            next = next.map { min($0, prune) } ?? prune
         }
         return next
     }
@@ -324,6 +358,8 @@ public struct SignalingCore {
 struct ConnectionState {
     var address: String
     var session: UInt64? = nil
+    /// Since when the connection has had no session (nil while it has one).
+    var idleSince: Instant? = nil
 }
 
 /// A channel is named within an app: the same name under two app ids is two channels.
@@ -366,6 +402,10 @@ struct Session {
     var echoMs = 0
     /// A last-mile probe's private channel (join field `probe`).
     var probe = false
+    /// A private session (echo test, probe) ends at this time; nil for others.
+    var privateUntil: Instant? = nil
+    /// The remote address of the connection that joined (for per-address counts).
+    var address = ""
     /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (set_video_state).
     var videoRtx: [UInt32: UInt32] = [:]
     /// The audio stream's and the reliable data stream's RTX SSRCs -> their SSRCs (the participant's own numbers).

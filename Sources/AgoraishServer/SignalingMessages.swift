@@ -53,7 +53,8 @@ enum SignalingFailure: Error, Equatable {
         switch self {
         case .malformed: "malformed"
         case .unsupportedVersion: "unsupported_version"
-        case .unknownType(let t): "unknown_type:\(t)"
+        // The type is echoed back cut to 32 characters: an error never costs much more than the request.
+        case .unknownType(let t): "unknown_type:\(t.prefix(32))"
         case .badField(let f): "bad_field:\(f)"
         case .code(_, let r): r
         }

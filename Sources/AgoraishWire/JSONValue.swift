@@ -23,6 +23,34 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// Whether `text` stays within `maxKeys` object members (all objects
+    /// together) and `maxDepth` levels of nesting. A single pass over the
+    /// bytes, run before `parse` so that the cost of parsing a message is
+    /// bounded by its size and these two numbers (signaling budgets,
+    /// docs/server.md). Malformed text may pass; `parse` refuses it.
+    public static func withinLimits(_ text: String, maxKeys: Int, maxDepth: Int) -> Bool {
+        var keys = 0, depth = 0
+        var inString = false, escaped = false
+        for b in text.utf8 {
+            if inString {
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                if depth > maxDepth { return false }
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            case UInt8(ascii: ":"):
+                keys += 1
+                if keys > maxKeys { return false }
+            default: break
+            }
+        }
+        return true
+    }
+
     /// The value as JSON text (object keys sorted, so output is stable).
     public var serialized: String {
         var out = ""

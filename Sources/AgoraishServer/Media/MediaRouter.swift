@@ -28,6 +28,7 @@ public final class MediaRouter: @unchecked Sendable {
     /// What the receive thread knows of a participant.
     private struct Entry {
         let session: UInt64
+        let ufrag: String
         let password: [UInt8]
         let worker: Int
         var address: SocketAddress?
@@ -85,8 +86,8 @@ public final class MediaRouter: @unchecked Sendable {
             case .admit(let grant):
                 removeEntry(grant.session)
                 let w = worker(for: grant.app + "\u{0}" + grant.channel)
-                bySession[grant.session] = Entry(session: grant.session, password: Array(grant.icePassword.utf8),
-                                                 worker: w, address: nil)
+                bySession[grant.session] = Entry(session: grant.session, ufrag: grant.iceUfrag,
+                                                 password: Array(grant.icePassword.utf8), worker: w, address: nil)
                 byUfrag[grant.iceUfrag] = grant.session
                 workers[w].loop.post { [worker = workers[w]] in worker.admit(grant) }
             case .setPublisher(let session, let canPublish):
@@ -137,8 +138,9 @@ public final class MediaRouter: @unchecked Sendable {
     }
 
     private func removeEntry(_ session: UInt64) {
+        // O(1): a mass leave must not stall the receive thread (each entry knows its ufrag).
         guard let e = bySession.removeValue(forKey: session) else { return }
-        byUfrag = byUfrag.filter { $0.value != session }
+        if byUfrag[e.ufrag] == session { byUfrag[e.ufrag] = nil }
         if let a = e.address, byAddress[a]?.session == session { byAddress[a] = nil }
         workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.remove(session) }
     }

@@ -31,6 +31,8 @@ public struct WebSocketConnection: Sendable {
     private var fragmentOpcode: WebSocketFrame.Opcode? = nil
     private var outbox: [UInt8] = []
     private var messages: [Message] = []
+    /// Ping frames received (answered with pongs by the connection itself).
+    public private(set) var pingsReceived = 0
     private var maskState: UInt64
     /// True once a close frame has been sent.
     public private(set) var closeSent = false
@@ -90,6 +92,9 @@ public struct WebSocketConnection: Sendable {
         messages.isEmpty ? nil : messages.removeFirst()
     }
 
+    /// The next complete message without taking it.
+    public var nextMessage: Message? { messages.first }
+
     /// The bytes to write to the transport, if any.
     public mutating func pollTransmit() -> [UInt8]? {
         guard !outbox.isEmpty else { return nil }
@@ -114,6 +119,7 @@ public struct WebSocketConnection: Sendable {
     private mutating func handle(_ frame: WebSocketFrame) {
         switch frame.opcode {
         case .ping:
+            pingsReceived += 1
             send(.pong, frame.payload)
         case .pong:
             messages.append(.pong(frame.payload))
