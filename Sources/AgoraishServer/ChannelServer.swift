@@ -155,7 +155,11 @@ public final class ChannelServer: @unchecked Sendable {
             }
             let newRouter: MediaRouter
             do {
-                newRouter = try MediaRouter(fd: udpFd, workerCount: config.mediaWorkers, onStreamPublished: { [self] session, ssrc, payloadType, low, rtx in
+                newRouter = try MediaRouter(fd: udpFd, workerCount: config.mediaWorkers,
+                                            consentInterval: config.consentInterval, consentTimeout: config.consentTimeout,
+                                            probeLimits: ProbeLimits(amplification: config.probeAmplification,
+                                                                     maxBitratePerAddress: config.maxProbeBitratePerAddress),
+                                            onStreamPublished: { [self] session, ssrc, payloadType, low, rtx in
                     newLoop.post { [self] in
                         core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType, low: low, rtx: rtx)
                         drainCore(.now())

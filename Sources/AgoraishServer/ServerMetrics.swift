@@ -69,6 +69,11 @@ final class ServerMetrics {
                    [("", "\(media.bytesOut.load(ordering: .relaxed))")])
             metric("agoraish_media_stun_bindings_total", "counter", "STUN binding requests answered.",
                    [("", "\(media.stunBindings.load(ordering: .relaxed))")])
+            metric("agoraish_media_consent_checks_total", "counter", "Consent checks (RFC 7675) sent to clients.",
+                   [("", "\(media.consentChecks.load(ordering: .relaxed))")])
+            metric("agoraish_media_consent_expired_total", "counter",
+                   "Addresses sent nothing more: they stopped answering consent checks.",
+                   [("", "\(media.consentExpired.load(ordering: .relaxed))")])
             metric("agoraish_media_layer_switches_total", "counter",
                    "Subscribers moved to the other stream of a dual-stream publisher, at its keyframe.",
                    [("", "\(media.layerSwitches.load(ordering: .relaxed))")])

@@ -52,6 +52,25 @@ def stun_binding_request(ufrag: str, password: str) -> bytes:
     return header + body + struct.pack("!HHI", 0x8028, 4, crc)
 
 
+def _stun(kind: int, tid: bytes, attrs: bytes, password: str) -> bytes:
+    """A STUN message of `kind` with `attrs`, MESSAGE-INTEGRITY under `password` and FINGERPRINT."""
+    header = struct.pack("!HHI", kind, len(attrs) + 24, 0x2112A442) + tid
+    mac = hmac.new(password.encode(), header + attrs, hashlib.sha1).digest()
+    body = attrs + struct.pack("!HH", 0x0008, 20) + mac
+    header = struct.pack("!HHI", kind, len(body) + 8, 0x2112A442) + tid
+    crc = (binascii.crc32(header + body) ^ 0x5354554E) & 0xFFFFFFFF
+    return header + body + struct.pack("!HHI", 0x8028, 4, crc)
+
+
+def consent_answer(data: bytes, password: str) -> Optional[bytes]:
+    """The answer to the server's consent check (RFC 7675; docs/media-plane.md,
+    Consent) if `data` is one: a binding success with its transaction id and
+    integrity under the same ICE password; None for anything else."""
+    if len(data) < 20 or data[0:2] != b"\x00\x01":
+        return None
+    return _stun(0x0101, data[8:20], b"", password)
+
+
 def rtp(seq: int, ssrc: int, payload: bytes, pt: int = 111) -> bytes:
     """An RTP packet with a 12-byte header."""
     return struct.pack("!BBHII", 0x80, pt, seq, seq * 960, ssrc) + payload
@@ -70,11 +89,18 @@ def bind_socket(sock: socket.socket, media: dict, timeout: float = 2.0, attempts
         except socket.timeout:
             if attempt == attempts - 1:
                 raise
-    sock.settimeout(timeout)
     if data[0:2] != b"\x01\x01":
         raise RuntimeError(f"STUN binding failed: {data[:4].hex()}")
     at = data.index(b"\x00\x20")
-    return struct.unpack("!H", data[at + 6:at + 8])[0] ^ 0x2112
+    port = struct.unpack("!H", data[at + 6:at + 8])[0] ^ 0x2112
+    # The server sends media to a new address only once it answers a consent check.
+    check, _ = sock.recvfrom(2048)
+    answer = consent_answer(check, media["ice_pwd"])
+    if answer is None:
+        raise RuntimeError(f"expected a consent check, got {check[:4].hex()}")
+    sock.sendto(answer, server)
+    sock.settimeout(timeout)
+    return port
 
 
 async def join(url: str, uid: int, channel: str, profile: int = 0, role: int = 1):

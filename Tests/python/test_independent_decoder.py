@@ -52,7 +52,7 @@ from test_video import Events, Pusher, luma_psnr, number_of, picture
 pylibsrtp = pytest.importorskip("pylibsrtp")
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
-from media_client import bind_socket, stun_binding_request  # noqa: E402  (needs websockets)
+from media_client import bind_socket, consent_answer, stun_binding_request  # noqa: E402  (needs websockets)
 
 APP = "0123456789abcdef0123456789abcdef"
 PUBLISHER, SUBSCRIBER = 1, 2
@@ -427,6 +427,9 @@ class RawSubscriber:
             return
         if data[0] < 4:
             self.counts["stun"] += 1
+            answer = consent_answer(data, self.media["ice_pwd"])
+            if answer is not None:
+                self.sock.sendto(answer, self.server)
             return
         if len(data) > 1 and 192 <= data[1] <= 223:
             self.counts["rtcp"] += 1

@@ -12,7 +12,7 @@ import pylibsrtp
 import pytest
 import websockets
 
-from media_client import APP, rtp, start_server, stun_binding_request
+from media_client import APP, bind_socket, consent_answer, rtp, start_server
 from support import SERVER_CLI
 
 
@@ -64,19 +64,19 @@ class Member:
         self.media = media
 
     def bind(self):
-        self.sock.sendto(stun_binding_request(self.media["ice_ufrag"], self.media["ice_pwd"]), self.server)
-        data, _ = self.sock.recvfrom(2048)
-        assert data[0:2] == b"\x01\x01", data[:4].hex()  # binding success
-        port = struct.unpack("!H", data[data.index(b"\x00\x20") + 6:data.index(b"\x00\x20") + 8])[0] ^ 0x2112
-        assert port == self.sock.getsockname()[1]
+        assert bind_socket(self.sock, self.media) == self.sock.getsockname()[1]
 
     def recv_rtp(self, timeout=2.0):
         self.sock.settimeout(timeout)
-        try:
-            data, _ = self.sock.recvfrom(2048)
-        except socket.timeout:
-            return None
-        return self.rx.unprotect(data)
+        while True:
+            try:
+                data, _ = self.sock.recvfrom(2048)
+            except socket.timeout:
+                return None
+            answer = consent_answer(data, self.media["ice_pwd"])
+            if answer is None:
+                return self.rx.unprotect(data)
+            self.sock.sendto(answer, self.server)  # a consent check (docs/media-plane.md)
 
 
 async def join(url, uid, channel="media", profile=0, role=1):

@@ -482,6 +482,24 @@ final class MediaTransport: @unchecked Sendable {
         }
     }
 
+    /// Answers the server's consent check (RFC 7675; docs/media-plane.md,
+    /// Consent): a binding success with the request's transaction id and
+    /// MESSAGE-INTEGRITY under the same ICE password. Only the address the
+    /// server sends media to can see the transaction id, so the answer proves
+    /// that this address wants what it is sent.
+    private func answerConsentCheck(_ request: StunMessage) {
+        let ip = server.ipBytes
+        let xor = ip.count == 4
+            ? StunMessage.xorMappedAddress(ipv4: ip, port: server.port, transactionId: request.transactionId)
+            : StunMessage.xorMappedAddress(ipv6: ip, port: server.port, transactionId: request.transactionId)
+        let response = StunMessage(type: .bindingSuccess, transactionId: request.transactionId,
+                                   attributes: [(StunMessage.AttributeType.xorMappedAddress.rawValue, xor)])
+        let bytes = response.serialized(integrityKey: Array(endpoint.icePassword.utf8))
+        _ = bytes.withUnsafeBytes { raw in
+            server.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }
+        }
+    }
+
     private func receive() {
         while !closed {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 2048 - SrtpSession.maxTrailer, Int32(MSG_DONTWAIT)) }
@@ -491,8 +509,10 @@ final class MediaTransport: @unchecked Sendable {
                 let packet = UnsafeRawBufferPointer(start: raw.baseAddress, count: n)
                 switch MediaPacketKind.classify(packet) {
                 case .stun:
-                    if let response = try? StunMessage.parse(Array(packet), integrityKey: Array(endpoint.icePassword.utf8)),
-                       response.type == .bindingSuccess, response.transactionId == transaction {
+                    let message = try? StunMessage.parse(Array(packet), integrityKey: Array(endpoint.icePassword.utf8))
+                    if let request = message, request.type == .bindingRequest {
+                        answerConsentCheck(request)
+                    } else if let response = message, response.type == .bindingSuccess, response.transactionId == transaction {
                         boundFlag.store(true, ordering: .releasing)
                         if let sent = transactionSentAt {
                             let measured = Instant.now() - sent

@@ -45,6 +45,12 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     /// A retransmission a subscriber asked for, not sent: retransmissions in
     /// the last 100 ms already took half of its downlink estimate.
     case rtxBudget
+    /// A STUN binding request whose transaction id was already acted on, from
+    /// another address: a replay, which moves nothing.
+    case stunReplay
+    /// Last-mile probe packets not sent: the client sent too little for them
+    /// (amplification bound) or its address reached its probe rate.
+    case probeBudget
 
     /// The Prometheus label value.
     public var label: String {
@@ -67,6 +73,8 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .fallback: "fallback"
         case .probe: "probe"
         case .rtxBudget: "rtx_budget"
+        case .stunReplay: "stun_replay"
+        case .probeBudget: "probe_budget"
         }
     }
 }
@@ -95,6 +103,9 @@ public final class MediaCounters: Sendable {
     public let recoveredUpstream = Atomic<Int>(0)
     /// Subscribe fallback: times a subscriber's downlink left it only a publisher's audio.
     public let subscribeFallbacks = Atomic<Int>(0)
+    /// Consent (RFC 7675): checks sent, and addresses whose consent ran out.
+    public let consentChecks = Atomic<Int>(0)
+    public let consentExpired = Atomic<Int>(0)
     private let dropCounts: [Counter]
 
     /// One atomic counter (Atomic itself cannot sit in an array).
@@ -121,6 +132,8 @@ public final class MediaCounters: Sendable {
         if batch.nackedUpstream > 0 { nackedUpstream.wrappingAdd(batch.nackedUpstream, ordering: .relaxed) }
         if batch.recoveredUpstream > 0 { recoveredUpstream.wrappingAdd(batch.recoveredUpstream, ordering: .relaxed) }
         if batch.subscribeFallbacks > 0 { subscribeFallbacks.wrappingAdd(batch.subscribeFallbacks, ordering: .relaxed) }
+        if batch.consentChecks > 0 { consentChecks.wrappingAdd(batch.consentChecks, ordering: .relaxed) }
+        if batch.consentExpired > 0 { consentExpired.wrappingAdd(batch.consentExpired, ordering: .relaxed) }
         if batch.layerKeyframeRequests > 0 {
             layerKeyframeRequests.wrappingAdd(batch.layerKeyframeRequests, ordering: .relaxed)
         }
@@ -145,6 +158,8 @@ struct MediaBatchCounts {
     var nackedUpstream = 0
     var recoveredUpstream = 0
     var subscribeFallbacks = 0
+    var consentChecks = 0
+    var consentExpired = 0
     var drops = [Int](repeating: 0, count: MediaDropReason.allCases.count)
 }
 

@@ -8,6 +8,15 @@ import Glibc
 /// a publisher sends to every other participant of its channel that has a
 /// bound address (docs/media-plane.md).
 ///
+/// Addresses (docs/media-plane.md, Consent): a fresh binding request (a
+/// transaction id not seen before) from a new address makes it a candidate;
+/// it becomes the participant's media address only on proof — an answer to
+/// the server's consent check from it, or authenticated SRTP/SRTCP from it —
+/// and stays so while it answers consent checks (RFC 7675): every
+/// `consentInterval`, nothing more after `consentTimeout` without an answer.
+/// A binding request whose transaction id was seen is answered again only
+/// from the address it came from, and moves nothing.
+///
 /// Threads: the receive thread is worker 0's thread. It reads batches
 /// (recvmmsg), answers STUN, forwards the datagrams of worker 0's channels
 /// itself, and hands the others to the worker that owns the sender's channel
@@ -31,8 +40,28 @@ public final class MediaRouter: @unchecked Sendable {
         let ufrag: String
         let password: [UInt8]
         let worker: Int
+        /// Where media goes, once proven.
         var address: SocketAddress?
+        /// A new address seen in a fresh binding request, not yet proven.
+        var candidate: SocketAddress?
+        /// When `address` was bound, and last answered a consent check (nil: never).
+        var boundAt = Instant(nanoseconds: 0)
+        var consentAt: Instant?
+        /// The consent check in flight: its transaction id and where it went.
+        var check: (id: [UInt8], to: SocketAddress)?
+        var nextCheck = Instant(nanoseconds: 0)
+        /// Transaction ids of the last binding requests acted on.
+        var seen: [[UInt8]] = []
+        /// Consent ran out once: from then on only an answered check binds an address.
+        var expired = false
     }
+
+    /// A datagram from a candidate address goes to its worker with this bit set in the session.
+    static let candidateBit: UInt64 = 1 << 63
+    private let consentInterval: Duration
+    private let consentTimeout: Duration
+    private var byCandidate: [SocketAddress: (session: UInt64, worker: Int)] = [:]
+    private var random = SplitMix64(seed: 0)
 
     // Receive-thread state.
     private var byUfrag: [String: UInt64] = [:]
@@ -50,15 +79,20 @@ public final class MediaRouter: @unchecked Sendable {
     /// for it or 0). `onSubscribeFallback` is called on a worker thread when
     /// a subscriber (session) gets only the audio of a publisher (uid), or
     /// its video again, because of the subscriber's downlink.
-    public init(fd: Int32, workerCount: Int,
+    public init(fd: Int32, workerCount: Int, consentInterval: Duration = .seconds(5), consentTimeout: Duration = .seconds(30),
+                probeLimits: ProbeLimits = ProbeLimits(),
                 onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void,
                 onSubscribeFallback: @escaping @Sendable (UInt64, UInt32, Bool) -> Void = { _, _, _ in }) throws(EventThreadError) {
         self.fd = fd
+        self.consentInterval = consentInterval
+        self.consentTimeout = consentTimeout
         var seed: UInt32 = 0
         _ = agsh_random_bytes(&seed, 4)
+        random = SplitMix64(seed: UInt64(seed) << 32 | UInt64(seed))
         var made: [MediaWorker] = []
         for i in 0..<max(1, workerCount) {
             made.append(try MediaWorker(index: i, fd: fd, counters: counters, seed: seed &+ UInt32(i) &* 0x9E37_79B9,
+                                        probeLimits: probeLimits,
                                         onStreamPublished: onStreamPublished, onSubscribeFallback: onSubscribeFallback))
         }
         workers = made
@@ -70,6 +104,11 @@ public final class MediaRouter: @unchecked Sendable {
         rxBuffers = .allocate(byteCount: Self.batch * Self.slot, alignment: 16)
         loop.post { [self] in
             loop.register(fd, events: EventLoop.readable) { [self] _ in drain() }
+            scheduleConsent()
+        }
+        for w in workers {
+            // Authenticated SRTP from a candidate address proves it (posted to this thread).
+            w.onCandidateProven = { [self] session in loop.post { [self] in promote(session, consent: false) } }
         }
     }
 
@@ -142,6 +181,7 @@ public final class MediaRouter: @unchecked Sendable {
         guard let e = bySession.removeValue(forKey: session) else { return }
         if byUfrag[e.ufrag] == session { byUfrag[e.ufrag] = nil }
         if let a = e.address, byAddress[a]?.session == session { byAddress[a] = nil }
+        if let c = e.candidate, byCandidate[c]?.session == session { byCandidate[c] = nil }
         workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.remove(session) }
     }
 
@@ -172,7 +212,8 @@ public final class MediaRouter: @unchecked Sendable {
         let address = SocketAddress(storage: rx[i].addr, length: rx[i].addr_len)
         switch MediaPacketKind.classify(UnsafeRawBufferPointer(start: buffer, count: length)) {
         case .rtp, .rtcp:
-            guard let (session, w) = byAddress[address] else {
+            guard let (session, w) = byAddress[address]
+                ?? byCandidate[address].map({ ($0.session | Self.candidateBit, $0.worker) }) else {
                 counts.drops[MediaDropReason.unknownSource.rawValue] += 1
                 return
             }
@@ -190,9 +231,108 @@ public final class MediaRouter: @unchecked Sendable {
         }
     }
 
+    /// An answer to a consent check: from the address it went to, with its
+    /// transaction id and the participant's integrity. A candidate becomes the
+    /// media address; the bound address's consent is refreshed.
+    private func consentAnswered(_ bytes: [UInt8], _ transactionId: [UInt8], from address: SocketAddress) {
+        guard let session = (byAddress[address] ?? byCandidate[address])?.session, let entry = bySession[session],
+              let check = entry.check, check.id == transactionId, check.to == address,
+              (try? StunMessage.parse(bytes, integrityKey: entry.password)) != nil
+        else {
+            counts.drops[MediaDropReason.stun.rawValue] += 1
+            return
+        }
+        bySession[session]!.check = nil
+        if address == entry.candidate {
+            promote(session, consent: true)
+        } else {
+            bySession[session]!.consentAt = .now()
+            workers[entry.worker].loop.post { [worker = workers[entry.worker]] in worker.consented(session) }
+        }
+    }
+
+    /// The candidate address proved itself: media goes there now.
+    private func promote(_ session: UInt64, consent: Bool) {
+        guard let entry = bySession[session], let address = entry.candidate, consent || !entry.expired else { return }
+        if let old = entry.address, byAddress[old]?.session == session { byAddress[old] = nil }
+        if byCandidate[address]?.session == session { byCandidate[address] = nil }
+        let now = Instant.now()
+        bySession[session]!.address = address
+        bySession[session]!.candidate = nil
+        bySession[session]!.boundAt = now
+        bySession[session]!.consentAt = consent ? now : nil
+        bySession[session]!.nextCheck = now + jittered(consentInterval)
+        byAddress[address] = (session, entry.worker)
+        workers[entry.worker].loop.post { [worker = workers[entry.worker]] in
+            worker.bind(session, address)
+            if consent { worker.consented(session) }
+        }
+    }
+
+    /// Sends a consent check (a binding request with a new transaction id,
+    /// USERNAME "server:<ufrag>", integrity under the participant's password).
+    private func sendConsentCheck(_ session: UInt64, to address: SocketAddress, now: Instant) {
+        guard let entry = bySession[session] else { return }
+        var id = [UInt8](repeating: 0, count: 12)
+        for i in 0..<12 { id[i] = UInt8(truncatingIfNeeded: random.next()) }
+        bySession[session]!.check = (id, address)
+        let request = StunMessage(type: .bindingRequest, transactionId: id, attributes: [
+            (StunMessage.AttributeType.username.rawValue, Array("server:\(entry.ufrag)".utf8)),
+        ])
+        let out = request.serialized(integrityKey: entry.password)
+        let sent = out.withUnsafeBytes { raw in
+            address.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }
+        }
+        if sent > 0 {
+            counts.packetsOut += 1
+            counts.bytesOut += sent
+            counts.consentChecks += 1
+        }
+    }
+
+    private func jittered(_ d: Duration) -> Duration {
+        // ±20 % (RFC 7675 §5.1: uniformly distributed around the interval).
+        let ns = d.nanosecondsClamped
+        return .nanoseconds(ns * 8 / 10 + Int64(random.next() % UInt64(max(1, ns * 4 / 10))))
+    }
+
+    /// Every 100 ms: consent checks that are due, and addresses whose consent
+    /// ran out (nothing more is sent to them; a new binding must prove itself).
+    private func scheduleConsent() {
+        loop.schedule(after: .milliseconds(100)) { [self] in
+            let now = Instant.now()
+            var expired: [UInt64] = [], due: [UInt64] = []
+            for (session, e) in bySession {
+                guard e.address != nil else { continue }
+                if now >= (e.consentAt ?? e.boundAt) + consentTimeout { expired.append(session) }
+                else if now >= e.nextCheck { due.append(session) }
+            }
+            for session in expired {
+                let e = bySession[session]!
+                if let address = e.address, byAddress[address]?.session == session { byAddress[address] = nil }
+                bySession[session]!.address = nil
+                bySession[session]!.check = nil
+                bySession[session]!.expired = true
+                counts.consentExpired += 1
+                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.bind(session, nil) }
+            }
+            for session in due {
+                bySession[session]!.nextCheck = now + jittered(consentInterval)
+                sendConsentCheck(session, to: bySession[session]!.address!, now: now)
+            }
+            counters.add(&counts)
+            scheduleConsent()
+        }
+    }
+
     private func answerStun(_ buffer: UnsafeMutableRawPointer, _ length: Int, from address: SocketAddress) {
         let bytes = Array(UnsafeRawBufferPointer(start: buffer, count: length))
-        guard let unchecked = try? StunMessage.parse(bytes), unchecked.type == .bindingRequest,
+        guard let unchecked = try? StunMessage.parse(bytes) else {
+            counts.drops[MediaDropReason.stun.rawValue] += 1
+            return
+        }
+        if unchecked.type == .bindingSuccess { return consentAnswered(bytes, unchecked.transactionId, from: address) }
+        guard unchecked.type == .bindingRequest,
               let username = unchecked.username,
               let session = byUfrag[String(username.prefix { $0 != ":" })],
               let entry = bySession[session],
@@ -201,11 +341,22 @@ public final class MediaRouter: @unchecked Sendable {
             counts.drops[MediaDropReason.stun.rawValue] += 1
             return
         }
-        if entry.address != address {
-            if let old = entry.address, byAddress[old]?.session == session { byAddress[old] = nil }
-            bySession[session]!.address = address
-            byAddress[address] = (session, entry.worker)
-            workers[entry.worker].loop.post { [worker = workers[entry.worker]] in worker.bind(session, address) }
+        if entry.seen.contains(request.transactionId) {
+            // A retransmission is answered where it came from; a replay from elsewhere moves nothing.
+            guard address == entry.address || address == entry.candidate else {
+                counts.drops[MediaDropReason.stunReplay.rawValue] += 1
+                return
+            }
+        } else {
+            bySession[session]!.seen.append(request.transactionId)
+            if entry.seen.count >= 16 { bySession[session]!.seen.removeFirst() }
+            if address != entry.address && address != entry.candidate {
+                // A new address: a candidate until it proves itself.
+                if let c = entry.candidate, byCandidate[c]?.session == session { byCandidate[c] = nil }
+                bySession[session]!.candidate = address
+                byCandidate[address] = (session, entry.worker)
+                sendConsentCheck(session, to: address, now: .now())
+            }
         }
         counts.stunBindings += 1
         let ip = address.ipBytes

@@ -106,6 +106,11 @@ extension MediaWorker {
     /// Last-mile probe (docs/network.md): sends the participant probe packets
     /// at `bitrate` for `duration`, every 5 ms the share due, each numbered
     /// (transport-wide) and stamped with the send time.
+    ///
+    /// Probes go only to an address that answered a consent check, never more
+    /// than `probeLimits.amplification` times the bytes the participant sent,
+    /// and at most `probeLimits.maxBitratePerAddress` to one address (this
+    /// worker's probes); what is not sent is counted as `probe_budget`.
     func probe(_ session: UInt64, bitrate: Int, duration: Duration) {
         guard let p = participants[session] else { return }
         let start = Instant.now()
@@ -115,13 +120,31 @@ extension MediaWorker {
             let now = Instant.now()
             let due = Int(Double(bitrate) / 8 * Double(min(now - start, duration).nanosecondsClamped) / 1e9)
             while sentBytes + ProbePacket.size <= due {
-                sendProbe(to: p) { ssrc, seq, at in ProbePacket.make(ssrc: ssrc, sequence: seq, sentUs: at.nanoseconds / 1000) }
                 sentBytes += ProbePacket.size
+                guard probeAllowed(to: p, now: now) else {
+                    drop(.probeBudget)
+                    continue
+                }
+                sendProbe(to: p) { ssrc, seq, at in ProbePacket.make(ssrc: ssrc, sequence: seq, sentUs: at.nanoseconds / 1000) }
+                p.probeBytesOut += ProbePacket.size
             }
             finishBatch()
             if now - start < duration { _ = loop.schedule(after: .milliseconds(5)) { tick() } }
         }
         tick()
+    }
+
+    /// Whether one more last-mile probe packet may go to `p` (see `probe`).
+    func probeAllowed(to p: MediaParticipant, now: Instant) -> Bool {
+        guard p.consented, let to = p.address,
+              p.probeBytesOut + ProbePacket.size <= probeLimits.amplification * p.bytesIn else { return false }
+        var window = probeWindows[to] ?? (now, 0)
+        if now - window.start >= .milliseconds(100) { window = (now, 0) }
+        guard window.bytes + ProbePacket.size <= probeLimits.maxBitratePerAddress / 8 / 10 else { return false }
+        window.bytes += ProbePacket.size
+        probeWindows[to] = window
+        if probeWindows.count > 1024 { probeWindows = probeWindows.filter { now - $0.value.start < .milliseconds(100) } }
+        return true
     }
 
     /// Writes the subscriber's next transport-wide sequence number into a packet that has the extension.
@@ -230,5 +253,19 @@ extension MediaWorker {
         p.audioOnly = audioOnly
         p.bandwidthLow = low
         if changedLow { requestSwitchKeyframes(for: p) }
+    }
+}
+
+/// Bounds on last-mile probe packets (docs/server.md, Limits and abuse).
+public struct ProbeLimits: Sendable {
+    /// Probe bytes to a participant at most this many times the bytes it sent.
+    public var amplification: Int
+    /// Probe rate to one address at most this (bps).
+    public var maxBitratePerAddress: Int
+
+    /// The defaults: 3 times, 5 Mbps.
+    public init(amplification: Int = 3, maxBitratePerAddress: Int = 5_000_000) {
+        self.amplification = amplification
+        self.maxBitratePerAddress = maxBitratePerAddress
     }
 }

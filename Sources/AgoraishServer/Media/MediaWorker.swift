@@ -33,6 +33,12 @@ final class MediaParticipant {
     /// that stream's next keyframe.
     var forwardedLow: [UInt32: Bool] = [:]
     var address: SocketAddress?
+    /// The address answered a consent check (last-mile probes go only to such addresses).
+    var consented = false
+    /// Bytes received from the participant, and last-mile probe bytes sent to
+    /// it: probes stay within `ProbeLimits.amplification` times what it sent.
+    var bytesIn = 0
+    var probeBytesOut = 0
     /// Publisher SSRC -> server SSRC (remapped at ingress).
     var ssrcMap: [UInt32: UInt32] = [:]
     /// The publisher's own SSRCs that carry video.
@@ -146,6 +152,14 @@ final class MediaWorker: @unchecked Sendable {
     private let wakeFd: Int32
     private let counters: MediaCounters
     private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void
+    /// Authenticated SRTP or SRTCP came from a participant's candidate address
+    /// (set by the router before any datagram flows).
+    var onCandidateProven: (@Sendable (UInt64) -> Void)?
+    /// Whether the datagram being processed came from a candidate address.
+    private var fromCandidate = false
+    let probeLimits: ProbeLimits
+    /// Last-mile probe bytes per destination address in the current 100 ms window.
+    var probeWindows: [SocketAddress: (start: Instant, bytes: Int)] = [:]
     /// A subscriber (session) now gets only the audio of a publisher (uid), or its video again.
     let onSubscribeFallback: @Sendable (UInt64, UInt32, Bool) -> Void
     static let batch = 64
@@ -191,13 +205,14 @@ final class MediaWorker: @unchecked Sendable {
     var counts = MediaBatchCounts()
     private var ssrcSeed: UInt32
 
-    init(index: Int, fd: Int32, counters: MediaCounters, seed: UInt32,
+    init(index: Int, fd: Int32, counters: MediaCounters, seed: UInt32, probeLimits: ProbeLimits = ProbeLimits(),
          onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void,
          onSubscribeFallback: @escaping @Sendable (UInt64, UInt32, Bool) -> Void) throws(EventThreadError) {
         self.fd = fd
         self.counters = counters
         self.onStreamPublished = onStreamPublished
         self.onSubscribeFallback = onSubscribeFallback
+        self.probeLimits = probeLimits
         ssrcSeed = seed
         ring = PacketRing(capacity: 4096)
         wakeFd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
@@ -302,7 +317,15 @@ final class MediaWorker: @unchecked Sendable {
         counts.layerKeyframeRequests += 1
     }
 
-    func bind(_ session: UInt64, _ address: SocketAddress) { participants[session]?.address = address }
+    /// Media for the participant goes to `address` now (nil: nowhere, its consent ran out).
+    func bind(_ session: UInt64, _ address: SocketAddress?) {
+        guard let p = participants[session] else { return }
+        if p.address != address { p.consented = false }
+        p.address = address
+    }
+
+    /// The participant's address answered a consent check.
+    func consented(_ session: UInt64) { participants[session]?.consented = true }
 
     func remove(_ session: UInt64) {
         guard let p = participants.removeValue(forKey: session) else { return }
@@ -342,8 +365,11 @@ final class MediaWorker: @unchecked Sendable {
     /// Forwards one datagram of a participant of this worker. The worker's own
     /// thread only: from its ring, or directly when the receive thread is this
     /// worker's thread (then `finishBatch` follows the batch).
-    func process(_ buffer: UnsafeMutableRawPointer, _ length: Int, session: UInt64) {
+    func process(_ buffer: UnsafeMutableRawPointer, _ length: Int, session tagged: UInt64) {
+        fromCandidate = tagged & MediaRouter.candidateBit != 0
+        let session = tagged & ~MediaRouter.candidateBit
         guard let p = participants[session] else { return drop(.unknownSource) }
+        p.bytesIn &+= length
         let second = buffer.load(fromByteOffset: 1, as: UInt8.self)
         if second >= 192 && second <= 223 {
             routeRtcp(buffer, length, from: p)
@@ -368,6 +394,7 @@ final class MediaWorker: @unchecked Sendable {
         } catch {
             return drop(error == .replay ? .replay : .authentication)
         }
+        if fromCandidate { onCandidateProven?(p.session) }
         guard var header = try? RtpHeader.parse(UnsafeRawBufferPointer(start: buffer, count: plain)) else {
             return drop(.malformed)
         }
@@ -554,6 +581,7 @@ final class MediaWorker: @unchecked Sendable {
         } catch {
             return drop(error == .replay ? .replay : .authentication)
         }
+        if fromCandidate { onCandidateProven?(p.session) }
         let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: plain)
         let compound = RtcpCompound(UnsafeRawBufferPointer(bytes))
         guard plain >= 8, compound.isWellFormed else { return drop(.malformed) }
