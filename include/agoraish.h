@@ -973,6 +973,12 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *   "rtc.audio_loss_recovery" boolean: Opus in-band FEC and PLC (true, the
  *                              default); false plays gaps as silence (a
  *                              baseline for loss measurements)
+ *   "rtc.allow_insecure_signaling" boolean: false (the default) refuses
+ *                              ws:// (no TLS) to a host other than loopback
+ *                              with -5 from joins, the echo test, the
+ *                              last-mile test and account registration (its
+ *                              tokens, media keys and resume tokens would
+ *                              travel readable); true allows it
  *
  * @param json  Required UTF-8 JSON text, at most 65536 bytes.
  * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -7 bad handle.
@@ -1082,8 +1088,14 @@ int agoraish_engine_set_client_role(agoraish_engine_t *engine, int role);
  *                 ! # $ % & ( ) + - : ; < = . > ? @ [ ] ^ _ { } | ~ , (copied).
  * @param info     Optional extra information; never sent to other users.
  * @param uid      1..2^32-1, or 0 to let the server choose one.
+ * After FAILED (a login with the same uid took the place, the token expired,
+ * the server refused the join) the engine may join again without leaving:
+ * a user pushed out by a replayed join reclaims its uid with its own token.
+ *
  * @return  0; -2 NULL channel or strings that are not UTF-8; -102 bad channel
- *          name; -17 already in or joining a channel; -7 bad handle.
+ *          name; -17 already in or joining a channel; -5 a ws:// server URL
+ *          whose host is not loopback while "rtc.allow_insecure_signaling" is
+ *          false; -7 bad handle.
  *          A wss:// server is reached over TLS 1.2+ and its certificate is
  *          verified against "rtc.tls_ca_file" (or the system store) and the
  *          URL's host; a server that fails the check is treated as

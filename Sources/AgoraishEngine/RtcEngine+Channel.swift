@@ -124,8 +124,16 @@ extension RtcEngine {
         }
     }
 
+    /// The server URL must parse; ws:// (no TLS) is refused (-5) for a host
+    /// other than loopback unless `rtc.allow_insecure_signaling` is on: on a
+    /// real network its tokens, media keys and resume tokens would be readable.
     func checkServerURL() throws(AgoraError) {
-        guard ServerURL(serverURL) != nil else { throw .invalidArgument }
+        guard let url = ServerURL(serverURL) else { throw .invalidArgument }
+        guard url.secure || url.isLoopback || state.withLock({ $0.allowInsecureSignaling }) else {
+            log.log(.error, "ws:// to \(url.host) refused: it is not loopback, so tokens and keys would travel readable; "
+                    + "use wss://, or set rtc.allow_insecure_signaling to true")
+            throw .refused
+        }
     }
 
     static func map(_ error: SessionError) -> AgoraError {

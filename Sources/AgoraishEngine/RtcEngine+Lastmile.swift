@@ -181,6 +181,7 @@ extension RtcEngine {
         afterProbe(upWait, generation) { [self] in
             if case .probe = mode { reportQuality(t) }
             if down {
+                t.sendProbeCredit(bitrate: downRate, duration: phase + .milliseconds(200))
                 try? link.call { s, _ throws(SessionError) in
                     try s.requestDownlinkProbe(bitrate: downRate, durationMs: Int(phase.milliseconds))
                 }

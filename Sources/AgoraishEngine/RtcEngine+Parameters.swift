@@ -11,6 +11,7 @@ extension RtcEngine {
     public static let writableParameterKeys: [String] = [
         "rtc.log_file", "rtc.log_filter", "rtc.log_level", "rtc.log_size", "rtc.server_url", "rtc.tls_ca_file",
         "rtc.network_simulation", "rtc.network_simulation_send", "rtc.audio_loss_recovery",
+        "rtc.allow_insecure_signaling",
     ]
     /// Keys that can be read but not written.
     public static let readOnlyParameterKeys: [String] = ["rtc.app_id", "rtc.area_code", "rtc.bandwidth_estimate"]
@@ -25,6 +26,7 @@ extension RtcEngine {
         case networkSimulation(NetworkSimulation.Settings?)
         case sendSimulation(NetworkSimulation.Settings?)
         case audioLossRecovery(Bool)
+        case allowInsecureSignaling(Bool)
     }
 
     /// Applies a JSON object of parameters. Every key is validated before any is
@@ -68,6 +70,8 @@ extension RtcEngine {
                     $0.lossRecovery = on
                     $0.sendGeneration += 1
                 }
+            case .allowInsecureSignaling(let on):
+                state.withLock { $0.allowInsecureSignaling = on }
             }
         }
         let applied = JSONValue.object(members).serialized
@@ -93,6 +97,7 @@ extension RtcEngine {
         case "rtc.network_simulation": value = link.simulation.withLock { $0?.settings.json } ?? .null
         case "rtc.network_simulation_send": value = link.sendSimulation.withLock { $0?.settings.json } ?? .null
         case "rtc.audio_loss_recovery": value = .bool(audio.settings.withLock { $0.lossRecovery })
+        case "rtc.allow_insecure_signaling": value = .bool(state.withLock { $0.allowInsecureSignaling })
         case "rtc.app_id": value = .string(configuration.appId)
         case "rtc.area_code": value = .integer(Int64(configuration.areaCode))
         case "rtc.bandwidth_estimate":
@@ -135,6 +140,10 @@ extension RtcEngine {
             // Opus in-band FEC and PLC on (default) or off: off is the baseline loss benchmarks compare with.
             guard let on = value.boolValue else { throw .invalidArgument }
             return .audioLossRecovery(on)
+        case "rtc.allow_insecure_signaling":
+            // ws:// (no TLS) to a host other than loopback: tokens, keys and resume tokens travel readable.
+            guard let on = value.boolValue else { throw .invalidArgument }
+            return .allowInsecureSignaling(on)
         case "rtc.network_simulation_send":
             // The same settings, applied to the media this engine sends (its uplink).
             if value == .null { return .sendSimulation(nil) }

@@ -48,6 +48,8 @@ public final class RtcEngine: Sendable {
         var serverURL: String
         /// Trust anchors for wss:// ("" = the system store).
         var caFile = ""
+        /// ws:// to a host other than loopback (rtc.allow_insecure_signaling; off by default).
+        var allowInsecureSignaling = false
         /// The audio profile for the encoder.
         var audioProfile = AudioProfile.default
         /// The encryption in force came from setEncryptionSecret (cleared on leave).

@@ -183,7 +183,13 @@ extension SignalingCore {
         try takeJoinBudget(connections[conn]!.address, now: now)
         let sid = UInt64(try f.integer("session", in: 1...Int64.max))
         let token = try f.string("resume_token")
-        guard let s = sessions[sid], TokenCrypto.constantTimeEqual(Array(s.resumeToken.utf8), Array(token.utf8)) else {
+        // The resume token is bound to the session's credentials: where the app
+        // has a certificate, the token the session holds must come with it, so a
+        // leaked resume token alone takes nothing over.
+        let credential = try f.optionalString("token") ?? ""
+        guard let s = sessions[sid], TokenCrypto.constantTimeEqual(Array(s.resumeToken.utf8), Array(token.utf8)),
+              config.app(s.key.app)?.certificate == nil || s.privateUntil != nil
+                || TokenCrypto.constantTimeEqual(Array(s.token.utf8), Array(credential.utf8)) else {
             throw .code(-113, "unknown_session")
         }
         if let old = s.connection {

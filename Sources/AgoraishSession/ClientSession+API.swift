@@ -33,7 +33,9 @@ extension ClientSession {
     /// joinChannel (uid) or joinChannelWithUserAccount (account).
     public mutating func join(token: String, channel name: String, uid: UInt32, account: String?,
                               now: Instant) throws(SessionError) {
-        guard channel == nil || leaving else { throw .alreadyInChannel }
+        // A call that failed (kicked by a login with the same uid, token expired,
+        // refused) may be joined again without leaving first: the user reclaims its place.
+        guard channel == nil || leaving || (state == .failed && !inPreCallTest) else { throw .alreadyInChannel }
         guard TokenVerifier.isValidChannelName(name) else { throw .invalidChannelName }
         if let account {
             guard !account.isEmpty, account.utf8.count <= 255 else { throw .invalidUserAccount }

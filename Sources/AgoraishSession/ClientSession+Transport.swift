@@ -11,7 +11,8 @@ extension ClientSession {
         flushAccountRequests()
         guard channel != nil, !leaving, state != .failed else { return }
         if let session {
-            request(.resume, ["session": .integer(session.id), "resume_token": .string(session.resumeToken)], type: "resume")
+            request(.resume, ["session": .integer(session.id), "resume_token": .string(session.resumeToken),
+                              "token": .string(token)], type: "resume")
         } else {
             sendJoin(rejoin: joinedAt != nil)
         }

@@ -30,7 +30,17 @@ extension MediaTransport {
 
     /// Sends probe packets (1200 bytes, payload type 127) at `bitrate` for
     /// `duration`, the share due every 5 ms. Any thread.
-    func startUplinkProbe(bitrate: Int, duration: Duration) {
+    func startUplinkProbe(bitrate: Int, duration: Duration) { sendProbes(bitrate: bitrate, duration: duration, measured: true) }
+
+    /// While the server sends downlink probes at `bitrate`: the server sends a
+    /// client at most three times what it receives from it (docs/server.md,
+    /// Limits and abuse), so the engine sends half the rate back, starting with
+    /// three packets at once. These are not measured. Any thread.
+    func sendProbeCredit(bitrate: Int, duration: Duration) {
+        sendProbes(bitrate: bitrate / 2, duration: duration, measured: false, head: 3)
+    }
+
+    private func sendProbes(bitrate: Int, duration: Duration, measured: Bool, head: Int = 0) {
         _ = loop.post { [weak self] in
             guard let self, !self.closed else { return }
             let start = Instant.now()
@@ -38,7 +48,8 @@ extension MediaTransport {
             func tick() {
                 guard !closed else { return }
                 let now = Instant.now()
-                let due = Int(Double(bitrate) / 8 * Double(min(now - start, duration).nanosecondsClamped) / 1e9)
+                let due = head * ProbePacket.size
+                    + Int(Double(bitrate) / 8 * Double(min(now - start, duration).nanosecondsClamped) / 1e9)
                 while sent + ProbePacket.size <= due {
                     let seq = probe.withLock { p -> UInt16 in defer { p.rtpSequence &+= 1 }; return p.rtpSequence }
                     let sentUs = now.nanoseconds / 1000
@@ -47,7 +58,8 @@ extension MediaTransport {
                     packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
                     packet.withUnsafeMutableBytes { raw in
                         transmit(rtp: raw.baseAddress!, length: n)
-                        if let (tseq, _) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(rebasing: raw[0..<n])) {
+                        if measured,
+                           let (tseq, _) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(rebasing: raw[0..<n])) {
                             probe.withLock { p in
                                 p.inFlight[tseq] = (p.nextIndex, sentUs, n)
                                 p.nextIndex += 1

@@ -9,6 +9,12 @@ public struct ServerURL: Sendable, Equatable {
     /// Request path (default "/v1/signal").
     public var path: String
 
+    /// Whether the host is this machine's loopback (127.0.0.0/8, ::1 or "localhost").
+    public var isLoopback: Bool {
+        let h = host.lowercased()
+        return h == "localhost" || h == "::1" || h.hasPrefix("127.")
+    }
+
     /// Parses a URL; nil when it is not ws:// or wss:// with a host and a valid port.
     public init?(_ text: String) {
         var rest: Substring
