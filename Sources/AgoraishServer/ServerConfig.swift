@@ -113,8 +113,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// (or prove themselves with authenticated SRTP after a new binding).
     public var consentTimeout: Duration = .seconds(30)
     /// Last-mile probe packets to a client: at most this many times the bytes
-    /// the client's session sent the server ...
-    public var probeAmplification = 3
+    /// the client's session sent the server (10: an access link as lopsided as
+    /// 1:8 can still measure its downlink) ...
+    public var probeAmplification = 10
     /// ... and at most this rate to one address (bps), whatever its sessions asked.
     public var maxProbeBitratePerAddress = 5_000_000
     /// When set, `/status` and `/metrics` need `Authorization: Bearer <token>`.

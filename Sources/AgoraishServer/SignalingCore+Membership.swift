@@ -222,7 +222,10 @@ extension SignalingCore {
         // that holds a session writes the app's lasting table; others get a
         // provisional entry (bounded, oldest dropped first) that an account join makes lasting.
         try takeJoinBudget(connections[conn]!.address, now: now)
-        let uid = try accountUid(app: appId, account: account, lasting: connections[conn]!.session != nil)
+        // Lasting only for a session of the same app that is not a private test.
+        let holder = connections[conn]!.session.flatMap { sessions[$0] }
+        let lasting = holder.map { $0.key.app == appId && $0.privateUntil == nil } ?? false
+        let uid = try accountUid(app: appId, account: account, lasting: lasting)
         send(conn, message("account_registered", ["uid": .integer(Int64(uid)), "account": .string(account)], id: f.id))
     }
 

@@ -33,11 +33,11 @@ extension MediaTransport {
     func startUplinkProbe(bitrate: Int, duration: Duration) { sendProbes(bitrate: bitrate, duration: duration, measured: true) }
 
     /// While the server sends downlink probes at `bitrate`: the server sends a
-    /// client at most three times what it receives from it (docs/server.md,
-    /// Limits and abuse), so the engine sends half the rate back, starting with
-    /// three packets at once. These are not measured. Any thread.
+    /// client at most ten times what it receives from it (docs/server.md,
+    /// Limits and abuse), so the engine sends a sixth of the rate back,
+    /// starting with three packets at once. These are not measured. Any thread.
     func sendProbeCredit(bitrate: Int, duration: Duration) {
-        sendProbes(bitrate: bitrate / 2, duration: duration, measured: false, head: 3)
+        sendProbes(bitrate: bitrate / 6, duration: duration, measured: false, head: 3)
     }
 
     private func sendProbes(bitrate: Int, duration: Duration, measured: Bool, head: Int = 0) {

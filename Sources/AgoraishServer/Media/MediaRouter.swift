@@ -47,8 +47,9 @@ public final class MediaRouter: @unchecked Sendable {
         /// When `address` was bound, and last answered a consent check (nil: never).
         var boundAt = Instant(nanoseconds: 0)
         var consentAt: Instant?
-        /// The consent check in flight: its transaction id and where it went.
-        var check: (id: [UInt8], to: SocketAddress)?
+        /// The consent checks in flight, to the bound address and to the
+        /// candidate: transaction id, destination and when it went.
+        var checks: [(id: [UInt8], to: SocketAddress, at: Instant)] = []
         var nextCheck = Instant(nanoseconds: 0)
         /// Transaction ids of the last binding requests acted on.
         var seen: [[UInt8]] = []
@@ -58,6 +59,10 @@ public final class MediaRouter: @unchecked Sendable {
 
     /// A datagram from a candidate address goes to its worker with this bit set in the session.
     static let candidateBit: UInt64 = 1 << 63
+    /// Transaction ids remembered per participant (about 2.5 minutes of the engine's keepalives).
+    static let seenTransactions = 64
+    /// A candidate that sends a fresh binding request is checked again if its last check is older than this.
+    static let candidateRecheck: Duration = .milliseconds(200)
     private let consentInterval: Duration
     private let consentTimeout: Duration
     private var byCandidate: [SocketAddress: (session: UInt64, worker: Int)] = [:]
@@ -236,13 +241,13 @@ public final class MediaRouter: @unchecked Sendable {
     /// media address; the bound address's consent is refreshed.
     private func consentAnswered(_ bytes: [UInt8], _ transactionId: [UInt8], from address: SocketAddress) {
         guard let session = (byAddress[address] ?? byCandidate[address])?.session, let entry = bySession[session],
-              let check = entry.check, check.id == transactionId, check.to == address,
+              entry.checks.contains(where: { $0.id == transactionId && $0.to == address }),
               (try? StunMessage.parse(bytes, integrityKey: entry.password)) != nil
         else {
             counts.drops[MediaDropReason.stun.rawValue] += 1
             return
         }
-        bySession[session]!.check = nil
+        bySession[session]!.checks.removeAll { $0.to == address }
         if address == entry.candidate {
             promote(session, consent: true)
         } else {
@@ -275,7 +280,9 @@ public final class MediaRouter: @unchecked Sendable {
         guard let entry = bySession[session] else { return }
         var id = [UInt8](repeating: 0, count: 12)
         for i in 0..<12 { id[i] = UInt8(truncatingIfNeeded: random.next()) }
-        bySession[session]!.check = (id, address)
+        // One check in flight per destination; a newer one replaces an older.
+        bySession[session]!.checks.removeAll { $0.to == address || ($0.to != entry.address && $0.to != entry.candidate) }
+        bySession[session]!.checks.append((id, address, now))
         let request = StunMessage(type: .bindingRequest, transactionId: id, attributes: [
             (StunMessage.AttributeType.username.rawValue, Array("server:\(entry.ufrag)".utf8)),
         ])
@@ -311,7 +318,7 @@ public final class MediaRouter: @unchecked Sendable {
                 let e = bySession[session]!
                 if let address = e.address, byAddress[address]?.session == session { byAddress[address] = nil }
                 bySession[session]!.address = nil
-                bySession[session]!.check = nil
+                bySession[session]!.checks = []
                 bySession[session]!.expired = true
                 counts.consentExpired += 1
                 workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.bind(session, nil) }
@@ -349,13 +356,18 @@ public final class MediaRouter: @unchecked Sendable {
             }
         } else {
             bySession[session]!.seen.append(request.transactionId)
-            if entry.seen.count >= 16 { bySession[session]!.seen.removeFirst() }
+            if entry.seen.count >= Self.seenTransactions { bySession[session]!.seen.removeFirst() }
+            let now = Instant.now()
             if address != entry.address && address != entry.candidate {
                 // A new address: a candidate until it proves itself.
                 if let c = entry.candidate, byCandidate[c]?.session == session { byCandidate[c] = nil }
                 bySession[session]!.candidate = address
                 byCandidate[address] = (session, entry.worker)
-                sendConsentCheck(session, to: address, now: .now())
+                sendConsentCheck(session, to: address, now: now)
+            } else if address == entry.candidate,
+                      !entry.checks.contains(where: { $0.to == address && now - $0.at < Self.candidateRecheck }) {
+                // A candidate that keeps asking is checked again (a check or its answer may be lost).
+                sendConsentCheck(session, to: address, now: now)
             }
         }
         counts.stunBindings += 1

@@ -263,8 +263,8 @@ public struct ProbeLimits: Sendable {
     /// Probe rate to one address at most this (bps).
     public var maxBitratePerAddress: Int
 
-    /// The defaults: 3 times, 5 Mbps.
-    public init(amplification: Int = 3, maxBitratePerAddress: Int = 5_000_000) {
+    /// The defaults: 10 times, 5 Mbps.
+    public init(amplification: Int = 10, maxBitratePerAddress: Int = 5_000_000) {
         self.amplification = amplification
         self.maxBitratePerAddress = maxBitratePerAddress
     }
