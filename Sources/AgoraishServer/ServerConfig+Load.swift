@@ -104,6 +104,7 @@ extension ServerConfig {
         ("max_message_keys", \.maxMessageKeys), ("max_message_depth", \.maxMessageDepth),
         ("max_output_bytes", \.maxOutputBytes), ("max_private_sessions", \.maxPrivateSessions),
         ("max_private_sessions_per_address", \.maxPrivateSessionsPerAddress),
+        ("max_private_sessions_per_app", \.maxPrivateSessionsPerApp),
         ("max_accounts_per_app", \.maxAccountsPerApp),
         ("max_provisional_accounts_per_app", \.maxProvisionalAccountsPerApp),
         ("probe_amplification", \.probeAmplification), ("max_probe_bitrate_per_address", \.maxProbeBitratePerAddress),

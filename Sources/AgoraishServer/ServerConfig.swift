@@ -93,8 +93,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// Echo tests and last-mile probes at once (they are private sessions:
     /// they do not count against `maxChannels`) ...
     public var maxPrivateSessions = 1_000
-    /// ... per remote address ...
+    /// ... per remote address, per app ...
     public var maxPrivateSessionsPerAddress = 4
+    public var maxPrivateSessionsPerApp = 500
     /// ... and how long one may last.
     public var privateSessionLifetime: Duration = .seconds(120)
     /// Accounts registered by connections that hold no session, per app: kept

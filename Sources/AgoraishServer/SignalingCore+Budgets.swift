@@ -172,10 +172,14 @@ extension SignalingCore {
         state.recent.append(now)
     }
 
-    /// Whether `address` may start another echo test or last-mile probe.
-    mutating func checkPrivateBudget(_ address: String) throws(SignalingFailure) {
+    /// Whether `address` may start another echo test or last-mile probe in `app`.
+    mutating func checkPrivateBudget(_ address: String, app: String) throws(SignalingFailure) {
         guard privateSessionCount < config.maxPrivateSessions else {
             events.append(.refused(reason: "private_sessions"))
+            throw .code(-103, "server_busy")
+        }
+        guard privateSessionsByApp[app, default: 0] < config.maxPrivateSessionsPerApp else {
+            events.append(.refused(reason: "private_sessions_per_app"))
             throw .code(-103, "server_busy")
         }
         guard (addresses[address]?.privateSessions ?? 0) < config.maxPrivateSessionsPerAddress else {

@@ -48,7 +48,7 @@ extension SignalingCore {
         // App and channel (docs/tokens.md, the join check steps 1–2), then the token.
         guard let app = appAccepted(appId) else { throw .code(-101, "invalid_app_id") }
         guard TokenVerifier.isValidChannelName(channelName) else { throw .code(-102, "invalid_channel_name") }
-        if privateTest { try checkPrivateBudget(address) }
+        if privateTest { try checkPrivateBudget(address, app: appId) }
         let identity: TokenIdentity = account.map { .account($0) } ?? .uid(uid)
         // Echo tests and probes authenticate like any join (a token for the
         // channel they name), but their session expires with the test, not the token.
@@ -101,6 +101,7 @@ extension SignalingCore {
         if privateTest {
             session.privateUntil = now + config.privateSessionLifetime
             privateSessionCount += 1
+            privateSessionsByApp[appId, default: 0] += 1
             addresses[address, default: AddressState()].privateSessions += 1
         }
         sessions[sid] = session
@@ -305,6 +306,7 @@ extension SignalingCore {
         sessions[sid] = nil
         if s.privateUntil != nil {
             privateSessionCount -= 1
+            privateSessionsByApp[s.key.app] = privateSessionsByApp[s.key.app].map { $0 > 1 ? $0 - 1 : nil } ?? nil
             addresses[s.address]?.privateSessions -= 1
         }
         if mediaEndpoint != nil { mediaCommands.append(.remove(session: sid)) }

@@ -100,8 +100,9 @@ public struct SignalingCore {
     var idleQueue: [(conn: ConnectionID, since: Instant)] = []
     var idleHead = 0
     var unauthenticatedCount = 0
-    /// Echo tests and last-mile probes in progress.
+    /// Echo tests and last-mile probes in progress, in all and per app.
     var privateSessionCount = 0
+    var privateSessionsByApp: [String: Int] = [:]
     /// No session deadline (drop, token notice, private session end) comes
     /// before this; recomputed when it passes, lowered when a session adds an earlier one.
     var sessionDeadline: Instant? = nil
