@@ -107,7 +107,7 @@ extension SignalingCore {
         sessions[sid] = session
         channels[key, default: Channel(key: key, profile: profile)].members[uid] = sid
         attach(conn, sid)
-        events.append(.joined(app: appId, channel: channelName, uid: uid, session: sid))
+        events.append(.joined(app: appId, channel: key.name, uid: uid, session: sid))
 
         var reply: [String: JSONValue] = [
             "uid": .integer(Int64(uid)),

@@ -113,9 +113,9 @@ public struct SignalingCore {
     /// app id -> the uids its accounts hold.
     var accountUids: [String: Set<UInt32>] = [:]
     var nextSession: UInt64 = 1
-    var outputs: [Output] = []
-    var events: [Event] = []
-    var mediaCommands: [MediaCommand] = []
+    var outputs = OutputQueue<Output>()
+    var events = OutputQueue<Event>()
+    var mediaCommands = OutputQueue<MediaCommand>()
     /// Where clients send media (host and UDP port); nil when the server has no media plane.
     public var mediaEndpoint: (host: String, port: UInt16)? = nil
     /// The SRTP profile offered to clients.
@@ -143,7 +143,7 @@ public struct SignalingCore {
 
     /// The next instruction for the media plane.
     public mutating func pollMediaCommand() -> MediaCommand? {
-        mediaCommands.isEmpty ? nil : mediaCommands.removeFirst()
+        mediaCommands.pop()
     }
 
     /// The media plane saw a new stream from `session`: tell the channel.
@@ -297,10 +297,10 @@ public struct SignalingCore {
     // MARK: - Outputs
 
     /// The next thing to send or close.
-    public mutating func pollTransmit() -> Output? { outputs.isEmpty ? nil : outputs.removeFirst() }
+    public mutating func pollTransmit() -> Output? { outputs.pop() }
 
     /// The next membership event.
-    public mutating func pollEvent() -> Event? { events.isEmpty ? nil : events.removeFirst() }
+    public mutating func pollEvent() -> Event? { events.pop() }
 
     /// When `handleTimeout` should next run, if anything is pending. It may
     /// come early (a session heard from since), never late; O(1).
@@ -482,3 +482,25 @@ final class SeededBytes: @unchecked Sendable {
     func next(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8(truncatingIfNeeded: generator.next()) } }
 }
 
+/// What the core has queued for the shell, drained first in, first out in
+/// O(1) a item (a mass drop can queue hundreds of thousands of notices).
+struct OutputQueue<Element> {
+    private var items: [Element] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == items.count }
+    var count: Int { items.count - head }
+
+    mutating func append(_ item: Element) { items.append(item) }
+
+    mutating func pop() -> Element? {
+        guard head < items.count else { return nil }
+        let item = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: items.count <= 4096)
+            head = 0
+        }
+        return item
+    }
+}
