@@ -35,6 +35,7 @@ public final class ChannelServer: @unchecked Sendable {
     /// Open TCP connections per remote address, and HTTP connections in all.
     private var connectionsByAddress: [String: Int] = [:]
     private var httpConnections = 0
+    private var httpByAddress: [String: Int] = [:]
     /// The message budget shared by the connections of one address.
     private var addressBudgets: [String: RateBudget] = [:]
     /// Log lines about refused input: at most 20 a second, the rest counted.
@@ -269,7 +270,12 @@ public final class ChannelServer: @unchecked Sendable {
         if connectionsByAddress[address.host, default: 0] >= config.maxConnectionsPerAddress {
             return "connections_per_address"
         }
-        if kind == .http && httpConnections >= config.maxHTTPConnections { return "http_connections" }
+        if kind == .http {
+            if httpConnections >= config.maxHTTPConnections { return "http_connections" }
+            if httpByAddress[address.host, default: 0] >= config.maxHTTPConnectionsPerAddress {
+                return "http_connections_per_address"
+            }
+        }
         return nil
     }
 
@@ -290,11 +296,15 @@ public final class ChannelServer: @unchecked Sendable {
         stream.readBudget = config.readBytesPerTurn
         let peer = Peer(id: id, stream: stream, kind: kind, acceptedAt: now, maxMessage: config.maxMessageBytes)
         peer.budget = RateBudget(rate: config.messagesPerSecond, burst: config.messageBurst, now: now)
-        peer.maxOutput = config.maxOutputBytes
+        // HTTP replies (a large /status) are written once and closed; the cap is for signaling.
+        if kind == .signaling { peer.maxOutput = config.maxOutputBytes }
         peer.onOverflow = { [self] in refused("slow_reader") }
         peers[id] = peer
         connectionsByAddress[address.host, default: 0] += 1
-        if kind == .http { httpConnections += 1 }
+        if kind == .http {
+            httpConnections += 1
+            httpByAddress[address.host, default: 0] += 1
+        }
         if kind == .signaling {
             metrics.connectionsOpened += 1
             drainCore(now)
@@ -388,6 +398,7 @@ public final class ChannelServer: @unchecked Sendable {
             peer.budget.charge(pings, now: now)
             shared.charge(pings, now: now)
         }
+        var overLimit = false
         while let next = peer.socket.nextMessage {
             let cost: Int
             switch next {
@@ -396,11 +407,15 @@ public final class ChannelServer: @unchecked Sendable {
             default: cost = 0
             }
             if cost > 0 {
-                guard peer.budget.take(cost, now: now), shared.take(cost, now: now) else {
-                    throttle(peer, cost: cost, shared: shared, now: now)
+                // A full bucket means the client paused: it is no longer being held back.
+                if peer.throttledSince != nil && peer.budget.isFull(now: now) { peer.throttledSince = nil }
+                // Both budgets must allow the message before either is drawn on.
+                guard peer.budget.holds(cost, now: now), shared.holds(cost, now: now) else {
+                    overLimit = throttle(peer, cost: cost, shared: shared, now: now)
                     break
                 }
-                if peer.throttledSince != nil && peer.budget.isFull(now: now) { peer.throttledSince = nil }
+                _ = peer.budget.take(cost, now: now)
+                _ = shared.take(cost, now: now)
             }
             guard let m = peer.socket.pollMessage() else { break }
             switch m {
@@ -418,23 +433,27 @@ public final class ChannelServer: @unchecked Sendable {
         }
         if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
         if peer.socket.isClosed { peer.stream.close() }
+        // Answers to what was read go out before a connection over its limit is closed.
         drainCore(now)
+        if overLimit {
+            peer.socket.close(code: 4008, reason: "rate limit")
+            if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
+            peer.stream.close()
+        }
     }
 
     /// Stops reading a peer until its budget (and its address's) allows the
-    /// next message, or closes it when it has been held back too long.
-    private func throttle(_ peer: Peer, cost: Int, shared: RateBudget, now: Instant) {
+    /// next message. Returns true when it has been held back too long: the
+    /// caller closes it (4008) once the answers to what it read are out.
+    private func throttle(_ peer: Peer, cost: Int, shared: RateBudget, now: Instant) -> Bool {
         if peer.throttledSince == nil {
             peer.throttledSince = now
             refused("message_rate")
         } else if now - peer.throttledSince! >= config.throttleCloseAfter {
             refused("message_rate_closed")
-            peer.socket.close(code: 4008, reason: "rate limit")
-            if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
-            peer.stream.close()
-            return
+            return true
         }
-        guard peer.resumeTimer == nil, let loop = currentLoop() else { return }
+        guard peer.resumeTimer == nil, let loop = currentLoop() else { return false }
         peer.stream.pauseReading()
         let at = max(peer.budget.available(cost), shared.available(cost))
         peer.resumeTimer = loop.schedule(at: max(at, now + .milliseconds(1))) { [self, weak peer] in
@@ -443,6 +462,7 @@ public final class ChannelServer: @unchecked Sendable {
             peer.stream.resumeReading()
             pump(peer)
         }
+        return false
     }
 
     private func drainCore(_ now: Instant) {
@@ -460,9 +480,14 @@ public final class ChannelServer: @unchecked Sendable {
                 if let bytes = p.socket.pollTransmit() { p.send(bytes) }
             case .close(let conn, let code, let reason):
                 guard let p = peers[conn.raw] else { continue }
-                p.socket.close(code: code, reason: reason)
-                if let bytes = p.socket.pollTransmit() { p.send(bytes) }
-                p.stream.close()
+                // A connection still in its HTTP upgrade gets no WebSocket frame.
+                if case .websocket = p.phase {
+                    p.socket.close(code: code, reason: reason)
+                    if let bytes = p.socket.pollTransmit() { p.send(bytes) }
+                    p.stream.close()
+                } else {
+                    p.stream.close(flush: false)
+                }
             }
         }
         while let event = core.pollEvent() { record(event, now) }
@@ -557,6 +582,7 @@ public final class ChannelServer: @unchecked Sendable {
         if let t = peer.resumeTimer { currentLoop()?.cancel(t) }
         if peer.kind == .http {
             httpConnections -= 1
+            if let n = httpByAddress[host] { httpByAddress[host] = n > 1 ? n - 1 : nil }
         } else {
             metrics.connectionsClosed += 1
             let now = Instant.now()

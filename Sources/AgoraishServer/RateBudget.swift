@@ -32,6 +32,12 @@ struct RateBudget {
         return true
     }
 
+    /// Whether `cost` tokens (at most `burst`) are there, without taking them.
+    mutating func holds(_ cost: Int = 1, now: Instant) -> Bool {
+        refill(now)
+        return tokens >= Double(min(cost, burst))
+    }
+
     /// Takes `cost` tokens whether or not they are there (the bucket may go
     /// into debt down to minus `burst`): for what has already happened.
     mutating func charge(_ cost: Int, now: Instant) {

@@ -61,8 +61,9 @@ public struct ServerConfig: Sendable, Equatable {
     /// Most signaling connections without a session at once. A new one past
     /// this closes the oldest of them (4009), so a client can always get in to join.
     public var maxUnauthenticatedConnections = 2_000
-    /// Most HTTP connections (`/status`, `/metrics`) at once.
+    /// Most HTTP connections (`/status`, `/metrics`) at once, and from one address.
     public var maxHTTPConnections = 64
+    public var maxHTTPConnectionsPerAddress = 8
     /// Most TCP connections from one address (signaling and HTTP).
     public var maxConnectionsPerAddress = 256
     /// Most signaling connections without a session from one address.

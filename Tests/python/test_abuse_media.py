@@ -12,6 +12,10 @@ server's consent checks (unless told not to), unprotects SRTP/SRTCP with the
 member's downlink keys and records each datagram (time, kind, size), so a test
 can say what reached which socket and when. The server runs with consent checks
 every 300 ms and a 1.5 s consent timeout (a JSON config, `--config`).
+
+The last section holds regression tests for two faults these attacks found:
+a candidate whose one consent check was lost was never checked again, and
+only the last 16 transaction ids were remembered (now 64).
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ import json
 import os
 import socket
 import struct
-import subprocess
 import threading
 import time
 import urllib.request
@@ -33,15 +36,16 @@ import pylibsrtp
 import pytest
 from websockets.sync.client import connect
 
-from media_client import APP, consent_answer, rtp, start_server, stun_binding_request
+from media_client import APP, _stun, consent_answer, rtp, start_server, stun_binding_request
 from support import SERVER_CLI, TIMEOUT
 
 CONSENT_INTERVAL_MS = 300
 CONSENT_TIMEOUT_MS = 1500
 PROBE_AMPLIFICATION = 3
 MAX_PROBE_BITRATE = 5_000_000
-#: The legitimate call's receiver may go this long without audio (s), on a loaded 2-core machine.
-MAX_GAP = 0.25
+#: The legitimate call's receiver may go this long without audio (s): far below the consent timeout, above
+#: what a loaded 2-core machine (a Swift build beside) delays a Python sender thread.
+MAX_GAP = 0.4
 #: Last-mile probe packets: payload type 127, 1200 bytes before SRTP (docs/protocol.md, probe_downlink).
 PROBE_PT = 127
 PROBE_SIZE = 1200
@@ -391,6 +395,10 @@ def test_consent_timeout_stops_media_to_a_socket_that_never_answers(server, call
     assert quiet.after(limit) == [], quiet.after(limit)
     checks = quiet.of_kind("check", since=bound_at)
     assert len(checks) >= 3, f"{len(checks)} consent checks reached the silent socket"
+    # Every consent_interval ±20 %, from the server's 100 ms timer (and a loaded machine's lateness).
+    spacing = [b[0] - a[0] for a, b in zip(checks, checks[1:])]
+    assert all(0.8 * CONSENT_INTERVAL_MS / 1000 - 0.02 <= s <= 1.2 * CONSENT_INTERVAL_MS / 1000 + 0.2
+               for s in spacing), spacing
     expired_after = got[-1] - bound_at
     m = server.metrics()
     assert m["agoraish_media_consent_expired_total"] == 1
@@ -420,8 +428,8 @@ def test_consent_timeout_stops_media_to_a_socket_that_never_answers(server, call
     back = quiet.rtp(AUDIO_PT, since=retry)
     assert back, "the answered consent check did not bind the address again"
     print(f"\nconsent: bound by SRTP, last media {expired_after:.2f}s later (timeout {CONSENT_TIMEOUT_MS} ms, "
-          f"{len(checks)} unanswered checks); re-bound by an answered check after "
-          f"{back[0] - retry:.3f}s; {call.check()}")
+          f"{len(checks)} unanswered checks, {min(spacing) * 1000:.0f}-{max(spacing) * 1000:.0f} ms apart); "
+          f"re-bound by an answered check after {back[0] - retry:.3f}s; {call.check()}")
     silent.close()
     attentive.close()
 
@@ -444,8 +452,12 @@ def test_a_victim_made_candidate_receives_only_stun_not_probes(server, call):
     budget_before = server.drops("probe_budget")
     started = time.monotonic()
     for victim in victims:
-        request, tid = victim.request()
-        victim.send(request)  # the attacker's request, from the victim's address
+        # The attacker's request, from the victim's address, as small as the server takes (the
+        # reflection ratio is worst): USERNAME the bare ufrag, integrity, fingerprint.
+        tid = os.urandom(12)
+        ufrag = victim.member.ufrag.encode()
+        username = struct.pack("!HH", 0x0006, len(ufrag)) + ufrag + bytes(-len(ufrag) % 4)
+        victim.send(_stun(0x0001, tid, username, victim.member.pwd))
         victim.wait_answered(tid)
     for m in (attacker, loner):
         m.signaling.send(type="probe_downlink", id=2, bitrate=5_000_000, duration_ms=2000)
@@ -468,8 +480,9 @@ def test_a_victim_made_candidate_receives_only_stun_not_probes(server, call):
     lines.append(f"attacker's own address: {len(probes)} probes ({probe_wire} B on the wire) for "
                  f"{own.sent_bytes} B sent, ratio {probe_wire / own.sent_bytes:.2f}")
     assert len(probes) * PROBE_SIZE <= PROBE_AMPLIFICATION * own.sent_srtp
-    assert server.drops("probe_budget") - budget_before >= 2 * wanted - len(probes) - 20
-    print("\nreflection: " + "; ".join(lines) + f"; {call.check()}")
+    dropped = server.drops("probe_budget") - budget_before
+    assert dropped >= 2 * wanted - len(probes) - 20, "every probe not sent is counted as probe_budget"
+    print("\nreflection: " + "; ".join(lines) + f"; probe_budget +{dropped:.0f}; {call.check()}")
     for v in victims:
         v.close()
     attacker.close()
@@ -524,19 +537,20 @@ def test_a_member_that_moves_gets_media_at_its_new_socket_only(server, call):
     new1.wait_answered(tid)
     new1.send(by_srtp.next_rtp(0x55, b"\0" * 40, PROBE_PT))
     new1.answer = True  # answers the periodic checks from now on
+    moved1 = time.monotonic()
     new2 = by_check.endpoint(answer=True)
+    moved2 = time.monotonic()
     new2.bind()
-    moved = time.monotonic()
-    settled = moved + 0.1
+    settled = time.monotonic() + 0.1
     time.sleep(1.5)
     end = time.monotonic()
     for name, old, new in (("srtp", old1, new1), ("check", old2, new2)):
         assert old.after(settled) == [], f"{name}: the old socket still got {old.after(settled)[:3]}"
         assert max_gap(new.rtp(AUDIO_PT), settled, end) <= MAX_GAP, f"{name}: media did not move"
     assert new1.answered >= 1 and new2.answered >= 2
-    print(f"\nmove: media at the new sockets within {min(new1.rtp(AUDIO_PT)[0], new2.rtp(AUDIO_PT)[0]) - moved:.3f}s "
-          f"(by SRTP {new1.rtp(AUDIO_PT)[0] - moved:.3f}s, by answered check {new2.rtp(AUDIO_PT)[0] - moved:.3f}s), "
-          f"none at the old; {call.check()}")
+    print(f"\nmove: first media at the new socket {new1.rtp(AUDIO_PT)[0] - moved1:.3f}s after the SRTP proof, "
+          f"{new2.rtp(AUDIO_PT)[0] - moved2:.3f}s after the fresh request answered by check; none at the old; "
+          f"{call.check()}")
     by_srtp.close()
     by_check.close()
 
@@ -597,9 +611,62 @@ def test_probes_go_within_budget_to_a_consented_sender_only(server, call):
     assert still.rtp(PROBE_PT) == [], "probes went to a participant that sent nothing"
     assert proven.rtp(PROBE_PT) == [], "probes went to an address that never answered a consent check"
     dropped = server.drops("probe_budget") - budget_before
-    assert dropped >= 2 * wanted - 2
+    assert dropped >= 2 * (wanted - 3), "every probe due to the other two is counted as probe_budget"
     print(f"\nprobe: consented sender got {len(got)}/{wanted} probes ({probe_wire} B for {up.sent_bytes} B sent, "
           f"ratio {probe_wire / up.sent_bytes:.2f}); idle and unconsented got none; probe_budget +{dropped:.0f}; "
           f"{call.check()}")
     for m in (sender, idle, unconsented):
         m.close()
+
+
+# --------------------------------------------------------------------------
+# Regressions: a lost consent check is not fatal; older replays still move nothing
+# --------------------------------------------------------------------------
+
+
+def test_after_expiry_one_lost_consent_check_is_not_fatal(server, call):
+    m = Member(server, 12, "call")
+    e = m.endpoint(answer=False)
+    request, tid = e.request()
+    e.send(request)
+    e.wait_answered(tid)
+    e.send(m.next_rtp(0x52, b"\0" * 40, PROBE_PT))
+    time.sleep(CONSENT_TIMEOUT_MS / 1000 + 0.4)
+    assert server.metrics()["agoraish_media_consent_expired_total"] == 1
+    # It comes back at the same address; the consent check for it is lost (not answered) ...
+    request, tid = e.request()
+    e.send(request)
+    e.wait_answered(tid)
+    time.sleep(0.1)
+    assert len(e.of_kind("check")) >= 1
+    e.answer = True
+    since = time.monotonic()
+    # ... and it goes on as the engine does: a keepalive binding request (fresh id) and SRTP.
+    for _ in range(6):
+        request, tid = e.request()
+        e.send(request)
+        e.send(m.next_rtp(0x52, b"\0" * 40, PROBE_PT))
+        time.sleep(0.25)
+    call.check()
+    m.close()
+    assert e.of_kind("check", since=since), "no new consent check reached the candidate"
+    assert e.rtp(AUDIO_PT, since=since), "no media after the address answered"
+
+
+def test_a_binding_request_replayed_after_16_newer_ones_moves_nothing(server, call):
+    legit = call.inbox
+    captured, tid = legit.request()
+    legit.send(captured)
+    legit.wait_answered(tid)
+    for _ in range(16):  # 40 s of the engine's keepalives (one every 2.5 s)
+        request, tid = legit.request()
+        legit.send(request)
+        legit.wait_answered(tid)
+    before = server.drops("stun_replay")
+    replayer = Endpoint(None)
+    replayer.sock.sendto(captured, call.receiver.server)
+    time.sleep(0.3)
+    replayer.close()
+    call.check()
+    assert replayer.events == [], f"the replayer got {[(k, n) for _, k, n, _ in replayer.events]}"
+    assert server.drops("stun_replay") - before == 1
