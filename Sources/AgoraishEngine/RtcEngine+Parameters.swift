@@ -33,7 +33,9 @@ extension RtcEngine {
     /// applied; a failure applies nothing.
     ///
     /// - Throws: `.invalidArgument` for text that is not a JSON object, an
-    ///   unknown or read-only key, or a value of the wrong type or range.
+    ///   unknown or read-only key, or a value of the wrong type or range;
+    ///   `.refused` for a ws:// "rtc.server_url" whose host is not loopback
+    ///   while "rtc.allow_insecure_signaling" is off.
     public func setParameters(_ json: String) throws(AgoraError) {
         guard json.utf8.count <= Self.maxParametersLength,
               case .object(let members)? = try? JSONValue.parse(json)
@@ -41,6 +43,17 @@ extension RtcEngine {
         var changes: [Change] = []
         for key in members.keys.sorted() {
             changes.append(try Self.validate(key: key, value: members[key]!))
+        }
+        // A new server URL is used by reconnects too: ws:// to a host other
+        // than loopback needs rtc.allow_insecure_signaling, on already or in this call.
+        for case .serverURL(let url) in changes {
+            var allowed = state.withLock { $0.allowInsecureSignaling }
+            for case .allowInsecureSignaling(let on) in changes { allowed = on }
+            if let parsed = ServerURL(url), !parsed.secure, !parsed.isLoopback, !allowed {
+                log.log(.error, "rtc.server_url ws://\(parsed.host) refused: it is not loopback; use wss://, "
+                        + "or set rtc.allow_insecure_signaling to true")
+                throw .refused
+            }
         }
         // The log file is the only change that can fail (open); do it first so
         // that a failure leaves everything as it was.

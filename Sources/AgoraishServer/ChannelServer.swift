@@ -398,7 +398,7 @@ public final class ChannelServer: @unchecked Sendable {
             peer.budget.charge(pings, now: now)
             shared.charge(pings, now: now)
         }
-        var overLimit = false
+        var overLimit = false, peerClosed = false
         while let next = peer.socket.nextMessage {
             let cost: Int
             switch next {
@@ -428,13 +428,20 @@ public final class ChannelServer: @unchecked Sendable {
             case .pong:
                 break
             case .closed:
-                break
+                peerClosed = true
             }
         }
         if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
-        if peer.socket.isClosed { peer.stream.close() }
-        // Answers to what was read go out before a connection over its limit is closed.
+        // Answers to what was read go out before the connection closes: the
+        // client's close frame is echoed after them, and a connection over its
+        // limit is closed after them.
         drainCore(now)
+        if peerClosed { peer.socket.acknowledgeClose() }
+        if peer.socket.isClosed {
+            if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
+            peer.stream.close()
+            return
+        }
         if overLimit {
             peer.socket.close(code: 4008, reason: "rate limit")
             if let bytes = peer.socket.pollTransmit() { peer.send(bytes) }
@@ -709,6 +716,7 @@ final class Peer {
         self.kind = kind
         self.acceptedAt = acceptedAt
         self.socket = WebSocketConnection(role: .server, maxMessage: maxMessage)
+        socket.defersCloseEcho = true
     }
 }
 

@@ -227,7 +227,7 @@ static void two_engines(void) {
     CHECK_RC(agoraish_engine_set_log_file_size(a, 512), 0, "A set_log_file_size(512)");
     CHECK_RC(agoraish_engine_set_log_level(b, AGORAISH_LOG_LEVEL_ERROR), 0, "B set_log_level(ERROR)");
     CHECK_RC(agoraish_engine_set_log_file(a, a2_path), 0, "A set_log_file(a2.log)");
-    CHECK_RC(agoraish_engine_set_parameters(b, "{\"rtc.log_size\": 256, \"rtc.server_url\": \"ws://example.test:7450\"}"),
+    CHECK_RC(agoraish_engine_set_parameters(b, "{\"rtc.log_size\": 256, \"rtc.server_url\": \"wss://example.test:7450\"}"),
              0, "B set_parameters(log_size, server_url)");
     CHECK_RC(agoraish_engine_set_parameters(a, "{\"rtc.log_filter\": 2063}"), 0, "A set_parameters(log_filter)");
     /* Rejected as a whole: applies nothing and emits no event. */
@@ -246,7 +246,7 @@ static void two_engines(void) {
 
     /* get_parameter round trips (two checks each: the call, the value). */
     CHECK_PARAM(b, "B", "rtc.log_size", "256");
-    CHECK_PARAM(b, "B", "rtc.server_url", "\"ws://example.test:7450\"");
+    CHECK_PARAM(b, "B", "rtc.server_url", "\"wss://example.test:7450\"");
     CHECK_PARAM(b, "B", "rtc.log_filter", "2063");
     CHECK_PARAM(a, "A", "rtc.log_level", "2");
     CHECK_PARAM(a, "A", "rtc.log_size", "512");
@@ -317,7 +317,7 @@ static void two_engines(void) {
         };
         const expected_event_t expect_b[] = {
             {"setLogLevel", "4"},
-            {"setParameters", "ws://example.test:7450"},
+            {"setParameters", "wss://example.test:7450"},
             {"setLogFilter", "2063"},
             {"setLogFileSize", "128"},
         };

@@ -156,7 +156,7 @@ void twoEngines(const std::string& dir) {
         CHECK_RC(a.setLogFileSize(512), 0, "A setLogFileSize(512)");
         CHECK_RC(b.setLogLevel(AGORAISH_LOG_LEVEL_ERROR), 0, "B setLogLevel(ERROR)");
         CHECK_RC(a.setLogFile(longName.c_str()), 0, "A setLogFile(long name)");
-        CHECK_RC(b.setParameters(std::string(R"({"rtc.log_size": 256, "rtc.server_url": "ws://example.test:7450"})")),
+        CHECK_RC(b.setParameters(std::string(R"({"rtc.log_size": 256, "rtc.server_url": "wss://example.test:7450"})")),
                  0, "B setParameters(log_size, server_url)");
         CHECK_RC(a.setParameters(R"({"rtc.log_filter": 2063})"), 0, "A setParameters(log_filter)");
         CHECK_RC(b.setParameters(R"({"rtc.log_size": 300, "rtc.no_such_key": 1})"), -AGORAISH_ERR_INVALID_ARGUMENT,
@@ -174,7 +174,7 @@ void twoEngines(const std::string& dir) {
         CHECK(param(a, "rtc.app_id") == "\"cpp-lifecycle-A\"", "A rtc.app_id is " + param(a, "rtc.app_id"));
         CHECK(param(b, "rtc.log_size") == "256", "B rtc.log_size is " + param(b, "rtc.log_size"));
         CHECK(param(b, "rtc.log_filter") == "2063", "B rtc.log_filter is " + param(b, "rtc.log_filter"));
-        CHECK(param(b, "rtc.server_url") == "\"ws://example.test:7450\"",
+        CHECK(param(b, "rtc.server_url") == "\"wss://example.test:7450\"",
               "B rtc.server_url is " + param(b, "rtc.server_url"));
         {
             std::string value = "unchanged";
@@ -215,7 +215,7 @@ void twoEngines(const std::string& dir) {
                       {"setLogFileSize", "128"},
                       {"setLogLevel", "1"}},
                      __LINE__);
-    recB.checkEvents({{"setLogLevel", "4"}, {"setParameters", "ws://example.test:7450"}, {"setLogFilter", "2063"}},
+    recB.checkEvents({{"setLogLevel", "4"}, {"setParameters", "wss://example.test:7450"}, {"setLogFilter", "2063"}},
                      __LINE__);
 }
 

@@ -38,7 +38,7 @@ def test_two_engines_each_get_their_own_events_in_order(make_engine):
     sent_b: List[dict] = []
     filters = [LogFilter.INFO, LogFilter.WARN, LogFilter.ERROR, LogFilter.CRITICAL, LogFilter.DEBUG]
     for i in range(20):
-        pa = {"rtc.log_filter": int(filters[i % 5]), "rtc.server_url": f"ws://a.example:{7000 + i}"}
+        pa = {"rtc.log_filter": int(filters[i % 5]), "rtc.server_url": f"wss://a.example:{7000 + i}"}
         pb = {"rtc.log_size": 128 + i, "rtc.log_filter": int(filters[(i + 2) % 5])}
         engine_a.set_parameters(pa)
         engine_b.set_parameters(json.dumps(pb))
@@ -212,7 +212,7 @@ def test_log_rotation_keeps_five_files(make_engine, log_dir):
     filler = "x" * 1900
     count = 450
     for i in range(count):
-        engine.set_parameters({"rtc.server_url": f"ws://h.example/{i:05d}/{filler}"})
+        engine.set_parameters({"rtc.server_url": f"wss://h.example/{i:05d}/{filler}"})
     engine.release()
     names = sorted(p.name for p in log_dir.iterdir())
     assert names == ["rot.log", "rot_1.log", "rot_2.log", "rot_3.log", "rot_4.log"], names

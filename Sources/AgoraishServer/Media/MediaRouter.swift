@@ -29,6 +29,8 @@ public final class MediaRouter: @unchecked Sendable {
     public let counters = MediaCounters()
 
     let loop: EventLoop
+    /// Frees removed participants' SRTP contexts off the forwarding threads.
+    let reaper: EventLoop
     let fd: Int32
     let workers: [MediaWorker]
     static let batch = 64
@@ -107,6 +109,7 @@ public final class MediaRouter: @unchecked Sendable {
         rx = .allocate(capacity: Self.batch)
         rx.initialize(repeating: agsh_datagram(), count: Self.batch)
         rxBuffers = .allocate(byteCount: Self.batch * Self.slot, alignment: 16)
+        reaper = try EventLoop(name: "agoraish-srtpfree")
         loop.post { [self] in
             loop.register(fd, events: EventLoop.readable) { [self] _ in drain() }
             scheduleConsent()
@@ -114,6 +117,7 @@ public final class MediaRouter: @unchecked Sendable {
         for w in workers {
             // Authenticated SRTP from a candidate address proves it (posted to this thread).
             w.onCandidateProven = { [self] session in loop.post { [self] in promote(session, consent: false) } }
+            w.release = { [reaper] p in reaper.post { withExtendedLifetime(p) {} } }
         }
     }
 
@@ -124,16 +128,27 @@ public final class MediaRouter: @unchecked Sendable {
 
     /// Carries out a signaling decision. Commands reach the owning worker
     /// before any datagram the receive thread reads after them.
+    ///
+    /// An admission's SRTP contexts are made here, on the caller's thread (the
+    /// signaling thread), and freed on the router's reaper thread: with libsrtp
+    /// on NSS (Debian's build) making or freeing one costs time in proportion
+    /// to all that live, which must never stall forwarding.
     public func apply(_ command: SignalingCore.MediaCommand) {
+        var keys: MediaKeys? = nil
+        if case .admit(let grant) = command {
+            guard let made = try? MediaKeys(grant) else { return }
+            keys = made
+        }
         loop.post { [self] in
             switch command {
             case .admit(let grant):
+                let keys = keys!
                 removeEntry(grant.session)
                 let w = worker(for: grant.app + "\u{0}" + grant.channel)
                 bySession[grant.session] = Entry(session: grant.session, ufrag: grant.iceUfrag,
                                                  password: Array(grant.icePassword.utf8), worker: w, address: nil)
                 byUfrag[grant.iceUfrag] = grant.session
-                workers[w].loop.post { [worker = workers[w]] in worker.admit(grant) }
+                workers[w].loop.post { [worker = workers[w]] in worker.admit(grant, keys: keys) }
             case .setPublisher(let session, let canPublish):
                 guard let e = bySession[session] else { return }
                 workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setPublisher(session, canPublish) }
@@ -170,6 +185,7 @@ public final class MediaRouter: @unchecked Sendable {
     public func stop() {
         loop.post { [self] in loop.unregister(fd) }
         for w in workers { w.stop() }
+        reaper.stop(wait: true)
         close(fd)
     }
 

@@ -86,11 +86,12 @@ final class MediaParticipant {
     /// the stream's start in what it gets, so it never asks for what came before.
     var dataFloors: [UInt32: UInt16] = [:]
 
-    init(grant: MediaGrant, channel: MediaChannel) throws(SrtpError) {
+    /// A participant with its SRTP contexts, made by the router off the forwarding threads.
+    init(grant: MediaGrant, channel: MediaChannel, keys: MediaKeys) {
         session = grant.session
         uid = grant.uid
-        uplink = try SrtpSession(profile: grant.srtpProfile, keying: grant.uplinkKeying, inbound: true)
-        downlink = try SrtpSession(profile: grant.srtpProfile, keying: grant.downlinkKeying, inbound: false)
+        uplink = keys.uplink
+        downlink = keys.downlink
         canPublish = grant.canPublish
         audioMuted = grant.audioMuted
         audioSubscription = grant.audioSubscription
@@ -102,6 +103,17 @@ final class MediaParticipant {
         rtxToMedia = grant.videoRtx
         echoDelay = grant.echoDelayMs > 0 ? .milliseconds(Int64(grant.echoDelayMs)) : nil
         self.channel = channel
+    }
+}
+
+/// A participant's SRTP contexts: what it sends (inbound here) and what it is sent.
+struct MediaKeys: @unchecked Sendable {
+    let uplink: SrtpSession
+    let downlink: SrtpSession
+
+    init(_ grant: MediaGrant) throws(SrtpError) {
+        uplink = try SrtpSession(profile: grant.srtpProfile, keying: grant.uplinkKeying, inbound: true)
+        downlink = try SrtpSession(profile: grant.srtpProfile, keying: grant.downlinkKeying, inbound: false)
     }
 }
 
@@ -155,6 +167,8 @@ final class MediaWorker: @unchecked Sendable {
     /// Authenticated SRTP or SRTCP came from a participant's candidate address
     /// (set by the router before any datagram flows).
     var onCandidateProven: (@Sendable (UInt64) -> Void)?
+    /// Hands a removed participant to the thread that frees SRTP contexts.
+    var release: (MediaParticipant) -> Void = { _ in }
     /// Whether the datagram being processed came from a candidate address.
     private var fromCandidate = false
     let probeLimits: ProbeLimits
@@ -256,7 +270,7 @@ final class MediaWorker: @unchecked Sendable {
 
     // MARK: - Commands (posted by the receive thread)
 
-    func admit(_ grant: MediaGrant) {
+    func admit(_ grant: MediaGrant, keys: MediaKeys) {
         remove(grant.session)
         let key = grant.app + "\u{0}" + grant.channel
         let channel: MediaChannel
@@ -267,7 +281,7 @@ final class MediaWorker: @unchecked Sendable {
             channel = MediaChannel(key: key, seed: ssrcSeed)
             channels[key] = channel
         }
-        guard let p = try? MediaParticipant(grant: grant, channel: channel) else { return }
+        let p = MediaParticipant(grant: grant, channel: channel, keys: keys)
         channel.members.append(p)
         participants[grant.session] = p
     }
@@ -329,6 +343,9 @@ final class MediaWorker: @unchecked Sendable {
 
     func remove(_ session: UInt64) {
         guard let p = participants.removeValue(forKey: session) else { return }
+        // Its SRTP contexts are freed on the reaper thread, never here: with
+        // libsrtp on NSS, freeing one costs time in proportion to all that live.
+        defer { release(p) }
         p.channel.members.removeAll { $0 === p }
         if p.paddingSsrc != 0 { p.channel.rtxSsrcs.remove(p.paddingSsrc) }
         for s in p.ssrcMap.values {

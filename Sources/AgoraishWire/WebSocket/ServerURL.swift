@@ -9,10 +9,16 @@ public struct ServerURL: Sendable, Equatable {
     /// Request path (default "/v1/signal").
     public var path: String
 
-    /// Whether the host is this machine's loopback (127.0.0.0/8, ::1 or "localhost").
+    /// Whether the host is this machine's loopback: an IPv4 literal in
+    /// 127.0.0.0/8, the IPv6 literal ::1, or "localhost" (RFC 6761 §6.3).
+    /// A name that merely starts with "127." is not.
     public var isLoopback: Bool {
         let h = host.lowercased()
-        return h == "localhost" || h == "::1" || h.hasPrefix("127.")
+        if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return false }
+        let octets = parts.compactMap { p in p.count <= 3 && p.allSatisfy(\.isASCIIDigit) ? UInt8(p) : nil }
+        return octets.count == 4 && octets[0] == 127
     }
 
     /// Parses a URL; nil when it is not ws:// or wss:// with a host and a valid port.
@@ -56,4 +62,8 @@ public struct ServerURL: Sendable, Equatable {
         let h = host.contains(":") ? "[\(host)]" : host
         return (port == (secure ? 443 : 80)) ? h : "\(h):\(port)"
     }
+}
+
+private extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

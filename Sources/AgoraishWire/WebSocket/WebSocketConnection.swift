@@ -33,6 +33,11 @@ public struct WebSocketConnection: Sendable {
     private var messages: [Message] = []
     /// Ping frames received (answered with pongs by the connection itself).
     public private(set) var pingsReceived = 0
+    /// When true, the peer's close frame is not echoed at once but by
+    /// `acknowledgeClose()`, so that replies to messages that came before it
+    /// can still be sent (the server uses this).
+    public var defersCloseEcho = false
+    private var closeToEcho: UInt16?
     private var maskState: UInt64
     /// True once a close frame has been sent.
     public private(set) var closeSent = false
@@ -87,6 +92,13 @@ public struct WebSocketConnection: Sendable {
         closeSent = true
     }
 
+    /// Sends the echo of the peer's close frame held back by `defersCloseEcho`.
+    public mutating func acknowledgeClose() {
+        guard let code = closeToEcho else { return }
+        closeToEcho = nil
+        close(code: code)
+    }
+
     /// The next complete message, if any.
     public mutating func pollMessage() -> Message? {
         messages.isEmpty ? nil : messages.removeFirst()
@@ -139,7 +151,11 @@ public struct WebSocketConnection: Sendable {
                 reason = text
             }
             // Echo the peer's code (§5.5.1), or 1000 when it gave none.
-            if !closeSent { close(code: code == 1005 ? 1000 : code) }
+            if defersCloseEcho {
+                closeToEcho = code == 1005 ? 1000 : code
+            } else if !closeSent {
+                close(code: code == 1005 ? 1000 : code)
+            }
             isClosed = true
             messages.append(.closed(code: code, reason: reason))
         case .text, .binary:
