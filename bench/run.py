@@ -61,6 +61,7 @@ BENCHMARKS: List[str] = [
     "engine_create_release",
     "join_latency",
     "sfu_forward",
+    "abuse",
     "sfu_video_dual",
     "audio_delay",
     "audio_cpu",

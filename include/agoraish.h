@@ -65,7 +65,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 8
+#define AGORAISH_ABI_VERSION_MINOR 9
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -981,7 +981,10 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *                              travel readable); true allows it
  *
  * @param json  Required UTF-8 JSON text, at most 65536 bytes.
- * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -7 bad handle.
+ * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -5 for a
+ *              ws:// "rtc.server_url" whose host is not loopback while
+ *              "rtc.allow_insecure_signaling" is false (before or in the same
+ *              call); -7 bad handle.
  *              On success `on_api_call_executed("setParameters")` follows.
  * Thread: any.
  */
@@ -1776,7 +1779,7 @@ int agoraish_engine_set_remote_video_stream_type(agoraish_engine_t *engine, uint
  *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 bad handle. */
 int agoraish_engine_set_remote_default_video_stream_type(agoraish_engine_t *engine, int stream_type);
 
-/** Agora's LastmileProbeConfig (ABI 0.7). */
+/** Agora's LastmileProbeConfig (ABI 0.7), with the probe's token (ABI 0.9). */
 typedef struct agoraish_lastmile_probe_config {
     /** Set to sizeof(agoraish_lastmile_probe_config). */
     uint32_t struct_size;
@@ -1786,7 +1789,20 @@ typedef struct agoraish_lastmile_probe_config {
     /** bps, 100000..5000000 for each direction probed: the probe is sent at this rate. */
     unsigned int expected_uplink_bitrate;
     unsigned int expected_downlink_bitrate;
+    /* ABI 0.9 (an agoraish extension: Agora's probe needs no token). A 0.7 host's
+     * struct_size (AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7) leaves both NULL. */
+    /** What the probe's join presents where the app has a certificate: a token
+     *  for `channel_id` and uid 0 (the wildcard identity), with the join
+     *  privilege; NULL or "": none. Copied. */
+    const char *token;
+    /** The channel name the token is for (a valid channel name); NULL or "":
+     *  "probe". The probe runs in a private channel of its own either way. Copied. */
+    const char *channel_id;
 } agoraish_lastmile_probe_config;
+
+/** The size of `agoraish_lastmile_probe_config` in ABI 0.7 (without `token`
+ *  and `channel_id`): the smallest accepted struct_size. */
+#define AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 (offsetof(agoraish_lastmile_probe_config, expected_downlink_bitrate) + sizeof(unsigned int))
 
 /** Agora's LastmileProbeOneWayResult. */
 typedef struct agoraish_lastmile_probe_one_way_result {
@@ -1820,17 +1836,29 @@ typedef struct agoraish_lastmile_probe_result {
 
 /**
  * Probe the last mile before joining (Agora's startLastmileProbeTest): the
- * engine joins a private channel of the server (no token), sends probe
- * packets at the expected uplink bitrate for 2 s and reads the server's
- * transport-wide feedback on them, then has the server send probes at the
- * expected downlink bitrate for 2 s and measures them. on_lastmile_quality
- * comes after the uplink phase, on_lastmile_probe_result about 5 s after the
- * start; the private channel is then left (its join and leave are not
- * reported). A join ends the probe.
- * @return 0; -2 NULL config, a struct_size too small, no direction probed, a
- *         probed bitrate outside 100000..5000000 or no usable server URL;
- *         -5 in a channel, during an echo test or while a last-mile test or
- *         probe runs; -7 bad handle. Thread: any.
+ * engine joins a private channel of the server, sends probe packets at the
+ * expected uplink bitrate for 2 s and reads the server's transport-wide
+ * feedback on them, then has the server send probes at the expected downlink
+ * bitrate for 2 s and measures them. on_lastmile_quality comes after the
+ * uplink phase, on_lastmile_probe_result about 5 s after the start; the
+ * private channel is then left (its join and leave are not reported). A join
+ * ends the probe.
+ *
+ * Where the app has a certificate the server checks the probe's join like any
+ * other: `token` must be valid for `channel_id` (NULL or "": "probe") and
+ * uid 0, the identity the probe joins with (a token built for uid 0, which
+ * AccessToken2 and AccessToken treat as any uid; a token for another uid or an
+ * account is refused). A refused join is reported as on the channel:
+ * on_connection_state_changed(FAILED, INVALID_TOKEN) (or TOKEN_EXPIRED after
+ * on_request_token), then at once on_lastmile_probe_result with state
+ * UNAVAILABLE, and the probe ends (DISCONNECTED).
+ * @return 0; -2 NULL config, a struct_size smaller than
+ *         AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 (or past it and splitting a
+ *         field), no direction probed, a probed bitrate outside
+ *         100000..5000000, a token or channel_id that is not UTF-8, a
+ *         channel_id that is not a valid channel name, or no usable server
+ *         URL; -5 in a channel, during an echo test or while a last-mile test
+ *         or probe runs; -7 bad handle. Thread: any.
  */
 int agoraish_engine_start_lastmile_probe_test(agoraish_engine_t *engine, const agoraish_lastmile_probe_config *config);
 
@@ -1842,7 +1870,10 @@ int agoraish_engine_stop_lastmile_probe_test(agoraish_engine_t *engine);
  * Report the last mile's quality every 2 s before joining (Agora's
  * enableLastmileTest): 0.7 s of probes each way at the configured video
  * bitrate (at least 100 kbps), then on_lastmile_quality, repeated until
- * agoraish_engine_disable_lastmile_test() or a join.
+ * agoraish_engine_disable_lastmile_test() or a join. Its join presents no
+ * token: where the app has a certificate the server refuses it
+ * (on_connection_state_changed(FAILED, INVALID_TOKEN), one on_lastmile_quality
+ * UNKNOWN (0), and the test ends); use a probe with a token there.
  * @return 0; -2 no usable server URL; -5 in a channel, during an echo test or
  *         while a last-mile test or probe runs; -7 bad handle. Thread: any.
  */
@@ -1959,11 +1990,55 @@ int agoraish_engine_switch_camera(agoraish_engine_t *engine);
  * the capture, network and playout path. The test channel's join and leave
  * are not reported (no on_join_channel_success / on_leave_channel); connection
  * states are. Call `agoraish_engine_stop_echo_test()` before joining a channel
- * (a join during the test returns -17).
+ * (a join during the test returns -17). Its join presents no token: where the
+ * app has a certificate the server refuses it (see
+ * `agoraish_engine_start_echo_test_with_config()`, which takes one).
  * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a channel
  *         or an echo test running; -7 bad handle. Thread: any.
  */
 int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_seconds);
+
+/** Agora's EchoTestConfiguration (ABI 0.9), without the view (no video echo). */
+typedef struct agoraish_echo_test_configuration {
+    /** Set to sizeof(agoraish_echo_test_configuration). */
+    uint32_t struct_size;
+    /** Nonzero: echo the audio, the only medium echoed (with enable_video also 0: -2). */
+    int enable_audio;
+    /** Nonzero: echo the video. Not supported: nonzero is -4. */
+    int enable_video;
+    /** What the test's join presents where the app has a certificate: a token
+     *  for `channel_id` and uid 0 (the wildcard identity), with the join
+     *  privilege; NULL or "": none. Copied. */
+    const char *token;
+    /** The channel name the token is for (a valid channel name); NULL or "":
+     *  "echo", the name the engine picks. The test runs in a private channel
+     *  of its own either way: nobody who joins `channel_id` meets it. Copied. */
+    const char *channel_id;
+    /** Seconds after which the audio comes back, 2..10. */
+    int interval_in_seconds;
+} agoraish_echo_test_configuration;
+
+/**
+ * Start an echo test from Agora's EchoTestConfiguration (startEchoTest(config)):
+ * as `agoraish_engine_start_echo_test()`, with the token and channel name its
+ * join presents. Where the app has a certificate the server checks that join
+ * like any other: `token` must be valid for `channel_id` (NULL or "": "echo")
+ * and uid 0, the identity the test joins with (a token built for uid 0, which
+ * AccessToken2 and AccessToken treat as any uid; a token for another uid or an
+ * account is refused). A refused join is reported as on the channel:
+ * on_connection_state_changed(FAILED, INVALID_TOKEN) (or TOKEN_EXPIRED after
+ * on_request_token); nothing is echoed, and the test stays started until
+ * `agoraish_engine_stop_echo_test()`. Video echo is not supported.
+ * @return 0; -2 NULL config, a struct_size too small or splitting a field,
+ *         interval_in_seconds outside 2..10, enable_audio and enable_video
+ *         both 0, a token or channel_id that is not UTF-8, or a channel_id
+ *         that is not a valid channel name; then -4 enable_video nonzero;
+ *         then as agoraish_engine_start_echo_test(): -2 no usable server URL,
+ *         -5 in a channel, an echo test running, or a last-mile test or probe
+ *         running; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_echo_test_with_config(agoraish_engine_t *engine,
+                                                const agoraish_echo_test_configuration *config);
 
 /** Stop the echo test (Agora's stopEchoTest). @return 0; -5 no echo test running; -7 bad handle. */
 int agoraish_engine_stop_echo_test(agoraish_engine_t *engine);

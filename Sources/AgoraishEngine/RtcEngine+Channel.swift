@@ -36,22 +36,38 @@ extension RtcEngine {
     /// startEchoTest: the user's own audio comes back after `intervalSeconds`
     /// (2...10) through the server, so the host hears its capture and playout
     /// path. Outside channels only; stopEchoTest ends it. Its private
-    /// channel's join and leave are not reported as the host's.
-    ///
-    /// - Throws: `.invalidArgument` for an interval outside 2...10; `.refused`
-    ///   in a channel or while an echo test runs.
+    /// channel's join and leave are not reported as the host's. The join
+    /// presents no token (see `startEchoTest(intervalSeconds:token:channel:)`).
     public func startEchoTest(intervalSeconds: Int) throws(AgoraError) {
+        try startEchoTest(intervalSeconds: intervalSeconds, token: "", channel: "")
+    }
+
+    /// startEchoTest(EchoTestConfiguration) for audio: as above, and the join
+    /// names `channel` ("" is "echo") and presents `token` ("" is none). Where
+    /// the app has a certificate the server checks them as for any join, for
+    /// uid 0 (the identity the test joins with): a refused join reports FAILED
+    /// (INVALID_TOKEN or TOKEN_EXPIRED) and the test stays started until
+    /// stopEchoTest. The test runs in a private channel of its own either way.
+    ///
+    /// - Throws: `.invalidArgument` for an interval outside 2...10 or a
+    ///   `channel` that is not a valid channel name; `.refused` in a channel
+    ///   or while an echo test or a last-mile test or probe runs.
+    public func startEchoTest(intervalSeconds: Int, token: String, channel: String) throws(AgoraError) {
         guard (2...10).contains(intervalSeconds) else { throw .invalidArgument }
+        let name = channel.isEmpty ? "echo" : channel
+        guard TokenVerifier.isValidChannelName(name) else { throw .invalidArgument }
         try checkServerURL()
         guard link.read({ !$0.inChannel }), lastmile.withLock({ $0.mode == nil }) else { throw .refused }
         echoTest.withLock { $0 = true }
         do {
-            try link.call { s, now throws(SessionError) in try s.startEchoTest(intervalMs: intervalSeconds * 1000, now: now) }
+            try link.call { s, now throws(SessionError) in
+                try s.startEchoTest(intervalMs: intervalSeconds * 1000, token: token, channel: name, now: now)
+            }
         } catch {
             echoTest.withLock { $0 = false }
             throw .refused
         }
-        log.log(.info, "api startEchoTest \(intervalSeconds) s")
+        log.log(.info, "api startEchoTest \(intervalSeconds) s channel \(name) token \(token.isEmpty ? "none" : "given")")
     }
 
     /// stopEchoTest. - Throws: `.refused` when no echo test runs.

@@ -3,18 +3,27 @@ import AgoraishSession
 import AgoraishWire
 
 /// Agora's LastmileProbeConfig: which directions to probe and at what rate
-/// (bps, 100000...5000000 for each direction probed).
+/// (bps, 100000...5000000 for each direction probed); and (an agoraish
+/// extension) the token and channel name the probe's join presents where the
+/// app has a certificate: valid for `channel` ("" is "probe") and uid 0.
 public struct LastmileProbeConfig: Sendable, Equatable {
     public var probeUplink: Bool
     public var probeDownlink: Bool
     public var expectedUplinkBitrate: Int
     public var expectedDownlinkBitrate: Int
+    /// The token of the probe's join; "" is none.
+    public var token: String
+    /// The channel name the token is for; "" is "probe".
+    public var channel: String
 
-    public init(probeUplink: Bool, probeDownlink: Bool, expectedUplinkBitrate: Int, expectedDownlinkBitrate: Int) {
+    public init(probeUplink: Bool, probeDownlink: Bool, expectedUplinkBitrate: Int, expectedDownlinkBitrate: Int,
+                token: String = "", channel: String = "") {
         self.probeUplink = probeUplink
         self.probeDownlink = probeDownlink
         self.expectedUplinkBitrate = expectedUplinkBitrate
         self.expectedDownlinkBitrate = expectedDownlinkBitrate
+        self.token = token
+        self.channel = channel
     }
 }
 
@@ -63,17 +72,22 @@ extension RtcEngine {
     /// uplink phase) and onLastmileProbeResult about 5 s in, then the probe's
     /// channel is left.
     ///
-    /// - Throws: `.invalidArgument` when no direction is probed or a probed
-    ///   direction's bitrate is outside 100000...5000000; `.refused` in a
-    ///   channel, during an echo test, or while a last-mile test or probe runs.
+    /// A join the server refuses (a certificate and no valid token) reports
+    /// FAILED, then at once onLastmileProbeResult UNAVAILABLE, and ends the probe.
+    ///
+    /// - Throws: `.invalidArgument` when no direction is probed, a probed
+    ///   direction's bitrate is outside 100000...5000000 or `channel` is not a
+    ///   valid channel name; `.refused` in a channel, during an echo test, or
+    ///   while a last-mile test or probe runs.
     public func startLastmileProbeTest(_ config: LastmileProbeConfig) throws(AgoraError) {
         let range = 100_000...5_000_000
         guard config.probeUplink || config.probeDownlink,
               !config.probeUplink || range.contains(config.expectedUplinkBitrate),
-              !config.probeDownlink || range.contains(config.expectedDownlinkBitrate)
+              !config.probeDownlink || range.contains(config.expectedDownlinkBitrate),
+              config.channel.isEmpty || TokenVerifier.isValidChannelName(config.channel)
         else { throw .invalidArgument }
-        try beginProbe(.probe(config))
-        log.log(.info, "api startLastmileProbeTest up \(config.probeUplink) \(config.expectedUplinkBitrate) down \(config.probeDownlink) \(config.expectedDownlinkBitrate)")
+        try beginProbe(.probe(config), token: config.token, channel: config.channel.isEmpty ? "probe" : config.channel)
+        log.log(.info, "api startLastmileProbeTest up \(config.probeUplink) \(config.expectedUplinkBitrate) down \(config.probeDownlink) \(config.expectedDownlinkBitrate) channel \(config.channel.isEmpty ? "probe" : config.channel) token \(config.token.isEmpty ? "none" : "given")")
     }
 
     /// stopLastmileProbeTest. - Throws: `.refused` when no probe runs.
@@ -102,7 +116,7 @@ extension RtcEngine {
         log.log(.info, "api disableLastmileTest")
     }
 
-    private func beginProbe(_ mode: LastmileMode) throws(AgoraError) {
+    private func beginProbe(_ mode: LastmileMode, token: String = "", channel: String = "probe") throws(AgoraError) {
         try checkServerURL()
         guard !echoTest.withLock({ $0 }), link.read({ !$0.inChannel }) else { throw .refused }
         let generation = try lastmile.withLock { l throws(AgoraError) -> Int in
@@ -112,7 +126,7 @@ extension RtcEngine {
             return l.generation
         }
         do {
-            try link.call { s, now throws(SessionError) in try s.startProbeTest(now: now) }
+            try link.call { s, now throws(SessionError) in try s.startProbeTest(token: token, channel: channel, now: now) }
         } catch {
             lastmile.withLock { $0.mode = nil }
             throw .refused
@@ -150,8 +164,8 @@ extension RtcEngine {
         if let t = video.transport.withLock({ $0 }), t.bound {
             t.resetProbe()
             runCycle(generation)
-        } else if Instant.now() - since > .seconds(5) {
-            // The server could not be reached on the media path.
+        } else if Instant.now() - since > .seconds(5) || link.read({ $0.state == .failed }) {
+            // The server could not be reached on the media path, or refused the join (a token).
             if case .probe = lastmile.withLock({ $0.mode }) {
                 emitNetwork(.lastmileProbeResult(LastmileProbeResult()))
             } else {

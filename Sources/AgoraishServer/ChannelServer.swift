@@ -402,7 +402,9 @@ public final class ChannelServer: @unchecked Sendable {
         while let next = peer.socket.nextMessage {
             let cost: Int
             switch next {
-            case .text(let t): cost = 1 + t.utf8.count / 1024
+            // Parse cost grows with size and with the number of values (a 16 KiB
+            // array of small integers costs far more than a 16 KiB string).
+            case .text(let t): cost = 1 + t.utf8.count / 1024 + JSONValue.shape(t).values / 64
             case .binary(let b): cost = 1 + b.count / 1024
             default: cost = 0
             }

@@ -71,7 +71,7 @@ public struct ServerConfig: Sendable, Equatable {
     /// Joins, resumes and account registrations accepted per remote address per second.
     public var joinsPerSecondPerAddress = 20
     /// Signaling messages (WebSocket pings included) one connection may send
-    /// per second, on average; a message costs one plus one per full KiB ...
+    /// per second, on average; a message costs one, plus one per full KiB, plus one per 64 JSON values ...
     public var messagesPerSecond = 50
     /// ... and in a burst. Past the budget the server stops reading the
     /// connection until the budget refills (TCP pushes back on the client).
@@ -103,10 +103,10 @@ public struct ServerConfig: Sendable, Equatable {
     /// first come first dropped, promoted to the app's table by an account join.
     public var maxProvisionalAccountsPerApp = 10_000
     /// A WebSocket upgrade (or HTTP request) must be complete within this.
-    public var handshakeTimeout: Duration = .seconds(5)
+    public var handshakeTimeout: Duration = .seconds(10)
     /// A signaling connection without a session (never joined, or since its
     /// session ended) is closed after this (4003).
-    public var authenticationTimeout: Duration = .seconds(15)
+    public var authenticationTimeout: Duration = .seconds(30)
     /// How often the media plane checks that an address still wants what it
     /// is sent (RFC 7675 consent freshness; randomized ±20 %).
     public var consentInterval: Duration = .seconds(5)

@@ -65,19 +65,25 @@ extension ClientSession {
     }
 
     /// startEchoTest: joins a private channel of the server's in which the
-    /// user's own audio comes back after `intervalMs` (2000...10000).
-    public mutating func startEchoTest(intervalMs: Int, now: Instant) throws(SessionError) {
+    /// user's own audio comes back after `intervalMs` (2000...10000). The join
+    /// names `channel` and presents `token` (uid 0): where the app has a
+    /// certificate the server checks it as for any join, though the test runs
+    /// in a private channel of its own.
+    public mutating func startEchoTest(intervalMs: Int, token: String = "", channel name: String = "echo",
+                                       now: Instant) throws(SessionError) {
         guard (2000...10_000).contains(intervalMs) else { throw .invalidArgument }
         guard channel == nil || leaving else { throw .alreadyInChannel }
-        try join(token: "", channel: "echo", uid: 0, account: nil, now: now)
+        try join(token: token, channel: name, uid: 0, account: nil, now: now)
         echoIntervalMs = intervalMs
     }
 
     /// startLastmileProbeTest / enableLastmileTest: joins a private channel of
-    /// the server's for probing the last mile (no token, nobody else).
-    public mutating func startProbeTest(now: Instant) throws(SessionError) {
+    /// the server's for probing the last mile (nobody else); the join names
+    /// `channel` and presents `token` (uid 0), as for the echo test.
+    public mutating func startProbeTest(token: String = "", channel name: String = "probe",
+                                        now: Instant) throws(SessionError) {
         guard channel == nil || leaving else { throw .alreadyInChannel }
-        try join(token: "", channel: "probe", uid: 0, account: nil, now: now)
+        try join(token: token, channel: name, uid: 0, account: nil, now: now)
         probeTest = true
     }
 

@@ -23,13 +23,13 @@ public enum JSONValue: Sendable, Equatable {
         }
     }
 
-    /// Whether `text` stays within `maxKeys` object members (all objects
-    /// together) and `maxDepth` levels of nesting. A single pass over the
-    /// bytes, run before `parse` so that the cost of parsing a message is
-    /// bounded by its size and these two numbers (signaling budgets,
-    /// docs/server.md). Malformed text may pass; `parse` refuses it.
-    public static func withinLimits(_ text: String, maxKeys: Int, maxDepth: Int) -> Bool {
-        var keys = 0, depth = 0
+    /// The shape of JSON text in one pass over its bytes, without parsing:
+    /// object members (all objects together), values (members, array items
+    /// and the top value) and the deepest nesting. Run before `parse` so that
+    /// the cost of parsing a message is bounded and can be charged (signaling
+    /// budgets, docs/server.md). Malformed text gets a shape too; `parse` refuses it.
+    public static func shape(_ text: String) -> (keys: Int, values: Int, depth: Int) {
+        var keys = 0, commas = 0, containers = 0, depth = 0, deepest = 0
         var inString = false, escaped = false
         for b in text.utf8 {
             if inString {
@@ -40,15 +40,23 @@ public enum JSONValue: Sendable, Equatable {
             case UInt8(ascii: "\""): inString = true
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1
-                if depth > maxDepth { return false }
+                containers += 1
+                deepest = max(deepest, depth)
             case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
-            case UInt8(ascii: ":"):
-                keys += 1
-                if keys > maxKeys { return false }
+            case UInt8(ascii: ":"): keys += 1
+            case UInt8(ascii: ","): commas += 1
             default: break
             }
         }
-        return true
+        // Each container holds one more value than its commas (empty ones are over-counted: a bound, not a count).
+        return (keys, commas + containers + 1, deepest)
+    }
+
+    /// Whether `text` stays within `maxKeys` object members (all objects
+    /// together) and `maxDepth` levels of nesting (see `shape`).
+    public static func withinLimits(_ text: String, maxKeys: Int, maxDepth: Int) -> Bool {
+        let s = shape(text)
+        return s.keys <= maxKeys && s.depth <= maxDepth
     }
 
     /// The value as JSON text (object keys sorted, so output is stable).

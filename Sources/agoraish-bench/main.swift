@@ -3,6 +3,7 @@
 // benchmarks.
 //
 //   agoraish-bench encryption [PACKETS [ROUNDS]]
+//   agoraish-bench signaling [ROUNDS]
 //
 // encryption: the built-in media encryption (MediaCipher, docs/encryption.md)
 // per packet, as the video send path uses it (VideoPipeline+Send.swift):
@@ -13,6 +14,20 @@
 // Every mode runs once per round (rounds interleave the modes, so a change of
 // machine load hits them alike); each figure is the median over the rounds of
 // the mean time per packet, the note gives min..max.
+//
+// signaling: the cost of the costliest signaling messages the server's limits
+// allow (docs/server.md, Limits and abuse: max_message_bytes 16384,
+// max_message_keys 64, max_message_depth 8), as SignalingCore.received(_:on:now:)
+// pays it before it dispatches on `type`: JSONValue.withinLimits (the
+// refusal before parsing), then JSONValue.parse, then the `v` and `type`
+// members read. This target depends on AgoraishWire only (Package.swift), so
+// SignalingCore itself (dispatch, the reply built and queued) is not in the
+// figures; both functions it calls are, unchanged. Cases: a 16384-byte
+// object with 64 members and long strings, a 16 KB array of single-digit
+// integers in one member, a 16 KB object with 2000 members (refused by the
+// member limit before parsing) and a `ping`. Each round times a case's
+// messages back to back (the count calibrated to ~20 ms a round); the
+// figure is the median over the rounds of the mean per message.
 import AgoraishWire
 import Glibc
 
@@ -210,15 +225,168 @@ func encryption(packets: Int, rounds: Int) {
     print("{\"checksum\": \(sink), \"figures\": [\n  " + lines.joined(separator: ",\n  ") + "\n]}")
 }
 
+/// A number for a figure: three significant digits (sub-microsecond costs keep theirs).
+func rounded3(_ v: Double) -> Double {
+    guard v > 0, v.isFinite else { return v }
+    var scale = 1.0
+    while v * scale < 100 { scale *= 10 }
+    while v * scale >= 1000 { scale /= 10 }
+    return (v * scale).rounded() / scale
+}
+
+func figureJSON3(name: String, value: Double, unit: String, note: String) -> String {
+    "{\"name\": \(quoted(name)), \"value\": \(rounded3(value)), \"unit\": \(quoted(unit)), \"note\": \(quoted(note))}"
+}
+
+/// What SignalingCore.received(_:on:now:) does with a message before it dispatches on `type`:
+/// the limits check, the parse, `v` and `type`. Returns a checksum (-1: refused, -2: not an object).
+@inline(never)
+func signalingFront(_ text: String, maxKeys: Int, maxDepth: Int) -> Int {
+    guard JSONValue.withinLimits(text, maxKeys: maxKeys, maxDepth: maxDepth) else { return -1 }
+    guard case .object(let members)? = try? JSONValue.parse(text) else { return -2 }
+    let v = members["v"]?.integerValue ?? 0
+    let type = members["type"]?.stringValue ?? ""
+    return members.count &+ Int(v) &+ type.utf8.count
+}
+
+/// One signaling message to time.
+struct SignalingCase {
+    let label: String
+    let text: String
+    let what: String
+    var perRound = 0
+    var samples: [Double] = []
+    var result = 0
+}
+
+/// A JSON object of exactly `bytes` bytes: `"v":1,"type":"ping","id":1` and
+/// then `members - 3` string members whose values share out the rest.
+func wideObject(bytes: Int, members: Int) -> String {
+    let head = "{\"v\":1,\"type\":\"ping\",\"id\":1"
+    let pads = members - 3
+    let names = (0..<pads).map { "k" + String(1000 + $0) }   // "k1000" ...: 5 characters each
+    // Each member: ,"kNNNN":"<value>"  = 1 + 7 + 1 + 2 + value
+    let fixed = head.utf8.count + 1 + pads * 11
+    let values = bytes - fixed
+    var out = head
+    for (i, name) in names.enumerated() {
+        let n = values / pads + (i < values % pads ? 1 : 0)
+        var value = ""
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789 ")
+        for j in 0..<n { value.append(alphabet[(i &* 7 &+ j) % alphabet.count]) }
+        out += ",\"\(name)\":\"\(value)\""
+    }
+    return out + "}"
+}
+
+/// `{"v":1,"type":"ping","id":1,"a":[d,d,d,...]}` of about `bytes` bytes (single digits).
+func integerArray(bytes: Int) -> (String, Int) {
+    var out = "{\"v\":1,\"type\":\"ping\",\"id\":1,\"a\":["
+    var count = 0
+    while out.utf8.count + 2 + 2 <= bytes {
+        if count > 0 { out += "," }
+        out += String(count % 10)
+        count += 1
+    }
+    return (out + "]}", count)
+}
+
+/// An object of exactly `bytes` bytes with `members` members (short names, single-digit values), for the refusal.
+func manyKeys(bytes: Int, members: Int) -> String {
+    var out = "{\"v\":1,\"type\":\"ping\",\"id\":1"
+    for i in 3..<(members - 1) { out += ",\"\(String(i, radix: 36))\":\(i % 10)" }
+    // The last member's name fills the message up to `bytes` (the refusal happens long before it).
+    let missing = bytes - out.utf8.count - 7
+    return out + ",\"" + String(repeating: "z", count: max(1, missing)) + "\":0}"
+}
+
+func signaling(rounds: Int) {
+    // The server's defaults (ServerConfig: maxMessageKeys, maxMessageDepth, maxMessageBytes).
+    let maxKeys = 64, maxDepth = 8, maxBytes = 16 * 1024
+    let wide = wideObject(bytes: maxBytes, members: maxKeys)
+    let (array, integers) = integerArray(bytes: maxBytes)
+    let refused = manyKeys(bytes: maxBytes, members: 2000)
+    let ping = "{\"v\":1,\"type\":\"ping\",\"id\":12345}"
+    var cases = [
+        SignalingCase(label: "a", text: wide,
+                      what: "(a) a \(wide.utf8.count)-byte object with \(maxKeys) members (max_message_keys), "
+                          + "\(maxKeys - 3) of them strings of ~\((maxBytes - 40) / (maxKeys - 3) - 11) characters"),
+        SignalingCase(label: "b", text: array,
+                      what: "(b) a \(array.utf8.count)-byte object whose member \"a\" is an array of \(integers) single-digit integers"),
+        SignalingCase(label: "c", text: refused,
+                      what: "(c) a \(refused.utf8.count)-byte object with 2000 members, refused by max_message_keys "
+                          + "(JSONValue.withinLimits, one pass over its bytes) before parsing"),
+        SignalingCase(label: "ping", text: ping, what: "a `ping` (\(ping.utf8.count) bytes)"),
+    ]
+    // Sanity: (a), (b) and ping pass the limits and parse; (c) is refused.
+    for i in cases.indices {
+        let r = signalingFront(cases[i].text, maxKeys: maxKeys, maxDepth: maxDepth)
+        if (cases[i].label == "c") != (r == -1) || r == -2 { fail("case \(cases[i].label) was not handled as expected (\(r))") }
+        if cases[i].text.utf8.count > maxBytes { fail("case \(cases[i].label) is larger than max_message_bytes") }
+    }
+    // Calibrate: enough messages for ~20 ms a round (at least 5).
+    for i in cases.indices {
+        var n = 1
+        while true {
+            let start = monotonicNs()
+            for _ in 0..<n { cases[i].result &+= signalingFront(cases[i].text, maxKeys: maxKeys, maxDepth: maxDepth) }
+            let elapsed = monotonicNs() - start
+            if elapsed >= 2_000_000 || n >= 1 << 22 {
+                cases[i].perRound = max(5, Int(Double(n) * 20_000_000 / Double(max(1, elapsed))))
+                break
+            }
+            n *= 2
+        }
+    }
+    for _ in 0..<rounds {
+        for i in cases.indices {
+            let n = cases[i].perRound
+            let start = monotonicNs()
+            for _ in 0..<n { cases[i].result &+= signalingFront(cases[i].text, maxKeys: maxKeys, maxDepth: maxDepth) }
+            cases[i].samples.append(Double(monotonicNs() - start) / Double(n) / 1000)
+        }
+    }
+    func summary(_ c: SignalingCase) -> String {
+        let s = c.samples.sorted()
+        return "\(c.what): \(String(rounded3(median(s)))) us [\(String(rounded3(s.first!)))..\(String(rounded3(s.last!)))], "
+            + "\(c.perRound) messages a round"
+    }
+    let a = cases[0], b = cases[1], c = cases[2], p = cases[3]
+    let worst = median(a.samples) >= median(b.samples) ? a : b
+    let how = "JSONValue.withinLimits (max_message_keys 64, max_message_depth 8) + JSONValue.parse + the `v` and `type` "
+        + "members, what SignalingCore.received(_:on:now:) runs before it dispatches (agoraish-bench depends on "
+        + "AgoraishWire only, so SignalingCore's dispatch and reply are not included); median over \(rounds) rounds "
+        + "of the mean per message; one thread, agoraish-bench (release)"
+    let lines = [
+        figureJSON3(name: "signaling_worst_parse_us", value: median(worst.samples), unit: "us/message",
+                    note: "worst of (a) and (b) is (\(worst.label)). \(summary(a)); \(summary(b)). \(how)"),
+        figureJSON3(name: "signaling_refused_parse_us", value: median(c.samples), unit: "us/message",
+                    note: "\(summary(c)). \(how)"),
+        figureJSON3(name: "signaling_ping_us", value: median(p.samples), unit: "us/message",
+                    note: "\(summary(p)). \(how)"),
+    ]
+    let sink = cases.reduce(0) { $0 &+ $1.result }
+    print("{\"checksum\": \(sink), \"figures\": [\n  " + lines.joined(separator: ",\n  ") + "\n]}")
+}
+
 func fail(_ message: String) -> Never {
     let text = "agoraish-bench: \(message)\nusage: agoraish-bench encryption [PACKETS [ROUNDS]]\n"
+        + "       agoraish-bench signaling [ROUNDS]\n"
     _ = text.withCString { write(2, $0, strlen($0)) }
     exit(2)
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 2, arguments[1] == "encryption" else { fail("no such measurement") }
-let packets = arguments.count > 2 ? Int(arguments[2]) ?? 0 : 20_000
-let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 7
-guard packets > 0, rounds > 0 else { fail("PACKETS and ROUNDS must be positive") }
-encryption(packets: packets, rounds: rounds)
+switch arguments.count >= 2 ? arguments[1] : "" {
+case "encryption":
+    let packets = arguments.count > 2 ? Int(arguments[2]) ?? 0 : 20_000
+    let rounds = arguments.count > 3 ? Int(arguments[3]) ?? 0 : 7
+    guard packets > 0, rounds > 0 else { fail("PACKETS and ROUNDS must be positive") }
+    encryption(packets: packets, rounds: rounds)
+case "signaling":
+    let rounds = arguments.count > 2 ? Int(arguments[2]) ?? 0 : 15
+    guard rounds > 0 else { fail("ROUNDS must be positive") }
+    signaling(rounds: rounds)
+default:
+    fail("no such measurement")
+}

@@ -1,4 +1,5 @@
 import AgoraishEngine
+import AgoraishWire
 import CAgoraishABI
 
 // The channel functions of include/agoraish.h.
@@ -117,16 +118,40 @@ public func abi_engine_start_echo_test(_ p: OpaquePointer?, _ interval: Int32) -
     withEngine(p) { engine throws(AgoraError) in try engine.startEchoTest(intervalSeconds: Int(interval)) }
 }
 
+@_cdecl("agoraish_engine_start_echo_test_with_config")
+public func abi_engine_start_echo_test_with_config(
+    _ p: OpaquePointer?, _ config: UnsafePointer<agoraish_echo_test_configuration>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_echo_test_configuration>.size),
+              (2...10).contains(c.interval_in_seconds), c.enable_audio != 0 || c.enable_video != 0
+        else { throw .invalidArgument }
+        let token = try optionalCString(c.token)
+        let channel = try optionalCString(c.channel_id)
+        guard channel.isEmpty || TokenVerifier.isValidChannelName(channel) else { throw .invalidArgument }
+        // Only audio is echoed: the server plays back the audio stream alone.
+        guard c.enable_video == 0 else { throw .notSupported }
+        try engine.startEchoTest(intervalSeconds: Int(c.interval_in_seconds), token: token, channel: channel)
+    }
+}
+
+/// The size of `agoraish_lastmile_probe_config` in ABI 0.7 (AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7):
+/// four 32-bit fields after struct_size, before the pointers of 0.9 made the struct 8-aligned.
+let lastmileProbeConfigSize_0_7 = MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.expected_downlink_bitrate)!
+    + MemoryLayout<UInt32>.size
+
 @_cdecl("agoraish_engine_start_lastmile_probe_test")
 public func abi_engine_start_lastmile_probe_test(_ p: OpaquePointer?,
                                                  _ config: UnsafePointer<agoraish_lastmile_probe_config>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_lastmile_probe_config>.size) else {
+        // ABI 0.7 hosts pass the struct without token and channel_id (20 bytes, 4-aligned).
+        guard let c = readVersioned(config, minimumSize: lastmileProbeConfigSize_0_7,
+                                    olderSizes: [lastmileProbeConfigSize_0_7]) else {
             throw .invalidArgument
         }
         try engine.startLastmileProbeTest(LastmileProbeConfig(
             probeUplink: c.probe_uplink != 0, probeDownlink: c.probe_downlink != 0,
-            expectedUplinkBitrate: Int(c.expected_uplink_bitrate), expectedDownlinkBitrate: Int(c.expected_downlink_bitrate)))
+            expectedUplinkBitrate: Int(c.expected_uplink_bitrate), expectedDownlinkBitrate: Int(c.expected_downlink_bitrate),
+            token: try optionalCString(c.token), channel: try optionalCString(c.channel_id)))
     }
 }
 

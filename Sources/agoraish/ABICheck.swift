@@ -227,6 +227,8 @@ private func checkSignaturesAgainstHeader() {
     engineStartEchoTest = abi_engine_start_echo_test
     var engineStopEchoTest = CAgoraishABI.agoraish_engine_stop_echo_test
     engineStopEchoTest = abi_engine_stop_echo_test
+    var engineStartEchoTestWithConfig = CAgoraishABI.agoraish_engine_start_echo_test_with_config
+    engineStartEchoTestWithConfig = abi_engine_start_echo_test_with_config
     var engineStartLastmileProbeTest = CAgoraishABI.agoraish_engine_start_lastmile_probe_test
     engineStartLastmileProbeTest = abi_engine_start_lastmile_probe_test
     var engineStopLastmileProbeTest = CAgoraishABI.agoraish_engine_stop_lastmile_probe_test
@@ -235,8 +237,8 @@ private func checkSignaturesAgainstHeader() {
     engineEnableLastmileTest = abi_engine_enable_lastmile_test
     var engineDisableLastmileTest = CAgoraishABI.agoraish_engine_disable_lastmile_test
     engineDisableLastmileTest = abi_engine_disable_lastmile_test
-    _ = (engineStartEchoTest, engineStopEchoTest, engineStartLastmileProbeTest, engineStopLastmileProbeTest,
-         engineEnableLastmileTest, engineDisableLastmileTest)
+    _ = (engineStartEchoTest, engineStopEchoTest, engineStartEchoTestWithConfig, engineStartLastmileProbeTest,
+         engineStopLastmileProbeTest, engineEnableLastmileTest, engineDisableLastmileTest)
     var engineCreateDataStream = CAgoraishABI.agoraish_engine_create_data_stream
     engineCreateDataStream = abi_engine_create_data_stream
     var engineCreateDataStreamWithConfig = CAgoraishABI.agoraish_engine_create_data_stream_with_config

@@ -358,8 +358,21 @@ import Testing
             "probe_downlink": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.probe_downlink)!,
             "expected_uplink_bitrate": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.expected_uplink_bitrate)!,
             "expected_downlink_bitrate": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.expected_downlink_bitrate)!,
+            "token": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.token)!,
+            "channel_id": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.channel_id)!,
         ]
         layout["agoraish_lastmile_probe_config"] = lastmileProbeConfig
+
+        let echoTestConfiguration: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_echo_test_configuration>.size,
+            "struct_size": MemoryLayout<agoraish_echo_test_configuration>.offset(of: \.struct_size)!,
+            "enable_audio": MemoryLayout<agoraish_echo_test_configuration>.offset(of: \.enable_audio)!,
+            "enable_video": MemoryLayout<agoraish_echo_test_configuration>.offset(of: \.enable_video)!,
+            "token": MemoryLayout<agoraish_echo_test_configuration>.offset(of: \.token)!,
+            "channel_id": MemoryLayout<agoraish_echo_test_configuration>.offset(of: \.channel_id)!,
+            "interval_in_seconds": MemoryLayout<agoraish_echo_test_configuration>.offset(of: \.interval_in_seconds)!,
+        ]
+        layout["agoraish_echo_test_configuration"] = echoTestConfiguration
 
         let lastmileProbeOneWayResult: [String: Int] = [
             "__size__": MemoryLayout<agoraish_lastmile_probe_one_way_result>.size,

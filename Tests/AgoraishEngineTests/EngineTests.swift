@@ -51,9 +51,9 @@ private final class EventLog: Sendable {
     @Test func setParametersAppliesEveryKeyOrNone() throws {
         let events = EventLog()
         let engine = try RtcEngine(configuration: .init(appId: "app", logFile: tempLog("params"))) { events.record($0) }
-        try engine.setParameters(#"{"rtc.log_filter": 2063, "rtc.server_url": "ws://10.0.0.1:9000"}"#)
+        try engine.setParameters(#"{"rtc.log_filter": 2063, "rtc.server_url": "wss://10.0.0.1:9000"}"#)
         #expect(try engine.parameter("rtc.log_filter") == "2063")
-        #expect(try engine.parameter("rtc.server_url") == #""ws://10.0.0.1:9000""#)
+        #expect(try engine.parameter("rtc.server_url") == #""wss://10.0.0.1:9000""#)
         // One unknown key rejects the whole object: the valid key is not applied.
         #expect(throws: AgoraError.invalidArgument) {
             try engine.setParameters(#"{"rtc.log_filter": 12, "rtc.no_such_key": 1}"#)
@@ -70,7 +70,30 @@ private final class EventLog: Sendable {
         try engine.release(sync: true)
         #expect(events.all == [.apiCallExecuted(
             error: 0, api: "setParameters",
-            result: #"{"rtc.log_filter":2063,"rtc.server_url":"ws://10.0.0.1:9000"}"#)])
+            result: #"{"rtc.log_filter":2063,"rtc.server_url":"wss://10.0.0.1:9000"}"#)])
+    }
+
+    @Test func wsToAHostThatIsNotLoopbackNeedsThePermission() throws {
+        let engine = try RtcEngine(configuration: .init(appId: "app", logFile: tempLog("insecure"))) { _ in }
+        defer { try? engine.release(sync: true) }
+        // Refused whole, before or without rtc.allow_insecure_signaling.
+        #expect(throws: AgoraError.refused) {
+            try engine.setParameters(#"{"rtc.log_filter": 12, "rtc.server_url": "ws://10.0.0.1:9000"}"#)
+        }
+        #expect(throws: AgoraError.refused) {
+            try engine.setParameters(#"{"rtc.server_url": "ws://127.example.test:9000"}"#)
+        }
+        #expect(try engine.parameter("rtc.log_filter") != "12")
+        // Loopback needs nothing; the permission may come in the same call.
+        for url in ["ws://127.0.0.1:9000", "ws://127.1.2.3:9000", "ws://localhost:9000", "ws://[::1]:9000"] {
+            try engine.setParameters(#"{"rtc.server_url": "\#(url)"}"#)
+        }
+        try engine.setParameters(#"{"rtc.allow_insecure_signaling": true, "rtc.server_url": "ws://10.0.0.1:9000"}"#)
+        #expect(try engine.parameter("rtc.server_url") == #""ws://10.0.0.1:9000""#)
+        #expect(try engine.parameter("rtc.allow_insecure_signaling") == "true")
+        // A join to it is refused once the permission is taken back.
+        try engine.setParameters(#"{"rtc.allow_insecure_signaling": false}"#)
+        #expect(throws: AgoraError.refused) { try engine.joinChannel(token: "", channel: "c", info: "", uid: 1) }
     }
 
     @Test func logLevelFilterAndSizeAreReadBack() throws {

@@ -155,6 +155,49 @@ import Testing
         #expect(bad.take(0).last == .connectionStateChanged(.failed, .invalidToken))
     }
 
+    @Test func echoTestsAndProbesPresentATokenForTheirChannelAndUid0() throws {
+        let appId = "0d3723ff78bff15b898cbaa8565c4eaa", cert = "8417c227d4257030f424cee3a53e5829"
+        var d = ClientServerDriver(clients: 1, appId: appId) { $0.apps[appId] = .init(certificate: cert) }
+        func token(_ channel: String, uid: UInt32 = 0) -> String {
+            AccessToken2.build(appId: appId, certificate: cert, channel: channel, identity: .uid(uid),
+                               privilegeExpire: [.joinChannel: 0], expire: 3600,
+                               issueTs: UInt32(ClientServerDriver.unixBase), salt: 5)
+        }
+        /// Starts a test, then reports how its join ended and leaves it again.
+        func run(_ start: (inout ClientSession, Instant) throws -> Void) throws -> ClientSession.Event? {
+            try d.call(0, start)
+            let events = d.take(0)
+            try d.call(0) { s, now in
+                if s.probeTest { try s.stopProbeTest(now: now) } else { try s.stopEchoTest(now: now) }
+            }
+            #expect(d.take(0).suffix(2) == [.preCallTestEnded, .connectionStateChanged(.disconnected, .leaveChannel)])
+            return events.first { if case .connectionStateChanged(.connecting, _) = $0 { false } else { true } }
+        }
+        let refused = ClientSession.Event.connectionStateChanged(.failed, .invalidToken)
+        let connected = ClientSession.Event.connectionStateChanged(.connected, .joinSuccess)
+
+        // The echo test: its channel ("echo" unless named) and uid 0.
+        #expect(try run { try $0.startEchoTest(intervalMs: 2000, now: $1) } == refused)
+        #expect(try run { try $0.startEchoTest(intervalMs: 2000, token: token("echo"), now: $1) } == connected)
+        #expect(try run { try $0.startEchoTest(intervalMs: 2000, token: token("echo", uid: 7), now: $1) } == refused)
+        #expect(try run { try $0.startEchoTest(intervalMs: 2000, token: token("room"), now: $1) } == refused)
+        #expect(try run { try $0.startEchoTest(intervalMs: 2000, token: token("room"), channel: "room", now: $1) }
+                == connected)
+        // The probe: the same, with "probe".
+        #expect(try run { try $0.startProbeTest(now: $1) } == refused)
+        #expect(try run { try $0.startProbeTest(token: token("probe"), now: $1) } == connected)
+        #expect(try run { try $0.startProbeTest(token: token("lab"), now: $1) } == refused)
+        #expect(try run { try $0.startProbeTest(token: token("lab"), channel: "lab", now: $1) } == connected)
+        // A name that is no channel name is refused before anything is sent.
+        #expect(throws: SessionError.invalidChannelName) {
+            try d.clients[0].startEchoTest(intervalMs: 2000, token: "", channel: "a/b", now: d.now)
+        }
+        #expect(throws: SessionError.invalidChannelName) {
+            try d.clients[0].startProbeTest(token: "", channel: "", now: d.now)
+        }
+        #expect(d.clients[0].state == .disconnected && !d.clients[0].inChannel)
+    }
+
     @Test func theSameUidElsewhereEndsThisSession() throws {
         var d = ClientServerDriver(clients: 2)
         try d.call(0) { try $0.join(token: "", channel: "room", uid: 3, account: nil, now: $1) }

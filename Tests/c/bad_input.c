@@ -56,18 +56,24 @@
  *           publish fallback options (0 and 2 only), subscribe fallback
  *           options (0..2), remote user priorities (uid not 0; 50 and 100
  *           only). Outside and in a call.
- * Echo test: both functions with every bad handle above; intervals outside
- *           2..10 (-2, checked first, also while a test runs); stop without a
- *           test (-5); against an embedded server: start twice (-5), a join
- *           during the test (-17), stop twice (-5), start in a channel (-5),
- *           and no join or leave event for the test's own channel.
+ * Echo test: the three functions with every bad handle above; intervals
+ *           outside 2..10 (-2, checked first, also while a test runs); stop
+ *           without a test (-5); configurations (ABI 0.9: NULL, struct_size 0,
+ *           too small or splitting a field, bad intervals, no medium, channel
+ *           names that are not valid or not UTF-8, tokens not UTF-8: -2; video
+ *           -4 after them); against an embedded server: start twice (-5, also
+ *           with a configuration), a configuration with a channel and a token
+ *           (0), a join during the test (-17), stop twice (-5), start in a
+ *           channel (-5), and no join or leave event for the test's own channel.
  * Last mile 0.7: the four last-mile functions with every bad handle above;
  *           probe configs (NULL, struct_size 0, too small or splitting a
  *           field, no direction, a probed bitrate of 0, 99999, 5000001 or
- *           UINT_MAX: -2, checked first, also while a test runs or in a
+ *           UINT_MAX, a channel_id that is no valid channel name, a token not
+ *           UTF-8: -2, checked first, also while a test runs or in a
  *           channel; an unprobed direction's bitrate is not read), stop and
  *           disable when not running (-5); against an embedded
- *           server: the edges 100000 and 5000000, a second test or probe
+ *           server: the edges 100000 and 5000000, the 0.7 struct_size (20)
+ *           and the 0.9 ones (24, 32, 40) with a token and channel, a second test or probe
  *           (-5), an echo test during either (-5) and either during an echo
  *           test (-5), stop for the quality test and disable for a probe
  *           (-5), all four in a channel (-5), a join ending the test, and no
@@ -455,6 +461,14 @@ static int call_register_packet_observer(agoraish_engine_t *e) { return agoraish
 /* The echo test. */
 static int call_start_echo_test(agoraish_engine_t *e) { return agoraish_engine_start_echo_test(e, 2); }
 static int call_stop_echo_test(agoraish_engine_t *e) { return agoraish_engine_stop_echo_test(e); }
+static int call_start_echo_test_with_config(agoraish_engine_t *e) {
+    agoraish_echo_test_configuration config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.enable_audio = 1;
+    config.interval_in_seconds = 2;
+    return agoraish_engine_start_echo_test_with_config(e, &config);
+}
 
 static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_parameters", call_set_parameters, 0},
@@ -542,6 +556,7 @@ static const handle_call_t handle_calls[] = {
     {"agoraish_engine_set_camera_capturer_configuration", call_camera_configuration, 0},
     {"agoraish_engine_switch_camera", call_switch_camera, 0},
     {"agoraish_engine_start_echo_test", call_start_echo_test, 0},
+    {"agoraish_engine_start_echo_test_with_config", call_start_echo_test_with_config, 0},
     {"agoraish_engine_stop_echo_test", call_stop_echo_test, 0},
     {"agoraish_engine_create_data_stream", call_create_data_stream, 0},
     {"agoraish_engine_create_data_stream_with_config", call_create_data_stream_with_config, 0},
@@ -3624,8 +3639,74 @@ static void echo_on_state(agoraish_engine_t *e, void *ud, int state, int reason)
     if (state == AGORAISH_CONNECTION_STATE_CONNECTED) count_up(&echo_events.mutex, &echo_events.cond, &echo_events.connected);
 }
 
-/** Intervals outside 2..10 and stop without a test on the live engine (decided
- *  before anything is sent); the states against an embedded server. */
+/** An echo test configuration of this header's size: audio, no video, the interval. */
+static agoraish_echo_test_configuration echo_config(int interval, const char *token, const char *channel_id) {
+    agoraish_echo_test_configuration config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.enable_audio = 1;
+    config.enable_video = 0;
+    config.token = token;
+    config.channel_id = channel_id;
+    config.interval_in_seconds = interval;
+    return config;
+}
+
+/** Every configuration start_echo_test_with_config rejects, whatever runs
+ *  (checked before the engine's state): -2 for NULL, struct_size, intervals,
+ *  no medium, channel names and strings that are not UTF-8; then -4 for video. */
+static void run_bad_echo_configs(agoraish_engine_t *engine, const char *where) {
+    const uint32_t full = (uint32_t)sizeof(agoraish_echo_test_configuration);
+    static char long_channel[65];
+    const struct {
+        const char *name;
+        uint32_t struct_size;
+        int audio, video, interval;
+        const char *token, *channel;
+        int expected;
+    } rows[] = {
+        {"struct_size 0", 0, 1, 0, 2, NULL, NULL, E_INVALID},
+        {"struct_size 4", 4, 1, 0, 2, NULL, NULL, E_INVALID},
+        {"struct_size one field short", full - 4, 1, 0, 2, NULL, NULL, E_INVALID},
+        {"struct_size one byte short", full - 1, 1, 0, 2, NULL, NULL, E_INVALID},
+        {"struct_size splitting a field", full + 1, 1, 0, 2, NULL, NULL, E_INVALID},
+        {"interval 0", full, 1, 0, 0, NULL, NULL, E_INVALID},
+        {"interval 1", full, 1, 0, 1, NULL, NULL, E_INVALID},
+        {"interval 11", full, 1, 0, 11, NULL, NULL, E_INVALID},
+        {"interval -1", full, 1, 0, -1, NULL, NULL, E_INVALID},
+        {"interval INT_MIN", full, 1, 0, INT_MIN, NULL, NULL, E_INVALID},
+        {"interval INT_MAX", full, 1, 0, INT_MAX, NULL, NULL, E_INVALID},
+        {"neither audio nor video", full, 0, 0, 2, NULL, NULL, E_INVALID},
+        {"channel with a slash", full, 1, 0, 2, NULL, "no/slash", E_INVALID},
+        {"channel of 64 bytes", full, 1, 0, 2, NULL, long_channel, E_INVALID},
+        {"channel not UTF-8", full, 1, 0, 2, NULL, "\xff\xfe", E_INVALID},
+        {"token not UTF-8", full, 1, 0, 2, "007\xff", NULL, E_INVALID},
+        {"video and a bad interval: -2 first", full, 1, 1, 11, NULL, NULL, E_INVALID},
+        {"video and a bad channel: -2 first", full, 1, 1, 2, NULL, "no/slash", E_INVALID},
+        {"audio and video", full, 1, 1, 2, NULL, NULL, E_NOT_SUPPORTED},
+        {"video alone", full, 0, 1, 2, NULL, NULL, E_NOT_SUPPORTED},
+        {"video as -1 (nonzero)", full, 1, -1, 10, "token", "echo", E_NOT_SUPPORTED},
+    };
+    size_t i;
+    int rc;
+    memset(long_channel, 'c', 64);
+    long_channel[64] = '\0';
+    rc = agoraish_engine_start_echo_test_with_config(engine, NULL);
+    CHECK(rc == E_INVALID, "start_echo_test_with_config(NULL) %s: returned %d, expected %d", where, rc, E_INVALID);
+    for (i = 0; i < COUNT(rows); i++) {
+        agoraish_echo_test_configuration config = echo_config(rows[i].interval, rows[i].token, rows[i].channel);
+        config.struct_size = rows[i].struct_size;
+        config.enable_audio = rows[i].audio;
+        config.enable_video = rows[i].video;
+        rc = agoraish_engine_start_echo_test_with_config(engine, &config);
+        CHECK(rc == rows[i].expected, "start_echo_test_with_config(%s) %s: returned %d, expected %d", rows[i].name,
+              where, rc, rows[i].expected);
+    }
+}
+
+/** Intervals outside 2..10, bad configurations and stop without a test on the
+ *  live engine (decided before anything is sent); the states against an
+ *  embedded server. */
 static void test_echo_test(void) {
     static const struct {
         const char *name;
@@ -3634,6 +3715,7 @@ static void test_echo_test(void) {
     agoraish_server_t *server = NULL;
     agoraish_engine_t *engine = NULL;
     agoraish_event_handler handler = empty_handler(NULL);
+    agoraish_echo_test_configuration config;
     char url[128];
     size_t i, len = sizeof url;
     int rc;
@@ -3643,6 +3725,7 @@ static void test_echo_test(void) {
         CHECK(rc == E_INVALID, "start_echo_test(%s) on an engine in no channel: returned %d, expected %d",
               bad_intervals[i].name, rc, E_INVALID);
     }
+    run_bad_echo_configs(live, "on an engine in no channel");
     CHECK_RC(agoraish_engine_stop_echo_test(live), E_REFUSED, "stop_echo_test without an echo test");
     CHECK_RC(agoraish_engine_stop_echo_test(live), E_REFUSED, "stop_echo_test without an echo test, twice");
     CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
@@ -3670,6 +3753,10 @@ static void test_echo_test(void) {
         CHECK(rc == E_INVALID, "start_echo_test(%s) during the test: returned %d, expected %d", bad_intervals[i].name,
               rc, E_INVALID);
     }
+    config = echo_config(2, NULL, NULL);
+    CHECK_RC(agoraish_engine_start_echo_test_with_config(engine, &config), E_REFUSED,
+             "start_echo_test_with_config during the test");
+    run_bad_echo_configs(engine, "during the test");
     CHECK_RC(agoraish_engine_join_channel(engine, NULL, "bad-input-echo", NULL, 0), E_JOIN_REJECTED,
              "join_channel during the echo test");
     CHECK(wait_count(&echo_events.mutex, &echo_events.cond, &echo_events.connected, 1, 15) >= 1,
@@ -3677,12 +3764,33 @@ static void test_echo_test(void) {
     CHECK_RC(agoraish_engine_stop_echo_test(engine), 0, "stop_echo_test");
     CHECK_RC(agoraish_engine_stop_echo_test(engine), E_REFUSED, "stop_echo_test twice");
 
+    /* A configuration with a channel and a token (the server has no certificate:
+     * the token is not checked), at the longest interval; then the defaults. */
+    config = echo_config(10, "007-not-checked", "bad-input-echo-config");
+    config.enable_video = 0;
+    CHECK_RC(agoraish_engine_start_echo_test_with_config(engine, &config), 0,
+             "start_echo_test_with_config(10 s, a channel and a token)");
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 2), E_REFUSED, "start_echo_test during a configured test");
+    CHECK_RC(agoraish_engine_start_echo_test_with_config(engine, &config), E_REFUSED,
+             "start_echo_test_with_config twice");
+    CHECK(wait_count(&echo_events.mutex, &echo_events.cond, &echo_events.connected, 2, 15) >= 2,
+          "the configured echo test never reached CONNECTED");
+    CHECK_RC(agoraish_engine_stop_echo_test(engine), 0, "stop_echo_test of the configured test");
+    config = echo_config(2, "", "");
+    CHECK_RC(agoraish_engine_start_echo_test_with_config(engine, &config), 0,
+             "start_echo_test_with_config(\"\" token and channel)");
+    CHECK_RC(agoraish_engine_stop_echo_test(engine), 0, "stop_echo_test of the test with empty strings");
+
     /* A normal call afterwards: its join and leave are the only ones reported. */
     CHECK_RC(agoraish_engine_join_channel(engine, NULL, "bad-input-echo", NULL, 0), 0, "join_channel after the echo test");
     CHECK(wait_count(&echo_events.mutex, &echo_events.cond, &echo_events.joins, 1, 15) >= 1,
           "no on_join_channel_success after the echo test");
     CHECK_RC(agoraish_engine_start_echo_test(engine, 2), E_REFUSED, "start_echo_test in a channel");
     CHECK_RC(agoraish_engine_start_echo_test(engine, 1), E_INVALID, "start_echo_test(1) in a channel");
+    config = echo_config(2, NULL, NULL);
+    CHECK_RC(agoraish_engine_start_echo_test_with_config(engine, &config), E_REFUSED,
+             "start_echo_test_with_config in a channel");
+    run_bad_echo_configs(engine, "in a channel");
     CHECK_RC(agoraish_engine_stop_echo_test(engine), E_REFUSED, "stop_echo_test in a channel");
     CHECK_RC(agoraish_engine_leave_channel(engine), 0, "leave_channel after the echo test");
     CHECK(wait_count(&echo_events.mutex, &echo_events.cond, &echo_events.leaves, 1, 15) >= 1,
@@ -3759,6 +3867,15 @@ static void run_bad_probe_configs(agoraish_engine_t *engine, const char *where) 
         {"struct_size one field short", full - 4, 1, 1000000, 1, 1000000},
         {"struct_size one byte short", full - 1, 1, 1000000, 1, 1000000},
         {"struct_size splitting a field", full + 1, 1, 1000000, 1, 1000000},
+        {"struct_size 0.7 one field short", (uint32_t)AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 - 4, 1, 1000000, 1,
+         1000000},
+        {"struct_size 0.7 one byte short", (uint32_t)AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 - 1, 1, 1000000, 1,
+         1000000},
+        {"struct_size 0.7 and a byte", (uint32_t)AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 + 1, 1, 1000000, 1, 1000000},
+        {"struct_size splitting the token", (uint32_t)offsetof(agoraish_lastmile_probe_config, token) + 4, 1, 1000000,
+         1, 1000000},
+        {"struct_size splitting the channel_id", (uint32_t)offsetof(agoraish_lastmile_probe_config, channel_id) + 4, 1,
+         1000000, 1, 1000000},
         {"no direction", full, 0, 1000000, 0, 1000000},
         {"no direction, no bitrates", full, 0, 0, 0, 0},
         {"uplink 0 bps", full, 1, 0, 0, 1000000},
@@ -3774,6 +3891,17 @@ static void run_bad_probe_configs(agoraish_engine_t *engine, const char *where) 
         {"both, the downlink's 5000001 bps", full, 1, 1000000, 1, 5000001},
         {"both at 0 bps", full, 1, 0, 1, 0},
     };
+    /* ABI 0.9: the probe's channel and token (struct_size full). */
+    static char long_channel[65];
+    const struct {
+        const char *name;
+        const char *token, *channel;
+    } strings[] = {
+        {"channel with a slash", NULL, "no/slash"},
+        {"channel of 64 bytes", NULL, long_channel},
+        {"channel not UTF-8", "token", "\xff\xfe"},
+        {"token not UTF-8", "007\xff", "probe"},
+    };
     size_t i;
     int rc = agoraish_engine_start_lastmile_probe_test(engine, NULL);
     CHECK(rc == E_INVALID, "start_lastmile_probe_test(NULL) %s: returned %d, expected %d", where, rc, E_INVALID);
@@ -3784,6 +3912,16 @@ static void run_bad_probe_configs(agoraish_engine_t *engine, const char *where) 
         rc = agoraish_engine_start_lastmile_probe_test(engine, &config);
         CHECK(rc == E_INVALID, "start_lastmile_probe_test(%s) %s: returned %d, expected %d", rows[i].name, where, rc,
               E_INVALID);
+    }
+    memset(long_channel, 'c', 64);
+    long_channel[64] = '\0';
+    for (i = 0; i < COUNT(strings); i++) {
+        agoraish_lastmile_probe_config config = probe_config(1, 1000000, 1, 1000000);
+        config.token = strings[i].token;
+        config.channel_id = strings[i].channel;
+        rc = agoraish_engine_start_lastmile_probe_test(engine, &config);
+        CHECK(rc == E_INVALID, "start_lastmile_probe_test(%s) %s: returned %d, expected %d", strings[i].name, where,
+              rc, E_INVALID);
     }
 }
 
@@ -3797,7 +3935,7 @@ static void test_lastmile(void) {
     agoraish_event_handler handler = empty_handler(NULL);
     agoraish_lastmile_probe_config config;
     char url[128];
-    size_t len = sizeof url;
+    size_t i, len = sizeof url;
 
     /* On the live engine only what is decided before anything is sent (its
      * server URL is the default one, where anything may listen). */
@@ -3846,6 +3984,40 @@ static void test_lastmile(void) {
     CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), 0,
              "start_lastmile_probe_test(downlink 5000000 bps, uplink not probed at 0)");
     CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), 0, "stop_lastmile_probe_test of the downlink probe");
+
+    /* The sizes of real headers: 0.7 (20, without token and channel_id: what
+     * lies past it is not read), and 0.9's fields one by one; a token and a
+     * channel (the server has no certificate: not checked), "" for both. */
+    {
+        static const struct {
+            const char *name;
+            size_t size;
+        } sizes[] = {
+            {"the 0.7 struct_size (20), a bad channel past it", AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7},
+            {"struct_size 24 (up to the token), a bad channel past it",
+             offsetof(agoraish_lastmile_probe_config, token)},
+            {"struct_size 32 (up to channel_id), a bad channel past it",
+             offsetof(agoraish_lastmile_probe_config, channel_id)},
+        };
+        for (i = 0; i < COUNT(sizes); i++) {
+            config = probe_config(1, 1000000, 1, 1000000);
+            config.struct_size = (uint32_t)sizes[i].size;
+            config.channel_id = "no/slash";
+            CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), 0, sizes[i].name);
+            CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), 0, sizes[i].name);
+        }
+        config = probe_config(1, 1000000, 1, 1000000);
+        config.token = "007-not-checked";
+        config.channel_id = "bad-input-probe";
+        CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), 0,
+                 "start_lastmile_probe_test with a token and a channel");
+        CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), 0, "stop the probe with a token and a channel");
+        config.token = "";
+        config.channel_id = "";
+        CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), 0,
+                 "start_lastmile_probe_test with \"\" token and channel");
+        CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), 0, "stop the probe with \"\" token and channel");
+    }
 
     /* The quality test. */
     CHECK_RC(agoraish_engine_enable_lastmile_test(engine), 0, "enable_lastmile_test");

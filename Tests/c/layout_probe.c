@@ -15,6 +15,11 @@
 _Static_assert(AGORAISH_EVENT_HANDLER_SIZE_0_1 == offsetof(agoraish_event_handler, on_join_channel_success),
                "AGORAISH_EVENT_HANDLER_SIZE_0_1 must be the offset of the first 0.2 callback");
 
+/* The 0.7 probe config was five 32-bit fields (no padding): a host built
+ * against 0.7 passes 20, which the 0.9 pointers made no multiple of 8. */
+_Static_assert(AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 == 5 * 4,
+               "AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 must be the 0.7 sizeof(agoraish_lastmile_probe_config)");
+
 static int first_struct = 1;
 static int first_field;
 
@@ -334,6 +339,18 @@ int main(void) {
     FIELD(agoraish_lastmile_probe_config, probe_downlink);
     FIELD(agoraish_lastmile_probe_config, expected_uplink_bitrate);
     FIELD(agoraish_lastmile_probe_config, expected_downlink_bitrate);
+    FIELD(agoraish_lastmile_probe_config, token);
+    FIELD(agoraish_lastmile_probe_config, channel_id);
+    end();
+
+    /* ABI 0.9: the echo test's configuration. */
+    BEGIN(agoraish_echo_test_configuration);
+    FIELD(agoraish_echo_test_configuration, struct_size);
+    FIELD(agoraish_echo_test_configuration, enable_audio);
+    FIELD(agoraish_echo_test_configuration, enable_video);
+    FIELD(agoraish_echo_test_configuration, token);
+    FIELD(agoraish_echo_test_configuration, channel_id);
+    FIELD(agoraish_echo_test_configuration, interval_in_seconds);
     end();
 
     BEGIN(agoraish_lastmile_probe_one_way_result);

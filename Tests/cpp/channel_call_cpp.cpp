@@ -15,7 +15,9 @@
 //   - RAII:     an RtcEngine that goes out of scope while joined leaves first;
 //               ChannelServer is move-only, reports its URL and HTTP port, and
 //               answers -7 when empty; the empty RtcEngine answers -7;
-//   - echo:     startEchoTest outside 2..10 is -2, stopEchoTest without a test -5.
+//   - echo:     startEchoTest outside 2..10 is -2, stopEchoTest without a test -5;
+//               startEchoTest(EchoTestConfiguration): a bad interval, no medium or a
+//               bad channel -2, video -4; the defaults with a channel start a test.
 //
 // Waits use std::condition_variable with deadlines. Exit status 0 when every
 // check passes; otherwise one line per failed check on stderr and status 1.
@@ -336,6 +338,25 @@ void raiiStory(const std::string& url, const std::string& dir) {
     CHECK_RC(s.startEchoTest(1), -AGORAISH_ERR_INVALID_ARGUMENT, "startEchoTest(1)");
     CHECK_RC(s.startEchoTest(11), -AGORAISH_ERR_INVALID_ARGUMENT, "startEchoTest(11)");
     CHECK_RC(s.stopEchoTest(), -AGORAISH_ERR_REFUSED, "stopEchoTest without an echo test");
+    {
+        agoraish::EchoTestConfiguration echo;
+        echo.intervalInSeconds = 11;
+        CHECK_RC(s.startEchoTest(echo), -AGORAISH_ERR_INVALID_ARGUMENT, "startEchoTest(config) interval 11");
+        echo = agoraish::EchoTestConfiguration();
+        echo.enableAudio = false;
+        CHECK_RC(s.startEchoTest(echo), -AGORAISH_ERR_INVALID_ARGUMENT, "startEchoTest(config) without audio or video");
+        echo = agoraish::EchoTestConfiguration();
+        echo.channelId = "no/slash";
+        CHECK_RC(s.startEchoTest(echo), -AGORAISH_ERR_INVALID_ARGUMENT, "startEchoTest(config) a bad channel");
+        echo = agoraish::EchoTestConfiguration();
+        echo.enableVideo = true;
+        CHECK_RC(s.startEchoTest(echo), -AGORAISH_ERR_NOT_SUPPORTED, "startEchoTest(config) with video");
+        echo = agoraish::EchoTestConfiguration();
+        echo.channelId = "cpp-echo";
+        CHECK_RC(s.startEchoTest(echo), 0, "startEchoTest(config) with the defaults and a channel");
+        CHECK_RC(s.startEchoTest(echo), -AGORAISH_ERR_REFUSED, "startEchoTest(config) twice");
+        CHECK_RC(s.stopEchoTest(), 0, "stopEchoTest after startEchoTest(config)");
+    }
 
     agoraish::RtcEngine empty;
     std::string text = "unchanged";
@@ -347,6 +368,8 @@ void raiiStory(const std::string& url, const std::string& dir) {
     CHECK_RC(empty.getUserInfoByUid(1, &info), -AGORAISH_ERR_NOT_INITIALIZED, "empty getUserInfoByUid");
     CHECK_RC(empty.getConnectionState(), -AGORAISH_ERR_NOT_INITIALIZED, "empty getConnectionState");
     CHECK_RC(empty.startEchoTest(2), -AGORAISH_ERR_NOT_INITIALIZED, "empty startEchoTest");
+    CHECK_RC(empty.startEchoTest(agoraish::EchoTestConfiguration()), -AGORAISH_ERR_NOT_INITIALIZED,
+             "empty startEchoTest(config)");
     CHECK_RC(empty.stopEchoTest(), -AGORAISH_ERR_NOT_INITIALIZED, "empty stopEchoTest");
     CHECK(text == "unchanged", "empty getCallId changed its output");
 }

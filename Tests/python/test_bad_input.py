@@ -614,6 +614,104 @@ def case_echo_in_a_channel(ctx: Ctx) -> None:
     assert _ffi.agoraish_engine_stop_echo_test(connected) == EREFUSED, "a call is no echo test"
 
 
+# -- the echo test's configuration (ABI 0.9) --------------------------------------
+
+ECHO_CONFIG_SIZE = ctypes.sizeof(_ffi.EchoTestConfiguration)
+LONG_CHANNEL = b"c" * 64
+#: Channel names that are not valid (or not UTF-8), and tokens that are not UTF-8.
+BAD_CHANNEL_IDS = (b"no/slash", LONG_CHANNEL, b"\x01echo", b"\xff\xfe")
+BAD_TOKENS = (b"007\xff",)
+
+
+def echo_config(interval: int = 2, token: Optional[bytes] = None, channel: Optional[bytes] = None,
+                audio: int = 1, video: int = 0, struct_size: Optional[int] = None) -> _ffi.EchoTestConfiguration:
+    config = _ffi.EchoTestConfiguration()
+    config.struct_size = ECHO_CONFIG_SIZE if struct_size is None else struct_size
+    config.enable_audio = audio
+    config.enable_video = video
+    config.token = token
+    config.channel_id = channel
+    config.interval_in_seconds = interval
+    return config
+
+
+def start_echo_config(engine: int, config: Optional[_ffi.EchoTestConfiguration]) -> int:
+    return _ffi.agoraish_engine_start_echo_test_with_config(engine, None if config is None else ctypes.byref(config))
+
+
+def bad_echo_configs() -> List[Tuple[str, Optional[_ffi.EchoTestConfiguration], int]]:
+    """Every configuration start_echo_test_with_config rejects, whatever the engine is doing: -2, then -4."""
+    rows: List[Tuple[str, Optional[_ffi.EchoTestConfiguration], int]] = [("NULL", None, EINVAL)]
+    for size in (0, 4, ECHO_CONFIG_SIZE - 4, ECHO_CONFIG_SIZE - 1, ECHO_CONFIG_SIZE + 1):
+        rows.append((f"struct_size {size}", echo_config(struct_size=size), EINVAL))
+    for interval in BAD_ECHO_INTERVALS:
+        rows.append((f"interval {interval}", echo_config(interval), EINVAL))
+    rows.append(("neither audio nor video", echo_config(audio=0, video=0), EINVAL))
+    for channel in BAD_CHANNEL_IDS:
+        rows.append((f"channel {channel!r}", echo_config(channel=channel), EINVAL))
+    for tok in BAD_TOKENS:
+        rows.append((f"token {tok!r}", echo_config(token=tok), EINVAL))
+    rows.append(("video and a bad interval: -2 first", echo_config(11, video=1), EINVAL))
+    rows.append(("video and a bad channel: -2 first", echo_config(channel=b"no/slash", video=1), EINVAL))
+    rows.append(("audio and video", echo_config(video=1), ENOTSUP))
+    rows.append(("video alone", echo_config(audio=0, video=1), ENOTSUP))
+    rows.append(("video as -1, a token and a channel", echo_config(10, b"token", b"echo", video=-1), ENOTSUP))
+    return rows
+
+
+def assert_bad_echo_configs(engine: int, where: str) -> None:
+    got = {name: start_echo_config(engine, config) for name, config, _ in bad_echo_configs()}
+    assert got == {name: code for name, _, code in bad_echo_configs()}, where
+
+
+def case_echo_configs(ctx: Ctx) -> None:
+    assert_bad_echo_configs(ctx.engine, "in no channel")
+    assert _ffi.agoraish_engine_get_connection_state(ctx.engine) == 1, "a rejected start connects nothing"
+    assert start_echo_config(ctx.engine, echo_config()) == 0
+    assert_bad_echo_configs(ctx.engine, "during a test: checked before the state")
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
+    assert_bad_echo_configs(connected_engine(ctx), "in a channel")
+
+
+def case_echo_config_edges(ctx: Ctx) -> None:
+    # The server has no certificate: the token is carried, not checked.
+    accepted = [
+        ("interval 2, NULL strings", echo_config(2)),
+        ("interval 10, a token and a channel", echo_config(10, b"007-not-checked", b"bad-input-echo-config")),
+        ('"" token and channel (the default name)', echo_config(3, b"", b"")),
+        ("a channel of 63 bytes, every allowed character", echo_config(channel=(ALLOWED_CHANNEL_CHARS * 2)[:63])),
+        ("enable_audio -1 (nonzero)", echo_config(audio=-1)),
+        ("a newer, larger struct_size", echo_config(struct_size=ECHO_CONFIG_SIZE + 8)),
+    ]
+    for name, config in accepted:
+        if config.struct_size > ECHO_CONFIG_SIZE:  # the library reads what it knows, no further
+            buffer = (ctypes.c_uint8 * config.struct_size)()
+            ctypes.memmove(buffer, ctypes.byref(config), ECHO_CONFIG_SIZE)
+            rc = _ffi.agoraish_engine_start_echo_test_with_config(
+                ctx.engine, ctypes.cast(buffer, ctypes.POINTER(_ffi.EchoTestConfiguration)))
+        else:
+            rc = start_echo_config(ctx.engine, config)
+        assert rc == 0, name
+        assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0, name
+
+
+def case_echo_config_states(ctx: Ctx) -> None:
+    assert start_echo_config(ctx.engine, echo_config()) == 0
+    assert start_echo_config(ctx.engine, echo_config(10)) == EREFUSED, "twice"
+    assert start_echo(ctx.engine, 2) == EREFUSED, "start_echo_test during it"
+    assert join(ctx.engine, b"during-echo") == EJOIN, "a join during the test"
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
+    assert start_echo(ctx.engine, 2) == 0
+    assert start_echo_config(ctx.engine, echo_config()) == EREFUSED, "during start_echo_test's test"
+    assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
+    assert start_echo_config(joining(ctx), echo_config()) == EREFUSED, "joining"
+    assert start_echo_config(connected_engine(ctx), echo_config()) == EREFUSED, "connected"
+    probing = engine_with(ctx)
+    assert start_probe(probing, probe_config()) == 0
+    assert start_echo_config(probing, echo_config()) == EREFUSED, "during a probe"
+    assert stop_probe(probing) == 0
+
+
 def case_stop_echo_test(ctx: Ctx) -> None:
     assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == EREFUSED, "never started"
     assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == EREFUSED, "twice"
@@ -1895,18 +1993,23 @@ def case_priority_values(ctx: Ctx) -> None:
 # module's server, and stop them long before a probe would report.
 
 PROBE_CONFIG_SIZE = ctypes.sizeof(_ffi.LastmileProbeConfig)
+#: ABI 0.7's size: without token and channel_id (20; not a multiple of 0.9's alignment).
+PROBE_CONFIG_SIZE_0_7 = _ffi.AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7
 #: Bitrates outside 100000..5000000 bps (the last one is UINT_MAX).
 BAD_PROBE_BITRATES = (0, 99_999, 5_000_001, 2**32 - 1)
 
 
 def probe_config(uplink: int = 1, uplink_bps: int = 1_000_000, downlink: int = 1, downlink_bps: int = 1_000_000,
-                 struct_size: Optional[int] = None) -> _ffi.LastmileProbeConfig:
+                 struct_size: Optional[int] = None, token: Optional[bytes] = None,
+                 channel: Optional[bytes] = None) -> _ffi.LastmileProbeConfig:
     config = _ffi.LastmileProbeConfig()
     config.struct_size = PROBE_CONFIG_SIZE if struct_size is None else struct_size
     config.probe_uplink = uplink
     config.probe_downlink = downlink
     config.expected_uplink_bitrate = uplink_bps
     config.expected_downlink_bitrate = downlink_bps
+    config.token = token
+    config.channel_id = channel
     return config
 
 
@@ -1929,8 +2032,17 @@ def disable_lastmile(engine: int) -> int:
 def bad_probe_configs() -> List[Tuple[str, Optional[_ffi.LastmileProbeConfig]]]:
     """Every config start_lastmile_probe_test rejects with -2, whatever the engine is doing."""
     rows: List[Tuple[str, Optional[_ffi.LastmileProbeConfig]]] = [("NULL", None)]
-    for size in (0, 4, PROBE_CONFIG_SIZE - 4, PROBE_CONFIG_SIZE - 1, PROBE_CONFIG_SIZE + 1):
+    token_at = _ffi.LastmileProbeConfig.token.offset
+    channel_at = _ffi.LastmileProbeConfig.channel_id.offset
+    for size in (0, 4, PROBE_CONFIG_SIZE - 4, PROBE_CONFIG_SIZE - 1, PROBE_CONFIG_SIZE + 1,
+                 PROBE_CONFIG_SIZE_0_7 - 4, PROBE_CONFIG_SIZE_0_7 - 1, PROBE_CONFIG_SIZE_0_7 + 1,
+                 token_at + 4, channel_at + 4):
         rows.append((f"struct_size {size}", probe_config(struct_size=size)))
+    # ABI 0.9: the probe's channel and token.
+    for channel in BAD_CHANNEL_IDS:
+        rows.append((f"channel {channel!r}", probe_config(token=b"token", channel=channel)))
+    for tok in BAD_TOKENS:
+        rows.append((f"token {tok!r}", probe_config(token=tok, channel=b"probe")))
     rows.append(("no direction", probe_config(0, 1_000_000, 0, 1_000_000)))
     rows.append(("no direction, no bitrates", probe_config(0, 0, 0, 0)))
     rows.append(("uplink probed with -1 (nonzero) at 0 bps", probe_config(-1, 0, 0, 0)))
@@ -1977,6 +2089,15 @@ def case_probe_edges(ctx: Ctx) -> None:
         ("both, 100000 and 5000000", probe_config(1, 100_000, 1, 5_000_000)),
         ("nonzero flags other than 1", probe_config(-1, 1_000_000, 7, 1_000_000)),
         ("a newer, larger struct_size", probe_config(struct_size=PROBE_CONFIG_SIZE + 8)),
+        # ABI 0.9: a token and a channel (the server has no certificate: carried, not checked), "" for both;
+        # the sizes of real headers, with a bad channel past them (not read).
+        ("a token and a channel", probe_config(token=b"007-not-checked", channel=b"bad-input-probe")),
+        ('"" token and channel', probe_config(token=b"", channel=b"")),
+        ("the 0.7 struct_size (20)", probe_config(struct_size=PROBE_CONFIG_SIZE_0_7, channel=b"no/slash")),
+        ("struct_size up to the token (24)",
+         probe_config(struct_size=_ffi.LastmileProbeConfig.token.offset, channel=b"no/slash")),
+        ("struct_size up to channel_id (32)",
+         probe_config(struct_size=_ffi.LastmileProbeConfig.channel_id.offset, token=b"t", channel=b"no/slash")),
     ]
     for name, config in accepted:
         if config.struct_size > PROBE_CONFIG_SIZE:  # the library reads what it knows, no further
@@ -3307,9 +3428,11 @@ ROWS: Dict[str, Row] = {
     ),
     "agoraish_engine_start_lastmile_probe_test": Row(
         [
-            ("config", "NULL, struct_size 0, too small or splitting a field, no direction, a probed bitrate 0, "
-             "99999, 5000001 or UINT_MAX: -2, also during a test or in a channel", case_probe_configs),
-            ("config", "100000 and 5000000, any nonzero flag, a larger struct_size: 0; an unprobed direction's "
+            ("config", "NULL, struct_size 0, too small or splitting a field (also 0.7's and 0.9's), no direction, "
+             "a probed bitrate 0, 99999, 5000001 or UINT_MAX, a bad or non-UTF-8 channel_id, a non-UTF-8 token: "
+             "-2, also during a test or in a channel", case_probe_configs),
+            ("config", "100000 and 5000000, any nonzero flag, a larger struct_size, the 0.7 size (20), 24 and 32 "
+             "(fields past them not read), a token and channel, \"\" for both: 0; an unprobed direction's "
              "bitrate is not read", case_probe_edges),
             ("config", "twice -5; the quality test or an echo test during a probe -5; a join ends it",
              case_probe_twice),
@@ -3416,6 +3539,18 @@ ROWS: Dict[str, Row] = {
             ("interval_in_seconds", "joining or in a channel: -5", case_echo_in_a_channel),
         ],
         handle_call=lambda h: start_echo(h, 2),
+    ),
+    "agoraish_engine_start_echo_test_with_config": Row(
+        [
+            ("config", "NULL, struct_size 0, too small or splitting a field, intervals 0, 1, 11, -1, INT_MIN, "
+             "INT_MAX, no medium, a bad or non-UTF-8 channel_id, a non-UTF-8 token: -2; then video: -4; also "
+             "during a test or in a channel", case_echo_configs),
+            ("config", "intervals 2 and 10, NULL or \"\" strings, a token and a 63-byte channel, any nonzero "
+             "enable_audio, a larger struct_size: 0", case_echo_config_edges),
+            ("config", "twice -5, either start during the other's test -5, a join during it -17; joining, in a "
+             "channel or during a probe -5", case_echo_config_states),
+        ],
+        handle_call=lambda h: start_echo_config(h, echo_config()),
     ),
     "agoraish_engine_stop_echo_test": Row(
         [("", "not running -5, twice, after a stop", case_stop_echo_test)],

@@ -94,6 +94,15 @@
  *     probe.expectedUplinkBitrate = probe.expectedDownlinkBitrate = 1000000;  // bps
  *     engine.startLastmileProbeTest(probe);
  *
+ * The echo test's configuration (ABI 0.9, Agora's EchoTestConfiguration, audio
+ * only) carries the token its join presents where the app has a certificate,
+ * as LastmileProbeConfig's `token` and `channelId` do for the probe:
+ *
+ *     agoraish::EchoTestConfiguration echo;
+ *     echo.token = token;                   // valid for "echo" and uid 0
+ *     echo.intervalInSeconds = 3;
+ *     engine.startEchoTest(echo);
+ *
  * Data streams, metadata and encryption (ABI 0.8): createDataStream,
  * sendStreamMessage and sendAudioMetadata with the callbacks onStreamMessage,
  * onStreamMessageError and onAudioMetadataReceived; an `IMetadataObserver`
@@ -831,6 +840,31 @@ struct LastmileProbeConfig {
      *  rate); the bitrate of a direction not probed is not read. */
     unsigned int expectedUplinkBitrate = 0;
     unsigned int expectedDownlinkBitrate = 0;
+    /** ABI 0.9 (an agoraish extension): what the probe's join presents where the
+     *  app has a certificate, a token for `channelId` and uid 0 (built for uid 0,
+     *  the wildcard identity); nullptr or "": none. Copied. */
+    const char* token = nullptr;
+    /** The channel name the token is for (a valid channel name); nullptr or "":
+     *  "probe". The probe runs in a private channel of its own either way. Copied. */
+    const char* channelId = nullptr;
+};
+
+/** How startEchoTest(const EchoTestConfiguration&) runs (Agora's
+ *  EchoTestConfiguration without the view; ABI 0.9). */
+struct EchoTestConfiguration {
+    /** Echo the audio (the only medium echoed). */
+    bool enableAudio = true;
+    /** Echo the video: not supported (true is -4). Agora's default is true; here false. */
+    bool enableVideo = false;
+    /** What the test's join presents where the app has a certificate: a token for
+     *  `channelId` and uid 0 (built for uid 0, the wildcard identity); nullptr or
+     *  "": none. Copied. */
+    const char* token = nullptr;
+    /** The channel name the token is for (a valid channel name); nullptr or "":
+     *  "echo". The test runs in a private channel of its own either way. Copied. */
+    const char* channelId = nullptr;
+    /** Seconds after which the audio comes back, 2..10. */
+    int intervalInSeconds = 2;
 };
 
 /** One direction of a last-mile probe (Agora's LastmileProbeOneWayResult); zeros
@@ -3119,6 +3153,33 @@ public:
         return agoraish_engine_start_echo_test(engine_, intervalInSeconds);
     }
 
+    /**
+     * Starts an echo test from Agora's EchoTestConfiguration (startEchoTest(config)):
+     * as startEchoTest(int), with the token and channel name its join presents.
+     * Where the app has a certificate the server checks that join like any
+     * other: `token` must be valid for `channelId` (nullptr or "": "echo") and
+     * uid 0, the identity the test joins with. A refused join reports
+     * onConnectionStateChanged(FAILED, INVALID_TOKEN) (or TOKEN_EXPIRED after
+     * onRequestToken); nothing is echoed and the test stays started until
+     * stopEchoTest(). Video echo is not supported.
+     *
+     * @return 0; -2 intervalInSeconds outside 2..10, enableAudio and
+     *         enableVideo both false, a channelId that is not a valid channel
+     *         name, strings that are not UTF-8, or no usable server URL; -4
+     *         enableVideo; -5 in a channel, an echo test running, or a last-mile
+     *         test or probe running; -7 no engine.
+     */
+    int startEchoTest(const EchoTestConfiguration& config) noexcept {
+        agoraish_echo_test_configuration c{};
+        c.struct_size = sizeof(c);
+        c.enable_audio = config.enableAudio ? 1 : 0;
+        c.enable_video = config.enableVideo ? 1 : 0;
+        c.token = config.token;
+        c.channel_id = config.channelId;
+        c.interval_in_seconds = config.intervalInSeconds;
+        return agoraish_engine_start_echo_test_with_config(engine_, &c);
+    }
+
     /** Stops the echo test (Agora's stopEchoTest). @return 0; -5 no echo test running; -7 no engine. */
     int stopEchoTest() noexcept { return agoraish_engine_stop_echo_test(engine_); }
 
@@ -3131,11 +3192,16 @@ public:
      * the server's feedback on them, then has the server send probes at the
      * expected downlink bitrate for 2 s. onLastmileQuality comes after the
      * uplink phase, onLastmileProbeResult about 5 s after the start. A join
-     * ends the probe.
+     * ends the probe. Where the app has a certificate the join presents
+     * `token`, valid for `channelId` ("probe" when nullptr or "") and uid 0; a
+     * refused join reports onConnectionStateChanged(FAILED, INVALID_TOKEN),
+     * then at once onLastmileProbeResult with state UNAVAILABLE.
      *
      * @return 0; -2 no direction probed, a probed bitrate outside
-     *         100000..5000000 or no usable server URL; -5 in a channel, during
-     *         an echo test or while a last-mile test or probe runs; -7 no engine.
+     *         100000..5000000, a channelId that is not a valid channel name,
+     *         strings that are not UTF-8, or no usable server URL; -5 in a
+     *         channel, during an echo test or while a last-mile test or probe
+     *         runs; -7 no engine.
      */
     int startLastmileProbeTest(const LastmileProbeConfig& config) noexcept {
         agoraish_lastmile_probe_config c{};
@@ -3144,6 +3210,8 @@ public:
         c.probe_downlink = config.probeDownlink ? 1 : 0;
         c.expected_uplink_bitrate = config.expectedUplinkBitrate;
         c.expected_downlink_bitrate = config.expectedDownlinkBitrate;
+        c.token = config.token;
+        c.channel_id = config.channelId;
         return agoraish_engine_start_lastmile_probe_test(engine_, &c);
     }
 

@@ -71,8 +71,12 @@ final class MediaTransport: @unchecked Sendable {
     private let boundFlag = Atomic<Bool>(false)
     /// Set (under the outbound lock) once the socket is closed: sends stop.
     private var sendClosed = false
-    /// Whether the server has answered a binding request (any thread).
+    /// Whether the server sends media here (any thread): it answered a binding
+    /// request, and this transport answered the consent check that follows
+    /// (docs/media-plane.md, Consent) — or 300 ms passed without one.
     var bound: Bool { boundFlag.load(ordering: .acquiring) }
+    /// When the server first answered a binding request (loop thread).
+    private var answeredAt: Instant?
     /// The simulated network applied to received RTP (`rtc.network_simulation`), shared with the link.
     let simulation: Locked<NetworkSimulation?>
     /// The simulated network applied to sent RTP (`rtc.network_simulation_send`), shared with the link.
@@ -291,6 +295,8 @@ final class MediaTransport: @unchecked Sendable {
 
     private func bindNow() {
         guard !closed else { return }
+        // A server without consent checks binds on the answer: do not wait for a check forever.
+        if !bound, let at = answeredAt, Instant.now() - at >= .milliseconds(300) { boundFlag.store(true, ordering: .releasing) }
         // Retransmissions keep their transaction id (RFC 8489 §6.2.1), so a late
         // answer still counts; a keepalive after a success starts a new one.
         if transaction.isEmpty || bound { transaction = secureRandomBytes(12) }
@@ -512,8 +518,10 @@ final class MediaTransport: @unchecked Sendable {
                     let message = try? StunMessage.parse(Array(packet), integrityKey: Array(endpoint.icePassword.utf8))
                     if let request = message, request.type == .bindingRequest {
                         answerConsentCheck(request)
+                        // The server binds this address once it has the answer.
+                        if answeredAt != nil && !bound { boundFlag.store(true, ordering: .releasing) }
                     } else if let response = message, response.type == .bindingSuccess, response.transactionId == transaction {
-                        boundFlag.store(true, ordering: .releasing)
+                        if answeredAt == nil { answeredAt = .now() }
                         if let sent = transactionSentAt {
                             let measured = Instant.now() - sent
                             rttSamples.withLock { $0.stun = measured }

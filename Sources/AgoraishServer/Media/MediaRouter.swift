@@ -29,8 +29,9 @@ public final class MediaRouter: @unchecked Sendable {
     public let counters = MediaCounters()
 
     let loop: EventLoop
-    /// Frees removed participants' SRTP contexts off the forwarding threads.
-    let reaper: EventLoop
+    /// Makes admitted participants' SRTP contexts and frees removed ones, off
+    /// the forwarding and signaling threads; every command passes through it, in order.
+    let keyThread: EventLoop
     let fd: Int32
     let workers: [MediaWorker]
     static let batch = 64
@@ -49,8 +50,8 @@ public final class MediaRouter: @unchecked Sendable {
         /// When `address` was bound, and last answered a consent check (nil: never).
         var boundAt = Instant(nanoseconds: 0)
         var consentAt: Instant?
-        /// The consent checks in flight, to the bound address and to the
-        /// candidate: transaction id, destination and when it went.
+        /// The consent checks still answerable (the last `checksKept`, none
+        /// older than `consentTimeout`): transaction id, destination and when it went.
         var checks: [(id: [UInt8], to: SocketAddress, at: Instant)] = []
         var nextCheck = Instant(nanoseconds: 0)
         /// Transaction ids of the last binding requests acted on.
@@ -65,6 +66,14 @@ public final class MediaRouter: @unchecked Sendable {
     static let seenTransactions = 64
     /// A candidate that sends a fresh binding request is checked again if its last check is older than this.
     static let candidateRecheck: Duration = .milliseconds(200)
+    /// An address bound by SRTP alone (it answered no check yet) is checked
+    /// this often, and sent nothing more if it answers none within `unansweredGrace`
+    /// (or `consentTimeout`, if shorter): SRTP from an address can be spoofed
+    /// by the key holder, an answer to a check it never saw cannot.
+    static let unansweredRecheck: Duration = .milliseconds(500)
+    static let unansweredGrace: Duration = .seconds(10)
+    /// Consent checks that stay answerable per participant.
+    static let checksKept = 8
     private let consentInterval: Duration
     private let consentTimeout: Duration
     private var byCandidate: [SocketAddress: (session: UInt64, worker: Int)] = [:]
@@ -109,15 +118,19 @@ public final class MediaRouter: @unchecked Sendable {
         rx = .allocate(capacity: Self.batch)
         rx.initialize(repeating: agsh_datagram(), count: Self.batch)
         rxBuffers = .allocate(byteCount: Self.batch * Self.slot, alignment: 16)
-        reaper = try EventLoop(name: "agoraish-srtpfree")
+        keyThread = try EventLoop(name: "agoraish-srtp")
         loop.post { [self] in
             loop.register(fd, events: EventLoop.readable) { [self] _ in drain() }
             scheduleConsent()
         }
         for w in workers {
             // Authenticated SRTP from a candidate address proves it (posted to this thread).
-            w.onCandidateProven = { [self] session in loop.post { [self] in promote(session, consent: false) } }
-            w.release = { [reaper] p in reaper.post { withExtendedLifetime(p) {} } }
+            // Weakly: the router owns its workers.
+            w.onCandidateProven = { [weak self] session in
+                guard let self else { return }
+                loop.post { [weak self] in self?.promote(session, consent: false) }
+            }
+            w.release = { [keyThread] p in keyThread.post { withExtendedLifetime(p) {} } }
         }
     }
 
@@ -126,57 +139,64 @@ public final class MediaRouter: @unchecked Sendable {
         rxBuffers.deallocate()
     }
 
-    /// Carries out a signaling decision. Commands reach the owning worker
-    /// before any datagram the receive thread reads after them.
+    /// Carries out a signaling decision. Commands reach the owning worker in
+    /// the order they were given.
     ///
-    /// An admission's SRTP contexts are made here, on the caller's thread (the
-    /// signaling thread), and freed on the router's reaper thread: with libsrtp
-    /// on NSS (Debian's build) making or freeing one costs time in proportion
-    /// to all that live, which must never stall forwarding.
+    /// Every command passes through the key thread, which makes an
+    /// admission's SRTP contexts (and frees removed participants' ones): with
+    /// libsrtp on NSS (Debian's build) making or freeing one costs time in
+    /// proportion to all that live, and the first one initializes NSS, none of
+    /// which may stall forwarding or signaling. Commands keep their order. A
+    /// client's first binding request that comes before its admission is
+    /// dropped and retransmitted (every 200 ms by the engine).
     public func apply(_ command: SignalingCore.MediaCommand) {
-        var keys: MediaKeys? = nil
-        if case .admit(let grant) = command {
-            guard let made = try? MediaKeys(grant) else { return }
-            keys = made
+        keyThread.post { [self] in
+            var keys: MediaKeys? = nil
+            if case .admit(let grant) = command {
+                guard let made = try? MediaKeys(grant) else { return }
+                keys = made
+            }
+            loop.post { [self] in route(command, keys: keys) }
         }
-        loop.post { [self] in
-            switch command {
-            case .admit(let grant):
-                let keys = keys!
-                removeEntry(grant.session)
-                let w = worker(for: grant.app + "\u{0}" + grant.channel)
-                bySession[grant.session] = Entry(session: grant.session, ufrag: grant.iceUfrag,
-                                                 password: Array(grant.icePassword.utf8), worker: w, address: nil)
-                byUfrag[grant.iceUfrag] = grant.session
-                workers[w].loop.post { [worker = workers[w]] in worker.admit(grant, keys: keys) }
-            case .setPublisher(let session, let canPublish):
-                guard let e = bySession[session] else { return }
-                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setPublisher(session, canPublish) }
-            case .remove(let session):
-                removeEntry(session)
-            case .setAudioMuted(let session, let muted):
-                guard let e = bySession[session] else { return }
-                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setAudioMuted(session, muted) }
-            case .setAudioSubscription(let session, let sub):
-                guard let e = bySession[session] else { return }
-                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setAudioSubscription(session, sub) }
-            case .setVideoMuted(let session, let muted):
-                guard let e = bySession[session] else { return }
-                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoMuted(session, muted) }
-            case .setVideoSubscription(let session, let sub):
-                guard let e = bySession[session] else { return }
-                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoSubscription(session, sub) }
-            case .setVideoRetransmission(let session, let pairs):
-                guard let e = bySession[session] else { return }
-                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoRetransmission(session, pairs) }
-            case .setVideoLowStream(let session, let ssrc):
-                guard let e = bySession[session] else { return }
-                workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoLowStream(session, ssrc) }
-            case .probeDownlink(let session, let bitrate, let durationMs):
-                guard let e = bySession[session] else { return }
-                workers[e.worker].loop.post { [worker = workers[e.worker]] in
-                    worker.probe(session, bitrate: bitrate, duration: .milliseconds(Int64(durationMs)))
-                }
+    }
+
+    private func route(_ command: SignalingCore.MediaCommand, keys: MediaKeys?) {
+        switch command {
+        case .admit(let grant):
+            let keys = keys!
+            removeEntry(grant.session)
+            let w = worker(for: grant.app + "\u{0}" + grant.channel)
+            bySession[grant.session] = Entry(session: grant.session, ufrag: grant.iceUfrag,
+                                             password: Array(grant.icePassword.utf8), worker: w, address: nil)
+            byUfrag[grant.iceUfrag] = grant.session
+            workers[w].loop.post { [worker = workers[w]] in worker.admit(grant, keys: keys) }
+        case .setPublisher(let session, let canPublish):
+            guard let e = bySession[session] else { return }
+            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setPublisher(session, canPublish) }
+        case .remove(let session):
+            removeEntry(session)
+        case .setAudioMuted(let session, let muted):
+            guard let e = bySession[session] else { return }
+            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setAudioMuted(session, muted) }
+        case .setAudioSubscription(let session, let sub):
+            guard let e = bySession[session] else { return }
+            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setAudioSubscription(session, sub) }
+        case .setVideoMuted(let session, let muted):
+            guard let e = bySession[session] else { return }
+            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoMuted(session, muted) }
+        case .setVideoSubscription(let session, let sub):
+            guard let e = bySession[session] else { return }
+            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoSubscription(session, sub) }
+        case .setVideoRetransmission(let session, let pairs):
+            guard let e = bySession[session] else { return }
+            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoRetransmission(session, pairs) }
+        case .setVideoLowStream(let session, let ssrc):
+            guard let e = bySession[session] else { return }
+            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoLowStream(session, ssrc) }
+        case .probeDownlink(let session, let bitrate, let durationMs):
+            guard let e = bySession[session] else { return }
+            workers[e.worker].loop.post { [worker = workers[e.worker]] in
+                worker.probe(session, bitrate: bitrate, duration: .milliseconds(Int64(durationMs)))
             }
         }
     }
@@ -184,8 +204,8 @@ public final class MediaRouter: @unchecked Sendable {
     /// Stops the threads and closes the socket.
     public func stop() {
         loop.post { [self] in loop.unregister(fd) }
+        keyThread.stop(wait: true)
         for w in workers { w.stop() }
-        reaper.stop(wait: true)
         close(fd)
     }
 
@@ -282,12 +302,16 @@ public final class MediaRouter: @unchecked Sendable {
         bySession[session]!.candidate = nil
         bySession[session]!.boundAt = now
         bySession[session]!.consentAt = consent ? now : nil
-        bySession[session]!.nextCheck = now + jittered(consentInterval)
+        bySession[session]!.nextCheck = now + (consent ? jittered(consentInterval) : Self.unansweredRecheck)
         byAddress[address] = (session, entry.worker)
-        workers[entry.worker].loop.post { [worker = workers[entry.worker]] in
+        // Worker 0 runs on this thread: bind at once, before the next datagram
+        // of this batch is forwarded. Others run their posted work before their ring.
+        let worker = workers[entry.worker]
+        let bind = {
             worker.bind(session, address)
             if consent { worker.consented(session) }
         }
+        if entry.worker == 0 { bind() } else { worker.loop.post(bind) }
     }
 
     /// Sends a consent check (a binding request with a new transaction id,
@@ -296,8 +320,12 @@ public final class MediaRouter: @unchecked Sendable {
         guard let entry = bySession[session] else { return }
         var id = [UInt8](repeating: 0, count: 12)
         for i in 0..<12 { id[i] = UInt8(truncatingIfNeeded: random.next()) }
-        // One check in flight per destination; a newer one replaces an older.
-        bySession[session]!.checks.removeAll { $0.to == address || ($0.to != entry.address && $0.to != entry.candidate) }
+        // The last few checks stay answerable (a slow host may answer an older
+        // one after a newer went out); checks to addresses no longer in play go.
+        bySession[session]!.checks.removeAll {
+            ($0.to != address && $0.to != entry.address && $0.to != entry.candidate) || now - $0.at >= consentTimeout
+        }
+        if bySession[session]!.checks.count >= Self.checksKept { bySession[session]!.checks.removeFirst() }
         bySession[session]!.checks.append((id, address, now))
         let request = StunMessage(type: .bindingRequest, transactionId: id, attributes: [
             (StunMessage.AttributeType.username.rawValue, Array("server:\(entry.ufrag)".utf8)),
@@ -327,7 +355,9 @@ public final class MediaRouter: @unchecked Sendable {
             var expired: [UInt64] = [], due: [UInt64] = []
             for (session, e) in bySession {
                 guard e.address != nil else { continue }
-                if now >= (e.consentAt ?? e.boundAt) + consentTimeout { expired.append(session) }
+                let deadline = e.consentAt.map { $0 + consentTimeout }
+                    ?? e.boundAt + min(consentTimeout, Self.unansweredGrace)
+                if now >= deadline { expired.append(session) }
                 else if now >= e.nextCheck { due.append(session) }
             }
             for session in expired {
@@ -340,7 +370,8 @@ public final class MediaRouter: @unchecked Sendable {
                 workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.bind(session, nil) }
             }
             for session in due {
-                bySession[session]!.nextCheck = now + jittered(consentInterval)
+                let unanswered = bySession[session]!.consentAt == nil
+                bySession[session]!.nextCheck = now + (unanswered ? Self.unansweredRecheck : jittered(consentInterval))
                 sendConsentCheck(session, to: bySession[session]!.address!, now: now)
             }
             counters.add(&counts)
@@ -364,6 +395,7 @@ public final class MediaRouter: @unchecked Sendable {
             counts.drops[MediaDropReason.stun.rawValue] += 1
             return
         }
+        var checkAfterAnswer = false
         if entry.seen.contains(request.transactionId) {
             // A retransmission is answered where it came from; a replay from elsewhere moves nothing.
             guard address == entry.address || address == entry.candidate else {
@@ -379,11 +411,11 @@ public final class MediaRouter: @unchecked Sendable {
                 if let c = entry.candidate, byCandidate[c]?.session == session { byCandidate[c] = nil }
                 bySession[session]!.candidate = address
                 byCandidate[address] = (session, entry.worker)
-                sendConsentCheck(session, to: address, now: now)
+                checkAfterAnswer = true
             } else if address == entry.candidate,
                       !entry.checks.contains(where: { $0.to == address && now - $0.at < Self.candidateRecheck }) {
                 // A candidate that keeps asking is checked again (a check or its answer may be lost).
-                sendConsentCheck(session, to: address, now: now)
+                checkAfterAnswer = true
             }
         }
         counts.stunBindings += 1
@@ -403,5 +435,7 @@ public final class MediaRouter: @unchecked Sendable {
         } else {
             counts.drops[MediaDropReason.sendFailed.rawValue] += 1
         }
+        // The answer first, then the check: a client reads its answer before anything else.
+        if checkAfterAnswer { sendConsentCheck(session, to: address, now: .now()) }
     }
 }

@@ -343,7 +343,7 @@ final class MediaWorker: @unchecked Sendable {
 
     func remove(_ session: UInt64) {
         guard let p = participants.removeValue(forKey: session) else { return }
-        // Its SRTP contexts are freed on the reaper thread, never here: with
+        // Its SRTP contexts are freed on the router's key thread, never here: with
         // libsrtp on NSS, freeing one costs time in proportion to all that live.
         defer { release(p) }
         p.channel.members.removeAll { $0 === p }

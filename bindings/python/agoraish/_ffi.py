@@ -56,7 +56,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Type
 # --------------------------------------------------------------------------
 
 AGORAISH_ABI_VERSION_MAJOR = 0
-AGORAISH_ABI_VERSION_MINOR = 8
+AGORAISH_ABI_VERSION_MINOR = 9
 AGORAISH_ABI_VERSION = AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR
 
 # --------------------------------------------------------------------------
@@ -651,13 +651,40 @@ class RemoteVideoStats(Structure):
     ]
 
 
+class EchoTestConfiguration(Structure):
+    """``agoraish_echo_test_configuration`` (ABI 0.9): Agora's EchoTestConfiguration
+    without the view, for ``agoraish_engine_start_echo_test_with_config()``.
+
+    Owner: the host; read only during the call (the strings are copied). Set
+    ``struct_size`` to ``ctypes.sizeof(EchoTestConfiguration)``.
+    ``enable_audio`` nonzero (the only medium echoed), ``enable_video`` 0 (video
+    echo is not supported: -4), ``interval_in_seconds`` 2..10. ``token``: what
+    the test's join presents where the app has a certificate, a token for
+    ``channel_id`` and uid 0 (NULL: none); ``channel_id``: a valid channel
+    name, NULL or "" for "echo".
+    """
+
+    _fields_ = [
+        ("struct_size", c_uint32),
+        ("enable_audio", c_int),
+        ("enable_video", c_int),
+        ("token", c_char_p),
+        ("channel_id", c_char_p),
+        ("interval_in_seconds", c_int),
+    ]
+
+
 class LastmileProbeConfig(Structure):
     """``agoraish_lastmile_probe_config``: what ``agoraish_engine_start_lastmile_probe_test()`` probes.
 
-    Owner: the host; read only during the call. Set ``struct_size`` to
-    ``ctypes.sizeof(LastmileProbeConfig)``. At least one direction is probed
-    (nonzero); each probed direction's bitrate is 100000..5000000 bps (an
-    unprobed direction's bitrate is not read).
+    Owner: the host; read only during the call (the strings are copied). Set
+    ``struct_size`` to ``ctypes.sizeof(LastmileProbeConfig)``. At least one
+    direction is probed (nonzero); each probed direction's bitrate is
+    100000..5000000 bps (an unprobed direction's bitrate is not read).
+    ``token`` and ``channel_id`` are ABI 0.9: what the probe's join presents
+    where the app has a certificate (a token for ``channel_id`` and uid 0;
+    NULL: none, channel "probe"). A 0.7 ``struct_size``
+    (``AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7``) leaves them NULL.
     """
 
     _fields_ = [
@@ -666,7 +693,15 @@ class LastmileProbeConfig(Structure):
         ("probe_downlink", c_int),
         ("expected_uplink_bitrate", c_uint),
         ("expected_downlink_bitrate", c_uint),
+        # ABI 0.9
+        ("token", c_char_p),
+        ("channel_id", c_char_p),
     ]
+
+
+#: ``AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7``: the size of ``agoraish_lastmile_probe_config``
+#: in ABI 0.7 (without ``token`` and ``channel_id``), the smallest accepted ``struct_size``.
+AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 = LastmileProbeConfig.expected_downlink_bitrate.offset + ctypes.sizeof(c_uint)
 
 
 class LastmileProbeOneWayResult(Structure):
@@ -1249,6 +1284,7 @@ agoraish_video_format = VideoFormat
 agoraish_video_device_info = VideoDeviceInfo
 agoraish_camera_capturer_configuration = CameraCapturerConfiguration
 agoraish_lastmile_probe_config = LastmileProbeConfig
+agoraish_echo_test_configuration = EchoTestConfiguration
 agoraish_lastmile_probe_one_way_result = LastmileProbeOneWayResult
 agoraish_lastmile_probe_result = LastmileProbeResult
 agoraish_data_stream_config = DataStreamConfig
@@ -1284,6 +1320,7 @@ STRUCTS: Dict[str, Type[Structure]] = {
     "agoraish_video_device_info": VideoDeviceInfo,
     "agoraish_camera_capturer_configuration": CameraCapturerConfiguration,
     "agoraish_lastmile_probe_config": LastmileProbeConfig,
+    "agoraish_echo_test_configuration": EchoTestConfiguration,
     "agoraish_lastmile_probe_one_way_result": LastmileProbeOneWayResult,
     "agoraish_lastmile_probe_result": LastmileProbeResult,
     "agoraish_data_stream_config": DataStreamConfig,
@@ -1731,6 +1768,11 @@ agoraish_engine_switch_camera = _declare("agoraish_engine_switch_camera", c_int,
 
 # int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_seconds);
 agoraish_engine_start_echo_test = _declare("agoraish_engine_start_echo_test", c_int, [c_void_p, c_int])
+# int agoraish_engine_start_echo_test_with_config(agoraish_engine_t *engine,
+#                                                 const agoraish_echo_test_configuration *config);
+agoraish_engine_start_echo_test_with_config = _declare(
+    "agoraish_engine_start_echo_test_with_config", c_int, [c_void_p, POINTER(EchoTestConfiguration)]
+)
 # int agoraish_engine_stop_echo_test(agoraish_engine_t *engine);
 agoraish_engine_stop_echo_test = _declare("agoraish_engine_stop_echo_test", c_int, [c_void_p])
 

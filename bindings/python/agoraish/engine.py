@@ -63,6 +63,7 @@ __all__ = [
     "ConnectionChangedReason",
     "ConnectionState",
     "DegradationPreference",
+    "EchoTestConfiguration",
     "EncryptionErrorType",
     "EncryptionMode",
     "ErrorCode",
@@ -779,12 +780,45 @@ class LastmileProbeConfig:
         expected_uplink_bitrate, expected_downlink_bitrate: bps, 100000..5000000
             for each direction probed (the probe is sent at this rate); the
             bitrate of a direction not probed is not read.
+        token: (ABI 0.9, an agoraish extension) what the probe's join presents
+            where the app has a certificate: a token for `channel_id` and uid 0
+            (built for uid 0, the wildcard identity); None or "": none.
+        channel_id: (ABI 0.9) the channel name the token is for; None or "":
+            "probe". The probe runs in a private channel of its own either way.
     """
 
     probe_uplink: bool
     probe_downlink: bool
     expected_uplink_bitrate: int = 0
     expected_downlink_bitrate: int = 0
+    token: Optional[str] = None
+    channel_id: Optional[str] = None
+
+
+@dataclasses.dataclass
+class EchoTestConfiguration:
+    """How ``RtcEngine.start_echo_test_with_config`` runs (Agora's
+    EchoTestConfiguration without the view; ``agoraish_echo_test_configuration``,
+    ABI 0.9).
+
+    Attributes:
+        enable_audio: echo the audio (the only medium echoed).
+        enable_video: echo the video: not supported (True raises -4). Agora's
+            default is True; here it is False.
+        token: what the test's join presents where the app has a certificate:
+            a token for `channel_id` and uid 0 (built for uid 0, the wildcard
+            identity); None or "": none.
+        channel_id: the channel name the token is for, a valid channel name;
+            None or "": "echo". The test runs in a private channel of its own
+            either way.
+        interval_in_seconds: 2..10: when the audio comes back.
+    """
+
+    enable_audio: bool = True
+    enable_video: bool = False
+    token: Optional[str] = None
+    channel_id: Optional[str] = None
+    interval_in_seconds: int = 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -3492,6 +3526,9 @@ class RtcEngine:
         ``stop_echo_test()`` before joining a channel: a join during the test
         raises -17.
 
+        The join presents no token: where the app has a certificate the
+        server refuses it; ``start_echo_test_with_config`` takes one.
+
         Args:
             interval_in_seconds: 2..10.
 
@@ -3503,6 +3540,43 @@ class RtcEngine:
         """
         rc = _ffi.agoraish_engine_start_echo_test(self.handle, _c_int(interval_in_seconds, "interval_in_seconds"))
         _check(rc, "start_echo_test")
+
+    def start_echo_test_with_config(self, config: EchoTestConfiguration) -> None:
+        """Starts an echo test from an ``EchoTestConfiguration`` (Agora's
+        startEchoTest(config)): as ``start_echo_test``, with the token and
+        channel name its join presents.
+
+        Where the app has a certificate the server checks that join like any
+        other: `config.token` must be valid for `config.channel_id` ("echo"
+        when None or "") and uid 0, the identity the test joins with (a token
+        built for uid 0; one for another uid or an account is refused). A
+        refused join is reported as on a channel:
+        ``on_connection_state_changed(FAILED, INVALID_TOKEN)`` (or
+        ``TOKEN_EXPIRED`` after ``on_request_token``); nothing is echoed and
+        the test stays started until ``stop_echo_test()``.
+
+        Raises:
+            AgoraishError: -2 interval_in_seconds outside 2..10, enable_audio
+                and enable_video both False, a channel_id that is not a valid
+                channel name, strings C cannot take, or no usable server URL;
+                -4 enable_video (video echo is not supported); -5 in a
+                channel, an echo test running, or a last-mile test or probe
+                running; -7 if released.
+            TypeError: `config` is not an ``EchoTestConfiguration``.
+
+        Thread: any.
+        """
+        if not isinstance(config, EchoTestConfiguration):
+            raise TypeError(f"config must be an EchoTestConfiguration, not {type(config).__name__}")
+        c = _ffi.EchoTestConfiguration()
+        c.struct_size = ctypes.sizeof(_ffi.EchoTestConfiguration)
+        c.enable_audio = 1 if config.enable_audio else 0
+        c.enable_video = 1 if config.enable_video else 0
+        c.token = _c_string(config.token, "token")
+        c.channel_id = _c_string(config.channel_id, "channel_id")
+        c.interval_in_seconds = _c_int(config.interval_in_seconds, "interval_in_seconds")
+        rc = _ffi.agoraish_engine_start_echo_test_with_config(self.handle, ctypes.byref(c))
+        _check(rc, "start_echo_test_with_config")
 
     def stop_echo_test(self) -> None:
         """Stops the echo test (Agora's stopEchoTest).
@@ -3519,14 +3593,21 @@ class RtcEngine:
     def start_lastmile_probe_test(self, config: LastmileProbeConfig) -> None:
         """Probes the last mile before joining (Agora's startLastmileProbeTest).
 
-        The engine joins a private channel of the server (no token), sends
-        probe packets at the expected uplink bitrate for 2 s and reads the
-        server's feedback on them, then has the server send probes at the
-        expected downlink bitrate for 2 s and measures them.
+        The engine joins a private channel of the server, sends probe
+        packets at the expected uplink bitrate for 2 s and reads the server's
+        feedback on them, then has the server send probes at the expected
+        downlink bitrate for 2 s and measures them.
         ``on_lastmile_quality`` comes after the uplink phase,
         ``on_lastmile_probe_result`` about 5 s after the start; the private
         channel is then left (its join and leave are not reported). A join
         ends the probe.
+
+        Where the app has a certificate the join presents `config.token`,
+        which must be valid for `config.channel_id` ("probe" when None or "")
+        and uid 0 (a token built for uid 0). A refused join reports
+        ``on_connection_state_changed(FAILED, INVALID_TOKEN)`` (or
+        ``TOKEN_EXPIRED``), then at once ``on_lastmile_probe_result`` with
+        state UNAVAILABLE, and the probe ends.
 
         Args:
             config: a ``LastmileProbeConfig``: at least one direction probed,
@@ -3534,9 +3615,10 @@ class RtcEngine:
 
         Raises:
             AgoraishError: -2 no direction probed, a probed bitrate out of
-                range (or not a C unsigned int) or no usable server URL; -5 in
-                a channel, during an echo test or while a last-mile test or
-                probe runs; -7 if released.
+                range (or not a C unsigned int), a channel_id that is not a
+                valid channel name, strings C cannot take, or no usable server
+                URL; -5 in a channel, during an echo test or while a last-mile
+                test or probe runs; -7 if released.
             TypeError: `config` is not a ``LastmileProbeConfig``.
 
         Thread: any.
@@ -3549,6 +3631,8 @@ class RtcEngine:
         c.probe_downlink = 1 if config.probe_downlink else 0
         c.expected_uplink_bitrate = _c_uint(config.expected_uplink_bitrate, "expected_uplink_bitrate")
         c.expected_downlink_bitrate = _c_uint(config.expected_downlink_bitrate, "expected_downlink_bitrate")
+        c.token = _c_string(config.token, "token")
+        c.channel_id = _c_string(config.channel_id, "channel_id")
         rc = _ffi.agoraish_engine_start_lastmile_probe_test(self.handle, ctypes.byref(c))
         _check(rc, "start_lastmile_probe_test")
 
