@@ -252,7 +252,10 @@ private func isJoined(_ m: [String: JSONValue]) -> Bool { m["type"] == .string("
     }
 
     @Test func pollTimeoutIsNeverLaterThanATokenNotice() {
-        var d = Self.certDriver { $0.dropTimeout = .seconds(200) }
+        var d = Self.certDriver {
+            $0.dropTimeout = .seconds(200)
+            $0.authenticationTimeout = .seconds(15)
+        }
         let t0 = d.now
         let c = d.connect()
         #expect(isJoined(d.join(c, app: Self.appId, uid: 1, token: Self.token(.uid(1), expire: 100))))
