@@ -10,6 +10,9 @@ answered quickly. Budgets are per remote address, so the attackers bind
 What is measured: reply times of the legitimate client (join, ping, GET /status),
 the server's RSS (/proc/PID/status) and open descriptors (/proc/PID/fd), the
 refusal counters and gauges of /metrics, and the close codes the attackers see.
+
+Tokens come from the agoraish-token CLI through abuse_support.py (shared with
+the other abuse tests and test_tokens_e2e.py).
 """
 
 from __future__ import annotations
@@ -37,13 +40,10 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from media_client import start_server
-from support import ROOT, SERVER_CLI, TIMEOUT
+from abuse_support import APP, CERT, OTHER_CERT, TOKEN_CLI, build_token
+from media_client import parse_metrics, start_server
+from support import SERVER_CLI, TIMEOUT
 
-TOKEN_CLI = ROOT / ".build" / "debug" / "agoraish-token"
-APP = "0123456789abcdef0123456789abcdef"
-CERT = "fedcba9876543210fedcba9876543210"
-OTHER_CERT = "00112233445566778899aabbccddeeff"
 LEGIT = "127.0.0.1"
 ATTACKER = "127.0.0.2"
 #: A legitimate client's join, ping and GET /status must each be answered within this, in seconds.
@@ -123,12 +123,7 @@ class Server:
     def metrics(self) -> Dict[str, float]:
         status, body = self.http("/metrics")
         assert status == 200, (status, body)
-        out: Dict[str, float] = {}
-        for line in body.decode().splitlines():
-            if line and not line.startswith("#"):
-                name, value = line.rsplit(" ", 1)
-                out[name] = float(value)
-        return out
+        return parse_metrics(body.decode())
 
     def refusals(self, reason: str) -> float:
         return self.metrics().get(f'agoraish_refusals_total{{reason="{reason}"}}', 0.0)
@@ -166,12 +161,7 @@ def token(channel: str, *, account: Optional[str] = None, cert: str = CERT) -> s
     """An AccessToken2 for APP from `agoraish-token build`: uid 0 (any uid) or `account`; cached."""
     key = (channel, account or "", cert)
     if key not in _tokens:
-        who = ["--account", account] if account is not None else ["--uid", "0"]
-        out = subprocess.run([str(TOKEN_CLI), "build", "--format", "007", "--app-id", APP, "--app-certificate", cert,
-                              "--channel", channel, *who, "--role", "publisher", "--expire", "3600"],
-                             capture_output=True, text=True, timeout=30)
-        assert out.returncode == 0, out.stderr
-        _tokens[key] = out.stdout.strip()
+        _tokens[key] = build_token(channel, account=account, cert=cert)
     return _tokens[key]
 
 

@@ -20,7 +20,9 @@ docs/protocol.md, docs/server.md "Limits and abuse").
    one test checks that every session is gone, another the call's gaps.
 
 Raw signaling clients are test_protocol.py's `Client`; tokens come from the
-agoraish-token CLI (docs/tokens.md), as in test_tokens_e2e.py.
+agoraish-token CLI (docs/tokens.md) through abuse_support.py, as in
+test_tokens_e2e.py. The mass leave's call and the helpers around it are
+abuse_support.py's too, shared with bench/benchmarks/abuse.py.
 
 Four tests guard faults these attacks found: a DNS name beginning with "127."
 taken for loopback, a ws:// server URL set during a call, a reply lost when a
@@ -35,35 +37,25 @@ import asyncio
 import base64
 import json
 import os
-import resource
-import select
 import shutil
 import socket
 import struct
 import subprocess
 import sys
 import textwrap
-import threading
 import time
-import urllib.request
 from pathlib import Path
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
-import agoraish
 from agoraish import AgoraishError, ClientRole, ConnectionChangedReason, ConnectionState, LastmileProbeConfig
-from media_client import consent_answer, start_server, stun_binding_request
+from abuse_support import (APP, CERT, TESTING_APP, build_token, longest_gap, open_call, raise_nofile, read_json_line,
+                           spawn_python, token_channel_server)
+from media_client import ServerProcess
 from peers import ELAPSED
-from support import BINDING, ROOT, SERVER_CLI, TIMEOUT
+from support import BINDING, SERVER_CLI, TIMEOUT
 from test_protocol import Client
-
-HERE = Path(__file__).resolve().parent
-TOKEN_CLI = ROOT / ".build" / "debug" / "agoraish-token"
-
-APP = "0123456789abcdef0123456789abcdef"
-CERT = "fedcba9876543210fedcba9876543210"
-TESTING_APP = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"  # registered without a certificate
 
 FAILED = int(ConnectionState.FAILED)
 SAME_UID_LOGIN = int(ConnectionChangedReason.SAME_UID_LOGIN)
@@ -75,23 +67,14 @@ KICKED_MESSAGE = {"type": "kicked", "code": -17, "reason": "same_uid_login", "co
 
 def token(channel: str, uid: int, app: str = APP, cert: str = CERT) -> str:
     """A 007 token with the join privilege for `uid` in `channel`, valid for an hour."""
-    out = subprocess.run([str(TOKEN_CLI), "build", "--format", "007", "--app-id", app, "--app-certificate", cert,
-                          "--channel", channel, "--uid", str(uid), "--role", "publisher", "--expire", "3600"],
-                         capture_output=True, text=True, timeout=30)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
+    return build_token(channel, uid=uid, app=app, cert=cert)
 
 
 @pytest.fixture
 def token_server():
     """An embedded server where APP checks tokens with CERT and TESTING_APP needs none."""
-    server = agoraish.ChannelServer(http_port=-1, config_json={"apps": [
-        {"app_id": APP, "certificate": CERT},
-        {"app_id": TESTING_APP},
-    ]})
-    server.start()
-    yield server
-    server.release()
+    with token_channel_server() as server:
+        yield server
 
 
 @pytest.fixture
@@ -622,185 +605,11 @@ MASS_CHILD = textwrap.dedent(
     """
 )
 
-#: The legitimate call: three bound UDP sockets (passed as descriptors), one thread, select(). The publisher
-#: sends SRTP audio every 20 ms, the subscriber times what arrives, the third socket sends a STUN binding
-#: request every 10 ms and times the answers; consent checks are answered. At EOF on stdin prints what it saw.
-CALL_CHILD = textwrap.dedent(
-    """
-    import base64, json, os, select, socket, sys, time
-    import pylibsrtp
-    from media_client import consent_answer, rtp, stun_binding_request
-
-    spec = json.loads(sys.argv[1])
-    server = (spec["host"], spec["port"])
-    socks = {name: socket.socket(fileno=spec["fds"][name]) for name in ("pub", "sub", "stun")}
-    for s in socks.values():
-        s.setblocking(False)
-    profile = {"AEAD_AES_128_GCM": pylibsrtp.Policy.SRTP_PROFILE_AEAD_AES_128_GCM,
-               "AES_CM_128_HMAC_SHA1_80": pylibsrtp.Policy.SRTP_PROFILE_AES128_CM_SHA1_80}[spec["profile"]]
-    tx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(spec["pub_uplink"]),
-                                            ssrc_type=pylibsrtp.Policy.SSRC_ANY_OUTBOUND, srtp_profile=profile))
-    rx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(spec["sub_downlink"]),
-                                            ssrc_type=pylibsrtp.Policy.SSRC_ANY_INBOUND, srtp_profile=profile))
-    pwd = spec["pwd"]
-    audio_at, audio_late, stun_answers, stun_late = [], [], [], []
-    stun_sent = {}
-    consent = bad = 0
-    payload = bytes(range(160))
-    seq = 0
-    next_audio = next_stun = time.monotonic()
-    stdin = sys.stdin.fileno()
-    running = True
-    print("started", flush=True)
-    while running:
-        timeout = max(0.0, min(next_audio, next_stun) - time.monotonic())
-        readable, _, _ = select.select([stdin, *socks.values()], [], [], timeout)
-        for r in readable:
-            if r == stdin:
-                running = bool(os.read(stdin, 4096))
-                continue
-            name = next(n for n, s in socks.items() if s is r)
-            while True:
-                try:
-                    data, _ = r.recvfrom(2048)
-                except BlockingIOError:
-                    break
-                t = time.monotonic()
-                answer = consent_answer(data, pwd[name])
-                if answer is not None:
-                    r.sendto(answer, server)
-                    consent += 1
-                elif name == "sub" and data[0] & 0xC0 == 0x80 and len(data) > 12:
-                    try:
-                        rx.unprotect(data)
-                        audio_at.append(t)
-                    except Exception:
-                        bad += 1
-                elif name == "stun" and data[0:2] == b"\\x01\\x01":
-                    sent = stun_sent.pop(data[8:20], None)
-                    if sent is not None:
-                        stun_answers.append((t, t - sent))
-        now = time.monotonic()
-        if now >= next_audio:
-            seq += 1
-            socks["pub"].sendto(tx.protect(rtp(seq, 0x00A0D10, payload)), server)
-            audio_late.append((now, now - next_audio))
-            next_audio += 0.020
-            if next_audio < now - 0.1:
-                next_audio = now + 0.020
-        if now >= next_stun:
-            request = stun_binding_request(spec["stun_ufrag"], pwd["stun"])
-            socks["stun"].sendto(request, server)
-            stun_sent[request[8:20]] = now
-            stun_late.append((now, now - next_stun))
-            next_stun += 0.010
-            if next_stun < now - 0.1:
-                next_stun = now + 0.010
-    print(json.dumps({"audio_at": audio_at, "audio_late": audio_late, "stun_answers": stun_answers,
-                      "stun_late": stun_late, "consent": consent, "bad": bad, "unanswered": len(stun_sent)}),
-          flush=True)
-    """
-)
-
-
-def raise_nofile(needed: int) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft >= needed:
-        return
-    target = needed if hard == resource.RLIM_INFINITY else min(hard, needed)
-    if target < needed:
-        pytest.skip(f"RLIMIT_NOFILE hard limit {hard} is below the {needed} descriptors needed")
-    resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-
-
-def read_json_line(proc: subprocess.Popen, timeout: float, what: str) -> Dict[str, Any]:
-    """The next line of a child's stdout as JSON; fails the test if none comes in time."""
-    ready, _, _ = select.select([proc.stdout], [], [], timeout)
-    line = proc.stdout.readline() if ready else ""
-    assert line, f"{what}: no answer from the child process within {timeout} s (exit {proc.poll()})"
-    return json.loads(line)
-
-
-def child(script: str, *args: Any, nice: int = 0, pass_fds: Sequence[int] = ()) -> subprocess.Popen:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(HERE), env.get("PYTHONPATH", "")])
-    return subprocess.Popen([sys.executable, "-c", script, *(str(a) for a in args)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env=env, pass_fds=tuple(pass_fds),
-                            preexec_fn=(lambda: os.nice(nice)) if nice else None)
-
-
-def bind_udp(sock: socket.socket, media: Dict[str, Any], timeout: float = 5.0) -> None:
-    """STUN-binds `sock` to its participant: a binding request answered and the server's consent check
-    answered, in whichever order they come; the request is repeated as ICE does."""
-    server = (media["host"], media["port"])
-    deadline = time.monotonic() + timeout
-    answered = checked = False
-    request = b""
-    while not (answered and checked):
-        assert time.monotonic() < deadline, f"binding failed (answer {answered}, consent check {checked})"
-        if not answered:
-            request = stun_binding_request(media["ice_ufrag"], media["ice_pwd"])
-            sock.sendto(request, server)
-        sock.settimeout(0.25)
-        try:
-            while not (answered and checked):
-                data, _ = sock.recvfrom(2048)
-                if data[0:2] == b"\x01\x01" and data[8:20] == request[8:20]:
-                    answered = True
-                answer = consent_answer(data, media["ice_pwd"])
-                if answer is not None:
-                    sock.sendto(answer, server)
-                    checked = True
-        except socket.timeout:
-            pass
-    sock.settimeout(None)
-
-
-def longest_gap(times: Sequence[float], start: float, end: float) -> Tuple[float, int]:
-    """The longest interval between consecutive `times` that overlaps [start, end], and how many fall inside.
-    An interval still open at `end` runs to `end`."""
-    worst, inside, prev = 0.0, 0, None
-    for t in sorted(times):
-        if t < start:
-            prev = t
-            continue
-        inside += start <= t <= end
-        worst = max(worst, t - (prev if prev is not None else start))
-        prev = t
-        if t > end:
-            break
-    else:
-        worst = max(worst, end - (prev if prev is not None else start))
-    return worst, inside
-
-
-class StandaloneServer:
-    """agoraish-server with a config file, HTTP on a free port, its log drained."""
-
-    def __init__(self, config: Dict[str, Any], path: Path) -> None:
-        path.write_text(json.dumps(config))
-        self.proc, self.url, self.http = start_server(SERVER_CLI, "--config", path, "--port", "0", "--http-port", "0",
-                                                      "--accept-unknown-apps")
-        assert self.http, "the server reported no HTTP port"
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self) -> None:
-        for _ in self.proc.stdout:
-            pass
-
-    def metrics(self) -> Dict[str, float]:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        text = opener.open(f"http://127.0.0.1:{self.http}/metrics", timeout=TIMEOUT).read().decode()
-        out = {}
-        for line in text.splitlines():
-            if line and not line.startswith("#"):
-                name, value = line.rsplit(" ", 1)
-                out[name] = float(value)
-        return out
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+#: The legitimate call (abuse_support.run_call): three bound UDP sockets (passed as descriptors), one thread,
+#: select(). The publisher sends SRTP audio every 20 ms, the subscriber times what arrives, the third socket sends
+#: a STUN binding request every 10 ms and times the answers; consent checks are answered. Prints "started", then
+#: at EOF on stdin what it saw.
+CALL_CHILD = "import json, sys; from abuse_support import run_call; run_call(json.loads(sys.argv[1]), announce=True)"
 
 
 async def call_join(url: str, uid: int) -> Tuple[Any, Dict[str, Any]]:
@@ -820,7 +629,9 @@ def mass_leave(tmp_path_factory, request) -> Dict[str, Any]:
     then all leave at once; the call keeps going WINDOW s after the leave began. Returns what was measured."""
     if not SERVER_CLI.exists():
         pytest.skip("needs `swift build --product agoraish-server`")
-    raise_nofile(2 * MASS + 1000)
+    short = raise_nofile(2 * MASS + 1000)
+    if short:
+        pytest.skip(short)
     # Everything the 5000 need from one address, raised: joins, connections, connections without a session
     # (each is one until its join is answered), and its message budget so the leaves really come at once
     # (500/s by default would spread them over ~10 s). Nobody pings: the drop and idle timeouts are raised.
@@ -833,30 +644,19 @@ def mass_leave(tmp_path_factory, request) -> Dict[str, Any]:
         },
         "timeouts": {"drop_timeout_ms": 120_000, "authentication_ms": 120_000},
     }
-    server = StandaloneServer(config, tmp_path_factory.mktemp("mass") / "mass.json")
+    server = ServerProcess(SERVER_CLI, tmp_path_factory.mktemp("mass") / "mass.json", config, "--accept-unknown-apps")
     loop = asyncio.new_event_loop()
     socks: List[socket.socket] = []
     call = mass = None
     members = []
     try:
         members = [loop.run_until_complete(call_join(server.url, uid)) for uid in (1, 2, 3)]
-        for _, joined in members:
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.bind(("127.0.0.1", 0))
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-            bind_udp(s, joined["media"])
-            socks.append(s)
-        media = [j["media"] for _, j in members]
-        spec = {"host": media[0]["host"], "port": media[0]["port"], "profile": media[0]["srtp_profile"],
-                "pub_uplink": media[0]["uplink_key"], "sub_downlink": media[1]["downlink_key"],
-                "stun_ufrag": media[2]["ice_ufrag"],
-                "pwd": {"pub": media[0]["ice_pwd"], "sub": media[1]["ice_pwd"], "stun": media[2]["ice_pwd"]},
-                "fds": {"pub": socks[0].fileno(), "sub": socks[1].fileno(), "stun": socks[2].fileno()}}
-        call = child(CALL_CHILD, json.dumps(spec), pass_fds=[s.fileno() for s in socks])
+        socks, spec = open_call([j["media"] for _, j in members], timeout=5.0)
+        call = spawn_python(CALL_CHILD, json.dumps(spec), pass_fds=[s.fileno() for s in socks])
         assert call.stdout.readline().strip() == "started"
 
         t0 = time.monotonic()
-        mass = child(MASS_CHILD, server.url, MASS, MASS_CHANNEL_SIZE, MASS_INFLIGHT, APP, nice=10)
+        mass = spawn_python(MASS_CHILD, server.url, MASS, MASS_CHANNEL_SIZE, MASS_INFLIGHT, APP, nice=10)
         ready = read_json_line(mass, 45, "the 5000 joins")
         assert ready["failures"] == 0 and ready["ready"] == MASS, ready
         users_joined = server.metrics()["agoraish_users"]
@@ -900,8 +700,8 @@ def mass_leave(tmp_path_factory, request) -> Dict[str, Any]:
     join_audio, _ = longest_gap(seen["audio_at"], t0, t0 + ready["join_s"])
     join_stun, _ = longest_gap(stun_at, t0, t0 + ready["join_s"])
     rtt = max((r for t, r in seen["stun_answers"] if start <= t <= end), default=float("nan"))
-    late_audio = max((late for t, late in seen["audio_late"] if start <= t <= end), default=0.0)
-    late_stun = max((late for t, late in seen["stun_late"] if start <= t <= end), default=0.0)
+    late_audio = max((sent - due for due, sent in seen["audio_sent"] if start <= sent <= end), default=0.0)
+    late_stun = max((sent - due for due, sent in seen["stun_sent"] if start <= sent <= end), default=0.0)
     left = after.get('agoraish_leaves_total{reason="0"}', 0) - before.get('agoraish_leaves_total{reason="0"}', 0)
     loaded = load >= (os.cpu_count() or 1) or max(late_audio, late_stun) > 0.030
     limit = MAX_GAP_LOADED if loaded else MAX_GAP
@@ -914,8 +714,8 @@ def mass_leave(tmp_path_factory, request) -> Dict[str, Any]:
                f"{base_stun * 1000:.1f} ms; while the 5000 joined: audio {join_audio * 1000:.1f}, STUN "
                f"{join_stun * 1000:.1f} ms; the call's own sends at most {late_audio * 1000:.1f} / "
                f"{late_stun * 1000:.1f} ms late; load {load:.2f}, limit {limit * 1000:.0f} ms; agoraish_users "
-               f"{after['agoraish_users']:.0f}; {seen['unanswered']} STUN requests unanswered, {seen['bad']} bad SRTP; "
-               f"scenario {total:.1f} s")
+               f"{after['agoraish_users']:.0f}; {seen['stun_unanswered']} STUN requests unanswered, {seen['bad']} bad "
+               f"SRTP; scenario {total:.1f} s")
     # The measured values are the point of this scenario: shown even when pytest captures output.
     capture = request.config.pluginmanager.get_plugin("capturemanager")
     if capture is not None:

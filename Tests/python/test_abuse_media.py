@@ -11,7 +11,8 @@ Every UDP socket of a member is an `Endpoint`: a thread reads it, answers the
 server's consent checks (unless told not to), unprotects SRTP/SRTCP with the
 member's downlink keys and records each datagram (time, kind, size), so a test
 can say what reached which socket and when. The server runs with consent checks
-every 300 ms and a 1.5 s consent timeout (a JSON config, `--config`).
+every 300 ms and a 1.5 s consent timeout (a JSON config, `--config`). The
+server process, STUN and SRTP helpers are media_client.py's.
 
 The last section holds regression tests for two faults these attacks found:
 a candidate whose one consent check was lost was never checked again, and
@@ -20,7 +21,6 @@ only the last 16 transaction ids were remembered (now 64).
 
 from __future__ import annotations
 
-import base64
 import inspect
 import json
 import os
@@ -28,7 +28,6 @@ import socket
 import struct
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
@@ -36,7 +35,7 @@ import pylibsrtp
 import pytest
 from websockets.sync.client import connect
 
-from media_client import APP, _stun, consent_answer, rtp, start_server, stun_binding_request
+from media_client import APP, ServerProcess, _stun, consent_answer, rtp, srtp_session, stun_binding_request
 from support import SERVER_CLI, TIMEOUT
 
 CONSENT_INTERVAL_MS = 300
@@ -63,7 +62,7 @@ pytestmark = pytest.mark.skipif(not SERVER_CLI.exists(), reason="needs `swift bu
 # --------------------------------------------------------------------------
 
 
-class Server:
+class Server(ServerProcess):
     """agoraish-server with any app id, short consent timers and the probe
     limits, on free loopback ports, two media workers (so datagrams of some
     channels cross to the second worker's ring). Its log is drained by a thread."""
@@ -73,34 +72,13 @@ class Server:
                   "timeouts": {"consent_interval_ms": CONSENT_INTERVAL_MS, "consent_timeout_ms": CONSENT_TIMEOUT_MS},
                   "limits": {"probe_amplification": PROBE_AMPLIFICATION,
                              "max_probe_bitrate_per_address": MAX_PROBE_BITRATE}}
-        path = directory / "server.json"
-        path.write_text(json.dumps(config))
-        self.proc, self.url, self.http = start_server(SERVER_CLI, "--config", path, "--port", "0", "--http-port", "0",
-                                                      "--media-workers", "2")
-        assert self.http, "the server reported no HTTP port"
-        self.log: List[str] = []
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self) -> None:
-        for line in self.proc.stdout:
-            self.log.append(line)
+        super().__init__(SERVER_CLI, directory / "server.json", config, "--media-workers", "2")
 
     def metrics(self) -> Dict[str, float]:
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        text = opener.open(f"http://127.0.0.1:{self.http}/metrics", timeout=TIMEOUT).read().decode()
-        out = {}
-        for line in text.splitlines():
-            if line and not line.startswith("#"):
-                name, value = line.rsplit(" ", 1)
-                out[name] = float(value)
-        return out
+        return super().metrics(timeout=TIMEOUT)
 
     def drops(self, reason: str) -> float:
         return self.metrics().get(f'agoraish_media_drops_total{{reason="{reason}"}}', 0.0)
-
-    def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
 
 
 @pytest.fixture
@@ -152,12 +130,8 @@ class Member:
     def __init__(self, server: Server, uid: int, channel: str, **extra: Any) -> None:
         self.signaling = Signaling(server.url, uid, channel, **extra)
         media = self.signaling.joined["media"]
-        profile = {"AEAD_AES_128_GCM": pylibsrtp.Policy.SRTP_PROFILE_AEAD_AES_128_GCM,
-                   "AES_CM_128_HMAC_SHA1_80": pylibsrtp.Policy.SRTP_PROFILE_AES128_CM_SHA1_80}[media["srtp_profile"]]
-        self.tx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(media["uplink_key"]),
-                                                     ssrc_type=pylibsrtp.Policy.SSRC_ANY_OUTBOUND, srtp_profile=profile))
-        self.rx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(media["downlink_key"]),
-                                                     ssrc_type=pylibsrtp.Policy.SSRC_ANY_INBOUND, srtp_profile=profile))
+        self.tx = srtp_session(media["srtp_profile"], media["uplink_key"], outbound=True)
+        self.rx = srtp_session(media["srtp_profile"], media["downlink_key"], outbound=False)
         # libsrtp contexts are not thread-safe; a member's endpoints and senders share them.
         self.tx_lock = threading.Lock()
         self.rx_lock = threading.Lock()
@@ -170,6 +144,15 @@ class Member:
     def endpoint(self, answer: bool = True) -> "Endpoint":
         e = Endpoint(self, answer)
         self.endpoints.append(e)
+        return e
+
+    def srtp_proven_endpoint(self, ssrc: int) -> "Endpoint":
+        """A new endpoint that answers no consent check, bound by SRTP proof: a fresh binding request
+        answered, then one SRTP packet of `ssrc` (a last-mile probe packet: it proves the address and is
+        forwarded nowhere)."""
+        e = self.endpoint(answer=False)
+        e.ask()
+        e.send(self.next_rtp(ssrc, b"\0" * 40, PROBE_PT))
         return e
 
     def protect(self, plain: bytes) -> bytes:
@@ -281,14 +264,20 @@ class Endpoint:
             assert time.monotonic() < deadline, f"no binding success for {tid.hex()} on port {self.port}"
             time.sleep(0.005)
 
+    def ask(self, timeout: float = 2.0) -> Tuple[bytes, bytes]:
+        """Sends a fresh binding request and waits for its success here, nothing more (an address
+        that answers no consent check is a candidate only); returns (request, transaction id)."""
+        request, tid = self.request()
+        self.send(request)
+        self.wait_answered(tid, timeout)
+        return request, tid
+
     def bind(self, timeout: float = 2.0) -> bytes:
         """Sends a fresh binding request and waits for its success and, when
         answering, for the consent check that follows (answered: this socket is
         the media address once the answer arrives). Returns the request."""
-        request, tid = self.request()
         checks = len(self.of_kind("check"))
-        self.send(request)
-        self.wait_answered(tid, timeout)
+        request, _ = self.ask(timeout)
         if self.answer:
             deadline = time.monotonic() + timeout
             while len(self.of_kind("check")) <= checks:
@@ -374,12 +363,7 @@ def call(server: Server) -> Iterator[Call]:
 
 def test_consent_timeout_stops_media_to_a_socket_that_never_answers(server, call):
     silent = Member(server, 3, "call")
-    quiet = silent.endpoint(answer=False)
-    request, tid = quiet.request()
-    quiet.send(request)
-    quiet.wait_answered(tid)
-    # Bound by SRTP proof: one packet (a last-mile probe packet: proves the address, is forwarded nowhere).
-    quiet.send(silent.next_rtp(0x51, b"\0" * 40, PROBE_PT))
+    quiet = silent.srtp_proven_endpoint(0x51)
     bound_at = time.monotonic()
     attentive = Member(server, 4, "call")
     listening = attentive.endpoint(answer=True)
@@ -409,9 +393,7 @@ def test_consent_timeout_stops_media_to_a_socket_that_never_answers(server, call
     assert listening.answered >= 3
 
     # After expiry SRTP proof no longer binds: a fresh request, unanswered, then SRTP.
-    request, tid = quiet.request()
-    quiet.send(request)
-    quiet.wait_answered(tid)
+    quiet.ask()
     deadline = time.monotonic() + 1
     while not quiet.of_kind("check", since=limit):
         assert time.monotonic() < deadline, "no consent check for the new candidate"
@@ -496,9 +478,7 @@ def test_a_victim_made_candidate_receives_only_stun_not_probes(server, call):
 
 def test_a_replayed_binding_request_moves_nothing(server, call):
     legit = call.inbox
-    request, tid = legit.request()
-    legit.send(request)  # the server acts on it (an id it has not seen)
-    legit.wait_answered(tid)
+    request, tid = legit.ask()  # the server acts on it (an id it has not seen)
     before = server.drops("stun_replay")
     replayer = Endpoint(None)
     replayed_at = time.monotonic()
@@ -531,11 +511,7 @@ def test_a_member_that_moves_gets_media_at_its_new_socket_only(server, call):
     time.sleep(0.2)
     assert old1.rtp(AUDIO_PT) and old2.rtp(AUDIO_PT)
     # One proves its new address with SRTP, the other by answering the consent check.
-    new1 = by_srtp.endpoint(answer=False)
-    request, tid = new1.request()
-    new1.send(request)
-    new1.wait_answered(tid)
-    new1.send(by_srtp.next_rtp(0x55, b"\0" * 40, PROBE_PT))
+    new1 = by_srtp.srtp_proven_endpoint(0x55)
     new1.answer = True  # answers the periodic checks from now on
     moved1 = time.monotonic()
     new2 = by_check.endpoint(answer=True)
@@ -575,9 +551,7 @@ def test_probes_go_within_budget_to_a_consented_sender_only(server, call):
     up, still, proven = sender.endpoint(), idle.endpoint(), unconsented.endpoint(answer=False)
     up.bind()
     still.bind()
-    request, tid = proven.request()
-    proven.send(request)
-    proven.wait_answered(tid)
+    proven.ask()
 
     stop = threading.Event()
 
@@ -626,17 +600,11 @@ def test_probes_go_within_budget_to_a_consented_sender_only(server, call):
 
 def test_after_expiry_one_lost_consent_check_is_not_fatal(server, call):
     m = Member(server, 12, "call")
-    e = m.endpoint(answer=False)
-    request, tid = e.request()
-    e.send(request)
-    e.wait_answered(tid)
-    e.send(m.next_rtp(0x52, b"\0" * 40, PROBE_PT))
+    e = m.srtp_proven_endpoint(0x52)
     time.sleep(CONSENT_TIMEOUT_MS / 1000 + 0.4)
     assert server.metrics()["agoraish_media_consent_expired_total"] == 1
     # It comes back at the same address; the consent check for it is lost (not answered) ...
-    request, tid = e.request()
-    e.send(request)
-    e.wait_answered(tid)
+    e.ask()
     time.sleep(0.1)
     assert len(e.of_kind("check")) >= 1
     e.answer = True
@@ -655,13 +623,9 @@ def test_after_expiry_one_lost_consent_check_is_not_fatal(server, call):
 
 def test_a_binding_request_replayed_after_16_newer_ones_moves_nothing(server, call):
     legit = call.inbox
-    captured, tid = legit.request()
-    legit.send(captured)
-    legit.wait_answered(tid)
+    captured, _ = legit.ask()
     for _ in range(16):  # 40 s of the engine's keepalives (one every 2.5 s)
-        request, tid = legit.request()
-        legit.send(request)
-        legit.wait_answered(tid)
+        legit.ask()
     before = server.drops("stun_replay")
     replayer = Endpoint(None)
     replayer.sock.sendto(captured, call.receiver.server)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import array
 import math
-import subprocess
 import threading
 import time
 from typing import Any, Callable, List, Optional, Tuple
@@ -29,12 +28,8 @@ from typing import Any, Callable, List, Optional, Tuple
 import pytest
 
 import agoraish
+from abuse_support import APP, CERT, build_token
 from agoraish import ConnectionChangedReason, ConnectionState, EchoTestConfiguration, LastmileProbeConfig
-from support import ROOT
-
-APP = "0123456789abcdef0123456789abcdef"
-CERT = "fedcba9876543210fedcba9876543210"
-TOKEN_CLI = ROOT / ".build" / "debug" / "agoraish-token"
 MBPS = 1_000_000
 RATE = 48000
 CHUNK = RATE // 100  # 10 ms
@@ -133,13 +128,7 @@ def assert_the_tone_comes_back(engine: agoraish.RtcEngine) -> None:
 
 def token(channel: str, *, uid: int = 0, expire: int = 3600, issue_ts: Optional[int] = None) -> str:
     """An AccessToken2 for APP (certificate CERT), `channel` and `uid`, from `agoraish-token build`."""
-    args = [str(TOKEN_CLI), "build", "--format", "007", "--app-id", APP, "--app-certificate", CERT,
-            "--channel", channel, "--uid", str(uid), "--role", "publisher", "--expire", str(expire)]
-    if issue_ts is not None:
-        args += ["--issue-ts", str(issue_ts)]
-    out = subprocess.run(args, capture_output=True, text=True, timeout=30)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
+    return build_token(channel, uid=uid, expire=expire, issue_ts=issue_ts)
 
 
 @pytest.fixture

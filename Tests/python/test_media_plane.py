@@ -2,17 +2,14 @@
 forwarding to exactly the other participants of the channel, and drops that
 are counted. Independent SRTP (pylibsrtp) and hand-built STUN on the client side."""
 import asyncio
-import base64
 import json
 import socket
 import struct
-import urllib.request
 
-import pylibsrtp
 import pytest
 import websockets
 
-from media_client import APP, bind_socket, consent_answer, rtp, start_server
+from media_client import APP, bind_socket, consent_answer, read_metrics, rtp, srtp_session, start_server
 from support import SERVER_CLI
 
 
@@ -35,13 +32,7 @@ def server():
 
 
 def metrics(srv) -> dict:
-    text = urllib.request.urlopen(f"http://127.0.0.1:{srv['http']}/metrics", timeout=5).read().decode()
-    out = {}
-    for line in text.splitlines():
-        if line and not line.startswith("#"):
-            name, value = line.rsplit(" ", 1)
-            out[name] = float(value)
-    return out
+    return read_metrics(srv["http"], timeout=5)
 
 
 class Member:
@@ -51,12 +42,8 @@ class Member:
         self.ws = ws
         self.joined = joined
         media = joined["media"]
-        profile = {"AEAD_AES_128_GCM": pylibsrtp.Policy.SRTP_PROFILE_AEAD_AES_128_GCM,
-                   "AES_CM_128_HMAC_SHA1_80": pylibsrtp.Policy.SRTP_PROFILE_AES128_CM_SHA1_80}[media["srtp_profile"]]
-        self.tx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(media["uplink_key"]),
-                                                     ssrc_type=pylibsrtp.Policy.SSRC_ANY_OUTBOUND, srtp_profile=profile))
-        self.rx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(media["downlink_key"]),
-                                                     ssrc_type=pylibsrtp.Policy.SSRC_ANY_INBOUND, srtp_profile=profile))
+        self.tx = srtp_session(media["srtp_profile"], media["uplink_key"], outbound=True)
+        self.rx = srtp_session(media["srtp_profile"], media["downlink_key"], outbound=False)
         self.server = (media["host"], media["port"])
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.bind(("127.0.0.1", 0))

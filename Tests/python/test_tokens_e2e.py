@@ -1,6 +1,7 @@
 """Tokens end to end: engines against a server with registered apps and certificates.
 
-Tokens come from the agoraish-token CLI (docs/tokens.md); its own vectors are
+Tokens come from the agoraish-token CLI (docs/tokens.md), built by
+abuse_support.build_token as in the abuse tests; the CLI's own vectors are
 test_token_cli.py's business. Here the server checks them on join and renewal,
 sends the 30 s expiry notice, and ends sessions whose token expired; apps with
 the same channel names never meet.
@@ -11,40 +12,21 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-from typing import Optional
 
 import pytest
 
 import agoraish
+from abuse_support import APP, OTHER_CERT, TESTING_APP, TOKEN_CLI, token_channel_server
+from abuse_support import build_token as token  # token(channel, *, uid=..., account=..., expire=..., ...)
 from peers import ANY, ELAPSED, LEAVE_STATS_AUDIO_FIELDS, Between, expect_events
-from support import ROOT, http_get
+from support import http_get
 
-TOKEN_CLI = ROOT / ".build" / "debug" / "agoraish-token"
-
-APP = "0123456789abcdef0123456789abcdef"
-CERT = "fedcba9876543210fedcba9876543210"
-OTHER_CERT = "00112233445566778899aabbccddeeff"
-TESTING_APP = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"  # registered without a certificate
 UNREGISTERED_APP = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 LEAD = 30  # token_will_expire comes this many seconds before the expiry
 
 CONNECTING = ("on_connection_state_changed", [2, 0])
 CONNECTED = ("on_connection_state_changed", [3, 1])
 LEFT = ("on_connection_state_changed", [1, 5])
-
-
-def token(channel: str, *, uid: Optional[int] = None, account: Optional[str] = None, expire: int = 3600,
-          issue_ts: Optional[int] = None, fmt: str = "007", app: str = APP, cert: str = CERT,
-          role: str = "publisher") -> str:
-    """A token from `agoraish-token build`."""
-    who = ["--account", account] if account is not None else ["--uid", str(uid or 0)]
-    args = [str(TOKEN_CLI), "build", "--format", fmt, "--app-id", app, "--app-certificate", cert,
-            "--channel", channel, *who, "--role", role, "--expire", str(expire)]
-    if issue_ts is not None:
-        args += ["--issue-ts", str(issue_ts)]
-    out = subprocess.run(args, capture_output=True, text=True, timeout=30)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip()
 
 
 def expiry_of(tok: str) -> int:
@@ -58,13 +40,8 @@ def expiry_of(tok: str) -> int:
 @pytest.fixture
 def token_server():
     """A server where APP checks tokens with CERT and TESTING_APP needs none; nothing else is accepted."""
-    server = agoraish.ChannelServer(http_port=-1, config_json={"apps": [
-        {"app_id": APP, "certificate": CERT},
-        {"app_id": TESTING_APP},
-    ]})
-    server.start()
-    yield server
-    server.release()
+    with token_channel_server() as server:
+        yield server
 
 
 def failed(reason: int) -> tuple:

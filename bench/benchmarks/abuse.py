@@ -59,22 +59,25 @@ address and replays"), against the release agoraish-server.
 - signaling_worst_parse_us, signaling_refused_parse_us, signaling_ping_us:
   `agoraish-bench signaling` (Sources/agoraish-bench), built like
   bench/benchmarks/encryption.py builds it; see there for what it times.
+
+The server process, the STUN binding and SRTP sessions come from
+Tests/python/media_client.py; the call, the helper processes, RLIMIT_NOFILE
+and the gap measure from Tests/python/abuse_support.py (shared with
+test_abuse_engine.py's mass leave). Both are imported where used, so that
+importing this module stays cheap.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
 import os
-import resource
 import select
 import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -106,7 +109,7 @@ SETTLE_LIMIT = 120.0
 
 PROBE_SECONDS = 5.0
 
-# The helper processes (flooder, mass sessions, the call) run this module's _helper_main.
+# The helper processes (flooder, mass sessions, the call) run this module's _helper_main (abuse_support.spawn_python).
 _BOOT = ("import sys; sys.path[:0] = [{bench!r}, {tests!r}]; from benchmarks import abuse; "
          "abuse._helper_main(sys.argv[1:])").format(bench=str(ROOT / "bench"), tests=str(TESTS_PYTHON))
 
@@ -116,41 +119,28 @@ _BOOT = ("import sys; sys.path[:0] = [{bench!r}, {tests!r}]; from benchmarks imp
 
 
 class Server:
-    """A release agoraish-server with a config file and HTTP on a free port."""
+    """A release agoraish-server with a config file and HTTP on a free port (media_client.ServerProcess:
+    its log drained, /metrics read)."""
 
     def __init__(self, ctx, name: str, config: Dict[str, Any]) -> None:
         from .sfu_forward import server_binary
-        import media_client
-        path = Path(ctx.scratch) / f"abuse-{name}.json"
-        path.write_text(json.dumps(config))
+        from media_client import ServerProcess
         try:
-            self.proc, self.url, self.http = media_client.start_server(
-                server_binary(), "--config", path, "--port", "0", "--http-port", "0", "--accept-unknown-apps")
+            self.process = ServerProcess(server_binary(), Path(ctx.scratch) / f"abuse-{name}.json", config,
+                                         "--accept-unknown-apps")
         except RuntimeError as error:
             raise BenchError(str(error)) from None
-        # Keep reading its log so a chatty server never blocks on a full pipe.
-        threading.Thread(target=self._drain_log, daemon=True).start()
-
-    def _drain_log(self) -> None:
-        for _ in self.proc.stdout:
-            pass
+        self.proc, self.url, self.http = self.process.proc, self.process.url, self.process.http
 
     def metrics(self) -> Dict[str, float]:
-        text = urllib.request.urlopen(f"http://127.0.0.1:{self.http}/metrics", timeout=10).read().decode()
-        out: Dict[str, float] = {}
-        for line in text.splitlines():
-            if line and not line.startswith("#"):
-                name, value = line.rsplit(" ", 1)
-                out[name] = float(value)
-        return out
+        return self.process.metrics(timeout=10)
 
     def cpu(self) -> float:
         from .sfu_forward import cpu_seconds
         return cpu_seconds(self.proc.pid)
 
     def stop(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
+        self.process.stop()
 
 
 def refusals(before: Dict[str, float], after: Dict[str, float]) -> str:
@@ -185,62 +175,6 @@ async def ws_join(url: str, uid: int, channel: str, profile: int = 0, role: int 
             return ws, m
 
 
-def bind_udp(sock: socket.socket, media: Dict[str, Any], timeout: float = 3.0) -> int:
-    """Binds `sock` to its participant: a binding request, its answer and the server's consent check
-    (answered), in whichever order they come (the server sends the check first); retries as ICE does.
-    Returns the UDP bytes sent."""
-    from media_client import consent_answer, stun_binding_request
-    server = (media["host"], media["port"])
-    sent = 0
-    deadline = time.monotonic() + timeout
-    answered = checked = False
-    request = b""
-    while not (answered and checked):
-        if time.monotonic() > deadline:
-            raise BenchError(f"STUN binding of port {sock.getsockname()[1]} failed (answer {answered}, check {checked})")
-        if not answered:
-            request = stun_binding_request(media["ice_ufrag"], media["ice_pwd"])
-            sock.sendto(request, server)
-            sent += len(request)
-        sock.settimeout(0.25)
-        try:
-            while not (answered and checked):
-                data, _ = sock.recvfrom(2048)
-                if data[0:2] == b"\x01\x01" and data[8:20] == request[8:20]:
-                    answered = True
-                answer = consent_answer(data, media["ice_pwd"])
-                if answer is not None:
-                    sock.sendto(answer, server)
-                    sent += len(answer)
-                    checked = True
-        except socket.timeout:
-            pass
-    sock.settimeout(None)
-    return sent
-
-
-def gap_in(times: Sequence[float], start: float, end: float) -> Tuple[float, int]:
-    """The longest interval between consecutive `times` that overlaps [start, end] (s), and how many fall inside.
-    With nothing after an arrival, the interval runs to `end`."""
-    ts = sorted(times)
-    prev = None
-    worst = 0.0
-    inside = 0
-    for t in ts:
-        if t < start:
-            prev = t
-            continue
-        if start <= t <= end:
-            inside += 1
-        worst = max(worst, t - (prev if prev is not None else start))
-        prev = t
-        if t > end:
-            break
-    else:
-        worst = max(worst, end - (prev if prev is not None else start))
-    return worst, inside
-
-
 def thread_cpu(pid: int, prefix: str) -> float:
     """CPU seconds (user + system) of the threads of `pid` whose name starts with `prefix`."""
     total = 0
@@ -268,32 +202,16 @@ def settle(pid: int, prefix: str, busy: float, limit: float) -> float:
     return time.monotonic() - t0
 
 
-def raise_nofile(needed: int) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft >= needed:
-        return
-    target = needed if hard == resource.RLIM_INFINITY else min(hard, max(needed, soft))
-    if target < needed:
-        raise BenchError(f"RLIMIT_NOFILE hard limit {hard} is below the {needed} descriptors needed")
-    resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-
-
 def helper(role: str, *args: Any, nice: int = 0, pass_fds: Sequence[int] = ()) -> subprocess.Popen:
-    def demote() -> None:
-        if nice:
-            os.nice(nice)
-    return subprocess.Popen([sys.executable, "-c", _BOOT, role, *(str(a) for a in args)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, pass_fds=tuple(pass_fds), preexec_fn=demote)
+    """A helper process that runs _helper_main(role, args)."""
+    from abuse_support import spawn_python
+    return spawn_python(_BOOT, role, *args, nice=nice, pass_fds=pass_fds)
 
 
 def read_json_line(proc: subprocess.Popen, timeout: float, what: str) -> Dict[str, Any]:
-    """The next line of a helper's stdout, as JSON."""
-    ready, _, _ = select.select([proc.stdout], [], [], timeout)
-    line = proc.stdout.readline() if ready else ""
-    if not line:
-        proc.kill()
-        raise BenchError(f"{what}: no answer from the helper process (exit {proc.poll()})")
-    return json.loads(line)
+    """The next line of a helper's stdout, as JSON; kills the helper and raises BenchError if none comes."""
+    import abuse_support
+    return abuse_support.read_json_line(proc, timeout, what, error=BenchError)
 
 
 # ---------------------------------------------------------------------------------------------------------------------
@@ -541,91 +459,12 @@ async def _mass(url: str, count: int, channel_size: int, concurrency: int) -> No
     print(json.dumps({"sent_s": sent - start, "closed_s": closed - start, "send_errors": send_errors}), flush=True)
 
 
-def _call(spec: Dict[str, Any]) -> None:
-    """The legitimate call: UDP only, one thread, select(); stops at EOF on stdin and prints what it saw."""
-    import pylibsrtp
-    from media_client import consent_answer, rtp, stun_binding_request
-
-    server = (spec["host"], spec["port"])
-    socks = {name: socket.socket(fileno=spec["fds"][name]) for name in ("pub", "sub", "stun")}
-    for s in socks.values():
-        s.setblocking(False)
-    profile = {"AEAD_AES_128_GCM": pylibsrtp.Policy.SRTP_PROFILE_AEAD_AES_128_GCM,
-               "AES_CM_128_HMAC_SHA1_80": pylibsrtp.Policy.SRTP_PROFILE_AES128_CM_SHA1_80}[spec["profile"]]
-    tx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(spec["pub_uplink"]),
-                                            ssrc_type=pylibsrtp.Policy.SSRC_ANY_OUTBOUND, srtp_profile=profile))
-    rx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(spec["sub_downlink"]),
-                                            ssrc_type=pylibsrtp.Policy.SSRC_ANY_INBOUND, srtp_profile=profile))
-    passwords = {name: spec["pwd"][name] for name in socks}
-    ufrag = spec["stun_ufrag"]
-    audio_at: List[float] = []
-    audio_sent: List[Tuple[float, float]] = []   # (due, sent)
-    stun_sent: Dict[bytes, float] = {}
-    stun_answers: List[Tuple[float, float]] = []  # (arrival, rtt)
-    stun_late: List[Tuple[float, float]] = []
-    consent_answers = 0
-    bad = 0
-    payload = bytes(range(160))
-    seq = 0
-    now = time.monotonic()
-    next_audio = now
-    next_stun = now
-    stdin = sys.stdin.fileno()
-    running = True
-    while running:
-        now = time.monotonic()
-        timeout = max(0.0, min(next_audio, next_stun) - now)
-        readable, _, _ = select.select([stdin, *socks.values()], [], [], timeout)
-        for r in readable:
-            if r == stdin:
-                if not os.read(stdin, 4096):
-                    running = False
-                continue
-            name = next(n for n, s in socks.items() if s is r)
-            while True:
-                try:
-                    data, _ = r.recvfrom(2048)
-                except BlockingIOError:
-                    break
-                t = time.monotonic()
-                answer = consent_answer(data, passwords[name])
-                if answer is not None:  # the server's consent check: answer it, as the engine does
-                    r.sendto(answer, server)
-                    consent_answers += 1
-                elif name == "sub" and data[0] & 0xC0 == 0x80 and len(data) > 12:
-                    try:
-                        rx.unprotect(data)
-                        audio_at.append(t)
-                    except Exception:
-                        bad += 1
-                elif name == "stun" and data[0:2] == b"\x01\x01":
-                    sent = stun_sent.pop(data[8:20], None)
-                    if sent is not None:
-                        stun_answers.append((t, t - sent))
-        now = time.monotonic()
-        if now >= next_audio:
-            seq += 1
-            socks["pub"].sendto(tx.protect(rtp(seq, 0x00A0D10, payload)), server)
-            audio_sent.append((next_audio, now))
-            next_audio += 0.020
-            if next_audio < now - 0.1:  # fell far behind: restart the clock rather than burst
-                next_audio = now + 0.020
-        if now >= next_stun:
-            request = stun_binding_request(ufrag, passwords["stun"])
-            socks["stun"].sendto(request, server)
-            stun_sent[request[8:20]] = now
-            stun_late.append((next_stun, now))
-            next_stun += 0.010
-            if next_stun < now - 0.1:
-                next_stun = now + 0.010
-    print(json.dumps({"audio_at": audio_at, "audio_sent": audio_sent, "stun_answers": stun_answers,
-                      "stun_sent": stun_late, "consent_answers": consent_answers, "bad": bad,
-                      "stun_unanswered": len(stun_sent)}), flush=True)
-
-
 def mass_leave(ctx) -> List[Figure]:
+    from abuse_support import longest_gap, open_call, raise_nofile
     mass = MASS if not ctx.quick else 1000
-    raise_nofile(mass * 2 + 1000)
+    short = raise_nofile(mass * 2 + 1000)
+    if short:
+        raise BenchError(short)
     big = 1_000_000
     config = {
         "limits": {
@@ -648,19 +487,7 @@ def mass_leave(ctx) -> List[Figure]:
                 out.append((ws, joined))
             return out
         members = loop.run_until_complete(call_members())
-        socks = []
-        for _, joined in members:
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.bind(("127.0.0.1", 0))
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-            bind_udp(s, joined["media"])
-            socks.append(s)
-        media = [j["media"] for _, j in members]
-        spec = {"host": media[0]["host"], "port": media[0]["port"], "profile": media[0]["srtp_profile"],
-                "pub_uplink": media[0]["uplink_key"], "sub_downlink": media[1]["downlink_key"],
-                "stun_ufrag": media[2]["ice_ufrag"],
-                "pwd": {"pub": media[0]["ice_pwd"], "sub": media[1]["ice_pwd"], "stun": media[2]["ice_pwd"]},
-                "fds": {"pub": socks[0].fileno(), "sub": socks[1].fileno(), "stun": socks[2].fileno()}}
+        socks, spec = open_call([j["media"] for _, j in members], timeout=3.0)
         call = helper("call", json.dumps(spec), pass_fds=[s.fileno() for s in socks])
         driver = helper("mass", server.url, mass, MASS_CHANNEL_SIZE, MASS_CONCURRENCY, nice=10)
         ready = read_json_line(driver, 900, "mass sessions")
@@ -694,10 +521,10 @@ def mass_leave(ctx) -> List[Figure]:
     audio = seen["audio_at"]
     stun = [t for t, _ in seen["stun_answers"]]
     end = start + WINDOW
-    audio_gap, audio_n = gap_in(audio, start, end)
-    stun_gap, stun_n = gap_in(stun, start, end)
-    base_audio, _ = gap_in(audio, start - WINDOW, start)
-    base_stun, _ = gap_in(stun, start - WINDOW, start)
+    audio_gap, audio_n = longest_gap(audio, start, end)
+    stun_gap, stun_n = longest_gap(stun, start, end)
+    base_audio, _ = longest_gap(audio, start - WINDOW, start)
+    base_stun, _ = longest_gap(stun, start - WINDOW, start)
     rtts = [rtt for t, rtt in seen["stun_answers"] if start <= t <= end]
     late_audio = max((s - d for d, s in seen["audio_sent"] if start <= s <= end), default=0.0)
     late_stun = max((s - d for d, s in seen["stun_sent"] if start <= s <= end), default=0.0)
@@ -729,8 +556,7 @@ def mass_leave(ctx) -> List[Figure]:
 
 async def probe_variant(ctx, variant: str) -> Dict[str, Any]:
     """One attack; returns the byte counts."""
-    import pylibsrtp
-    from media_client import consent_answer, rtp, stun_binding_request
+    from media_client import consent_answer, rtp, srtp_session, stun_binding_request
     config: Dict[str, Any] = {}
     if variant == "b":
         config = {"timeouts": {"consent_interval_ms": 1000, "consent_timeout_ms": 2500}}
@@ -769,10 +595,7 @@ async def probe_variant(ctx, variant: str) -> Dict[str, Any]:
                 bound = True
         if not bound:
             raise BenchError("the probe's socket got no consent check")
-        profile = {"AEAD_AES_128_GCM": pylibsrtp.Policy.SRTP_PROFILE_AEAD_AES_128_GCM,
-                   "AES_CM_128_HMAC_SHA1_80": pylibsrtp.Policy.SRTP_PROFILE_AES128_CM_SHA1_80}[media["srtp_profile"]]
-        tx = pylibsrtp.Session(pylibsrtp.Policy(key=base64.b64decode(media["uplink_key"]),
-                                                ssrc_type=pylibsrtp.Policy.SSRC_ANY_OUTBOUND, srtp_profile=profile))
+        tx = srtp_session(media["srtp_profile"], media["uplink_key"], outbound=True)
         seq = 0
         if variant == "control":
             # Earn probes honestly: 40 KB of SRTP from the bound socket.
@@ -919,6 +742,7 @@ def _helper_main(argv: List[str]) -> None:
     elif role == "mass":
         asyncio.run(_mass(argv[1], int(argv[2]), int(argv[3]), int(argv[4])))
     elif role == "call":
-        _call(json.loads(argv[1]))
+        from abuse_support import run_call
+        run_call(json.loads(argv[1]))
     else:
         raise SystemExit(f"unknown helper {role}")

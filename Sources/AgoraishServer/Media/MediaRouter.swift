@@ -67,16 +67,15 @@ public final class MediaRouter: @unchecked Sendable {
     /// A candidate that sends a fresh binding request is checked again if its last check is older than this.
     static let candidateRecheck: Duration = .milliseconds(200)
     /// An address bound by SRTP alone (it answered no check yet) is checked
-    /// this often, and sent nothing more if it answers none within `unansweredGrace`
-    /// (or `consentTimeout`, if shorter): SRTP from an address can be spoofed
-    /// by the key holder, an answer to a check it never saw cannot.
+    /// this often until it answers one.
     static let unansweredRecheck: Duration = .milliseconds(500)
-    static let unansweredGrace: Duration = .seconds(10)
     /// Consent checks that stay answerable per participant.
     static let checksKept = 8
     private let consentInterval: Duration
     private let consentTimeout: Duration
     private var byCandidate: [SocketAddress: (session: UInt64, worker: Int)] = [:]
+    /// Key-thread state: the worker of each admitted participant.
+    private var keyWorkers: [UInt64: Int] = [:]
     private var random = SplitMix64(seed: 0)
 
     // Receive-thread state.
@@ -142,62 +141,79 @@ public final class MediaRouter: @unchecked Sendable {
     /// Carries out a signaling decision. Commands reach the owning worker in
     /// the order they were given.
     ///
-    /// Every command passes through the key thread, which makes an
-    /// admission's SRTP contexts (and frees removed participants' ones): with
-    /// libsrtp on NSS (Debian's build) making or freeing one costs time in
-    /// proportion to all that live, and the first one initializes NSS, none of
-    /// which may stall forwarding or signaling. Commands keep their order. A
-    /// client's first binding request that comes before its admission is
-    /// dropped and retransmitted (every 200 ms by the engine).
+    /// The router learns of an admission or a removal at once (a client's
+    /// first binding request may follow its `joined` reply within
+    /// microseconds). The workers' half of every command passes through the
+    /// key thread, in order: it makes an admission's SRTP contexts (and frees
+    /// removed participants' ones) — with libsrtp on NSS (Debian's build)
+    /// making or freeing one costs time in proportion to all that live, and
+    /// the first one initializes NSS, none of which may stall forwarding or
+    /// signaling. A worker that admits a participant asks the router for its
+    /// address, in case it was bound meanwhile.
     public func apply(_ command: SignalingCore.MediaCommand) {
-        keyThread.post { [self] in
-            var keys: MediaKeys? = nil
-            if case .admit(let grant) = command {
-                guard let made = try? MediaKeys(grant) else { return }
-                keys = made
-            }
-            loop.post { [self] in route(command, keys: keys) }
+        switch command {
+        case .admit(let grant): loop.post { [self] in enter(grant) }
+        case .remove(let session): loop.post { [self] in removeEntry(session) }
+        default: break
+        }
+        keyThread.post { [self] in forward(command) }
+    }
+
+    /// Router thread: a participant's STUN credentials.
+    private func enter(_ grant: MediaGrant) {
+        removeEntry(grant.session)
+        bySession[grant.session] = Entry(session: grant.session, ufrag: grant.iceUfrag,
+                                         password: Array(grant.icePassword.utf8),
+                                         worker: worker(for: grant.app + "\u{0}" + grant.channel), address: nil)
+        byUfrag[grant.iceUfrag] = grant.session
+    }
+
+    /// Router thread: tells a newly admitting worker where its participant's media goes.
+    private func rebind(_ session: UInt64) {
+        guard let e = bySession[session], let address = e.address else { return }
+        let consented = e.consentAt != nil
+        workers[e.worker].loop.post { [worker = workers[e.worker]] in
+            worker.bind(session, address)
+            if consented { worker.consented(session) }
         }
     }
 
-    private func route(_ command: SignalingCore.MediaCommand, keys: MediaKeys?) {
-        switch command {
-        case .admit(let grant):
-            let keys = keys!
-            removeEntry(grant.session)
+    /// Key thread: the worker's half of a command.
+    private func forward(_ command: SignalingCore.MediaCommand) {
+        if case .admit(let grant) = command {
+            guard let keys = try? MediaKeys(grant) else { return }
             let w = worker(for: grant.app + "\u{0}" + grant.channel)
-            bySession[grant.session] = Entry(session: grant.session, ufrag: grant.iceUfrag,
-                                             password: Array(grant.icePassword.utf8), worker: w, address: nil)
-            byUfrag[grant.iceUfrag] = grant.session
-            workers[w].loop.post { [worker = workers[w]] in worker.admit(grant, keys: keys) }
-        case .setPublisher(let session, let canPublish):
-            guard let e = bySession[session] else { return }
-            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setPublisher(session, canPublish) }
-        case .remove(let session):
-            removeEntry(session)
-        case .setAudioMuted(let session, let muted):
-            guard let e = bySession[session] else { return }
-            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setAudioMuted(session, muted) }
-        case .setAudioSubscription(let session, let sub):
-            guard let e = bySession[session] else { return }
-            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setAudioSubscription(session, sub) }
-        case .setVideoMuted(let session, let muted):
-            guard let e = bySession[session] else { return }
-            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoMuted(session, muted) }
-        case .setVideoSubscription(let session, let sub):
-            guard let e = bySession[session] else { return }
-            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoSubscription(session, sub) }
-        case .setVideoRetransmission(let session, let pairs):
-            guard let e = bySession[session] else { return }
-            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoRetransmission(session, pairs) }
-        case .setVideoLowStream(let session, let ssrc):
-            guard let e = bySession[session] else { return }
-            workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.setVideoLowStream(session, ssrc) }
-        case .probeDownlink(let session, let bitrate, let durationMs):
-            guard let e = bySession[session] else { return }
-            workers[e.worker].loop.post { [worker = workers[e.worker]] in
-                worker.probe(session, bitrate: bitrate, duration: .milliseconds(Int64(durationMs)))
+            keyWorkers[grant.session] = w
+            workers[w].loop.post { [self, worker = workers[w]] in
+                worker.admit(grant, keys: keys)
+                loop.post { [self] in rebind(grant.session) }
             }
+            return
+        }
+        let session: UInt64
+        switch command {
+        case .admit: return
+        case .remove(let s), .setPublisher(let s, _), .setAudioMuted(let s, _), .setAudioSubscription(let s, _),
+             .setVideoMuted(let s, _), .setVideoSubscription(let s, _), .setVideoRetransmission(let s, _),
+             .setVideoLowStream(let s, _), .probeDownlink(let s, _, _):
+            session = s
+        }
+        guard let w = keyWorkers[session] else { return }
+        let worker = workers[w]
+        switch command {
+        case .admit: break
+        case .remove:
+            keyWorkers[session] = nil
+            worker.loop.post { worker.remove(session) }
+        case .setPublisher(_, let canPublish): worker.loop.post { worker.setPublisher(session, canPublish) }
+        case .setAudioMuted(_, let muted): worker.loop.post { worker.setAudioMuted(session, muted) }
+        case .setAudioSubscription(_, let sub): worker.loop.post { worker.setAudioSubscription(session, sub) }
+        case .setVideoMuted(_, let muted): worker.loop.post { worker.setVideoMuted(session, muted) }
+        case .setVideoSubscription(_, let sub): worker.loop.post { worker.setVideoSubscription(session, sub) }
+        case .setVideoRetransmission(_, let pairs): worker.loop.post { worker.setVideoRetransmission(session, pairs) }
+        case .setVideoLowStream(_, let ssrc): worker.loop.post { worker.setVideoLowStream(session, ssrc) }
+        case .probeDownlink(_, let bitrate, let durationMs):
+            worker.loop.post { worker.probe(session, bitrate: bitrate, duration: .milliseconds(Int64(durationMs))) }
         }
     }
 
@@ -223,7 +239,6 @@ public final class MediaRouter: @unchecked Sendable {
         if byUfrag[e.ufrag] == session { byUfrag[e.ufrag] = nil }
         if let a = e.address, byAddress[a]?.session == session { byAddress[a] = nil }
         if let c = e.candidate, byCandidate[c]?.session == session { byCandidate[c] = nil }
-        workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.remove(session) }
     }
 
     private func drain() {
@@ -355,17 +370,19 @@ public final class MediaRouter: @unchecked Sendable {
             var expired: [UInt64] = [], due: [UInt64] = []
             for (session, e) in bySession {
                 guard e.address != nil else { continue }
-                let deadline = e.consentAt.map { $0 + consentTimeout }
-                    ?? e.boundAt + min(consentTimeout, Self.unansweredGrace)
-                if now >= deadline { expired.append(session) }
+                if now >= (e.consentAt ?? e.boundAt) + consentTimeout { expired.append(session) }
                 else if now >= e.nextCheck { due.append(session) }
             }
             for session in expired {
                 let e = bySession[session]!
                 if let address = e.address, byAddress[address]?.session == session { byAddress[address] = nil }
                 bySession[session]!.address = nil
-                bySession[session]!.checks = []
                 bySession[session]!.expired = true
+                // It stays answerable: a late answer to one of its checks binds it again.
+                if e.candidate == nil, let address = e.address, byCandidate[address] == nil {
+                    bySession[session]!.candidate = address
+                    byCandidate[address] = (session, e.worker)
+                }
                 counts.consentExpired += 1
                 workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.bind(session, nil) }
             }
