@@ -975,7 +975,11 @@ int main(void) {
         CHECK(ev_a.local_stats == 0 ||
                   (s->struct_size == sizeof *s && s->sent_bitrate > 0 && s->sent_bitrate < 20000 &&
                    s->sent_frame_rate > 0 && s->sent_frame_rate <= 30 && s->encoder_output_frame_rate > 0 &&
-                   s->target_bitrate > 0 && s->target_frame_rate == FPS && s->encoded_bitrate > 0 &&
+                   /* Under valgrind the engine runs far behind real time and congestion control
+                      rightly lowers the frame rate it aims at. */
+                   s->target_bitrate > 0 && (slow ? s->target_frame_rate >= 1 && s->target_frame_rate <= FPS
+                                                  : s->target_frame_rate == FPS) &&
+                   s->encoded_bitrate > 0 &&
                    s->encoded_bitrate <= s->sent_bitrate && s->encoded_frame_width == WIDTH &&
                    s->encoded_frame_height == HEIGHT && s->encoded_frame_count > 0 &&
                    s->codec_type == AGORAISH_VIDEO_CODEC_VP8 && s->capture_frame_rate > 0 && s->capture_frame_rate <= 30),
@@ -1001,8 +1005,9 @@ int main(void) {
             CHECK(evs[i]->remote_stats == 0 ||
                       (s->struct_size == sizeof *s && s->uid == SENDER && s->width == widths[i] &&
                        s->height == heights[i] && s->received_bitrate > 0 && s->received_bitrate < 20000 &&
-                       s->decoder_output_frame_rate > 0 && s->decoder_output_frame_rate <= 30 &&
-                       s->renderer_output_frame_rate >= 0 && s->renderer_output_frame_rate <= 30 &&
+                       /* Under valgrind a late burst is decoded at once: a rate above the sender's. */
+                       s->decoder_output_frame_rate > 0 && s->decoder_output_frame_rate <= (slow ? 120 : 30) &&
+                       s->renderer_output_frame_rate >= 0 && s->renderer_output_frame_rate <= (slow ? 120 : 30) &&
                        s->packet_loss_rate >= 0 && s->packet_loss_rate <= 100 && s->rx_stream_type == i &&
                        s->total_frozen_time >= 0 && s->frozen_rate >= 0 && s->frozen_rate <= 100 &&
                        s->total_active_time > 0 && s->publish_duration >= s->total_active_time),
