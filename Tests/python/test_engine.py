@@ -221,7 +221,7 @@ def test_log_rotation_keeps_five_files(make_engine, log_dir):
     for name in ["rot_4.log", "rot_3.log", "rot_2.log", "rot_1.log", "rot.log"]:
         p = log_dir / name
         assert p.stat().st_size <= 128 * 1024, name
-        sequence.extend(int(n) for n in re.findall(r"ws://h\.example/(\d{5})/", p.read_text(encoding="utf-8")))
+        sequence.extend(int(n) for n in re.findall(r"wss://h\.example/(\d{5})/", p.read_text(encoding="utf-8")))
     assert sequence == sorted(sequence) and sequence[-1] == count - 1
 
 
@@ -282,7 +282,7 @@ def test_get_parameter_round_trips(make_engine, log_dir):
     assert engine.get_parameter("rtc.log_file") == str(path) == engine.log_file
     assert engine.get_parameter_text("rtc.log_file") == json.dumps(str(path))
     # A long value needs more than any first guess of a buffer.
-    long_url = "ws://long.example/" + "p" * 2000
+    long_url = "wss://long.example/" + "p" * 2000
     engine.set_parameters({"rtc.server_url": long_url})
     assert engine.get_parameter("rtc.server_url") == long_url
 

@@ -29,8 +29,7 @@ public final class MediaRouter: @unchecked Sendable {
     public let counters = MediaCounters()
 
     let loop: EventLoop
-    /// Makes admitted participants' SRTP contexts and frees removed ones, off
-    /// the forwarding and signaling threads; every command passes through it, in order.
+    /// Frees removed participants' SRTP contexts, off the forwarding threads.
     let keyThread: EventLoop
     let fd: Int32
     let workers: [MediaWorker]
@@ -74,8 +73,6 @@ public final class MediaRouter: @unchecked Sendable {
     private let consentInterval: Duration
     private let consentTimeout: Duration
     private var byCandidate: [SocketAddress: (session: UInt64, worker: Int)] = [:]
-    /// Key-thread state: the worker of each admitted participant.
-    private var keyWorkers: [UInt64: Int] = [:]
     private var random = SplitMix64(seed: 0)
 
     // Receive-thread state.
@@ -118,6 +115,9 @@ public final class MediaRouter: @unchecked Sendable {
         rx.initialize(repeating: agsh_datagram(), count: Self.batch)
         rxBuffers = .allocate(byteCount: Self.batch * Self.slot, alignment: 16)
         keyThread = try EventLoop(name: "agoraish-srtp")
+        // The first SRTP context initializes the crypto library (NSS): pay for it now, not at a client's join.
+        _ = try? SrtpSession(profile: .aeadAes128Gcm, keying: [UInt8](repeating: 1, count: SrtpProfile.aeadAes128Gcm.keyingLength),
+                             inbound: true)
         loop.post { [self] in
             loop.register(fd, events: EventLoop.readable) { [self] _ in drain() }
             scheduleConsent()
@@ -138,73 +138,48 @@ public final class MediaRouter: @unchecked Sendable {
         rxBuffers.deallocate()
     }
 
-    /// Carries out a signaling decision. Commands reach the owning worker in
-    /// the order they were given.
+    /// Carries out a signaling decision. Commands reach the owning worker
+    /// before any datagram the receive thread reads after them.
     ///
-    /// The router learns of an admission or a removal at once (a client's
-    /// first binding request may follow its `joined` reply within
-    /// microseconds). The workers' half of every command passes through the
-    /// key thread, in order: it makes an admission's SRTP contexts (and frees
-    /// removed participants' ones) — with libsrtp on NSS (Debian's build)
-    /// making or freeing one costs time in proportion to all that live, and
-    /// the first one initializes NSS, none of which may stall forwarding or
-    /// signaling. A worker that admits a participant asks the router for its
-    /// address, in case it was bound meanwhile.
+    /// An admission's SRTP contexts are made here, on the caller's thread (the
+    /// signaling thread), and freed on the key thread: with libsrtp on NSS
+    /// (Debian's build) making or freeing one costs time in proportion to all
+    /// that live, which must never stall forwarding. (The router made one at
+    /// start, so NSS is initialized before any client comes.)
     public func apply(_ command: SignalingCore.MediaCommand) {
-        switch command {
-        case .admit(let grant): loop.post { [self] in enter(grant) }
-        case .remove(let session): loop.post { [self] in removeEntry(session) }
-        default: break
-        }
-        keyThread.post { [self] in forward(command) }
-    }
-
-    /// Router thread: a participant's STUN credentials.
-    private func enter(_ grant: MediaGrant) {
-        removeEntry(grant.session)
-        bySession[grant.session] = Entry(session: grant.session, ufrag: grant.iceUfrag,
-                                         password: Array(grant.icePassword.utf8),
-                                         worker: worker(for: grant.app + "\u{0}" + grant.channel), address: nil)
-        byUfrag[grant.iceUfrag] = grant.session
-    }
-
-    /// Router thread: tells a newly admitting worker where its participant's media goes.
-    private func rebind(_ session: UInt64) {
-        guard let e = bySession[session], let address = e.address else { return }
-        let consented = e.consentAt != nil
-        workers[e.worker].loop.post { [worker = workers[e.worker]] in
-            worker.bind(session, address)
-            if consented { worker.consented(session) }
-        }
-    }
-
-    /// Key thread: the worker's half of a command.
-    private func forward(_ command: SignalingCore.MediaCommand) {
+        var keys: MediaKeys? = nil
         if case .admit(let grant) = command {
-            guard let keys = try? MediaKeys(grant) else { return }
+            guard let made = try? MediaKeys(grant) else { return }
+            keys = made
+        }
+        loop.post { [self] in route(command, keys: keys) }
+    }
+
+    private func route(_ command: SignalingCore.MediaCommand, keys: MediaKeys?) {
+        if case .admit(let grant) = command, let keys {
+            removeEntry(grant.session)
             let w = worker(for: grant.app + "\u{0}" + grant.channel)
-            keyWorkers[grant.session] = w
-            workers[w].loop.post { [self, worker = workers[w]] in
-                worker.admit(grant, keys: keys)
-                loop.post { [self] in rebind(grant.session) }
-            }
+            bySession[grant.session] = Entry(session: grant.session, ufrag: grant.iceUfrag,
+                                             password: Array(grant.icePassword.utf8), worker: w, address: nil)
+            byUfrag[grant.iceUfrag] = grant.session
+            workers[w].loop.post { [worker = workers[w]] in worker.admit(grant, keys: keys) }
             return
         }
         let session: UInt64
         switch command {
         case .admit: return
-        case .remove(let s), .setPublisher(let s, _), .setAudioMuted(let s, _), .setAudioSubscription(let s, _),
+        case .remove(let s):
+            removeEntry(s)
+            return
+        case .setPublisher(let s, _), .setAudioMuted(let s, _), .setAudioSubscription(let s, _),
              .setVideoMuted(let s, _), .setVideoSubscription(let s, _), .setVideoRetransmission(let s, _),
              .setVideoLowStream(let s, _), .probeDownlink(let s, _, _):
             session = s
         }
-        guard let w = keyWorkers[session] else { return }
-        let worker = workers[w]
+        guard let e = bySession[session] else { return }
+        let worker = workers[e.worker]
         switch command {
-        case .admit: break
-        case .remove:
-            keyWorkers[session] = nil
-            worker.loop.post { worker.remove(session) }
+        case .admit, .remove: break
         case .setPublisher(_, let canPublish): worker.loop.post { worker.setPublisher(session, canPublish) }
         case .setAudioMuted(_, let muted): worker.loop.post { worker.setAudioMuted(session, muted) }
         case .setAudioSubscription(_, let sub): worker.loop.post { worker.setAudioSubscription(session, sub) }
@@ -239,6 +214,7 @@ public final class MediaRouter: @unchecked Sendable {
         if byUfrag[e.ufrag] == session { byUfrag[e.ufrag] = nil }
         if let a = e.address, byAddress[a]?.session == session { byAddress[a] = nil }
         if let c = e.candidate, byCandidate[c]?.session == session { byCandidate[c] = nil }
+        workers[e.worker].loop.post { [worker = workers[e.worker]] in worker.remove(session) }
     }
 
     private func drain() {
@@ -317,7 +293,7 @@ public final class MediaRouter: @unchecked Sendable {
         bySession[session]!.candidate = nil
         bySession[session]!.boundAt = now
         bySession[session]!.consentAt = consent ? now : nil
-        bySession[session]!.nextCheck = now + (consent ? jittered(consentInterval) : Self.unansweredRecheck)
+        bySession[session]!.nextCheck = now + (consent ? jittered(consentInterval) : min(Self.unansweredRecheck, consentInterval))
         byAddress[address] = (session, entry.worker)
         // Worker 0 runs on this thread: bind at once, before the next datagram
         // of this batch is forwarded. Others run their posted work before their ring.
@@ -388,7 +364,7 @@ public final class MediaRouter: @unchecked Sendable {
             }
             for session in due {
                 let unanswered = bySession[session]!.consentAt == nil
-                bySession[session]!.nextCheck = now + (unanswered ? Self.unansweredRecheck : jittered(consentInterval))
+                bySession[session]!.nextCheck = now + (unanswered ? min(Self.unansweredRecheck, consentInterval) : jittered(consentInterval))
                 sendConsentCheck(session, to: bySession[session]!.address!, now: now)
             }
             counters.add(&counts)
