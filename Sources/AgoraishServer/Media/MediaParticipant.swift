@@ -1,0 +1,151 @@
+import AgoraishIO
+import AgoraishWire
+
+/// One participant as a media worker knows it: its SRTP contexts, address and streams.
+final class MediaParticipant {
+    let session: UInt64
+    let uid: UInt32
+    let uplink: SrtpSession
+    let downlink: SrtpSession
+    let channel: MediaChannel
+    var canPublish: Bool
+    /// The participant muted its audio: none of its audio is forwarded.
+    var audioMuted: Bool
+    /// Whose audio this participant receives.
+    var audioSubscription: AudioSubscription {
+        didSet { receivesAllAudio = audioSubscription.blocksNothing }
+    }
+    /// The common case, kept as a flag so forwarding checks one byte per copy.
+    private(set) var receivesAllAudio = true
+    /// The participant muted its video: none of its video is forwarded.
+    var videoMuted: Bool
+    /// Whose video this participant receives.
+    var videoSubscription: VideoSubscription {
+        didSet { receivesAllVideo = videoSubscription.blocksNothing }
+    }
+    private(set) var receivesAllVideo = true
+    /// The publisher's own SSRC of its low video stream (dual stream); 0: none.
+    var videoLowSsrc: UInt32
+    /// As a subscriber: per dual-stream publisher (uid), whether the low
+    /// stream is the one forwarded now. It changes to the wanted stream at
+    /// that stream's next keyframe.
+    var forwardedLow: [UInt32: Bool] = [:]
+    var address: SocketAddress?
+    /// The address answered a consent check (last-mile probes go only to such addresses).
+    var consented = false
+    /// Bytes received from the participant, and last-mile probe bytes sent to
+    /// it: probes stay within `ProbeLimits.amplification` times what it sent.
+    var bytesIn = 0
+    var probeBytesOut = 0
+    /// Publisher SSRC -> server SSRC (remapped at ingress).
+    var ssrcMap: [UInt32: UInt32] = [:]
+    /// The publisher's own SSRCs that carry video.
+    var videoSsrcs: Set<UInt32> = []
+    /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (its own numbers).
+    var rtxToMedia: [UInt32: UInt32]
+    /// The echo test: the participant's audio comes back to it after this delay (nil: off).
+    let echoDelay: Duration?
+    /// As a subscriber: the next RTX sequence number per server RTX SSRC.
+    var rtxSequences: [UInt32: UInt16] = [:]
+    /// Congestion control (docs/network.md): arrivals of what this
+    /// participant sends, for the feedback the server returns to it ...
+    var uplinkArrivals = TransportFeedbackRecorder()
+    /// ... and the server's estimate of its downlink, from its feedback on
+    /// what the server sends it.
+    var downlinkEstimate = BandwidthEstimator(settings: .init(startBitrate: 2_000_000, minBitrate: 50_000,
+                                                              maxBitrate: 20_000_000))
+    /// Subscribe fallback: publishers (uid) this subscriber gets the low
+    /// stream of, or only the audio of, because its downlink cannot carry more.
+    var bandwidthLow: Set<UInt32> = []
+    var audioOnly: Set<UInt32> = []
+    /// Since when what is forwarded has not fitted the estimate.
+    var overBudgetSince: Instant? = nil
+    /// When the downlink last lost more than 2 % (congestion, not a slow receiver).
+    var lastDownlinkLoss: Instant? = nil
+    /// No step up before this; the wait doubles when a step up is soon undone.
+    var holdUntil: Instant? = nil
+    var backoff: Duration = MediaWorker.stepUpHold
+    var lastStepUp: Instant? = nil
+    /// Padding probes to this subscriber: their SSRC (reserved in the channel) and next sequence number.
+    var paddingSsrc: UInt32 = 0
+    var paddingSequence: UInt16 = 0
+    /// While stepped down: the share of the estimate that forwarding leaves unused (bps), sent as padding.
+    var paddingRate = 0
+    /// Retransmissions to this subscriber in the current 100 ms window: they
+    /// may take at most half its downlink estimate (a congested link is not
+    /// helped by more traffic).
+    var rtxWindow: (start: Instant, bytes: Int) = (Instant(nanoseconds: 0), 0)
+    /// As a publisher without a low stream: the last REMB sent (bps) and when.
+    var lastRemb: (bitrate: Int, at: Instant)? = nil
+    /// When the participant was admitted to its channel.
+    let admittedAt = Instant.now()
+    /// As a subscriber, per reliable data stream (server SSRC) that was running
+    /// before it came: the first sequence number forwarded to it, written as
+    /// the stream's start in what it gets, so it never asks for what came before.
+    var dataFloors: [UInt32: UInt16] = [:]
+
+    /// A participant with its SRTP contexts, made by the router off the forwarding threads.
+    init(grant: MediaGrant, channel: MediaChannel, keys: MediaKeys) {
+        session = grant.session
+        uid = grant.uid
+        uplink = keys.uplink
+        downlink = keys.downlink
+        canPublish = grant.canPublish
+        audioMuted = grant.audioMuted
+        audioSubscription = grant.audioSubscription
+        receivesAllAudio = grant.audioSubscription.blocksNothing
+        videoMuted = grant.videoMuted
+        videoSubscription = grant.videoSubscription
+        receivesAllVideo = grant.videoSubscription.blocksNothing
+        videoLowSsrc = grant.videoLowSsrc
+        rtxToMedia = grant.videoRtx
+        echoDelay = grant.echoDelayMs > 0 ? .milliseconds(Int64(grant.echoDelayMs)) : nil
+        self.channel = channel
+    }
+}
+
+/// A participant's SRTP contexts: what it sends (inbound here) and what it is sent.
+struct MediaKeys: @unchecked Sendable {
+    let uplink: SrtpSession
+    let downlink: SrtpSession
+
+    init(_ grant: MediaGrant) throws(SrtpError) {
+        uplink = try SrtpSession(profile: grant.srtpProfile, keying: grant.uplinkKeying, inbound: true)
+        downlink = try SrtpSession(profile: grant.srtpProfile, keying: grant.downlinkKeying, inbound: false)
+    }
+}
+
+/// The participants of one channel and its streams.
+final class MediaChannel {
+    let key: String
+    var members: ContiguousArray<MediaParticipant> = []
+    /// Server SSRC -> (publisher, its own SSRC), for feedback going back upstream.
+    var streams: [UInt32: (publisher: MediaParticipant, ssrc: UInt32)] = [:]
+    /// Server SSRC of a video stream -> what is kept to retransmit it.
+    var videoCaches: [UInt32: VideoStreamCache] = [:]
+    /// Server RTX SSRCs in use.
+    var rtxSsrcs: Set<UInt32> = []
+    /// Server SSRC of an audio stream -> its uplink counts, for receiver reports.
+    var audioUplinks: [UInt32: SequenceCounter] = [:]
+    /// Server SSRC of an audio stream -> its last packets, to answer subscribers' NACKs
+    /// (the server-to-subscriber hop only: the uplink's audio is protected by FEC).
+    var audioCaches: [UInt32: VideoStreamCache] = [:]
+    /// Server SSRC of a reliable data stream -> its last 6 s, for NACKs on both hops (docs/data-streams.md).
+    var dataCaches: [UInt32: VideoStreamCache] = [:]
+    /// Server SSRC of a reliable data stream -> when its first packet came.
+    var dataStarted: [UInt32: Instant] = [:]
+    /// Server SSRC -> the loss (of 256) each subscriber (session) last reported receiving it.
+    var downlinkLoss: [UInt32: [UInt64: UInt8]] = [:]
+    var nextSsrc: UInt32
+
+    init(key: String, seed: UInt32) {
+        self.key = key
+        nextSsrc = seed | 1
+    }
+
+    func allocateSsrc() -> UInt32 {
+        repeat { nextSsrc = nextSsrc &* 1_103_515_245 &+ 12345 } while nextSsrc == 0 || streams[nextSsrc] != nil
+            || rtxSsrcs.contains(nextSsrc)
+        return nextSsrc
+    }
+}
