@@ -494,12 +494,7 @@ final class MediaTransport: @unchecked Sendable {
     /// server sends media to can see the transaction id, so the answer proves
     /// that this address wants what it is sent.
     private func answerConsentCheck(_ request: StunMessage) {
-        let ip = server.ipBytes
-        let xor = ip.count == 4
-            ? StunMessage.xorMappedAddress(ipv4: ip, port: server.port, transactionId: request.transactionId)
-            : StunMessage.xorMappedAddress(ipv6: ip, port: server.port, transactionId: request.transactionId)
-        let response = StunMessage(type: .bindingSuccess, transactionId: request.transactionId,
-                                   attributes: [(StunMessage.AttributeType.xorMappedAddress.rawValue, xor)])
+        let response = StunMessage.bindingSuccess(answering: request.transactionId, mappedIP: server.ipBytes, port: server.port)
         let bytes = response.serialized(integrityKey: Array(endpoint.icePassword.utf8))
         _ = bytes.withUnsafeBytes { raw in
             server.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }

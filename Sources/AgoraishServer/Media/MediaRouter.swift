@@ -412,12 +412,7 @@ public final class MediaRouter: @unchecked Sendable {
             }
         }
         counts.stunBindings += 1
-        let ip = address.ipBytes
-        let xor = ip.count == 4
-            ? StunMessage.xorMappedAddress(ipv4: ip, port: address.port, transactionId: request.transactionId)
-            : StunMessage.xorMappedAddress(ipv6: ip, port: address.port, transactionId: request.transactionId)
-        let response = StunMessage(type: .bindingSuccess, transactionId: request.transactionId,
-                                   attributes: [(StunMessage.AttributeType.xorMappedAddress.rawValue, xor)])
+        let response = StunMessage.bindingSuccess(answering: request.transactionId, mappedIP: address.ipBytes, port: address.port)
         let out = response.serialized(integrityKey: entry.password)
         let sent = out.withUnsafeBytes { raw in
             address.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }

@@ -75,6 +75,16 @@ public struct StunMessage: Sendable, Equatable {
     /// The USERNAME attribute as text.
     public var username: String? { attribute(.username).flatMap { String(validating: $0, as: UTF8.self) } }
 
+    /// The binding success answering `transactionId`, with XOR-MAPPED-ADDRESS
+    /// naming `ip` (4 or 16 bytes) and `port` as the answerer saw them (RFC 8489 §14.2).
+    public static func bindingSuccess(answering transactionId: [UInt8], mappedIP ip: [UInt8], port: UInt16) -> StunMessage {
+        let xor = ip.count == 4
+            ? xorMappedAddress(ipv4: ip, port: port, transactionId: transactionId)
+            : xorMappedAddress(ipv6: ip, port: port, transactionId: transactionId)
+        return StunMessage(type: .bindingSuccess, transactionId: transactionId,
+                           attributes: [(AttributeType.xorMappedAddress.rawValue, xor)])
+    }
+
     /// Encodes an XOR-MAPPED-ADDRESS value for an IPv4 or IPv6 address (§14.2).
     public static func xorMappedAddress(ipv4: [UInt8]? = nil, ipv6: [UInt8]? = nil, port: UInt16,
                                         transactionId: [UInt8]) -> [UInt8] {
