@@ -107,7 +107,7 @@ test-swift: $(BUILD)/abi-layout.json
 test-c: hosts
 	@set -e; for t in $(C_TESTS) $(CXX_TESTS); do echo "== $$t"; $$t; done
 	@set -e; for t in $(C_TESTS); do echo "== valgrind $$t"; \
-	  valgrind -q --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=Tests/valgrind.supp \
+	  valgrind -q --fair-sched=yes --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --suppressions=Tests/valgrind.supp \
 	    --show-possibly-lost=no $$t > /dev/null; done
 
 ## fuzz-build: the libFuzzer + AddressSanitizer build of agoraish-fuzz (its own scratch path).

@@ -182,11 +182,16 @@ static inline int make_tmpdir(const char *prefix) {
     return 1;
 }
 
-/** Removes `tmpdir` and the files in it. */
+/** Removes `tmpdir` and the files in it; keeps them (and says where) when a check failed. */
 static inline void remove_tmpdir(void) {
-    DIR *dir = opendir(tmpdir);
+    DIR *dir;
     struct dirent *entry;
     char path[512];
+    if (failures) {
+        fprintf(stderr, TEST_NAME ": logs kept in %s\n", tmpdir);
+        return;
+    }
+    dir = opendir(tmpdir);
     if (!dir) return;
     while ((entry = readdir(dir)) != NULL) {
         if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0) continue;

@@ -407,8 +407,12 @@ int main(void) {
 
     /* Warm-up: pictures until the media path carries them. */
     pusher.start_ms = now_ms();
-    CHECK(push_until_rendered(&pusher, &sink, 1, wait_seconds, WIDTH, HEIGHT), "no picture rendered after %d pushed",
-          pusher.next);
+    {
+        const int warmed = push_until_rendered(&pusher, &sink, 1, wait_seconds, WIDTH, HEIGHT);
+        CHECK(warmed, "no picture rendered after %d pushed in %.1f s", pusher.next, (now_ms() - pusher.start_ms) / 1000);
+        printf("video_call: the first picture rendered after %d pushed in %.1f s\n", pusher.next,
+               (now_ms() - pusher.start_ms) / 1000);
+    }
 
     /* The measurement: pictures first .. first + measured - 1. */
     first = pusher.next;
@@ -448,7 +452,7 @@ int main(void) {
     pthread_mutex_unlock(&sink.mutex);
     /* Under valgrind the encoder runs at a frame or two a second and drops what its rate buffer
        cannot hold, so the measured pictures may all be dropped; those that render must be right. */
-    CHECK(rendered >= (slow ? 0 : MEASURED_MIN), "rendered %d of the %d pictures pushed", rendered, measured);
+    CHECK(rendered >= (slow ? 1 : MEASURED_MIN), "rendered %d of the %d pictures pushed", rendered, measured);
     CHECK(in_order, "the pictures arrived out of order");
     CHECK(right_size, "a picture arrived at another size than 320x240");
     CHECK(rendered == 0 || worst > 30.0, "luma PSNR at %d Kbps: worst %.1f dB", BITRATE, worst);
