@@ -1,7 +1,8 @@
 # agoraish — build, test, demo, bench, install.
 #
 #   make demo     set up, build, run the demo
-#   make test     set up, build once, run every test (Swift, ABI, C, C++, Python)
+#   make test     set up, check the layering, build once, run every test (Swift, ABI, C, C++, Python)
+#   make check-layering  imports follow Package.swift and docs/architecture.md; sans-IO layers stay so
 #   make bench    set up, build, run the benchmarks -> bench/results/latest.json
 #   make install  PREFIX=/usr/local: library, header, pkg-config file, Python package
 
@@ -41,7 +42,7 @@ FUZZ_FLAGS   := --product agoraish-fuzz --sanitize=fuzzer --sanitize=address -Xs
 FUZZ_SECONDS ?= 60
 FUZZ_BRIEF   ?= 3
 
-.PHONY: all setup build swift-build dist hosts test test-swift test-abi test-c test-python \
+.PHONY: all setup build swift-build dist hosts test check-layering test-swift test-abi test-c test-python \
         fuzz-build test-fuzz fuzz sanitize demo bench install uninstall clean
 
 all: build
@@ -89,8 +90,15 @@ $(BUILD)/examples/%_cpp: examples/cpp/%.cpp include/agoraish.h bindings/cpp/agor
 
 ## test: everything, built once. The last lines are pytest's summary.
 test: setup
+	@$(MAKE) --no-print-directory check-layering
 	@$(MAKE) --no-print-directory build
 	@$(MAKE) --no-print-directory test-abi test-swift test-c test-fuzz test-python
+
+## check-layering: the arrows of docs/architecture.md and Package.swift, imports per target,
+## and no sockets, threads, clocks or files in AgoraishWire, AgoraishMedia, AgoraishSession.
+## Reads the manifest with `swift package dump-package`; builds nothing.
+check-layering:
+	@SWIFT=$(SWIFT) $(PYTHON) tools/check_layering.py
 
 $(BUILD)/abi-layout.json: $(BUILD)/layout_probe
 	$< > $@

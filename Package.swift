@@ -2,6 +2,11 @@
 //
 // agoraish: an open real-time voice, video and data stack for Linux with the
 // programming surface of the Agora RTC SDK. Layout and layering: docs/architecture.md.
+//
+// The `dependencies:` below are the layering's arrows. `make check-layering`
+// (tools/check_layering.py) checks that every file imports only its target's
+// direct dependencies, that docs/architecture.md draws the same arrows, and
+// that AgoraishWire, AgoraishMedia and AgoraishSession stay sans-IO.
 import PackageDescription
 
 /// A system library reached through pkg-config, with its module map in Sources/<name>.
@@ -47,17 +52,25 @@ let package = Package(
         // against the header at compile time.
         .target(name: "CAgoraishABI", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
 
-        // Sans-IO formats. No threads, sockets or clocks.
+        // Sans-IO formats: wire types, tokens, WebSocket framing, SRTP, congestion
+        // control values. No threads, sockets, clocks or files.
         .target(name: "AgoraishWire", dependencies: ["COpenSSL", "CZlib", "CSrtp"]),
-        // Media processing, pure: codecs, jitter buffers, mixing. Buffers in, buffers out.
+        // Media processing, pure: codecs, jitter buffers, mixing, picture coding.
+        // Buffers in, buffers out; no threads, sockets, clocks or files (the shim
+        // only for the codecs' variadic *_ctl calls).
         .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CYuv", "CJpeg", "CPng", "CAgoraishShim"]),
-        // Sans-IO state machines: the client's life in channels.
+        // Sans-IO state machines: the client's life in channels. Events and `now`
+        // in, transmits, timers and events out.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
-        // Threads, sockets, timers, files: the only home of the outside world.
+        // Threads, sockets, timers, the clock, files, TLS: the only home of the
+        // outside world. Knows no RTC semantics and neither half of the stack.
         .target(name: "AgoraishIO", dependencies: ["AgoraishWire", "CAgoraishShim", "COpenSSL"]),
-        // The engine: public Swift API named after the documented surface.
+        // The engine: public Swift API named after the documented surface. Drives
+        // Session and Media on IO's loops and threads; owns devices (ALSA, V4L2
+        // through the shim) and media files. Never imports the server.
         .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishSession", "AgoraishMedia", "AgoraishIO", "CAlsa", "COpusEnc", "CAgoraishShim"]),
-        // The @_cdecl C ABI layer -> libagoraish.so.
+        // The @_cdecl C ABI layer -> libagoraish.so. Links the engine and the
+        // embedded server; validates, converts, calls, maps errors.
         .target(
             name: "agoraish",
             dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishWire", "AgoraishIO", "AgoraishMedia", "CAgoraishABI", "CAgoraishShim"],
@@ -71,8 +84,9 @@ let package = Package(
         ),
         // Test support: latches, temporary files; later the virtual clock and simulated network.
         .target(name: "AgoraishTesting"),
-        // The channel server: signaling, membership, tokens; later the SFU media plane.
-        .target(name: "AgoraishServer", dependencies: ["AgoraishWire", "AgoraishIO"]),
+        // The channel server: signaling, membership, tokens, the SFU media plane
+        // (the shim for *mmsg batches). Never imports the engine.
+        .target(name: "AgoraishServer", dependencies: ["AgoraishWire", "AgoraishIO", "CAgoraishShim"]),
         .executableTarget(name: "agoraish-server", dependencies: ["AgoraishServer", "AgoraishWire"]),
         .executableTarget(name: "agoraish-token", dependencies: ["AgoraishWire"]),
         // Fuzz entries for every parser of untrusted input (docs/fuzzing.md).
@@ -81,12 +95,14 @@ let package = Package(
         .executableTarget(name: "agoraish-bench", dependencies: ["AgoraishWire"]),
 
         .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
-        .testTarget(name: "AgoraishEngineTests", dependencies: ["AgoraishEngine", "AgoraishIO", "AgoraishMedia", "AgoraishTesting", "CAgoraishShim"]),
-        .testTarget(name: "AgoraishMediaTests", dependencies: ["AgoraishMedia", "AgoraishWire"]),
-        .testTarget(name: "AgoraishServerTests", dependencies: ["AgoraishServer", "AgoraishTesting"]),
-        .testTarget(name: "AgoraishSessionTests", dependencies: ["AgoraishSession", "AgoraishServer"]),
+        .testTarget(name: "AgoraishEngineTests",
+                    dependencies: ["AgoraishEngine", "AgoraishIO", "AgoraishMedia", "AgoraishWire", "AgoraishTesting", "CAgoraishShim"]),
+        .testTarget(name: "AgoraishMediaTests", dependencies: ["AgoraishMedia", "AgoraishWire", "CJpeg"]),
+        .testTarget(name: "AgoraishServerTests", dependencies: ["AgoraishServer", "AgoraishWire", "AgoraishTesting"]),
+        .testTarget(name: "AgoraishSessionTests", dependencies: ["AgoraishSession", "AgoraishServer", "AgoraishWire"]),
         .testTarget(name: "AgoraishIntegrationTests",
-                    dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishIO", "AgoraishMedia", "AgoraishTesting"]),
+                    dependencies: ["AgoraishEngine", "AgoraishServer", "AgoraishSession", "AgoraishIO", "AgoraishMedia", "AgoraishWire",
+                                   "AgoraishTesting"]),
         .testTarget(name: "AgoraishABITests", dependencies: ["CAgoraishABI"]),
         .testTarget(name: "AgoraishWireTests", dependencies: ["AgoraishWire"], exclude: ["Fixtures"]),
     ]

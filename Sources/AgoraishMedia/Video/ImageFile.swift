@@ -1,13 +1,13 @@
 import CJpeg
 import CPng
 import CYuv
-import Glibc
 
 /// Why a picture could not be written or an image read.
 public enum ImageFileError: Error, Equatable, Sendable {
     /// The path's extension names no format written here (.jpg, .jpeg, .png).
     case unsupportedFormat
-    /// A file system call failed; the errno value.
+    /// A file system call failed (in the engine, which reads and writes the
+    /// files); the errno value.
     case io(Int32)
     /// The bytes are not a well-formed image: wrong signature, truncated or corrupt.
     case malformed
@@ -40,42 +40,43 @@ public struct RGBAImage: Equatable, Sendable {
     public var isValid: Bool { width > 0 && height > 0 && pixels.count == width * height * 4 }
 }
 
-/// Picture files for takeSnapshot (JPEG, PNG) and watermark images (PNG).
+/// Picture files for takeSnapshot (JPEG, PNG) and watermark images (PNG),
+/// encoded and decoded in memory.
 ///
-/// Encoding and decoding work on bytes in memory (libturbojpeg, libpng's
-/// simplified API, libyuv for colour); the path-taking functions add only a
-/// whole-file read, or a write to a temporary file renamed into place, so a
-/// file at `path` is either absent or complete. Pictures are BT.601 studio
-/// range, as everywhere in the media layer.
+/// Encoding and decoding work on bytes (libturbojpeg, libpng's simplified
+/// API, libyuv for colour); reading and writing the files is the engine's
+/// (`ImageFile+Files.swift` there, through AgoraishIO). Pictures are BT.601
+/// studio range, as everywhere in the media layer.
 public enum ImageFile {
     /// The largest width or height of an image read.
     public static let maxSide = 4096
-    /// The largest file read, in bytes.
+    /// The largest image file a reader accepts, in bytes.
     public static let maxFileBytes = 256 << 20
 
-    /// Writes `frame` as JPEG or PNG, chosen by the extension of `path`
-    /// (.jpg or .jpeg, .png, in any case); JPEG at quality 90.
-    public static func write(_ frame: I420Frame, to path: String) throws(ImageFileError) {
-        switch path.split(separator: "/").last?.split(separator: ".").dropFirst().last?.lowercased() {
-        case "jpg", "jpeg": try writeJPEG(frame, to: path)
-        case "png": try writePNG(frame, to: path)
-        default: throw .unsupportedFormat
+    /// The file formats written here.
+    public enum Format: Equatable, Sendable {
+        /// Baseline JPEG (JFIF), 4:2:0.
+        case jpeg
+        /// 8-bit RGB PNG.
+        case png
+
+        /// The format named by the extension of `path` (.jpg or .jpeg, .png,
+        /// in any case); nil for any other name, or a name that is only an extension.
+        public init?(path: String) {
+            switch path.split(separator: "/").last?.split(separator: ".").dropFirst().last?.lowercased() {
+            case "jpg", "jpeg": self = .jpeg
+            case "png": self = .png
+            default: return nil
+            }
         }
     }
 
-    /// Writes `frame` as a baseline 4:2:0 JPEG at `quality` (1-100).
-    public static func writeJPEG(_ frame: I420Frame, to path: String, quality: Int = 90) throws(ImageFileError) {
-        try writeAtomically(try jpegData(frame, quality: quality), to: path)
-    }
-
-    /// Writes `frame` as an 8-bit RGB PNG.
-    public static func writePNG(_ frame: I420Frame, to path: String) throws(ImageFileError) {
-        try writeAtomically(try pngData(frame), to: path)
-    }
-
-    /// Reads a PNG file of any colour type and bit depth as 8-bit RGBA.
-    public static func readPNG(path: String) throws(ImageFileError) -> RGBAImage {
-        try decodePNG(try readFile(path))
+    /// `frame` as a file of `format`'s bytes; JPEG at quality 90.
+    public static func encode(_ frame: I420Frame, as format: Format) throws(ImageFileError) -> [UInt8] {
+        switch format {
+        case .jpeg: try jpegData(frame)
+        case .png: try pngData(frame)
+        }
     }
 
     /// `frame` as a JFIF file's bytes: its own planes compressed with
@@ -199,58 +200,6 @@ public enum ImageFile {
     /// BT.601 studio-range chroma (16-240 around 128) to full range.
     static let chromaToFull: [UInt8] = (0..<256).map {
         UInt8(clamping: Int(((Double($0) - 128) * 255 / 224 + 128).rounded()))
-    }
-
-    /// Writes `bytes` to a temporary file next to `path` and renames it over
-    /// `path`, so readers see no file or a complete one.
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(ImageFileError) {
-        var template = Array((path + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw .io(errno) }
-        let temp = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { all in
-            var done = 0
-            while done < all.count {
-                let n = Glibc.write(fd, all.baseAddress! + done, all.count - done)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                done += n
-            }
-        }
-        if failure == 0, fchmod(fd, 0o644) != 0 { failure = errno }
-        if close(fd) != 0, failure == 0 { failure = errno }
-        if failure == 0, rename(temp, path) != 0 { failure = errno }
-        if failure != 0 {
-            unlink(temp)
-            throw .io(failure)
-        }
-    }
-
-    /// The whole file at `path`, at most `maxFileBytes`.
-    static func readFile(_ path: String) throws(ImageFileError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io(errno) }
-        defer { close(fd) }
-        var status = stat()
-        guard fstat(fd, &status) == 0 else { throw .io(errno) }
-        guard Int(status.st_size) <= maxFileBytes else { throw .tooLarge }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Int(status.st_size))
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .io(errno)
-            }
-            if n == 0 { return bytes }
-            guard bytes.count + n <= maxFileBytes else { throw .tooLarge }
-            bytes.append(contentsOf: chunk[0..<n])
-        }
     }
 }
 
