@@ -20,10 +20,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +32,6 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "custom-audio-render"
 #define PI 3.14159265358979323846
 #define SINK_RATE 44100               /* what local renders */
@@ -46,112 +43,56 @@
 #define MUTE_FROM_MS 1500             /* remote mutes itself from here ... */
 #define MUTE_TO_MS 2500               /* ... to here */
 #define LISTEN_MS 4500
-#define WAIT_SECONDS 5
 
 /* ---- one user's events ----------------------------------------------------- */
 
 typedef struct {
-    const char *name;
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left;
-    uint32_t uid, peer;
+    example_user base; /* first, so the handler's user_data is both */
+    /* Guarded by base.mutex. */
 } user_t;
-
-static void update(user_t *u, int *field, int value) {
-    pthread_mutex_lock(&u->mutex);
-    *field = value;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->uid = uid;
-    pthread_mutex_unlock(&u->mutex);
-    update(u, &u->joined, 1);
-}
-
-static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_joined uid %u, %d ms", uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->peer = uid;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_offline uid %u, reason %d", uid, reason);
-    pthread_mutex_lock(&u->mutex);
-    if (u->peer == uid) u->peer = 0;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_leave_channel after %u s: sent %llu bytes, received %llu bytes", stats->duration,
-        (unsigned long long)stats->tx_bytes, (unsigned long long)stats->rx_bytes);
-    update(u, &u->left, 1);
-}
-
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
-}
 
 static void on_local_audio_state_changed(agoraish_engine_t *e, void *ud, int state, int error) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_local_audio_state_changed %s (error %d)", local_state_name(state), error);
+    say(u->base.name, "on_local_audio_state_changed %s (error %d)", local_state_name(state), error);
 }
 
 static void on_first_local_audio_frame_published(agoraish_engine_t *e, void *ud, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_local_audio_frame_published, %d ms", elapsed);
+    say(u->base.name, "on_first_local_audio_frame_published, %d ms", elapsed);
 }
 
 static void on_user_mute_audio(agoraish_engine_t *e, void *ud, uint32_t uid, int muted) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_user_mute_audio uid %u %s", uid, muted ? "muted" : "unmuted");
+    say(u->base.name, "on_user_mute_audio uid %u %s", uid, muted ? "muted" : "unmuted");
 }
 
 static void on_first_remote_audio_frame(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_remote_audio_frame uid %u, %d ms", uid, elapsed);
+    say(u->base.name, "on_first_remote_audio_frame uid %u, %d ms", uid, elapsed);
 }
 
 static void on_first_remote_audio_decoded(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_remote_audio_decoded uid %u, %d ms", uid, elapsed);
+    say(u->base.name, "on_first_remote_audio_decoded uid %u, %d ms", uid, elapsed);
 }
 
 static void on_remote_audio_state_changed(agoraish_engine_t *e, void *ud, uint32_t uid, int state, int reason,
                                           int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_remote_audio_state_changed uid %u %s (%s), %d ms", uid, remote_state_name(state),
+    say(u->base.name, "on_remote_audio_state_changed uid %u %s (%s), %d ms", uid, remote_state_name(state),
         remote_reason_name(reason), elapsed);
 }
 
 static void on_remote_audio_stats(agoraish_engine_t *e, void *ud, const agoraish_remote_audio_stats *s) {
     user_t *u = ud;
     (void)e;
-    say(u->name,
+    say(u->base.name,
         "on_remote_audio_stats uid %u: %d kbps, loss %d %%, jitter buffer %d ms, end to end %d ms, "
         "concealed %d, active %d ms, frozen %d ms",
         s->uid, s->received_bitrate, s->audio_loss_rate, s->jitter_buffer_delay, s->end_to_end_delay,
@@ -159,27 +100,11 @@ static void on_remote_audio_stats(agoraish_engine_t *e, void *ud, const agoraish
 }
 
 static agoraish_engine_t *create_user(user_t *u, const char *name, const char *server_url) {
-    pthread_condattr_t attr;
     agoraish_event_handler handler;
-    agoraish_engine_config config;
-    agoraish_engine_t *engine;
 
     memset(u, 0, sizeof *u);
-    u->name = name;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
-    handler.on_user_joined = on_user_joined;
-    handler.on_user_offline = on_user_offline;
-    handler.on_leave_channel = on_leave_channel;
-    handler.on_error = on_error;
+    example_user_init(&u->base, name);
+    example_handler(&handler, &u->base);
     handler.on_local_audio_state_changed = on_local_audio_state_changed;
     handler.on_first_local_audio_frame_published = on_first_local_audio_frame_published;
     handler.on_user_mute_audio = on_user_mute_audio;
@@ -187,42 +112,7 @@ static agoraish_engine_t *create_user(user_t *u, const char *name, const char *s
     handler.on_first_remote_audio_decoded = on_first_remote_audio_decoded;
     handler.on_remote_audio_state_changed = on_remote_audio_state_changed;
     handler.on_remote_audio_stats = on_remote_audio_stats;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    engine = agoraish_engine_create(&config);
-    if (!engine) {
-        int rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-    }
-    return engine;
-}
-
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_peer(const user_t *u) { return u->peer != 0; }
-static int sees_nobody(const user_t *u) { return u->peer == 0; }
-
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
+    return example_create_engine(&u->base, &handler, server_url);
 }
 
 /* ---- the remote user: 10 ms of tone every 10 ms, muted for a while --------------- */
@@ -314,14 +204,12 @@ int main(void) {
     static const char wav_path[] = "demo-out/custom_audio_render.wav";
     static int16_t played[LISTEN_MS / 10 * SINK_FRAME * SINK_CHANNELS];
     const long blocks = LISTEN_MS / 10;
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     agoraish_engine_t *local_engine = NULL, *remote_engine = NULL;
     user_t local, remote;
     pthread_t talker;
     struct timespec start;
     char url[128];
-    size_t len = sizeof url;
     int ok = 0, rc, talking = 0, same = 1;
     long onset = -1, gap_from = -1, gap_blocks = 0, run = 0;
 
@@ -329,15 +217,7 @@ int main(void) {
     memset(&local, 0, sizeof local);
     memset(&remote, 0, sizeof remote);
 
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
     local_engine = create_user(&local, "local", url);
     remote_engine = create_user(&remote, "remote", url);
     if (!local_engine || !remote_engine) goto done;
@@ -352,14 +232,7 @@ int main(void) {
     agoraish_engine_set_external_audio_source(remote_engine, 1, 48000, 1);
     agoraish_engine_set_playback_device(remote_engine, "null");
 
-    if ((rc = agoraish_engine_join_channel(local_engine, NULL, CHANNEL, NULL, 0)) != 0
-        || !wait_until(&local, is_joined, "join")
-        || (rc = agoraish_engine_join_channel(remote_engine, NULL, CHANNEL, NULL, 0)) != 0
-        || !wait_until(&remote, is_joined, "join") || !wait_until(&local, sees_peer, "remote user")
-        || !wait_until(&remote, sees_peer, "remote user")) {
-        fprintf(stderr, "the users did not get together: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
+    if (example_meet(CHANNEL, local_engine, &local.base, 0, remote_engine, &remote.base, 0) != 0) goto done;
 
     /* The render loop: 10 ms every 10 ms, as a sound card would ask for it. */
     talking = pthread_create(&talker, NULL, talk, remote_engine) == 0;
@@ -372,10 +245,7 @@ int main(void) {
     }
     if (talking) pthread_join(talker, NULL);
 
-    agoraish_engine_leave_channel(remote_engine);
-    if (!wait_until(&remote, has_left, "leave") || !wait_until(&local, sees_nobody, "user offline")) goto done;
-    agoraish_engine_leave_channel(local_engine);
-    if (!wait_until(&local, has_left, "leave")) goto done;
+    if (!example_part(local_engine, &local.base, remote_engine, &remote.base)) goto done;
 
     mkdir("demo-out", 0755);
     if (write_wav(wav_path, played, blocks * SINK_FRAME, SINK_RATE, SINK_CHANNELS) == 0) {
@@ -419,8 +289,7 @@ done:
     if (local_engine) agoraish_engine_release(local_engine, 1);
     if (remote_engine) agoraish_engine_release(remote_engine, 1);
     agoraish_server_release(server);
-    destroy_user(&local);
-    destroy_user(&remote);
-    printf("%s\n", ok ? "done: local rendered remote's tone and its mute" : "the call did not go as expected");
-    return ok ? 0 : 1;
+    example_user_destroy(&local.base);
+    example_user_destroy(&remote.base);
+    return example_finish(ok, "done: local rendered remote's tone and its mute");
 }

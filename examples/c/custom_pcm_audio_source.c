@@ -19,10 +19,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,14 +31,12 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "custom-pcm-audio-source"
 #define SINK_RATE 48000
 #define SINK_FRAME (SINK_RATE / 100)
 #define PI 3.14159265358979323846
 #define MAX_SECONDS 30            /* longest file pushed */
 #define NOTE_SECONDS 1
-#define WAIT_SECONDS 5
 
 static const double notes[] = {440.0, 554.37, 659.26}; /* A4, C#5, E5 */
 #define NOTE_COUNT ((int)(sizeof notes / sizeof notes[0]))
@@ -48,133 +44,62 @@ static const double notes[] = {440.0, 554.37, 659.26}; /* A4, C#5, E5 */
 /* ---- one user's events ----------------------------------------------------- */
 
 typedef struct {
-    const char *name;
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left;
-    uint32_t uid, peer;
+    example_user base; /* first, so the handler's user_data is both */
+    /* Guarded by base.mutex. */
 } user_t;
-
-static void update(user_t *u, int *field, int value) {
-    pthread_mutex_lock(&u->mutex);
-    *field = value;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->uid = uid;
-    pthread_mutex_unlock(&u->mutex);
-    update(u, &u->joined, 1);
-}
-
-static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_joined uid %u, %d ms", uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->peer = uid;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_offline uid %u, reason %d", uid, reason);
-    pthread_mutex_lock(&u->mutex);
-    if (u->peer == uid) u->peer = 0;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_leave_channel after %u s: sent %llu bytes, received %llu bytes", stats->duration,
-        (unsigned long long)stats->tx_bytes, (unsigned long long)stats->rx_bytes);
-    update(u, &u->left, 1);
-}
-
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
-}
 
 static void on_local_audio_state_changed(agoraish_engine_t *e, void *ud, int state, int error) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_local_audio_state_changed %s (error %d)", local_state_name(state), error);
+    say(u->base.name, "on_local_audio_state_changed %s (error %d)", local_state_name(state), error);
 }
 
 static void on_first_local_audio_frame_published(agoraish_engine_t *e, void *ud, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_local_audio_frame_published, %d ms", elapsed);
+    say(u->base.name, "on_first_local_audio_frame_published, %d ms", elapsed);
 }
 
 static void on_user_mute_audio(agoraish_engine_t *e, void *ud, uint32_t uid, int muted) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_user_mute_audio uid %u %s", uid, muted ? "muted" : "unmuted");
+    say(u->base.name, "on_user_mute_audio uid %u %s", uid, muted ? "muted" : "unmuted");
 }
 
 static void on_first_remote_audio_decoded(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_remote_audio_decoded uid %u, %d ms", uid, elapsed);
+    say(u->base.name, "on_first_remote_audio_decoded uid %u, %d ms", uid, elapsed);
 }
 
 static void on_remote_audio_state_changed(agoraish_engine_t *e, void *ud, uint32_t uid, int state, int reason,
                                           int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_remote_audio_state_changed uid %u %s (reason %d), %d ms", uid, remote_state_name(state), reason,
-        elapsed);
+    say(u->base.name, "on_remote_audio_state_changed uid %u %s (reason %d), %d ms", uid, remote_state_name(state),
+        reason, elapsed);
 }
 
 static void on_local_audio_stats(agoraish_engine_t *e, void *ud, const agoraish_local_audio_stats *s) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_local_audio_stats: %d ch, %d Hz, %d kbps", s->num_channels, s->sent_sample_rate,
+    say(u->base.name, "on_local_audio_stats: %d ch, %d Hz, %d kbps", s->num_channels, s->sent_sample_rate,
         s->sent_bitrate);
 }
 
 static void on_remote_audio_stats(agoraish_engine_t *e, void *ud, const agoraish_remote_audio_stats *s) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_remote_audio_stats uid %u: %d ch, %d Hz, %d kbps, loss %d %%, jitter buffer %d ms", s->uid,
+    say(u->base.name, "on_remote_audio_stats uid %u: %d ch, %d Hz, %d kbps, loss %d %%, jitter buffer %d ms", s->uid,
         s->num_channels, s->received_sample_rate, s->received_bitrate, s->audio_loss_rate, s->jitter_buffer_delay);
 }
 
 static agoraish_engine_t *create_user(user_t *u, const char *name, const char *server_url) {
-    pthread_condattr_t attr;
     agoraish_event_handler handler;
-    agoraish_engine_config config;
-    agoraish_engine_t *engine;
 
     memset(u, 0, sizeof *u);
-    u->name = name;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
-    handler.on_user_joined = on_user_joined;
-    handler.on_user_offline = on_user_offline;
-    handler.on_leave_channel = on_leave_channel;
-    handler.on_error = on_error;
+    example_user_init(&u->base, name);
+    example_handler(&handler, &u->base);
     handler.on_local_audio_state_changed = on_local_audio_state_changed;
     handler.on_first_local_audio_frame_published = on_first_local_audio_frame_published;
     handler.on_user_mute_audio = on_user_mute_audio;
@@ -182,42 +107,7 @@ static agoraish_engine_t *create_user(user_t *u, const char *name, const char *s
     handler.on_remote_audio_state_changed = on_remote_audio_state_changed;
     handler.on_local_audio_stats = on_local_audio_stats;
     handler.on_remote_audio_stats = on_remote_audio_stats;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    engine = agoraish_engine_create(&config);
-    if (!engine) {
-        int rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-    }
-    return engine;
-}
-
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_peer(const user_t *u) { return u->peer != 0; }
-static int sees_nobody(const user_t *u) { return u->peer == 0; }
-
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
+    return example_create_engine(&u->base, &handler, server_url);
 }
 
 /* ---- WAV files ----------------------------------------------------------------- */
@@ -371,7 +261,6 @@ static tone_t analyze(const int16_t *pcm, size_t count) {
 int main(int argc, char **argv) {
     static const char generated[] = "demo-out/custom_pcm_audio_source.wav";
     const char *path = argc > 1 ? argv[1] : generated;
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     agoraish_engine_t *local_engine = NULL, *remote_engine = NULL;
     user_t local, remote;
@@ -382,7 +271,6 @@ int main(int argc, char **argv) {
     int16_t *heard = NULL;
     long listen_frames = 0, onset = 0;
     char url[128];
-    size_t len = sizeof url;
     int ok = 0, rc, pushing = 0;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -409,15 +297,7 @@ int main(int argc, char **argv) {
     heard = calloc((size_t)(listen_frames * SINK_FRAME), sizeof *heard);
     if (!heard) goto done;
 
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
     local_engine = create_user(&local, "local", url);
     remote_engine = create_user(&remote, "remote", url);
     if (!local_engine || !remote_engine) goto done;
@@ -437,14 +317,7 @@ int main(int argc, char **argv) {
     agoraish_engine_set_external_audio_sink(remote_engine, 1, SINK_RATE, 1);
     agoraish_engine_enable_local_audio(remote_engine, 0);
 
-    if ((rc = agoraish_engine_join_channel(local_engine, NULL, CHANNEL, NULL, 0)) != 0
-        || !wait_until(&local, is_joined, "join")
-        || (rc = agoraish_engine_join_channel(remote_engine, NULL, CHANNEL, NULL, 0)) != 0
-        || !wait_until(&remote, is_joined, "join") || !wait_until(&local, sees_peer, "remote user")
-        || !wait_until(&remote, sees_peer, "remote user")) {
-        fprintf(stderr, "the users did not get together: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
+    if (example_meet(CHANNEL, local_engine, &local.base, 0, remote_engine, &remote.base, 0) != 0) goto done;
 
     /* local pushes the file in real time while remote pulls 10 ms every 10 ms. */
     memset(&pusher, 0, sizeof pusher);
@@ -461,10 +334,7 @@ int main(int argc, char **argv) {
         pcm.rate / 100, pusher.returned[0], pusher.returned[1], pusher.returned[2], pusher.returned[3],
         pusher.returned[4], pusher.returned[5]);
 
-    agoraish_engine_leave_channel(remote_engine);
-    if (!wait_until(&remote, has_left, "leave") || !wait_until(&local, sees_nobody, "user offline")) goto done;
-    agoraish_engine_leave_channel(local_engine);
-    if (!wait_until(&local, has_left, "leave")) goto done;
+    if (!example_part(local_engine, &local.base, remote_engine, &remote.base)) goto done;
 
     /* What remote heard, second by second from the moment sound arrived. */
     while (onset < listen_frames * SINK_FRAME && abs(heard[onset]) < 500) onset++;
@@ -485,10 +355,9 @@ done:
     if (local_engine) agoraish_engine_release(local_engine, 1);
     if (remote_engine) agoraish_engine_release(remote_engine, 1);
     agoraish_server_release(server);
-    destroy_user(&local);
-    destroy_user(&remote);
+    example_user_destroy(&local.base);
+    example_user_destroy(&remote.base);
     free(pcm.samples);
     free(heard);
-    printf("%s\n", ok ? "done: remote heard what local pushed" : "the call did not go as expected");
-    return ok ? 0 : 1;
+    return example_finish(ok, "done: remote heard what local pushed");
 }

@@ -21,9 +21,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +30,6 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "custom-video-source-push"
 #define WIDTH 320
 #define HEIGHT 240
@@ -41,7 +37,6 @@
 #define FPS 15
 #define PUSHED 45               /* three seconds */
 #define SETTLE_MS 500           /* after the last push, for the last pictures to be rendered */
-#define WAIT_SECONDS 5
 
 /* ---- the number in a picture: three seven-segment digits ---------------------- */
 
@@ -134,85 +129,30 @@ static int read_number(const uint8_t *luma, int stride) {
 /* ---- one user's events, and remote's render sink -------------------------------- */
 
 typedef struct {
-    const char *name;
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left;
-    uint32_t uid, peer;
+    example_user base; /* first, so the handler's user_data is both */
+    /* Guarded by base.mutex. */
     /* What the render sink saw (remote only). */
     int rendered, width, height, other_sizes, unreadable, out_of_order, first, last;
     unsigned char seen[PUSHED];
 } user_t;
 
-static void update(user_t *u, int *field, int value) {
-    pthread_mutex_lock(&u->mutex);
-    *field = value;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->uid = uid;
-    pthread_mutex_unlock(&u->mutex);
-    update(u, &u->joined, 1);
-}
-
-static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_joined uid %u, %d ms", uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->peer = uid;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_offline uid %u, reason %d", uid, reason);
-    pthread_mutex_lock(&u->mutex);
-    if (u->peer == uid) u->peer = 0;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_leave_channel after %u s: sent %llu bytes, received %llu bytes", stats->duration,
-        (unsigned long long)stats->tx_bytes, (unsigned long long)stats->rx_bytes);
-    update(u, &u->left, 1);
-}
-
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
-}
-
 static void on_first_local_video_frame_published(agoraish_engine_t *e, void *ud, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_local_video_frame_published, %d ms", elapsed);
+    say(u->base.name, "on_first_local_video_frame_published, %d ms", elapsed);
 }
 
 static void on_first_remote_video_decoded(agoraish_engine_t *e, void *ud, uint32_t uid, int width, int height,
                                           int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_remote_video_decoded uid %u, %dx%d, %d ms", uid, width, height, elapsed);
+    say(u->base.name, "on_first_remote_video_decoded uid %u, %dx%d, %d ms", uid, width, height, elapsed);
 }
 
 static void on_video_size_changed(agoraish_engine_t *e, void *ud, uint32_t uid, int width, int height, int rotation) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_video_size_changed uid %u, %dx%d, rotation %d", uid, width, height, rotation);
+    say(u->base.name, "on_video_size_changed uid %u, %dx%d, rotation %d", uid, width, height, rotation);
 }
 
 /* remote's render sink, on its engine's video thread: reads the number out of
@@ -222,11 +162,11 @@ static void on_frame(agoraish_engine_t *e, void *ud, uint32_t uid, const agorais
     int number = f->width == WIDTH && f->height == HEIGHT ? read_number(f->y_buffer, f->y_stride) : -1;
     (void)e;
     (void)uid;
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     if (u->rendered == 0) {
         u->width = f->width;
         u->height = f->height;
-        say(u->name, "first picture: %dx%d, strides %d/%d/%d, number %d", f->width, f->height, f->y_stride,
+        say(u->base.name, "first picture: %dx%d, strides %d/%d/%d, number %d", f->width, f->height, f->y_stride,
             f->u_stride, f->v_stride, number);
     } else if (f->width != u->width || f->height != u->height) {
         u->other_sizes++;
@@ -240,76 +180,24 @@ static void on_frame(agoraish_engine_t *e, void *ud, uint32_t uid, const agorais
         u->last = number;
     }
     u->rendered++;
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
 }
 
 static agoraish_engine_t *create_user(user_t *u, const char *name, const char *server_url) {
-    pthread_condattr_t attr;
     agoraish_event_handler handler;
-    agoraish_engine_config config;
-    agoraish_engine_t *engine;
 
     memset(u, 0, sizeof *u);
-    u->name = name;
+    example_user_init(&u->base, name);
     u->first = u->last = -1;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
-    handler.on_user_joined = on_user_joined;
-    handler.on_user_offline = on_user_offline;
-    handler.on_leave_channel = on_leave_channel;
-    handler.on_error = on_error;
+    example_handler(&handler, &u->base);
     handler.on_first_local_video_frame_published = on_first_local_video_frame_published;
     handler.on_first_remote_video_decoded = on_first_remote_video_decoded;
     handler.on_video_size_changed = on_video_size_changed;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    engine = agoraish_engine_create(&config);
-    if (!engine) {
-        int rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-    }
-    return engine;
-}
-
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_peer(const user_t *u) { return u->peer != 0; }
-static int sees_nobody(const user_t *u) { return u->peer == 0; }
-
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
+    return example_create_engine(&u->base, &handler, server_url);
 }
 
 int main(void) {
     static uint8_t rgba[STRIDE * HEIGHT];
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     agoraish_engine_t *local_engine = NULL, *remote_engine = NULL;
     agoraish_video_encoder_configuration encoder;
@@ -318,22 +206,13 @@ int main(void) {
     user_t local, remote;
     struct timespec start;
     char url[128];
-    size_t len = sizeof url;
     int ok = 0, rc, failed_pushes = 0;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(&local, 0, sizeof local);
     memset(&remote, 0, sizeof remote);
 
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
     local_engine = create_user(&local, "local", url);
     remote_engine = create_user(&remote, "remote", url);
     if (!local_engine || !remote_engine) goto done;
@@ -362,19 +241,12 @@ int main(void) {
     /* remote decodes what it receives. */
     agoraish_engine_enable_video(remote_engine);
 
-    if ((rc = agoraish_engine_join_channel(local_engine, NULL, CHANNEL, NULL, 0)) != 0
-        || !wait_until(&local, is_joined, "join")
-        || (rc = agoraish_engine_join_channel(remote_engine, NULL, CHANNEL, NULL, 0)) != 0
-        || !wait_until(&remote, is_joined, "join") || !wait_until(&local, sees_peer, "remote user")
-        || !wait_until(&remote, sees_peer, "remote user")) {
-        fprintf(stderr, "the users did not get together: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
+    if (example_meet(CHANNEL, local_engine, &local.base, 0, remote_engine, &remote.base, 0) != 0) goto done;
 
     /* remote renders local's pictures. */
     memset(&canvas, 0, sizeof canvas);
     canvas.struct_size = sizeof canvas;
-    canvas.uid = remote.peer;
+    canvas.uid = remote.base.peer;
     canvas.on_frame = on_frame;
     canvas.user_data = &remote;
     rc = agoraish_engine_setup_remote_video(remote_engine, &canvas);
@@ -404,10 +276,7 @@ int main(void) {
     canvas.on_frame = NULL;
     agoraish_engine_setup_remote_video(remote_engine, &canvas);
 
-    agoraish_engine_leave_channel(remote_engine);
-    if (!wait_until(&remote, has_left, "leave") || !wait_until(&local, sees_nobody, "user offline")) goto done;
-    agoraish_engine_leave_channel(local_engine);
-    if (!wait_until(&local, has_left, "leave")) goto done;
+    if (!example_part(local_engine, &local.base, remote_engine, &remote.base)) goto done;
 
     /* What arrived: how many, at what size, and the numbers in them. */
     {
@@ -438,8 +307,7 @@ done:
     if (local_engine) agoraish_engine_release(local_engine, 1);
     if (remote_engine) agoraish_engine_release(remote_engine, 1);
     agoraish_server_release(server);
-    destroy_user(&local);
-    destroy_user(&remote);
-    printf("%s\n", ok ? "done: remote rendered local's pictures in order" : "the call did not go as expected");
-    return ok ? 0 : 1;
+    example_user_destroy(&local.base);
+    example_user_destroy(&remote.base);
+    return example_finish(ok, "done: remote rendered local's pictures in order");
 }

@@ -1,15 +1,40 @@
 /*
- * example_support.h — what the C examples share: a clock that starts with the
- * example, timestamped output lines, real-time pacing, and the names of the
- * audio states. Header-only; include it after agoraish.h.
+ * example_support.h — what the C examples share, so each shows its own case:
+ *
+ *   - a clock that starts with the example, timestamped output lines,
+ *     real-time pacing, and the names of the audio and video states;
+ *   - the embedded channel server (example_start_server);
+ *   - one user of the call (example_user): an engine's join, leave, peer and
+ *     error events behind a lock, the handler that records them
+ *     (example_handler), the engine made with it (example_create_engine), and
+ *     waiting for what a user should see (example_wait and its predicates);
+ *   - two users meeting in a channel and parting again (example_meet,
+ *     example_part), and the example's last line (example_finish).
+ *
+ * An example's own user type starts with an example_user, so the handler's
+ * user_data is both:
+ *
+ *     typedef struct { example_user base; int received; } user_t;
+ *
+ * Its own callbacks lock base.mutex around its own fields and call
+ * example_changed() to wake a waiting main. Header-only; include it after
+ * agoraish.h, with _POSIX_C_SOURCE 200809L defined.
  */
 #ifndef AGORAISH_EXAMPLE_SUPPORT_H
 #define AGORAISH_EXAMPLE_SUPPORT_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
+
+/* The app id every example uses with the embedded server (which accepts any without a certificate). */
+#define EXAMPLE_APP_ID "0123456789abcdef0123456789abcdef"
+/* How long example_wait waits for an event, in seconds. */
+#define EXAMPLE_WAIT_SECONDS 5
 
 /* When the example started (main sets it first thing). */
 static struct timespec t0;
@@ -66,6 +91,208 @@ static inline const char *remote_reason_name(int reason) {
     static const char *const names[] = {"INTERNAL", "NETWORK_CONGESTION", "NETWORK_RECOVERY", "LOCAL_MUTED",
                                         "LOCAL_UNMUTED", "REMOTE_MUTED", "REMOTE_UNMUTED", "REMOTE_OFFLINE"};
     return reason >= 0 && reason < 8 ? names[reason] : "?";
+}
+
+/* ---- the channel server ----------------------------------------------------- */
+
+/* Starts an embedded channel server and writes its URL into `url` (`size`
+ * bytes); prints why and returns NULL when it cannot. */
+static inline agoraish_server_t *example_start_server(char *url, size_t size) {
+    agoraish_server_config config;
+    agoraish_server_t *server;
+    int rc;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    server = agoraish_server_create(&config);
+    if (!server || (rc = agoraish_server_start(server)) != 0 ||
+        (rc = agoraish_server_get_url(server, url, &size)) != 0) {
+        rc = server ? rc : agoraish_get_last_error();
+        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
+        agoraish_server_release(server);
+        return NULL;
+    }
+    say("server", "%s", url);
+    return server;
+}
+
+/* ---- one user ---------------------------------------------------------------- */
+
+/* One user of a call: what its engine's events said. */
+typedef struct {
+    const char *name;
+    pthread_mutex_t mutex;
+    pthread_cond_t cond; /* on CLOCK_MONOTONIC; broadcast on every change */
+    /* Guarded by mutex. */
+    int joined, left;
+    uint32_t uid;  /* its own, from on_join_channel_success */
+    uint32_t peer; /* the last user who joined, 0 when that user went offline */
+} example_user;
+
+static inline void example_user_init(example_user *u, const char *name) {
+    pthread_condattr_t attr;
+    u->name = name;
+    pthread_mutex_init(&u->mutex, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&u->cond, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
+/* Frees what example_user_init made; a user never initialised (name NULL) is left alone. */
+static inline void example_user_destroy(example_user *u) {
+    if (!u->name) return;
+    pthread_cond_destroy(&u->cond);
+    pthread_mutex_destroy(&u->mutex);
+}
+
+static inline void example_lock(example_user *u) { pthread_mutex_lock(&u->mutex); }
+
+/* Wakes whoever waits for `u`, and unlocks it. */
+static inline void example_changed(example_user *u) {
+    pthread_cond_broadcast(&u->cond);
+    pthread_mutex_unlock(&u->mutex);
+}
+
+static inline void example_unlock(example_user *u) { pthread_mutex_unlock(&u->mutex); }
+
+static inline void example_on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid,
+                                                   int elapsed) {
+    example_user *u = ud;
+    (void)e;
+    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
+    example_lock(u);
+    u->joined = 1;
+    u->uid = uid;
+    example_changed(u);
+}
+
+static inline void example_on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
+    example_user *u = ud;
+    (void)e;
+    say(u->name, "on_user_joined uid %u, %d ms", uid, elapsed);
+    example_lock(u);
+    u->peer = uid;
+    example_changed(u);
+}
+
+static inline void example_on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
+    example_user *u = ud;
+    (void)e;
+    say(u->name, "on_user_offline uid %u, reason %d", uid, reason);
+    example_lock(u);
+    if (u->peer == uid) u->peer = 0;
+    example_changed(u);
+}
+
+static inline void example_on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
+    example_user *u = ud;
+    (void)e;
+    say(u->name, "on_leave_channel after %u s: sent %llu bytes, received %llu bytes", stats->duration,
+        (unsigned long long)stats->tx_bytes, (unsigned long long)stats->rx_bytes);
+    example_lock(u);
+    u->left = 1;
+    example_changed(u);
+}
+
+static inline void example_on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
+    example_user *u = ud;
+    (void)e;
+    say(u->name, "on_error %d: %s", err, msg);
+}
+
+/* A handler for `u` with the callbacks above; the example adds its own. */
+static inline void example_handler(agoraish_event_handler *h, example_user *u) {
+    memset(h, 0, sizeof *h);
+    h->struct_size = sizeof *h;
+    h->user_data = u;
+    h->on_join_channel_success = example_on_join_channel_success;
+    h->on_user_joined = example_on_user_joined;
+    h->on_user_offline = example_on_user_offline;
+    h->on_leave_channel = example_on_leave_channel;
+    h->on_error = example_on_error;
+}
+
+/* An engine for `u` on the server at `server_url`, with `handler`; prints why and returns NULL when it cannot. */
+static inline agoraish_engine_t *example_create_engine(example_user *u, const agoraish_event_handler *handler,
+                                                       const char *server_url) {
+    agoraish_engine_config config;
+    agoraish_engine_t *engine;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.app_id = EXAMPLE_APP_ID;
+    config.event_handler = handler;
+    config.server_url = server_url;
+    engine = agoraish_engine_create(&config);
+    if (!engine) {
+        int rc = agoraish_get_last_error();
+        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", u->name, rc, agoraish_get_error_description(rc));
+    }
+    return engine;
+}
+
+/* ---- waiting ------------------------------------------------------------------ */
+
+static inline int example_is_joined(const example_user *u) { return u->joined; }
+static inline int example_has_left(const example_user *u) { return u->left; }
+static inline int example_sees_peer(const example_user *u) { return u->peer != 0; }
+static inline int example_sees_nobody(const example_user *u) { return u->peer == 0; }
+
+/* Waits up to EXAMPLE_WAIT_SECONDS until `done(u)` holds (called under the
+ * lock); says "no <what>" and returns 0 when it does not. */
+static inline int example_wait(example_user *u, int (*done)(const example_user *), const char *what) {
+    struct timespec deadline;
+    int ok;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += EXAMPLE_WAIT_SECONDS;
+    example_lock(u);
+    while (!(ok = done(u))) {
+        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
+    }
+    example_unlock(u);
+    if (!ok) say(u->name, "no %s within %d s", what, EXAMPLE_WAIT_SECONDS);
+    return ok;
+}
+
+/* The user `u` sees (its peer), read under its lock. */
+static inline uint32_t example_peer(example_user *u) {
+    uint32_t peer;
+    example_lock(u);
+    peer = u->peer;
+    example_unlock(u);
+    return peer;
+}
+
+/* ---- a call of two --------------------------------------------------------------- */
+
+/* `a` joins `channel` as `a_uid`, then `b` as `b_uid` (0: the server picks),
+ * and each sees the other. Returns 0, or the error of a join that failed (-1
+ * when an event did not come), said on stderr. */
+static inline int example_meet(const char *channel, agoraish_engine_t *a_engine, example_user *a, uint32_t a_uid,
+                               agoraish_engine_t *b_engine, example_user *b, uint32_t b_uid) {
+    int rc = agoraish_engine_join_channel(a_engine, NULL, channel, NULL, a_uid);
+    if (rc == 0 && !example_wait(a, example_is_joined, "join")) rc = -1;
+    if (rc == 0) rc = agoraish_engine_join_channel(b_engine, NULL, channel, NULL, b_uid);
+    if (rc == 0 && !(example_wait(b, example_is_joined, "join") && example_wait(a, example_sees_peer, "remote user") &&
+                     example_wait(b, example_sees_peer, "remote user"))) {
+        rc = -1;
+    }
+    if (rc != 0) fprintf(stderr, "the users did not get together: %d (%s)\n", rc, agoraish_get_error_description(rc));
+    return rc;
+}
+
+/* `b` leaves, `a` sees it go, then `a` leaves. Returns whether every event came. */
+static inline int example_part(agoraish_engine_t *a_engine, example_user *a, agoraish_engine_t *b_engine,
+                               example_user *b) {
+    agoraish_engine_leave_channel(b_engine);
+    if (!example_wait(b, example_has_left, "leave") || !example_wait(a, example_sees_nobody, "user offline")) return 0;
+    agoraish_engine_leave_channel(a_engine);
+    return example_wait(a, example_has_left, "leave");
+}
+
+/* Prints the example's last line (`success` when `ok`) and returns its exit status. */
+static inline int example_finish(int ok, const char *success) {
+    printf("%s\n", ok ? success : "the call did not go as expected");
+    return ok ? 0 : 1;
 }
 
 #endif

@@ -26,10 +26,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +39,6 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "join-channel-audio"
 #define LOCAL_UID 1001
 #define REMOTE_UID 2002
@@ -55,7 +52,6 @@
 #define REMOTE_AMPLITUDE 6000.0
 #define PHASES 3
 #define PHASE_MS 2000
-#define WAIT_SECONDS 5
 
 static const int phase_volume[PHASES] = {100, 200, 50};
 
@@ -71,96 +67,56 @@ static const char *local_error_name(int error) {
 /* ---- one user's events ----------------------------------------------------- */
 
 typedef struct {
-    const char *name;
+    example_user base;           /* first, so the handler's user_data is both */
     int verbose;                 /* print statistics and volumes too */
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left;
-    uint32_t peer;               /* the remote user in the channel, 0 if none */
+    /* Guarded by base.mutex. */
     int local_volume, local_vad; /* the last local volume report */
     agoraish_rtc_stats leave_stats;
 } user_t;
 
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->joined = 1;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_joined uid %u, %d ms", uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->peer = uid;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_offline uid %u, reason %d", uid, reason);
-    pthread_mutex_lock(&u->mutex);
-    if (u->peer == uid) u->peer = 0;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
 static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_leave_channel after %u s: sent %llu bytes (%llu of audio), received %llu bytes (%llu of audio)",
+    say(u->base.name,
+        "on_leave_channel after %u s: sent %llu bytes (%llu of audio), received %llu bytes (%llu of audio)",
         stats->duration, (unsigned long long)stats->tx_bytes, (unsigned long long)stats->tx_audio_bytes,
         (unsigned long long)stats->rx_bytes, (unsigned long long)stats->rx_audio_bytes);
-    pthread_mutex_lock(&u->mutex);
-    u->left = 1;
+    example_lock(&u->base);
+    u->base.left = 1;
     memcpy(&u->leave_stats, stats,
            stats->struct_size < sizeof u->leave_stats ? stats->struct_size : sizeof u->leave_stats);
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
+    example_changed(&u->base);
 }
 
 static void on_first_local_audio_frame_published(agoraish_engine_t *e, void *ud, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_local_audio_frame_published, %d ms", elapsed);
+    say(u->base.name, "on_first_local_audio_frame_published, %d ms", elapsed);
 }
 
 static void on_local_audio_state_changed(agoraish_engine_t *e, void *ud, int state, int error) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_local_audio_state_changed %s (%s)", local_state_name(state), local_error_name(error));
+    say(u->base.name, "on_local_audio_state_changed %s (%s)", local_state_name(state), local_error_name(error));
 }
 
 static void on_first_remote_audio_frame(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_remote_audio_frame uid %u, %d ms", uid, elapsed);
+    say(u->base.name, "on_first_remote_audio_frame uid %u, %d ms", uid, elapsed);
 }
 
 static void on_first_remote_audio_decoded(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_remote_audio_decoded uid %u, %d ms", uid, elapsed);
+    say(u->base.name, "on_first_remote_audio_decoded uid %u, %d ms", uid, elapsed);
 }
 
 static void on_remote_audio_state_changed(agoraish_engine_t *e, void *ud, uint32_t uid, int state, int reason,
                                           int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_remote_audio_state_changed uid %u %s (%s), %d ms", uid, remote_state_name(state),
+    say(u->base.name, "on_remote_audio_state_changed uid %u %s (%s), %d ms", uid, remote_state_name(state),
         remote_reason_name(reason), elapsed);
 }
 
@@ -173,35 +129,35 @@ static void on_audio_volume_indication(agoraish_engine_t *e, void *ud, const ago
     int n;
     (void)e;
     if (count == 1 && speakers[0].uid == 0) {
-        pthread_mutex_lock(&u->mutex);
+        example_lock(&u->base);
         u->local_volume = (int)speakers[0].volume;
         u->local_vad = (int)speakers[0].vad;
-        pthread_mutex_unlock(&u->mutex);
+        example_unlock(&u->base);
         return;
     }
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     n = snprintf(line, sizeof line, "on_audio_volume_indication: local %3d (vad %d); remote", u->local_volume,
                  u->local_vad);
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
     for (unsigned int i = 0; i < count && n < (int)sizeof line; i++) {
         n += snprintf(line + n, sizeof line - (size_t)n, " uid %u %3u", speakers[i].uid, speakers[i].volume);
     }
     if (count == 0 && n < (int)sizeof line) n += snprintf(line + n, sizeof line - (size_t)n, " (nobody)");
     if (n < (int)sizeof line) snprintf(line + n, sizeof line - (size_t)n, ", total %d", total_volume);
-    say(u->name, "%s", line);
+    say(u->base.name, "%s", line);
 }
 
 static void on_active_speaker(agoraish_engine_t *e, void *ud, uint32_t uid) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_active_speaker uid %u", uid);
+    say(u->base.name, "on_active_speaker uid %u", uid);
 }
 
 static void on_rtc_stats(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *s) {
     user_t *u = ud;
     (void)e;
     if (!u->verbose) return;
-    say(u->name, "on_rtc_stats: %u s, %u users, tx %u kbps (audio %u), rx %u kbps (audio %u), cpu %.1f %%, %u MB",
+    say(u->base.name, "on_rtc_stats: %u s, %u users, tx %u kbps (audio %u), rx %u kbps (audio %u), cpu %.1f %%, %u MB",
         s->duration, s->user_count, s->tx_kbitrate, s->tx_audio_kbitrate, s->rx_kbitrate, s->rx_audio_kbitrate,
         s->cpu_app_usage, s->memory_app_usage_kb / 1024);
 }
@@ -210,7 +166,7 @@ static void on_local_audio_stats(agoraish_engine_t *e, void *ud, const agoraish_
     user_t *u = ud;
     (void)e;
     if (!u->verbose) return;
-    say(u->name, "on_local_audio_stats: %d ch, %d Hz, %d kbps, upstream loss %d %%", s->num_channels,
+    say(u->base.name, "on_local_audio_stats: %d ch, %d Hz, %d kbps, upstream loss %d %%", s->num_channels,
         s->sent_sample_rate, s->sent_bitrate, s->tx_packet_loss_rate);
 }
 
@@ -218,7 +174,7 @@ static void on_remote_audio_stats(agoraish_engine_t *e, void *ud, const agoraish
     user_t *u = ud;
     (void)e;
     if (!u->verbose) return;
-    say(u->name,
+    say(u->base.name,
         "on_remote_audio_stats uid %u: quality %d, %d kbps, loss %d %%, jitter buffer %d ms, end to end %d ms, "
         "active %d ms, frozen %d ms",
         s->uid, s->quality, s->received_bitrate, s->audio_loss_rate, s->jitter_buffer_delay, s->end_to_end_delay,
@@ -226,28 +182,13 @@ static void on_remote_audio_stats(agoraish_engine_t *e, void *ud, const agoraish
 }
 
 static agoraish_engine_t *create_user(user_t *u, const char *name, int verbose, const char *server_url) {
-    pthread_condattr_t attr;
     agoraish_event_handler handler;
-    agoraish_engine_config config;
-    agoraish_engine_t *engine;
 
     memset(u, 0, sizeof *u);
-    u->name = name;
+    example_user_init(&u->base, name);
     u->verbose = verbose;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
-    handler.on_user_joined = on_user_joined;
-    handler.on_user_offline = on_user_offline;
+    example_handler(&handler, &u->base);
     handler.on_leave_channel = on_leave_channel;
-    handler.on_error = on_error;
     handler.on_first_local_audio_frame_published = on_first_local_audio_frame_published;
     handler.on_local_audio_state_changed = on_local_audio_state_changed;
     handler.on_first_remote_audio_frame = on_first_remote_audio_frame;
@@ -258,43 +199,7 @@ static agoraish_engine_t *create_user(user_t *u, const char *name, int verbose, 
     handler.on_rtc_stats = on_rtc_stats;
     handler.on_local_audio_stats = on_local_audio_stats;
     handler.on_remote_audio_stats = on_remote_audio_stats;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    engine = agoraish_engine_create(&config);
-    if (!engine) {
-        int rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-    }
-    return engine;
-}
-
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_peer(const user_t *u) { return u->peer != 0; }
-static int sees_nobody(const user_t *u) { return u->peer == 0; }
-
-/* Waits (at most WAIT_SECONDS) until `done(u)`; returns whether it happened. */
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
+    return example_create_engine(&u->base, &handler, server_url);
 }
 
 /* ---- audio helpers ----------------------------------------------------------- */
@@ -432,7 +337,6 @@ static void list_devices(agoraish_engine_t *engine) {
 int main(void) {
     static int16_t heard[PHASES * PHASE_MS / 10 * FRAME];
     char dir[] = "/tmp/agoraish-join-channel-audio-XXXXXX";
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     agoraish_engine_t *local_engine = NULL, *remote_engine = NULL;
     user_t local, remote;
@@ -440,7 +344,6 @@ int main(void) {
     pthread_t talker_thread;
     struct timespec start;
     char url[128];
-    size_t len = sizeof url;
     int ok = 0, rc, talking = 0;
     tone_t phase_tone[PHASES], played;
 
@@ -453,15 +356,7 @@ int main(void) {
     }
 
     /* A channel server inside this process: 127.0.0.1, a free port, any app id. */
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
 
     local_engine = create_user(&local, "local", 1, url);
     remote_engine = create_user(&remote, "remote", 0, url);
@@ -480,17 +375,7 @@ int main(void) {
     agoraish_engine_set_external_audio_source(remote_engine, 1, RATE, 1);
     agoraish_engine_set_external_audio_sink(remote_engine, 1, RATE, 1);
 
-    if ((rc = agoraish_engine_join_channel(local_engine, NULL, CHANNEL, NULL, LOCAL_UID)) != 0) {
-        fprintf(stderr, "local cannot join: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    if (!wait_until(&local, is_joined, "join")) goto done;
-    if ((rc = agoraish_engine_join_channel(remote_engine, NULL, CHANNEL, NULL, REMOTE_UID)) != 0) {
-        fprintf(stderr, "remote cannot join: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    if (!wait_until(&remote, is_joined, "join") || !wait_until(&local, sees_peer, "remote user")
-        || !wait_until(&remote, sees_peer, "remote user")) {
+    if (example_meet(CHANNEL, local_engine, &local.base, LOCAL_UID, remote_engine, &remote.base, REMOTE_UID) != 0) {
         goto done;
     }
 
@@ -511,10 +396,7 @@ int main(void) {
     }
     if (talking) pthread_join(talker_thread, NULL);
 
-    agoraish_engine_leave_channel(remote_engine);
-    if (!wait_until(&remote, has_left, "leave") || !wait_until(&local, sees_nobody, "user offline")) goto done;
-    agoraish_engine_leave_channel(local_engine);
-    if (!wait_until(&local, has_left, "leave")) goto done;
+    if (!example_part(local_engine, &local.base, remote_engine, &remote.base)) goto done;
 
     /* What remote heard of local in each phase (from 600 ms into it, past the
      * path's delay), and what local's speaker played of remote. */
@@ -537,10 +419,8 @@ done:
     if (local_engine) agoraish_engine_release(local_engine, 1);
     if (remote_engine) agoraish_engine_release(remote_engine, 1);
     agoraish_server_release(server);
-    destroy_user(&local);
-    destroy_user(&remote);
+    example_user_destroy(&local.base);
+    example_user_destroy(&remote.base);
     remove_devices(dir);
-    printf("%s\n", ok ? "done: local was heard at each recording volume and heard remote"
-                       : "the call did not go as expected");
-    return ok ? 0 : 1;
+    return example_finish(ok, "done: local was heard at each recording volume and heard remote");
 }

@@ -24,9 +24,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +34,11 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "join-channel-video"
 #define FPS 15
 #define PREVIEW_MS 1000 /* local alone, before joining */
 #define CALL_MS 3000    /* both in the call */
 #define SETTLE_MS 300
-#define WAIT_SECONDS 5
 
 /* ---- a view: counts pictures and remembers the last one's size ---------------- */
 
@@ -101,175 +97,94 @@ static int bind_view(agoraish_engine_t *engine, uint32_t uid, view_t *v, int loc
 /* ---- one user's events ---------------------------------------------------------- */
 
 typedef struct {
-    const char *name;
+    example_user base; /* first, so the handler's user_data is both */
     agoraish_engine_t *engine;
     view_t *remote_view;
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left;
-    uint32_t peer;
+    /* Guarded by base.mutex. */
     agoraish_local_video_stats local_stats;
     agoraish_remote_video_stats remote_stats;
 } user_t;
-
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->joined = 1;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
 
 /* A user joined: bind a view for it (Agora's case does setupRemoteVideo here). */
 static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
     user_t *u = ud;
     int rc;
-    say(u->name, "on_user_joined uid %u, %d ms", uid, elapsed);
+    say(u->base.name, "on_user_joined uid %u, %d ms", uid, elapsed);
     rc = bind_view(e, uid, u->remote_view, 0);
-    say(u->name, "setup_remote_video(uid %u) = %d", uid, rc);
-    pthread_mutex_lock(&u->mutex);
-    u->peer = uid;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
+    say(u->base.name, "setup_remote_video(uid %u) = %d", uid, rc);
+    example_lock(&u->base);
+    u->base.peer = uid;
+    example_changed(&u->base);
 }
 
 static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
     user_t *u = ud;
-    say(u->name, "on_user_offline uid %u, reason %d: setup_remote_video(uid %u, NULL) = %d", uid, reason, uid,
+    say(u->base.name, "on_user_offline uid %u, reason %d: setup_remote_video(uid %u, NULL) = %d", uid, reason, uid,
         bind_view(e, uid, NULL, 0));
-    pthread_mutex_lock(&u->mutex);
-    if (u->peer == uid) u->peer = 0;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_leave_channel after %u s: sent %llu bytes, received %llu bytes", stats->duration,
-        (unsigned long long)stats->tx_bytes, (unsigned long long)stats->rx_bytes);
-    pthread_mutex_lock(&u->mutex);
-    u->left = 1;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
+    example_lock(&u->base);
+    if (u->base.peer == uid) u->base.peer = 0;
+    example_changed(&u->base);
 }
 
 static void on_first_local_video_frame(agoraish_engine_t *e, void *ud, int width, int height, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_local_video_frame %dx%d, %d ms", width, height, elapsed);
+    say(u->base.name, "on_first_local_video_frame %dx%d, %d ms", width, height, elapsed);
 }
 
 static void on_first_remote_video_frame(agoraish_engine_t *e, void *ud, uint32_t uid, int width, int height,
                                         int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_remote_video_frame uid %u, %dx%d, %d ms", uid, width, height, elapsed);
+    say(u->base.name, "on_first_remote_video_frame uid %u, %dx%d, %d ms", uid, width, height, elapsed);
 }
 
 static void on_local_video_state_changed(agoraish_engine_t *e, void *ud, int state, int error) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_local_video_state_changed %s, error %d", local_video_state_name(state), error);
+    say(u->base.name, "on_local_video_state_changed %s, error %d", local_video_state_name(state), error);
 }
 
 static void on_remote_video_state_changed(agoraish_engine_t *e, void *ud, uint32_t uid, int state, int reason,
                                           int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_remote_video_state_changed uid %u: %s (%s), %d ms", uid, remote_state_name(state),
+    say(u->base.name, "on_remote_video_state_changed uid %u: %s (%s), %d ms", uid, remote_state_name(state),
         remote_reason_name(reason), elapsed);
 }
 
 static void on_local_video_stats(agoraish_engine_t *e, void *ud, const agoraish_local_video_stats *s) {
     user_t *u = ud;
     (void)e;
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     u->local_stats = *s;
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
 }
 
 static void on_remote_video_stats(agoraish_engine_t *e, void *ud, const agoraish_remote_video_stats *s) {
     user_t *u = ud;
     (void)e;
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     u->remote_stats = *s;
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
+    example_unlock(&u->base);
 }
 
 static agoraish_engine_t *create_user(user_t *u, const char *name, view_t *remote_view, const char *server_url) {
-    pthread_condattr_t attr;
     agoraish_event_handler handler;
-    agoraish_engine_config config;
 
     memset(u, 0, sizeof *u);
-    u->name = name;
+    example_user_init(&u->base, name);
     u->remote_view = remote_view;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
+    example_handler(&handler, &u->base);
     handler.on_user_joined = on_user_joined;
     handler.on_user_offline = on_user_offline;
-    handler.on_leave_channel = on_leave_channel;
-    handler.on_error = on_error;
     handler.on_first_local_video_frame = on_first_local_video_frame;
     handler.on_first_remote_video_frame = on_first_remote_video_frame;
     handler.on_local_video_state_changed = on_local_video_state_changed;
     handler.on_remote_video_state_changed = on_remote_video_state_changed;
     handler.on_local_video_stats = on_local_video_stats;
     handler.on_remote_video_stats = on_remote_video_stats;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    u->engine = agoraish_engine_create(&config);
-    if (!u->engine) {
-        int rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-    }
-    return u->engine;
-}
-
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_peer(const user_t *u) { return u->peer != 0; }
-static int sees_nobody(const user_t *u) { return u->peer == 0; }
-
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
+    return u->engine = example_create_engine(&u->base, &handler, server_url);
 }
 
 /* ---- the "cameras": I420 pictures pushed through an external source ------------- */
@@ -328,15 +243,13 @@ static void report_view(view_t *v) {
 }
 
 int main(void) {
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     user_t local, remote;
     view_t local_view, local_sees_remote, remote_sees_local;
     camera_t local_camera = {640, 360, NULL, 0}, remote_camera = {320, 240, NULL, 0};
     struct timespec start;
     char url[128];
-    size_t len = sizeof url;
-    int ok = 0, rc, n, preview_pictures = 0;
+    int ok = 0, n, preview_pictures = 0;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     memset(&local, 0, sizeof local);
@@ -348,15 +261,7 @@ int main(void) {
     remote_camera.planes = malloc((size_t)320 * 240 * 3 / 2);
     if (!local_camera.planes || !remote_camera.planes) goto done;
 
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
     if (!create_user(&local, "local", &local_sees_remote, url) ||
         !create_user(&remote, "remote", &remote_sees_local, url)) {
         goto done;
@@ -388,14 +293,7 @@ int main(void) {
     set_encoder(remote.engine, 320, 240);
     agoraish_engine_set_external_video_source(remote.engine, 1);
 
-    if ((rc = agoraish_engine_join_channel(local.engine, NULL, CHANNEL, NULL, 0)) != 0 ||
-        !wait_until(&local, is_joined, "join") ||
-        (rc = agoraish_engine_join_channel(remote.engine, NULL, CHANNEL, NULL, 0)) != 0 ||
-        !wait_until(&remote, is_joined, "join") || !wait_until(&local, sees_peer, "remote user") ||
-        !wait_until(&remote, sees_peer, "remote user")) {
-        fprintf(stderr, "the users did not get together: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
+    if (example_meet(CHANNEL, local.engine, &local.base, 0, remote.engine, &remote.base, 0) != 0) goto done;
 
     /* Both "cameras" at 15 fps, in real time. */
     say("both", "pushing for %d s: local 640x360, remote 320x240", CALL_MS / 1000);
@@ -410,19 +308,16 @@ int main(void) {
     report_view(&local_view);
     report_view(&local_sees_remote);
     report_view(&remote_sees_local);
-    pthread_mutex_lock(&local.mutex);
+    example_lock(&local.base);
     say("local", "on_local_video_stats: sent %d Kbps at %d fps, encoded %dx%d, %d frames",
         local.local_stats.sent_bitrate, local.local_stats.sent_frame_rate, local.local_stats.encoded_frame_width,
         local.local_stats.encoded_frame_height, local.local_stats.encoded_frame_count);
     say("local", "on_remote_video_stats uid %u: %dx%d, %d Kbps, %d fps decoded, %d%% lost", local.remote_stats.uid,
         local.remote_stats.width, local.remote_stats.height, local.remote_stats.received_bitrate,
         local.remote_stats.decoder_output_frame_rate, local.remote_stats.packet_loss_rate);
-    pthread_mutex_unlock(&local.mutex);
+    example_unlock(&local.base);
 
-    agoraish_engine_leave_channel(remote.engine);
-    if (!wait_until(&remote, has_left, "leave") || !wait_until(&local, sees_nobody, "user offline")) goto done;
-    agoraish_engine_leave_channel(local.engine);
-    if (!wait_until(&local, has_left, "leave")) goto done;
+    if (!example_part(local.engine, &local.base, remote.engine, &remote.base)) goto done;
     say("local", "stop_preview = %d", agoraish_engine_stop_preview(local.engine));
     bind_view(local.engine, 0, NULL, 1); /* waits for a picture being shown */
 
@@ -438,14 +333,12 @@ done:
     if (local.engine) agoraish_engine_release(local.engine, 1);
     if (remote.engine) agoraish_engine_release(remote.engine, 1);
     agoraish_server_release(server);
-    destroy_user(&local);
-    destroy_user(&remote);
+    example_user_destroy(&local.base);
+    example_user_destroy(&remote.base);
     free(local_camera.planes);
     free(remote_camera.planes);
     pthread_mutex_destroy(&local_view.mutex);
     pthread_mutex_destroy(&local_sees_remote.mutex);
     pthread_mutex_destroy(&remote_sees_local.mutex);
-    printf("%s\n", ok ? "done: the local view showed local's pictures mirrored, each user saw the other's size"
-                      : "the call did not go as expected");
-    return ok ? 0 : 1;
+    return example_finish(ok, "done: the local view showed local's pictures mirrored, each user saw the other's size");
 }

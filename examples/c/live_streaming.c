@@ -24,9 +24,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,24 +33,20 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "live-streaming"
 #define HOST_UID 100
 #define FPS 15
 #define SHOW_MS 4000
 #define SWITCH_MS 1500 /* when viewer1 asks for the low stream */
 #define SETTLE_MS 300
-#define WAIT_SECONDS 5
 
 /* ---- one user: its events and its view of the host -------------------------------- */
 
 typedef struct {
-    const char *name;
+    example_user base;             /* first, so the handler's user_data is both */
     agoraish_engine_t *engine;
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left, users_joined;
+    /* Guarded by base.mutex. */
+    int users_joined;
     uint32_t host;                 /* the broadcaster seen (audience) */
     int high, low, other;          /* pictures rendered at 640x360, 320x180, another size */
     double first_low_at;           /* seconds: the first 320x180 picture */
@@ -61,20 +54,10 @@ typedef struct {
     int local_pictures;            /* the host's local view */
 } user_t;
 
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->joined = 1;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
 static void on_frame(agoraish_engine_t *e, void *ud, uint32_t uid, const agoraish_video_frame *f) {
     user_t *u = ud;
     (void)e;
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     if (uid == 0) {
         u->local_pictures++;
     } else if (f->width == 640 && f->height == 360) {
@@ -86,7 +69,7 @@ static void on_frame(agoraish_engine_t *e, void *ud, uint32_t uid, const agorais
     }
     u->last_width = f->width;
     u->last_height = f->height;
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
 }
 
 static int bind_view(agoraish_engine_t *engine, uint32_t uid, user_t *u) {
@@ -103,106 +86,64 @@ static int bind_view(agoraish_engine_t *engine, uint32_t uid, user_t *u) {
 /* A broadcaster joined (the audience is never announced): watch it. */
 static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
     user_t *u = ud;
-    say(u->name, "on_user_joined uid %u, %d ms: setup_remote_video = %d", uid, elapsed, bind_view(e, uid, u));
-    pthread_mutex_lock(&u->mutex);
+    say(u->base.name, "on_user_joined uid %u, %d ms: setup_remote_video = %d", uid, elapsed, bind_view(e, uid, u));
+    example_lock(&u->base);
     u->users_joined++;
     u->host = uid;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
+    example_changed(&u->base);
 }
 
 static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
     user_t *u = ud;
-    say(u->name, "on_user_offline uid %u, reason %d: setup_remote_video(NULL) = %d", uid, reason,
+    say(u->base.name, "on_user_offline uid %u, reason %d: setup_remote_video(NULL) = %d", uid, reason,
         bind_view(e, uid, NULL));
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     if (u->host == uid) u->host = 0;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_leave_channel after %u s: sent %llu bytes, received %llu bytes", stats->duration,
-        (unsigned long long)stats->tx_bytes, (unsigned long long)stats->rx_bytes);
-    pthread_mutex_lock(&u->mutex);
-    u->left = 1;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
+    example_changed(&u->base);
 }
 
 static void on_client_role_changed(agoraish_engine_t *e, void *ud, int old_role, int new_role) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_client_role_changed %d -> %d", old_role, new_role);
+    say(u->base.name, "on_client_role_changed %d -> %d", old_role, new_role);
 }
 
 static void on_video_size_changed(agoraish_engine_t *e, void *ud, uint32_t uid, int width, int height, int rotation) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_video_size_changed uid %u: %dx%d, rotation %d", uid, width, height, rotation);
+    say(u->base.name, "on_video_size_changed uid %u: %dx%d, rotation %d", uid, width, height, rotation);
 }
 
 static void on_local_video_stats(agoraish_engine_t *e, void *ud, const agoraish_local_video_stats *s) {
     user_t *u = ud;
     (void)e;
     if (s->sent_bitrate == 0) return; /* the audience sends nothing */
-    say(u->name, "on_local_video_stats: sent %d Kbps (both streams) at %d fps, target %d Kbps, encoded %dx%d",
+    say(u->base.name, "on_local_video_stats: sent %d Kbps (both streams) at %d fps, target %d Kbps, encoded %dx%d",
         s->sent_bitrate, s->sent_frame_rate, s->target_bitrate, s->encoded_frame_width, s->encoded_frame_height);
 }
 
 static void on_remote_video_stats(agoraish_engine_t *e, void *ud, const agoraish_remote_video_stats *s) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_remote_video_stats uid %u: %s stream, %dx%d, %d Kbps, %d fps rendered", s->uid,
+    say(u->base.name, "on_remote_video_stats uid %u: %s stream, %dx%d, %d Kbps, %d fps rendered", s->uid,
         s->rx_stream_type ? "low" : "high", s->width, s->height, s->received_bitrate, s->renderer_output_frame_rate);
 }
 
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
-}
-
 static agoraish_engine_t *create_user(user_t *u, const char *name, const char *server_url, int role) {
-    pthread_condattr_t attr;
     agoraish_event_handler handler;
-    agoraish_engine_config config;
     int rc;
 
     memset(u, 0, sizeof *u);
-    u->name = name;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
+    example_user_init(&u->base, name);
+    example_handler(&handler, &u->base);
     handler.on_user_joined = on_user_joined;
     handler.on_user_offline = on_user_offline;
-    handler.on_leave_channel = on_leave_channel;
     handler.on_client_role_changed = on_client_role_changed;
-    handler.on_error = on_error;
     handler.on_video_size_changed = on_video_size_changed;
     handler.on_local_video_stats = on_local_video_stats;
     handler.on_remote_video_stats = on_remote_video_stats;
 
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    u->engine = agoraish_engine_create(&config);
-    if (!u->engine) {
-        rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-        return NULL;
-    }
+    if (!(u->engine = example_create_engine(&u->base, &handler, server_url))) return NULL;
     /* Live broadcasting, with this user's role; a video-only show. */
     rc = agoraish_engine_set_channel_profile(u->engine, AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING);
     say(name, "set_channel_profile(LIVE_BROADCASTING) = %d, set_client_role(%s) = %d", rc,
@@ -213,52 +154,30 @@ static agoraish_engine_t *create_user(user_t *u, const char *name, const char *s
     return u->engine;
 }
 
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_host(const user_t *u) { return u->host != 0; }
-static int sees_no_host(const user_t *u) { return u->host == 0; }
-
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
-}
+static int sees_host(const example_user *b) { return ((const user_t *)b)->host != 0; }
+static int sees_no_host(const example_user *b) { return ((const user_t *)b)->host == 0; }
 
 static void report(user_t *u) {
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     if (u->low > 0) {
-        say(u->name, "rendered %d pictures at 640x360 (high), then %d at 320x180 (low, from %.2f s), %d of another size",
-            u->high, u->low, u->first_low_at, u->other);
+        say(u->base.name,
+            "rendered %d pictures at 640x360 (high), then %d at 320x180 (low, from %.2f s), %d of another size", u->high,
+            u->low, u->first_low_at, u->other);
     } else {
-        say(u->name, "rendered %d pictures at 640x360 (high), %d at 320x180 (low), %d of another size", u->high, u->low,
-            u->other);
+        say(u->base.name, "rendered %d pictures at 640x360 (high), %d at 320x180 (low), %d of another size", u->high,
+            u->low, u->other);
     }
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
 }
 
 int main(void) {
     static uint8_t planes[640 * 360 * 3 / 2];
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     agoraish_video_encoder_configuration encoder;
     agoraish_external_video_frame frame;
     user_t host, viewer1, viewer2;
     struct timespec start;
     char url[128];
-    size_t len = sizeof url;
     int ok = 0, rc, n, refused = 0, switched = 0;
     double switch_at = 0;
 
@@ -267,15 +186,7 @@ int main(void) {
     memset(&viewer1, 0, sizeof viewer1);
     memset(&viewer2, 0, sizeof viewer2);
 
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
     if (!create_user(&host, "host", url, AGORAISH_CLIENT_ROLE_BROADCASTER) ||
         !create_user(&viewer1, "viewer1", url, AGORAISH_CLIENT_ROLE_AUDIENCE) ||
         !create_user(&viewer2, "viewer2", url, AGORAISH_CLIENT_ROLE_AUDIENCE)) {
@@ -299,11 +210,12 @@ int main(void) {
     say("host", "setup_local_video = %d", bind_view(host.engine, 0, &host));
 
     if ((rc = agoraish_engine_join_channel(host.engine, NULL, CHANNEL, NULL, HOST_UID)) != 0 ||
-        !wait_until(&host, is_joined, "join") ||
+        !example_wait(&host.base, example_is_joined, "join") ||
         (rc = agoraish_engine_join_channel(viewer1.engine, NULL, CHANNEL, NULL, 0)) != 0 ||
         (rc = agoraish_engine_join_channel(viewer2.engine, NULL, CHANNEL, NULL, 0)) != 0 ||
-        !wait_until(&viewer1, is_joined, "join") || !wait_until(&viewer2, is_joined, "join") ||
-        !wait_until(&viewer1, sees_host, "host") || !wait_until(&viewer2, sees_host, "host")) {
+        !example_wait(&viewer1.base, example_is_joined, "join") ||
+        !example_wait(&viewer2.base, example_is_joined, "join") ||
+        !example_wait(&viewer1.base, sees_host, "host") || !example_wait(&viewer2.base, sees_host, "host")) {
         fprintf(stderr, "the show did not start: %d (%s)\n", rc, agoraish_get_error_description(rc));
         goto done;
     }
@@ -333,9 +245,9 @@ int main(void) {
         if (rc != 0 && refused++ == 0) say("host", "push_external_video_frame(%d) = %d", n, rc);
         if (!switched && n * 1000 / FPS >= SWITCH_MS) {
             uint32_t uid;
-            pthread_mutex_lock(&viewer1.mutex);
+            example_lock(&viewer1.base);
             uid = viewer1.host;
-            pthread_mutex_unlock(&viewer1.mutex);
+            example_unlock(&viewer1.base);
             switch_at = seconds();
             say("viewer1", "set_remote_video_stream_type(uid %u, low) = %d", uid,
                 agoraish_engine_set_remote_video_stream_type(viewer1.engine, uid, 1));
@@ -347,19 +259,23 @@ int main(void) {
 
     report(&viewer1);
     report(&viewer2);
-    pthread_mutex_lock(&host.mutex);
+    example_lock(&host.base);
     say("host", "its local view showed %d pictures; users it saw join: %d (the audience is invisible)",
         host.local_pictures, host.users_joined);
-    pthread_mutex_unlock(&host.mutex);
+    example_unlock(&host.base);
 
     agoraish_engine_leave_channel(host.engine);
-    if (!wait_until(&host, has_left, "leave") || !wait_until(&viewer1, sees_no_host, "host offline") ||
-        !wait_until(&viewer2, sees_no_host, "host offline")) {
+    if (!example_wait(&host.base, example_has_left, "leave") ||
+        !example_wait(&viewer1.base, sees_no_host, "host offline") ||
+        !example_wait(&viewer2.base, sees_no_host, "host offline")) {
         goto done;
     }
     agoraish_engine_leave_channel(viewer1.engine);
     agoraish_engine_leave_channel(viewer2.engine);
-    if (!wait_until(&viewer1, has_left, "leave") || !wait_until(&viewer2, has_left, "leave")) goto done;
+    if (!example_wait(&viewer1.base, example_has_left, "leave") ||
+        !example_wait(&viewer2.base, example_has_left, "leave")) {
+        goto done;
+    }
     bind_view(host.engine, 0, NULL);
 
     /* viewer1: high, then low after the switch and nothing else; viewer2: high throughout. */
@@ -372,9 +288,9 @@ done:
     if (viewer1.engine) agoraish_engine_release(viewer1.engine, 1);
     if (viewer2.engine) agoraish_engine_release(viewer2.engine, 1);
     agoraish_server_release(server);
-    destroy_user(&host);
-    destroy_user(&viewer1);
-    destroy_user(&viewer2);
+    example_user_destroy(&host.base);
+    example_user_destroy(&viewer1.base);
+    example_user_destroy(&viewer2.base);
     printf("%s\n", ok ? "done: viewer1 switched to the low stream, viewer2 kept the high one"
                       : "the show did not go as expected");
     return ok ? 0 : 1;

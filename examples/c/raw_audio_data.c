@@ -27,10 +27,8 @@
  */
 #define _GNU_SOURCE /* pthread_setname_np, pthread_getname_np */
 
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +38,6 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "raw-audio-data"
 #define LOCAL_UID 1001
 #define REMOTE_UID 2002
@@ -49,128 +46,21 @@
 #define REMOTE_HZ 660.0
 #define AMPLITUDE 8000.0
 #define CALL_MS 3000
-#define WAIT_SECONDS 5
 
 /* ---- one user's events ----------------------------------------------------- */
 
 typedef struct {
-    const char *name;
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left;
-    uint32_t uid, peer;
+    example_user base; /* first, so the handler's user_data is both */
+    /* Guarded by base.mutex. */
 } user_t;
 
-static void update(user_t *u, int *field, int value) {
-    pthread_mutex_lock(&u->mutex);
-    *field = value;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->uid = uid;
-    pthread_mutex_unlock(&u->mutex);
-    update(u, &u->joined, 1);
-}
-
-static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_joined uid %u, %d ms", uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->peer = uid;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_offline uid %u, reason %d", uid, reason);
-    pthread_mutex_lock(&u->mutex);
-    if (u->peer == uid) u->peer = 0;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_leave_channel after %u s: sent %llu bytes, received %llu bytes", stats->duration,
-        (unsigned long long)stats->tx_bytes, (unsigned long long)stats->rx_bytes);
-    update(u, &u->left, 1);
-}
-
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
-}
-
 static agoraish_engine_t *create_user(user_t *u, const char *name, const char *server_url) {
-    pthread_condattr_t attr;
     agoraish_event_handler handler;
-    agoraish_engine_config config;
-    agoraish_engine_t *engine;
 
     memset(u, 0, sizeof *u);
-    u->name = name;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
-    handler.on_user_joined = on_user_joined;
-    handler.on_user_offline = on_user_offline;
-    handler.on_leave_channel = on_leave_channel;
-    handler.on_error = on_error;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    engine = agoraish_engine_create(&config);
-    if (!engine) {
-        int rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-    }
-    return engine;
-}
-
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_peer(const user_t *u) { return u->peer != 0; }
-static int sees_nobody(const user_t *u) { return u->peer == 0; }
-
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
+    example_user_init(&u->base, name);
+    example_handler(&handler, &u->base);
+    return example_create_engine(&u->base, &handler, server_url);
 }
 
 /* ---- tones in a frame ------------------------------------------------------------ */
@@ -374,7 +264,6 @@ static double frequency(const int16_t *pcm, long count) {
 int main(void) {
     static int16_t heard[CALL_MS / 10 * 480];
     static observed_t observed;
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     agoraish_engine_t *local_engine = NULL, *remote_engine = NULL;
     agoraish_audio_frame_observer observer;
@@ -383,7 +272,6 @@ int main(void) {
     pthread_t local_thread, remote_thread;
     struct timespec start, pause = {0, 300000000L};
     char url[128];
-    size_t len = sizeof url;
     int ok = 0, rc, talking = 0, calls_after;
     double remote_heard;
 
@@ -395,15 +283,7 @@ int main(void) {
     observed.mixed.name = "mixed";
     observed.before_mixing.name = "before mixing";
 
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
     local_engine = create_user(&local, "local", url);
     remote_engine = create_user(&remote, "remote", url);
     if (!local_engine || !remote_engine) goto done;
@@ -440,12 +320,7 @@ int main(void) {
     agoraish_engine_set_external_audio_source(remote_engine, 1, 48000, 1);
     agoraish_engine_set_external_audio_sink(remote_engine, 1, 48000, 1);
 
-    if ((rc = agoraish_engine_join_channel(local_engine, NULL, CHANNEL, NULL, LOCAL_UID)) != 0
-        || !wait_until(&local, is_joined, "join")
-        || (rc = agoraish_engine_join_channel(remote_engine, NULL, CHANNEL, NULL, REMOTE_UID)) != 0
-        || !wait_until(&remote, is_joined, "join") || !wait_until(&local, sees_peer, "remote user")
-        || !wait_until(&remote, sees_peer, "remote user")) {
-        fprintf(stderr, "the users did not get together: %d (%s)\n", rc, agoraish_get_error_description(rc));
+    if (example_meet(CHANNEL, local_engine, &local.base, LOCAL_UID, remote_engine, &remote.base, REMOTE_UID) != 0) {
         goto done;
     }
 
@@ -476,10 +351,7 @@ int main(void) {
     say("local", "register_audio_frame_observer(NULL) = %d", rc);
     nanosleep(&pause, NULL);
 
-    agoraish_engine_leave_channel(remote_engine);
-    if (!wait_until(&remote, has_left, "leave") || !wait_until(&local, sees_nobody, "user offline")) goto done;
-    agoraish_engine_leave_channel(local_engine);
-    if (!wait_until(&local, has_left, "leave")) goto done;
+    if (!example_part(local_engine, &local.base, remote_engine, &remote.base)) goto done;
 
     /* What each position saw. */
     {
@@ -510,9 +382,7 @@ done:
     if (local_engine) agoraish_engine_release(local_engine, 1);
     if (remote_engine) agoraish_engine_release(remote_engine, 1);
     agoraish_server_release(server);
-    destroy_user(&local);
-    destroy_user(&remote);
-    printf("%s\n", ok ? "done: every position saw its audio, and remote heard the changed recording"
-                      : "the call did not go as expected");
-    return ok ? 0 : 1;
+    example_user_destroy(&local.base);
+    example_user_destroy(&remote.base);
+    return example_finish(ok, "done: every position saw its audio, and remote heard the changed recording");
 }

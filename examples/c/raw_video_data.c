@@ -27,9 +27,7 @@
  */
 #define _GNU_SOURCE /* pthread_setname_np, pthread_getname_np */
 
-#include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,14 +37,12 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "raw-video-data"
 #define LOCAL_UID 1001
 #define REMOTE_UID 2002
 #define FPS 15
 #define CALL_MS 3000
 #define SETTLE_MS 300
-#define WAIT_SECONDS 5
 #define SQUARE 64 /* the square's side, in pixels of the captured picture */
 
 /* ---- the observer's record of one position ------------------------------------ */
@@ -180,121 +176,19 @@ static int bind_view(agoraish_engine_t *engine, uint32_t uid, view_t *v) {
 
 /* ---- one user's events ---------------------------------------------------------- */
 
-typedef struct {
-    const char *name;
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left, peer;
-} user_t;
-
-static void set_flag(user_t *u, int *flag, int value) {
-    pthread_mutex_lock(&u->mutex);
-    *flag = value;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    set_flag(u, &u->joined, 1);
-}
-
-static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_joined uid %u, %d ms", uid, elapsed);
-    set_flag(u, &u->peer, 1);
-}
-
-static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_offline uid %u, reason %d", uid, reason);
-    set_flag(u, &u->peer, 0);
-}
-
-static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_leave_channel after %u s", stats->duration);
-    set_flag(u, &u->left, 1);
-}
-
 static void on_first_remote_video_frame(agoraish_engine_t *e, void *ud, uint32_t uid, int width, int height,
                                         int elapsed) {
-    user_t *u = ud;
+    example_user *u = ud;
     (void)e;
     say(u->name, "on_first_remote_video_frame uid %u, %dx%d, %d ms", uid, width, height, elapsed);
 }
 
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
-}
-
-static agoraish_engine_t *create_user(user_t *u, const char *name, const char *server_url) {
-    pthread_condattr_t attr;
+static agoraish_engine_t *create_user(example_user *u, const char *name, const char *server_url) {
     agoraish_event_handler handler;
-    agoraish_engine_config config;
-    agoraish_engine_t *engine;
-
-    memset(u, 0, sizeof *u);
-    u->name = name;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
-    handler.on_user_joined = on_user_joined;
-    handler.on_user_offline = on_user_offline;
-    handler.on_leave_channel = on_leave_channel;
-    handler.on_error = on_error;
+    example_user_init(u, name);
+    example_handler(&handler, u);
     handler.on_first_remote_video_frame = on_first_remote_video_frame;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    engine = agoraish_engine_create(&config);
-    if (!engine) {
-        int rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-    }
-    return engine;
-}
-
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_peer(const user_t *u) { return u->peer; }
-static int sees_nobody(const user_t *u) { return !u->peer; }
-
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
+    return example_create_engine(u, &handler, server_url);
 }
 
 /* ---- the "cameras" ---------------------------------------------------------------- */
@@ -366,19 +260,17 @@ static void report(const char *position, const position_t *p) {
 }
 
 int main(void) {
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     agoraish_engine_t *local_engine = NULL, *remote_engine = NULL;
     agoraish_video_frame_observer observer;
     observer_state_t state;
-    user_t local, remote;
+    example_user local, remote;
     view_t local_view = {"local's view", PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     view_t remote_view = {"remote's view", PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     camera_t local_camera, remote_camera;
     pthread_t local_thread, remote_thread;
     struct timespec start;
     char url[128];
-    size_t len = sizeof url;
     int ok = 0, rc;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -387,15 +279,7 @@ int main(void) {
     memset(&state, 0, sizeof state);
     pthread_mutex_init(&state.mutex, NULL);
 
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
     local_engine = create_user(&local, "local", url);
     remote_engine = create_user(&remote, "remote", url);
     if (!local_engine || !remote_engine) goto done;
@@ -425,12 +309,7 @@ int main(void) {
 
     bind_view(local_engine, REMOTE_UID, &local_view);
     bind_view(remote_engine, LOCAL_UID, &remote_view);
-    if ((rc = agoraish_engine_join_channel(local_engine, NULL, CHANNEL, NULL, LOCAL_UID)) != 0 ||
-        !wait_until(&local, is_joined, "join") ||
-        (rc = agoraish_engine_join_channel(remote_engine, NULL, CHANNEL, NULL, REMOTE_UID)) != 0 ||
-        !wait_until(&remote, is_joined, "join") || !wait_until(&local, sees_peer, "remote user") ||
-        !wait_until(&remote, sees_peer, "remote user")) {
-        fprintf(stderr, "the users did not get together: %d (%s)\n", rc, agoraish_get_error_description(rc));
+    if (example_meet(CHANNEL, local_engine, &local, LOCAL_UID, remote_engine, &remote, REMOTE_UID) != 0) {
         goto done;
     }
 
@@ -463,10 +342,7 @@ int main(void) {
     say("local", "showed %d pictures of remote at %dx%d; colour left after on_render_video_frame: %.1f",
         local_view.pictures, local_view.width, local_view.height, local_view.colour);
 
-    agoraish_engine_leave_channel(remote_engine);
-    if (!wait_until(&remote, has_left, "leave") || !wait_until(&local, sees_nobody, "user offline")) goto done;
-    agoraish_engine_leave_channel(local_engine);
-    if (!wait_until(&local, has_left, "leave")) goto done;
+    if (!example_part(local_engine, &local, remote_engine, &remote)) goto done;
 
     ok = local_camera.refused == 0 && remote_camera.refused == 0 && state.capture.pictures == local_camera.pushed &&
          state.capture.width == 640 && state.capture.dropped == local_camera.pushed / 10 &&
@@ -481,10 +357,8 @@ done:
     if (local_engine) agoraish_engine_release(local_engine, 1);
     if (remote_engine) agoraish_engine_release(remote_engine, 1);
     agoraish_server_release(server);
-    destroy_user(&local);
-    destroy_user(&remote);
+    example_user_destroy(&local);
+    example_user_destroy(&remote);
     pthread_mutex_destroy(&state.mutex);
-    printf("%s\n", ok ? "done: the observer drew on local's pictures and took the colour out of remote's"
-                      : "the call did not go as expected");
-    return ok ? 0 : 1;
+    return example_finish(ok, "done: the observer drew on local's pictures and took the colour out of remote's");
 }

@@ -28,10 +28,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +38,6 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "stream-encryption"
 #define KEY "3f8a61c2d95e4b07a1c6e2f0b8d4973a"
 #define XOR_KEY 0x55
@@ -51,17 +47,12 @@
 #define PUSH_MS 2000
 #define LISTEN_MS (PUSH_MS + 600)
 #define PI 3.14159265358979323846
-#define WAIT_SECONDS 5
 
 /* ---- one user's events ---------------------------------------------------------- */
 
 typedef struct {
-    const char *name;
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left;
-    uint32_t peer;
+    example_user base; /* first, so the handler's user_data is both */
+    /* Guarded by base.mutex. */
     int encryption_errors;
     char message[64];
     /* The packet observer's counts and buffers (a callback's payload may point at
@@ -71,57 +62,10 @@ typedef struct {
     uint8_t send_buffer[2048], receive_buffer[2048];
 } user_t;
 
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->joined = 1;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_joined uid %u, %d ms", uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->peer = uid;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_offline uid %u, reason %d", uid, reason);
-    pthread_mutex_lock(&u->mutex);
-    if (u->peer == uid) u->peer = 0;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_leave_channel after %u s: sent %llu bytes, received %llu bytes", stats->duration,
-        (unsigned long long)stats->tx_bytes, (unsigned long long)stats->rx_bytes);
-    pthread_mutex_lock(&u->mutex);
-    u->left = 1;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
-}
-
 static void on_first_remote_audio_decoded(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_remote_audio_decoded uid %u, %d ms", uid, elapsed);
+    say(u->base.name, "on_first_remote_audio_decoded uid %u, %d ms", uid, elapsed);
 }
 
 /* A payload could not be encrypted or decrypted (at most once a second per type). */
@@ -130,10 +74,10 @@ static void on_encryption_error(agoraish_engine_t *e, void *ud, int error_type) 
                                         "DATASTREAM_DECRYPTION_FAILURE", "DATASTREAM_ENCRYPTION_FAILURE"};
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_encryption_error %s", error_type >= 0 && error_type < 5 ? names[error_type] : "?");
-    pthread_mutex_lock(&u->mutex);
+    say(u->base.name, "on_encryption_error %s", error_type >= 0 && error_type < 5 ? names[error_type] : "?");
+    example_lock(&u->base);
     u->encryption_errors++;
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
 }
 
 static void on_stream_message(agoraish_engine_t *e, void *ud, uint32_t uid, int stream_id, const uint8_t *data,
@@ -142,77 +86,26 @@ static void on_stream_message(agoraish_engine_t *e, void *ud, uint32_t uid, int 
     const int shown = length < 63 ? (int)length : 63;
     (void)e;
     (void)sent_ts;
-    say(u->name, "on_stream_message uid %u, stream %d: \"%.*s\"", uid, stream_id, shown, (const char *)data);
-    pthread_mutex_lock(&u->mutex);
+    say(u->base.name, "on_stream_message uid %u, stream %d: \"%.*s\"", uid, stream_id, shown, (const char *)data);
+    example_lock(&u->base);
     memcpy(u->message, data, (size_t)shown);
     u->message[shown] = '\0';
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
+    example_changed(&u->base);
 }
 
 static agoraish_engine_t *create_user(user_t *u, const char *name, const char *server_url) {
-    pthread_condattr_t attr;
     agoraish_event_handler handler;
-    agoraish_engine_config config;
-    agoraish_engine_t *engine;
 
     memset(u, 0, sizeof *u);
-    u->name = name;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
-    handler.on_user_joined = on_user_joined;
-    handler.on_user_offline = on_user_offline;
-    handler.on_leave_channel = on_leave_channel;
-    handler.on_error = on_error;
+    example_user_init(&u->base, name);
+    example_handler(&handler, &u->base);
     handler.on_first_remote_audio_decoded = on_first_remote_audio_decoded;
     handler.on_encryption_error = on_encryption_error;
     handler.on_stream_message = on_stream_message;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    engine = agoraish_engine_create(&config);
-    if (!engine) {
-        int rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-    }
-    return engine;
+    return example_create_engine(&u->base, &handler, server_url);
 }
 
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_peer(const user_t *u) { return u->peer != 0; }
-static int sees_nobody(const user_t *u) { return u->peer == 0; }
-static int has_message(const user_t *u) { return u->message[0] != '\0'; }
-
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
-}
+static int has_message(const example_user *b) { return ((const user_t *)b)->message[0] != '\0'; }
 
 /* ---- the packet observer: XOR of each audio payload ------------------------------ */
 
@@ -228,9 +121,9 @@ static int on_send_audio_packet(agoraish_engine_t *e, void *ud, agoraish_packet 
     user_t *u = ud;
     (void)e;
     xor_into(packet, u->send_buffer, sizeof u->send_buffer);
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     u->sent_audio++;
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
     return 1;
 }
 
@@ -239,9 +132,9 @@ static int on_receive_audio_packet(agoraish_engine_t *e, void *ud, agoraish_pack
     user_t *u = ud;
     (void)e;
     xor_into(packet, u->receive_buffer, sizeof u->receive_buffer);
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     u->received_audio++;
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
     return 1;
 }
 
@@ -257,7 +150,7 @@ static int protect(agoraish_engine_t *engine, user_t *u) {
     config.encryption_key = KEY;
     for (int i = 0; i < 32; i++) config.encryption_kdf_salt[i] = (uint8_t)(0xA5 ^ (i * 29)); /* not all zero */
     rc = agoraish_engine_enable_encryption(engine, 1, &config);
-    say(u->name, "enable_encryption(AES_128_GCM2, key of %zu bytes, 32-byte salt) = %d", strlen(KEY), rc);
+    say(u->base.name, "enable_encryption(AES_128_GCM2, key of %zu bytes, 32-byte salt) = %d", strlen(KEY), rc);
     if (rc != 0) return rc;
 
     memset(&observer, 0, sizeof observer);
@@ -266,7 +159,7 @@ static int protect(agoraish_engine_t *engine, user_t *u) {
     observer.on_send_audio_packet = on_send_audio_packet;
     observer.on_receive_audio_packet = on_receive_audio_packet;
     rc = agoraish_engine_register_packet_observer(engine, &observer);
-    say(u->name, "register_packet_observer(XOR 0x%02X on audio) = %d", XOR_KEY, rc);
+    say(u->base.name, "register_packet_observer(XOR 0x%02X on audio) = %d", XOR_KEY, rc);
     return rc;
 }
 
@@ -294,34 +187,25 @@ static double frequency(const int16_t *pcm, size_t count) {
 static int send_message(agoraish_engine_t *engine, user_t *u, const char *text) {
     int stream = 0, rc = agoraish_engine_create_data_stream(engine, &stream, 1, 1);
     if (rc == 0) rc = agoraish_engine_send_stream_message(engine, stream, text, strlen(text));
-    say(u->name, "create_data_stream, send_stream_message(%d, \"%s\") = %d", stream, text, rc);
+    say(u->base.name, "create_data_stream, send_stream_message(%d, \"%s\") = %d", stream, text, rc);
     return rc;
 }
 
 int main(void) {
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     agoraish_engine_t *local_engine = NULL, *remote_engine = NULL;
     user_t *local = calloc(1, sizeof *local), *remote = calloc(1, sizeof *remote);
     int16_t tone[FRAME], *heard = calloc((size_t)LISTEN_MS / 10 * FRAME, sizeof *heard);
     struct timespec start;
     char url[128];
-    size_t len = sizeof url, onset = 0, total = (size_t)LISTEN_MS / 10 * FRAME;
-    int ok = 0, rc;
+    size_t onset = 0, total = (size_t)LISTEN_MS / 10 * FRAME;
+    int ok = 0;
     double hz = 0;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!local || !remote || !heard) goto done;
 
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
     local_engine = create_user(local, "local", url);
     remote_engine = create_user(remote, "remote", url);
     if (!local_engine || !remote_engine) goto done;
@@ -333,14 +217,7 @@ int main(void) {
     agoraish_engine_set_external_audio_sink(remote_engine, 1, RATE, 1);
     agoraish_engine_enable_local_audio(remote_engine, 0);
 
-    if ((rc = agoraish_engine_join_channel(local_engine, NULL, CHANNEL, NULL, 0)) != 0 ||
-        !wait_until(local, is_joined, "join") ||
-        (rc = agoraish_engine_join_channel(remote_engine, NULL, CHANNEL, NULL, 0)) != 0 ||
-        !wait_until(remote, is_joined, "join") || !wait_until(local, sees_peer, "remote user") ||
-        !wait_until(remote, sees_peer, "remote user")) {
-        fprintf(stderr, "the users did not get together: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
+    if (example_meet(CHANNEL, local_engine, &local->base, 0, remote_engine, &remote->base, 0) != 0) goto done;
 
     /* A message each way, encrypted like the audio. */
     if (send_message(local_engine, local, "hello from local") != 0 ||
@@ -359,12 +236,11 @@ int main(void) {
         agoraish_engine_pull_playback_audio_frame(remote_engine, heard + (size_t)k * FRAME, FRAME);
         sleep_until(&start, (long)(k + 1) * 10);
     }
-    if (!wait_until(remote, has_message, "message") || !wait_until(local, has_message, "message")) goto done;
+    if (!example_wait(&remote->base, has_message, "message") || !example_wait(&local->base, has_message, "message")) {
+        goto done;
+    }
 
-    agoraish_engine_leave_channel(remote_engine);
-    if (!wait_until(remote, has_left, "leave") || !wait_until(local, sees_nobody, "user offline")) goto done;
-    agoraish_engine_leave_channel(local_engine);
-    if (!wait_until(local, has_left, "leave")) goto done;
+    if (!example_part(local_engine, &local->base, remote_engine, &remote->base)) goto done;
     agoraish_engine_register_packet_observer(local_engine, NULL);
     agoraish_engine_register_packet_observer(remote_engine, NULL);
 
@@ -373,8 +249,8 @@ int main(void) {
     if (onset + RATE * 115 / 100 <= total) hz = frequency(heard + onset + RATE * 15 / 100, RATE);
     say("remote", "heard %.0f Hz (local pushed %.0f Hz)", hz, TONE_HZ);
 
-    pthread_mutex_lock(&local->mutex);
-    pthread_mutex_lock(&remote->mutex);
+    example_lock(&local->base);
+    example_lock(&remote->base);
     say("local", "observer: %d audio payloads XORed before encryption; message \"%s\"; %d encryption errors",
         local->sent_audio, local->message, local->encryption_errors);
     say("remote", "observer: %d audio payloads XORed back after decryption; message \"%s\"; %d encryption errors",
@@ -383,19 +259,17 @@ int main(void) {
          remote->received_audio >= PUSH_MS / 20 / 2 && strcmp(local->message, "hello from remote") == 0 &&
          strcmp(remote->message, "hello from local") == 0 && local->encryption_errors == 0 &&
          remote->encryption_errors == 0;
-    pthread_mutex_unlock(&remote->mutex);
-    pthread_mutex_unlock(&local->mutex);
+    example_unlock(&remote->base);
+    example_unlock(&local->base);
 
 done:
     if (local_engine) agoraish_engine_release(local_engine, 1);
     if (remote_engine) agoraish_engine_release(remote_engine, 1);
     agoraish_server_release(server);
-    if (local) destroy_user(local);
-    if (remote) destroy_user(remote);
+    if (local) example_user_destroy(&local->base);
+    if (remote) example_user_destroy(&remote->base);
     free(local);
     free(remote);
     free(heard);
-    printf("%s\n", ok ? "done: the tone and a message each way crossed encrypted, through both packet observers"
-                      : "the call did not go as expected");
-    return ok ? 0 : 1;
+    return example_finish(ok, "done: the tone and a message each way crossed encrypted, through both packet observers");
 }

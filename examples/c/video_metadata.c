@@ -25,10 +25,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +35,6 @@
 #include "agoraish.h"
 #include "example_support.h"
 
-#define APP_ID "0123456789abcdef0123456789abcdef"
 #define CHANNEL "video-metadata"
 #define WIDTH 320
 #define HEIGHT 240
@@ -46,17 +42,12 @@
 #define PUSHED 20
 #define MAX_METADATA 64 /* what this host's metadata needs (Agora's case asks for 1024) */
 #define SETTLE_MS 500
-#define WAIT_SECONDS 5
 
 /* ---- one user's events, and what its observer and view saw ------------------------- */
 
 typedef struct {
-    const char *name;
-    pthread_mutex_t mutex;
-    pthread_cond_t cond;
-    /* Guarded by mutex. */
-    int joined, left;
-    uint32_t peer;
+    example_user base; /* first, so the handler's user_data is both */
+    /* Guarded by base.mutex. */
     int attached;                  /* metadata its observer attached to pictures sent */
     int received, mismatched, out_of_order;
     int64_t last_timestamp;
@@ -64,47 +55,20 @@ typedef struct {
     int pictures;                  /* pictures its remote view rendered */
 } user_t;
 
-static void on_join_channel_success(agoraish_engine_t *e, void *ud, const char *channel, uint32_t uid, int elapsed) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_join_channel_success \"%s\" uid %u, %d ms", channel, uid, elapsed);
-    pthread_mutex_lock(&u->mutex);
-    u->joined = 1;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_user_offline(agoraish_engine_t *e, void *ud, uint32_t uid, int reason) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_user_offline uid %u, reason %d", uid, reason);
-    pthread_mutex_lock(&u->mutex);
-    if (u->peer == uid) u->peer = 0;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
 static void on_leave_channel(agoraish_engine_t *e, void *ud, const agoraish_rtc_stats *stats) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_leave_channel after %u s", stats->duration);
-    pthread_mutex_lock(&u->mutex);
-    u->left = 1;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
-}
-
-static void on_error(agoraish_engine_t *e, void *ud, int err, const char *msg) {
-    user_t *u = ud;
-    (void)e;
-    say(u->name, "on_error %d: %s", err, msg);
+    say(u->base.name, "on_leave_channel after %u s", stats->duration);
+    example_lock(&u->base);
+    u->base.left = 1;
+    example_changed(&u->base);
 }
 
 static void on_first_remote_video_frame(agoraish_engine_t *e, void *ud, uint32_t uid, int width, int height,
                                         int elapsed) {
     user_t *u = ud;
     (void)e;
-    say(u->name, "on_first_remote_video_frame uid %u, %dx%d, %d ms", uid, width, height, elapsed);
+    say(u->base.name, "on_first_remote_video_frame uid %u, %dx%d, %d ms", uid, width, height, elapsed);
 }
 
 /* The remote view: a render sink that counts pictures (engine's video thread). */
@@ -113,9 +77,9 @@ static void on_frame(agoraish_engine_t *e, void *ud, uint32_t uid, const agorais
     (void)e;
     (void)uid;
     (void)f;
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     u->pictures++;
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
 }
 
 static int bind_view(agoraish_engine_t *engine, uint32_t uid, user_t *u) {
@@ -131,11 +95,10 @@ static int bind_view(agoraish_engine_t *engine, uint32_t uid, user_t *u) {
 /* A user joined: a view for it. */
 static void on_user_joined(agoraish_engine_t *e, void *ud, uint32_t uid, int elapsed) {
     user_t *u = ud;
-    say(u->name, "on_user_joined uid %u, %d ms: setup_remote_video = %d", uid, elapsed, bind_view(e, uid, u));
-    pthread_mutex_lock(&u->mutex);
-    u->peer = uid;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
+    say(u->base.name, "on_user_joined uid %u, %d ms: setup_remote_video = %d", uid, elapsed, bind_view(e, uid, u));
+    example_lock(&u->base);
+    u->base.peer = uid;
+    example_changed(&u->base);
 }
 
 /* ---- the metadata observer ----------------------------------------------------------- */
@@ -154,9 +117,9 @@ static int on_ready_to_send_metadata(agoraish_engine_t *e, void *ud, agoraish_me
     (void)e;
     if (n < 0 || (uint32_t)n >= metadata->size) return 0; /* does not fit: nothing for this picture */
     metadata->size = (uint32_t)n;
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     u->attached++;
-    pthread_mutex_unlock(&u->mutex);
+    example_unlock(&u->base);
     return 1;
 }
 
@@ -167,16 +130,15 @@ static void on_metadata_received(agoraish_engine_t *e, void *ud, const agoraish_
     const int shown = metadata->size < 63 ? (int)metadata->size : 63;
     (void)e;
     snprintf(expected, sizeof expected, "frame %" PRId64, metadata->timestamp_ms);
-    say(u->name, "on_metadata_received uid %u, picture of %" PRId64 " ms: \"%.*s\"", metadata->uid,
+    say(u->base.name, "on_metadata_received uid %u, picture of %" PRId64 " ms: \"%.*s\"", metadata->uid,
         metadata->timestamp_ms, shown, (const char *)metadata->buffer);
-    pthread_mutex_lock(&u->mutex);
+    example_lock(&u->base);
     if (metadata->size != strlen(expected) || memcmp(metadata->buffer, expected, metadata->size) != 0) u->mismatched++;
     if (u->received > 0 && metadata->timestamp_ms <= u->last_timestamp) u->out_of_order++;
     u->last_timestamp = metadata->timestamp_ms;
     u->sender = metadata->uid;
     u->received++;
-    pthread_cond_broadcast(&u->cond);
-    pthread_mutex_unlock(&u->mutex);
+    example_changed(&u->base);
 }
 
 static int register_observer(agoraish_engine_t *engine, user_t *u) {
@@ -193,64 +155,15 @@ static int register_observer(agoraish_engine_t *engine, user_t *u) {
 /* ---- engines --------------------------------------------------------------------------- */
 
 static agoraish_engine_t *create_user(user_t *u, const char *name, const char *server_url) {
-    pthread_condattr_t attr;
     agoraish_event_handler handler;
-    agoraish_engine_config config;
-    agoraish_engine_t *engine;
 
     memset(u, 0, sizeof *u);
-    u->name = name;
-    pthread_mutex_init(&u->mutex, NULL);
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&u->cond, &attr);
-    pthread_condattr_destroy(&attr);
-
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = u;
-    handler.on_join_channel_success = on_join_channel_success;
+    example_user_init(&u->base, name);
+    example_handler(&handler, &u->base);
     handler.on_user_joined = on_user_joined;
-    handler.on_user_offline = on_user_offline;
     handler.on_leave_channel = on_leave_channel;
-    handler.on_error = on_error;
     handler.on_first_remote_video_frame = on_first_remote_video_frame;
-
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = APP_ID;
-    config.event_handler = &handler;
-    config.server_url = server_url;
-    engine = agoraish_engine_create(&config);
-    if (!engine) {
-        int rc = agoraish_get_last_error();
-        fprintf(stderr, "cannot create %s's engine: %d (%s)\n", name, rc, agoraish_get_error_description(rc));
-    }
-    return engine;
-}
-
-static void destroy_user(user_t *u) {
-    pthread_cond_destroy(&u->cond);
-    pthread_mutex_destroy(&u->mutex);
-}
-
-static int is_joined(const user_t *u) { return u->joined; }
-static int has_left(const user_t *u) { return u->left; }
-static int sees_peer(const user_t *u) { return u->peer != 0; }
-static int sees_nobody(const user_t *u) { return u->peer == 0; }
-
-static int wait_until(user_t *u, int (*done)(const user_t *), const char *what) {
-    struct timespec deadline;
-    int ok;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += WAIT_SECONDS;
-    pthread_mutex_lock(&u->mutex);
-    while (!(ok = done(u))) {
-        if (pthread_cond_timedwait(&u->cond, &u->mutex, &deadline) == ETIMEDOUT) break;
-    }
-    pthread_mutex_unlock(&u->mutex);
-    if (!ok) say(u->name, "no %s within %d s", what, WAIT_SECONDS);
-    return ok;
+    return example_create_engine(&u->base, &handler, server_url);
 }
 
 /* ---- local's "camera" ------------------------------------------------------------------- */
@@ -281,7 +194,6 @@ static int push_picture(agoraish_engine_t *engine, uint8_t *planes, int n) {
 }
 
 int main(void) {
-    agoraish_server_config server_config;
     agoraish_server_t *server = NULL;
     agoraish_engine_t *local_engine = NULL, *remote_engine = NULL;
     agoraish_video_encoder_configuration encoder;
@@ -289,7 +201,6 @@ int main(void) {
     uint8_t *planes = malloc((size_t)WIDTH * HEIGHT * 3 / 2);
     struct timespec start;
     char url[128];
-    size_t len = sizeof url;
     int ok = 0, rc, refused = 0, attached = 0;
     uint32_t local_uid = 0;
 
@@ -298,15 +209,7 @@ int main(void) {
     memset(&remote, 0, sizeof remote);
     if (!planes) goto done;
 
-    memset(&server_config, 0, sizeof server_config);
-    server_config.struct_size = sizeof server_config;
-    server = agoraish_server_create(&server_config);
-    if (!server || (rc = agoraish_server_start(server)) != 0 || (rc = agoraish_server_get_url(server, url, &len)) != 0) {
-        rc = server ? rc : agoraish_get_last_error();
-        fprintf(stderr, "cannot start the channel server: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    say("server", "%s", url);
+    if (!(server = example_start_server(url, sizeof url))) goto done;
     local_engine = create_user(&local, "local", url);
     remote_engine = create_user(&remote, "remote", url);
     if (!local_engine || !remote_engine) goto done;
@@ -332,17 +235,8 @@ int main(void) {
     say("local", "set_external_video_source(1) = %d (no camera here)",
         agoraish_engine_set_external_video_source(local_engine, 1));
 
-    if ((rc = agoraish_engine_join_channel(local_engine, NULL, CHANNEL, NULL, 0)) != 0 ||
-        !wait_until(&local, is_joined, "join") ||
-        (rc = agoraish_engine_join_channel(remote_engine, NULL, CHANNEL, NULL, 0)) != 0 ||
-        !wait_until(&remote, is_joined, "join") || !wait_until(&local, sees_peer, "remote user") ||
-        !wait_until(&remote, sees_peer, "remote user")) {
-        fprintf(stderr, "the users did not get together: %d (%s)\n", rc, agoraish_get_error_description(rc));
-        goto done;
-    }
-    pthread_mutex_lock(&remote.mutex);
-    local_uid = remote.peer;
-    pthread_mutex_unlock(&remote.mutex);
+    if (example_meet(CHANNEL, local_engine, &local.base, 0, remote_engine, &remote.base, 0) != 0) goto done;
+    local_uid = example_peer(&remote.base);
 
     say("local", "pushing %d pictures of %dx%d at %d fps", PUSHED, WIDTH, HEIGHT, FPS);
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -355,33 +249,28 @@ int main(void) {
     sleep_until(&start, (long)PUSHED * 1000 / FPS + SETTLE_MS);
 
     bind_view(remote_engine, local_uid, NULL); /* waits for a picture being rendered */
-    agoraish_engine_leave_channel(remote_engine);
-    if (!wait_until(&remote, has_left, "leave") || !wait_until(&local, sees_nobody, "user offline")) goto done;
-    agoraish_engine_leave_channel(local_engine);
-    if (!wait_until(&local, has_left, "leave")) goto done;
+    if (!example_part(local_engine, &local.base, remote_engine, &remote.base)) goto done;
     agoraish_engine_register_media_metadata_observer(local_engine, NULL, AGORAISH_METADATA_TYPE_VIDEO);
     agoraish_engine_register_media_metadata_observer(remote_engine, NULL, AGORAISH_METADATA_TYPE_VIDEO);
 
-    pthread_mutex_lock(&local.mutex);
+    example_lock(&local.base);
     attached = local.attached;
-    pthread_mutex_unlock(&local.mutex);
+    example_unlock(&local.base);
     say("local", "pushed %d pictures (%d refused), attached metadata to %d", PUSHED, refused, attached);
     ok = refused == 0 && attached >= PUSHED * 3 / 4;
-    pthread_mutex_lock(&remote.mutex);
+    example_lock(&remote.base);
     say("remote", "rendered %d pictures; %d metadata from uid %u, %d not naming their picture, %d out of order",
         remote.pictures, remote.received, remote.sender, remote.mismatched, remote.out_of_order);
     ok = ok && remote.received >= PUSHED * 3 / 4 && remote.received <= attached && remote.sender == local_uid &&
          remote.mismatched == 0 && remote.out_of_order == 0 && remote.pictures >= PUSHED / 2;
-    pthread_mutex_unlock(&remote.mutex);
+    example_unlock(&remote.base);
 
 done:
     if (local_engine) agoraish_engine_release(local_engine, 1);
     if (remote_engine) agoraish_engine_release(remote_engine, 1);
     agoraish_server_release(server);
-    destroy_user(&local);
-    destroy_user(&remote);
+    example_user_destroy(&local.base);
+    example_user_destroy(&remote.base);
     free(planes);
-    printf("%s\n", ok ? "done: remote got each picture's metadata with its timestamp, in order"
-                      : "the call did not go as expected");
-    return ok ? 0 : 1;
+    return example_finish(ok, "done: remote got each picture's metadata with its timestamp, in order");
 }

@@ -26,76 +26,30 @@ the checkout's dist/lib (`make dist`):
     python3 examples/python/create_data_stream.py
 """
 import sys
-import threading
 import time
-from typing import Callable, List, Optional, Tuple
+from typing import List, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
+from example_support import ExampleUser, meet, part, run_call, say, sleep_until
 
-APP_ID = "0123456789abcdef0123456789abcdef"
 CHANNEL = "create-data-stream"
 MESSAGES = 5
 INTERVAL_MS = 200
 MAX_MESSAGE_SIZE = 1024  # bytes per message (Agora's limit, AGORAISH_MAX_STREAM_MESSAGE_SIZE)
-WAIT_SECONDS = 5
-
-T0 = time.monotonic()
-_PRINTING = threading.Lock()
-
-
-# ---- printing ------------------------------------------------------------------
-
-
-def say(who: str, text: str) -> None:
-    with _PRINTING:
-        print(f"{time.monotonic() - T0:6.2f} s  {who:<6}  {text}", flush=True)
 
 
 # ---- one user's events --------------------------------------------------------------
 
 
-class User(agoraish.EventHandler):
+class User(ExampleUser):
     """A user's events, on its engine's event thread."""
 
     def __init__(self, name: str) -> None:
-        self.name = name
-        self.changed = threading.Condition()
+        super().__init__(name)
         # Guarded by `changed`.
-        self.joined = False
-        self.left = False
-        self.peer = 0
         self.messages: List[Tuple[int, int, bytes]] = []  # (uid, stream, data)
         self.errors = 0
-
-    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
-        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
-        with self.changed:
-            self.joined = True
-            self.changed.notify_all()
-
-    def on_user_joined(self, uid: int, elapsed: int) -> None:
-        say(self.name, f"on_user_joined uid {uid}, {elapsed} ms")
-        with self.changed:
-            self.peer = uid
-            self.changed.notify_all()
-
-    def on_user_offline(self, uid: int, reason: int) -> None:
-        say(self.name, f"on_user_offline uid {uid}, reason {int(reason)}")
-        with self.changed:
-            if self.peer == uid:
-                self.peer = 0
-            self.changed.notify_all()
-
-    def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
-        say(self.name, f"on_leave_channel after {stats.duration} s: sent {stats.tx_bytes} bytes, "
-                       f"received {stats.rx_bytes} bytes")
-        with self.changed:
-            self.left = True
-            self.changed.notify_all()
-
-    def on_error(self, err: int, msg: str) -> None:
-        say(self.name, f"on_error {err}: {msg}")
 
     def on_stream_message(self, uid: int, stream_id: int, data: bytes, sent_ts: int) -> None:
         # `data` is a copy; `sent_ts` is the sender's wall clock (ms since 1970).
@@ -113,36 +67,6 @@ class User(agoraish.EventHandler):
         with self.changed:
             self.errors += 1
 
-    def wait_until(self, done: Callable[["User"], bool], what: str) -> bool:
-        """Waits (at most WAIT_SECONDS) until `done(self)`; returns whether it happened."""
-        with self.changed:
-            ok = self.changed.wait_for(lambda: done(self), timeout=WAIT_SECONDS)
-        if not ok:
-            say(self.name, f"no {what} within {WAIT_SECONDS} s")
-        return ok
-
-
-def is_joined(u: User) -> bool:
-    return u.joined
-
-
-def has_left(u: User) -> bool:
-    return u.left
-
-
-def sees_peer(u: User) -> bool:
-    return u.peer != 0
-
-
-def sees_nobody(u: User) -> bool:
-    return u.peer == 0
-
-
-def sleep_until(start: float, offset_ms: int) -> None:
-    delay = start + offset_ms / 1000 - time.monotonic()
-    if delay > 0:
-        time.sleep(delay)
-
 
 # ---- the call ---------------------------------------------------------------------------
 
@@ -156,12 +80,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     local_engine.disable_audio()
     remote_engine.disable_audio()
 
-    local_engine.join_channel(None, CHANNEL)
-    if not local.wait_until(is_joined, "join"):
-        return False
-    remote_engine.join_channel(None, CHANNEL)
-    if not (remote.wait_until(is_joined, "join") and local.wait_until(sees_peer, "remote user")
-            and remote.wait_until(sees_peer, "remote user")):
+    if not meet(CHANNEL, local_engine, local, remote_engine, remote):
         return False
     local_uid, remote_uid = remote.peer, local.peer
 
@@ -194,11 +113,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     if not local.wait_until(lambda u: len(u.messages) >= 1, "answer"):
         return False
 
-    remote_engine.leave_channel()
-    if not (remote.wait_until(has_left, "leave") and local.wait_until(sees_nobody, "user offline")):
-        return False
-    local_engine.leave_channel()
-    if not local.wait_until(has_left, "leave"):
+    if not part(local_engine, local, remote_engine, remote):
         return False
 
     # The streams ended with the call.
@@ -222,25 +137,8 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
 
 def main() -> int:
     local, remote = User("local"), User("remote")
-    server: Optional[agoraish.ChannelServer] = None
-    engines: List[agoraish.RtcEngine] = []
-    ok = False
-    try:
-        server = agoraish.ChannelServer().start()
-        say("server", server.url)
-        for user in (local, remote):
-            engines.append(agoraish.RtcEngine(APP_ID, user, server_url=server.url))
-        ok = call(engines[0], engines[1], local, remote)
-    except agoraish.AgoraishError as error:
-        print(f"create_data_stream: {error}", file=sys.stderr)
-    finally:
-        for engine in engines:
-            engine.release()
-        if server is not None:
-            server.release()
-    print("done: remote got local's messages once and in order, and local got the answer" if ok
-          else "the call did not go as expected", flush=True)
-    return 0 if ok else 1
+    return run_call("create_data_stream", [local, remote], lambda engines: call(*engines, local, remote),
+                    "done: remote got local's messages once and in order, and local got the answer")
 
 
 if __name__ == "__main__":

@@ -29,12 +29,12 @@ import sys
 import threading
 import time
 import wave
-from typing import Callable, List, Optional, Tuple
+from typing import Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
+from example_support import ExampleUser, meet, name_of, part, run_call, say, sleep_until
 
-APP_ID = "0123456789abcdef0123456789abcdef"
 CHANNEL = "custom-audio-render"
 SINK_RATE = 44100             # what local renders
 SINK_CHANNELS = 2
@@ -45,69 +45,14 @@ TALK_MS = 4000
 MUTE_FROM_MS = 1500           # remote mutes itself from here ...
 MUTE_TO_MS = 2500             # ... to here
 LISTEN_MS = 4500
-WAIT_SECONDS = 5
 WAV_PATH = os.path.join("demo-out", "custom_audio_render.wav")
-
-T0 = time.monotonic()
-_PRINTING = threading.Lock()
-
-
-# ---- printing ------------------------------------------------------------------
-
-
-def say(who: str, text: str) -> None:
-    with _PRINTING:
-        print(f"{time.monotonic() - T0:6.2f} s  {who:<6}  {text}", flush=True)
-
-
-def name_of(value: object) -> str:
-    """The name of an enum member, "?" for a value the header does not list."""
-    return getattr(value, "name", "?")
 
 
 # ---- one user's events -----------------------------------------------------------
 
 
-class User(agoraish.EventHandler):
+class User(ExampleUser):
     """A user's events, on its engine's event thread."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.changed = threading.Condition()
-        # Guarded by `changed`.
-        self.joined = False
-        self.left = False
-        self.uid = 0
-        self.peer = 0
-
-    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
-        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
-        with self.changed:
-            self.uid, self.joined = uid, True
-            self.changed.notify_all()
-
-    def on_user_joined(self, uid: int, elapsed: int) -> None:
-        say(self.name, f"on_user_joined uid {uid}, {elapsed} ms")
-        with self.changed:
-            self.peer = uid
-            self.changed.notify_all()
-
-    def on_user_offline(self, uid: int, reason: int) -> None:
-        say(self.name, f"on_user_offline uid {uid}, reason {int(reason)}")
-        with self.changed:
-            if self.peer == uid:
-                self.peer = 0
-            self.changed.notify_all()
-
-    def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
-        say(self.name, f"on_leave_channel after {stats.duration} s: sent {stats.tx_bytes} bytes, "
-                       f"received {stats.rx_bytes} bytes")
-        with self.changed:
-            self.left = True
-            self.changed.notify_all()
-
-    def on_error(self, err: int, msg: str) -> None:
-        say(self.name, f"on_error {err}: {msg}")
 
     def on_local_audio_state_changed(self, state: int, error: int) -> None:
         say(self.name, f"on_local_audio_state_changed {name_of(state)} (error {int(error)})")
@@ -134,38 +79,8 @@ class User(agoraish.EventHandler):
                        f"concealed {s.concealed_frames}, active {s.total_active_time} ms, "
                        f"frozen {s.total_frozen_time} ms")
 
-    def wait_until(self, done: Callable[["User"], bool], what: str) -> bool:
-        """Waits (at most WAIT_SECONDS) until `done(self)`; returns whether it happened."""
-        with self.changed:
-            ok = self.changed.wait_for(lambda: done(self), timeout=WAIT_SECONDS)
-        if not ok:
-            say(self.name, f"no {what} within {WAIT_SECONDS} s")
-        return ok
-
-
-def is_joined(u: User) -> bool:
-    return u.joined
-
-
-def has_left(u: User) -> bool:
-    return u.left
-
-
-def sees_peer(u: User) -> bool:
-    return u.peer != 0
-
-
-def sees_nobody(u: User) -> bool:
-    return u.peer == 0
-
 
 # ---- the remote user: 10 ms of tone every 10 ms, muted for a while -------------------------
-
-
-def sleep_until(start: float, offset_ms: int) -> None:
-    delay = start + offset_ms / 1000 - time.monotonic()
-    if delay > 0:
-        time.sleep(delay)
 
 
 def talk(engine: agoraish.RtcEngine, voice: array.array, stop: threading.Event) -> None:
@@ -241,12 +156,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     remote_engine.set_external_audio_source(True, 48000, 1)
     remote_engine.set_playback_device("null")
 
-    local_engine.join_channel(None, CHANNEL)
-    if not local.wait_until(is_joined, "join"):
-        return False
-    remote_engine.join_channel(None, CHANNEL)
-    if not (remote.wait_until(is_joined, "join") and local.wait_until(sees_peer, "remote user")
-            and remote.wait_until(sees_peer, "remote user")):
+    if not meet(CHANNEL, local_engine, local, remote_engine, remote):
         return False
 
     # The render loop: 10 ms every 10 ms, as a sound card would ask for it.
@@ -272,11 +182,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     finally:
         talker.join()
 
-    remote_engine.leave_channel()
-    if not (remote.wait_until(has_left, "leave") and local.wait_until(sees_nobody, "user offline")):
-        return False
-    local_engine.leave_channel()
-    if not local.wait_until(has_left, "leave"):
+    if not part(local_engine, local, remote_engine, remote):
         return False
 
     try:
@@ -322,24 +228,8 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
 def main() -> int:
     local = User("local")
     remote = User("remote")
-    server: Optional[agoraish.ChannelServer] = None
-    engines: List[agoraish.RtcEngine] = []
-    ok = False
-    try:
-        server = agoraish.ChannelServer().start()
-        say("server", server.url)
-        for user in (local, remote):
-            engines.append(agoraish.RtcEngine(APP_ID, user, server_url=server.url))
-        ok = call(engines[0], engines[1], local, remote)
-    except agoraish.AgoraishError as error:
-        print(f"custom_audio_render: {error}", file=sys.stderr)
-    finally:
-        for engine in engines:
-            engine.release()
-        if server is not None:
-            server.release()
-    print("done: local rendered remote's tone and its mute" if ok else "the call did not go as expected", flush=True)
-    return 0 if ok else 1
+    return run_call("custom_audio_render", [local, remote], lambda engines: call(*engines, local, remote),
+                    "done: local rendered remote's tone and its mute")
 
 
 if __name__ == "__main__":

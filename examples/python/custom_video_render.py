@@ -30,12 +30,12 @@ import os
 import sys
 import threading
 import time
-from typing import BinaryIO, Callable, List, Optional, Tuple
+from typing import BinaryIO, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
+from example_support import ExampleUser, meet, part, run_call, say, sleep_until
 
-APP_ID = "0123456789abcdef0123456789abcdef"
 CHANNEL = "custom-video-render"
 Y4M_PATH = os.path.join("demo-out", "custom_video_render.y4m")
 WIDTH, HEIGHT = 320, 240
@@ -43,18 +43,9 @@ STRIDE = WIDTH + 32  # bytes per row of both NV12 planes: the picture's 320 and 
 FPS = 15
 PUSHED = 45          # three seconds
 SETTLE_MS = 500      # after the last push, for the last pictures to be rendered
-WAIT_SECONDS = 5
-
-T0 = time.monotonic()
-_PRINTING = threading.Lock()
 
 
-# ---- printing ------------------------------------------------------------------
-
-
-def say(who: str, text: str) -> None:
-    with _PRINTING:
-        print(f"{time.monotonic() - T0:6.2f} s  {who:<6}  {text}", flush=True)
+# ---- what a picture shows -------------------------------------------------------------
 
 
 def average(plane: memoryview, stride: int, width: int, height: int) -> float:
@@ -66,46 +57,8 @@ def average(plane: memoryview, stride: int, width: int, height: int) -> float:
 # ---- one user's events, and local's render sink -----------------------------------------
 
 
-class User(agoraish.EventHandler):
+class User(ExampleUser):
     """A user's events, on its engine's event thread."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.changed = threading.Condition()
-        # Guarded by `changed`.
-        self.joined = False
-        self.left = False
-        self.uid = 0
-        self.peer = 0
-
-    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
-        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
-        with self.changed:
-            self.uid, self.joined = uid, True
-            self.changed.notify_all()
-
-    def on_user_joined(self, uid: int, elapsed: int) -> None:
-        say(self.name, f"on_user_joined uid {uid}, {elapsed} ms")
-        with self.changed:
-            self.peer = uid
-            self.changed.notify_all()
-
-    def on_user_offline(self, uid: int, reason: int) -> None:
-        say(self.name, f"on_user_offline uid {uid}, reason {int(reason)}")
-        with self.changed:
-            if self.peer == uid:
-                self.peer = 0
-            self.changed.notify_all()
-
-    def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
-        say(self.name, f"on_leave_channel after {stats.duration} s: sent {stats.tx_bytes} bytes, "
-                       f"received {stats.rx_bytes} bytes")
-        with self.changed:
-            self.left = True
-            self.changed.notify_all()
-
-    def on_error(self, err: int, msg: str) -> None:
-        say(self.name, f"on_error {err}: {msg}")
 
     def on_first_local_video_frame_published(self, elapsed: int) -> None:
         say(self.name, f"on_first_local_video_frame_published, {elapsed} ms")
@@ -115,30 +68,6 @@ class User(agoraish.EventHandler):
 
     def on_video_size_changed(self, uid: int, width: int, height: int, rotation: int) -> None:
         say(self.name, f"on_video_size_changed uid {uid}, {width}x{height}, rotation {rotation}")
-
-    def wait_until(self, done: Callable[["User"], bool], what: str) -> bool:
-        """Waits (at most WAIT_SECONDS) until `done(self)`; returns whether it happened."""
-        with self.changed:
-            ok = self.changed.wait_for(lambda: done(self), timeout=WAIT_SECONDS)
-        if not ok:
-            say(self.name, f"no {what} within {WAIT_SECONDS} s")
-        return ok
-
-
-def is_joined(u: User) -> bool:
-    return u.joined
-
-
-def has_left(u: User) -> bool:
-    return u.left
-
-
-def sees_peer(u: User) -> bool:
-    return u.peer != 0
-
-
-def sees_nobody(u: User) -> bool:
-    return u.peer == 0
 
 
 class Y4mWriter:
@@ -222,12 +151,6 @@ def draw_picture(n: int) -> bytes:
 # ---- the call ---------------------------------------------------------------------------------
 
 
-def sleep_until(start: float, offset_ms: float) -> None:
-    delay = start + offset_ms / 1000 - time.monotonic()
-    if delay > 0:
-        time.sleep(delay)
-
-
 def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, local: User, remote: User) -> bool:
     """The case, from the render sink to the checks; True when it went as expected."""
     # A video-only call: no microphone, no speaker.
@@ -243,12 +166,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     remote_engine.set_video_encoder_configuration(WIDTH, HEIGHT, frame_rate=FPS, bitrate=0)
     say("remote", f"set_video_encoder_configuration({WIDTH}x{HEIGHT}, {FPS} fps, standard bitrate) = 0")
 
-    local_engine.join_channel(None, CHANNEL)
-    if not local.wait_until(is_joined, "join"):
-        return False
-    remote_engine.join_channel(None, CHANNEL)
-    if not (remote.wait_until(is_joined, "join") and local.wait_until(sees_peer, "remote user")
-            and remote.wait_until(sees_peer, "remote user")):
+    if not meet(CHANNEL, local_engine, local, remote_engine, remote):
         return False
 
     # local renders the remote user into the file.
@@ -290,11 +208,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
             # Unbinding waits for a picture being rendered: afterwards the file can be closed.
             local_engine.setup_remote_video(remote_uid, None)
 
-    remote_engine.leave_channel()
-    if not (remote.wait_until(has_left, "leave") and local.wait_until(sees_nobody, "user offline")):
-        return False
-    local_engine.leave_channel()
-    if not local.wait_until(has_left, "leave"):
+    if not part(local_engine, local, remote_engine, remote):
         return False
 
     w = writer
@@ -320,25 +234,8 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
 def main() -> int:
     local = User("local")
     remote = User("remote")
-    server: Optional[agoraish.ChannelServer] = None
-    engines: List[agoraish.RtcEngine] = []
-    ok = False
-    try:
-        server = agoraish.ChannelServer().start()
-        say("server", server.url)
-        for user in (local, remote):
-            engines.append(agoraish.RtcEngine(APP_ID, user, server_url=server.url))
-        ok = call(engines[0], engines[1], local, remote)
-    except agoraish.AgoraishError as error:
-        print(f"custom_video_render: {error}", file=sys.stderr)
-    finally:
-        for engine in engines:
-            engine.release()
-        if server is not None:
-            server.release()
-    print(f"done: local rendered remote's pictures into {Y4M_PATH}" if ok else "the call did not go as expected",
-          flush=True)
-    return 0 if ok else 1
+    return run_call("custom_video_render", [local, remote], lambda engines: call(*engines, local, remote),
+                    f"done: local rendered remote's pictures into {Y4M_PATH}")
 
 
 if __name__ == "__main__":

@@ -38,12 +38,12 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
+from example_support import ExampleUser, meet, name_of, part, run_call, say, sleep_until
 
-APP_ID = "0123456789abcdef0123456789abcdef"
 CHANNEL = "join-channel-audio"
 LOCAL_UID = 1001
 REMOTE_UID = 2002
@@ -56,62 +56,20 @@ REMOTE_HZ = 660.0             # what remote says
 REMOTE_AMPLITUDE = 6000.0
 PHASE_VOLUMES = (100, 200, 50)
 PHASE_MS = 2000
-WAIT_SECONDS = 5
-
-T0 = time.monotonic()
-_PRINTING = threading.Lock()
-
-
-# ---- printing ------------------------------------------------------------------
-
-
-def say(who: str, text: str) -> None:
-    """One line, prefixed with the time and who says it. Callbacks of both
-    engines and the main thread print through here; each line is written at once."""
-    with _PRINTING:
-        print(f"{time.monotonic() - T0:6.2f} s  {who:<6}  {text}", flush=True)
-
-
-def name_of(value: object) -> str:
-    """The name of an enum member, "?" for a value the header does not list."""
-    return getattr(value, "name", "?")
 
 
 # ---- one user's events -----------------------------------------------------------
 
 
-class User(agoraish.EventHandler):
+class User(ExampleUser):
     """A user's events, on its engine's event thread."""
 
     def __init__(self, name: str, verbose: bool) -> None:
-        self.name = name
+        super().__init__(name)
         self.verbose = verbose        # print statistics and volumes too
-        self.changed = threading.Condition()
         # Guarded by `changed`.
-        self.joined = False
-        self.left = False
-        self.peer = 0                 # the remote user in the channel, 0 if none
         self.local_volume = 0         # the last local volume report
         self.local_vad = 0
-
-    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
-        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
-        with self.changed:
-            self.joined = True
-            self.changed.notify_all()
-
-    def on_user_joined(self, uid: int, elapsed: int) -> None:
-        say(self.name, f"on_user_joined uid {uid}, {elapsed} ms")
-        with self.changed:
-            self.peer = uid
-            self.changed.notify_all()
-
-    def on_user_offline(self, uid: int, reason: int) -> None:
-        say(self.name, f"on_user_offline uid {uid}, reason {int(reason)}")
-        with self.changed:
-            if self.peer == uid:
-                self.peer = 0
-            self.changed.notify_all()
 
     def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
         say(self.name, f"on_leave_channel after {stats.duration} s: sent {stats.tx_bytes} bytes "
@@ -120,9 +78,6 @@ class User(agoraish.EventHandler):
         with self.changed:
             self.left = True
             self.changed.notify_all()
-
-    def on_error(self, err: int, msg: str) -> None:
-        say(self.name, f"on_error {err}: {msg}")
 
     def on_first_local_audio_frame_published(self, elapsed: int) -> None:
         say(self.name, f"on_first_local_audio_frame_published, {elapsed} ms")
@@ -173,39 +128,8 @@ class User(agoraish.EventHandler):
                            f"end to end {s.end_to_end_delay} ms, active {s.total_active_time} ms, "
                            f"frozen {s.total_frozen_time} ms")
 
-    def wait_until(self, done: Callable[["User"], bool], what: str) -> bool:
-        """Waits (at most WAIT_SECONDS) until `done(self)`; returns whether it happened."""
-        with self.changed:
-            ok = self.changed.wait_for(lambda: done(self), timeout=WAIT_SECONDS)
-        if not ok:
-            say(self.name, f"no {what} within {WAIT_SECONDS} s")
-        return ok
-
-
-def is_joined(u: User) -> bool:
-    return u.joined
-
-
-def has_left(u: User) -> bool:
-    return u.left
-
-
-def sees_peer(u: User) -> bool:
-    return u.peer != 0
-
-
-def sees_nobody(u: User) -> bool:
-    return u.peer == 0
-
 
 # ---- audio helpers ------------------------------------------------------------------
-
-
-def sleep_until(start: float, offset_ms: int) -> None:
-    """Sleeps until `offset_ms` after `start` (time.monotonic())."""
-    delay = start + offset_ms / 1000 - time.monotonic()
-    if delay > 0:
-        time.sleep(delay)
 
 
 def tone(hz: float, amplitude: float, count: int) -> array.array:
@@ -316,12 +240,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine,
     remote_engine.set_external_audio_source(True, RATE, 1)
     remote_engine.set_external_audio_sink(True, RATE, 1)
 
-    local_engine.join_channel(None, CHANNEL, None, LOCAL_UID)
-    if not local.wait_until(is_joined, "join"):
-        return False
-    remote_engine.join_channel(None, CHANNEL, None, REMOTE_UID)
-    if not (remote.wait_until(is_joined, "join") and local.wait_until(sees_peer, "remote user")
-            and remote.wait_until(sees_peer, "remote user")):
+    if not meet(CHANNEL, local_engine, local, remote_engine, remote, LOCAL_UID, REMOTE_UID):
         return False
 
     # The call: remote talks all along; local changes its recording volume
@@ -346,11 +265,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine,
     finally:
         talker.join()
 
-    remote_engine.leave_channel()
-    if not (remote.wait_until(has_left, "leave") and local.wait_until(sees_nobody, "user offline")):
-        return False
-    local_engine.leave_channel()
-    if not local.wait_until(has_left, "leave"):
+    if not part(local_engine, local, remote_engine, remote):
         return False
 
     # What remote heard of local in each phase (from 600 ms into it, past the
@@ -384,28 +299,12 @@ def main() -> int:
 
     local = User("local", verbose=True)
     remote = User("remote", verbose=False)
-    server: Optional[agoraish.ChannelServer] = None
-    engines: List[agoraish.RtcEngine] = []
-    ok = False
     try:
-        # A channel server inside this process: 127.0.0.1, a free port, any app id.
-        server = agoraish.ChannelServer().start()
-        say("server", server.url)
-        for user in (local, remote):
-            engines.append(agoraish.RtcEngine(APP_ID, user, server_url=server.url))
-        ok = call(engines[0], engines[1], local, remote, directory)
-    except agoraish.AgoraishError as error:
-        print(f"join_channel_audio: {error}", file=sys.stderr)
+        return run_call("join_channel_audio", [local, remote],
+                        lambda engines: call(*engines, local, remote, directory),
+                        "done: local was heard at each recording volume and heard remote")
     finally:
-        # release(sync=True): afterwards no callback runs.
-        for engine in engines:
-            engine.release()
-        if server is not None:
-            server.release()
-        shutil.rmtree(directory, ignore_errors=True)
-    print("done: local was heard at each recording volume and heard remote" if ok
-          else "the call did not go as expected", flush=True)
-    return 0 if ok else 1
+        shutil.rmtree(directory, ignore_errors=True)  # after release: no callback runs any more
 
 
 if __name__ == "__main__":

@@ -31,73 +31,30 @@ says otherwise, uses the checkout's dist/lib (`make dist`):
 import sys
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
+from example_support import APP_ID, ExampleUser, has_left, is_joined, say, sees_peer
 
-APP_ID = "0123456789abcdef0123456789abcdef"
 CHANNEL = "join-channel-video"
 WIDTH, HEIGHT = 320, 240
 VIEW = (320, 180)    # local's view of remote: 16:9
 FPS = 15
 PUSHED = 45          # three seconds
 SETTLE_MS = 500      # after the last push, for the last pictures to be rendered
-WAIT_SECONDS = 5
-
-T0 = time.monotonic()
-_PRINTING = threading.Lock()
-
-
-# ---- printing ------------------------------------------------------------------
-
-
-def say(who: str, text: str) -> None:
-    with _PRINTING:
-        print(f"{time.monotonic() - T0:6.2f} s  {who:<6}  {text}", flush=True)
 
 
 # ---- one user's events --------------------------------------------------------------
 
 
-class User(agoraish.EventHandler):
+class User(ExampleUser):
     """A user's events, on its engine's event thread."""
 
     def __init__(self, name: str) -> None:
-        self.name = name
-        self.changed = threading.Condition()
+        super().__init__(name)
         # Guarded by `changed`.
-        self.joined = False
-        self.left = False
-        self.peer = 0
         self.first_remote_frame: Optional[Tuple[int, int]] = None
-
-    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
-        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
-        with self.changed:
-            self.joined = True
-            self.changed.notify_all()
-
-    def on_user_joined(self, uid: int, elapsed: int) -> None:
-        say(self.name, f"on_user_joined uid {uid}, {elapsed} ms")
-        with self.changed:
-            self.peer = uid
-            self.changed.notify_all()
-
-    def on_user_offline(self, uid: int, reason: int) -> None:
-        say(self.name, f"on_user_offline uid {uid}, reason {int(reason)}")
-        with self.changed:
-            self.peer = 0
-            self.changed.notify_all()
-
-    def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
-        say(self.name, f"on_leave_channel after {stats.duration} s")
-        with self.changed:
-            self.left = True
-            self.changed.notify_all()
-
-    def on_error(self, err: int, msg: str) -> None:
-        say(self.name, f"on_error {err}: {msg}")
 
     def on_first_local_video_frame(self, width: int, height: int, elapsed: int) -> None:
         say(self.name, f"on_first_local_video_frame {width}x{height}, {elapsed} ms")
@@ -113,14 +70,6 @@ class User(agoraish.EventHandler):
 
     def on_remote_video_state_changed(self, uid: int, state: int, reason: int, elapsed: int) -> None:
         say(self.name, f"on_remote_video_state_changed uid {uid}, {_name(state)}, {_name(reason)}")
-
-    def wait_until(self, done: Callable[["User"], bool], what: str) -> bool:
-        """Waits (at most WAIT_SECONDS) until `done(self)`; returns whether it happened."""
-        with self.changed:
-            ok = self.changed.wait_for(lambda: done(self), timeout=WAIT_SECONDS)
-        if not ok:
-            say(self.name, f"no {what} within {WAIT_SECONDS} s")
-        return ok
 
 
 def _name(value: int) -> str:
@@ -195,18 +144,6 @@ def camera(name: str, engine: agoraish.RtcEngine, refused: List[int]) -> threadi
 
 
 # ---- the call ---------------------------------------------------------------------------
-
-
-def is_joined(u: User) -> bool:
-    return u.joined
-
-
-def sees_peer(u: User) -> bool:
-    return u.peer != 0
-
-
-def has_left(u: User) -> bool:
-    return u.left
 
 
 def call(engines: Dict[str, agoraish.RtcEngine], users: Dict[str, User]) -> bool:

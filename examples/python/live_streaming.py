@@ -33,12 +33,12 @@ says otherwise, uses the checkout's dist/lib (`make dist`):
 import sys
 import threading
 import time
-from typing import Callable, List, Optional, Tuple
+from typing import List, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
+from example_support import WAIT_SECONDS, ExampleUser, has_left, is_joined, run_call, say
 
-APP_ID = "0123456789abcdef0123456789abcdef"
 CHANNEL = "live-streaming"
 HOST_UID, AUDIENCE_UID = 1001, 2002
 WIDTH, HEIGHT = 640, 360
@@ -48,39 +48,21 @@ HIGH_PICTURES = 15   # watched in high quality before switching
 LOW_PICTURES = 10    # watched in low quality before going on stage
 WAIT_SECONDS = 10
 
-T0 = time.monotonic()
-_PRINTING = threading.Lock()
-
-
-# ---- printing ------------------------------------------------------------------
-
-
-def say(who: str, text: str) -> None:
-    with _PRINTING:
-        print(f"{time.monotonic() - T0:6.2f} s  {who:<8}  {text}", flush=True)
-
 
 # ---- one user's events --------------------------------------------------------------
 
 
-class User(agoraish.EventHandler):
+class User(ExampleUser):
     """A user's events, on its engine's event thread."""
 
+    wait_seconds = WAIT_SECONDS
+
     def __init__(self, name: str) -> None:
-        self.name = name
-        self.changed = threading.Condition()
+        super().__init__(name)
         # Guarded by `changed`.
-        self.joined = False
-        self.left = False
-        self.peers: List[int] = []
+        self.peers: List[int] = []  # every broadcaster seen joining
         self.role = 0
         self.stats: List[agoraish.RemoteVideoStats] = []
-
-    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
-        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
-        with self.changed:
-            self.joined = True
-            self.changed.notify_all()
 
     def on_user_joined(self, uid: int, elapsed: int) -> None:
         say(self.name, f"on_user_joined uid {uid} (a broadcaster), {elapsed} ms")
@@ -95,15 +77,6 @@ class User(agoraish.EventHandler):
             self.role = int(new_role)
             self.changed.notify_all()
 
-    def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
-        say(self.name, f"on_leave_channel after {stats.duration} s")
-        with self.changed:
-            self.left = True
-            self.changed.notify_all()
-
-    def on_error(self, err: int, msg: str) -> None:
-        say(self.name, f"on_error {err}: {msg}")
-
     def on_first_remote_video_decoded(self, uid: int, width: int, height: int, elapsed: int) -> None:
         say(self.name, f"on_first_remote_video_decoded uid {uid}, {width}x{height}, {elapsed} ms")
 
@@ -117,14 +90,6 @@ class User(agoraish.EventHandler):
         with self.changed:
             self.stats.append(stats)
             self.changed.notify_all()
-
-    def wait_until(self, done: Callable[["User"], bool], what: str) -> bool:
-        """Waits (at most WAIT_SECONDS) until `done(self)`; returns whether it happened."""
-        with self.changed:
-            ok = self.changed.wait_for(lambda: done(self), timeout=WAIT_SECONDS)
-        if not ok:
-            say(self.name, f"no {what} within {WAIT_SECONDS} s")
-        return ok
 
 
 class Screen:
@@ -195,14 +160,6 @@ class Camera:
 
 
 # ---- the call ---------------------------------------------------------------------------
-
-
-def is_joined(u: User) -> bool:
-    return u.joined
-
-
-def has_left(u: User) -> bool:
-    return u.left
 
 
 def sees_audience(u: User) -> bool:
@@ -292,25 +249,9 @@ def call(host_engine: agoraish.RtcEngine, audience_engine: agoraish.RtcEngine, h
 def main() -> int:
     host = User("host")
     audience = User("audience")
-    server: Optional[agoraish.ChannelServer] = None
-    engines: List[agoraish.RtcEngine] = []
-    ok = False
-    try:
-        server = agoraish.ChannelServer().start()
-        say("server", server.url)
-        for user in (host, audience):
-            engines.append(agoraish.RtcEngine(APP_ID, user, server_url=server.url))
-        ok = call(engines[0], engines[1], host, audience)
-    except agoraish.AgoraishError as error:
-        print(f"live_streaming: {error}", file=sys.stderr)
-    finally:
-        for engine in engines:
-            engine.release()
-        if server is not None:
-            server.release()
-    print("done: the audience watched the host's high stream, then its low stream" if ok
-          else "the show did not go as expected", flush=True)
-    return 0 if ok else 1
+    return run_call("live_streaming", [host, audience], lambda engines: call(*engines, host, audience),
+                    "done: the audience watched the host's high stream, then its low stream",
+                    "the show did not go as expected")
 
 
 if __name__ == "__main__":

@@ -42,17 +42,17 @@ import operator
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
+from example_support import ExampleUser, meet, part, run_call, say, sleep_until
 
 try:
     import numpy
 except ImportError:  # the observer then works on the memoryview in plain Python
     numpy = None
 
-APP_ID = "0123456789abcdef0123456789abcdef"
 CHANNEL = "raw-audio-data"
 LOCAL_UID = 1001
 REMOTE_UID = 2002
@@ -60,87 +60,13 @@ LOCAL_HZ = 440.0
 REMOTE_HZ = 660.0
 AMPLITUDE = 8000.0
 CALL_MS = 3000
-WAIT_SECONDS = 5
-
-T0 = time.monotonic()
-_PRINTING = threading.Lock()
-
-
-# ---- printing ------------------------------------------------------------------
-
-
-def say(who: str, text: str) -> None:
-    with _PRINTING:
-        print(f"{time.monotonic() - T0:6.2f} s  {who:<6}  {text}", flush=True)
 
 
 # ---- one user's events -----------------------------------------------------------
 
 
-class User(agoraish.EventHandler):
+class User(ExampleUser):
     """A user's events, on its engine's event thread."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.changed = threading.Condition()
-        # Guarded by `changed`.
-        self.joined = False
-        self.left = False
-        self.uid = 0
-        self.peer = 0
-
-    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
-        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
-        with self.changed:
-            self.uid, self.joined = uid, True
-            self.changed.notify_all()
-
-    def on_user_joined(self, uid: int, elapsed: int) -> None:
-        say(self.name, f"on_user_joined uid {uid}, {elapsed} ms")
-        with self.changed:
-            self.peer = uid
-            self.changed.notify_all()
-
-    def on_user_offline(self, uid: int, reason: int) -> None:
-        say(self.name, f"on_user_offline uid {uid}, reason {int(reason)}")
-        with self.changed:
-            if self.peer == uid:
-                self.peer = 0
-            self.changed.notify_all()
-
-    def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
-        say(self.name, f"on_leave_channel after {stats.duration} s: sent {stats.tx_bytes} bytes, "
-                       f"received {stats.rx_bytes} bytes")
-        with self.changed:
-            self.left = True
-            self.changed.notify_all()
-
-    def on_error(self, err: int, msg: str) -> None:
-        say(self.name, f"on_error {err}: {msg}")
-
-    def wait_until(self, done: Callable[["User"], bool], what: str) -> bool:
-        """Waits (at most WAIT_SECONDS) until `done(self)`; returns whether it happened."""
-        with self.changed:
-            ok = self.changed.wait_for(lambda: done(self), timeout=WAIT_SECONDS)
-        if not ok:
-            say(self.name, f"no {what} within {WAIT_SECONDS} s")
-        return ok
-
-
-def is_joined(u: User) -> bool:
-    return u.joined
-
-
-def has_left(u: User) -> bool:
-    return u.left
-
-
-def sees_peer(u: User) -> bool:
-    return u.peer != 0
-
-
-def sees_nobody(u: User) -> bool:
-    return u.peer == 0
 
 
 # ---- frames: numpy when installed, else the memoryview in plain Python --------------------
@@ -358,12 +284,6 @@ def report(p: Position, heard: Spectrum) -> None:
 # ---- the users' voices ----------------------------------------------------------------------
 
 
-def sleep_until(start: float, offset_ms: int) -> None:
-    delay = start + offset_ms / 1000 - time.monotonic()
-    if delay > 0:
-        time.sleep(delay)
-
-
 def tone(hz: float, count: int) -> array.array:
     """`count` samples of a sine at 48 kHz, 16-bit."""
     step = 2 * math.pi * hz / 48000
@@ -429,12 +349,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     remote_engine.set_external_audio_source(True, 48000, 1)
     remote_engine.set_external_audio_sink(True, 48000, 1)
 
-    local_engine.join_channel(None, CHANNEL, None, LOCAL_UID)
-    if not local.wait_until(is_joined, "join"):
-        return False
-    remote_engine.join_channel(None, CHANNEL, None, REMOTE_UID)
-    if not (remote.wait_until(is_joined, "join") and local.wait_until(sees_peer, "remote user")
-            and remote.wait_until(sees_peer, "remote user")):
+    if not meet(CHANNEL, local_engine, local, remote_engine, remote, LOCAL_UID, REMOTE_UID):
         return False
 
     heard = array.array("h")
@@ -462,11 +377,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     say("local", "register_audio_frame_observer(None) = 0")
     time.sleep(0.3)
 
-    remote_engine.leave_channel()
-    if not (remote.wait_until(has_left, "leave") and local.wait_until(sees_nobody, "user offline")):
-        return False
-    local_engine.leave_channel()
-    if not local.wait_until(has_left, "leave"):
+    if not part(local_engine, local, remote_engine, remote):
         return False
 
     # What each position saw.
@@ -497,25 +408,8 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
 def main() -> int:
     local = User("local")
     remote = User("remote")
-    server: Optional[agoraish.ChannelServer] = None
-    engines: List[agoraish.RtcEngine] = []
-    ok = False
-    try:
-        server = agoraish.ChannelServer().start()
-        say("server", server.url)
-        for user in (local, remote):
-            engines.append(agoraish.RtcEngine(APP_ID, user, server_url=server.url))
-        ok = call(engines[0], engines[1], local, remote)
-    except agoraish.AgoraishError as error:
-        print(f"raw_audio_data: {error}", file=sys.stderr)
-    finally:
-        for engine in engines:
-            engine.release()
-        if server is not None:
-            server.release()
-    print("done: every position saw its audio, and remote heard the changed recording" if ok
-          else "the call did not go as expected", flush=True)
-    return 0 if ok else 1
+    return run_call("raw_audio_data", [local, remote], lambda engines: call(*engines, local, remote),
+                    "done: every position saw its audio, and remote heard the changed recording")
 
 
 if __name__ == "__main__":

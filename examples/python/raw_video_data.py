@@ -33,17 +33,17 @@ says otherwise, uses the checkout's dist/lib (`make dist`):
 import sys
 import threading
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
+from example_support import ExampleUser, has_left, is_joined, run_call, say, sees_peer
 
 try:
     import numpy
 except ImportError:  # the observers then write through the memoryviews in plain Python
     numpy = None
 
-APP_ID = "0123456789abcdef0123456789abcdef"
 CHANNEL = "raw-video-data"
 LOCAL_UID, REMOTE_UID = 1001, 2002
 WIDTH, HEIGHT = 640, 360    # pushed
@@ -52,65 +52,16 @@ FPS = 15
 PUSHED = 45                 # three seconds
 BORDER = 4
 SETTLE_MS = 500
-WAIT_SECONDS = 5
-
-T0 = time.monotonic()
-_PRINTING = threading.Lock()
-
-
-# ---- printing ------------------------------------------------------------------
-
-
-def say(who: str, text: str) -> None:
-    with _PRINTING:
-        print(f"{time.monotonic() - T0:6.2f} s  {who:<6}  {text}", flush=True)
 
 
 # ---- one user's events --------------------------------------------------------------
 
 
-class User(agoraish.EventHandler):
+class User(ExampleUser):
     """A user's events, on its engine's event thread."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.changed = threading.Condition()
-        # Guarded by `changed`.
-        self.joined = False
-        self.left = False
-        self.peers: List[int] = []
-
-    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
-        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
-        with self.changed:
-            self.joined = True
-            self.changed.notify_all()
-
-    def on_user_joined(self, uid: int, elapsed: int) -> None:
-        say(self.name, f"on_user_joined uid {uid}, {elapsed} ms")
-        with self.changed:
-            self.peers.append(uid)
-            self.changed.notify_all()
-
-    def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
-        say(self.name, f"on_leave_channel after {stats.duration} s")
-        with self.changed:
-            self.left = True
-            self.changed.notify_all()
-
-    def on_error(self, err: int, msg: str) -> None:
-        say(self.name, f"on_error {err}: {msg}")
 
     def on_first_remote_video_decoded(self, uid: int, width: int, height: int, elapsed: int) -> None:
         say(self.name, f"on_first_remote_video_decoded uid {uid}, {width}x{height}, {elapsed} ms")
-
-    def wait_until(self, done: Callable[["User"], bool], what: str) -> bool:
-        """Waits (at most WAIT_SECONDS) until `done(self)`; returns whether it happened."""
-        with self.changed:
-            ok = self.changed.wait_for(lambda: done(self), timeout=WAIT_SECONDS)
-        if not ok:
-            say(self.name, f"no {what} within {WAIT_SECONDS} s")
-        return ok
 
 
 # ---- the observers ------------------------------------------------------------------------
@@ -237,18 +188,6 @@ def draw_picture(n: int) -> Tuple[bytes, bytes, bytes]:
 # ---- the call ---------------------------------------------------------------------------
 
 
-def is_joined(u: User) -> bool:
-    return u.joined
-
-
-def sees_peer(u: User) -> bool:
-    return bool(u.peers)
-
-
-def has_left(u: User) -> bool:
-    return u.left
-
-
 def push_pictures(engine: agoraish.RtcEngine) -> int:
     """Pushes PUSHED pictures in real time on this thread; returns how many were refused."""
     refused = 0
@@ -320,25 +259,8 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
 def main() -> int:
     local = User("local")
     remote = User("remote")
-    server: Optional[agoraish.ChannelServer] = None
-    engines: List[agoraish.RtcEngine] = []
-    ok = False
-    try:
-        server = agoraish.ChannelServer().start()
-        say("server", server.url)
-        for user in (local, remote):
-            engines.append(agoraish.RtcEngine(APP_ID, user, server_url=server.url))
-        ok = call(engines[0], engines[1], local, remote)
-    except agoraish.AgoraishError as error:
-        print(f"raw_video_data: {error}", file=sys.stderr)
-    finally:
-        for engine in engines:
-            engine.release()
-        if server is not None:
-            server.release()
-    print("done: remote rendered local's pictures grey and framed, as the observers made them" if ok
-          else "the call did not go as expected", flush=True)
-    return 0 if ok else 1
+    return run_call("raw_video_data", [local, remote], lambda engines: call(*engines, local, remote),
+                    "done: remote rendered local's pictures grey and framed, as the observers made them")
 
 
 if __name__ == "__main__":

@@ -35,12 +35,12 @@ import math
 import sys
 import threading
 import time
-from typing import Callable, List, Optional
+from typing import List, Optional
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
+from example_support import ExampleUser, meet, name_of, part, run_call, say, sleep_until
 
-APP_ID = "0123456789abcdef0123456789abcdef"
 CHANNEL = "stream-encryption"
 KEY = "3f8a61c2d95e4b07a1c6e2f0b8d4973a"
 SALT = bytes((0xA5 ^ (i * 29)) & 0xFF for i in range(32))  # 32 bytes, not all zero
@@ -50,70 +50,21 @@ FRAME = RATE // 100  # 10 ms
 TONE_HZ = 440.0
 PUSH_MS = 2000
 LISTEN_MS = PUSH_MS + 600
-WAIT_SECONDS = 5
 
-T0 = time.monotonic()
-_PRINTING = threading.Lock()
 _XOR_TABLE = bytes(b ^ XOR_KEY for b in range(256))
-
-
-# ---- printing ------------------------------------------------------------------
-
-
-def say(who: str, text: str) -> None:
-    with _PRINTING:
-        print(f"{time.monotonic() - T0:6.2f} s  {who:<6}  {text}", flush=True)
-
-
-def name_of(value: object) -> str:
-    """The name of an enum member, the number for a value the header does not list."""
-    return getattr(value, "name", str(value))
 
 
 # ---- one user's events --------------------------------------------------------------
 
 
-class User(agoraish.EventHandler):
+class User(ExampleUser):
     """A user's events, on its engine's event thread."""
 
     def __init__(self, name: str) -> None:
-        self.name = name
-        self.changed = threading.Condition()
+        super().__init__(name)
         # Guarded by `changed`.
-        self.joined = False
-        self.left = False
-        self.peer = 0
         self.message = b""
         self.encryption_errors = 0
-
-    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
-        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
-        with self.changed:
-            self.joined = True
-            self.changed.notify_all()
-
-    def on_user_joined(self, uid: int, elapsed: int) -> None:
-        say(self.name, f"on_user_joined uid {uid}, {elapsed} ms")
-        with self.changed:
-            self.peer = uid
-            self.changed.notify_all()
-
-    def on_user_offline(self, uid: int, reason: int) -> None:
-        say(self.name, f"on_user_offline uid {uid}, reason {int(reason)}")
-        with self.changed:
-            if self.peer == uid:
-                self.peer = 0
-            self.changed.notify_all()
-
-    def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
-        say(self.name, f"on_leave_channel after {stats.duration} s: sent {stats.tx_bytes} bytes, "
-                       f"received {stats.rx_bytes} bytes")
-        with self.changed:
-            self.left = True
-            self.changed.notify_all()
-
-    def on_error(self, err: int, msg: str) -> None:
-        say(self.name, f"on_error {err}: {msg}")
 
     def on_first_remote_audio_decoded(self, uid: int, elapsed: int) -> None:
         say(self.name, f"on_first_remote_audio_decoded uid {uid}, {elapsed} ms")
@@ -129,30 +80,6 @@ class User(agoraish.EventHandler):
         with self.changed:
             self.message = data
             self.changed.notify_all()
-
-    def wait_until(self, done: Callable[["User"], bool], what: str) -> bool:
-        """Waits (at most WAIT_SECONDS) until `done(self)`; returns whether it happened."""
-        with self.changed:
-            ok = self.changed.wait_for(lambda: done(self), timeout=WAIT_SECONDS)
-        if not ok:
-            say(self.name, f"no {what} within {WAIT_SECONDS} s")
-        return ok
-
-
-def is_joined(u: User) -> bool:
-    return u.joined
-
-
-def has_left(u: User) -> bool:
-    return u.left
-
-
-def sees_peer(u: User) -> bool:
-    return u.peer != 0
-
-
-def sees_nobody(u: User) -> bool:
-    return u.peer == 0
 
 
 def has_message(u: User) -> bool:
@@ -220,12 +147,6 @@ def frequency(pcm: List[int]) -> float:
     return crossings / (len(pcm) / RATE)
 
 
-def sleep_until(start: float, offset_ms: int) -> None:
-    delay = start + offset_ms / 1000 - time.monotonic()
-    if delay > 0:
-        time.sleep(delay)
-
-
 def send_message(name: str, engine: agoraish.RtcEngine, text: str) -> None:
     stream = engine.create_data_stream(reliable=True, ordered=True)
     engine.send_stream_message(stream, text.encode())
@@ -246,12 +167,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     remote_engine.set_external_audio_sink(True, RATE, 1)
     remote_engine.enable_local_audio(False)
 
-    local_engine.join_channel(None, CHANNEL)
-    if not local.wait_until(is_joined, "join"):
-        return False
-    remote_engine.join_channel(None, CHANNEL)
-    if not (remote.wait_until(is_joined, "join") and local.wait_until(sees_peer, "remote user")
-            and remote.wait_until(sees_peer, "remote user")):
+    if not meet(CHANNEL, local_engine, local, remote_engine, remote):
         return False
 
     # A message each way, encrypted like the audio.
@@ -271,11 +187,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     if not (remote.wait_until(has_message, "message") and local.wait_until(has_message, "message")):
         return False
 
-    remote_engine.leave_channel()
-    if not (remote.wait_until(has_left, "leave") and local.wait_until(sees_nobody, "user offline")):
-        return False
-    local_engine.leave_channel()
-    if not local.wait_until(has_left, "leave"):
+    if not part(local_engine, local, remote_engine, remote):
         return False
     local_engine.register_packet_observer(None)
     remote_engine.register_packet_observer(None)
@@ -302,25 +214,8 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
 
 def main() -> int:
     local, remote = User("local"), User("remote")
-    server: Optional[agoraish.ChannelServer] = None
-    engines: List[agoraish.RtcEngine] = []
-    ok = False
-    try:
-        server = agoraish.ChannelServer().start()
-        say("server", server.url)
-        for user in (local, remote):
-            engines.append(agoraish.RtcEngine(APP_ID, user, server_url=server.url))
-        ok = call(engines[0], engines[1], local, remote)
-    except agoraish.AgoraishError as error:
-        print(f"stream_encryption: {error}", file=sys.stderr)
-    finally:
-        for engine in engines:
-            engine.release()
-        if server is not None:
-            server.release()
-    print("done: the tone and a message each way crossed encrypted, through both packet observers" if ok
-          else "the call did not go as expected", flush=True)
-    return 0 if ok else 1
+    return run_call("stream_encryption", [local, remote], lambda engines: call(*engines, local, remote),
+                    "done: the tone and a message each way crossed encrypted, through both packet observers")
 
 
 if __name__ == "__main__":

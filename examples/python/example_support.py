@@ -1,0 +1,163 @@
+"""What the Python examples share, so each shows its own case (the Python
+counterpart of examples/c/example_support.h):
+
+- `say`: timestamped output lines from any thread; `sleep_until`: real-time
+  pacing; `name_of`: the name of an enum value;
+- `ExampleUser`: one user of a call, an event handler that records join,
+  leave, peer and error events behind a condition, with `wait_until` and the
+  predicates `is_joined`, `has_left`, `sees_peer`, `sees_nobody`;
+- `meet` and `part`: two users join a channel and see each other, then part;
+- `run_call`: an embedded channel server and an engine per user around the
+  example's call, released whatever happens, and the example's last line.
+
+An example's user subclasses ExampleUser and adds its own callbacks and
+fields (guarded by `self.changed` too). Importing this module also imports
+`_checkout`, so it runs from a checkout before anything is installed.
+"""
+import sys
+import threading
+import time
+from typing import Callable, List, Optional, Sequence
+
+import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
+import agoraish
+
+APP_ID = "0123456789abcdef0123456789abcdef"
+WAIT_SECONDS = 5  # how long ExampleUser.wait_until waits for an event, by default
+
+T0 = time.monotonic()
+_PRINTING = threading.Lock()
+
+
+def say(who: str, text: str) -> None:
+    """Prints one line: seconds since the example started, who speaks, and what happened."""
+    with _PRINTING:
+        print(f"{time.monotonic() - T0:6.2f} s  {who:<6}  {text}", flush=True)
+
+
+def sleep_until(start: float, offset_ms: float) -> None:
+    """Sleeps until `offset_ms` after `start` (time.monotonic()), so pacing does not drift."""
+    delay = start + offset_ms / 1000 - time.monotonic()
+    if delay > 0:
+        time.sleep(delay)
+
+
+def name_of(value: object) -> str:
+    """The name of an enum member, "?" for a value the header does not list."""
+    return getattr(value, "name", "?")
+
+
+class ExampleUser(agoraish.EventHandler):
+    """One user of a call: its engine's events, on the engine's event thread."""
+
+    wait_seconds: float = WAIT_SECONDS  # how long wait_until waits; a subclass may wait longer
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.changed = threading.Condition()  # notified on every change
+        # Guarded by `changed`.
+        self.joined = False
+        self.left = False
+        self.uid = 0   # its own, from on_join_channel_success
+        self.peer = 0  # the last user who joined, 0 when that user went offline
+
+    def on_join_channel_success(self, channel: str, uid: int, elapsed: int) -> None:
+        say(self.name, f'on_join_channel_success "{channel}" uid {uid}, {elapsed} ms')
+        with self.changed:
+            self.uid, self.joined = uid, True
+            self.changed.notify_all()
+
+    def on_user_joined(self, uid: int, elapsed: int) -> None:
+        say(self.name, f"on_user_joined uid {uid}, {elapsed} ms")
+        with self.changed:
+            self.peer = uid
+            self.changed.notify_all()
+
+    def on_user_offline(self, uid: int, reason: int) -> None:
+        say(self.name, f"on_user_offline uid {uid}, reason {int(reason)}")
+        with self.changed:
+            if self.peer == uid:
+                self.peer = 0
+            self.changed.notify_all()
+
+    def on_leave_channel(self, stats: agoraish.RtcStats) -> None:
+        say(self.name, f"on_leave_channel after {stats.duration} s: sent {stats.tx_bytes} bytes, "
+                       f"received {stats.rx_bytes} bytes")
+        with self.changed:
+            self.left = True
+            self.changed.notify_all()
+
+    def on_error(self, err: int, msg: str) -> None:
+        say(self.name, f"on_error {err}: {msg}")
+
+    def wait_until(self, done: Callable, what: str) -> bool:
+        """Waits (at most `wait_seconds`) until `done(self)`, called under the
+        condition; says "no <what>" and returns False when it does not happen."""
+        with self.changed:
+            ok = self.changed.wait_for(lambda: done(self), timeout=self.wait_seconds)
+        if not ok:
+            say(self.name, f"no {what} within {self.wait_seconds:g} s")
+        return ok
+
+
+def is_joined(u: ExampleUser) -> bool:
+    return u.joined
+
+
+def has_left(u: ExampleUser) -> bool:
+    return u.left
+
+
+def sees_peer(u: ExampleUser) -> bool:
+    return u.peer != 0
+
+
+def sees_nobody(u: ExampleUser) -> bool:
+    return u.peer == 0
+
+
+def meet(channel: str, a_engine: agoraish.RtcEngine, a: ExampleUser, b_engine: agoraish.RtcEngine, b: ExampleUser,
+         a_uid: int = 0, b_uid: int = 0) -> bool:
+    """`a` joins `channel` as `a_uid`, then `b` as `b_uid` (0: the server
+    picks), and each sees the other. Returns whether every event came."""
+    a_engine.join_channel(None, channel, uid=a_uid)
+    if not a.wait_until(is_joined, "join"):
+        return False
+    b_engine.join_channel(None, channel, uid=b_uid)
+    return (b.wait_until(is_joined, "join") and a.wait_until(sees_peer, "remote user")
+            and b.wait_until(sees_peer, "remote user"))
+
+
+def part(a_engine: agoraish.RtcEngine, a: ExampleUser, b_engine: agoraish.RtcEngine, b: ExampleUser) -> bool:
+    """`b` leaves, `a` sees it go, then `a` leaves. Returns whether every event came."""
+    b_engine.leave_channel()
+    if not (b.wait_until(has_left, "leave") and a.wait_until(sees_nobody, "user offline")):
+        return False
+    a_engine.leave_channel()
+    return a.wait_until(has_left, "leave")
+
+
+def run_call(example: str, users: Sequence[ExampleUser], call: Callable[[List[agoraish.RtcEngine]], bool],
+             success: str, failure: str = "the call did not go as expected") -> int:
+    """Starts a channel server inside this process (127.0.0.1, a free port,
+    any app id) and an engine per user, runs `call(engines)`, releases them
+    all (release waits for the callbacks), prints `success` when the call
+    returned True (else `failure`), and returns the exit status."""
+    server: Optional[agoraish.ChannelServer] = None
+    engines: List[agoraish.RtcEngine] = []
+    ok = False
+    try:
+        server = agoraish.ChannelServer().start()
+        say("server", server.url)
+        for user in users:
+            engines.append(agoraish.RtcEngine(APP_ID, user, server_url=server.url))
+        ok = call(engines)
+    except agoraish.AgoraishError as error:
+        print(f"{example}: {error}", file=sys.stderr)
+    finally:
+        for engine in engines:
+            engine.release()
+        if server is not None:
+            server.release()
+    print(success if ok else failure, flush=True)
+    return 0 if ok else 1
