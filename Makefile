@@ -3,6 +3,7 @@
 #   make demo     set up, build, run the demo
 #   make test     set up, check the layering, build once, run every test (Swift, ABI, C, C++, Python)
 #   make check-layering  imports follow Package.swift and docs/architecture.md; sans-IO layers stay so
+#   make generate the mechanical mirrors of include/agoraish.h (tools/abigen); `make test` fails when stale
 #   make bench    set up, build, run the benchmarks -> bench/results/latest.json
 #   make install  PREFIX=/usr/local: library, header, pkg-config file, Python package
 
@@ -42,7 +43,7 @@ FUZZ_FLAGS   := --product agoraish-fuzz --sanitize=fuzzer --sanitize=address -Xs
 FUZZ_SECONDS ?= 60
 FUZZ_BRIEF   ?= 3
 
-.PHONY: all setup build swift-build dist hosts test check-layering test-swift test-abi test-c test-python \
+.PHONY: all setup build swift-build dist hosts test check-layering generate check-generated test-old-minor test-swift test-abi test-c test-python \
         fuzz-build test-fuzz fuzz sanitize demo bench install uninstall clean
 
 all: build
@@ -72,11 +73,11 @@ $(BUILD)/layout_probe: Tests/c/layout_probe.c include/agoraish.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $< -o $@
 
-$(BUILD)/tests/%: Tests/c/%.c Tests/c/test_support.h include/agoraish.h $(DIST_LIB)/$(SO_NAME)
+$(BUILD)/tests/%: Tests/c/%.c Tests/c/test_support.h Tests/c/abi_functions.h include/agoraish.h $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS) -lm
 
-$(BUILD)/tests/%: Tests/cpp/%.cpp Tests/cpp/test_support.hpp include/agoraish.h bindings/cpp/agoraish.hpp $(DIST_LIB)/$(SO_NAME)
+$(BUILD)/tests/%: Tests/cpp/%.cpp Tests/cpp/test_support.hpp include/agoraish.h bindings/cpp/agoraish.hpp bindings/cpp/agoraish_callbacks.hpp $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
 	$(CXX) $(HOST_CXXFLAGS) $< -o $@ $(HOST_LDFLAGS)
 
@@ -84,15 +85,33 @@ $(BUILD)/examples/%: examples/c/%.c examples/c/example_support.h include/agorais
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS) -lm
 
-$(BUILD)/examples/%_cpp: examples/cpp/%.cpp include/agoraish.h bindings/cpp/agoraish.hpp $(DIST_LIB)/$(SO_NAME)
+$(BUILD)/examples/%_cpp: examples/cpp/%.cpp include/agoraish.h bindings/cpp/agoraish.hpp bindings/cpp/agoraish_callbacks.hpp $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
 	$(CXX) $(HOST_CXXFLAGS) $< -o $@ $(HOST_LDFLAGS)
 
 ## test: everything, built once. The last lines are pytest's summary.
 test: setup
-	@$(MAKE) --no-print-directory check-layering
+	@$(MAKE) --no-print-directory check-layering check-generated
 	@$(MAKE) --no-print-directory build
-	@$(MAKE) --no-print-directory test-abi test-swift test-c test-fuzz test-python
+	@$(MAKE) --no-print-directory test-abi test-old-minor test-swift test-c test-fuzz test-python
+
+## generate: every mechanical mirror of the header (Python ctypes layer, ABICheck.swift,
+## StructSizes.swift, the layout probe and its Swift test, the C handle sweep, the C++
+## event bindings, include/abi/struct-sizes.json), read with libclang.
+generate:
+	$(PYTHON) tools/abigen/abigen.py
+
+## check-generated: fails when a generated file differs from what the header gives.
+check-generated:
+	$(PYTHON) tools/abigen/abigen.py --check
+
+## test-old-minor: a host built against the previous minor's header runs on today's library.
+test-old-minor: $(BUILD)/tests-old/old_minor_host
+	$<
+
+$(BUILD)/tests-old/old_minor_host: Tests/c/old_minor/old_minor_host.c Tests/c/old_minor/abi-0.8/agoraish.h $(DIST_LIB)/$(SO_NAME)
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -O1 -g $(CFLAGS_STRICT) -ITests/c/old_minor/abi-0.8 $< -o $@ $(HOST_LDFLAGS)
 
 ## check-layering: the arrows of docs/architecture.md and Package.swift, imports per target,
 ## and no sockets, threads, clocks or files in AgoraishWire, AgoraishMedia, AgoraishSession.
@@ -167,14 +186,15 @@ install: dist
 	ln -sf $(SO_REAL) $(DESTDIR)$(PREFIX)/lib/$(SO_NAME)
 	ln -sf $(SO_NAME) $(DESTDIR)$(PREFIX)/lib/libagoraish.so
 	install -m 0644 include/agoraish.h $(DESTDIR)$(PREFIX)/include/
-	install -m 0644 bindings/cpp/agoraish.hpp $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 bindings/cpp/agoraish.hpp bindings/cpp/agoraish_callbacks.hpp $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' agoraish.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/agoraish.pc
 	-ldconfig 2>/dev/null
 	$(PYTHON) -m pip install -q ./bindings/python
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libagoraish.so* $(DESTDIR)$(PREFIX)/include/agoraish.h \
-	  $(DESTDIR)$(PREFIX)/include/agoraish.hpp $(DESTDIR)$(PREFIX)/lib/pkgconfig/agoraish.pc
+	  $(DESTDIR)$(PREFIX)/include/agoraish.hpp $(DESTDIR)$(PREFIX)/include/agoraish_callbacks.hpp \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/agoraish.pc
 	-$(PYTHON) -m pip uninstall -y -q agoraish
 
 clean:

@@ -26,10 +26,11 @@
  * Enums      Values are Agora's numbers. They are passed as `int`.
  * Structs    Configuration and callback structs begin with `uint32_t
  *            struct_size`, which the caller sets to `sizeof` the struct it was
- *            compiled with. The library reads only the fields that fit in
- *            `struct_size`, so fields can be appended in later ABI minors
- *            without breaking hosts built against older headers. A
- *            `struct_size` smaller than the first published layout is -2.
+ *            compiled with. The library accepts the size the struct had in any
+ *            ABI minor up to this one (the table include/abi/struct-sizes.json)
+ *            and reads only the fields that fit in it, so fields can be
+ *            appended in later minors without breaking hosts built against
+ *            older headers. Any other `struct_size` is -2.
  * Strings    UTF-8, NUL-terminated. Strings passed in are copied before the
  *            call returns; the caller keeps ownership. Strings returned are
  *            either static (documented as such) or written into a caller
@@ -479,6 +480,52 @@ enum agoraish_video_pixel_format {
     AGORAISH_VIDEO_PIXEL_NV21 = 3,  /**< y plane, then interleaved V/U in u_buffer. */
     AGORAISH_VIDEO_PIXEL_RGBA = 4,  /**< Packed R, G, B, A bytes in y_buffer. */
     AGORAISH_VIDEO_PIXEL_NV12 = 8   /**< y plane, then interleaved U/V in u_buffer. */
+};
+
+/** How the configured size follows each picture's orientation (Agora's
+ *  ORIENTATION_MODE), the `orientation_mode` of the encoder configuration. */
+enum agoraish_orientation_mode {
+    AGORAISH_ORIENTATION_MODE_ADAPTIVE = 0,        /**< width x height turned to each picture's orientation. */
+    AGORAISH_ORIENTATION_MODE_FIXED_LANDSCAPE = 1, /**< A portrait picture is cropped around its centre. */
+    AGORAISH_ORIENTATION_MODE_FIXED_PORTRAIT = 2   /**< A landscape picture is cropped around its centre. */
+};
+
+/** What should give way when the bandwidth falls (Agora's DEGRADATION_PREFERENCE),
+ *  the `degradation_preference` of the encoder configuration: kept, as the field says. */
+enum agoraish_degradation_preference {
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_QUALITY = 0,   /**< Keep the quality of each picture. */
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_FRAMERATE = 1, /**< Keep the frame rate. */
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_BALANCED = 2   /**< Balance the two. */
+};
+
+/** Mirroring of canvases and of the sent stream (Agora's VIDEO_MIRROR_MODE_TYPE). */
+enum agoraish_video_mirror_mode {
+    AGORAISH_VIDEO_MIRROR_MODE_AUTO = 0,     /**< Canvases: the local preview mirrored, remote users not. Sent: not mirrored. */
+    AGORAISH_VIDEO_MIRROR_MODE_ENABLED = 1,  /**< Mirrored. */
+    AGORAISH_VIDEO_MIRROR_MODE_DISABLED = 2  /**< Not mirrored. */
+};
+
+/** How a canvas with a view size shows a picture of another shape (Agora's RENDER_MODE_TYPE). */
+enum agoraish_render_mode {
+    AGORAISH_RENDER_MODE_HIDDEN = 1,   /**< Cover the view, cropping what sticks out (the default). */
+    AGORAISH_RENDER_MODE_FIT = 2,      /**< The whole picture inside the view, with black bars. */
+    AGORAISH_RENDER_MODE_ADAPTIVE = 3, /**< As HIDDEN. */
+    AGORAISH_RENDER_MODE_FILL = 4      /**< Stretched to the view. */
+};
+
+/** Which stream of a dual-stream publisher to receive (Agora's REMOTE_VIDEO_STREAM_TYPE). */
+enum agoraish_video_stream_type {
+    AGORAISH_VIDEO_STREAM_HIGH = 0, /**< The high stream. */
+    AGORAISH_VIDEO_STREAM_LOW = 1   /**< The low stream. */
+};
+
+/** What the camera captures at (Agora's CAPTURER_OUTPUT_PREFERENCE), the
+ *  `preference` of agoraish_camera_capturer_configuration. */
+enum agoraish_camera_capturer_output_preference {
+    AGORAISH_CAPTURER_OUTPUT_PREFERENCE_AUTO = 0,        /**< The encoder's size and frame rate. */
+    AGORAISH_CAPTURER_OUTPUT_PREFERENCE_PERFORMANCE = 1, /**< As AUTO. */
+    AGORAISH_CAPTURER_OUTPUT_PREFERENCE_PREVIEW = 2,     /**< As AUTO. */
+    AGORAISH_CAPTURER_OUTPUT_PREFERENCE_MANUAL = 3       /**< The size given. */
 };
 
 /** What the encoder aims for (Agora's VideoEncoderConfiguration, the fields
@@ -1852,9 +1899,8 @@ typedef struct agoraish_lastmile_probe_result {
  * on_connection_state_changed(FAILED, INVALID_TOKEN) (or TOKEN_EXPIRED after
  * on_request_token), then at once on_lastmile_probe_result with state
  * UNAVAILABLE, and the probe ends (DISCONNECTED).
- * @return 0; -2 NULL config, a struct_size smaller than
- *         AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 (or past it and splitting a
- *         field), no direction probed, a probed bitrate outside
+ * @return 0; -2 NULL config, a struct_size other than
+ *         AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 and today's size, no direction probed, a probed bitrate outside
  *         100000..5000000, a token or channel_id that is not UTF-8, a
  *         channel_id that is not a valid channel name, or no usable server
  *         URL; -5 in a channel, during an echo test or while a last-mile test
@@ -2029,7 +2075,7 @@ typedef struct agoraish_echo_test_configuration {
  * on_connection_state_changed(FAILED, INVALID_TOKEN) (or TOKEN_EXPIRED after
  * on_request_token); nothing is echoed, and the test stays started until
  * `agoraish_engine_stop_echo_test()`. Video echo is not supported.
- * @return 0; -2 NULL config, a struct_size too small or splitting a field,
+ * @return 0; -2 NULL config, a struct_size other than sizeof(agoraish_echo_test_configuration),
  *         interval_in_seconds outside 2..10, enable_audio and enable_video
  *         both 0, a token or channel_id that is not UTF-8, or a channel_id
  *         that is not a valid channel name; then -4 enable_video nonzero;

@@ -133,7 +133,7 @@ public func abi_engine_register_audio_frame_observer(_ p: OpaquePointer?,
             engine.registerAudioFrameObserver(nil)
             return
         }
-        guard let o = readVersioned(observer, minimumSize: MemoryLayout<agoraish_audio_frame_observer>.size),
+        guard let o = readVersioned(observer, knownSizes: StructSizes.audioFrameObserver),
               o.observed_position & ~AudioFramePosition.all.rawValue == 0 else { throw .invalidArgument }
         let ud = o.user_data
         let handle = p
@@ -198,7 +198,7 @@ public func abi_engine_set_playback_audio_frame_before_mixing_parameters(_ p: Op
 public func abi_engine_start_audio_recording(_ p: OpaquePointer?,
                                              _ config: UnsafePointer<agoraish_audio_recording_config>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_audio_recording_config>.size),
+        guard let c = readVersioned(config, knownSizes: StructSizes.audioRecordingConfig),
               let path = readCString(c.file_path) else { throw .invalidArgument }
         try engine.startAudioRecording(path: path, sampleRate: Int(c.sample_rate), position: c.position, quality: c.quality)
     }

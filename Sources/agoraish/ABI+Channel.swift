@@ -122,7 +122,7 @@ public func abi_engine_start_echo_test(_ p: OpaquePointer?, _ interval: Int32) -
 public func abi_engine_start_echo_test_with_config(
     _ p: OpaquePointer?, _ config: UnsafePointer<agoraish_echo_test_configuration>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_echo_test_configuration>.size),
+        guard let c = readVersioned(config, knownSizes: StructSizes.echoTestConfiguration),
               (2...10).contains(c.interval_in_seconds), c.enable_audio != 0 || c.enable_video != 0
         else { throw .invalidArgument }
         let token = try optionalCString(c.token)
@@ -134,18 +134,12 @@ public func abi_engine_start_echo_test_with_config(
     }
 }
 
-/// The size of `agoraish_lastmile_probe_config` in ABI 0.7 (AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7):
-/// four 32-bit fields after struct_size, before the pointers of 0.9 made the struct 8-aligned.
-let lastmileProbeConfigSize_0_7 = MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.expected_downlink_bitrate)!
-    + MemoryLayout<UInt32>.size
-
 @_cdecl("agoraish_engine_start_lastmile_probe_test")
 public func abi_engine_start_lastmile_probe_test(_ p: OpaquePointer?,
                                                  _ config: UnsafePointer<agoraish_lastmile_probe_config>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
         // ABI 0.7 hosts pass the struct without token and channel_id (20 bytes, 4-aligned).
-        guard let c = readVersioned(config, minimumSize: lastmileProbeConfigSize_0_7,
-                                    olderSizes: [lastmileProbeConfigSize_0_7]) else {
+        guard let c = readVersioned(config, knownSizes: StructSizes.lastmileProbeConfig) else {
             throw .invalidArgument
         }
         try engine.startLastmileProbeTest(LastmileProbeConfig(

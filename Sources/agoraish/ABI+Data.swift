@@ -42,7 +42,7 @@ public func abi_engine_create_data_stream(_ p: OpaquePointer?, _ streamId: Unsaf
 public func abi_engine_create_data_stream_with_config(_ p: OpaquePointer?, _ streamId: UnsafeMutablePointer<Int32>?,
                                                       _ config: UnsafePointer<agoraish_data_stream_config>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let streamId, let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_data_stream_config>.size)
+        guard let streamId, let c = readVersioned(config, knownSizes: StructSizes.dataStreamConfig)
         else { throw .invalidArgument }
         streamId.pointee = try engine.createDataStream(reliable: false, ordered: c.ordered != 0,
                                                        syncWithAudio: c.sync_with_audio != 0)
@@ -80,7 +80,7 @@ public func abi_engine_register_media_metadata_observer(_ p: OpaquePointer?,
             try engine.setMetadataObserver(nil)
             return
         }
-        guard let o = readVersioned(observer, minimumSize: MemoryLayout<agoraish_metadata_observer>.size) else {
+        guard let o = readVersioned(observer, knownSizes: StructSizes.metadataObserver) else {
             throw .invalidArgument
         }
         let host = HostContext(handle: p, ud: o.user_data)
@@ -121,7 +121,7 @@ public func abi_engine_enable_encryption(_ p: OpaquePointer?, _ enabled: Int32,
             try engine.enableEncryption(false, config: EncryptionConfig(mode: .aes128Gcm2, key: ""))
             return
         }
-        guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_encryption_config>.size),
+        guard let c = readVersioned(config, knownSizes: StructSizes.encryptionConfig),
               let mode = EncryptionMode(rawValue: c.encryption_mode),
               let key = readCString(c.encryption_key), !key.isEmpty, key.utf8.count <= 128 else { throw .invalidArgument }
         let salt = withUnsafeBytes(of: c.encryption_kdf_salt) { Array($0) }
@@ -161,7 +161,7 @@ public func abi_engine_register_packet_observer(_ p: OpaquePointer?,
             engine.registerPacketObserver(nil)
             return
         }
-        guard let o = readVersioned(observer, minimumSize: MemoryLayout<agoraish_packet_observer>.size) else {
+        guard let o = readVersioned(observer, knownSizes: StructSizes.packetObserver) else {
             throw .invalidArgument
         }
         let host = HostContext(handle: p, ud: o.user_data)

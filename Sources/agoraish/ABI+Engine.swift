@@ -77,14 +77,14 @@ public func abi_engine_create(_ config: UnsafePointer<agoraish_engine_config>?) 
         agsh_set_last_error(code)
         return nil
     }
-    guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_engine_config>.size) else {
+    guard let c = readVersioned(config, knownSizes: StructSizes.engineConfig) else {
         return fail(-2)
     }
     guard let appId = readCString(c.app_id) else { return fail(-101) }
     var table = agoraish_event_handler()
     if let handler = c.event_handler {
         // ABI 0.1 hosts pass the smaller table; the callbacks added since read as NULL.
-        guard let h = readVersioned(handler, minimumSize: eventHandlerSize_0_1) else {
+        guard let h = readVersioned(handler, knownSizes: StructSizes.eventHandler) else {
             return fail(-2)
         }
         table = h

@@ -3,10 +3,6 @@ import AgoraishSession
 import CAgoraishABI
 import Glibc
 
-/// The size of `agoraish_event_handler` in ABI 0.1: struct_size, user_data,
-/// on_api_call_executed (AGORAISH_EVENT_HANDLER_SIZE_0_1 in the header).
-let eventHandlerSize_0_1 = MemoryLayout<agoraish_event_handler>.offset(of: \.on_join_channel_success)!
-
 extension CEventHandler {
     /// Calls the C callback of a channel event, if the host set one.
     func deliverChannel(_ event: ClientSession.Event, _ engine: OpaquePointer?) {

@@ -23,7 +23,7 @@ private func withServer(_ p: OpaquePointer?, _ body: (ChannelServer) throws(Agor
 @_cdecl("agoraish_server_create")
 public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) -> OpaquePointer? {
     agsh_set_last_error(0)
-    guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_server_config>.size) else {
+    guard let c = readVersioned(config, knownSizes: StructSizes.serverConfig) else {
         agsh_set_last_error(-2)
         return nil
     }

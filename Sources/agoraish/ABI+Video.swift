@@ -19,8 +19,7 @@ public func abi_engine_set_video_encoder_configuration(
     _ p: OpaquePointer?, _ config: UnsafePointer<agoraish_video_encoder_configuration>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
         // ABI 0.5 callers pass the struct without the orientation, degradation and mirror fields.
-        let old = MemoryLayout<agoraish_video_encoder_configuration>.offset(of: \.orientation_mode)!
-        guard let c = readVersioned(config, minimumSize: old),
+        guard let c = readVersioned(config, knownSizes: StructSizes.videoEncoderConfiguration),
               [0, 1, 5].contains(c.codec_type) else { throw .invalidArgument }
         var v = VideoEncoderConfiguration()
         v.width = Int(c.width)
@@ -45,8 +44,7 @@ public func abi_engine_set_external_video_source(_ p: OpaquePointer?, _ enabled:
 public func abi_engine_push_external_video_frame(_ p: OpaquePointer?,
                                                  _ frame: UnsafePointer<agoraish_external_video_frame>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        let old = MemoryLayout<agoraish_external_video_frame>.offset(of: \.rotation)!
-        guard let f = readVersioned(frame, minimumSize: old),
+        guard let f = readVersioned(frame, knownSizes: StructSizes.externalVideoFrame),
               let format = VideoPixelFormat(rawValue: f.format), let y = f.y_buffer
         else { throw .invalidArgument }
         let source = PictureSource(format: format, width: Int(f.width), height: Int(f.height),
@@ -74,7 +72,7 @@ public func abi_engine_setup_local_video(_ p: OpaquePointer?, _ canvas: UnsafePo
 
 /// A canvas struct of ABI 0.5 (without render mode, mirror mode and view size) or later.
 private func readCanvas(_ canvas: UnsafePointer<agoraish_video_canvas>?) -> agoraish_video_canvas? {
-    readVersioned(canvas, minimumSize: MemoryLayout<agoraish_video_canvas>.offset(of: \.render_mode)!)
+    readVersioned(canvas, knownSizes: StructSizes.videoCanvas)
 }
 
 /// The Swift canvas for a C one; nil when `on_frame` is NULL (unbind).
@@ -154,7 +152,7 @@ public func abi_engine_register_video_frame_observer(
             try engine.registerVideoFrameObserver(nil)
             return
         }
-        guard let o = readVersioned(observer, minimumSize: MemoryLayout<agoraish_video_frame_observer>.size) else {
+        guard let o = readVersioned(observer, knownSizes: StructSizes.videoFrameObserver) else {
             throw .invalidArgument
         }
         let ud = o.user_data
@@ -225,7 +223,7 @@ public func abi_engine_add_video_watermark(_ p: OpaquePointer?, _ path: UnsafePo
                                            _ options: UnsafePointer<agoraish_watermark_options>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
         guard let text = readCString(path), text.utf8.count <= 4096,
-              let o = readVersioned(options, minimumSize: MemoryLayout<agoraish_watermark_options>.size)
+              let o = readVersioned(options, knownSizes: StructSizes.watermarkOptions)
         else { throw .invalidArgument }
         try engine.addVideoWatermark(
             path: text, visibleInPreview: o.visible_in_preview != 0,
@@ -297,7 +295,7 @@ public func abi_engine_get_current_video_device(_ p: OpaquePointer?, _ buf: Unsa
 public func abi_engine_set_camera_capturer_configuration(
     _ p: OpaquePointer?, _ config: UnsafePointer<agoraish_camera_capturer_configuration>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let c = readVersioned(config, minimumSize: MemoryLayout<agoraish_camera_capturer_configuration>.size)
+        guard let c = readVersioned(config, knownSizes: StructSizes.cameraCapturerConfiguration)
         else { throw .invalidArgument }
         try engine.setCameraCapturerConfiguration(preference: Int(c.preference), width: Int(c.capture_width),
                                                   height: Int(c.capture_height))

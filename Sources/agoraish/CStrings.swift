@@ -43,17 +43,13 @@ func writeCString(_ value: String, _ buf: UnsafeMutablePointer<CChar>?, _ len: U
 }
 
 /// Reads a `struct_size`-first struct from C: nil when the pointer is NULL or
-/// `struct_size` is below `minimumSize` (the first published layout). Fields
-/// past `struct_size` (an older host) read as zero. `olderSizes` are the sizes
-/// of earlier layouts whose alignment was smaller than today's (a struct that
-/// grew its first pointer): they are accepted though not a multiple of it.
-func readVersioned<T>(_ p: UnsafePointer<T>?, minimumSize: Int, olderSizes: [Int] = []) -> T? {
+/// `struct_size` is not one of `knownSizes`, the sizes the struct had in the
+/// ABI minors that had it (`StructSizes`, generated from the header's history).
+/// Fields past `struct_size` (a host built against an older minor) read as zero.
+func readVersioned<T>(_ p: UnsafePointer<T>?, knownSizes: [Int]) -> T? {
     guard let p else { return nil }
     let declared = Int(UnsafeRawPointer(p).load(as: UInt32.self))
-    // A size from a real (older or newer) header is a multiple of the struct's alignment;
-    // anything else would split a field.
-    guard declared >= minimumSize, declared % MemoryLayout<T>.alignment == 0 || olderSizes.contains(declared)
-    else { return nil }
+    guard knownSizes.contains(declared) else { return nil }
     let size = MemoryLayout<T>.size
     let copy = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<T>.alignment)
     defer { copy.deallocate() }

@@ -1887,64 +1887,20 @@ void bindCallback(CCallback& entry) noexcept {
     entry = &Bridge<Method, CCallback>::call;
 }
 
+#include "agoraish_callbacks.hpp"
+
 /**
  * The C callback table that forwards every event to `handler`. The table
  * holds `handler` as its `user_data`; the library copies the table.
- * A new callback is one line here: its C entry is bound to the handler
- * method of the same meaning.
+ * Each C entry is bound to the handler method of the same name
+ * (agoraish_callbacks.hpp, generated from the header).
  */
 inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) noexcept {
     using H = IRtcEngineEventHandler;
     agoraish_event_handler table{};
     table.struct_size = sizeof(table);
     table.user_data = handler;
-    bindCallback<&H::onApiCallExecuted>(table.on_api_call_executed);
-    bindCallback<&H::onJoinChannelSuccess>(table.on_join_channel_success);
-    bindCallback<&H::onRejoinChannelSuccess>(table.on_rejoin_channel_success);
-    bindCallback<&H::onLeaveChannel>(table.on_leave_channel);
-    bindCallback<&H::onUserJoined>(table.on_user_joined);
-    bindCallback<&H::onUserOffline>(table.on_user_offline);
-    bindCallback<&H::onClientRoleChanged>(table.on_client_role_changed);
-    bindCallback<&H::onConnectionStateChanged>(table.on_connection_state_changed);
-    bindCallback<&H::onConnectionLost>(table.on_connection_lost);
-    bindCallback<&H::onTokenPrivilegeWillExpire>(table.on_token_privilege_will_expire);
-    bindCallback<&H::onRequestToken>(table.on_request_token);
-    bindCallback<&H::onLocalUserRegistered>(table.on_local_user_registered);
-    bindCallback<&H::onUserInfoUpdated>(table.on_user_info_updated);
-    bindCallback<&H::onError>(table.on_error);
-    bindCallback<&H::onFirstLocalAudioFramePublished>(table.on_first_local_audio_frame_published);
-    bindCallback<&H::onFirstRemoteAudioFrame>(table.on_first_remote_audio_frame);
-    bindCallback<&H::onFirstRemoteAudioDecoded>(table.on_first_remote_audio_decoded);
-    bindCallback<&H::onUserMuteAudio>(table.on_user_mute_audio);
-    bindCallback<&H::onLocalAudioStateChanged>(table.on_local_audio_state_changed);
-    bindCallback<&H::onRemoteAudioStateChanged>(table.on_remote_audio_state_changed);
-    bindCallback<&H::onAudioVolumeIndication>(table.on_audio_volume_indication);
-    bindCallback<&H::onActiveSpeaker>(table.on_active_speaker);
-    bindCallback<&H::onRtcStats>(table.on_rtc_stats);
-    bindCallback<&H::onLocalAudioStats>(table.on_local_audio_stats);
-    bindCallback<&H::onRemoteAudioStats>(table.on_remote_audio_stats);
-    bindCallback<&H::onFirstLocalVideoFramePublished>(table.on_first_local_video_frame_published);
-    bindCallback<&H::onFirstRemoteVideoDecoded>(table.on_first_remote_video_decoded);
-    bindCallback<&H::onVideoSizeChanged>(table.on_video_size_changed);
-    bindCallback<&H::onUserMuteVideo>(table.on_user_mute_video);
-    bindCallback<&H::onFirstLocalVideoFrame>(table.on_first_local_video_frame);
-    bindCallback<&H::onFirstRemoteVideoFrame>(table.on_first_remote_video_frame);
-    bindCallback<&H::onUserEnableVideo>(table.on_user_enable_video);
-    bindCallback<&H::onUserEnableLocalVideo>(table.on_user_enable_local_video);
-    bindCallback<&H::onLocalVideoStateChanged>(table.on_local_video_state_changed);
-    bindCallback<&H::onRemoteVideoStateChanged>(table.on_remote_video_state_changed);
-    bindCallback<&H::onLocalVideoStats>(table.on_local_video_stats);
-    bindCallback<&H::onRemoteVideoStats>(table.on_remote_video_stats);
-    bindCallback<&H::onSnapshotTaken>(table.on_snapshot_taken);
-    bindCallback<&H::onNetworkQuality>(table.on_network_quality);
-    bindCallback<&H::onLocalPublishFallbackToAudioOnly>(table.on_local_publish_fallback_to_audio_only);
-    bindCallback<&H::onRemoteSubscribeFallbackToAudioOnly>(table.on_remote_subscribe_fallback_to_audio_only);
-    bindCallback<&H::onLastmileQuality>(table.on_lastmile_quality);
-    bindCallback<&H::onLastmileProbeResult>(table.on_lastmile_probe_result);
-    bindCallback<&H::onStreamMessage>(table.on_stream_message);
-    bindCallback<&H::onStreamMessageError>(table.on_stream_message_error);
-    bindCallback<&H::onEncryptionError>(table.on_encryption_error);
-    bindCallback<&H::onAudioMetadataReceived>(table.on_audio_metadata_received);
+    bindEventHandlerTable<H>(table);
     return table;
 }
 

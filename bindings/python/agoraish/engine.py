@@ -44,6 +44,45 @@ import weakref
 from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Set, Tuple, Type, TypeVar, Union
 
 from . import _ffi
+from ._abi import (  # the enums of the header, generated with their documentation
+    ErrorCode,
+    LogFilter,
+    LogLevel,
+    AudioProfile,
+    ChannelProfile,
+    ClientRole,
+    ConnectionState,
+    ConnectionChangedReason,
+    UserOfflineReason,
+    QualityType,
+    LocalAudioStreamState,
+    LocalAudioStreamError,
+    RemoteAudioState,
+    RemoteAudioStateReason,
+    AudioFramePosition,
+    RawAudioFrameOpMode,
+    AudioRecordingQuality,
+    AudioRecordingPosition,
+    VideoCodecType,
+    VideoPixelFormat,
+    LocalVideoStreamState,
+    LocalVideoStreamError,
+    RemoteVideoState,
+    RemoteVideoStateReason,
+    VideoObserverPosition,
+    LastmileProbeResultState,
+    StreamFallbackOptions,
+    PriorityType,
+    MetadataType,
+    EncryptionMode,
+    EncryptionErrorType,
+    RenderMode,
+    VideoMirrorMode,
+    OrientationMode,
+    DegradationPreference,
+    VideoStreamType,
+    CameraCapturerOutputPreference,
+)
 
 __all__ = [
     "AgoraishError",
@@ -122,70 +161,7 @@ StrPath = Union[str, "os.PathLike[str]"]
 # --------------------------------------------------------------------------
 
 
-class ErrorCode(enum.IntEnum):
-    """Agora's ERROR_CODE_TYPE (``enum agoraish_error_code``). Functions return the negation."""
-
-    OK = _ffi.AGORAISH_ERR_OK
-    FAILED = _ffi.AGORAISH_ERR_FAILED
-    INVALID_ARGUMENT = _ffi.AGORAISH_ERR_INVALID_ARGUMENT
-    NOT_READY = _ffi.AGORAISH_ERR_NOT_READY
-    NOT_SUPPORTED = _ffi.AGORAISH_ERR_NOT_SUPPORTED
-    REFUSED = _ffi.AGORAISH_ERR_REFUSED
-    BUFFER_TOO_SMALL = _ffi.AGORAISH_ERR_BUFFER_TOO_SMALL
-    NOT_INITIALIZED = _ffi.AGORAISH_ERR_NOT_INITIALIZED
-    INVALID_STATE = _ffi.AGORAISH_ERR_INVALID_STATE
-    NO_PERMISSION = _ffi.AGORAISH_ERR_NO_PERMISSION
-    TIMEDOUT = _ffi.AGORAISH_ERR_TIMEDOUT
-    CANCELED = _ffi.AGORAISH_ERR_CANCELED
-    TOO_OFTEN = _ffi.AGORAISH_ERR_TOO_OFTEN
-    BIND_SOCKET = _ffi.AGORAISH_ERR_BIND_SOCKET
-    NET_DOWN = _ffi.AGORAISH_ERR_NET_DOWN
-    NET_NOBUFS = _ffi.AGORAISH_ERR_NET_NOBUFS
-    JOIN_CHANNEL_REJECTED = _ffi.AGORAISH_ERR_JOIN_CHANNEL_REJECTED
-    LEAVE_CHANNEL_REJECTED = _ffi.AGORAISH_ERR_LEAVE_CHANNEL_REJECTED
-    ALREADY_IN_USE = _ffi.AGORAISH_ERR_ALREADY_IN_USE
-    ABORTED = _ffi.AGORAISH_ERR_ABORTED
-    INIT_NET_ENGINE = _ffi.AGORAISH_ERR_INIT_NET_ENGINE
-    RESOURCE_LIMITED = _ffi.AGORAISH_ERR_RESOURCE_LIMITED
-    INVALID_APP_ID = _ffi.AGORAISH_ERR_INVALID_APP_ID
-    INVALID_CHANNEL_NAME = _ffi.AGORAISH_ERR_INVALID_CHANNEL_NAME
-    NO_SERVER_RESOURCES = _ffi.AGORAISH_ERR_NO_SERVER_RESOURCES
-    TOKEN_EXPIRED = _ffi.AGORAISH_ERR_TOKEN_EXPIRED
-    INVALID_TOKEN = _ffi.AGORAISH_ERR_INVALID_TOKEN
-    CONNECTION_INTERRUPTED = _ffi.AGORAISH_ERR_CONNECTION_INTERRUPTED
-    CONNECTION_LOST = _ffi.AGORAISH_ERR_CONNECTION_LOST
-    NOT_IN_CHANNEL = _ffi.AGORAISH_ERR_NOT_IN_CHANNEL
-    SIZE_TOO_LARGE = _ffi.AGORAISH_ERR_SIZE_TOO_LARGE
-    BITRATE_LIMIT = _ffi.AGORAISH_ERR_BITRATE_LIMIT
-    TOO_MANY_DATA_STREAMS = _ffi.AGORAISH_ERR_TOO_MANY_DATA_STREAMS
-    STREAM_MESSAGE_TIMEOUT = _ffi.AGORAISH_ERR_STREAM_MESSAGE_TIMEOUT
-    SET_CLIENT_ROLE_NOT_AUTHORIZED = _ffi.AGORAISH_ERR_SET_CLIENT_ROLE_NOT_AUTHORIZED
-    DECRYPTION_FAILED = _ffi.AGORAISH_ERR_DECRYPTION_FAILED
-    INVALID_USER_ID = _ffi.AGORAISH_ERR_INVALID_USER_ID
-    CLIENT_IS_BANNED_BY_SERVER = _ffi.AGORAISH_ERR_CLIENT_IS_BANNED_BY_SERVER
-    INVALID_USER_ACCOUNT = _ffi.AGORAISH_ERR_INVALID_USER_ACCOUNT
-
-
-class LogFilter(enum.IntEnum):
-    """Agora's LOG_FILTER_TYPE for ``RtcEngine.set_log_filter``; each includes the more severe levels."""
-
-    OFF = _ffi.AGORAISH_LOG_FILTER_OFF
-    DEBUG = _ffi.AGORAISH_LOG_FILTER_DEBUG
-    INFO = _ffi.AGORAISH_LOG_FILTER_INFO
-    WARN = _ffi.AGORAISH_LOG_FILTER_WARN
-    ERROR = _ffi.AGORAISH_LOG_FILTER_ERROR
-    CRITICAL = _ffi.AGORAISH_LOG_FILTER_CRITICAL
     # MASK (0x080f) has the value of DEBUG and is available as _ffi.AGORAISH_LOG_FILTER_MASK.
-
-
-class LogLevel(enum.IntEnum):
-    """Agora 4.x LOG_LEVEL for ``log_level`` and ``RtcEngine.set_log_level``."""
-
-    NONE = _ffi.AGORAISH_LOG_LEVEL_NONE
-    INFO = _ffi.AGORAISH_LOG_LEVEL_INFO
-    WARN = _ffi.AGORAISH_LOG_LEVEL_WARN
-    ERROR = _ffi.AGORAISH_LOG_LEVEL_ERROR
-    FATAL = _ffi.AGORAISH_LOG_LEVEL_FATAL
 
 
 class AreaCode(enum.IntEnum):
@@ -204,168 +180,6 @@ class AreaCode(enum.IntEnum):
     GLOB = _ffi.AGORAISH_AREA_CODE_GLOB & 0xFFFFFFFF
 
 
-class AudioProfile(enum.IntEnum):
-    """Agora's AUDIO_PROFILE_TYPE for ``RtcEngine.set_audio_profile`` (see the header for each one's band and bitrate)."""
-
-    DEFAULT = _ffi.AGORAISH_AUDIO_PROFILE_DEFAULT
-    SPEECH_STANDARD = _ffi.AGORAISH_AUDIO_PROFILE_SPEECH_STANDARD
-    MUSIC_STANDARD = _ffi.AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD
-    MUSIC_STANDARD_STEREO = _ffi.AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD_STEREO
-    MUSIC_HIGH_QUALITY = _ffi.AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY
-    MUSIC_HIGH_QUALITY_STEREO = _ffi.AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY_STEREO
-    IOT = _ffi.AGORAISH_AUDIO_PROFILE_IOT
-
-
-class ChannelProfile(enum.IntEnum):
-    """Agora's CHANNEL_PROFILE_TYPE for ``RtcEngine.set_channel_profile``."""
-
-    COMMUNICATION = _ffi.AGORAISH_CHANNEL_PROFILE_COMMUNICATION
-    LIVE_BROADCASTING = _ffi.AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING
-
-
-class ClientRole(enum.IntEnum):
-    """Agora's CLIENT_ROLE_TYPE for ``RtcEngine.set_client_role`` and ``on_client_role_changed``."""
-
-    BROADCASTER = _ffi.AGORAISH_CLIENT_ROLE_BROADCASTER
-    AUDIENCE = _ffi.AGORAISH_CLIENT_ROLE_AUDIENCE
-
-
-class ConnectionState(enum.IntEnum):
-    """Agora's CONNECTION_STATE_TYPE (``get_connection_state``, ``on_connection_state_changed``)."""
-
-    DISCONNECTED = _ffi.AGORAISH_CONNECTION_STATE_DISCONNECTED
-    CONNECTING = _ffi.AGORAISH_CONNECTION_STATE_CONNECTING
-    CONNECTED = _ffi.AGORAISH_CONNECTION_STATE_CONNECTED
-    RECONNECTING = _ffi.AGORAISH_CONNECTION_STATE_RECONNECTING
-    FAILED = _ffi.AGORAISH_CONNECTION_STATE_FAILED
-
-
-class ConnectionChangedReason(enum.IntEnum):
-    """Agora's CONNECTION_CHANGED_REASON_TYPE: the values this engine reports."""
-
-    CONNECTING = _ffi.AGORAISH_CONNECTION_CHANGED_CONNECTING
-    JOIN_SUCCESS = _ffi.AGORAISH_CONNECTION_CHANGED_JOIN_SUCCESS
-    INTERRUPTED = _ffi.AGORAISH_CONNECTION_CHANGED_INTERRUPTED
-    BANNED_BY_SERVER = _ffi.AGORAISH_CONNECTION_CHANGED_BANNED_BY_SERVER
-    JOIN_FAILED = _ffi.AGORAISH_CONNECTION_CHANGED_JOIN_FAILED
-    LEAVE_CHANNEL = _ffi.AGORAISH_CONNECTION_CHANGED_LEAVE_CHANNEL
-    INVALID_APP_ID = _ffi.AGORAISH_CONNECTION_CHANGED_INVALID_APP_ID
-    INVALID_CHANNEL_NAME = _ffi.AGORAISH_CONNECTION_CHANGED_INVALID_CHANNEL_NAME
-    INVALID_TOKEN = _ffi.AGORAISH_CONNECTION_CHANGED_INVALID_TOKEN
-    TOKEN_EXPIRED = _ffi.AGORAISH_CONNECTION_CHANGED_TOKEN_EXPIRED
-    REJECTED_BY_SERVER = _ffi.AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER
-    RENEW_TOKEN = _ffi.AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN
-    CLIENT_IP_ADDRESS_CHANGED = _ffi.AGORAISH_CONNECTION_CHANGED_CLIENT_IP_ADDRESS_CHANGED
-    KEEP_ALIVE_TIMEOUT = _ffi.AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT
-    REJOIN_SUCCESS = _ffi.AGORAISH_CONNECTION_CHANGED_REJOIN_SUCCESS
-    SAME_UID_LOGIN = _ffi.AGORAISH_CONNECTION_CHANGED_SAME_UID_LOGIN
-
-
-class UserOfflineReason(enum.IntEnum):
-    """Agora's USER_OFFLINE_REASON_TYPE, the ``reason`` of ``on_user_offline``."""
-
-    QUIT = _ffi.AGORAISH_USER_OFFLINE_QUIT
-    DROPPED = _ffi.AGORAISH_USER_OFFLINE_DROPPED
-    BECOME_AUDIENCE = _ffi.AGORAISH_USER_OFFLINE_BECOME_AUDIENCE
-
-
-class QualityType(enum.IntEnum):
-    """Agora's QUALITY_TYPE: the qualities of ``on_network_quality``.
-
-    From the loss and the round trip: EXCELLENT below 1 % and 100 ms, GOOD
-    below 3 % and 200 ms, POOR below 8 % and 300 ms, BAD below 15 % and 500 ms,
-    VBAD below 40 %, else DOWN.
-    """
-
-    UNKNOWN = _ffi.AGORAISH_QUALITY_UNKNOWN
-    EXCELLENT = _ffi.AGORAISH_QUALITY_EXCELLENT
-    GOOD = _ffi.AGORAISH_QUALITY_GOOD
-    POOR = _ffi.AGORAISH_QUALITY_POOR
-    BAD = _ffi.AGORAISH_QUALITY_BAD
-    VBAD = _ffi.AGORAISH_QUALITY_VBAD
-    DOWN = _ffi.AGORAISH_QUALITY_DOWN
-
-
-class LocalAudioStreamState(enum.IntEnum):
-    """Agora's LOCAL_AUDIO_STREAM_STATE, the ``state`` of ``on_local_audio_state_changed``."""
-
-    STOPPED = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_STATE_STOPPED
-    RECORDING = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_STATE_RECORDING
-    ENCODING = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_STATE_ENCODING
-    FAILED = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_STATE_FAILED
-
-
-class LocalAudioStreamError(enum.IntEnum):
-    """Agora's LOCAL_AUDIO_STREAM_ERROR, the ``error`` of ``on_local_audio_state_changed``."""
-
-    OK = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_OK
-    FAILURE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_FAILURE
-    DEVICE_NO_PERMISSION = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_NO_PERMISSION
-    DEVICE_BUSY = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_BUSY
-    RECORD_FAILURE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_RECORD_FAILURE
-    ENCODE_FAILURE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_ENCODE_FAILURE
-    NO_RECORDING_DEVICE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_RECORDING_DEVICE
-    NO_PLAYOUT_DEVICE = _ffi.AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_PLAYOUT_DEVICE
-
-
-class RemoteAudioState(enum.IntEnum):
-    """Agora's REMOTE_AUDIO_STATE, the ``state`` of ``on_remote_audio_state_changed``."""
-
-    STOPPED = _ffi.AGORAISH_REMOTE_AUDIO_STATE_STOPPED
-    STARTING = _ffi.AGORAISH_REMOTE_AUDIO_STATE_STARTING
-    DECODING = _ffi.AGORAISH_REMOTE_AUDIO_STATE_DECODING
-    FROZEN = _ffi.AGORAISH_REMOTE_AUDIO_STATE_FROZEN
-    FAILED = _ffi.AGORAISH_REMOTE_AUDIO_STATE_FAILED
-
-
-class RemoteAudioStateReason(enum.IntEnum):
-    """Agora's REMOTE_AUDIO_STATE_REASON, the ``reason`` of ``on_remote_audio_state_changed``."""
-
-    INTERNAL = _ffi.AGORAISH_REMOTE_AUDIO_REASON_INTERNAL
-    NETWORK_CONGESTION = _ffi.AGORAISH_REMOTE_AUDIO_REASON_NETWORK_CONGESTION
-    NETWORK_RECOVERY = _ffi.AGORAISH_REMOTE_AUDIO_REASON_NETWORK_RECOVERY
-    LOCAL_MUTED = _ffi.AGORAISH_REMOTE_AUDIO_REASON_LOCAL_MUTED
-    LOCAL_UNMUTED = _ffi.AGORAISH_REMOTE_AUDIO_REASON_LOCAL_UNMUTED
-    REMOTE_MUTED = _ffi.AGORAISH_REMOTE_AUDIO_REASON_REMOTE_MUTED
-    REMOTE_UNMUTED = _ffi.AGORAISH_REMOTE_AUDIO_REASON_REMOTE_UNMUTED
-    REMOTE_OFFLINE = _ffi.AGORAISH_REMOTE_AUDIO_REASON_REMOTE_OFFLINE
-
-
-class AudioFramePosition(enum.IntEnum):
-    """Agora's AUDIO_FRAME_POSITION bits for ``register_audio_frame_observer``; combine with ``|``."""
-
-    NONE = _ffi.AGORAISH_AUDIO_FRAME_POSITION_NONE
-    PLAYBACK = _ffi.AGORAISH_AUDIO_FRAME_POSITION_PLAYBACK
-    RECORD = _ffi.AGORAISH_AUDIO_FRAME_POSITION_RECORD
-    MIXED = _ffi.AGORAISH_AUDIO_FRAME_POSITION_MIXED
-    BEFORE_MIXING = _ffi.AGORAISH_AUDIO_FRAME_POSITION_BEFORE_MIXING
-
-
-class RawAudioFrameOpMode(enum.IntEnum):
-    """Agora's RAW_AUDIO_FRAME_OP_MODE_TYPE: what an observer may do with a frame."""
-
-    READ_ONLY = _ffi.AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_ONLY
-    WRITE_ONLY = _ffi.AGORAISH_RAW_AUDIO_FRAME_OP_MODE_WRITE_ONLY
-    READ_WRITE = _ffi.AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_WRITE
-
-
-class AudioRecordingQuality(enum.IntEnum):
-    """Agora's AUDIO_RECORDING_QUALITY_TYPE: the Ogg Opus bitrate (WAV is always 16-bit PCM)."""
-
-    LOW = _ffi.AGORAISH_AUDIO_RECORDING_QUALITY_LOW
-    MEDIUM = _ffi.AGORAISH_AUDIO_RECORDING_QUALITY_MEDIUM
-    HIGH = _ffi.AGORAISH_AUDIO_RECORDING_QUALITY_HIGH
-    ULTRA_HIGH = _ffi.AGORAISH_AUDIO_RECORDING_QUALITY_ULTRA_HIGH
-
-
-class AudioRecordingPosition(enum.IntEnum):
-    """Agora's AUDIO_RECORDING_POSITION: what ``start_audio_recording`` records."""
-
-    MIXED_RECORDING_AND_PLAYBACK = _ffi.AGORAISH_AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK
-    RECORDING = _ffi.AGORAISH_AUDIO_RECORDING_POSITION_RECORDING
-    MIXED_PLAYBACK = _ffi.AGORAISH_AUDIO_RECORDING_POSITION_MIXED_PLAYBACK
-
-
 class MediaDeviceType(enum.IntEnum):
     """Agora's MEDIA_DEVICE_TYPE: the kind of audio device to list."""
 
@@ -373,196 +187,8 @@ class MediaDeviceType(enum.IntEnum):
     AUDIO_RECORDING_DEVICE = _ffi.AGORAISH_AUDIO_RECORDING_DEVICE
 
 
-class VideoCodecType(enum.IntEnum):
-    """Agora's VIDEO_CODEC_TYPE, for ``set_video_encoder_configuration``: VP8 (the default) or VP9."""
-
-    VP8 = _ffi.AGORAISH_VIDEO_CODEC_VP8
-    VP9 = _ffi.AGORAISH_VIDEO_CODEC_VP9
-
-
-class VideoPixelFormat(enum.IntEnum):
-    """Agora's VIDEO_PIXEL_FORMAT: the layout of pushed pictures (rendered ones are I420).
-
-    I420: Y, U, V planes (U and V at half size); NV12 / NV21: a Y plane, then
-    one plane of interleaved U/V (V/U) at half size; BGRA / RGBA: packed 8-bit
-    pixels in memory order.
-    """
-
-    I420 = _ffi.AGORAISH_VIDEO_PIXEL_I420
-    BGRA = _ffi.AGORAISH_VIDEO_PIXEL_BGRA
-    NV21 = _ffi.AGORAISH_VIDEO_PIXEL_NV21
-    RGBA = _ffi.AGORAISH_VIDEO_PIXEL_RGBA
-    NV12 = _ffi.AGORAISH_VIDEO_PIXEL_NV12
-
-
-class LocalVideoStreamState(enum.IntEnum):
-    """Agora's LOCAL_VIDEO_STREAM_STATE, the ``state`` of ``on_local_video_state_changed``."""
-
-    STOPPED = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_STATE_STOPPED
-    CAPTURING = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_STATE_CAPTURING
-    ENCODING = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_STATE_ENCODING
-    FAILED = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_STATE_FAILED
-
-
-class LocalVideoStreamError(enum.IntEnum):
-    """Agora's LOCAL_VIDEO_STREAM_ERROR (the ones this library reports), the ``error`` of
-    ``on_local_video_state_changed``."""
-
-    OK = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_OK
-    FAILURE = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_FAILURE
-    DEVICE_NO_PERMISSION = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NO_PERMISSION
-    DEVICE_BUSY = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_BUSY
-    CAPTURE_FAILURE = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_CAPTURE_FAILURE
-    ENCODE_FAILURE = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_ENCODE_FAILURE
-    DEVICE_NOT_FOUND = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NOT_FOUND
-    DEVICE_INVALID_ID = _ffi.AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_INVALID_ID
-
-
-class RemoteVideoState(enum.IntEnum):
-    """Agora's REMOTE_VIDEO_STATE, the ``state`` of ``on_remote_video_state_changed``."""
-
-    STOPPED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_STOPPED
-    STARTING = _ffi.AGORAISH_REMOTE_VIDEO_STATE_STARTING
-    DECODING = _ffi.AGORAISH_REMOTE_VIDEO_STATE_DECODING
-    FROZEN = _ffi.AGORAISH_REMOTE_VIDEO_STATE_FROZEN
-    FAILED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_FAILED
-
-
-class RemoteVideoStateReason(enum.IntEnum):
-    """Agora's REMOTE_VIDEO_STATE_REASON, the ``reason`` of ``on_remote_video_state_changed``."""
-
-    INTERNAL = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_INTERNAL
-    NETWORK_CONGESTION = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_CONGESTION
-    NETWORK_RECOVERY = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_RECOVERY
-    LOCAL_MUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_MUTED
-    LOCAL_UNMUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_UNMUTED
-    REMOTE_MUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED
-    REMOTE_UNMUTED = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED
-    REMOTE_OFFLINE = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE
-    AUDIO_FALLBACK = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK
-    AUDIO_FALLBACK_RECOVERY = _ffi.AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK_RECOVERY
-
-
-class VideoObserverPosition(enum.IntEnum):
-    """Agora's VIDEO_OBSERVER_POSITION bits for ``register_video_frame_observer``; combine with ``|``."""
-
-    POST_CAPTURER = _ffi.AGORAISH_VIDEO_POSITION_POST_CAPTURER
-    PRE_RENDERER = _ffi.AGORAISH_VIDEO_POSITION_PRE_RENDERER
-    PRE_ENCODER = _ffi.AGORAISH_VIDEO_POSITION_PRE_ENCODER
-
-
-class LastmileProbeResultState(enum.IntEnum):
-    """Agora's LASTMILE_PROBE_RESULT_STATE, the ``state`` of a ``LastmileProbeResult``."""
-
-    #: Every direction probed was measured.
-    COMPLETE = _ffi.AGORAISH_LASTMILE_PROBE_RESULT_COMPLETE
-    #: A direction probed delivered too little to measure its bandwidth.
-    INCOMPLETE_NO_BWE = _ffi.AGORAISH_LASTMILE_PROBE_RESULT_INCOMPLETE_NO_BWE
-    #: The server's media port was not reached.
-    UNAVAILABLE = _ffi.AGORAISH_LASTMILE_PROBE_RESULT_UNAVAILABLE
-
-
-class StreamFallbackOptions(enum.IntEnum):
-    """Agora's STREAM_FALLBACK_OPTIONS, for ``set_local_publish_fallback_option``
-    (DISABLED or AUDIO_ONLY) and ``set_remote_subscribe_fallback_option``."""
-
-    DISABLED = _ffi.AGORAISH_STREAM_FALLBACK_OPTION_DISABLED
-    VIDEO_STREAM_LOW = _ffi.AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW
-    AUDIO_ONLY = _ffi.AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY
-
-
-class PriorityType(enum.IntEnum):
-    """Agora's PRIORITY_TYPE, for ``set_remote_user_priority``."""
-
-    HIGH = _ffi.AGORAISH_PRIORITY_HIGH
-    NORMAL = _ffi.AGORAISH_PRIORITY_NORMAL
-
-
-class MetadataType(enum.IntEnum):
-    """Agora's METADATA_TYPE, for ``register_media_metadata_observer`` (VIDEO only)."""
-
-    UNKNOWN = _ffi.AGORAISH_METADATA_TYPE_UNKNOWN
-    VIDEO = _ffi.AGORAISH_METADATA_TYPE_VIDEO
-
-
-class EncryptionMode(enum.IntEnum):
-    """Agora's ENCRYPTION_MODE, for ``enable_encryption``. The GCM2 modes need
-    a 32-byte salt that is not all zero; END is no mode (-2)."""
-
-    AES_128_XTS = _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_XTS
-    AES_128_ECB = _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_ECB
-    AES_256_XTS = _ffi.AGORAISH_ENCRYPTION_MODE_AES_256_XTS
-    SM4_128_ECB = _ffi.AGORAISH_ENCRYPTION_MODE_SM4_128_ECB
-    AES_128_GCM = _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_GCM
-    AES_256_GCM = _ffi.AGORAISH_ENCRYPTION_MODE_AES_256_GCM
-    AES_128_GCM2 = _ffi.AGORAISH_ENCRYPTION_MODE_AES_128_GCM2
-    AES_256_GCM2 = _ffi.AGORAISH_ENCRYPTION_MODE_AES_256_GCM2
-    END = _ffi.AGORAISH_ENCRYPTION_MODE_END
-
-
-class EncryptionErrorType(enum.IntEnum):
-    """Agora's ENCRYPTION_ERROR_TYPE, the argument of ``on_encryption_error``."""
-
-    INTERNAL_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_INTERNAL_FAILURE
-    #: Media that could not be decrypted (another key, mode or salt, or not encrypted).
-    DECRYPTION_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_DECRYPTION_FAILURE
-    ENCRYPTION_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_ENCRYPTION_FAILURE
-    #: A data-stream message that could not be decrypted.
-    DATASTREAM_DECRYPTION_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_DATASTREAM_DECRYPTION_FAILURE
-    DATASTREAM_ENCRYPTION_FAILURE = _ffi.AGORAISH_ENCRYPTION_ERROR_DATASTREAM_ENCRYPTION_FAILURE
-
-
 # The enums below are plain ints in the header (documented on the fields and
 # functions that take them), so their values are written here.
-
-
-class RenderMode(enum.IntEnum):
-    """Agora's RENDER_MODE_TYPE: how a canvas with a view size shows a picture of another shape."""
-
-    HIDDEN = 1  #: Cover the view, cropping what sticks out (the default).
-    FIT = 2  #: The whole picture inside the view, with black bars.
-    ADAPTIVE = 3  #: As HIDDEN.
-    FILL = 4  #: Stretched to the view.
-
-
-class VideoMirrorMode(enum.IntEnum):
-    """Agora's VIDEO_MIRROR_MODE_TYPE, for canvases and the sent stream."""
-
-    AUTO = 0  #: Canvases: the local preview mirrored, remote users not. Sent stream: not mirrored.
-    ENABLED = 1
-    DISABLED = 2
-
-
-class OrientationMode(enum.IntEnum):
-    """Agora's ORIENTATION_MODE, for ``set_video_encoder_configuration``."""
-
-    ADAPTIVE = 0  #: The configured size turned to each picture's orientation.
-    FIXED_LANDSCAPE = 1  #: A portrait picture is cropped around its centre.
-    FIXED_PORTRAIT = 2  #: A landscape picture is cropped around its centre.
-
-
-class DegradationPreference(enum.IntEnum):
-    """Agora's DEGRADATION_PREFERENCE, for ``set_video_encoder_configuration``."""
-
-    MAINTAIN_QUALITY = 0
-    MAINTAIN_FRAMERATE = 1
-    MAINTAIN_BALANCED = 2
-
-
-class VideoStreamType(enum.IntEnum):
-    """Agora's REMOTE_VIDEO_STREAM_TYPE: which stream of a dual-stream publisher to receive."""
-
-    HIGH = 0
-    LOW = 1
-
-
-class CameraCapturerOutputPreference(enum.IntEnum):
-    """Agora's CAPTURER_OUTPUT_PREFERENCE, for ``set_camera_capturer_configuration``."""
-
-    AUTO = 0  #: Capture at the encoder's size and frame rate.
-    PERFORMANCE = 1  #: As AUTO.
-    PREVIEW = 2  #: As AUTO.
-    MANUAL = 3  #: Capture at the size given.
 
 
 _E = TypeVar("_E", bound=enum.IntEnum)
@@ -1461,224 +1087,102 @@ def _user_info(pointer: Any, uid: int) -> UserInfo:
     return UserInfo(int(raw.uid), _text(raw.user_account))
 
 
-#: The callbacks of agoraish_event_handler, in header order. The Python method
-#: has the C field's name; `convert` turns the C arguments (after engine and
-#: user_data) into the method's arguments, copying what the library owns.
-_CALLBACKS: Tuple[_CallbackSpec, ...] = (
-    _CallbackSpec(
-        "on_api_call_executed",
-        _ffi.ApiCallExecutedCallback,
-        lambda err, api, result: (int(err), _text(api), _text(result)),
+#: How a struct passed to a callback is copied into its Python value.
+_STRUCT_COPIES: Dict[Any, Callable[[Any], Any]] = {
+    _ffi.RtcStats: _rtc_stats,
+    _ffi.LocalAudioStats: _local_audio_stats,
+    _ffi.RemoteAudioStats: _remote_audio_stats,
+    _ffi.LocalVideoStats: _local_video_stats,
+    _ffi.RemoteVideoStats: _remote_video_stats,
+    _ffi.LastmileProbeResult: _lastmile_probe_result,
+}
+
+
+def _default_conversion(ctype: Any) -> Callable[..., tuple]:
+    """The conversion the C types give: text for `const char *`, int for
+    integers, bytes for a `const uint8_t *` followed by its `size_t` length,
+    and a copy for a struct of `_STRUCT_COPIES`."""
+    steps: List[Tuple[Callable[..., Any], int]] = []  # (conversion, arguments it takes)
+    types = list(ctype._argtypes_[2:])  # after engine and user_data
+    i = 0
+    while i < len(types):
+        t = types[i]
+        if t is ctypes.c_char_p:
+            steps.append((_text, 1))
+        elif t is ctypes.POINTER(ctypes.c_uint8) and i + 1 < len(types) and types[i + 1] is ctypes.c_size_t:
+            steps.append((lambda data, length: _bytes_at(data, int(length)), 2))
+            i += 1
+        elif hasattr(t, "_type_") and t._type_ in _STRUCT_COPIES:
+            steps.append((_STRUCT_COPIES[t._type_], 1))
+        elif issubclass(t, ctypes._SimpleCData) and t._type_ in "bBhHiIlLqQ":
+            steps.append((int, 1))
+        else:
+            raise TypeError(f"no default conversion for {t!r}; add the callback to _CONVERSIONS")
+        i += 1
+
+    def convert(*args: Any) -> tuple:
+        out, k = [], 0
+        for step, taken in steps:
+            out.append(step(*args[k:k + taken]))
+            k += taken
+        return tuple(out)
+
+    return convert
+
+
+#: The conversions of event arguments that the C types alone do not give
+#: (enums, flags, arrays, and structs read with another argument): the
+#: callback's field name -> a function of the C arguments (after engine and
+#: user_data) returning the handler method's arguments.
+_CONVERSIONS: Dict[str, Callable[..., tuple]] = {
+    "on_user_offline": lambda uid, reason: (int(uid), _enum_or_int(UserOfflineReason, reason)),
+    "on_client_role_changed": lambda old, new: (_enum_or_int(ClientRole, old), _enum_or_int(ClientRole, new)),
+    "on_connection_state_changed": lambda state, reason: (_enum_or_int(ConnectionState, state), _enum_or_int(ConnectionChangedReason, reason)),
+    "on_user_info_updated": lambda uid, info: (int(uid), _user_info(info, uid)),
+    "on_user_mute_audio": lambda uid, muted: (int(uid), bool(muted)),
+    "on_local_audio_state_changed": lambda state, error: (_enum_or_int(LocalAudioStreamState, state), _enum_or_int(LocalAudioStreamError, error)),
+    "on_remote_audio_state_changed": lambda uid, state, reason, elapsed: (
+        int(uid),
+        _enum_or_int(RemoteAudioState, state),
+        _enum_or_int(RemoteAudioStateReason, reason),
+        int(elapsed),
     ),
-    _CallbackSpec(
-        "on_join_channel_success",
-        _ffi.JoinChannelSuccessCallback,
-        lambda channel, uid, elapsed: (_text(channel), int(uid), int(elapsed)),
+    "on_audio_volume_indication": lambda speakers, count, total: (_speakers(speakers, int(count)), int(total)),
+    "on_user_mute_video": lambda uid, muted: (int(uid), bool(muted)),
+    "on_user_enable_video": lambda uid, enabled: (int(uid), bool(enabled)),
+    "on_user_enable_local_video": lambda uid, enabled: (int(uid), bool(enabled)),
+    "on_local_video_state_changed": lambda state, error: (_enum_or_int(LocalVideoStreamState, state), _enum_or_int(LocalVideoStreamError, error)),
+    "on_remote_video_state_changed": lambda uid, state, reason, elapsed: (
+        int(uid),
+        _enum_or_int(RemoteVideoState, state),
+        _enum_or_int(RemoteVideoStateReason, reason),
+        int(elapsed),
     ),
-    _CallbackSpec(
-        "on_rejoin_channel_success",
-        _ffi.RejoinChannelSuccessCallback,
-        lambda channel, uid, elapsed: (_text(channel), int(uid), int(elapsed)),
+    "on_network_quality": lambda uid, tx_quality, rx_quality: (
+        int(uid),
+        _enum_or_int(QualityType, tx_quality),
+        _enum_or_int(QualityType, rx_quality),
     ),
-    _CallbackSpec("on_leave_channel", _ffi.LeaveChannelCallback, lambda stats: (_rtc_stats(stats),)),
-    _CallbackSpec("on_user_joined", _ffi.UserJoinedCallback, lambda uid, elapsed: (int(uid), int(elapsed))),
-    _CallbackSpec(
-        "on_user_offline",
-        _ffi.UserOfflineCallback,
-        lambda uid, reason: (int(uid), _enum_or_int(UserOfflineReason, reason)),
+    "on_local_publish_fallback_to_audio_only": lambda is_fallback_or_recover: (bool(is_fallback_or_recover),),
+    "on_remote_subscribe_fallback_to_audio_only": lambda uid, is_fallback_or_recover: (int(uid), bool(is_fallback_or_recover)),
+    "on_lastmile_quality": lambda quality: (_enum_or_int(QualityType, quality),),
+    "on_stream_message_error": lambda uid, stream_id, code, missed, cached: (
+        int(uid),
+        int(stream_id),
+        _enum_or_int(ErrorCode, code),
+        int(missed),
+        int(cached),
     ),
-    _CallbackSpec(
-        "on_client_role_changed",
-        _ffi.ClientRoleChangedCallback,
-        lambda old, new: (_enum_or_int(ClientRole, old), _enum_or_int(ClientRole, new)),
-    ),
-    _CallbackSpec(
-        "on_connection_state_changed",
-        _ffi.ConnectionStateChangedCallback,
-        lambda state, reason: (_enum_or_int(ConnectionState, state), _enum_or_int(ConnectionChangedReason, reason)),
-    ),
-    _CallbackSpec("on_connection_lost", _ffi.ConnectionLostCallback, lambda: ()),
-    _CallbackSpec(
-        "on_token_privilege_will_expire", _ffi.TokenPrivilegeWillExpireCallback, lambda token: (_text(token),)
-    ),
-    _CallbackSpec("on_request_token", _ffi.RequestTokenCallback, lambda: ()),
-    _CallbackSpec(
-        "on_local_user_registered",
-        _ffi.LocalUserRegisteredCallback,
-        lambda uid, account: (int(uid), _text(account)),
-    ),
-    _CallbackSpec(
-        "on_user_info_updated",
-        _ffi.UserInfoUpdatedCallback,
-        lambda uid, info: (int(uid), _user_info(info, uid)),
-    ),
-    _CallbackSpec("on_error", _ffi.ErrorCallback, lambda err, msg: (int(err), _text(msg))),
-    # ABI 0.4: audio.
-    _CallbackSpec(
-        "on_first_local_audio_frame_published",
-        _ffi.FirstLocalAudioFramePublishedCallback,
-        lambda elapsed: (int(elapsed),),
-    ),
-    _CallbackSpec(
-        "on_first_remote_audio_frame",
-        _ffi.FirstRemoteAudioFrameCallback,
-        lambda uid, elapsed: (int(uid), int(elapsed)),
-    ),
-    _CallbackSpec(
-        "on_first_remote_audio_decoded",
-        _ffi.FirstRemoteAudioDecodedCallback,
-        lambda uid, elapsed: (int(uid), int(elapsed)),
-    ),
-    _CallbackSpec("on_user_mute_audio", _ffi.UserMuteAudioCallback, lambda uid, muted: (int(uid), bool(muted))),
-    _CallbackSpec(
-        "on_local_audio_state_changed",
-        _ffi.LocalAudioStateChangedCallback,
-        lambda state, error: (_enum_or_int(LocalAudioStreamState, state), _enum_or_int(LocalAudioStreamError, error)),
-    ),
-    _CallbackSpec(
-        "on_remote_audio_state_changed",
-        _ffi.RemoteAudioStateChangedCallback,
-        lambda uid, state, reason, elapsed: (
-            int(uid),
-            _enum_or_int(RemoteAudioState, state),
-            _enum_or_int(RemoteAudioStateReason, reason),
-            int(elapsed),
-        ),
-    ),
-    _CallbackSpec(
-        "on_audio_volume_indication",
-        _ffi.AudioVolumeIndicationCallback,
-        lambda speakers, count, total: (_speakers(speakers, int(count)), int(total)),
-    ),
-    _CallbackSpec("on_active_speaker", _ffi.ActiveSpeakerCallback, lambda uid: (int(uid),)),
-    _CallbackSpec("on_rtc_stats", _ffi.RtcStatsCallback, lambda stats: (_rtc_stats(stats),)),
-    _CallbackSpec("on_local_audio_stats", _ffi.LocalAudioStatsCallback, lambda stats: (_local_audio_stats(stats),)),
-    _CallbackSpec(
-        "on_remote_audio_stats", _ffi.RemoteAudioStatsCallback, lambda stats: (_remote_audio_stats(stats),)
-    ),
-    # ABI 0.5: video.
-    _CallbackSpec(
-        "on_first_local_video_frame_published",
-        _ffi.FirstLocalVideoFramePublishedCallback,
-        lambda elapsed: (int(elapsed),),
-    ),
-    _CallbackSpec(
-        "on_first_remote_video_decoded",
-        _ffi.FirstRemoteVideoDecodedCallback,
-        lambda uid, width, height, elapsed: (int(uid), int(width), int(height), int(elapsed)),
-    ),
-    _CallbackSpec(
-        "on_video_size_changed",
-        _ffi.VideoSizeChangedCallback,
-        lambda uid, width, height, rotation: (int(uid), int(width), int(height), int(rotation)),
-    ),
-    _CallbackSpec("on_user_mute_video", _ffi.UserMuteVideoCallback, lambda uid, muted: (int(uid), bool(muted))),
-    # ABI 0.6: video.
-    _CallbackSpec(
-        "on_first_local_video_frame",
-        _ffi.FirstLocalVideoFrameCallback,
-        lambda width, height, elapsed: (int(width), int(height), int(elapsed)),
-    ),
-    _CallbackSpec(
-        "on_first_remote_video_frame",
-        _ffi.FirstRemoteVideoFrameCallback,
-        lambda uid, width, height, elapsed: (int(uid), int(width), int(height), int(elapsed)),
-    ),
-    _CallbackSpec(
-        "on_user_enable_video", _ffi.UserEnableVideoCallback, lambda uid, enabled: (int(uid), bool(enabled))
-    ),
-    _CallbackSpec(
-        "on_user_enable_local_video",
-        _ffi.UserEnableLocalVideoCallback,
-        lambda uid, enabled: (int(uid), bool(enabled)),
-    ),
-    _CallbackSpec(
-        "on_local_video_state_changed",
-        _ffi.LocalVideoStateChangedCallback,
-        lambda state, error: (_enum_or_int(LocalVideoStreamState, state), _enum_or_int(LocalVideoStreamError, error)),
-    ),
-    _CallbackSpec(
-        "on_remote_video_state_changed",
-        _ffi.RemoteVideoStateChangedCallback,
-        lambda uid, state, reason, elapsed: (
-            int(uid),
-            _enum_or_int(RemoteVideoState, state),
-            _enum_or_int(RemoteVideoStateReason, reason),
-            int(elapsed),
-        ),
-    ),
-    _CallbackSpec("on_local_video_stats", _ffi.LocalVideoStatsCallback, lambda stats: (_local_video_stats(stats),)),
-    _CallbackSpec(
-        "on_remote_video_stats", _ffi.RemoteVideoStatsCallback, lambda stats: (_remote_video_stats(stats),)
-    ),
-    _CallbackSpec(
-        "on_snapshot_taken",
-        _ffi.SnapshotTakenCallback,
-        lambda uid, path, width, height, error: (int(uid), _text(path), int(width), int(height), int(error)),
-    ),
-    _CallbackSpec(
-        "on_network_quality",
-        _ffi.NetworkQualityCallback,
-        lambda uid, tx_quality, rx_quality: (
-            int(uid),
-            _enum_or_int(QualityType, tx_quality),
-            _enum_or_int(QualityType, rx_quality),
-        ),
-    ),
-    # ABI 0.7: fallback.
-    _CallbackSpec(
-        "on_local_publish_fallback_to_audio_only",
-        _ffi.LocalPublishFallbackToAudioOnlyCallback,
-        lambda is_fallback_or_recover: (bool(is_fallback_or_recover),),
-    ),
-    _CallbackSpec(
-        "on_remote_subscribe_fallback_to_audio_only",
-        _ffi.RemoteSubscribeFallbackToAudioOnlyCallback,
-        lambda uid, is_fallback_or_recover: (int(uid), bool(is_fallback_or_recover)),
-    ),
-    # ABI 0.7: the last-mile test and probe.
-    _CallbackSpec(
-        "on_lastmile_quality",
-        _ffi.LastmileQualityCallback,
-        lambda quality: (_enum_or_int(QualityType, quality),),
-    ),
-    _CallbackSpec(
-        "on_lastmile_probe_result",
-        _ffi.LastmileProbeResultCallback,
-        lambda result: (_lastmile_probe_result(result),),
-    ),
-    # ABI 0.8: data streams, metadata, encryption.
-    _CallbackSpec(
-        "on_stream_message",
-        _ffi.StreamMessageCallback,
-        lambda uid, stream_id, data, length, sent_ts: (
-            int(uid),
-            int(stream_id),
-            _bytes_at(data, int(length)),
-            int(sent_ts),
-        ),
-    ),
-    _CallbackSpec(
-        "on_stream_message_error",
-        _ffi.StreamMessageErrorCallback,
-        lambda uid, stream_id, code, missed, cached: (
-            int(uid),
-            int(stream_id),
-            _enum_or_int(ErrorCode, code),
-            int(missed),
-            int(cached),
-        ),
-    ),
-    _CallbackSpec(
-        "on_encryption_error",
-        _ffi.EncryptionErrorCallback,
-        lambda error_type: (_enum_or_int(EncryptionErrorType, error_type),),
-    ),
-    _CallbackSpec(
-        "on_audio_metadata_received",
-        _ffi.AudioMetadataReceivedCallback,
-        lambda uid, metadata, length: (int(uid), _bytes_at(metadata, int(length))),
-    ),
+    "on_encryption_error": lambda error_type: (_enum_or_int(EncryptionErrorType, error_type),),
+}
+
+
+#: The callbacks of agoraish_event_handler, in header order (generated from
+#: the header). The Python method has the C field's name; `convert` turns the
+#: C arguments into the method's arguments, copying what the library owns.
+_CALLBACKS: Tuple[_CallbackSpec, ...] = tuple(
+    _CallbackSpec(name, ctype, _CONVERSIONS.get(name) or _default_conversion(ctype))
+    for name, ctype, _ in _ffi.CALLBACKS["agoraish_event_handler"]
 )
 
 
@@ -2288,7 +1792,7 @@ def _make_sink_thunk(cell: _HandlerCell, label: str) -> Any:
                 frame._invalidate()
             _THREAD_STATE.video_depth = depth
 
-    return _ffi.VideoFrameCallback(thunk)
+    return _ffi.FrameCallback(thunk)
 
 
 #: The key of the local canvas in a ``_SinkRegistry`` (the uid its pictures carry;
@@ -2793,6 +2297,9 @@ class _MetadataKeepalive:
 
 #: The callbacks of agoraish_packet_observer, in header order: C field (and
 #: Python method) name, and the attribute holding a callable given to PacketObserver().
+#: The ctypes callback type of each packet observer field.
+_PACKET_TYPES: Dict[str, Any] = {name: ctype for name, ctype, _ in _ffi.CALLBACKS["agoraish_packet_observer"]}
+
 _PACKET_CALLBACKS: Tuple[Tuple[str, str], ...] = (
     ("on_send_audio_packet", "_on_send_audio"),
     ("on_send_video_packet", "_on_send_video"),
@@ -2878,7 +2385,7 @@ class _PacketKeepalive:
         self.table.user_data = None
         for index, (name, attribute) in enumerate(_PACKET_CALLBACKS):
             if _installs(observer, name, PacketObserver, attribute):
-                thunk = _ffi.PacketCallback(self._make_thunk(index, name))
+                thunk = _PACKET_TYPES[name](self._make_thunk(index, name))
                 self.thunks.append(thunk)
                 setattr(self.table, name, thunk)
 

@@ -1,0 +1,2295 @@
+/*
+ * agoraish.h — the C ABI of libagoraish, an open real-time voice, video and
+ * data engine for Linux with the programming surface of the Agora RTC SDK.
+ *
+ * This header is the only contract a host sees. It is C99, compiles cleanly
+ * as C++17, and declares only what the library implements.
+ *
+ * Conventions of the whole ABI
+ * ----------------------------
+ * Names      Every symbol starts with `agoraish_`; types end in `_t` (opaque
+ *            handles) or are plain structs; constants start with `AGORAISH_`.
+ * Handles    Objects are opaque handles (`agoraish_engine_t *`). A handle is
+ *            a token, not a pointer the host may dereference. The library keeps
+ *            one handle table: a handle carries a type tag and a generation,
+ *            so a call never crashes on a bad handle:
+ *              - NULL                              -> -AGORAISH_ERR_NOT_INITIALIZED (-7)
+ *              - a handle of another object type, or
+ *                bits that are no handle at all    -> -AGORAISH_ERR_INVALID_ARGUMENT (-2)
+ *              - a released (stale) handle, or one
+ *                of the right type never issued    -> -AGORAISH_ERR_NOT_INITIALIZED (-7)
+ * Returns    Functions return `int`: 0 on success, or a negated error code
+ *            (`-AGORAISH_ERR_INVALID_ARGUMENT` is -2). The numbers are Agora's
+ *            ERROR_CODE_TYPE numbers. `agoraish_get_error_description()` turns
+ *            a code into text. Functions that return a handle or a string
+ *            return NULL on failure and document where the error code goes.
+ * Enums      Values are Agora's numbers. They are passed as `int`.
+ * Structs    Configuration and callback structs begin with `uint32_t
+ *            struct_size`, which the caller sets to `sizeof` the struct it was
+ *            compiled with. The library reads only the fields that fit in
+ *            `struct_size`, so fields can be appended in later ABI minors
+ *            without breaking hosts built against older headers. A
+ *            `struct_size` smaller than the first published layout is -2.
+ * Strings    UTF-8, NUL-terminated. Strings passed in are copied before the
+ *            call returns; the caller keeps ownership. Strings returned are
+ *            either static (documented as such) or written into a caller
+ *            buffer described by `char *buf, size_t *len`: on entry `*len` is
+ *            the capacity of `buf`, on return it is the size needed including
+ *            the NUL; if the buffer is too small the call returns
+ *            -AGORAISH_ERR_BUFFER_TOO_SMALL (-6) and writes nothing.
+ * Threads    Every function is thread-safe and returns quickly: work that
+ *            takes time is posted to the engine. Event callbacks arrive on one
+ *            dedicated event thread per engine, in the order the events
+ *            happened; never on the caller's thread. A callback must not
+ *            block for long. Calling `agoraish_engine_release()` for an
+ *            engine from inside one of that engine's callbacks returns
+ *            -AGORAISH_ERR_REFUSED (-5) instead of deadlocking.
+ * Instances  Any number of engines may live in one process; they share no
+ *            state other than the handle table.
+ */
+#ifndef AGORAISH_H
+#define AGORAISH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Versions                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/** ABI major version: changes only when an existing declaration changes
+ *  incompatibly (the SONAME follows it: libagoraish.so.0). */
+#define AGORAISH_ABI_VERSION_MAJOR 0
+/** ABI minor version: grows when declarations or struct fields are appended. */
+#define AGORAISH_ABI_VERSION_MINOR 8
+/** The ABI version as one comparable number: major * 1000 + minor. */
+#define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
+
+/* ------------------------------------------------------------------------ */
+/* Error codes (Agora's ERROR_CODE_TYPE). Functions return the negation.     */
+/* ------------------------------------------------------------------------ */
+
+/** Error codes. A function returns `-code`; callbacks report `code`. */
+enum agoraish_error_code {
+    AGORAISH_ERR_OK = 0,                      /**< No error. */
+    AGORAISH_ERR_FAILED = 1,                  /**< A general error with no more specific code. */
+    AGORAISH_ERR_INVALID_ARGUMENT = 2,        /**< An argument is NULL, out of range, malformed, or a handle of the wrong type. */
+    AGORAISH_ERR_NOT_READY = 3,               /**< The module is not ready (for example a device is missing). */
+    AGORAISH_ERR_NOT_SUPPORTED = 4,           /**< The method does not apply on Linux or to this build. */
+    AGORAISH_ERR_REFUSED = 5,                 /**< The call is refused in the current context (for example release from a callback). */
+    AGORAISH_ERR_BUFFER_TOO_SMALL = 6,        /**< The caller's buffer is too small; the needed size was written back. */
+    AGORAISH_ERR_NOT_INITIALIZED = 7,         /**< The handle is NULL, released, or unknown. */
+    AGORAISH_ERR_INVALID_STATE = 8,           /**< The object is in a state where the call cannot apply. */
+    AGORAISH_ERR_NO_PERMISSION = 9,           /**< No permission for a device or a file. */
+    AGORAISH_ERR_TIMEDOUT = 10,               /**< An operation took longer than its deadline. */
+    AGORAISH_ERR_CANCELED = 11,               /**< The request was canceled. */
+    AGORAISH_ERR_TOO_OFTEN = 12,              /**< The call was made too often. */
+    AGORAISH_ERR_BIND_SOCKET = 13,            /**< A socket could not be bound. */
+    AGORAISH_ERR_NET_DOWN = 14,               /**< The network is unavailable. */
+    AGORAISH_ERR_NET_NOBUFS = 15,             /**< No socket buffer space. */
+    AGORAISH_ERR_JOIN_CHANNEL_REJECTED = 17,  /**< Already in or joining a channel. */
+    AGORAISH_ERR_LEAVE_CHANNEL_REJECTED = 18, /**< Not in a channel. */
+    AGORAISH_ERR_ALREADY_IN_USE = 19,         /**< The resource is already in use. */
+    AGORAISH_ERR_ABORTED = 20,                /**< Aborted: too many requests. */
+    AGORAISH_ERR_INIT_NET_ENGINE = 21,        /**< The network engine could not start. */
+    AGORAISH_ERR_RESOURCE_LIMITED = 22,       /**< A resource limit was reached. */
+    AGORAISH_ERR_INVALID_APP_ID = 101,        /**< The app id is empty, malformed, or unknown to the server. */
+    AGORAISH_ERR_INVALID_CHANNEL_NAME = 102,  /**< The channel name is empty, too long, or has characters outside the allowed set. */
+    AGORAISH_ERR_NO_SERVER_RESOURCES = 103,   /**< The server has no resources for the request. */
+    AGORAISH_ERR_TOKEN_EXPIRED = 109,         /**< The token has expired. */
+    AGORAISH_ERR_INVALID_TOKEN = 110,         /**< The token is malformed or does not match the app, channel or user. */
+    AGORAISH_ERR_CONNECTION_INTERRUPTED = 111,/**< The connection to the server was interrupted. */
+    AGORAISH_ERR_CONNECTION_LOST = 112,       /**< The connection to the server was lost. */
+    AGORAISH_ERR_NOT_IN_CHANNEL = 113,        /**< The call needs a joined channel. */
+    AGORAISH_ERR_SIZE_TOO_LARGE = 114,        /**< A data-stream message is too large. */
+    AGORAISH_ERR_BITRATE_LIMIT = 115,         /**< The data-stream bitrate limit was exceeded. */
+    AGORAISH_ERR_TOO_MANY_DATA_STREAMS = 116, /**< More data streams than allowed. */
+    AGORAISH_ERR_STREAM_MESSAGE_TIMEOUT = 117,/**< A data-stream message timed out. */
+    AGORAISH_ERR_SET_CLIENT_ROLE_NOT_AUTHORIZED = 119, /**< The role change is not authorized. */
+    AGORAISH_ERR_DECRYPTION_FAILED = 120,     /**< Decryption failed: the key or mode differs. */
+    AGORAISH_ERR_INVALID_USER_ID = 121,       /**< The user id is invalid. */
+    AGORAISH_ERR_CLIENT_IS_BANNED_BY_SERVER = 123, /**< The server banned this client. */
+    AGORAISH_ERR_INVALID_USER_ACCOUNT = 134   /**< The user account is empty, too long, or malformed. */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Logging (Agora's LOG_FILTER_TYPE and 4.x LOG_LEVEL)                        */
+/* ------------------------------------------------------------------------ */
+
+/** Log filters for `agoraish_engine_set_log_filter()`. A filter is a bit set;
+ *  each documented value includes every more severe level. */
+enum agoraish_log_filter {
+    AGORAISH_LOG_FILTER_OFF = 0,           /**< Write nothing. */
+    AGORAISH_LOG_FILTER_DEBUG = 0x080f,    /**< Debug, info, warning, error and critical lines. */
+    AGORAISH_LOG_FILTER_INFO = 0x000f,     /**< Info, warning, error and critical lines (the default). */
+    AGORAISH_LOG_FILTER_WARN = 0x000e,     /**< Warning, error and critical lines. */
+    AGORAISH_LOG_FILTER_ERROR = 0x000c,    /**< Error and critical lines. */
+    AGORAISH_LOG_FILTER_CRITICAL = 0x0008, /**< Critical lines only. */
+    AGORAISH_LOG_FILTER_MASK = 0x080f      /**< Every bit a filter may carry. */
+};
+
+/** Log levels (Agora 4.x LOG_LEVEL) for `agoraish_engine_config.log_level`
+ *  and `agoraish_engine_set_log_level()`. Each maps to the filter of the same
+ *  name: NONE -> OFF, INFO -> INFO, WARN -> WARN, ERROR -> ERROR, FATAL -> CRITICAL. */
+enum agoraish_log_level {
+    AGORAISH_LOG_LEVEL_NONE = 0x0000,  /**< Write nothing. */
+    AGORAISH_LOG_LEVEL_INFO = 0x0001,  /**< Info and more severe (the default). */
+    AGORAISH_LOG_LEVEL_WARN = 0x0002,  /**< Warnings and more severe. */
+    AGORAISH_LOG_LEVEL_ERROR = 0x0004, /**< Errors and more severe. */
+    AGORAISH_LOG_LEVEL_FATAL = 0x0008  /**< Fatal (critical) lines only. */
+};
+
+/** Default size of one log file, in KB (`log_file_size_kb = -1` selects it). */
+#define AGORAISH_LOG_FILE_SIZE_DEFAULT_KB 1024
+/** Smallest accepted log file size in KB; smaller values are raised to it. */
+#define AGORAISH_LOG_FILE_SIZE_MIN_KB 128
+/** Largest accepted log file size in KB; larger values are -2. */
+#define AGORAISH_LOG_FILE_SIZE_MAX_KB 20480
+/** Number of files in a log rotation: `name.log` and `name_1.log` .. `name_4.log`. */
+#define AGORAISH_LOG_FILE_COUNT 5
+
+/* ------------------------------------------------------------------------ */
+/* Area codes (Agora's AREA_CODE)                                            */
+/* ------------------------------------------------------------------------ */
+
+/** Area codes for `agoraish_engine_config.area_code`: a bit set. The engine
+ *  records the choice and sends it with every join. */
+enum agoraish_area_code {
+    AGORAISH_AREA_CODE_CN = 0x00000001,  /**< Mainland China. */
+    AGORAISH_AREA_CODE_NA = 0x00000002,  /**< North America. */
+    AGORAISH_AREA_CODE_EU = 0x00000004,  /**< Europe. */
+    AGORAISH_AREA_CODE_AS = 0x00000008,  /**< Asia, excluding mainland China. */
+    AGORAISH_AREA_CODE_JP = 0x00000010,  /**< Japan. */
+    AGORAISH_AREA_CODE_IN = 0x00000020,  /**< India. */
+    AGORAISH_AREA_CODE_GLOB = (int)0xFFFFFFFF /**< Global (the default). */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Channels (Agora's CHANNEL_PROFILE_TYPE, CLIENT_ROLE_TYPE, connection and  */
+/* offline enums)                                                            */
+/* ------------------------------------------------------------------------ */
+
+/** Channel profiles for `agoraish_engine_set_channel_profile()`. */
+enum agoraish_channel_profile {
+    AGORAISH_CHANNEL_PROFILE_COMMUNICATION = 0,    /**< Everyone publishes and sees everyone (the default). */
+    AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING = 1 /**< Broadcasters publish; the audience is invisible and only receives. */
+};
+
+/** Client roles for `agoraish_engine_set_client_role()`. */
+enum agoraish_client_role {
+    AGORAISH_CLIENT_ROLE_BROADCASTER = 1, /**< Sends and receives. */
+    AGORAISH_CLIENT_ROLE_AUDIENCE = 2     /**< Receives only; invisible to others in live broadcasting
+                                               (the default, as Agora's; in communication every user
+                                               sends and is visible whatever the role). */
+};
+
+/** Connection states (CONNECTION_STATE_TYPE), from `agoraish_engine_get_connection_state()`. */
+enum agoraish_connection_state {
+    AGORAISH_CONNECTION_STATE_DISCONNECTED = 1, /**< Not in a channel (initially and after leaving). */
+    AGORAISH_CONNECTION_STATE_CONNECTING = 2,   /**< Joining. */
+    AGORAISH_CONNECTION_STATE_CONNECTED = 3,    /**< In the channel. */
+    AGORAISH_CONNECTION_STATE_RECONNECTING = 4, /**< The link broke; rejoining by itself. */
+    AGORAISH_CONNECTION_STATE_FAILED = 5        /**< Gave up (see the reason); leave, then join again. */
+};
+
+/** Why the connection state changed (CONNECTION_CHANGED_REASON_TYPE); the values this engine reports. */
+enum agoraish_connection_changed_reason {
+    AGORAISH_CONNECTION_CHANGED_CONNECTING = 0,           /**< Joining started. */
+    AGORAISH_CONNECTION_CHANGED_JOIN_SUCCESS = 1,         /**< Joined. */
+    AGORAISH_CONNECTION_CHANGED_INTERRUPTED = 2,          /**< The link to the server broke. */
+    AGORAISH_CONNECTION_CHANGED_BANNED_BY_SERVER = 3,     /**< The server banned this client. */
+    AGORAISH_CONNECTION_CHANGED_JOIN_FAILED = 4,          /**< Joining failed for good. */
+    AGORAISH_CONNECTION_CHANGED_LEAVE_CHANNEL = 5,        /**< The host left the channel. */
+    AGORAISH_CONNECTION_CHANGED_INVALID_APP_ID = 6,       /**< The server does not know the app id. */
+    AGORAISH_CONNECTION_CHANGED_INVALID_CHANNEL_NAME = 7, /**< The server refused the channel name. */
+    AGORAISH_CONNECTION_CHANGED_INVALID_TOKEN = 8,        /**< The token is invalid for this app, channel and user. */
+    AGORAISH_CONNECTION_CHANGED_TOKEN_EXPIRED = 9,        /**< The token expired; renew it to rejoin. */
+    AGORAISH_CONNECTION_CHANGED_REJECTED_BY_SERVER = 10,  /**< The server refused the join (see on_error). */
+    AGORAISH_CONNECTION_CHANGED_RENEW_TOKEN = 12,         /**< Rejoining with a renewed token. */
+    AGORAISH_CONNECTION_CHANGED_CLIENT_IP_ADDRESS_CHANGED = 13, /**< ABI 0.7: the local address the call used went away (or the network became unreachable); reconnecting at once. */
+    AGORAISH_CONNECTION_CHANGED_KEEP_ALIVE_TIMEOUT = 14,  /**< The server stopped answering keepalives. */
+    AGORAISH_CONNECTION_CHANGED_REJOIN_SUCCESS = 15,      /**< Rejoined after an interruption. */
+    AGORAISH_CONNECTION_CHANGED_SAME_UID_LOGIN = 19       /**< Another client joined with this uid; it replaced this one. */
+};
+
+/** Why a remote user went offline (USER_OFFLINE_REASON_TYPE). */
+enum agoraish_user_offline_reason {
+    AGORAISH_USER_OFFLINE_QUIT = 0,           /**< The user left. */
+    AGORAISH_USER_OFFLINE_DROPPED = 1,        /**< Nothing heard from the user within the drop timeout. */
+    AGORAISH_USER_OFFLINE_BECOME_AUDIENCE = 2 /**< The user became audience in live broadcasting. */
+};
+
+/** Longest channel name in bytes, NUL included (Agora's MAX_CHANNEL_ID_LENGTH). */
+#define AGORAISH_MAX_CHANNEL_ID_LENGTH 65
+/** Longest user account in bytes, NUL included (Agora's MAX_USER_ACCOUNT_LENGTH). */
+#define AGORAISH_MAX_USER_ACCOUNT_LENGTH 256
+
+/** A uid and its user account (Agora's UserInfo). */
+typedef struct agoraish_user_info {
+    uint32_t uid;                                            /**< The uid. */
+    char user_account[AGORAISH_MAX_USER_ACCOUNT_LENGTH];     /**< The account, NUL-terminated UTF-8. */
+} agoraish_user_info;
+
+/** Statistics of a call (Agora's RtcStats), reported every 2 s in a call by
+ *  on_rtc_stats and at the end by on_leave_channel. Counts cover every path
+ *  of the call the engine has used so far. */
+typedef struct agoraish_rtc_stats {
+    uint32_t struct_size;  /**< sizeof the struct as the library filled it. */
+    uint32_t duration;     /**< Seconds in the channel. */
+    uint64_t tx_bytes;     /**< Bytes sent. */
+    uint64_t rx_bytes;     /**< Bytes received. */
+    uint64_t tx_packets;   /**< Packets and messages sent. */
+    uint64_t rx_packets;   /**< Packets and messages received. */
+    uint32_t user_count;   /**< Users in the channel, this one included. */
+    /* ABI 0.4. Rates are over the last 2 s period (0 in on_leave_channel). */
+    uint32_t tx_kbitrate;        /**< Kbps sent. */
+    uint64_t tx_audio_bytes;     /**< Bytes of audio RTP sent (before SRTP). */
+    uint64_t rx_audio_bytes;     /**< Bytes of audio RTP received (after SRTP). */
+    uint32_t rx_kbitrate;        /**< Kbps received. */
+    uint32_t tx_audio_kbitrate;  /**< Kbps of audio sent. */
+    uint32_t rx_audio_kbitrate;  /**< Kbps of audio received. */
+    uint32_t memory_app_usage_kb; /**< Resident memory of the process, KB. */
+    double cpu_app_usage;        /**< CPU of the process over the period, percent of one core. */
+    /* ABI 0.6 */
+    uint32_t tx_video_kbitrate;  /**< Kbps of video RTP sent. */
+    uint32_t rx_video_kbitrate;  /**< Kbps of video RTP received. */
+    /** ms: the round trip to the channel server on the media path (its STUN
+     *  binding, every 2.5 s); 0 before the first answer. */
+    int gateway_rtt;
+    int lastmile_delay;          /**< ms: half of gateway_rtt. */
+    /** Percent of the video sent that the server had to ask for again (its
+     *  NACKs), before recovery; 0 without video. */
+    int tx_packet_loss_rate;
+    /** Percent lost before recovery of the worst remote stream received (audio
+     *  frames concealed, video packets missing). */
+    int rx_packet_loss_rate;
+} agoraish_rtc_stats;
+
+/** Network quality (Agora's QUALITY_TYPE) in on_network_quality and the audio
+ *  stats. From loss and round trip: EXCELLENT below 1 % and 100 ms, GOOD below
+ *  3 % and 200 ms, POOR below 8 % and 300 ms, BAD below 15 % and 500 ms,
+ *  VBAD below 40 %, else DOWN. */
+enum agoraish_quality_type {
+    AGORAISH_QUALITY_UNKNOWN = 0,
+    AGORAISH_QUALITY_EXCELLENT = 1,
+    AGORAISH_QUALITY_GOOD = 2,
+    AGORAISH_QUALITY_POOR = 3,
+    AGORAISH_QUALITY_BAD = 4,
+    AGORAISH_QUALITY_VBAD = 5,
+    AGORAISH_QUALITY_DOWN = 6
+};
+
+/* ------------------------------------------------------------------------ */
+/* Audio (Agora's AUDIO_PROFILE_TYPE)                                        */
+/* ------------------------------------------------------------------------ */
+
+/** Audio profiles for `agoraish_engine_set_audio_profile()`. Opus always runs
+ *  at 48 kHz on the wire; the profile sets the audio band, channels and bitrate:
+ *
+ *  | profile | band | channels | bitrate |
+ *  |---|---|---|---|
+ *  | DEFAULT | communication: as SPEECH_STANDARD; live broadcasting: as MUSIC_STANDARD | | |
+ *  | SPEECH_STANDARD | 32 kHz (super-wideband), speech tuning | 1 | 18 kbps |
+ *  | MUSIC_STANDARD | 48 kHz (fullband), music tuning | 1 | 64 kbps |
+ *  | MUSIC_STANDARD_STEREO | 48 kHz, music | 2 | 80 kbps |
+ *  | MUSIC_HIGH_QUALITY | 48 kHz, music | 1 | 96 kbps |
+ *  | MUSIC_HIGH_QUALITY_STEREO | 48 kHz, music | 2 | 128 kbps |
+ *  | IOT | 16 kHz (wideband), speech | 1 | 16 kbps |
+ *
+ *  Every profile sends 20 ms frames with in-band FEC (planned for 10% loss).
+ *  With an external source the channel count is the source's. */
+enum agoraish_audio_profile {
+    AGORAISH_AUDIO_PROFILE_DEFAULT = 0,
+    AGORAISH_AUDIO_PROFILE_SPEECH_STANDARD = 1,
+    AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD = 2,
+    AGORAISH_AUDIO_PROFILE_MUSIC_STANDARD_STEREO = 3,
+    AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY = 4,
+    AGORAISH_AUDIO_PROFILE_MUSIC_HIGH_QUALITY_STEREO = 5,
+    AGORAISH_AUDIO_PROFILE_IOT = 6
+};
+
+/* ------------------------------------------------------------------------ */
+/* Audio states, reasons, frames and statistics                              */
+/* ------------------------------------------------------------------------ */
+
+/** Local audio states (Agora's LOCAL_AUDIO_STREAM_STATE). */
+enum agoraish_local_audio_stream_state {
+    AGORAISH_LOCAL_AUDIO_STREAM_STATE_STOPPED = 0,   /**< Not capturing (before a call, disabled). */
+    AGORAISH_LOCAL_AUDIO_STREAM_STATE_RECORDING = 1, /**< The first 10 ms were captured or pushed. */
+    AGORAISH_LOCAL_AUDIO_STREAM_STATE_ENCODING = 2,  /**< The first frame was encoded and sent. */
+    AGORAISH_LOCAL_AUDIO_STREAM_STATE_FAILED = 3     /**< Capture or encoding failed: see the error. */
+};
+
+/** Why the local audio state changed (Agora's LOCAL_AUDIO_STREAM_ERROR). */
+enum agoraish_local_audio_stream_error {
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_OK = 0,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_FAILURE = 1,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_NO_PERMISSION = 2,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_DEVICE_BUSY = 3,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_RECORD_FAILURE = 4,      /**< The capture device exists but would not open. */
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_ENCODE_FAILURE = 5,
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_RECORDING_DEVICE = 6, /**< ALSA knows no such capture device. */
+    AGORAISH_LOCAL_AUDIO_STREAM_ERROR_NO_PLAYOUT_DEVICE = 7
+};
+
+/** Remote audio states (Agora's REMOTE_AUDIO_STATE). */
+enum agoraish_remote_audio_state {
+    AGORAISH_REMOTE_AUDIO_STATE_STOPPED = 0,  /**< Muted (by either side) or offline. */
+    AGORAISH_REMOTE_AUDIO_STATE_STARTING = 1, /**< The first packet arrived. */
+    AGORAISH_REMOTE_AUDIO_STATE_DECODING = 2, /**< Audio is decoded and played. */
+    AGORAISH_REMOTE_AUDIO_STATE_FROZEN = 3,   /**< No packet for 500 ms while playing. */
+    AGORAISH_REMOTE_AUDIO_STATE_FAILED = 4
+};
+
+/** Why a remote audio state changed (Agora's REMOTE_AUDIO_STATE_REASON). */
+enum agoraish_remote_audio_state_reason {
+    AGORAISH_REMOTE_AUDIO_REASON_INTERNAL = 0,
+    AGORAISH_REMOTE_AUDIO_REASON_NETWORK_CONGESTION = 1,
+    AGORAISH_REMOTE_AUDIO_REASON_NETWORK_RECOVERY = 2,
+    AGORAISH_REMOTE_AUDIO_REASON_LOCAL_MUTED = 3,
+    AGORAISH_REMOTE_AUDIO_REASON_LOCAL_UNMUTED = 4,
+    AGORAISH_REMOTE_AUDIO_REASON_REMOTE_MUTED = 5,
+    AGORAISH_REMOTE_AUDIO_REASON_REMOTE_UNMUTED = 6,
+    AGORAISH_REMOTE_AUDIO_REASON_REMOTE_OFFLINE = 7
+};
+
+/** One speaker in on_audio_volume_indication (Agora's AudioVolumeInfo). */
+typedef struct agoraish_audio_volume_info {
+    uint32_t uid;        /**< 0 for the local user. */
+    unsigned int volume; /**< 0..255, after the volume settings. */
+    unsigned int vad;    /**< Local: voice detected (with report_vad), else 0. Remote: always 1. */
+} agoraish_audio_volume_info;
+
+/** Sending statistics (Agora's LocalAudioStats), every 2 s in a call. */
+typedef struct agoraish_local_audio_stats {
+    uint32_t struct_size;     /**< sizeof the struct as the library filled it. */
+    int num_channels;         /**< Channels encoded. */
+    int sent_sample_rate;     /**< The rate of the source (Hz). */
+    int sent_bitrate;         /**< Kbps over the period. */
+    int tx_packet_loss_rate;  /**< Percent lost upstream (0 while the server sends no feedback). */
+} agoraish_local_audio_stats;
+
+/** Receiving statistics of one remote user (Agora's RemoteAudioStats), every 2 s. */
+typedef struct agoraish_remote_audio_stats {
+    uint32_t struct_size;         /**< sizeof the struct as the library filled it. */
+    uint32_t uid;
+    int quality;                  /**< QUALITY_TYPE from the period's loss: 1 excellent .. 5 very bad, 0 unknown. */
+    int network_transport_delay;  /**< ms, estimated from the measured jitter. */
+    int jitter_buffer_delay;      /**< ms: the playout delay the jitter buffer holds to. */
+    int audio_loss_rate;          /**< Percent of 10 ms frames concealed over the period. */
+    int num_channels;
+    int received_sample_rate;
+    int received_bitrate;         /**< Kbps over the period. */
+    int total_frozen_time;        /**< ms: 200 ms windows with 4 % or more concealed frames. */
+    int frozen_rate;              /**< total_frozen_time as a percent of total_active_time. */
+    int total_active_time;        /**< ms the stream has played. */
+    int fec_recovered_frames;     /**< Frames rebuilt from Opus in-band FEC so far. */
+    int concealed_frames;         /**< Frames concealed by Opus PLC so far. */
+    int end_to_end_delay;         /**< ms: network + jitter buffer + one 20 ms frame. */
+} agoraish_remote_audio_stats;
+
+/** Observer positions (Agora's AUDIO_FRAME_POSITION bits). */
+enum agoraish_audio_frame_position {
+    AGORAISH_AUDIO_FRAME_POSITION_NONE = 0x0,
+    AGORAISH_AUDIO_FRAME_POSITION_PLAYBACK = 0x1,      /**< The mix of every remote user, before playout. */
+    AGORAISH_AUDIO_FRAME_POSITION_RECORD = 0x2,        /**< Local audio, before encoding. */
+    AGORAISH_AUDIO_FRAME_POSITION_MIXED = 0x4,         /**< Local and remote audio mixed. */
+    AGORAISH_AUDIO_FRAME_POSITION_BEFORE_MIXING = 0x8  /**< One remote user, before mixing. */
+};
+
+/** What an observer may do with a frame (Agora's RAW_AUDIO_FRAME_OP_MODE_TYPE). */
+enum agoraish_raw_audio_frame_op_mode {
+    AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_ONLY = 0,  /**< Read; changes are ignored. */
+    AGORAISH_RAW_AUDIO_FRAME_OP_MODE_WRITE_ONLY = 1, /**< The buffer arrives silent; what is written replaces the audio. */
+    AGORAISH_RAW_AUDIO_FRAME_OP_MODE_READ_WRITE = 2  /**< Read and change; changes are sent or played. */
+};
+
+/** PCM frame handed to an observer (Agora's AudioFrame). */
+typedef struct agoraish_audio_frame {
+    int type;                 /**< 0: PCM16 (Agora's FRAME_TYPE_PCM16). */
+    int samples_per_channel;  /**< Samples per channel in `buffer`. */
+    int bytes_per_sample;     /**< 2. */
+    int channels;             /**< 1, or 2 interleaved. */
+    int samples_per_sec;      /**< The sample rate. */
+    void *buffer;             /**< samples_per_channel * channels int16_t; owned by the library, valid during the callback. */
+    int64_t render_time_ms;   /**< When the frame was made, on the engine's monotonic clock (ms). */
+    int avsync_type;          /**< Reserved, 0. */
+} agoraish_audio_frame;
+
+
+/** Recording quality (Agora's AUDIO_RECORDING_QUALITY_TYPE): the Ogg Opus bitrate
+ *  (16, 32, 64, 128 kbps); WAV is always 16-bit PCM. */
+enum agoraish_audio_recording_quality {
+    AGORAISH_AUDIO_RECORDING_QUALITY_LOW = 0,
+    AGORAISH_AUDIO_RECORDING_QUALITY_MEDIUM = 1,
+    AGORAISH_AUDIO_RECORDING_QUALITY_HIGH = 2,
+    AGORAISH_AUDIO_RECORDING_QUALITY_ULTRA_HIGH = 3
+};
+
+/** What is recorded (Agora's AUDIO_RECORDING_POSITION). */
+enum agoraish_audio_recording_position {
+    AGORAISH_AUDIO_RECORDING_POSITION_MIXED_RECORDING_AND_PLAYBACK = 0,
+    AGORAISH_AUDIO_RECORDING_POSITION_RECORDING = 1,      /**< Local audio only. */
+    AGORAISH_AUDIO_RECORDING_POSITION_MIXED_PLAYBACK = 2  /**< Remote audio only. */
+};
+
+/** How to record (Agora's AudioRecordingConfiguration). */
+typedef struct agoraish_audio_recording_config {
+    uint32_t struct_size;   /**< Set to sizeof(agoraish_audio_recording_config). */
+    const char *file_path;  /**< Required. ".ogg" or ".opus": Ogg Opus; anything else: WAV. Copied. */
+    int sample_rate;        /**< 16000, 32000 (Agora's default), 44100 or 48000. */
+    int position;           /**< An `agoraish_audio_recording_position`. */
+    int quality;            /**< An `agoraish_audio_recording_quality`. */
+} agoraish_audio_recording_config;
+
+/** Device kinds (Agora's MEDIA_DEVICE_TYPE). */
+enum agoraish_media_device_type {
+    AGORAISH_AUDIO_PLAYOUT_DEVICE = 0,
+    AGORAISH_AUDIO_RECORDING_DEVICE = 1
+};
+
+/** Longest device name or id, NUL included (Agora's MAX_DEVICE_ID_LENGTH). */
+#define AGORAISH_MAX_DEVICE_ID_LENGTH 512
+
+/** One audio device: an ALSA PCM. */
+typedef struct agoraish_audio_device_info {
+    char id[AGORAISH_MAX_DEVICE_ID_LENGTH];    /**< The ALSA PCM name, NUL-terminated (pass it to set_*_device). */
+    char name[AGORAISH_MAX_DEVICE_ID_LENGTH];  /**< A description, NUL-terminated. */
+} agoraish_audio_device_info;
+
+/* ------------------------------------------------------------------------ */
+/* Video types                                                               */
+/* ------------------------------------------------------------------------ */
+
+/** Video codecs (Agora's VIDEO_CODEC_TYPE numbers where Agora has them). */
+enum agoraish_video_codec_type {
+    AGORAISH_VIDEO_CODEC_VP8 = 1,  /**< VP8 (RFC 7741), the default. */
+    AGORAISH_VIDEO_CODEC_VP9 = 5   /**< VP9 (RFC 9628), one spatial layer. */
+};
+
+/** Pixel formats of external frames (Agora's VIDEO_PIXEL_FORMAT). They are
+ *  converted to I420 with libyuv. */
+enum agoraish_video_pixel_format {
+    AGORAISH_VIDEO_PIXEL_I420 = 1,  /**< y, u, v planes (u, v at half size). */
+    AGORAISH_VIDEO_PIXEL_BGRA = 2,  /**< Packed B, G, R, A bytes in y_buffer. */
+    AGORAISH_VIDEO_PIXEL_NV21 = 3,  /**< y plane, then interleaved V/U in u_buffer. */
+    AGORAISH_VIDEO_PIXEL_RGBA = 4,  /**< Packed R, G, B, A bytes in y_buffer. */
+    AGORAISH_VIDEO_PIXEL_NV12 = 8   /**< y plane, then interleaved U/V in u_buffer. */
+};
+
+/** What the encoder aims for (Agora's VideoEncoderConfiguration, the fields
+ *  this version applies). A pushed frame larger than width x height is
+ *  scaled down to fit inside it (aspect ratio kept); smaller ones are sent
+ *  at their own size. */
+typedef struct agoraish_video_encoder_configuration {
+    uint32_t struct_size;  /**< Set to sizeof(agoraish_video_encoder_configuration). */
+    int width;             /**< 16..4096, even (default 640). */
+    int height;            /**< 16..4096, even (default 360). */
+    int frame_rate;        /**< 1..60 (default 15). */
+    /** Kbps; 0 (Agora's STANDARD_BITRATE): Agora's base rate for the size and
+     *  frame rate, twice it in live broadcasting; -1 (COMPATIBLE_BITRATE): the
+     *  base rate in both; or an explicit 1..100000. */
+    int bitrate;
+    int min_bitrate;       /**< -1 (default) or Kbps; kept for live broadcasting. */
+    int codec_type;        /**< An `agoraish_video_codec_type` (0 means VP8). */
+    /* ABI 0.6 */
+    /** ORIENTATION_MODE: 0 ADAPTIVE (width x height turned to each picture's
+     *  orientation), 1 FIXED_LANDSCAPE, 2 FIXED_PORTRAIT (a picture of the other
+     *  orientation is cropped around its centre). Pictures are always sent
+     *  upright: rotation is applied before encoding. */
+    int orientation_mode;
+    /** DEGRADATION_PREFERENCE: 0 MAINTAIN_QUALITY, 1 MAINTAIN_FRAMERATE,
+     *  2 MAINTAIN_BALANCED. Kept for bandwidth adaptation. */
+    int degradation_preference;
+    /** VIDEO_MIRROR_MODE of the sent stream: 0 AUTO (not mirrored), 1 ENABLED, 2 DISABLED. */
+    int mirror_mode;
+} agoraish_video_encoder_configuration;
+
+/** A picture pushed by the host (Agora's ExternalVideoFrame). Buffers are
+ *  read during the call only. */
+typedef struct agoraish_external_video_frame {
+    uint32_t struct_size;   /**< Set to sizeof(agoraish_external_video_frame). */
+    int format;             /**< An `agoraish_video_pixel_format`. */
+    int width;              /**< 16..4096, even. */
+    int height;             /**< 16..4096, even. */
+    const void *y_buffer;   /**< I420/NV12/NV21: the luma plane; BGRA/RGBA: the packed pixels. */
+    const void *u_buffer;   /**< I420: the U plane; NV12/NV21: the interleaved chroma plane; else unused. */
+    const void *v_buffer;   /**< I420: the V plane; else unused. */
+    int y_stride;           /**< Bytes per row of y_buffer: >= width (x4 for BGRA/RGBA). */
+    int u_stride;           /**< Bytes per row of u_buffer: >= width/2 (I420), >= width (NV12/NV21). */
+    int v_stride;           /**< Bytes per row of v_buffer: >= width/2 (I420). */
+    int64_t timestamp;      /**< Capture time in ms (any origin, increasing). */
+    /* ABI 0.6 */
+    int rotation;           /**< 0, 90, 180 or 270: the picture is turned clockwise by this much before use. */
+} agoraish_external_video_frame;
+
+/** A picture handed to a render sink or a video frame observer (Agora's
+ *  VideoFrame, I420). The planes are owned by the library and valid during
+ *  the callback only. Observers may write them (the change is what is sent or
+ *  rendered); render sinks must only read them. */
+typedef struct agoraish_video_frame {
+    int type;                  /**< AGORAISH_VIDEO_PIXEL_I420. */
+    int width;
+    int height;
+    int y_stride;
+    int u_stride;
+    int v_stride;
+    uint8_t *y_buffer;
+    uint8_t *u_buffer;
+    uint8_t *v_buffer;
+    int rotation;              /**< Always 0: pictures are turned upright before encoding. */
+    /** Ms on the engine's monotonic clock: when a remote picture was decoded
+     *  or a local one captured; for capture and pre-encode observers the
+     *  timestamp pushed with the picture. */
+    int64_t render_time_ms;
+} agoraish_video_frame;
+
+/** Sending statistics of local video (Agora's LocalVideoStats), every 2 s in a call. */
+typedef struct agoraish_local_video_stats {
+    uint32_t struct_size;             /**< sizeof the struct as the library filled it. */
+    int sent_bitrate;                 /**< Kbps of RTP sent (the low stream included). */
+    int sent_frame_rate;              /**< Frames per second sent (high stream). */
+    int encoder_output_frame_rate;
+    int renderer_output_frame_rate;   /**< Frames per second handed to the local canvas. */
+    int target_bitrate;               /**< Kbps the encoder aims at. */
+    int target_frame_rate;
+    int encoded_bitrate;              /**< Kbps of encoded video (payload, high stream). */
+    int encoded_frame_width;
+    int encoded_frame_height;
+    int encoded_frame_count;          /**< Frames encoded in this call (high stream). */
+    int codec_type;                   /**< An `agoraish_video_codec_type`. */
+    int capture_frame_rate;           /**< Pictures per second captured or pushed. */
+} agoraish_local_video_stats;
+
+/** Receiving statistics of one remote user's video (Agora's RemoteVideoStats), every 2 s. */
+typedef struct agoraish_remote_video_stats {
+    uint32_t struct_size;             /**< sizeof the struct as the library filled it. */
+    uint32_t uid;
+    int width;
+    int height;
+    int received_bitrate;             /**< Kbps of RTP received over the period. */
+    int decoder_output_frame_rate;
+    int renderer_output_frame_rate;   /**< Pictures per second handed to the user's canvas. */
+    int packet_loss_rate;             /**< Percent of the period's packets lost (before recovery). */
+    int rx_stream_type;               /**< 0 the high stream, 1 the low one (dual stream). */
+    /** ms: the sum of the gaps of 500 ms or more between two pictures since the video started. */
+    int total_frozen_time;
+    int frozen_rate;                  /**< total_frozen_time as a percent of total_active_time. */
+    int total_active_time;            /**< ms since the first picture, muted time excluded. */
+    int publish_duration;             /**< ms since the first packet of the user's video. */
+} agoraish_remote_video_stats;
+
+/** LOCAL_VIDEO_STREAM_STATE. */
+enum agoraish_local_video_stream_state {
+    AGORAISH_LOCAL_VIDEO_STREAM_STATE_STOPPED = 0,
+    AGORAISH_LOCAL_VIDEO_STREAM_STATE_CAPTURING = 1,  /**< Pictures arrive (camera or pushed). */
+    AGORAISH_LOCAL_VIDEO_STREAM_STATE_ENCODING = 2,   /**< The first picture was encoded and sent in a call. */
+    AGORAISH_LOCAL_VIDEO_STREAM_STATE_FAILED = 3
+};
+
+/** LOCAL_VIDEO_STREAM_ERROR (the ones this library reports). */
+enum agoraish_local_video_stream_error {
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_OK = 0,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_FAILURE = 1,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NO_PERMISSION = 2,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_BUSY = 3,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_CAPTURE_FAILURE = 4,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_ENCODE_FAILURE = 5,
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_NOT_FOUND = 8,   /**< No camera (no /dev/video* capture node). */
+    AGORAISH_LOCAL_VIDEO_STREAM_ERROR_DEVICE_INVALID_ID = 10  /**< The camera chosen with set_video_device is not there. */
+};
+
+/** REMOTE_VIDEO_STATE. */
+enum agoraish_remote_video_state {
+    AGORAISH_REMOTE_VIDEO_STATE_STOPPED = 0,
+    AGORAISH_REMOTE_VIDEO_STATE_STARTING = 1,  /**< The first packet arrived. */
+    AGORAISH_REMOTE_VIDEO_STATE_DECODING = 2,  /**< Pictures are decoded. */
+    AGORAISH_REMOTE_VIDEO_STATE_FROZEN = 3,    /**< No picture for 500 ms. */
+    AGORAISH_REMOTE_VIDEO_STATE_FAILED = 4
+};
+
+/** REMOTE_VIDEO_STATE_REASON. */
+enum agoraish_remote_video_state_reason {
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_INTERNAL = 0,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_CONGESTION = 1,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_NETWORK_RECOVERY = 2,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_MUTED = 3,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_LOCAL_UNMUTED = 4,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_MUTED = 5,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_UNMUTED = 6,
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_REMOTE_OFFLINE = 7,
+    /** ABI 0.7: the downlink carries only the user's audio (subscribe fallback) ... */
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK = 8,
+    /** ... and its video again. */
+    AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK_RECOVERY = 9
+};
+
+/* ------------------------------------------------------------------------ */
+/* Library information                                                       */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * The library version, as "major.minor.patch" (Agora's getVersion).
+ *
+ * @param build  Optional (may be NULL). Receives the build number.
+ * @return       A static string owned by the library; never NULL, never freed.
+ * Thread: any.
+ */
+const char *agoraish_get_version(int *build);
+
+/**
+ * A description of an error code (Agora's getErrorDescription).
+ *
+ * @param code  An error code, negated (as functions return it) or not (as
+ *              callbacks report it). 0 describes success.
+ * @return      A static string owned by the library; never NULL. Unknown
+ *              codes return "unknown error".
+ * Thread: any.
+ */
+const char *agoraish_get_error_description(int code);
+
+/**
+ * The error of the last call on this thread that returned a handle or NULL
+ * (`agoraish_engine_create()`, `agoraish_server_create()`), as a negated code;
+ * 0 if it succeeded.
+ *
+ * Thread: any; the value is per thread.
+ */
+int agoraish_get_last_error(void);
+
+/* ------------------------------------------------------------------------ */
+/* Engine                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/** An engine (Agora's IRtcEngine / AgoraRtcEngineKit). Opaque handle. */
+typedef struct agoraish_engine agoraish_engine_t;
+
+/**
+ * Event callbacks of an engine (Agora's IRtcEngineEventHandler).
+ *
+ * Every callback is optional: a NULL entry means "not interested". Each
+ * receives the engine that emits it and the table's `user_data`.
+ * Thread: every callback runs on the engine's event thread, one at a time, in
+ * the order the events happened. Pointers passed to a callback are owned by
+ * the library and valid only until the callback returns: copy what you keep.
+ * A callback may call any engine function, except that releasing its own
+ * engine from inside it returns -AGORAISH_ERR_REFUSED.
+ */
+/* Declared further down (the last-mile probe). */
+struct agoraish_lastmile_probe_result;
+
+typedef struct agoraish_event_handler {
+    /** Set to sizeof(agoraish_event_handler). */
+    uint32_t struct_size;
+    /** Passed back unchanged as `user_data` to every callback. Owned by the host. */
+    void *user_data;
+    /**
+     * An API call has been carried out by the engine (Agora's
+     * onApiCallExecuted). Fires once for every call to a setter that the
+     * engine accepted: set_parameters, set_log_file, set_log_filter,
+     * set_log_level and set_log_file_size.
+     *
+     * @param err     0, or the error code (not negated) the work ended with.
+     * @param api     The Agora name of the method, for example "setParameters".
+     * @param result  The argument the call applied, as text (for
+     *                setParameters, the JSON that was applied).
+     */
+    void (*on_api_call_executed)(agoraish_engine_t *engine, void *user_data,
+                                 int err, const char *api, const char *result);
+
+    /* ---- ABI 0.2: channels. Hosts built against 0.1 pass a smaller struct_size. */
+
+    /** The local user joined `channel` as `uid` (onJoinChannelSuccess); `elapsed`
+     *  is milliseconds since the join call. */
+    void (*on_join_channel_success)(agoraish_engine_t *engine, void *user_data,
+                                    const char *channel, uint32_t uid, int elapsed);
+    /** The local user rejoined after an interruption (onRejoinChannelSuccess). */
+    void (*on_rejoin_channel_success)(agoraish_engine_t *engine, void *user_data,
+                                      const char *channel, uint32_t uid, int elapsed);
+    /** The local user left (onLeaveChannel), with the call's statistics. */
+    void (*on_leave_channel)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_stats *stats);
+    /** A remote user (communication) or broadcaster (live) joined, or was already
+     *  there (onUserJoined); `elapsed` is milliseconds since the local join call. */
+    void (*on_user_joined)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int elapsed);
+    /** A remote user went offline (onUserOffline): an `agoraish_user_offline_reason`. */
+    void (*on_user_offline)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int reason);
+    /** The local role changed (onClientRoleChanged): `agoraish_client_role` values. */
+    void (*on_client_role_changed)(agoraish_engine_t *engine, void *user_data, int old_role, int new_role);
+    /** The connection state changed (onConnectionStateChanged):
+     *  an `agoraish_connection_state` and an `agoraish_connection_changed_reason`. */
+    void (*on_connection_state_changed)(agoraish_engine_t *engine, void *user_data, int state, int reason);
+    /** No working link to the server for 10 s (onConnectionLost); rejoining goes on. */
+    void (*on_connection_lost)(agoraish_engine_t *engine, void *user_data);
+    /** The token's join privilege expires in 30 s (onTokenPrivilegeWillExpire): call
+     *  `agoraish_engine_renew_token()`. `token` is the token in force. */
+    void (*on_token_privilege_will_expire)(agoraish_engine_t *engine, void *user_data, const char *token);
+    /** The token expired (onRequestToken): renew it; the engine then rejoins. */
+    void (*on_request_token)(agoraish_engine_t *engine, void *user_data);
+    /** The local user account is registered as `uid` (onLocalUserRegistered). */
+    void (*on_local_user_registered)(agoraish_engine_t *engine, void *user_data,
+                                     uint32_t uid, const char *user_account);
+    /** A remote user's account became known (onUserInfoUpdated). */
+    void (*on_user_info_updated)(agoraish_engine_t *engine, void *user_data,
+                                 uint32_t uid, const agoraish_user_info *info);
+    /** An error the host must act on (onError): the code (not negated) and a message. */
+    void (*on_error)(agoraish_engine_t *engine, void *user_data, int err, const char *msg);
+
+    /* ---- ABI 0.4: audio. */
+
+    /** The first audio was sent after a join, an unmute or enabling local
+     *  audio (onFirstLocalAudioFramePublished); ms since the join call. */
+    void (*on_first_local_audio_frame_published)(agoraish_engine_t *engine, void *user_data, int elapsed);
+    /** The first audio packet of a remote user arrived (onFirstRemoteAudioFrame). */
+    void (*on_first_remote_audio_frame)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int elapsed);
+    /** The first audio of a remote user was decoded (onFirstRemoteAudioDecoded). */
+    void (*on_first_remote_audio_decoded)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int elapsed);
+    /** A remote user muted (1) or unmuted (0) its audio (onUserMuteAudio); also
+     *  fires at join for users already muted. Disabling local audio counts as muting. */
+    void (*on_user_mute_audio)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int muted);
+    /** The local audio state changed (onLocalAudioStateChanged):
+     *  `agoraish_local_audio_stream_state` and `agoraish_local_audio_stream_error`. */
+    void (*on_local_audio_state_changed)(agoraish_engine_t *engine, void *user_data, int state, int error);
+    /** A remote user's audio state changed (onRemoteAudioStateChanged):
+     *  `agoraish_remote_audio_state`, `agoraish_remote_audio_state_reason`, ms since the join call. */
+    void (*on_remote_audio_state_changed)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                          int state, int reason, int elapsed);
+    /** Volumes (onAudioVolumeIndication), every interval once enabled: a local
+     *  report (one speaker, uid 0; total_volume is its volume) and, in a call,
+     *  a remote report (the up to 3 loudest remote users; total_volume is the
+     *  played mix). 0..255. */
+    void (*on_audio_volume_indication)(agoraish_engine_t *engine, void *user_data,
+                                       const agoraish_audio_volume_info *speakers, unsigned int speaker_number,
+                                       int total_volume);
+    /** The loudest remote user changed (onActiveSpeaker); needs volume indication. */
+    void (*on_active_speaker)(agoraish_engine_t *engine, void *user_data, uint32_t uid);
+    /** Call statistics every 2 s in a call (onRtcStats). */
+    void (*on_rtc_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_stats *stats);
+    /** Sending statistics every 2 s in a call (onLocalAudioStats). */
+    void (*on_local_audio_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_local_audio_stats *stats);
+    /** Receiving statistics every 2 s per remote user (onRemoteAudioStats). */
+    void (*on_remote_audio_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_remote_audio_stats *stats);
+
+    /* ---- ABI 0.5: video. */
+
+    /** The first video frame was sent in this call (onFirstLocalVideoFramePublished); ms since the join call. */
+    void (*on_first_local_video_frame_published)(agoraish_engine_t *engine, void *user_data, int elapsed);
+    /** The first picture of a remote user was decoded (onFirstRemoteVideoDecoded). */
+    void (*on_first_remote_video_decoded)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int width,
+                                          int height, int elapsed);
+    /** A remote user's picture size changed (onVideoSizeChanged); rotation is 0. */
+    void (*on_video_size_changed)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int width, int height,
+                                  int rotation);
+    /** A remote user muted (1) or unmuted (0) its video stream (onUserMuteVideo,
+     *  muteLocalVideoStream); also fires at join for users already muted. Disabling
+     *  video or local video comes as on_user_enable_video / on_user_enable_local_video
+     *  (from peers of ABI 0.5, which send one combined state, as this callback). */
+    void (*on_user_mute_video)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int muted);
+
+    /* ABI 0.6: video */
+    /** The first local picture captured or pushed after video was enabled (onFirstLocalVideoFrame). */
+    void (*on_first_local_video_frame)(agoraish_engine_t *engine, void *user_data, int width, int height, int elapsed);
+    /** The first picture of a remote user handed to its canvas (onFirstRemoteVideoFrame). */
+    void (*on_first_remote_video_frame)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int width,
+                                        int height, int elapsed);
+    /** A remote user enabled or disabled video (onUserEnableVideo). */
+    void (*on_user_enable_video)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int enabled);
+    /** A remote user enabled or disabled its local video (onUserEnableLocalVideo). */
+    void (*on_user_enable_local_video)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int enabled);
+    /** Local video state (onLocalVideoStateChanged): an `agoraish_local_video_stream_state` and
+     *  an `agoraish_local_video_stream_error`. */
+    void (*on_local_video_state_changed)(agoraish_engine_t *engine, void *user_data, int state, int error);
+    /** A remote user's video state (onRemoteVideoStateChanged): an `agoraish_remote_video_state`,
+     *  an `agoraish_remote_video_state_reason`, ms since the join call. */
+    void (*on_remote_video_state_changed)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int state,
+                                          int reason, int elapsed);
+    /** Every 2 s in a call while local video is captured or sent (onLocalVideoStats). */
+    void (*on_local_video_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_local_video_stats *stats);
+    /** Every 2 s in a call for each remote user whose video arrived (onRemoteVideoStats). */
+    void (*on_remote_video_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_remote_video_stats *stats);
+    /** A snapshot asked with `agoraish_engine_take_snapshot()` (onSnapshotTaken): `error` 0 when
+     *  `path` was written, -1 when no picture came before the user left or the call ended or the
+     *  file could not be written. */
+    void (*on_snapshot_taken)(agoraish_engine_t *engine, void *user_data, uint32_t uid, const char *path,
+                              int width, int height, int error);
+    /** Every 2 s in a call (onNetworkQuality), `agoraish_quality_type` values: uid 0 is
+     *  the local user (tx from the server's retransmission requests and the round
+     *  trip, rx from the worst remote stream); then each remote user whose media
+     *  arrives, with tx UNKNOWN and rx the quality its media arrives with here. */
+    void (*on_network_quality)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int tx_quality,
+                               int rx_quality);
+    /* ABI 0.7 */
+    /** The uplink could not carry video and only audio is sent (`is_fallback_or_recover` 1), or
+     *  video is sent again (0) (onLocalPublishFallbackToAudioOnly; with
+     *  agoraish_engine_set_local_publish_fallback_option AUDIO_ONLY). */
+    void (*on_local_publish_fallback_to_audio_only)(agoraish_engine_t *engine, void *user_data,
+                                                    int is_fallback_or_recover);
+    /** This downlink now receives only the audio of `uid` (1), or its video again (0)
+     *  (onRemoteSubscribeFallbackToAudioOnly; with subscribe fallback option AUDIO_ONLY). The
+     *  user's video state also changes: STOPPED with reason AUDIO_FALLBACK (8), later
+     *  DECODING with AUDIO_FALLBACK_RECOVERY (9). */
+    void (*on_remote_subscribe_fallback_to_audio_only)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                                       int is_fallback_or_recover);
+    /** The last mile's quality (onLastmileQuality), `agoraish_quality_type`: every 2 s while
+     *  agoraish_engine_enable_lastmile_test() runs, and once during a probe (after its uplink
+     *  phase). From the probes' loss and the round trip; UNKNOWN (0) when the server's media
+     *  port could not be reached. Event thread. */
+    void (*on_lastmile_quality)(agoraish_engine_t *engine, void *user_data, int quality);
+    /** The result of agoraish_engine_start_lastmile_probe_test() (onLastmileProbeResult),
+     *  valid during the call only. Event thread. */
+    void (*on_lastmile_probe_result)(agoraish_engine_t *engine, void *user_data,
+                                     const struct agoraish_lastmile_probe_result *result);
+    /* ABI 0.8: data streams, metadata, encryption */
+    /** A message of a remote user's data stream (onStreamMessage): `length` bytes at `data`
+     *  (valid during the call only), `sent_ts` the sender's wall clock when it sent it (ms
+     *  since 1970). Reliable ordered streams deliver each message once, in order; see
+     *  agoraish_engine_create_data_stream(). Event thread. */
+    void (*on_stream_message)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int stream_id,
+                              const uint8_t *data, size_t length, uint64_t sent_ts);
+    /** Messages of a remote user's stream will not arrive (onStreamMessageError): `code`
+     *  AGORAISH_ERR_STREAM_MESSAGE_TIMEOUT (117); `missed` messages lost; `cached` later
+     *  messages of the stream that were waiting for them (delivered next). A reliable stream
+     *  reports a loss not repaired within 5 s; an unreliable one each gap as it is seen. Event thread. */
+    void (*on_stream_message_error)(agoraish_engine_t *engine, void *user_data, uint32_t uid, int stream_id,
+                                    int code, int missed, int cached);
+    /** End-to-end encryption failed (onEncryptionError): an `agoraish_encryption_error_type`.
+     *  At most once a second per type. A packet that cannot be decrypted (another key or
+     *  mode, or not encrypted while encryption is on) is dropped, never handed on. Event thread. */
+    void (*on_encryption_error)(agoraish_engine_t *engine, void *user_data, int error_type);
+    /** Audio metadata a remote user sent with agoraish_engine_send_audio_metadata()
+     *  (onAudioMetadataReceived), valid during the call only. Event thread. */
+    void (*on_audio_metadata_received)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                       const uint8_t *metadata, size_t length);
+} agoraish_event_handler;
+
+/** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
+#define AGORAISH_EVENT_HANDLER_SIZE_0_1 offsetof(agoraish_event_handler, on_join_channel_success)
+
+/**
+ * How to create an engine (Agora's RtcEngineContext).
+ */
+typedef struct agoraish_engine_config {
+    /** Set to sizeof(agoraish_engine_config). */
+    uint32_t struct_size;
+    /** The app id: required, 1..128 ASCII characters from '!' to '~' (no spaces
+     *  or control characters). Copied. */
+    const char *app_id;
+    /** Event callbacks, or NULL for none. The table is copied; the host keeps
+     *  ownership of the struct and of `user_data`. */
+    const agoraish_event_handler *event_handler;
+    /** The channel server, as "ws://host:port" or "wss://host:port". NULL or
+     *  "" selects the environment variable AGORAISH_SERVER, then
+     *  "ws://127.0.0.1:7450". Copied. */
+    const char *server_url;
+    /** The log file. NULL or "" selects a default: in the directory named by
+     *  AGORAISH_LOG_DIR, else $XDG_STATE_HOME/agoraish, else
+     *  $HOME/.local/state/agoraish, else /tmp/agoraish, the file
+     *  "agoraish.log" for the first engine of the process and
+     *  "agoraish-<n>.log" for the n-th. The directory is created if missing.
+     *  Copied. Read the path back with the parameter "rtc.log_file". */
+    const char *log_file;
+    /** Size of one log file in KB; 0 or -1 selects AGORAISH_LOG_FILE_SIZE_DEFAULT_KB.
+     *  Otherwise the range of `agoraish_engine_set_log_file_size()`. */
+    int32_t log_file_size_kb;
+    /** An `agoraish_log_level`. 0 (a zeroed struct) selects AGORAISH_LOG_LEVEL_INFO;
+     *  to log nothing, call `agoraish_engine_set_log_level(engine,
+     *  AGORAISH_LOG_LEVEL_NONE)` after creation. */
+    int32_t log_level;
+    /** An `agoraish_area_code` bit set; 0 selects AGORAISH_AREA_CODE_GLOB. */
+    uint32_t area_code;
+} agoraish_engine_config;
+
+/**
+ * Create an engine (Agora's createAgoraRtcEngine + initialize).
+ *
+ * @param config  Required. Read during the call only.
+ * @return        A new engine handle owned by the caller, to be released with
+ *                `agoraish_engine_release()`; NULL on failure, with the
+ *                reason in `agoraish_get_last_error()`:
+ *                -2 config NULL, struct_size too small, or a field out of range;
+ *                -101 app id missing or malformed;
+ *                -1 the log file cannot be opened or the event thread cannot start.
+ * Thread: any. The engine starts its event thread before returning.
+ */
+agoraish_engine_t *agoraish_engine_create(const agoraish_engine_config *config);
+
+/**
+ * Release an engine and everything it owns (Agora's IRtcEngine::release).
+ *
+ * After it returns, the handle is stale (-7 from every other function) and
+ * events not yet delivered are dropped: no new callback starts. With `sync`
+ * nonzero it also waits until a callback already running has returned and
+ * the event thread has ended, so the host may free what `user_data` points
+ * to; with `sync` zero that clean-up finishes in the background and a
+ * callback that was already running may still be returning.
+ *
+ * Idempotent: releasing an already released engine (a stale engine handle,
+ * or an engine handle this library never issued) returns 0.
+ *
+ * Called from inside another engine's callback, `sync` cannot wait (the other
+ * engine might be releasing this one at the same moment): the call then
+ * behaves as `sync = 0`.
+ *
+ * Called from inside another engine's callback, render sink included,
+ * `sync` cannot wait either and behaves as `sync = 0`.
+ *
+ * @return  0; -7 for NULL; -2 for a handle of another type; -5 when called
+ *          from one of this engine's own event callbacks or render sinks, or
+ *          from inside any raw audio observer callback (release it after the
+ *          callback returns).
+ * Thread: any, except this engine's event thread.
+ */
+int agoraish_engine_release(agoraish_engine_t *engine, int sync);
+
+/**
+ * Set private parameters as a JSON object (Agora's setParameters), for
+ * example `{"rtc.log_filter": 2063}`. The whole object is checked before any
+ * key is applied: an unknown key, a value of the wrong type or out of range,
+ * or text that is not a JSON object rejects the call and applies nothing.
+ *
+ * Keys known at this ABI version (docs/abi.md lists them with their ranges):
+ *   "rtc.log_file"    string   the log file path (as agoraish_engine_set_log_file)
+ *   "rtc.log_filter"  integer  an agoraish_log_filter bit set
+ *   "rtc.log_level"   integer  an agoraish_log_level
+ *   "rtc.log_size"    integer  log file size in KB (as agoraish_engine_set_log_file_size)
+ *   "rtc.server_url"  string   the channel server URL used by the next join
+ *   "rtc.tls_ca_file" string   PEM file of trust anchors for wss:// servers;
+ *                              "" (the default) uses the system's store
+ *   "rtc.network_simulation" object or null: a simulated network applied to
+ *                              the media this engine receives, for tests and
+ *                              benchmarks: {"loss_percent": 0..100,
+ *                              "delay_ms": 0..10000, "jitter_ms": 0..5000,
+ *                              "seed": n, "burst": {"good_to_bad_percent",
+ *                              "bad_to_good_percent", "loss_in_bad_percent",
+ *                              "loss_in_good_percent"}, "duplicate_percent",
+ *                              "reorder_percent", "reorder_ms",
+ *                              "bandwidth_kbps", "queue_ms"} (every field
+ *                              optional; docs/abi.md); null: off
+ *   "rtc.network_simulation_send" the same, applied to the media this
+ *                              engine sends (its uplink)
+ *   "rtc.audio_loss_recovery" boolean: Opus in-band FEC and PLC (true, the
+ *                              default); false plays gaps as silence (a
+ *                              baseline for loss measurements)
+ *   "rtc.allow_insecure_signaling" boolean: false (the default) refuses
+ *                              ws:// (no TLS) to a host other than loopback
+ *                              with -5 from joins, the echo test, the
+ *                              last-mile test and account registration (its
+ *                              tokens, media keys and resume tokens would
+ *                              travel readable); true allows it
+ *
+ * @param json  Required UTF-8 JSON text, at most 65536 bytes.
+ * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -7 bad handle.
+ *              On success `on_api_call_executed("setParameters")` follows.
+ * Thread: any.
+ */
+int agoraish_engine_set_parameters(agoraish_engine_t *engine, const char *json);
+
+/**
+ * Read one parameter as JSON text (the reading side of
+ * `agoraish_engine_set_parameters()`). Besides the writable keys above,
+ * "rtc.app_id" (string) and "rtc.area_code" (integer) can be read.
+ *
+ * @param key  Required parameter name.
+ * @param buf  Receives the value as JSON text (a string value is quoted);
+ *             may be NULL when `*len` is 0, to ask for the size (NULL with a
+ *             nonzero `*len` is -2).
+ * @param len  Required. In: capacity of `buf`. Out: bytes needed including NUL.
+ * @return     0; -2 for NULL key/len or an unknown key; -6 if `buf` is too
+ *             small; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_parameter(agoraish_engine_t *engine, const char *key,
+                                  char *buf, size_t *len);
+
+/**
+ * Set the log file (Agora's setLogFile). The file is opened for appending
+ * before the call returns; its directory must exist and be writable. Logging
+ * continues in the new file; rotation uses its name (`name_1.log` ...).
+ *
+ * @param path  Required, non-empty, at most 4095 bytes.
+ * @return      0; -2 NULL/empty/too long path or the file cannot be opened
+ *              (the previous file stays in use); -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_log_file(agoraish_engine_t *engine, const char *path);
+
+/**
+ * Set which log lines are written (Agora's setLogFilter).
+ *
+ * @param filter  An `agoraish_log_filter` bit set; bits outside
+ *                AGORAISH_LOG_FILTER_MASK are -2.
+ * @return        0; -2; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_log_filter(agoraish_engine_t *engine, unsigned int filter);
+
+/**
+ * Set the log level (Agora 4.x setLogLevel): the filter of the same name.
+ *
+ * @param level  An `agoraish_log_level`; other values are -2.
+ * @return       0; -2; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_log_level(agoraish_engine_t *engine, int level);
+
+/**
+ * Set the size of one log file (Agora's setLogFileSize). When the current file
+ * would grow past it, the files rotate: `name_3.log` becomes `name_4.log`, ...,
+ * `name.log` becomes `name_1.log`, and a fresh `name.log` starts; at most
+ * AGORAISH_LOG_FILE_COUNT files exist.
+ *
+ * @param size_kb  AGORAISH_LOG_FILE_SIZE_MIN_KB..AGORAISH_LOG_FILE_SIZE_MAX_KB;
+ *                 values from 1 to the minimum are raised to the minimum;
+ *                 0 and values above the maximum are -2.
+ * @return         0; -2; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_log_file_size(agoraish_engine_t *engine, unsigned int size_kb);
+
+/* ------------------------------------------------------------------------ */
+/* Channels                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Set the channel profile (Agora's setChannelProfile). Before joining only.
+ *
+ * @param profile  An `agoraish_channel_profile`; the default is communication.
+ *                 All users of a channel must use the same profile: the server
+ *                 refuses a join with another one (on_error 5, then FAILED
+ *                 with REJECTED_BY_SERVER).
+ * @return  0; -2 unknown profile; -5 in or joining a channel; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_channel_profile(agoraish_engine_t *engine, int profile);
+
+/**
+ * Set the client role (Agora's setClientRole). Before joining it sets the
+ * role used to join (on_client_role_changed fires if it changed); while
+ * connected it asks the server, and on_client_role_changed follows. Remote
+ * users see on_user_joined (became a broadcaster) or on_user_offline with
+ * BECOME_AUDIENCE (became audience) in live broadcasting. In communication the
+ * role is recorded but everyone stays visible.
+ *
+ * @param role  An `agoraish_client_role`.
+ * @return  0; -2 unknown role; -5 while joining or reconnecting; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_client_role(agoraish_engine_t *engine, int role);
+
+/**
+ * Join a channel (Agora's joinChannel). Asynchronous: on_connection_state_changed
+ * (CONNECTING), then on_join_channel_success, or FAILED with the reason.
+ *
+ * @param token    The token, or NULL/"" for an app without a certificate. Copied.
+ * @param channel  Required: 1..63 bytes of a-z A-Z 0-9 space and
+ *                 ! # $ % & ( ) + - : ; < = . > ? @ [ ] ^ _ { } | ~ , (copied).
+ * @param info     Optional extra information; never sent to other users.
+ * @param uid      1..2^32-1, or 0 to let the server choose one.
+ * After FAILED (a login with the same uid took the place, the token expired,
+ * the server refused the join) the engine may join again without leaving:
+ * a user pushed out by a replayed join reclaims its uid with its own token.
+ *
+ * @return  0; -2 NULL channel or strings that are not UTF-8; -102 bad channel
+ *          name; -17 already in or joining a channel; -5 a ws:// server URL
+ *          whose host is not loopback while "rtc.allow_insecure_signaling" is
+ *          false; -7 bad handle.
+ *          A wss:// server is reached over TLS 1.2+ and its certificate is
+ *          verified against "rtc.tls_ca_file" (or the system store) and the
+ *          URL's host; a server that fails the check is treated as
+ *          unreachable (RECONNECTING, then on_connection_lost).
+ * Thread: any.
+ */
+int agoraish_engine_join_channel(agoraish_engine_t *engine, const char *token, const char *channel,
+                                 const char *info, uint32_t uid);
+
+/**
+ * Join a channel with a user account (Agora's joinChannelWithUserAccount). The
+ * server maps the account to a uid that stays the same for the app;
+ * on_local_user_registered and on_join_channel_success follow. Remote users
+ * learn the account through on_user_info_updated before on_user_joined.
+ *
+ * @param user_account  Required, 1..255 bytes of UTF-8. Copied.
+ * @return  As `agoraish_engine_join_channel()`, and -134 for a NULL, empty or
+ *          over-long account (-2 when it is not UTF-8).
+ * Thread: any.
+ */
+int agoraish_engine_join_channel_with_user_account(agoraish_engine_t *engine, const char *token,
+                                                   const char *channel, const char *user_account);
+
+/**
+ * Register a user account ahead of joining (Agora's registerLocalUserAccount):
+ * the server answers with the account's uid through on_local_user_registered.
+ *
+ * @param app_id        Must equal the engine's app id.
+ * @param user_account  1..255 bytes of UTF-8.
+ * @return  0; -2 NULL or another app id, or an account that is not UTF-8;
+ *          -134 NULL, empty or over-long account; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_register_local_user_account(agoraish_engine_t *engine, const char *app_id,
+                                                const char *user_account);
+
+/**
+ * Look up a uid by user account among the users this engine has learned of
+ * (Agora's getUserInfoByUserAccount), itself included.
+ *
+ * @param info  Required; filled on success.
+ * @return  0; -2 NULL arguments or an unknown account; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_user_info_by_user_account(agoraish_engine_t *engine, const char *user_account,
+                                                  agoraish_user_info *info);
+
+/**
+ * Look up a user account by uid (Agora's getUserInfoByUid).
+ *
+ * @param info  Required; filled on success.
+ * @return  0; -2 NULL info or an unknown uid; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_user_info_by_uid(agoraish_engine_t *engine, uint32_t uid, agoraish_user_info *info);
+
+/**
+ * Leave the channel (Agora's leaveChannel): on_leave_channel with the call's
+ * statistics, then on_connection_state_changed(DISCONNECTED, LEAVE_CHANNEL).
+ * Also ends a join in progress, a reconnection, or a FAILED state.
+ *
+ * @return  0; -18 not in (or joining) a channel; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_leave_channel(agoraish_engine_t *engine);
+
+/**
+ * Renew the token (Agora's renewToken). While connected the server checks it
+ * (on_error 109 or 110 if it refuses; the old token stays in force). After the
+ * token expired (FAILED, TOKEN_EXPIRED) the engine rejoins with it.
+ *
+ * @param token  Required, non-empty. Copied.
+ * @return  0; -2 NULL or empty; -113 not in a channel; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_renew_token(agoraish_engine_t *engine, const char *token);
+
+/**
+ * Switch to another channel as audience in live broadcasting (Agora's
+ * switchChannel): on_leave_channel, then on_join_channel_success.
+ *
+ * @return  0; -2 NULL channel; -102 bad channel name; -5 not audience in live
+ *          broadcasting; -113 not connected to a channel; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_switch_channel(agoraish_engine_t *engine, const char *token, const char *channel);
+
+/**
+ * The id of the current or last call (Agora's getCallId), written into a
+ * caller buffer (`*len` in: capacity, out: size needed with the NUL).
+ *
+ * @return  0; -2 NULL len; -6 buffer too small; -113 no call yet; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_call_id(agoraish_engine_t *engine, char *buf, size_t *len);
+
+/**
+ * The connection state (Agora's getConnectionState).
+ *
+ * @return  An `agoraish_connection_state` (positive); -7 or -2 for a bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_get_connection_state(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Audio from and to the host (external source and sink)                    */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Set the audio profile (Agora 4.x setAudioProfile): the encoder follows it
+ * at once, for the external source and for capture. See
+ * `agoraish_audio_profile` for what each means.
+ *
+ * @return  0; -2 unknown profile; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_audio_profile(agoraish_engine_t *engine, int profile);
+
+/**
+ * Send audio pushed by the host instead of a microphone (Agora's
+ * setExternalAudioSource). While in a call, every 20 ms of pushed audio is
+ * encoded with Opus and sent; other users hear it.
+ *
+ * @param enabled      Nonzero to enable; 0 to stop (pushes then return -3).
+ * @param sample_rate  8000, 16000, 32000, 44100 or 48000 (converted to 48 kHz).
+ * @param channels     1 or 2.
+ * @return  0; -2 unsupported rate or channels; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_external_audio_source(agoraish_engine_t *engine, int enabled, int sample_rate, int channels);
+
+/**
+ * Push interleaved 16-bit PCM at the source's rate and channels (Agora's
+ * pushExternalAudioFrame). Any number of samples is accepted; audio is sent
+ * in 20 ms frames as it fills up. Push in real time for a live call.
+ *
+ * @param samples             Required unless `samples_per_channel` is 0; read during the call only.
+ * @param samples_per_channel 0..48000 (one second at most per call).
+ * @return  The samples per channel (at 48 kHz) waiting for the next frame (>= 0);
+ *          -2 NULL samples or a count out of range; -3 no external source; -7 bad handle.
+ * Thread: any (pushes from several threads are serialized).
+ */
+int agoraish_engine_push_external_audio_frame(agoraish_engine_t *engine, const int16_t *samples,
+                                              int samples_per_channel);
+
+/**
+ * Let the host pull what it would hear instead of a speaker (Agora's
+ * setExternalAudioSink / enableExternalAudioSink).
+ *
+ * @param enabled      Nonzero to enable; 0 to stop (pulls then return -3).
+ * @param sample_rate  8000, 16000, 32000, 44100 or 48000.
+ * @param channels     1 or 2.
+ * @return  0; -2 unsupported rate or channels; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_external_audio_sink(agoraish_engine_t *engine, int enabled, int sample_rate, int channels);
+
+/**
+ * Pull the mix of every remote user's audio (Agora's pullPlaybackAudioFrame):
+ * exactly `samples_per_channel` interleaved samples at the sink's rate. Each
+ * remote stream has an adaptive jitter buffer that conceals losses (Opus FEC
+ * and PLC); silence fills the frame when nobody speaks. Pull in real time
+ * (for example 10 ms every 10 ms): the pull cadence is the playout clock.
+ *
+ * @param samples  Required; receives the audio.
+ * @param samples_per_channel  1..48000.
+ * @return  0; -2 NULL samples or a count out of range; -3 no external sink; -7 bad handle.
+ * Thread: any (pulls from several threads are serialized).
+ */
+int agoraish_engine_pull_playback_audio_frame(agoraish_engine_t *engine, int16_t *samples, int samples_per_channel);
+
+/* ------------------------------------------------------------------------ */
+/* Audio switches and volumes                                               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Audio on (Agora's enableAudio; on by default): capture, sending, receiving
+ * and playout resume. Allowed at any time.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_audio(agoraish_engine_t *engine);
+
+/**
+ * Audio off (Agora's disableAudio): nothing is captured, sent, received or
+ * played; others see this user as muted. Allowed at any time.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_disable_audio(agoraish_engine_t *engine);
+
+/**
+ * Local capture and sending on or off (Agora's enableLocalAudio); receiving
+ * goes on. Reports on_local_audio_state_changed; others get on_user_mute_audio.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_local_audio(agoraish_engine_t *engine, int enabled);
+
+/**
+ * Stop or resume sending local audio (Agora's muteLocalAudioStream). Capture
+ * and the record observer go on. Others get on_user_mute_audio; the server
+ * forwards none of this user's audio while muted.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_local_audio_stream(agoraish_engine_t *engine, int mute);
+
+/**
+ * Stop or resume receiving one remote user's audio (Agora's
+ * muteRemoteAudioStream). The server stops forwarding it to this user. May be
+ * called before the user joins. on_remote_audio_state_changed reports
+ * STOPPED / LOCAL_MUTED, then DECODING / LOCAL_UNMUTED when it plays again.
+ * @return 0; -2 uid 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_remote_audio_stream(agoraish_engine_t *engine, uint32_t uid, int mute);
+
+/**
+ * Stop or resume receiving every remote user's audio, including users who
+ * join later (Agora's muteAllRemoteAudioStreams). Unmuting all also clears
+ * per-user mutes and the default.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_all_remote_audio_streams(agoraish_engine_t *engine, int mute);
+
+/**
+ * Whether users who join later start muted (Agora's
+ * setDefaultMuteAllRemoteAudioStreams); users present keep their state.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_default_mute_all_remote_audio_streams(agoraish_engine_t *engine, int mute);
+
+/**
+ * Volume of local audio before sending (Agora's adjustRecordingSignalVolume):
+ * 0 silence, 100 unchanged (default), up to 400 (4x, clipped).
+ * @return 0; -2 out of 0..400; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_adjust_recording_signal_volume(agoraish_engine_t *engine, int volume);
+
+/**
+ * Volume of the remote mix (Agora's adjustPlaybackSignalVolume): 0..400, 100 unchanged.
+ * @return 0; -2 out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_adjust_playback_signal_volume(agoraish_engine_t *engine, int volume);
+
+/**
+ * Volume of one remote user (Agora's adjustUserPlaybackSignalVolume): 0..100, 100 unchanged.
+ * @return 0; -2 uid 0 or out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_adjust_user_playback_signal_volume(agoraish_engine_t *engine, uint32_t uid, int volume);
+
+/**
+ * Volume reports (Agora's enableAudioVolumeIndication): on_audio_volume_indication
+ * every `interval` ms and on_active_speaker.
+ * @param interval    <= 0 off; else 10..60000 ms (200 or more recommended).
+ * @param smooth      0..10: sensitivity; higher follows changes faster, 10
+ *                    reports each interval as measured (3 recommended).
+ * @param report_vad  Nonzero: the local report carries voice activity.
+ * @return 0; -2 out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_audio_volume_indication(agoraish_engine_t *engine, int interval, int smooth,
+                                                   int report_vad);
+
+/* ------------------------------------------------------------------------ */
+/* Raw audio data                                                            */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * A raw audio observer (Agora's IAudioFrameObserver). Every callback is
+ * optional and returns nonzero to keep the frame or 0 to discard it (in
+ * write modes a discarded frame becomes silence).
+ *
+ * Thread: callbacks run on the audio thread of their position, not on the
+ * event thread: on_record_audio_frame on the thread that pushes
+ * (agoraish_engine_push_external_audio_frame) or on the engine's audio device
+ * thread when capturing; the other three on the thread that pulls
+ * (agoraish_engine_pull_playback_audio_frame) or on the audio device thread.
+ * Callbacks of one position never overlap. Inside a callback, pushing or
+ * pulling audio returns -5; every other function may be called.
+ */
+typedef struct agoraish_audio_frame_observer {
+    /** Set to sizeof(agoraish_audio_frame_observer). */
+    uint32_t struct_size;
+    /** Passed back unchanged to every callback. Owned by the host. */
+    void *user_data;
+    /** The positions observed: `agoraish_audio_frame_position` bits. */
+    int observed_position;
+    /** Local audio before encoding, in the format of set_recording_audio_frame_parameters. */
+    int (*on_record_audio_frame)(agoraish_engine_t *engine, void *user_data, agoraish_audio_frame *frame);
+    /** The mix of remote audio before playout (set_playback_audio_frame_parameters). */
+    int (*on_playback_audio_frame)(agoraish_engine_t *engine, void *user_data, agoraish_audio_frame *frame);
+    /** Local and remote audio mixed (set_mixed_audio_frame_parameters); read-only. */
+    int (*on_mixed_audio_frame)(agoraish_engine_t *engine, void *user_data, agoraish_audio_frame *frame);
+    /** One remote user before mixing (set_playback_audio_frame_before_mixing_parameters); read-only. */
+    int (*on_playback_audio_frame_before_mixing)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                                 agoraish_audio_frame *frame);
+} agoraish_audio_frame_observer;
+
+
+/**
+ * Register a raw audio observer (Agora's registerAudioFrameObserver), or
+ * remove it with NULL. The struct is copied; `user_data` stays the host's.
+ * When the call returns, the previous observer receives no more callbacks
+ * (unless the call is made from inside one of its callbacks: that callback
+ * finishes first).
+ * @return 0; -2 struct_size too small or unknown position bits; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_register_audio_frame_observer(agoraish_engine_t *engine,
+                                                  const agoraish_audio_frame_observer *observer);
+
+/**
+ * Format of on_record_audio_frame (Agora's setRecordingAudioFrameParameters).
+ * @param sample_rate       8000, 16000, 32000, 44100 or 48000 (default 48000).
+ * @param channels          1 (default) or 2.
+ * @param mode              An `agoraish_raw_audio_frame_op_mode` (default read-only).
+ * @param samples_per_call  Samples per channel per callback: 0 for 10 ms, else
+ *                          sample_rate/100 .. sample_rate (10 ms .. 1 s). In
+ *                          write modes audio is delayed by one callback period.
+ * @return 0; -2 out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_recording_audio_frame_parameters(agoraish_engine_t *engine, int sample_rate, int channels,
+                                                         int mode, int samples_per_call);
+
+/** Format of on_playback_audio_frame (Agora's setPlaybackAudioFrameParameters);
+ *  as for recording. @return 0; -2; -7. Thread: any. */
+int agoraish_engine_set_playback_audio_frame_parameters(agoraish_engine_t *engine, int sample_rate, int channels,
+                                                        int mode, int samples_per_call);
+
+/** Format of on_mixed_audio_frame (Agora's setMixedAudioFrameParameters); always
+ *  read-only. @return 0; -2 out of range; -7. Thread: any. */
+int agoraish_engine_set_mixed_audio_frame_parameters(agoraish_engine_t *engine, int sample_rate, int channels,
+                                                     int samples_per_call);
+
+/** Format of on_playback_audio_frame_before_mixing (Agora's
+ *  setPlaybackAudioFrameBeforeMixingParameters): 10 ms per call, read-only.
+ *  @return 0; -2 out of range; -7. Thread: any. */
+int agoraish_engine_set_playback_audio_frame_before_mixing_parameters(agoraish_engine_t *engine, int sample_rate,
+                                                                      int channels);
+
+/* ------------------------------------------------------------------------ */
+/* Recording to a file                                                       */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Record audio to a file (Agora's startAudioRecording): mono, 16-bit PCM WAV,
+ * or Ogg Opus when the path ends in ".ogg" or ".opus". A recording in
+ * progress is finished first. Recording goes on across calls until stopped.
+ * @return 0; -2 NULL config, small struct_size, empty path, rate, position or
+ *         quality out of range; -1 the file cannot be created; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_start_audio_recording(agoraish_engine_t *engine, const agoraish_audio_recording_config *config);
+
+/**
+ * Finish the recording (Agora's stopAudioRecording). Idempotent.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_stop_audio_recording(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Audio devices (ALSA)                                                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Number of audio devices of a kind (Agora's enumerateRecordingDevices /
+ * enumeratePlaybackDevices): the PCMs ALSA lists with a hint, "default" first.
+ * @param type  An `agoraish_media_device_type`.
+ * @return The count (>= 0); -2 unknown type; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_get_audio_device_count(agoraish_engine_t *engine, int type);
+
+/**
+ * One audio device of a kind, by index in the current enumeration.
+ * @return 0; -2 unknown type, NULL info or index out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_get_audio_device(agoraish_engine_t *engine, int type, int index, agoraish_audio_device_info *info);
+
+/**
+ * Choose the capture device (Agora's setRecordingDevice) by id (an ALSA PCM
+ * name, listed or not; default "default"). Takes effect within 10 ms; a
+ * device that will not open is reported through on_local_audio_state_changed
+ * (FAILED, RECORD_FAILURE or NO_RECORDING_DEVICE) when capture starts.
+ * @return 0; -2 NULL, empty or over 511 bytes; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_recording_device(agoraish_engine_t *engine, const char *device_id);
+
+/** Choose the playback device (Agora's setPlaybackDevice); as for recording. A
+ *  device that will not open plays into nothing (logged). */
+int agoraish_engine_set_playback_device(agoraish_engine_t *engine, const char *device_id);
+
+/** The chosen capture device id (Agora's getRecordingDevice), into a caller buffer.
+ *  @return 0; -2 NULL len; -6 buffer too small; -7 bad handle. */
+int agoraish_engine_get_recording_device(agoraish_engine_t *engine, char *buf, size_t *len);
+
+/** The chosen playback device id (Agora's getPlaybackDevice), into a caller buffer. */
+int agoraish_engine_get_playback_device(agoraish_engine_t *engine, char *buf, size_t *len);
+
+/**
+ * Capture from the recording device and report its volume through
+ * on_audio_volume_indication (uid 0) every `interval` ms (Agora's
+ * startRecordingDeviceTest). Nothing is sent.
+ * @return 0; -2 interval outside 10..60000; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_recording_device_test(agoraish_engine_t *engine, int interval);
+
+/** Stop the recording device test. @return 0; -7. */
+int agoraish_engine_stop_recording_device_test(agoraish_engine_t *engine);
+
+/**
+ * Play a 16-bit PCM WAV file (8..48 kHz, mono or stereo) in a loop on the
+ * playback device (Agora's startPlaybackDeviceTest).
+ * @return 0; -2 NULL path or a file that is not such a WAV; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_playback_device_test(agoraish_engine_t *engine, const char *path);
+
+/** Stop the playback device test. @return 0; -7. */
+int agoraish_engine_stop_playback_device_test(agoraish_engine_t *engine);
+
+/**
+ * Play what the recording device captures on the playback device, and report
+ * its volume every `interval` ms (Agora's startAudioDeviceLoopbackTest).
+ * @return 0; -2 interval outside 10..60000; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_audio_device_loopback_test(agoraish_engine_t *engine, int interval);
+
+/** Stop the loopback test. @return 0; -7. */
+int agoraish_engine_stop_audio_device_loopback_test(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Video                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * A render sink for one remote user (Agora's VideoCanvas on Linux: a callback
+ * instead of a view). Set `on_frame` to NULL to unbind.
+ */
+typedef struct agoraish_video_canvas {
+    /** Set to sizeof(agoraish_video_canvas). */
+    uint32_t struct_size;
+    /** The remote user (not 0). */
+    uint32_t uid;
+    /** Receives every decoded picture of `uid`, on the engine's video thread
+     *  (`agoraish-vid<n>`), one at a time; may call any engine function. */
+    void (*on_frame)(agoraish_engine_t *engine, void *user_data, uint32_t uid, const agoraish_video_frame *frame);
+    /** Passed back to `on_frame`. Owned by the host. */
+    void *user_data;
+    /* ABI 0.6 */
+    /** RENDER_MODE_TYPE: 1 HIDDEN (cover the view, crop; the default when 0),
+     *  2 FIT (inside the view, black bars), 3 ADAPTIVE (as HIDDEN), 4 FILL
+     *  (stretch). Applies when a view size is set. */
+    int render_mode;
+    /** VIDEO_MIRROR_MODE: 0 AUTO (the local preview mirrored, remote users
+     *  not), 1 ENABLED, 2 DISABLED. */
+    int mirror_mode;
+    /** The host's view size (0 x 0: pictures at their own size; else 2..4096 on
+     *  both sides, odd sides rounded down to even). */
+    int view_width;
+    int view_height;
+} agoraish_video_canvas;
+
+/** Video frame observer positions (Agora's VIDEO_OBSERVER_POSITION bits). */
+enum agoraish_video_observer_position {
+    AGORAISH_VIDEO_POSITION_POST_CAPTURER = 1,  /**< Each local picture as captured or pushed (upright). */
+    AGORAISH_VIDEO_POSITION_PRE_RENDERER = 2,   /**< Each remote picture before its canvas. */
+    AGORAISH_VIDEO_POSITION_PRE_ENCODER = 4     /**< Each local picture about to be encoded. */
+};
+
+/**
+ * Raw video frames (Agora's IVideoFrameObserver). Each callback may change the
+ * planes in place and returns nonzero to keep the picture, 0 to drop it (not
+ * sent / not rendered). NULL callbacks are skipped.
+ */
+typedef struct agoraish_video_frame_observer {
+    /** Set to sizeof(agoraish_video_frame_observer). */
+    uint32_t struct_size;
+    /** `agoraish_video_observer_position` bits; 0 means POST_CAPTURER | PRE_RENDERER (Agora's default). */
+    int observed_position;
+    /** onCaptureVideoFrame, on the thread that pushes the picture (or the camera thread). */
+    int (*on_capture_video_frame)(agoraish_engine_t *engine, void *user_data, agoraish_video_frame *frame);
+    /** onPreEncodeVideoFrame: after fitting, mirroring and the watermark; same thread as capture. */
+    int (*on_pre_encode_video_frame)(agoraish_engine_t *engine, void *user_data, agoraish_video_frame *frame);
+    /** onRenderVideoFrame, on the video thread (`agoraish-vid<n>`). */
+    int (*on_render_video_frame)(agoraish_engine_t *engine, void *user_data, uint32_t uid, agoraish_video_frame *frame);
+    /** Passed back to the callbacks. Owned by the host. */
+    void *user_data;
+} agoraish_video_frame_observer;
+
+/** Where a watermark goes (Agora's WatermarkOptions); rectangles in pixels of the sent picture. */
+typedef struct agoraish_watermark_options {
+    /** Set to sizeof(agoraish_watermark_options). */
+    uint32_t struct_size;
+    /** Nonzero: the local canvas shows the watermark too. */
+    int visible_in_preview;
+    /** Where it goes in landscape pictures: x, y >= 0 (<= 4096), width and height 1..4096;
+     *  the image is scaled to it and clipped at the picture's edges. */
+    int landscape_x, landscape_y, landscape_width, landscape_height;
+    /** Where it goes in portrait pictures. */
+    int portrait_x, portrait_y, portrait_width, portrait_height;
+} agoraish_watermark_options;
+
+/** One picture format a camera offers. */
+typedef struct agoraish_video_format {
+    int width;
+    int height;
+    int fps;
+    char fourcc[8];  /**< The V4L2 pixel format, e.g. "YUYV", NUL-terminated. */
+} agoraish_video_format;
+
+/** Most formats reported per camera. */
+#define AGORAISH_MAX_VIDEO_FORMATS 32
+
+/** One camera (a V4L2 capture device). */
+typedef struct agoraish_video_device_info {
+    char id[AGORAISH_MAX_DEVICE_ID_LENGTH];    /**< Its /dev path, NUL-terminated (pass it to set_video_device). */
+    char name[AGORAISH_MAX_DEVICE_ID_LENGTH];  /**< The card name the driver gives. */
+    int format_count;                          /**< Entries used in `formats`. */
+    agoraish_video_format formats[AGORAISH_MAX_VIDEO_FORMATS];
+} agoraish_video_device_info;
+
+/** Agora's CameraCapturerConfiguration, as far as Linux has it. */
+typedef struct agoraish_camera_capturer_configuration {
+    /** Set to sizeof(agoraish_camera_capturer_configuration). */
+    uint32_t struct_size;
+    /** CAPTURER_OUTPUT_PREFERENCE: 0 AUTO, 1 PERFORMANCE, 2 PREVIEW (these three capture at the
+     *  encoder's size and frame rate), 3 MANUAL (capture_width x capture_height). */
+    int preference;
+    int capture_width;   /**< 16..4096 (default 640). */
+    int capture_height;  /**< 16..4096 (default 480). */
+} agoraish_camera_capturer_configuration;
+
+/**
+ * Video on (Agora's enableVideo; off by default): pictures are captured (the
+ * camera, unless an external source is set) and sent, and received video is
+ * decoded and rendered. Others get on_user_enable_video.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_video(agoraish_engine_t *engine);
+
+/**
+ * Video off (Agora's disableVideo): nothing is sent or decoded; others get
+ * on_user_enable_video(uid, 0) and the server forwards none of this user's video.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_disable_video(agoraish_engine_t *engine);
+
+/**
+ * Set the encoder's aims (Agora's setVideoEncoderConfiguration); applies from
+ * the next picture. A struct of ABI 0.5 (without the orientation, degradation
+ * and mirror fields) is accepted; they then read as 0.
+ * @return 0; -2 NULL, struct_size too small, or a field out of range (a codec
+ *         other than VP8 (1) or VP9 (5), 0 meaning VP8; a mode outside 0..2);
+ *         -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_video_encoder_configuration(agoraish_engine_t *engine,
+                                                    const agoraish_video_encoder_configuration *config);
+
+/**
+ * Send frames pushed by the host (Agora's setExternalVideoSource).
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_external_video_source(agoraish_engine_t *engine, int enabled);
+
+/**
+ * Push one picture (Agora's pushExternalVideoFrame). It is turned upright by
+ * `rotation`, observed (POST_CAPTURER), shown on the local canvas and, with
+ * video enabled and a call up, fitted to the encoder configuration, observed
+ * (PRE_ENCODER), encoded with the configured codec (VP8: RFC 7741, VP9: RFC
+ * 9628) and sent; the first frame and any frame after a keyframe request
+ * (RTCP PLI or FIR) is a keyframe. Push at the configured frame rate. A
+ * struct of ABI 0.5 (without `rotation`) is accepted.
+ * @return 0; -2 NULL, struct_size too small, an unknown format, a size or
+ *         stride out of range, a plane the format needs missing, or a
+ *         rotation other than 0, 90, 180, 270 (checked before the source);
+ *         -3 no external source;
+ *         -7 bad handle. Thread: any (pushes are serialized).
+ */
+int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const agoraish_external_video_frame *frame);
+
+/**
+ * Bind (or unbind, with `on_frame` NULL) the render sink of a remote user
+ * (Agora's setupRemoteVideo). After an unbind returns, the old sink gets no
+ * further frame (unless the call comes from inside that sink). A view size
+ * makes pictures arrive at that size (odd sides rounded down to even) in the
+ * render mode. A struct of ABI 0.5 (without the modes and view size) is accepted.
+ * @return 0; -2 NULL, struct_size too small, uid 0, an unknown render or mirror
+ *         mode, or a view size other than 0 x 0 or 2..4096 on both sides;
+ *         -7 bad handle. Thread: any.
+ */
+int agoraish_engine_setup_remote_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
+
+/**
+ * Local video capture and sending on or off (Agora's enableLocalVideo; on by
+ * default); receiving goes on. Others get on_user_enable_local_video.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_local_video(agoraish_engine_t *engine, int enabled);
+
+/**
+ * Stop or resume sending video (Agora's muteLocalVideoStream); pushes still
+ * return 0. Others get on_user_mute_video; the server forwards none of this
+ * user's video while muted. The first frame after a resume is a keyframe.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_local_video_stream(agoraish_engine_t *engine, int mute);
+
+/**
+ * Stop or resume receiving one remote user's video (Agora's
+ * muteRemoteVideoStream); the server stops forwarding it to this user.
+ * @return 0; -2 uid 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_remote_video_stream(agoraish_engine_t *engine, uint32_t uid, int mute);
+
+/**
+ * Stop or resume receiving every remote user's video, including users who
+ * join later (Agora's muteAllRemoteVideoStreams). Unmuting all also clears
+ * per-user mutes and the default.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_mute_all_remote_video_streams(agoraish_engine_t *engine, int mute);
+
+/**
+ * Whether users who join later start with their video muted (Agora's
+ * setDefaultMuteAllRemoteVideoStreams); users present keep their state.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_default_mute_all_remote_video_streams(agoraish_engine_t *engine, int mute);
+
+/**
+ * Bind the local canvas (Agora's setupLocalVideo): `canvas->on_frame` gets the
+ * local pictures (uid 0) on the video thread after
+ * `agoraish_engine_start_preview()`, or in a call while local video is on.
+ * `uid` is ignored; `on_frame` NULL unbinds (returns once no call to the old
+ * sink runs, unless called from inside it).
+ * @return 0; -2 NULL, unknown render/mirror mode or bad view size; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_setup_local_video(agoraish_engine_t *engine, const agoraish_video_canvas *canvas);
+
+/** Local pictures reach the local canvas outside calls too (Agora's startPreview; needs
+ *  enable_video; survives leaving). With no external source the camera starts.
+ *  @return 0; -7 bad handle. Thread: any. */
+int agoraish_engine_start_preview(agoraish_engine_t *engine);
+
+/** Stop the preview (Agora's stopPreview). @return 0; -7 bad handle. */
+int agoraish_engine_stop_preview(agoraish_engine_t *engine);
+
+/** Render and mirror mode of the local canvas (Agora's setLocalRenderMode).
+ *  @return 0; -2 unknown mode; -3 no local canvas bound; -7 bad handle. Thread: any. */
+int agoraish_engine_set_local_render_mode(agoraish_engine_t *engine, int render_mode, int mirror_mode);
+
+/** Render and mirror mode of a remote user's canvas (Agora's setRemoteRenderMode).
+ *  @return 0; -2 uid 0 or unknown mode; -3 no canvas bound for uid; -7 bad handle. Thread: any. */
+int agoraish_engine_set_remote_render_mode(agoraish_engine_t *engine, uint32_t uid, int render_mode, int mirror_mode);
+
+/**
+ * Register (or with NULL unregister) a video frame observer (Agora's
+ * registerVideoFrameObserver). The struct is copied. Unregistering returns once
+ * no render callback of the old observer runs (unless called from one).
+ * @return 0; -2 a struct_size too small or unknown position bits; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_register_video_frame_observer(agoraish_engine_t *engine,
+                                                  const agoraish_video_frame_observer *observer);
+
+/**
+ * Also send a low stream (Agora's enableDualStreamMode): the picture fitted
+ * inside 320 x 180, half the frame rate (at least 5), Agora's base bitrate
+ * for that size. Subscribers choose a stream; the server forwards one.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_dual_stream_mode(agoraish_engine_t *engine, int enabled);
+
+/**
+ * Receive the high (0) or low (1) stream of `uid` (Agora's
+ * setRemoteVideoStreamType). The server switches at the next keyframe of the
+ * chosen stream (it asks the publisher for one). A publisher without dual
+ * stream sends its one stream to everyone.
+ * @return 0; -2 uid 0 or another type; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_remote_video_stream_type(agoraish_engine_t *engine, uint32_t uid, int stream_type);
+
+/** The stream received of users not named by set_remote_video_stream_type
+ *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 bad handle. */
+int agoraish_engine_set_remote_default_video_stream_type(agoraish_engine_t *engine, int stream_type);
+
+/** Agora's LastmileProbeConfig (ABI 0.7). */
+typedef struct agoraish_lastmile_probe_config {
+    /** Set to sizeof(agoraish_lastmile_probe_config). */
+    uint32_t struct_size;
+    /** Nonzero: probe this direction. At least one. */
+    int probe_uplink;
+    int probe_downlink;
+    /** bps, 100000..5000000 for each direction probed: the probe is sent at this rate. */
+    unsigned int expected_uplink_bitrate;
+    unsigned int expected_downlink_bitrate;
+} agoraish_lastmile_probe_config;
+
+/** Agora's LastmileProbeOneWayResult. */
+typedef struct agoraish_lastmile_probe_one_way_result {
+    /** Percent of probe packets lost (100 when none arrived). */
+    unsigned int packet_loss_rate;
+    /** Interarrival jitter (RFC 3550), ms. */
+    unsigned int jitter;
+    /** bps: the rate the path delivered the probe at (at most the expected bitrate). */
+    unsigned int available_bandwidth;
+} agoraish_lastmile_probe_one_way_result;
+
+/** Agora's LASTMILE_PROBE_RESULT_STATE. */
+typedef enum agoraish_lastmile_probe_result_state {
+    AGORAISH_LASTMILE_PROBE_RESULT_COMPLETE = 1,
+    AGORAISH_LASTMILE_PROBE_RESULT_INCOMPLETE_NO_BWE = 2,
+    AGORAISH_LASTMILE_PROBE_RESULT_UNAVAILABLE = 3
+} agoraish_lastmile_probe_result_state;
+
+/** Agora's LastmileProbeResult. */
+typedef struct agoraish_lastmile_probe_result {
+    /** Set to sizeof(agoraish_lastmile_probe_result). */
+    uint32_t struct_size;
+    /** agoraish_lastmile_probe_result_state: COMPLETE, INCOMPLETE_NO_BWE (a direction probed
+     *  delivered too little to measure), UNAVAILABLE (the server's media port was not reached). */
+    int state;
+    agoraish_lastmile_probe_one_way_result uplink_report;
+    agoraish_lastmile_probe_one_way_result downlink_report;
+    /** Round trip to the server, ms. */
+    unsigned int rtt;
+} agoraish_lastmile_probe_result;
+
+/**
+ * Probe the last mile before joining (Agora's startLastmileProbeTest): the
+ * engine joins a private channel of the server (no token), sends probe
+ * packets at the expected uplink bitrate for 2 s and reads the server's
+ * transport-wide feedback on them, then has the server send probes at the
+ * expected downlink bitrate for 2 s and measures them. on_lastmile_quality
+ * comes after the uplink phase, on_lastmile_probe_result about 5 s after the
+ * start; the private channel is then left (its join and leave are not
+ * reported). A join ends the probe.
+ * @return 0; -2 NULL config, a struct_size too small, no direction probed, a
+ *         probed bitrate outside 100000..5000000 or no usable server URL;
+ *         -5 in a channel, during an echo test or while a last-mile test or
+ *         probe runs; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_lastmile_probe_test(agoraish_engine_t *engine, const agoraish_lastmile_probe_config *config);
+
+/** End a probe early (Agora's stopLastmileProbeTest): no result is reported.
+ *  @return 0; -5 no probe running; -7 bad handle. Thread: any. */
+int agoraish_engine_stop_lastmile_probe_test(agoraish_engine_t *engine);
+
+/**
+ * Report the last mile's quality every 2 s before joining (Agora's
+ * enableLastmileTest): 0.7 s of probes each way at the configured video
+ * bitrate (at least 100 kbps), then on_lastmile_quality, repeated until
+ * agoraish_engine_disable_lastmile_test() or a join.
+ * @return 0; -2 no usable server URL; -5 in a channel, during an echo test or
+ *         while a last-mile test or probe runs; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_lastmile_test(agoraish_engine_t *engine);
+
+/** Stop the last-mile test (Agora's disableLastmileTest).
+ *  @return 0; -5 not running; -7 bad handle. Thread: any. */
+int agoraish_engine_disable_lastmile_test(agoraish_engine_t *engine);
+
+/** Agora's STREAM_FALLBACK_OPTIONS. */
+typedef enum agoraish_stream_fallback_options {
+    AGORAISH_STREAM_FALLBACK_OPTION_DISABLED = 0,
+    AGORAISH_STREAM_FALLBACK_OPTION_VIDEO_STREAM_LOW = 1,
+    AGORAISH_STREAM_FALLBACK_OPTION_AUDIO_ONLY = 2
+} agoraish_stream_fallback_options;
+
+/** Agora's PRIORITY_TYPE. */
+typedef enum agoraish_priority_type {
+    AGORAISH_PRIORITY_HIGH = 50,
+    AGORAISH_PRIORITY_NORMAL = 100
+} agoraish_priority_type;
+
+/**
+ * What the engine does when the uplink cannot carry video (Agora's
+ * setLocalPublishFallbackOption; default DISABLED). AUDIO_ONLY stops sending
+ * video while the uplink's bandwidth estimate leaves less than 60 kbps for it
+ * for 2 s, and resumes once 120 kbps has been available for 2 s; both are
+ * reported by on_local_publish_fallback_to_audio_only.
+ * @return 0; -2 another option (VIDEO_STREAM_LOW applies to subscribing only); -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_local_publish_fallback_option(agoraish_engine_t *engine, int option);
+
+/**
+ * What the server may withhold when this user's downlink is short (Agora's
+ * setRemoteSubscribeFallbackOption; default VIDEO_STREAM_LOW). The server
+ * estimates each subscriber's downlink from transport-wide feedback and shares
+ * it out among the publishers' video: DISABLED forwards what was asked for
+ * regardless; VIDEO_STREAM_LOW sends the low stream of dual-stream publishers
+ * that do not fit; AUDIO_ONLY then withholds video altogether
+ * (on_remote_subscribe_fallback_to_audio_only). Video returns when the
+ * downlink recovers. Any time; kept across calls.
+ * @return 0; -2 another option; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_remote_subscribe_fallback_option(agoraish_engine_t *engine, int option);
+
+/**
+ * Serve `uid`'s video first when this downlink is shared out (Agora's
+ * setRemoteUserPriority): PRIORITY_HIGH (50) for one user at most (the last
+ * named), PRIORITY_NORMAL (100) to take it back.
+ * @return 0; -2 uid 0 or another priority; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_remote_user_priority(agoraish_engine_t *engine, uint32_t uid, int priority);
+
+/**
+ * Write the next picture of `uid` (0: the local one, as captured) to `path`
+ * (Agora's takeSnapshot): ".jpg"/".jpeg" as JPEG (libjpeg-turbo), ".png" as
+ * PNG (libpng). The result comes through on_snapshot_taken on the event thread.
+ * @return 0; -2 NULL path or another extension; -113 not in a call; -12 eight
+ *         snapshots of that user already waiting; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_take_snapshot(agoraish_engine_t *engine, uint32_t uid, const char *path);
+
+/**
+ * Blend a PNG into the sent picture (Agora's addVideoWatermark): scaled to the
+ * rectangle for the picture's orientation, alpha kept, clipped at the edges.
+ * One watermark at a time: a new one replaces the old. The file is read now.
+ * @return 0; -2 NULL, a file that is not a readable PNG (up to 4096 x 4096) or bad
+ *         rectangles; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_add_video_watermark(agoraish_engine_t *engine, const char *png_path,
+                                        const agoraish_watermark_options *options);
+
+/** Remove the watermark (Agora's clearVideoWatermarks). @return 0; -7 bad handle. */
+int agoraish_engine_clear_video_watermarks(agoraish_engine_t *engine);
+
+/** Number of cameras (Agora's enumerateVideoDevices): V4L2 capture devices, by
+ *  /dev path. 0 on a machine without any. @return the count; -7 bad handle. Thread: any. */
+int agoraish_engine_get_video_device_count(agoraish_engine_t *engine);
+
+/** One camera, by index in the current enumeration.
+ *  @return 0; -2 NULL info or index out of range; -7 bad handle. Thread: any. */
+int agoraish_engine_get_video_device(agoraish_engine_t *engine, int index, agoraish_video_device_info *info);
+
+/**
+ * Choose the camera (Agora's setDevice) by id. Used when capture next starts
+ * (restarts it if running). A camera that will not open is reported through
+ * on_local_video_state_changed (FAILED with DEVICE_INVALID_ID, DEVICE_BUSY,
+ * DEVICE_NO_PERMISSION or CAPTURE_FAILURE).
+ * @return 0; -2 NULL, empty or over 511 bytes; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_video_device(agoraish_engine_t *engine, const char *device_id);
+
+/** The chosen camera's id, else the first found (Agora's getDevice), into a caller buffer.
+ *  @return 0; -2 NULL len; -3 no camera; -6 buffer too small; -7 bad handle. */
+int agoraish_engine_get_current_video_device(agoraish_engine_t *engine, char *buf, size_t *len);
+
+/** Camera capture size preference (Agora's setCameraCapturerConfiguration), for the next start.
+ *  @return 0; -2 NULL, small struct_size, unknown preference or size outside 16..4096; -7 bad handle. */
+int agoraish_engine_set_camera_capturer_configuration(agoraish_engine_t *engine,
+                                                      const agoraish_camera_capturer_configuration *config);
+
+/** The next camera, round robin (Agora's switchCamera).
+ *  @return 0; -4 fewer than two cameras; -7 bad handle. Thread: any. */
+int agoraish_engine_switch_camera(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Echo test                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Start an echo test (Agora's startEchoTest): outside channels, the engine
+ * joins a private channel of the server in which its own audio (captured or
+ * pushed) is played back to it after `interval_in_seconds`, so a user hears
+ * the capture, network and playout path. The test channel's join and leave
+ * are not reported (no on_join_channel_success / on_leave_channel); connection
+ * states are. Call `agoraish_engine_stop_echo_test()` before joining a channel
+ * (a join during the test returns -17).
+ * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a channel
+ *         or an echo test running; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_seconds);
+
+/** Stop the echo test (Agora's stopEchoTest). @return 0; -5 no echo test running; -7 bad handle. */
+int agoraish_engine_stop_echo_test(agoraish_engine_t *engine);
+
+/* ------------------------------------------------------------------------ */
+/* Data streams (docs/data-streams.md)                                      */
+/* ------------------------------------------------------------------------ */
+
+/** Limits of data streams (Agora's): streams per user, bytes per message, and
+ *  within any second, messages and bytes sent. */
+#define AGORAISH_MAX_DATA_STREAMS 5
+#define AGORAISH_MAX_STREAM_MESSAGE_SIZE 1024
+#define AGORAISH_MAX_STREAM_MESSAGES_PER_SECOND 30
+#define AGORAISH_MAX_STREAM_BYTES_PER_SECOND 6144
+
+/**
+ * Create a data stream (Agora's createDataStream(streamId, reliable, ordered)).
+ * Messages travel on the media path (UDP) through the server to every other
+ * user of the channel. A reliable stream retransmits what is lost on each hop
+ * until it arrives, delivering every message exactly once (and in the order
+ * sent when `ordered`), or reports on_stream_message_error when a loss is not
+ * repaired within 5 s; an unreliable stream delivers what arrives (ordered:
+ * never a message older than one delivered) and reports each gap. Streams
+ * end when the call ends (leave); at most AGORAISH_MAX_DATA_STREAMS exist.
+ * @param stream_id  Required: receives the stream's id (1..255).
+ * @return 0; -2 NULL stream_id; -116 five streams exist; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_create_data_stream(agoraish_engine_t *engine, int *stream_id, int reliable, int ordered);
+
+/** How to create a data stream (Agora's DataStreamConfig). */
+typedef struct agoraish_data_stream_config {
+    /** Set to sizeof(agoraish_data_stream_config). */
+    uint32_t struct_size;
+    /** Nonzero: each message is delivered when the sender's audio of the same moment plays
+     *  (held for what the receiver's jitter buffer holds of that user's audio). */
+    int sync_with_audio;
+    /** Nonzero: messages are delivered in the order sent (late ones are dropped). */
+    int ordered;
+} agoraish_data_stream_config;
+
+/**
+ * Create a data stream from a DataStreamConfig (Agora's createDataStream(streamId,
+ * config)): not reliable (what is lost stays lost and is reported as a gap).
+ * @return 0; -2 NULL arguments or a struct_size too small; -116 five streams exist;
+ *         -7 bad handle. Thread: any.
+ */
+int agoraish_engine_create_data_stream_with_config(agoraish_engine_t *engine, int *stream_id,
+                                                   const agoraish_data_stream_config *config);
+
+/**
+ * Send a message on a data stream (Agora's sendStreamMessage). `data` is
+ * copied before the call returns.
+ * @return 0; -2 NULL data, length 0 or an unknown stream; -114 length above
+ *         AGORAISH_MAX_STREAM_MESSAGE_SIZE; -115 the last second already holds 30
+ *         messages or this one would take it past 6144 bytes; -113 not in a
+ *         call; -5 an audience member of a live broadcast; -1 the message could
+ *         not be encrypted (on_encryption_error follows); -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_send_stream_message(agoraish_engine_t *engine, int stream_id, const void *data, size_t length);
+
+/**
+ * Send audio metadata to every other user of the channel (Agora 4.x's
+ * sendAudioMetadata), reliably: on_audio_metadata_received there. Copied.
+ * @return 0; -2 NULL, empty or above 1024 bytes; -113 not in a call; -5 an
+ *         audience member of a live broadcast; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_send_audio_metadata(agoraish_engine_t *engine, const void *data, size_t length);
+
+/* ------------------------------------------------------------------------ */
+/* Media metadata                                                            */
+/* ------------------------------------------------------------------------ */
+
+/** Agora's METADATA_TYPE. */
+typedef enum agoraish_metadata_type {
+    AGORAISH_METADATA_TYPE_UNKNOWN = -1,
+    AGORAISH_METADATA_TYPE_VIDEO = 0
+} agoraish_metadata_type;
+
+/** The largest metadata one picture carries (Agora's limit). */
+#define AGORAISH_MAX_METADATA_SIZE 1024
+
+/** Agora's Metadata: what travels with one video picture. */
+typedef struct agoraish_metadata {
+    /** The sender (0 when sending). */
+    uint32_t uid;
+    /** Bytes at `buffer`. When sending: in, the room (get_max_metadata_size); out, the bytes written. */
+    uint32_t size;
+    /** The metadata. When sending, the library's buffer of `size` bytes to fill. */
+    uint8_t *buffer;
+    /** The picture's timestamp, ms: the capture timestamp (or the external frame's timestamp). */
+    int64_t timestamp_ms;
+} agoraish_metadata;
+
+/**
+ * A media metadata observer (Agora's IMetadataObserver, the source and sink
+ * of ObjC's setMediaMetadataDataSource / setMediaMetadataDelegate).
+ * Metadata travels reliably beside the video, marked with the picture's
+ * timestamp, to every other user of the channel.
+ */
+typedef struct agoraish_metadata_observer {
+    /** Set to sizeof(agoraish_metadata_observer). */
+    uint32_t struct_size;
+    /** Passed back unchanged to every callback. Owned by the host. */
+    void *user_data;
+    /** The most bytes a picture's metadata may take, 1..AGORAISH_MAX_METADATA_SIZE;
+     *  asked once, when the observer is registered. NULL: the maximum. */
+    int (*get_max_metadata_size)(agoraish_engine_t *engine, void *user_data);
+    /** A picture is being sent: fill `metadata->buffer` (up to `metadata->size` bytes),
+     *  set `metadata->size`, and return nonzero to send it (0: nothing for this picture).
+     *  On the video thread (the thread that pushes external frames, or the camera's). */
+    int (*on_ready_to_send_metadata)(agoraish_engine_t *engine, void *user_data, agoraish_metadata *metadata);
+    /** Metadata of a remote user's picture arrived, with that picture's timestamp. Event thread. */
+    void (*on_metadata_received)(agoraish_engine_t *engine, void *user_data, const agoraish_metadata *metadata);
+} agoraish_metadata_observer;
+
+/**
+ * Register (NULL: unregister) the metadata observer (Agora's
+ * registerMediaMetadataObserver). The struct is copied.
+ * @param type  AGORAISH_METADATA_TYPE_VIDEO.
+ * @return 0; -2 another type, a struct_size too small or a maximum size outside
+ *         1..1024; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_register_media_metadata_observer(agoraish_engine_t *engine,
+                                                     const agoraish_metadata_observer *observer, int type);
+
+/* ------------------------------------------------------------------------ */
+/* Encryption (docs/encryption.md)                                          */
+/* ------------------------------------------------------------------------ */
+
+/** Agora's ENCRYPTION_MODE. Every mode is available with the OpenSSL this
+ *  library is built on; a build whose OpenSSL lacks SM4 returns -4 for SM4_128_ECB. */
+typedef enum agoraish_encryption_mode {
+    AGORAISH_ENCRYPTION_MODE_AES_128_XTS = 1,
+    AGORAISH_ENCRYPTION_MODE_AES_128_ECB = 2,
+    AGORAISH_ENCRYPTION_MODE_AES_256_XTS = 3,
+    AGORAISH_ENCRYPTION_MODE_SM4_128_ECB = 4,
+    AGORAISH_ENCRYPTION_MODE_AES_128_GCM = 5,
+    AGORAISH_ENCRYPTION_MODE_AES_256_GCM = 6,
+    AGORAISH_ENCRYPTION_MODE_AES_128_GCM2 = 7,
+    AGORAISH_ENCRYPTION_MODE_AES_256_GCM2 = 8,
+    AGORAISH_ENCRYPTION_MODE_END = 9
+} agoraish_encryption_mode;
+
+/** Agora's ENCRYPTION_ERROR_TYPE (on_encryption_error). */
+typedef enum agoraish_encryption_error_type {
+    AGORAISH_ENCRYPTION_ERROR_INTERNAL_FAILURE = 0,
+    AGORAISH_ENCRYPTION_ERROR_DECRYPTION_FAILURE = 1,
+    AGORAISH_ENCRYPTION_ERROR_ENCRYPTION_FAILURE = 2,
+    AGORAISH_ENCRYPTION_ERROR_DATASTREAM_DECRYPTION_FAILURE = 3,
+    AGORAISH_ENCRYPTION_ERROR_DATASTREAM_ENCRYPTION_FAILURE = 4
+} agoraish_encryption_error_type;
+
+/** Agora's EncryptionConfig. */
+typedef struct agoraish_encryption_config {
+    /** Set to sizeof(agoraish_encryption_config). */
+    uint32_t struct_size;
+    /** An `agoraish_encryption_mode`. */
+    int encryption_mode;
+    /** The key: a non-empty UTF-8 string of at most 128 bytes (32 random bytes, hex or
+     *  base64, recommended). Copied. */
+    const char *encryption_key;
+    /** The KDF salt of the GCM2 modes: 32 bytes, not all zero (ignored by the others). */
+    uint8_t encryption_kdf_salt[32];
+} agoraish_encryption_config;
+
+/**
+ * Turn the built-in end-to-end encryption on or off (Agora's
+ * enableEncryption). Senders encrypt each audio, video and data payload;
+ * the server forwards what it cannot read (SRTP still protects each hop);
+ * receivers with the same mode, key and salt decrypt, and drop with
+ * on_encryption_error what they cannot. Call it before joining (it takes
+ * effect for the next packets); every user of a channel must use the same
+ * settings. Kept across calls.
+ * @param config  Required when `enabled` is nonzero (ignored otherwise; may be NULL).
+ * @return 0; -2 NULL config or key, a struct_size too small, an unknown mode,
+ *         an empty, too long or not UTF-8 key, or a GCM2 mode with an all-zero salt; -4 a
+ *         mode this OpenSSL lacks; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_encryption(agoraish_engine_t *engine, int enabled, const agoraish_encryption_config *config);
+
+/**
+ * Deprecated (Agora's setEncryptionSecret): a non-empty secret turns the
+ * encryption on with the mode of agoraish_engine_set_encryption_mode()
+ * ("aes-128-xts" unless set); NULL or "" turns it off. Cleared when leaving
+ * the channel.
+ * @return 0; -2 a secret above 128 bytes or not UTF-8; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_encryption_secret(agoraish_engine_t *engine, const char *secret);
+
+/**
+ * Deprecated (Agora's setEncryptionMode): the mode of the secret, by name:
+ * "aes-128-xts" (also NULL or ""), "aes-128-ecb", "aes-256-xts", "sm4-128-ecb",
+ * "aes-128-gcm", "aes-256-gcm". The GCM2 modes need a salt: use
+ * agoraish_engine_enable_encryption().
+ * @return 0; -2 another name; -4 a mode this OpenSSL lacks; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_encryption_mode(agoraish_engine_t *engine, const char *mode);
+
+/** Agora's Packet: the payload of one media packet. */
+typedef struct agoraish_packet {
+    /** The payload (audio: the Opus packet; video: what follows the RTP payload
+     *  descriptor, and in a VP8 packet that starts a frame also the frame tag's first
+     *  byte, which stays readable for the server). A callback may point it at its own
+     *  memory, which must stay valid until the next callback of the same kind (the
+     *  library copies it just after the callback returns), or until the observer is
+     *  replaced. */
+    const uint8_t *buffer;
+    /** Bytes at `buffer`; a callback may change it, growing the payload by at most
+     *  AGORAISH_PACKET_OBSERVER_MAX_GROWTH bytes (more drops the packet). */
+    uint32_t size;
+} agoraish_packet;
+
+/** How many bytes a packet observer may add to a payload. */
+#define AGORAISH_PACKET_OBSERVER_MAX_GROWTH 64
+
+/**
+ * A packet observer (Agora's IPacketObserver), for the host's own
+ * encryption: each callback sees one packet's payload and may replace it;
+ * it returns nonzero to send (receive) the packet, 0 to drop it. On the way
+ * out the observer runs before the built-in encryption, on the way in after
+ * it. Send callbacks run on the thread that encodes (audio: the pushing or
+ * audio device thread; video: the video thread), receive callbacks on the
+ * engine's network thread; callbacks of one kind never overlap.
+ */
+typedef struct agoraish_packet_observer {
+    /** Set to sizeof(agoraish_packet_observer). */
+    uint32_t struct_size;
+    /** Passed back unchanged to every callback. Owned by the host. */
+    void *user_data;
+    int (*on_send_audio_packet)(agoraish_engine_t *engine, void *user_data, agoraish_packet *packet);
+    int (*on_send_video_packet)(agoraish_engine_t *engine, void *user_data, agoraish_packet *packet);
+    int (*on_receive_audio_packet)(agoraish_engine_t *engine, void *user_data, agoraish_packet *packet);
+    int (*on_receive_video_packet)(agoraish_engine_t *engine, void *user_data, agoraish_packet *packet);
+} agoraish_packet_observer;
+
+/**
+ * Register (NULL: unregister) a packet observer (Agora's registerPacketObserver).
+ * The struct is copied; packets made after the call returns see the new observer.
+ * @return 0; -2 a struct_size too small; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_register_packet_observer(agoraish_engine_t *engine, const agoraish_packet_observer *observer);
+
+/* ------------------------------------------------------------------------ */
+/* Embedded channel server                                                   */
+/* ------------------------------------------------------------------------ */
+
+/** A channel server running inside the host process. Opaque handle. */
+typedef struct agoraish_server agoraish_server_t;
+
+/** How to create an embedded server. A zeroed struct (with struct_size set)
+ *  serves on 127.0.0.1, on a free port, with no HTTP endpoint, accepting any
+ *  app id an engine accepts, without a token (testing mode). The UDP media
+ *  port has the signaling port's number (or a free one if that is taken). */
+typedef struct agoraish_server_config {
+    /** Set to sizeof(agoraish_server_config). */
+    uint32_t struct_size;
+    /** Listen address; NULL or "" is 127.0.0.1. Copied. */
+    const char *host;
+    /** Signaling port; 0 picks a free port (read it back with `agoraish_server_get_url()`). */
+    int32_t signaling_port;
+    /** HTTP port for /metrics and /status: -1 a free port, a positive value that
+     *  port, 0 what `config_json` says (no HTTP when it says nothing). */
+    int32_t http_port;
+    /** Optional configuration document (the JSON of docs/server.md), applied
+     *  first; `host` and the ports above override its listen section when set.
+     *  When it registers apps, only those apps are accepted unless it also sets
+     *  "accept_unknown_apps": true. Copied. */
+    const char *config_json;
+} agoraish_server_config;
+
+/**
+ * Create an embedded server (not yet listening).
+ *
+ * @return  A handle owned by the caller (release with `agoraish_server_release()`),
+ *          or NULL with `agoraish_get_last_error()`: -2 bad config or JSON.
+ * Thread: any.
+ */
+agoraish_server_t *agoraish_server_create(const agoraish_server_config *config);
+
+/**
+ * Bind and start serving on the server's own thread.
+ *
+ * @return  0; -8 already running; -13 a port cannot be bound; -7/-2 bad handle.
+ * Thread: any.
+ */
+int agoraish_server_start(agoraish_server_t *server);
+
+/**
+ * Stop serving: every connection is closed (clients see the link break and
+ * start reconnecting). Returns after the server threads have ended. A stopped
+ * server can be started again; sessions survive within the drop timeout, so
+ * clients resume them (ports may differ when they were chosen freely).
+ *
+ * @return  0 (also when not running); -7/-2 bad handle.
+ * Thread: any.
+ */
+int agoraish_server_stop(agoraish_server_t *server);
+
+/**
+ * Stop if running and free the server. Idempotent like engine release.
+ *
+ * @return  0; -7 NULL; -2 a handle of another type.
+ * Thread: any.
+ */
+int agoraish_server_release(agoraish_server_t *server);
+
+/**
+ * The URL engines use to reach the server, "ws://host:port" (pass it as
+ * `agoraish_engine_config.server_url`), into a caller buffer.
+ *
+ * @return  0; -3 not running; -2 NULL len; -6 buffer too small; -7/-2 bad handle.
+ * Thread: any.
+ */
+int agoraish_server_get_url(agoraish_server_t *server, char *buf, size_t *len);
+
+/**
+ * The bound HTTP port (/metrics, /status), or 0 when disabled.
+ *
+ * @return  The port (>= 0); -3 not running; -7/-2 bad handle.
+ * Thread: any.
+ */
+int agoraish_server_get_http_port(agoraish_server_t *server);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* AGORAISH_H */
