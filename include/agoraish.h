@@ -956,7 +956,7 @@ typedef struct agoraish_engine_config {
  * @return        A new engine handle owned by the caller, to be released with
  *                `agoraish_engine_release()`; NULL on failure, with the
  *                reason in `agoraish_get_last_error()`:
- *                -2 config NULL, struct_size too small, or a field out of range;
+ *                -2 config NULL, struct_size no minor had, or a field out of range;
  *                -101 app id missing or malformed;
  *                -1 the log file cannot be opened or the event thread cannot start.
  * Thread: any. The engine starts its event thread before returning.
@@ -1447,7 +1447,7 @@ typedef struct agoraish_audio_frame_observer {
  * When the call returns, the previous observer receives no more callbacks
  * (unless the call is made from inside one of its callbacks: that callback
  * finishes first).
- * @return 0; -2 struct_size too small or unknown position bits; -7 bad handle.
+ * @return 0; -2 struct_size no minor had or unknown position bits; -7 bad handle.
  * Thread: any.
  */
 int agoraish_engine_register_audio_frame_observer(agoraish_engine_t *engine,
@@ -1490,7 +1490,7 @@ int agoraish_engine_set_playback_audio_frame_before_mixing_parameters(agoraish_e
  * Record audio to a file (Agora's startAudioRecording): mono, 16-bit PCM WAV,
  * or Ogg Opus when the path ends in ".ogg" or ".opus". A recording in
  * progress is finished first. Recording goes on across calls until stopped.
- * @return 0; -2 NULL config, small struct_size, empty path, rate, position or
+ * @return 0; -2 NULL config, a struct_size no minor had, empty path, rate, position or
  *         quality out of range; -1 the file cannot be created; -7 bad handle.
  * Thread: any.
  */
@@ -1692,7 +1692,7 @@ int agoraish_engine_disable_video(agoraish_engine_t *engine);
  * Set the encoder's aims (Agora's setVideoEncoderConfiguration); applies from
  * the next picture. A struct of ABI 0.5 (without the orientation, degradation
  * and mirror fields) is accepted; they then read as 0.
- * @return 0; -2 NULL, struct_size too small, or a field out of range (a codec
+ * @return 0; -2 NULL, struct_size no minor had, or a field out of range (a codec
  *         other than VP8 (1) or VP9 (5), 0 meaning VP8; a mode outside 0..2);
  *         -7 bad handle. Thread: any.
  */
@@ -1713,7 +1713,7 @@ int agoraish_engine_set_external_video_source(agoraish_engine_t *engine, int ena
  * 9628) and sent; the first frame and any frame after a keyframe request
  * (RTCP PLI or FIR) is a keyframe. Push at the configured frame rate. A
  * struct of ABI 0.5 (without `rotation`) is accepted.
- * @return 0; -2 NULL, struct_size too small, an unknown format, a size or
+ * @return 0; -2 NULL, struct_size no minor had, an unknown format, a size or
  *         stride out of range, a plane the format needs missing, or a
  *         rotation other than 0, 90, 180, 270 (checked before the source);
  *         -3 no external source;
@@ -1727,7 +1727,7 @@ int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const a
  * further frame (unless the call comes from inside that sink). A view size
  * makes pictures arrive at that size (odd sides rounded down to even) in the
  * render mode. A struct of ABI 0.5 (without the modes and view size) is accepted.
- * @return 0; -2 NULL, struct_size too small, uid 0, an unknown render or mirror
+ * @return 0; -2 NULL, struct_size no minor had, uid 0, an unknown render or mirror
  *         mode, or a view size other than 0 x 0 or 2..4096 on both sides;
  *         -7 bad handle. Thread: any.
  */
@@ -1800,7 +1800,7 @@ int agoraish_engine_set_remote_render_mode(agoraish_engine_t *engine, uint32_t u
  * Register (or with NULL unregister) a video frame observer (Agora's
  * registerVideoFrameObserver). The struct is copied. Unregistering returns once
  * no render callback of the old observer runs (unless called from one).
- * @return 0; -2 a struct_size too small or unknown position bits; -7 bad handle. Thread: any.
+ * @return 0; -2 a struct_size no minor had or unknown position bits; -7 bad handle. Thread: any.
  */
 int agoraish_engine_register_video_frame_observer(agoraish_engine_t *engine,
                                                   const agoraish_video_frame_observer *observer);
@@ -2017,7 +2017,7 @@ int agoraish_engine_set_video_device(agoraish_engine_t *engine, const char *devi
 int agoraish_engine_get_current_video_device(agoraish_engine_t *engine, char *buf, size_t *len);
 
 /** Camera capture size preference (Agora's setCameraCapturerConfiguration), for the next start.
- *  @return 0; -2 NULL, small struct_size, unknown preference or size outside 16..4096; -7 bad handle. */
+ *  @return 0; -2 NULL, a struct_size no minor had, unknown preference or size outside 16..4096; -7 bad handle. */
 int agoraish_engine_set_camera_capturer_configuration(agoraish_engine_t *engine,
                                                       const agoraish_camera_capturer_configuration *config);
 
@@ -2039,8 +2039,9 @@ int agoraish_engine_switch_camera(agoraish_engine_t *engine);
  * (a join during the test returns -17). Its join presents no token: where the
  * app has a certificate the server refuses it (see
  * `agoraish_engine_start_echo_test_with_config()`, which takes one).
- * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a channel
- *         or an echo test running; -7 bad handle. Thread: any.
+ * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a channel,
+ *         an echo test running, or a last-mile test or probe running; -7 bad
+ *         handle. Thread: any.
  */
 int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_seconds);
 
@@ -2128,7 +2129,7 @@ typedef struct agoraish_data_stream_config {
 /**
  * Create a data stream from a DataStreamConfig (Agora's createDataStream(streamId,
  * config)): not reliable (what is lost stays lost and is reported as a gap).
- * @return 0; -2 NULL arguments or a struct_size too small; -116 five streams exist;
+ * @return 0; -2 NULL arguments or a struct_size no minor had; -116 five streams exist;
  *         -7 bad handle. Thread: any.
  */
 int agoraish_engine_create_data_stream_with_config(agoraish_engine_t *engine, int *stream_id,
@@ -2205,7 +2206,7 @@ typedef struct agoraish_metadata_observer {
  * Register (NULL: unregister) the metadata observer (Agora's
  * registerMediaMetadataObserver). The struct is copied.
  * @param type  AGORAISH_METADATA_TYPE_VIDEO.
- * @return 0; -2 another type, a struct_size too small or a maximum size outside
+ * @return 0; -2 another type, a struct_size no minor had or a maximum size outside
  *         1..1024; -7 bad handle. Thread: any.
  */
 int agoraish_engine_register_media_metadata_observer(agoraish_engine_t *engine,
@@ -2260,7 +2261,7 @@ typedef struct agoraish_encryption_config {
  * effect for the next packets); every user of a channel must use the same
  * settings. Kept across calls.
  * @param config  Required when `enabled` is nonzero (ignored otherwise; may be NULL).
- * @return 0; -2 NULL config or key, a struct_size too small, an unknown mode,
+ * @return 0; -2 NULL config or key, a struct_size no minor had, an unknown mode,
  *         an empty, too long or not UTF-8 key, or a GCM2 mode with an all-zero salt; -4 a
  *         mode this OpenSSL lacks; -7 bad handle. Thread: any.
  */
@@ -2324,7 +2325,7 @@ typedef struct agoraish_packet_observer {
 /**
  * Register (NULL: unregister) a packet observer (Agora's registerPacketObserver).
  * The struct is copied; packets made after the call returns see the new observer.
- * @return 0; -2 a struct_size too small; -7 bad handle. Thread: any.
+ * @return 0; -2 a struct_size no minor had; -7 bad handle. Thread: any.
  */
 int agoraish_engine_register_packet_observer(agoraish_engine_t *engine, const agoraish_packet_observer *observer);
 

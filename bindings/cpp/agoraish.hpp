@@ -3177,7 +3177,7 @@ public:
 
     /**
      * Reports the last mile's quality every 2 s before joining (Agora's
-     * enableLastmileTest): a second of probes each way at the configured video
+     * enableLastmileTest): 0.7 s of probes each way at the configured video
      * bitrate (at least 100 kbps), then onLastmileQuality, repeated until
      * disableLastmileTest() or a join.
      *

@@ -3155,7 +3155,7 @@ class RtcEngine:
 
     def enable_lastmile_test(self) -> None:
         """Reports the last mile's quality every 2 s before joining (Agora's
-        enableLastmileTest): a second of probes each way at the configured
+        enableLastmileTest): 0.7 s of probes each way at the configured
         video bitrate (at least 100 kbps), then ``on_lastmile_quality``,
         repeated until ``disable_lastmile_test()`` or a join.
 
