@@ -10,8 +10,8 @@ DEBS=(
   libturbojpeg0-dev libpng-dev
   iproute2 util-linux
 )
-PY_MODULES=(pytest websockets pylibsrtp clang)    # import names
-PY_PACKAGES=(pytest websockets pylibsrtp clang==21.1.7)  # the matching PyPI names (clang: the bindings of the toolchain's libclang 21)
+PY_MODULES=(pytest websockets pylibsrtp clang numpy)    # import names
+PY_PACKAGES=(pytest websockets pylibsrtp clang==21.1.7 numpy)  # the matching PyPI names (clang: the bindings of the toolchain's libclang 21)
 
 missing=()
 for pkg in "${DEBS[@]}"; do

@@ -38,6 +38,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 import traceback
 import types
 import weakref
@@ -1265,6 +1266,42 @@ def _make_thunk(cell: _HandlerCell, spec: _CallbackSpec) -> Any:
     return spec.ctype(thunk)
 
 
+#: The event names a handler may define (the C callbacks' field names).
+_CALLBACK_NAMES = frozenset(name for name, _, _ in _ffi.CALLBACKS["agoraish_event_handler"])
+
+#: Handler classes already warned about: each class is warned about once.
+_WARNED_CLASSES: "weakref.WeakSet[type]" = weakref.WeakSet()
+
+
+def _snake(name: str) -> str:
+    """onJoinChannelSuccess -> on_join_channel_success."""
+    out = []
+    for ch in name:
+        if ch.isupper():
+            out.append("_" + ch.lower())
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _warn_unknown_callbacks(handler: object) -> None:
+    """Warns once per handler class about methods that look like event
+    callbacks but match none (Agora's camelCase names, misspellings): the
+    engine would never call them."""
+    cls = type(handler)
+    if cls in _WARNED_CLASSES:
+        return
+    _WARNED_CLASSES.add(cls)
+    for name in dir(cls):
+        if name in _CALLBACK_NAMES or not callable(getattr(cls, name, None)):
+            continue
+        if name.startswith("on_") or (name.startswith("on") and name[2:3].isupper()):
+            snake = _snake(name) if not name.startswith("on_") else name
+            hint = f"; the event is {snake!r}" if snake in _CALLBACK_NAMES else ""
+            warnings.warn(f"{cls.__name__}.{name} looks like an event callback but is none, so it is never "
+                          f"called{hint}", RuntimeWarning, stacklevel=4)
+
+
 class _Keepalive:
     """What the C engine points at: the CFUNCTYPE thunks and the table.
 
@@ -1283,6 +1320,7 @@ class _Keepalive:
         self.table.user_data = None
         if handler is None:
             return
+        _warn_unknown_callbacks(handler)
         for spec in _CALLBACKS:
             if _overrides(handler, spec.name):
                 thunk = _make_thunk(self.cell, spec)
@@ -2094,6 +2132,38 @@ class _VideoObserverRegistry:
         return alive
 
 
+#: The most samples per channel one push or pull carries (one second at 48 kHz; the header's limit).
+_MAX_PCM_SAMPLES = 48000
+
+#: memoryview formats of one-byte items: raw bytes, whatever their signedness.
+_BYTE_FORMATS = ("B", "b", "c", "<B", ">B", "=B", "<b", ">b", "=b", "<c", ">c", "=c")
+
+#: memoryview formats of native 16-bit signed integers (array('h'), numpy int16).
+_INT16_FORMATS = ("h", "<h", "=h", "@h")
+
+
+def _pcm_view(samples: Any, channels: int, what: str) -> memoryview:
+    """`samples` as bytes of interleaved 16-bit PCM in `channels` channels:
+    bytes-like objects are taken as they are; arrays must hold int16, and a
+    two-dimensional one must have `channels` columns."""
+    try:
+        view = memoryview(samples)
+    except TypeError:
+        raise TypeError(f"{what}: samples must be bytes-like or an int16 array, not {type(samples).__name__}") from None
+    if view.format in _INT16_FORMATS:
+        if view.ndim == 2 and view.shape is not None and view.shape[1] != channels:
+            raise ValueError(f"{what}: an array of shape {view.shape} has {view.shape[1]} channels; "
+                             f"the source has {channels} (shape (n, {channels}) or a flat array)")
+        if view.ndim > 2:
+            raise ValueError(f"{what}: samples must be one- or two-dimensional, not of shape {view.shape}")
+    elif view.format not in _BYTE_FORMATS:
+        raise TypeError(f"{what}: samples must be 16-bit signed integers, not items of format {view.format!r}; "
+                        "convert floats in [-1, 1] with (samples * 32767).round().astype(numpy.int16)")
+    if not view.c_contiguous:
+        view = memoryview(view.tobytes())
+    return view.cast("B") if view.ndim != 1 or view.format != "B" else view
+
+
 def _plane_view(data: Any, name: str) -> Tuple[memoryview, Optional[int]]:
     """`data` as a one-dimensional byte view, and the row length in bytes a
     two-dimensional buffer implies (None for one-dimensional data)."""
@@ -2101,7 +2171,14 @@ def _plane_view(data: Any, name: str) -> Tuple[memoryview, Optional[int]]:
         view = memoryview(data)
     except TypeError:
         raise TypeError(f"{name} must be a bytes-like object or a numpy array, not {type(data).__name__}") from None
-    row = view.shape[1] * view.itemsize if view.ndim == 2 and view.shape is not None else None
+    if view.format not in _BYTE_FORMATS:
+        raise TypeError(f"{name} must hold bytes (uint8), not items of format {view.format!r}: "
+                        f"convert a float picture in [0, 1] with (picture * 255).round().astype(numpy.uint8)")
+    if view.ndim > 2 and not (view.ndim == 3 and view.shape is not None and view.shape[2] in (1, 4)):
+        raise TypeError(f"{name} must be one- or two-dimensional (or rows x columns x 4 packed pixels), "
+                        f"not of shape {view.shape}")
+    row = view.shape[1] * view.itemsize * (view.shape[2] if view.ndim == 3 else 1) \
+        if view.ndim in (2, 3) and view.shape is not None else None
     if not view.c_contiguous:
         view = memoryview(view.tobytes())
     if view.ndim != 1 or view.format != "B":
@@ -3458,12 +3535,18 @@ class RtcEngine:
         """Pushes interleaved 16-bit PCM (bytes, bytearray, memoryview, array('h') or a numpy int16 array).
 
         The samples are in the source's channel count (set_external_audio_source);
-        ``channels``, when given, must be that count. Returns the samples per
-        channel (at 48 kHz) queued and not yet sent.
+        ``channels``, when given, must be that count. A two-dimensional int16
+        array is (samples, channels). Arrays of other types are refused, not
+        reinterpreted: convert floats in [-1, 1] with
+        ``(samples * 32767).round().astype(numpy.int16)``. Returns the samples
+        per channel (at 48 kHz) queued and not yet sent.
 
         Raises:
-            AgoraishError: -2 bad data or a channel count other than the source's;
-                -3 no external source; -7 if released.
+            AgoraishError: -2 bad data, more than a second (48000 samples per
+                channel), or a channel count other than the source's; -3 no
+                external source; -7 if released.
+            TypeError: an array whose items are not 16-bit integers.
+            ValueError: a two-dimensional array whose columns are not the channels.
 
         Thread: any.
         """
@@ -3474,10 +3557,13 @@ class RtcEngine:
         channels = source or (operator.index(channels) if channels is not None else 1)
         if channels not in (1, 2):
             raise AgoraishError(-2, "push_external_audio_frame: channels must be 1 or 2")
-        view = memoryview(samples).cast("B")
+        view = _pcm_view(samples, channels, "push_external_audio_frame")
         if len(view) % (2 * channels):
             raise AgoraishError(-2, "push_external_audio_frame: not whole 16-bit frames")
         count = len(view) // (2 * channels)
+        if count > _MAX_PCM_SAMPLES:
+            raise AgoraishError(-2, f"push_external_audio_frame: {count} samples per channel; "
+                                    f"at most {_MAX_PCM_SAMPLES} (one second) a call")
         # Room for two channels whatever the count: a source changed by another
         # thread meanwhile can never make the library read past this buffer.
         data = (ctypes.c_int16 * max(1, 2 * count))() if len(view) else None
@@ -3509,8 +3595,8 @@ class RtcEngine:
         pull cadence is the playout clock).
 
         Raises:
-            AgoraishError: -2 bad count or a channel count other than the sink's;
-                -3 no external sink; -7 if released.
+            AgoraishError: -2 a count outside 1..48000 or a channel count other
+                than the sink's; -3 no external sink; -7 if released.
 
         Thread: any.
         """
@@ -3522,6 +3608,9 @@ class RtcEngine:
         if channels not in (1, 2):
             raise AgoraishError(-2, "pull_playback_audio_frame: channels must be 1 or 2")
         count = operator.index(samples_per_channel)
+        if not 1 <= count <= _MAX_PCM_SAMPLES:  # checked before anything is allocated
+            raise AgoraishError(-2, f"pull_playback_audio_frame: samples_per_channel {count} is outside "
+                                    f"1..{_MAX_PCM_SAMPLES}")
         # Room for two channels whatever the count (see push_external_audio_frame).
         buffer = (ctypes.c_int16 * max(1, count * 2))()
         rc = _ffi.agoraish_engine_pull_playback_audio_frame(self.handle, buffer, count)
