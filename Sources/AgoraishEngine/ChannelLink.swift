@@ -292,7 +292,7 @@ final class ChannelLink: Sendable {
             let payloadType = packet.load(fromByteOffset: 1, as: UInt8.self) & 0x7F
             if VideoPipeline.isVideo(payloadType: payloadType) {
                 video.received(rtp: packet, length: length, now: .now())
-            } else if payloadType >= DataPipeline.reliablePayloadType && payloadType <= DataPipeline.unreliablePayloadType {
+            } else if PayloadType(payloadType).isData {
                 data.received(rtp: packet, length: length, now: .now())
             } else {
                 audio.received(rtp: packet, length: length, now: .now())

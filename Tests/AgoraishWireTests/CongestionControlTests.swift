@@ -25,7 +25,7 @@ import Testing
             let m = try #require(TransportFeedback.serialize(sender: 1, media: 2, feedbackCount: UInt8(round & 0xFF),
                                                              packets: packets))
             #expect(m.bytes.count % 4 == 0)
-            let parsed = try #require(m.bytes.withUnsafeBytes { TransportFeedback.parse($0) })
+            let parsed = try TransportFeedback.parse(m.bytes)
             #expect(parsed.sender == 1 && parsed.media == 2 && parsed.feedbackCount == UInt8(round & 0xFF))
             #expect(parsed.packets.count == packets.count)
             for (a, b) in zip(parsed.packets, packets) {
@@ -38,17 +38,17 @@ import Testing
 
     @Test func rembCarriesABitrateAndItsStreams() throws {
         for bitrate in [0, 1, 250_000, 262_143, 262_144, 1_234_567, 50_000_000] {
-            let m = Remb.serialize(sender: 7, bitrate: bitrate, ssrcs: [0xDEAD_BEEF, 42])
+            let m = Remb(sender: 7, bitrate: bitrate, ssrcs: [0xDEAD_BEEF, 42]).bytes
             #expect(m.count == 28)
-            let r = try #require(m.withUnsafeBytes { Remb.parse($0) })
+            let r = try Remb.parse(m)
             #expect(r.ssrcs == [0xDEAD_BEEF, 42])
             // 18 bits of mantissa: exact below 2^18, within 2^-17 above.
             #expect(r.bitrate <= bitrate && Double(bitrate - r.bitrate) <= Double(bitrate) / 131_072 + 1, "\(bitrate) -> \(r.bitrate)")
         }
-        var bad = Remb.serialize(sender: 7, bitrate: 1000, ssrcs: [1, 2, 3])
+        var bad = Remb(sender: 7, bitrate: 1000, ssrcs: [1, 2, 3]).bytes
         bad[16] = 9  // more SSRCs than the packet holds
-        #expect(bad.withUnsafeBytes { Remb.parse($0) } == nil)
-        #expect(Array(bad.prefix(19)).withUnsafeBytes { Remb.parse($0) } == nil)
+        #expect(throws: WireError.truncated) { try Remb.parse(bad) }
+        #expect(throws: WireError.truncated) { try Remb.parse(Array(bad.prefix(19))) }
     }
 
     @Test func brokenFeedbackIsRejectedNotTrusted() {
@@ -57,13 +57,13 @@ import Testing
         ])!.bytes
         // Every truncation, and every single-byte change, parses to nil or to something well formed.
         for cut in 0..<good.count {
-            #expect(Array(good.prefix(cut)).withUnsafeBytes { TransportFeedback.parse($0) } == nil || cut >= good.count - 3)
+            #expect((try? TransportFeedback.parse(Array(good.prefix(cut)))) == nil || cut >= good.count - 3)
         }
         var rng = SplitMix64(seed: 9)
         for _ in 0..<5000 {
             var b = good
             b[Int(rng.next() % UInt64(b.count))] = UInt8(truncatingIfNeeded: rng.next())
-            if let f = b.withUnsafeBytes({ TransportFeedback.parse($0) }) { #expect(f.packets.count <= 0xFFFF) }
+            if let f = try? TransportFeedback.parse(b) { #expect(f.packets.count <= 0xFFFF) }
         }
     }
 
@@ -80,7 +80,7 @@ import Testing
             seq &+= 1
             if k % 50 == 49 {
                 for m in r.feedback(sender: 0, media: 0) {
-                    reported += try #require(m.withUnsafeBytes { TransportFeedback.parse($0) }).packets
+                    reported += try TransportFeedback.parse(m).packets
                 }
             }
         }
@@ -137,7 +137,7 @@ import Testing
                     for m in recorder.feedback(sender: 1, media: 0) { downlink.send(m, size: m.count, now: now) }
                 }
                 for m in downlink.poll(now: now) {
-                    if let f = m.withUnsafeBytes({ TransportFeedback.parse($0) }) {
+                    if let f = try? TransportFeedback.parse(m) {
                         estimator.feedbackReceived(f, at: now, rtt: .milliseconds(40))
                     }
                 }

@@ -87,9 +87,9 @@ extension AudioPipeline {
     func received(rtp: UnsafeMutableRawPointer, length: Int, now: Instant) {
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
         guard let h = try? RtpHeader.parse(raw) else { return }
-        if h.payloadType == Self.rtxPayloadType {
+        if h.payloadType == PayloadType.opusRtx.rawValue {
             guard let media = rtxStreams.withLock({ $0[h.ssrc] }),
-                  var original = RtxPacket.unwrap(raw, payloadType: Self.payloadType, ssrc: media) else { return }
+                  var original = RtxPacket.unwrap(raw, payloadType: PayloadType.opus.rawValue, ssrc: media) else { return }
             let n = original.count
             original.withUnsafeMutableBytes { received($0.baseAddress!, n, now: now, retransmitted: true) }
             return
@@ -99,7 +99,7 @@ extension AudioPipeline {
 
     private func received(_ rtp: UnsafeMutableRawPointer, _ length: Int, now: Instant, retransmitted: Bool) {
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
-        guard let h = try? RtpHeader.parse(raw), h.payloadType == Self.payloadType,
+        guard let h = try? RtpHeader.parse(raw), h.payloadType == PayloadType.opus.rawValue,
               h.payloadOffset < length - h.paddingLength else { return }
         guard let mark = PayloadProtection.mark(in: raw),
               let payload = receiveCrypto.withLock({ c -> [UInt8]? in
@@ -154,10 +154,7 @@ extension AudioPipeline {
             return st.nack.due(now: now, rtt: rtt)
         }
         if !nack.isEmpty, let link {
-            var packet = GenericNack.serialize(sender: 0, media: h.ssrc, sequences: nack)
-            let n = packet.count
-            packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-            packet.withUnsafeMutableBytes { link.send(rtcp: $0.baseAddress!, length: n) }
+            link.send(rtcp: GenericNack(sender: .none, media: Ssrc(h.ssrc), sequences: nack))
             retransmissionCounters.withLock { $0.nacked += nack.count }
         }
         stream.state.withLock { st in

@@ -22,10 +22,9 @@ import Glibc
 /// one position never overlap. Packets reach a stream through the stream's
 /// own lock, so the network never waits for an observer.
 final class AudioPipeline: @unchecked Sendable {
-    static let payloadType: UInt8 = 111
-    /// Retransmissions of Opus (RFC 4588) from the server's cache.
-    static let rtxPayloadType: UInt8 = 112
-    static let audioLevelId: UInt8 = 1
+    // Payload types (Opus 111, its RTX 112) and the audio level's extension
+    // id come from the table shared with the server (`PayloadType`, `HeaderExtensionId`).
+
     /// Samples per channel in 10 ms at 48 kHz.
     static let frame = 480
 
@@ -156,7 +155,7 @@ final class AudioPipeline: @unchecked Sendable {
             var out: [[UInt8]] = []
             for seq in sequences.prefix(32) {
                 guard let original = s.history.packet(seq, now: now),
-                      let rtx = RtxPacket.wrap(original, rtxPayloadType: Self.rtxPayloadType, rtxSsrc: s.rtxSsrc,
+                      let rtx = RtxPacket.wrap(original, rtxPayloadType: PayloadType.opusRtx.rawValue, rtxSsrc: s.rtxSsrc,
                                                rtxSequence: s.rtxSequence) else { continue }
                 s.rtxSequence &+= 1
                 out.append(rtx)
@@ -367,14 +366,14 @@ final class AudioPipeline: @unchecked Sendable {
             s.packet.withUnsafeMutableBytes { raw -> Int in
                 let p = raw.bindMemory(to: UInt8.self)
                 p[0] = 0x90                      // V=2, X=1
-                p[1] = Self.payloadType
+                p[1] = PayloadType.opus.rawValue
                 p[2] = UInt8(sequence >> 8); p[3] = UInt8(sequence & 0xFF)
                 p[4] = UInt8(timestamp >> 24); p[5] = UInt8(timestamp >> 16 & 0xFF)
                 p[6] = UInt8(timestamp >> 8 & 0xFF); p[7] = UInt8(timestamp & 0xFF)
                 p[8] = UInt8(ssrc >> 24); p[9] = UInt8(ssrc >> 16 & 0xFF)
                 p[10] = UInt8(ssrc >> 8 & 0xFF); p[11] = UInt8(ssrc & 0xFF)
                 p[12] = 0xBE; p[13] = 0xDE; p[14] = 0; p[15] = 2   // RFC 8285 one-byte profile, two words
-                p[16] = Self.audioLevelId << 4; p[17] = level.byte
+                p[16] = HeaderExtensionId.audioLevel << 4; p[17] = level.byte
                 // The transport-wide sequence number, written by the transport as the packet leaves.
                 p[18] = TransportFeedback.extensionId << 4 | 1; p[19] = 0; p[20] = 0
                 p[21] = 0; p[22] = 0; p[23] = 0

@@ -47,9 +47,6 @@ public struct MetadataObserver: Sendable {
 /// Threads: sending runs on the caller's thread under `sendLock`; receiving,
 /// the timer and delivery to the event thread on the network thread.
 final class DataPipeline: @unchecked Sendable {
-    static let reliablePayloadType = DataStreamPacket.payloadType
-    static let rtxPayloadType = DataStreamPacket.rtxPayloadType
-    static let unreliablePayloadType = DataStreamPacket.unreliablePayloadType
     /// How long reliable items are kept for retransmission.
     static let historyAge: Duration = .seconds(6)
     static let tick: Duration = .milliseconds(20)
@@ -194,7 +191,7 @@ final class DataPipeline: @unchecked Sendable {
             mode = m
         }
         let sequence = reliable ? s.sequence : s.unreliableSequence
-        let pt = reliable ? Self.reliablePayloadType : Self.unreliablePayloadType
+        let pt = reliable ? PayloadType.reliableData.rawValue : PayloadType.unreliableData.rawValue
         var packet = RtpHeader(marker: false, payloadType: pt, sequenceNumber: sequence,
                                timestamp: UInt32(truncatingIfNeeded: Self.wallClockMs() &* 90),
                                ssrc: reliable ? s.ssrc : s.unreliableSsrc).serialized
@@ -239,7 +236,7 @@ final class DataPipeline: @unchecked Sendable {
             var out: [[UInt8]] = []
             for seq in sequences.prefix(64) {
                 guard let original = s.history.packet(seq, now: now),
-                      let rtx = RtxPacket.wrap(original, rtxPayloadType: Self.rtxPayloadType, rtxSsrc: s.rtxSsrc,
+                      let rtx = RtxPacket.wrap(original, rtxPayloadType: PayloadType.reliableDataRtx.rawValue, rtxSsrc: s.rtxSsrc,
                                                rtxSequence: s.rtxSequence) else { continue }
                 s.rtxSequence &+= 1
                 out.append(rtx)
@@ -274,9 +271,9 @@ final class DataPipeline: @unchecked Sendable {
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
         guard var h = try? RtpHeader.parse(raw) else { return }
         var bytes: [UInt8]
-        if h.payloadType == Self.rtxPayloadType {
+        if h.payloadType == PayloadType.reliableDataRtx.rawValue {
             guard let media = rtxStreams(h.ssrc),
-                  let original = RtxPacket.unwrap(raw, payloadType: Self.reliablePayloadType, ssrc: media),
+                  let original = RtxPacket.unwrap(raw, payloadType: PayloadType.reliableData.rawValue, ssrc: media),
                   let oh = original.withUnsafeBytes({ try? RtpHeader.parse($0) }) else { return }
             bytes = original
             h = oh
@@ -293,13 +290,13 @@ final class DataPipeline: @unchecked Sendable {
         let outputs = receive.withLock { r -> [DataStreamReceiver.Output] in
             var receiver = r.senders[h.ssrc] ?? DataStreamReceiver()
             defer { r.senders[h.ssrc] = receiver }
-            if h.payloadType == Self.unreliablePayloadType {
+            if h.payloadType == PayloadType.unreliableData.rawValue {
                 return receiver.receivedUnreliable(header: header, payload: payload)
             }
             return receiver.receivedReliable(sequence: h.sequenceNumber, header: header, payload: payload, now: now)
         }
         handle(outputs, ssrc: h.ssrc, now: now)
-        if h.payloadType != Self.unreliablePayloadType { sendNacks(now: now) }
+        if h.payloadType != PayloadType.unreliableData.rawValue { sendNacks(now: now) }
         armTimer()
     }
 
@@ -372,10 +369,7 @@ final class DataPipeline: @unchecked Sendable {
         }
         for (ssrc, sequences) in due {
             for chunk in stride(from: 0, to: sequences.count, by: 64).map({ Array(sequences[$0..<min($0 + 64, sequences.count)]) }) {
-                var packet = GenericNack.serialize(sender: 0, media: ssrc, sequences: chunk)
-                let n = packet.count
-                packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-                packet.withUnsafeMutableBytes { link.send(rtcp: $0.baseAddress!, length: n) }
+                link.send(rtcp: GenericNack(sender: .none, media: Ssrc(ssrc), sequences: chunk))
             }
         }
     }

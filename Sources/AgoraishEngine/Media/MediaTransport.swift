@@ -48,9 +48,9 @@ final class MediaTransport: @unchecked Sendable {
         if let (seq, _) = TransportFeedback.sequenceNumber(in: raw) {
             congestion.withLock { $0.recorder.record(seq, at: .now()) }
         }
-        if raw[1] & 0x7F == ProbePacket.payloadType { probeArrived(raw) }
+        if PayloadType(raw[1]) == .probe { probeArrived(raw) }
         let pt = raw[1] & 0x7F
-        guard pt == 111 || pt == 96 || pt == 98 else { return }
+        guard PayloadType(pt).isAudio || PayloadType(pt).isVideoMedia else { return }
         let ssrc = readBE32(raw, 8), seq = UInt16(raw[2]) << 8 | UInt16(raw[3])
         receivedStreams.withLock { m in
             if m[ssrc] == nil { m[ssrc] = SequenceCounter() }
@@ -321,31 +321,26 @@ final class MediaTransport: @unchecked Sendable {
             guard let self, !self.closed else { return }
             let now = Instant.now()
             let ntp = RtcpReport.ntp(unixNanoseconds: Self.unixNanoseconds())
-            for (ssrc, s) in sentStreams.withLock({ $0 }) where s.pt == 111 || s.pt == 96 || s.pt == 98 {
+            for (ssrc, s) in sentStreams.withLock({ $0 }) where PayloadType(s.pt).isAudio || PayloadType(s.pt).isVideoMedia {
                 guard now - s.at < .seconds(5) else { continue }
-                let rate: Int64 = s.pt == 111 ? 48 : 90
+                let rate: Int64 = PayloadType(s.pt).isAudio ? 48 : 90
                 let ts = s.timestamp &+ UInt32(truncatingIfNeeded: (now - s.at).milliseconds * rate)
-                var sr = RtcpReport.senderReport(ssrc: ssrc, ntp: ntp, rtpTimestamp: ts, packets: s.packets, octets: s.octets)
-                let n = sr.count
-                sr += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-                sr.withUnsafeMutableBytes { send(rtcp: $0.baseAddress!, length: n) }
+                send(rtcp: SenderReport(ssrc: Ssrc(ssrc), ntpTime: ntp, rtpTimestamp: ts, packetCount: s.packets,
+                                        octetCount: s.octets))
             }
             // A receiver report on what arrived of each stream (the server learns the downlink's loss).
-            var blocks: [RtcpReport.Block] = []
+            var blocks: [ReportBlock] = []
             receivedStreams.withLock { m in
                 for (ssrc, var c) in m {
                     let r = c.report()
                     m[ssrc] = c
-                    blocks.append(RtcpReport.Block(ssrc: ssrc, fractionLost: r.fraction, cumulativeLost: r.cumulative,
-                                                   highestSequence: r.highest))
+                    blocks.append(ReportBlock(ssrc: Ssrc(ssrc), fractionLost: r.fraction, cumulativeLost: r.cumulative,
+                                              highestSequence: r.highest))
                 }
             }
             if !blocks.isEmpty {
                 let own = sentStreams.withLock { $0.keys.first } ?? 0
-                var rr = RtcpReport.receiverReport(sender: own, blocks: blocks)
-                let n = rr.count
-                rr += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-                rr.withUnsafeMutableBytes { send(rtcp: $0.baseAddress!, length: n) }
+                send(rtcp: ReceiverReport(ssrc: Ssrc(own), reports: blocks))
             }
             scheduleReports()
         }
@@ -367,7 +362,7 @@ final class MediaTransport: @unchecked Sendable {
             }
             var left = padding, k: UInt16 = 0
             while left > 0 {
-                var p = TransportFeedback.paddingPacket(size: min(TransportFeedback.maxPaddingPacket, max(24, left)), payloadType: VideoPipeline.vp8RtxPayloadType,
+                var p = TransportFeedback.paddingPacket(size: min(TransportFeedback.maxPaddingPacket, max(24, left)), payloadType: PayloadType.vp8Rtx.rawValue,
                                                         ssrc: paddingSsrc, sequence: seq &+ k)
                 let n = p.count
                 p += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
@@ -387,18 +382,18 @@ final class MediaTransport: @unchecked Sendable {
 
     /// Receiver reports about our streams: the round trip (RFC 3550 §6.4.1)
     /// and the uplink loss the server saw.
-    private func handleReports(_ packet: UnsafeRawBufferPointer) {
+    private func handleReports(_ report: ReceiverReport) {
         let ours = sentStreams.withLock { Set($0.keys) }
         let arrival = RtcpReport.ntp(unixNanoseconds: Self.unixNanoseconds())
-        for b in RtcpReport.blocks(packet) where ours.contains(b.ssrc) {
+        for b in report.reports where ours.contains(b.ssrc.rawValue) {
             if let r = RtcpReport.roundTrip(b, arrivalNtp: arrival) { rttSamples.withLock { $0.rtcp = r } }
             // A block counts when packets arrived since the last one (its highest sequence moved).
             reportedLoss.withLock { m in
-                if let last = m[b.ssrc], last.highest == b.highestSequence { return }
+                if let last = m[b.ssrc.rawValue], last.highest == b.highestSequence { return }
                 // One second holds few packets: rises are taken at once, falls a fifth at a time.
                 let now = Int32(b.fractionLost) * 100 / 256
-                let old = m[b.ssrc]?.percent ?? now
-                m[b.ssrc] = (b.highestSequence, now >= old ? now : (4 * old + now) / 5)
+                let old = m[b.ssrc.rawValue]?.percent ?? now
+                m[b.ssrc.rawValue] = (b.highestSequence, now >= old ? now : (4 * old + now) / 5)
             }
         }
         let worst = reportedLoss.withLock { $0.values.map(\.percent).max() ?? 0 }
@@ -411,23 +406,20 @@ final class MediaTransport: @unchecked Sendable {
     private func handleRtcp(_ bytes: UnsafeRawBufferPointer) {
         let compound = RtcpCompound(bytes)
         guard compound.isWellFormed else { return }
-        for packet in compound where packet.type == 201 && packet.length >= 8 {
-            handleReports(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)]))
-        }
-        for packet in compound where packet.length >= 12 {
-            let fmt = bytes[packet.offset] & 0x1F
-            if packet.type == 206, fmt != Remb.format, let onKeyframeRequest {
-                if fmt == 1 {
-                    onKeyframeRequest(readBE32(bytes, packet.offset + 8))
-                } else if fmt == 4, packet.length >= 20 {
-                    onKeyframeRequest(readBE32(bytes, packet.offset + 12))
-                }
-            } else if packet.type == Remb.packetType, fmt == Remb.format,
-                      let remb = Remb.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
+        for member in compound {
+            // Packets that do not read as their type are left out.
+            guard let packet = try? member.parse() else { continue }
+            switch packet {
+            case .receiverReport(let rr):
+                handleReports(rr)
+            case .pictureLossIndication(let pli):
+                onKeyframeRequest?(pli.media.rawValue)
+            case .fullIntraRequest(let fir):
+                onKeyframeRequest?(fir.entries[0].ssrc.rawValue)
+            case .remb(let remb):
                 // What the subscribers' downlinks can take of our video.
                 remoteVideoCap.withLock { $0 = (remb.bitrate, .now()) }
-            } else if packet.type == TransportFeedback.packetType, fmt == TransportFeedback.format,
-                      let f = TransportFeedback.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
+            case .transportFeedback(let f):
                 let now = Instant.now(), rtt = self.rtt ?? .milliseconds(100)
                 probe.withLock { p in
                     guard !p.inFlight.isEmpty else { return }
@@ -437,11 +429,19 @@ final class MediaTransport: @unchecked Sendable {
                     }
                 }
                 congestion.withLock { $0.estimator.feedbackReceived(f, at: now, rtt: rtt) }
-            } else if packet.type == 205, fmt == 1, let onNack,
-                      let nack = GenericNack.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)])) {
-                onNack(nack.media, nack.sequences)
+            case .genericNack(let nack):
+                onNack?(nack.media.rawValue, nack.sequences)
+            default:
+                continue
             }
         }
+    }
+
+    /// Protects and sends one RTCP packet. Any thread.
+    func send(rtcp message: some RtcpMessage) {
+        var bytes = message.serialized(trailer: SrtpSession.maxTrailer)
+        let n = message.encodedSize
+        bytes.withUnsafeMutableBytes { send(rtcp: $0.baseAddress!, length: n) }
     }
 
     /// Protects and sends an RTCP packet (`length` bytes at `packet`, with
@@ -465,7 +465,7 @@ final class MediaTransport: @unchecked Sendable {
         }
         // Padding and last-mile probes count for feedback and go no further.
         let raw = UnsafeRawBufferPointer(start: packet, count: length)
-        let probe = (length >= 12 && raw[1] & 0x7F == ProbePacket.payloadType) || TransportFeedback.isPaddingOnly(raw)
+        let probe = (length >= 12 && PayloadType(raw[1]) == .probe) || TransportFeedback.isPaddingOnly(raw)
         guard let delays else {
             countReceived(packet, length)
             if !probe { onRtp(packet, length) }

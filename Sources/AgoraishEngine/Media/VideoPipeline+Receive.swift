@@ -20,7 +20,7 @@ extension VideoPipeline {
         var retransmitted = false
         var original: [UInt8] = []
         if Self.isRtx(payloadType: h.payloadType) {
-            let pt = h.payloadType == Self.vp9RtxPayloadType ? Self.vp9PayloadType : Self.vp8PayloadType
+            let pt = h.payloadType == PayloadType.vp9Rtx.rawValue ? PayloadType.vp9.rawValue : PayloadType.vp8.rawValue
             guard let media = rtxStreams.withLock({ $0[h.ssrc] }), let o = RtxPacket.unwrap(raw, payloadType: pt, ssrc: media),
                   let oh = o.withUnsafeBytes({ try? RtpHeader.parse($0) }), oh.payloadOffset < o.count - oh.paddingLength
             else { return }
@@ -37,7 +37,7 @@ extension VideoPipeline {
             // Encrypted end to end, or seen by the host's observer: what cannot be read goes no further.
             protection.refresh(&c)
             guard mark != nil || c.active else { return received }
-            let clear = Self.clearPrefix(received, codec: h.payloadType == Self.vp9PayloadType ? .vp9 : .vp8)
+            let clear = Self.clearPrefix(received, codec: h.payloadType == PayloadType.vp9.rawValue ? .vp9 : .vp8)
             return protection.incoming(Array(received[clear...]), marked: mark, .video, &c).map { Array(received[..<clear]) + $0 }
         }) else { return }
         backlog.add(1, ordering: .relaxed)
@@ -48,7 +48,7 @@ extension VideoPipeline {
     }
 
     private func assemble(_ h: RtpHeader, _ payload: [UInt8], _ length: Int, _ now: Instant, retransmitted: Bool) {
-        let codec: VideoCodec = h.payloadType == Self.vp9PayloadType ? .vp9 : .vp8
+        let codec: VideoCodec = h.payloadType == PayloadType.vp9.rawValue ? .vp9 : .vp8
         var stream = streams[h.ssrc].flatMap { $0.codec == codec ? $0 : nil } ?? Stream(codec: codec)
         if stream.uid == 0 { stream.uid = owners(h.ssrc) ?? 0 }
         if retransmitted {
@@ -207,11 +207,7 @@ extension VideoPipeline {
         guard let link = transport.withLock({ $0 }) else { return }
         stream.lastPli = now
         let own = send.withLock { $0.high.ssrc }
-        var pli: [UInt8] = [0x81, 206, 0, 2,
-                            UInt8(own >> 24), UInt8(own >> 16 & 0xFF), UInt8(own >> 8 & 0xFF), UInt8(own & 0xFF),
-                            UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)]
-        pli += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-        pli.withUnsafeMutableBytes { link.send(rtcp: $0.baseAddress!, length: 12) }
+        link.send(rtcp: PictureLossIndication(sender: Ssrc(own), media: Ssrc(ssrc)))
         keyframeCounters.withLock { $0.plisSent += 1 }
     }
 
@@ -228,10 +224,7 @@ extension VideoPipeline {
             var asked = 0
             for ssrc in Array(streams.keys) {
                 guard let due = streams[ssrc]?.nack.due(now: now, rtt: Self.nackInterval), !due.isEmpty else { continue }
-                var nack = GenericNack.serialize(sender: own, media: ssrc, sequences: due)
-                let n = nack.count
-                nack += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-                nack.withUnsafeMutableBytes { link.send(rtcp: $0.baseAddress!, length: n) }
+                link.send(rtcp: GenericNack(sender: Ssrc(own), media: Ssrc(ssrc), sequences: due))
                 asked += due.count
             }
             if asked > 0 { retransmissionCounters.withLock { $0.nacked += asked } }

@@ -364,8 +364,7 @@ extension VideoPipeline {
                 for seq in sequences {
                     guard let original = layer.history.packet(seq, now: now),
                           let pt = original.count > 1 ? original[1] & 0x7F : nil,
-                          let rtx = RtxPacket.wrap(original, rtxPayloadType: pt == Self.vp9PayloadType ? Self.vp9RtxPayloadType
-                                                                                                      : Self.vp8RtxPayloadType,
+                          let rtx = RtxPacket.wrap(original, rtxPayloadType: (PayloadType(pt) == .vp9 ? PayloadType.vp9Rtx : .vp8Rtx).rawValue,
                                                    rtxSsrc: layer.rtxSsrc, rtxSequence: layer.rtxSequence),
                           rtx.count <= packet.count - SrtpSession.maxTrailer
                     else { continue }

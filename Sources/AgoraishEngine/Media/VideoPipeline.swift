@@ -19,20 +19,14 @@ import Synchronization
 /// the video thread (`agoraish-vid<n>`). Settings are read under their own
 /// lock and never held while calling out.
 final class VideoPipeline: @unchecked Sendable {
-    /// RTP payload types: VP8 and VP9 (docs/media-plane.md).
-    static let vp8PayloadType: UInt8 = 96
-    static let vp9PayloadType: UInt8 = 98
     static let maxPayload = 1200
 
-    /// RTX (RFC 4588) payload types of VP8 and VP9 retransmissions.
-    static let vp8RtxPayloadType: UInt8 = 97
-    static let vp9RtxPayloadType: UInt8 = 99
-
-    static func payloadType(_ codec: VideoCodec) -> UInt8 { codec == .vp9 ? vp9PayloadType : vp8PayloadType }
-    static func isVideo(payloadType pt: UInt8) -> Bool {
-        pt == vp8PayloadType || pt == vp9PayloadType || pt == vp8RtxPayloadType || pt == vp9RtxPayloadType
-    }
-    static func isRtx(payloadType pt: UInt8) -> Bool { pt == vp8RtxPayloadType || pt == vp9RtxPayloadType }
+    /// The RTP payload type of `codec` (the table shared with the server: `PayloadType`).
+    static func payloadType(_ codec: VideoCodec) -> UInt8 { (codec == .vp9 ? PayloadType.vp9 : .vp8).rawValue }
+    /// Whether `pt` is video: VP8, VP9 or their RTX.
+    static func isVideo(payloadType pt: UInt8) -> Bool { PayloadType(pt).isVideo }
+    /// Whether `pt` is a video retransmission (RFC 4588).
+    static func isRtx(payloadType pt: UInt8) -> Bool { PayloadType(pt).isVideoRtx }
     /// Keyframes asked for by receivers come at most this often per stream: on
     /// a lossy link every lost keyframe would otherwise ask for the next.
     static let keyframeRequestInterval: Duration = .milliseconds(300)

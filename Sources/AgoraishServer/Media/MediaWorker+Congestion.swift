@@ -17,7 +17,7 @@ extension MediaWorker {
                 while left > 0 {
                     let size = min(TransportFeedback.maxPaddingPacket, max(24, left))
                     sendProbe(to: p) { ssrc, seq, _ in
-                        TransportFeedback.paddingPacket(size: size, payloadType: Self.vp8RtxPayloadType, ssrc: ssrc, sequence: seq)
+                        TransportFeedback.paddingPacket(size: size, payloadType: PayloadType.vp8Rtx.rawValue, ssrc: ssrc, sequence: seq)
                     }
                     left -= size
                 }
@@ -70,7 +70,7 @@ extension MediaWorker {
         }
         if let last = publisher.lastRemb, now - last.at < .seconds(1), abs(cap - last.bitrate) * 10 < last.bitrate { return }
         publisher.lastRemb = (cap, now)
-        var remb = Remb.serialize(sender: 0, bitrate: cap, ssrcs: Array(publisher.videoSsrcs))
+        var remb = Remb(sender: .none, bitrate: cap, ssrcs: publisher.videoSsrcs.map { Ssrc($0) }).bytes
         remb.withUnsafeMutableBytes { raw in
             send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in try publisher.downlink.protectRtcp(slot, length: len) }
         }

@@ -31,20 +31,8 @@ final class MediaWorker: @unchecked Sendable {
     static let slot = 2048
     /// Streams (SSRCs) one participant may publish.
     static let maxStreamsPerParticipant = 8
-    /// The RTP payload type of audio (Opus, docs/media-plane.md): mutes and subscriptions apply to it.
-    static let audioPayloadType: UInt8 = 111
-    /// RTX (RFC 4588) of Opus, from a publisher the server NACKed, and from the server to subscribers.
-    static let audioRtxPayloadType: UInt8 = 112
-    /// The RTP payload types of video (VP8, VP9): video mutes, subscriptions and layers apply to them.
-    static let vp8PayloadType: UInt8 = 96
-    static let vp9PayloadType: UInt8 = 98
-    /// RTX (RFC 4588) payload types of VP8 and VP9: the media type plus one.
-    static let vp8RtxPayloadType: UInt8 = 97
-    static let vp9RtxPayloadType: UInt8 = 99
-    /// Data streams (docs/data-streams.md): reliable (cached, retransmitted on both hops), its RTX, unreliable.
-    static let dataPayloadType: UInt8 = 100
-    static let dataRtxPayloadType: UInt8 = 101
-    static let unreliableDataPayloadType: UInt8 = 102
+    // Payload types (what mutes, subscriptions, layers and caches apply to)
+    // come from the table shared with the engine: `PayloadType` in AgoraishWire.
     /// How soon the server NACKs a missing uplink packet again.
     static let uplinkNackInterval: Duration = .milliseconds(20)
     /// How often the server sends each participant transport-wide feedback on its uplink.
@@ -173,11 +161,12 @@ final class MediaWorker: @unchecked Sendable {
     /// Sends the publisher an RTCP PLI (RFC 4585 §6.3.1) for one of its streams (its own SSRC).
     func requestKeyframe(of publisher: MediaParticipant, ssrc: UInt32) {
         guard let to = publisher.address else { return }
-        var pli: [UInt8] = [0x81, 206, 0, 2, 0, 0, 0, 0,
-                            UInt8(ssrc >> 24), UInt8(ssrc >> 16 & 0xFF), UInt8(ssrc >> 8 & 0xFF), UInt8(ssrc & 0xFF)]
-        pli += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-        pli.withUnsafeMutableBytes { raw in
-            send(raw.baseAddress!, 12, to: to) { slot, n throws(SrtpError) in try publisher.downlink.protectRtcp(slot, length: n) }
+        let pli = PictureLossIndication(sender: .none, media: Ssrc(ssrc))
+        var bytes = pli.bytes
+        bytes.withUnsafeMutableBytes { raw in
+            send(raw.baseAddress!, raw.count, to: to) { slot, n throws(SrtpError) in
+                try publisher.downlink.protectRtcp(slot, length: n)
+            }
         }
         counts.layerKeyframeRequests += 1
     }
@@ -272,12 +261,12 @@ final class MediaWorker: @unchecked Sendable {
         var tseq = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain))
         if let (seq, _) = tseq { p.uplinkArrivals.record(seq, at: now) }
         // Padding only, or a last-mile probe packet: counted above and no further.
-        if header.payloadType == ProbePacket.payloadType
+        let payloadType = PayloadType(header.payloadType)
+        if payloadType == .probe
             || (header.paddingLength > 0 && header.payloadOffset + header.paddingLength == plain) { return drop(.probe) }
         guard p.canPublish else { return drop(.notPublisher) }
         var retransmitted = false
-        if header.payloadType == Self.vp8RtxPayloadType || header.payloadType == Self.vp9RtxPayloadType
-            || header.payloadType == Self.audioRtxPayloadType || header.payloadType == Self.dataRtxPayloadType {
+        if payloadType.isVideoRtx || payloadType == .opusRtx || payloadType == .reliableDataRtx {
             // A retransmission the server asked for: it becomes the original packet (RFC 4588 §4).
             guard let media = p.rtxToMedia[header.ssrc],
                   let original = RtxPacket.unwrap(UnsafeRawBufferPointer(start: buffer, count: plain),
@@ -291,9 +280,10 @@ final class MediaWorker: @unchecked Sendable {
             retransmitted = true
             tseq = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(start: buffer, count: plain))
         }
-        let isAudio = header.payloadType == Self.audioPayloadType
-        let isVideo = header.payloadType == Self.vp8PayloadType || header.payloadType == Self.vp9PayloadType
-        let isData = header.payloadType == Self.dataPayloadType || header.payloadType == Self.unreliableDataPayloadType
+        let kind = PayloadType(header.payloadType)
+        let isAudio = kind.isAudio
+        let isVideo = kind.isVideoMedia
+        let isData = kind == .reliableData || kind == .unreliableData
         if isAudio && p.audioMuted { return drop(.audioMuted) }
         if isVideo && p.videoMuted { return drop(.videoMuted) }
         let ssrc: UInt32
@@ -320,7 +310,7 @@ final class MediaWorker: @unchecked Sendable {
                 p.channel.audioCaches[ssrc] = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType,
                                                                slots: VideoStreamCache.audioSlots)
             }
-            if header.payloadType == Self.dataPayloadType {
+            if kind == .reliableData {
                 rtx = p.channel.allocateSsrc()
                 p.channel.rtxSsrcs.insert(rtx)
                 let cache = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType, slots: VideoStreamCache.dataSlots,
@@ -368,7 +358,7 @@ final class MediaWorker: @unchecked Sendable {
             }
         }
         // Reliable data: where the start field is, for subscribers that came after the stream began.
-        let dataStartAt = isData && header.payloadType == Self.dataPayloadType
+        let dataStartAt = isData && kind == .reliableData
             && header.payloadOffset + DataStreamPacket.headerSize <= plain ? header.payloadOffset + 2 : nil
         let originalStart = dataStartAt.map { UInt16(buffer.load(fromByteOffset: $0, as: UInt8.self)) << 8
             | UInt16(buffer.load(fromByteOffset: $0 + 1, as: UInt8.self)) }
@@ -409,7 +399,7 @@ final class MediaWorker: @unchecked Sendable {
                     if startsKeyframe == nil {
                         let payload = UnsafeRawBufferPointer(start: buffer + header.payloadOffset,
                                                              count: max(0, plain - header.payloadOffset - header.paddingLength))
-                        startsKeyframe = header.payloadType == Self.vp9PayloadType
+                        startsKeyframe = kind == .vp9
                             ? VP9Payload.startsKeyframe(payload) : VP8Payload.startsKeyframe(payload)
                     }
                     guard isLow == wantsLow, startsKeyframe == true else {
@@ -450,60 +440,78 @@ final class MediaWorker: @unchecked Sendable {
             return drop(error == .replay ? .replay : .authentication)
         }
         if fromCandidate { onCandidateProven?(p.session) }
-        let bytes = UnsafeMutableRawBufferPointer(start: buffer, count: plain)
-        let compound = RtcpCompound(UnsafeRawBufferPointer(bytes))
+        let compound = RtcpCompound(UnsafeRawBufferPointer(start: buffer, count: plain))
         guard plain >= 8, compound.isWellFormed else { return drop(.malformed) }
-        if bytes[1] == 200 {
+        if compound.leading?.type == .senderReport {
             guard p.canPublish else { return drop(.notPublisher) }
-            answerSenderReports(compound, bytes, from: p)
-            for packet in compound where (packet.type == 200 || packet.type == 202) && packet.length >= 8 {
-                if let mapped = p.ssrcMap[readBE32(bytes, packet.offset + 4)] { writeBE32(bytes, packet.offset + 4, mapped) }
+            // Packets that do not read as their type travel on untouched.
+            var packets = compound.map { m in
+                (try? m.parse()) ?? .unknown(type: m.type, format: m.format, bytes: Array(m.bytes))
             }
-            for member in p.channel.members where member !== p {
-                guard let to = member.address else { continue }
-                send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.downlink.protectRtcp(slot, length: n) }
+            answerSenderReports(packets, from: p)
+            for i in packets.indices {
+                switch packets[i] {
+                case .senderReport(var sr):
+                    guard let mapped = p.ssrcMap[sr.ssrc.rawValue] else { continue }
+                    sr.ssrc = Ssrc(mapped)
+                    packets[i] = .senderReport(sr)
+                case .sourceDescription(var sdes) where !sdes.chunks.isEmpty:
+                    guard let mapped = p.ssrcMap[sdes.chunks[0].source.rawValue] else { continue }
+                    sdes.chunks[0].source = Ssrc(mapped)
+                    packets[i] = .sourceDescription(sdes)
+                default:
+                    continue
+                }
+            }
+            var out = RtcpCompound.serialized(packets)
+            out.withUnsafeMutableBytes { raw in
+                for member in p.channel.members where member !== p {
+                    guard let to = member.address else { continue }
+                    send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in
+                        try member.downlink.protectRtcp(slot, length: len)
+                    }
+                }
             }
             return
         }
         var forwarded = false
-        for packet in compound where packet.type == TransportFeedback.packetType && bytes[packet.offset] & 0x1F == TransportFeedback.format {
-            // Feedback on what the server sent this participant: its downlink estimate, and what it receives.
-            guard let f = TransportFeedback.parse(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)]))
-            else { continue }
-            let now = Instant.now()
-            p.downlinkEstimate.feedbackReceived(f, at: now, rtt: .milliseconds(50))
-            if p.downlinkEstimate.lossRatio > 0.02 { p.lastDownlinkLoss = now }
-            allocate(p, now: now)
-            forwarded = true
-        }
-        for packet in compound where packet.type == 201 && packet.length >= 8 {
-            // A subscriber's receiver report: what it loses of each stream, remembered per stream.
-            let view = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[packet.offset..<(packet.offset + packet.length)])
-            for b in RtcpReport.blocks(view) where p.channel.streams[b.ssrc] != nil {
-                p.channel.downlinkLoss[b.ssrc, default: [:]][p.session] = b.fractionLost
-            }
-        }
-        for packet in compound where packet.type == 205 && bytes[packet.offset] & 0x1F == 1 && packet.length >= 16 {
-            // Generic NACK: answered from the cache on this hop, as RTX.
-            answerNack(UnsafeRawBufferPointer(rebasing: bytes[packet.offset..<(packet.offset + packet.length)]), to: p)
-            forwarded = true
-        }
-        for packet in compound where (packet.type == 205 || packet.type == 206) && packet.length >= 12 {
-            // NACKs and transport-wide feedback end at this hop (handled above).
-            if packet.type == 205 && (bytes[packet.offset] & 0x1F == 1 || bytes[packet.offset] & 0x1F == TransportFeedback.format) {
+        for member in compound {
+            // Packets that do not read as their type are left out.
+            guard let packet = try? member.parse() else { continue }
+            switch packet {
+            case .transportFeedback(let f):
+                // Feedback on what the server sent this participant: its downlink estimate, and what it receives.
+                let now = Instant.now()
+                p.downlinkEstimate.feedbackReceived(f, at: now, rtt: .milliseconds(50))
+                if p.downlinkEstimate.lossRatio > 0.02 { p.lastDownlinkLoss = now }
+                allocate(p, now: now)
+                forwarded = true
+            case .receiverReport(let rr):
+                // A subscriber's receiver report: what it loses of each stream, remembered per stream.
+                for b in rr.reports where p.channel.streams[b.ssrc.rawValue] != nil {
+                    p.channel.downlinkLoss[b.ssrc.rawValue, default: [:]][p.session] = b.fractionLost
+                }
+            case .genericNack(let nack):
+                // Generic NACK: answered from the cache on this hop, as RTX; ends here.
+                if !nack.pairs.isEmpty {
+                    answerNack(nack, to: p)
+                    forwarded = true
+                }
+            case .pictureLossIndication, .fullIntraRequest, .unknown:
+                // Other feedback (PLI, FIR, ...) goes to the publisher of the stream it names,
+                // named by the publisher's own SSRC.
+                guard let target = packet.feedbackTarget, let (publisher, original) = p.channel.streams[target.rawValue],
+                      let to = publisher.address else { continue }
+                var out = packet.retargeted(to: Ssrc(original)).serialized()
+                out.withUnsafeMutableBytes { raw in
+                    send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in
+                        try publisher.downlink.protectRtcp(slot, length: len)
+                    }
+                }
+                forwarded = true
+            default:
                 continue
             }
-            // FIR (PSFB FMT 4, RFC 5104 §4.3.1) names its stream in the FCI; the others in the header.
-            let isFir = packet.type == 206 && bytes[packet.offset] & 0x1F == 4
-            guard !isFir || packet.length >= 20 else { continue }
-            let at = packet.offset + (isFir ? 12 : 8)
-            let mediaSsrc = readBE32(bytes, at)
-            guard let (publisher, original) = p.channel.streams[mediaSsrc], let to = publisher.address else { continue }
-            writeBE32(bytes, at, original)
-            send(buffer + packet.offset, packet.length, to: to) { slot, n throws(SrtpError) in
-                try publisher.downlink.protectRtcp(slot, length: n)
-            }
-            forwarded = true
         }
         if !forwarded { drop(.rtcpTerminated) }
     }
@@ -512,16 +520,12 @@ final class MediaWorker: @unchecked Sendable {
     /// (RFC 3550 §6.4.2): LSR from each SR, DLSR 0, and for video streams the
     /// uplink loss the server saw. The publisher reads its round trip to the
     /// server from it, and its uplink loss.
-    private func answerSenderReports(_ compound: RtcpCompound, _ bytes: UnsafeMutableRawBufferPointer,
-                                     from p: MediaParticipant) {
+    private func answerSenderReports(_ packets: [RtcpPacket], from p: MediaParticipant) {
         guard let to = p.address else { return }
-        var blocks: [RtcpReport.Block] = []
-        for packet in compound where packet.type == 200 && packet.length >= 28 {
-            guard let sr = RtcpReport.parseSenderReport(
-                UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[packet.offset..<(packet.offset + packet.length)]))
-            else { continue }
-            var block = RtcpReport.Block(ssrc: sr.ssrc, lastSR: RtcpReport.middle(sr.ntp))
-            if let mapped = p.ssrcMap[sr.ssrc], let r = p.channel.videoCaches[mapped]?.uplink.report()
+        var blocks: [ReportBlock] = []
+        for case .senderReport(let sr) in packets {
+            var block = ReportBlock(ssrc: sr.ssrc, lastSR: RtcpReport.middle(sr.ntpTime))
+            if let mapped = p.ssrcMap[sr.ssrc.rawValue], let r = p.channel.videoCaches[mapped]?.uplink.report()
                 ?? p.channel.audioUplinks[mapped]?.report() {
                 // Audio is not retransmitted: its sender protects it (FEC) for the whole path,
                 // so audio reports carry the worse of the uplink and the worst downlink.
@@ -534,11 +538,11 @@ final class MediaWorker: @unchecked Sendable {
             blocks.append(block)
         }
         guard !blocks.isEmpty else { return }
-        var rr = RtcpReport.receiverReport(sender: 0, blocks: blocks)
-        let n = rr.count
-        rr += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
-        rr.withUnsafeMutableBytes { raw in
-            send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtcp(slot, length: len) }
+        var bytes = ReceiverReport(ssrc: .none, reports: blocks).bytes
+        bytes.withUnsafeMutableBytes { raw in
+            send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in
+                try p.downlink.protectRtcp(slot, length: len)
+            }
         }
     }
 
@@ -569,11 +573,9 @@ final class MediaWorker: @unchecked Sendable {
         guard let to = publisher.address else { return }
         let due = cache.missing.due(now: now, rtt: Self.uplinkNackInterval)
         guard !due.isEmpty else { return }
-        var nack = GenericNack.serialize(sender: 0, media: ownSsrc, sequences: due)
-        let n = nack.count
-        nack += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+        var nack = GenericNack(sender: .none, media: Ssrc(ownSsrc), sequences: due).bytes
         nack.withUnsafeMutableBytes { raw in
-            send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try publisher.downlink.protectRtcp(slot, length: len) }
+            send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in try publisher.downlink.protectRtcp(slot, length: len) }
         }
         counts.nackedUpstream += due.count
     }
@@ -582,15 +584,17 @@ final class MediaWorker: @unchecked Sendable {
     /// as RTX on the stream's server RTX SSRC, numbered per subscriber.
     /// Packets the server lacks itself are being asked of the publisher
     /// already; once they come they are forwarded as usual.
-    private func answerNack(_ packet: UnsafeRawBufferPointer, to member: MediaParticipant) {
-        guard let nack = GenericNack.parse(packet), let to = member.address,
-              let cache = member.channel.videoCaches[nack.media] ?? member.channel.audioCaches[nack.media]
-                ?? member.channel.dataCaches[nack.media] else { return }
+    private func answerNack(_ nack: GenericNack, to member: MediaParticipant) {
+        let media = nack.media.rawValue
+        guard let to = member.address,
+              let cache = member.channel.videoCaches[media] ?? member.channel.audioCaches[media]
+                ?? member.channel.dataCaches[media] else { return }
         let now = Instant.now()
-        counts.nackRequests += nack.sequences.count
+        let sequences = nack.sequences
+        counts.nackRequests += sequences.count
         if now - member.rtxWindow.start >= .milliseconds(100) { member.rtxWindow = (now, 0) }
         let budget = member.downlinkEstimate.target / 8 / 10 / 2
-        for seq in nack.sequences.prefix(64) {
+        for seq in sequences.prefix(64) {
             guard member.rtxWindow.bytes < budget else {
                 drop(.rtxBudget)
                 continue
@@ -645,15 +649,4 @@ final class MediaWorker: @unchecked Sendable {
         }
         txCount = 0
     }
-}
-
-@inline(__always)
-func readBE32(_ b: UnsafeMutableRawBufferPointer, _ o: Int) -> UInt32 { readBE32(UnsafeRawBufferPointer(b), o) }
-
-@inline(__always)
-func writeBE32(_ b: UnsafeMutableRawBufferPointer, _ o: Int, _ v: UInt32) {
-    b[o] = UInt8(v >> 24)
-    b[o + 1] = UInt8(v >> 16 & 0xFF)
-    b[o + 2] = UInt8(v >> 8 & 0xFF)
-    b[o + 3] = UInt8(v & 0xFF)
 }

@@ -62,7 +62,7 @@ public struct ProbeMeter: Sendable {
 /// microseconds (low 32 bits) as the RTP timestamp, and a zero payload that
 /// makes the packet `size` bytes.
 public enum ProbePacket {
-    public static let payloadType: UInt8 = 127
+    public static let payloadType = PayloadType.probe.rawValue
     public static let size = 1200
 
     public static func make(ssrc: UInt32, sequence: UInt16, sentUs: Int64, size: Int = ProbePacket.size) -> [UInt8] {

@@ -21,7 +21,7 @@
 /// one byte for 0...63.75 ms ("small"), two bytes signed otherwise ("large").
 /// The first delta is from the reference time, each further one from the
 /// previous arrival.
-public struct TransportFeedback: Equatable, Sendable {
+public struct TransportFeedback: RtcpMessage {
     /// One reported packet: its transport-wide sequence number and, when it
     /// arrived, its arrival time in microseconds on the receiver's clock
     /// (counted from the same origin as `referenceTime`, multiples of 250 µs).
@@ -36,10 +36,10 @@ public struct TransportFeedback: Equatable, Sendable {
     }
 
     /// The one-byte header extension id of the transport-wide sequence number
-    /// in this project's RTP (docs/media-plane.md).
-    public static let extensionId: UInt8 = 3
+    /// (the project's table: `HeaderExtensionId`).
+    public static let extensionId = HeaderExtensionId.transportSequence
     /// RTCP packet type and feedback message type.
-    public static let packetType: UInt8 = 205
+    public static let packetType = RtcpPacketType.transportLayerFeedback
     public static let format: UInt8 = 15
     /// The most packets one message reports (keeps it well under one MTU).
     public static let maxPackets = 400
@@ -73,11 +73,22 @@ public struct TransportFeedback: Equatable, Sendable {
                                  packets: [Packet]) -> (bytes: [UInt8], referenceTime: Int32)? {
         guard let first = packets.lazy.compactMap(\.arrivalUs).first, packets.count <= maxPackets else { return nil }
         let reference = Int32(truncatingIfNeeded: floorDiv(first, 64_000))
-        // Symbols (0 missing, 1 small, 2 large) and deltas in 250 µs ticks.
+        let message = TransportFeedback(sender: sender, media: media, feedbackCount: feedbackCount,
+                                        referenceTime: reference, packets: packets)
+        guard message.encoding() != nil else { return nil }
+        return (message.bytes, reference)
+    }
+
+    /// Each packet's status symbol (0 missing, 1 small delta, 2 large delta)
+    /// and the deltas' bytes, in 250 µs ticks from the reference time and
+    /// then from the previous arrival. Nil when a delta does not fit two
+    /// bytes or there are more packets than the count field holds.
+    func encoding() -> (symbols: [UInt8], deltas: [UInt8])? {
+        guard packets.count <= 0xFFFF else { return nil }
         var symbols: [UInt8] = []
         var deltas: [UInt8] = []
         symbols.reserveCapacity(packets.count)
-        var previousTicks = Int64(reference) * 256  // 64 ms = 256 ticks of 250 µs
+        var previousTicks = Int64(referenceTime) * 256  // 64 ms = 256 ticks of 250 µs
         for p in packets {
             guard let at = p.arrivalUs else { symbols.append(0); continue }
             let ticks = floorDiv(at, 250)
@@ -94,22 +105,19 @@ public struct TransportFeedback: Equatable, Sendable {
                 return nil
             }
         }
-        var out: [UInt8] = [0x80 | format, packetType, 0, 0]
-        appendBE32(&out, sender)
-        appendBE32(&out, media)
-        let base = packets[0].sequence
-        out += [UInt8(base >> 8), UInt8(base & 0xFF), UInt8(packets.count >> 8), UInt8(packets.count & 0xFF)]
-        let r = UInt32(bitPattern: reference) & 0xFF_FFFF
-        out += [UInt8(r >> 16), UInt8(r >> 8 & 0xFF), UInt8(r & 0xFF), feedbackCount]
-        // Chunks: a run-length chunk for a run of seven or more equal symbols,
-        // else a two-bit status vector chunk of seven symbols.
+        return (symbols, deltas)
+    }
+
+    /// The packet status chunks for `symbols`: a run-length chunk for a run of
+    /// seven or more equal symbols, else a two-bit status vector chunk of seven.
+    static func chunks(_ symbols: [UInt8]) -> [UInt16] {
+        var out: [UInt16] = []
         var i = 0
         while i < symbols.count {
             var run = 1
             while i + run < symbols.count, symbols[i + run] == symbols[i], run < 0x1FFF { run += 1 }
             if run >= 7 {
-                let chunk = UInt16(symbols[i]) << 13 | UInt16(run)
-                out += [UInt8(chunk >> 8), UInt8(chunk & 0xFF)]
+                out.append(UInt16(symbols[i]) << 13 | UInt16(run))
                 i += run
                 continue
             }
@@ -118,48 +126,73 @@ public struct TransportFeedback: Equatable, Sendable {
                 let s = i + k < symbols.count ? symbols[i + k] : 0
                 chunk |= UInt16(s) << UInt16(12 - 2 * k)
             }
-            out += [UInt8(chunk >> 8), UInt8(chunk & 0xFF)]
+            out.append(chunk)
             i += 7
         }
-        out += deltas
-        while out.count % 4 != 0 { out.append(0) }
-        let words = out.count / 4 - 1
-        out[2] = UInt8(words >> 8)
-        out[3] = UInt8(words & 0xFF)
-        return (out, reference)
+        return out
+    }
+
+    /// The encoding of a message read by `parse` or made by
+    /// `serialize(sender:media:feedbackCount:packets:)`: any other must keep
+    /// each gap between arrivals within ±8.19 s.
+    private func checkedEncoding() -> (symbols: [UInt8], deltas: [UInt8]) {
+        guard let e = encoding() else {
+            preconditionFailure("transport feedback with a gap the two-byte delta cannot hold; build it with serialize(sender:...)")
+        }
+        return e
+    }
+
+    public var encodedSize: Int {
+        let e = checkedEncoding()
+        return wordAligned(20 + 2 * Self.chunks(e.symbols).count + e.deltas.count)
+    }
+
+    public func serialize(into out: UnsafeMutableRawBufferPointer) -> Int {
+        let e = checkedEncoding()
+        let chunks = Self.chunks(e.symbols)
+        let size = wordAligned(20 + 2 * chunks.count + e.deltas.count)
+        var w = RtcpWriter(out, count: Self.format, type: .transportLayerFeedback, packetSize: size)
+        w.u32(sender)
+        w.u32(media)
+        w.u16(packets.first?.sequence ?? 0)
+        w.u16(UInt16(packets.count))
+        w.u24(UInt32(bitPattern: referenceTime) & 0xFF_FFFF)
+        w.u8(feedbackCount)
+        for c in chunks { w.u16(c) }
+        w.bytes(e.deltas)
+        w.padToWord()
+        return w.offset
     }
 
     // MARK: - Reading
 
-    /// Reads one feedback message (the RTCP packet alone, as a compound's
-    /// member). Nil for another message, a truncated one, or status symbols
-    /// that do not match the deltas present.
-    public static func parse(_ p: UnsafeRawBufferPointer) -> TransportFeedback? {
-        guard p.count >= 20, p[0] >> 6 == 2, p[0] & 0x1F == format, p[1] == packetType else { return nil }
-        let length = (Int(p[2]) << 8 | Int(p[3]) + 1) * 4
-        guard length <= p.count else { return nil }
-        let base = UInt16(p[12]) << 8 | UInt16(p[13])
-        let count = Int(p[14]) << 8 | Int(p[15])
-        guard count > 0, count <= 0xFFFF else { return nil }
-        var reference = Int32(p[16]) << 16 | Int32(p[17]) << 8 | Int32(p[18])
+    /// Reads one feedback message (the RTCP packet at the start of `p`).
+    /// Throws for another message, a truncated one, or status symbols that
+    /// do not match the deltas present.
+    public static func parse(_ p: UnsafeRawBufferPointer) throws(WireError) -> TransportFeedback {
+        let c = try RtcpContent(p, type: .transportLayerFeedback, format: format)
+        var r = c.reader
+        let sender = try r.u32(), media = try r.u32()
+        let base = try r.u16()
+        let count = Int(try r.u16())
+        guard count > 0 else { throw .malformed("transport feedback about no packets") }
+        var reference = Int32(bitPattern: try r.u24())
         if reference & 0x80_0000 != 0 { reference -= 0x100_0000 }
+        let feedbackCount = try r.u8()
         var symbols: [UInt8] = []
         symbols.reserveCapacity(count)
-        var at = 20
         while symbols.count < count {
-            guard at + 2 <= length else { return nil }
-            let chunk = UInt16(p[at]) << 8 | UInt16(p[at + 1])
-            at += 2
+            let chunk = try r.u16()
             if chunk & 0x8000 == 0 {
                 let symbol = UInt8(chunk >> 13 & 0x3), run = Int(chunk & 0x1FFF)
-                guard symbol != 3 else { return nil }
+                guard symbol != 3 else { throw .malformed("transport feedback status 3") }
                 symbols += repeatElement(symbol, count: min(run, count - symbols.count))
             } else if chunk & 0x4000 == 0 {
                 for k in 0..<14 where symbols.count < count { symbols.append(UInt8(chunk >> UInt16(13 - k) & 1)) }
             } else {
                 for k in 0..<7 where symbols.count < count {
                     let s = UInt8(chunk >> UInt16(12 - 2 * k) & 3)
-                    guard s != 3 else { return nil }
+                    guard s != 3 else { throw .malformed("transport feedback status 3") }
                     symbols.append(s)
                 }
             }
@@ -171,20 +204,16 @@ public struct TransportFeedback: Equatable, Sendable {
             let seq = base &+ UInt16(truncatingIfNeeded: k)
             switch s {
             case 1:
-                guard at + 1 <= length else { return nil }
-                ticks += Int64(p[at])
-                at += 1
+                ticks += Int64(try r.u8())
                 packets.append(Packet(sequence: seq, arrivalUs: ticks * 250))
             case 2:
-                guard at + 2 <= length else { return nil }
-                ticks += Int64(Int16(bitPattern: UInt16(p[at]) << 8 | UInt16(p[at + 1])))
-                at += 2
+                ticks += Int64(Int16(bitPattern: try r.u16()))
                 packets.append(Packet(sequence: seq, arrivalUs: ticks * 250))
             default:
                 packets.append(Packet(sequence: seq, arrivalUs: nil))
             }
         }
-        return TransportFeedback(sender: readU32(p, 4), media: readU32(p, 8), feedbackCount: p[19],
+        return TransportFeedback(sender: sender, media: media, feedbackCount: feedbackCount,
                                  referenceTime: reference, packets: packets)
     }
 
@@ -235,11 +264,6 @@ extension TransportFeedback {
 func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
     let q = a / b
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-}
-
-@inline(__always)
-func appendBE32(_ out: inout [UInt8], _ v: UInt32) {
-    out += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
 }
 
 /// The receiving side of transport-wide feedback: records when each
@@ -314,48 +338,5 @@ public struct TransportFeedbackRecorder: Sendable {
         }
         nextToReport = next
         return out
-    }
-}
-
-/// Receiver estimated maximum bitrate (draft-alvestrand-rmcat-remb-03): the
-/// server tells a publisher how much its subscribers' downlinks can take of
-/// the streams named (RTCP PSFB, PT 206, FMT 15, "REMB"):
-///
-///     |V=2|P| FMT=15  |   PT=206      |             length            |
-///     |                  SSRC of packet sender                        |
-///     |                  SSRC of media source (0)                     |
-///     |  'R'  |  'E'  |  'M'  |  'B'  |
-///     |  Num SSRC     | BR Exp    |  BR Mantissa                      |
-///     |   SSRC feedback ...                                           |
-public enum Remb {
-    public static let packetType: UInt8 = 206
-    public static let format: UInt8 = 15
-
-    /// The message for `bitrate` bps about `ssrcs` (at most 255).
-    public static func serialize(sender: UInt32, bitrate: Int, ssrcs: [UInt32]) -> [UInt8] {
-        var mantissa = UInt64(max(0, bitrate)), exponent: UInt64 = 0
-        while mantissa > 0x3FFFF { mantissa >>= 1; exponent += 1 }
-        let list = ssrcs.prefix(255)
-        var out: [UInt8] = [0x80 | format, packetType, 0, UInt8(4 + list.count)]
-        appendBE32(&out, sender)
-        appendBE32(&out, 0)
-        out += Array("REMB".utf8)
-        out += [UInt8(list.count), UInt8(exponent << 2 | mantissa >> 16), UInt8(mantissa >> 8 & 0xFF), UInt8(mantissa & 0xFF)]
-        for s in list { appendBE32(&out, s) }
-        return out
-    }
-
-    /// Reads one REMB message (the RTCP packet alone): the bitrate and the
-    /// SSRCs it is about. Nil for anything else or a truncated one.
-    public static func parse(_ p: UnsafeRawBufferPointer) -> (bitrate: Int, ssrcs: [UInt32])? {
-        guard p.count >= 20, p[0] >> 6 == 2, p[0] & 0x1F == format, p[1] == packetType,
-              p[12] == 0x52, p[13] == 0x45, p[14] == 0x4D, p[15] == 0x42 else { return nil }
-        let count = Int(p[16])
-        guard p.count >= 20 + 4 * count else { return nil }
-        let exponent = Int(p[17] >> 2)
-        let mantissa = Int(p[17] & 3) << 16 | Int(p[18]) << 8 | Int(p[19])
-        guard exponent <= 40 else { return nil }
-        let ssrcs = (0..<count).map { readU32(p, 20 + 4 * $0) }
-        return (mantissa << exponent, ssrcs)
     }
 }

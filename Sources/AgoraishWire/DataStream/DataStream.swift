@@ -23,11 +23,11 @@
 /// video metadata the picture's timestamp. The item's payload follows.
 public enum DataStreamPacket {
     /// Reliable data: retransmitted on request (RFC 4585 NACK).
-    public static let payloadType: UInt8 = 100
+    public static let payloadType = PayloadType.reliableData.rawValue
     /// Retransmissions (RFC 4588) of reliable data.
-    public static let rtxPayloadType: UInt8 = 101
+    public static let rtxPayloadType = PayloadType.reliableDataRtx.rawValue
     /// Unreliable data.
-    public static let unreliablePayloadType: UInt8 = 102
+    public static let unreliablePayloadType = PayloadType.unreliableData.rawValue
     /// Bytes of the item header.
     public static let headerSize = 16
 

@@ -1,53 +1,6 @@
-/// Retransmission, sans-IO: the generic NACK (RFC 4585 §6.2.1), the RTX
-/// payload format (RFC 4588), a sender's packet history, and a receiver's
-/// list of missing packets with its NACK schedule.
-public enum GenericNack {
-    /// RTPFB (205) with FMT 1: the sender's SSRC, the media SSRC, and an FCI of
-    /// (PID, BLP) pairs covering `sequences` (each pair names PID and up to 16
-    /// more within the next 16 numbers).
-    public static func serialize(sender: UInt32, media: UInt32, sequences: [UInt16]) -> [UInt8] {
-        var fci: [(pid: UInt16, blp: UInt16)] = []
-        // Sorted in sequence order across a wrap: by distance from the first.
-        let base = sequences.first ?? 0
-        for s in Set(sequences).sorted(by: { $0 &- base < $1 &- base }) {
-            if let last = fci.last, case let d = s &- last.pid, d >= 1, d <= 16 {
-                fci[fci.count - 1].blp |= 1 << (d - 1)
-            } else {
-                fci.append((s, 0))
-            }
-        }
-        var out: [UInt8] = [0x81, 205]
-        let words = 2 + fci.count
-        out += [UInt8(words >> 8), UInt8(words & 0xFF)]
-        out += be32(sender) + be32(media)
-        for f in fci { out += [UInt8(f.pid >> 8), UInt8(f.pid & 0xFF), UInt8(f.blp >> 8), UInt8(f.blp & 0xFF)] }
-        return out
-    }
-
-    /// Reads one generic NACK (an RTCP packet of type 205, FMT 1): its media
-    /// SSRC and the sequence numbers it asks for. Nil for anything else or a
-    /// packet shorter than its length says.
-    public static func parse(_ p: UnsafeRawBufferPointer) -> (media: UInt32, sequences: [UInt16])? {
-        guard p.count >= 12, p[0] >> 6 == 2, p[0] & 0x1F == 1, p[1] == 205 else { return nil }
-        let length = (Int(p[2]) << 8 | Int(p[3]) + 1) * 4
-        guard length >= 12, length <= p.count else { return nil }
-        let media = readBE32(p, 8)
-        var out: [UInt16] = []
-        var at = 12
-        while at + 4 <= length {
-            let pid = UInt16(p[at]) << 8 | UInt16(p[at + 1])
-            let blp = UInt16(p[at + 2]) << 8 | UInt16(p[at + 3])
-            out.append(pid)
-            for bit in 0..<16 where blp & (1 << bit) != 0 { out.append(pid &+ UInt16(bit + 1)) }
-            at += 4
-        }
-        return (media, out)
-    }
-
-    private static func be32(_ v: UInt32) -> [UInt8] {
-        [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)]
-    }
-}
+// Retransmission, sans-IO: the RTX payload format (RFC 4588), a sender's
+// packet history, and a receiver's list of missing packets with its NACK
+// schedule. The NACK itself is `GenericNack` (Rtcp/GenericNack.swift).
 
 /// The RTX payload format (RFC 4588 §4): a retransmission travels on its own
 /// SSRC and payload type with its own sequence numbers; its payload starts

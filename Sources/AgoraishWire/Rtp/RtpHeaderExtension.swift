@@ -45,7 +45,7 @@ public enum RtpHeaderExtension {
     /// The extension that marks a payload encrypted end to end by the
     /// built-in encryption (docs/encryption.md): one byte, the mode (Agora's
     /// ENCRYPTION_MODE). Absent on payloads that are not encrypted.
-    public static let payloadProtectionId: UInt8 = 4
+    public static let payloadProtectionId = HeaderExtensionId.payloadProtection
 
     /// The elements of a one-byte extension block starting at `offset` (the
     /// profile word). Throws for a block that runs past the packet or another profile.
