@@ -85,7 +85,7 @@ $(BUILD)/examples/%: examples/c/%.c examples/c/example_support.h include/agorais
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS) -lm
 
-$(BUILD)/examples/%_cpp: examples/cpp/%.cpp include/agoraish.h bindings/cpp/agoraish.hpp bindings/cpp/agoraish_callbacks.hpp $(DIST_LIB)/$(SO_NAME)
+$(BUILD)/examples/%_cpp: examples/cpp/%.cpp examples/cpp/example_support.hpp include/agoraish.h bindings/cpp/agoraish.hpp bindings/cpp/agoraish_callbacks.hpp $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
 	$(CXX) $(HOST_CXXFLAGS) $< -o $@ $(HOST_LDFLAGS)
 

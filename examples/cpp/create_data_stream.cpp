@@ -20,44 +20,25 @@
 //
 //   make hosts && build/examples/create_data_stream_cpp
 #include "agoraish.hpp"
+#include "example_support.hpp"
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <cstdio>
-#include <functional>
 #include <iostream>
-#include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using example::Clock;
+using example::fail;
+using example::say;
 using namespace std::chrono_literals;
 
-const char* const kAppId = "0123456789abcdef0123456789abcdef";
 const char* const kChannel = "create-data-stream";
 constexpr int kMessages = 5;
 constexpr auto kInterval = 200ms;
-constexpr auto kTimeout = 5s;
-const Clock::time_point kStart = Clock::now();
-
-std::mutex printMutex;
-
-template <typename... Args>
-void say(const char* who, const Args&... args) {
-    std::ostringstream line;
-    char prefix[32];
-    std::snprintf(prefix, sizeof prefix, "%6.2f s  %-6s  ",
-                  std::chrono::duration<double>(Clock::now() - kStart).count(), who);
-    line << prefix;
-    (line << ... << args);
-    std::lock_guard<std::mutex> lock(printMutex);
-    std::cout << line.str() << '\n';
-}
 
 // Now on the wall clock, in ms since 1970: what sentTs is measured in.
 std::uint64_t wallMs() {
@@ -78,30 +59,9 @@ struct Message {
 };
 
 // A user's channel and data events, remembered so main can wait for them.
-class User : public agoraish::IRtcEngineEventHandler {
+class User : public example::User {
 public:
-    explicit User(const char* name) : name_(name) {}
-
-    void onJoinChannelSuccess(const char* channel, agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onJoinChannelSuccess \"", channel, "\" uid ", uid, ", ", elapsed, " ms");
-        update([&] { joined_ = true; });
-    }
-    void onUserJoined(agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onUserJoined uid ", uid, ", ", elapsed, " ms");
-        update([&] { peer_ = uid; });
-    }
-    void onUserOffline(agoraish::uid_t uid, agoraish::USER_OFFLINE_REASON_TYPE reason) override {
-        say(name_, "onUserOffline uid ", uid, ", reason ", int(reason));
-        update([&] {
-            if (peer_ == uid) peer_ = 0;
-        });
-    }
-    void onLeaveChannel(const agoraish::RtcStats& stats) override {
-        say(name_, "onLeaveChannel after ", stats.duration, " s: sent ", stats.txBytes, " bytes, received ",
-            stats.rxBytes, " bytes");
-        update([&] { joined_ = false; });
-    }
-    void onError(int err, const char* msg) override { say(name_, "onError ", err, ": ", msg); }
+    using example::User::User;
 
     // A message of another user's stream; `data` is valid during the call only.
     void onStreamMessage(agoraish::uid_t userId, int streamId, const char* data, std::size_t length,
@@ -118,47 +78,14 @@ public:
         update([&] { ++errors_; });
     }
 
-    bool waitJoined(bool joined) { return waitUntil([&] { return joined_ == joined; }); }
-    bool waitPeer(bool present) { return waitUntil([&] { return (peer_ != 0) == present; }); }
     bool waitMessages(std::size_t count) { return waitUntil([&] { return messages_.size() >= count; }); }
-    agoraish::uid_t peer() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return peer_;
-    }
-    std::vector<Message> messages() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return messages_;
-    }
-    int errors() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return errors_;
-    }
+    std::vector<Message> messages() { return locked([&] { return messages_; }); }
+    int errors() { return locked([&] { return errors_; }); }
 
 private:
-    void update(const std::function<void()>& change) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        change();
-        cond_.notify_all();
-    }
-    bool waitUntil(const std::function<bool()>& done) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        return cond_.wait_for(lock, kTimeout, done);
-    }
-
-    const char* name_;
-    std::mutex mutex_;
-    std::condition_variable cond_;
-    bool joined_ = false;
-    agoraish::uid_t peer_ = 0;
     std::vector<Message> messages_;
     int errors_ = 0;
 };
-
-int fail(const char* what, int rc) {
-    std::cerr << what << " failed: " << rc << " (" << agoraish::RtcEngine::getErrorDescription(rc) << ")\n";
-    std::cout << "the call did not go as expected\n";
-    return 1;
-}
 
 }  // namespace
 
@@ -166,32 +93,16 @@ int main() {
     // Declared first so they outlive the engines (destroyed in reverse order).
     agoraish::ChannelServer server;
     User local("local"), remote("remote");
-    if (int rc = server.initialize(); rc != 0) return fail("ChannelServer::initialize", rc);
-    if (int rc = server.start(); rc != 0) return fail("ChannelServer::start", rc);
-    say("server", server.url());
-
-    agoraish::RtcEngineContext context;
-    context.appId = kAppId;
-    context.serverUrl = server.url();
-    context.eventHandler = &local;
-    agoraish::RtcEngine localEngine;
-    if (int rc = localEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (local)", rc);
-    context.eventHandler = &remote;
-    agoraish::RtcEngine remoteEngine;
-    if (int rc = remoteEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (remote)", rc);
+    agoraish::RtcEngine localEngine, remoteEngine;
+    if (int rc = example::startServer(server); rc != 0) return rc;
+    if (int rc = example::createEngine(localEngine, local, server); rc != 0) return rc;
+    if (int rc = example::createEngine(remoteEngine, remote, server); rc != 0) return rc;
 
     // Data only: no microphone, no speaker.
     localEngine.disableAudio();
     remoteEngine.disableAudio();
 
-    if (int rc = localEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) return fail("joinChannel", rc);
-    if (!local.waitJoined(true)) return fail("waiting for onJoinChannelSuccess", -AGORAISH_ERR_TIMEDOUT);
-    if (int rc = remoteEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) {
-        return fail("joinChannel (remote)", rc);
-    }
-    if (!remote.waitJoined(true) || !local.waitPeer(true) || !remote.waitPeer(true)) {
-        return fail("waiting for the users to see each other", -AGORAISH_ERR_TIMEDOUT);
-    }
+    if (int rc = example::meet(kChannel, localEngine, local, remoteEngine, remote); rc != 0) return rc;
     const agoraish::uid_t localUid = remote.peer(), remoteUid = local.peer();
 
     // local's stream: reliable and ordered (Agora's createDataStream(&streamId, true, true)).
@@ -228,12 +139,7 @@ int main() {
     say("remote", "createDataStream: stream ", answerStream, "; sendStreamMessage(\"", answer, "\") = 0");
     if (!local.waitMessages(1)) return fail("waiting for the answer", -AGORAISH_ERR_TIMEDOUT);
 
-    remoteEngine.leaveChannel();
-    if (!remote.waitJoined(false) || !local.waitPeer(false)) {
-        return fail("waiting for the remote user to leave", -AGORAISH_ERR_TIMEDOUT);
-    }
-    localEngine.leaveChannel();
-    if (!local.waitJoined(false)) return fail("waiting for onLeaveChannel", -AGORAISH_ERR_TIMEDOUT);
+    if (int rc = example::part(localEngine, local, remoteEngine, remote); rc != 0) return rc;
 
     // The streams ended with the call.
     const int late = localEngine.sendStreamMessage(stream, "late", 4);

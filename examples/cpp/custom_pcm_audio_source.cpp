@@ -18,18 +18,16 @@
 //
 //   make hosts && build/examples/custom_pcm_audio_source_cpp [file.wav]
 #include "agoraish.hpp"
+#include "example_support.hpp"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <iostream>
-#include <mutex>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -38,18 +36,17 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using example::Clock;
+using example::fail;
+using example::say;
 using namespace std::chrono_literals;
 
-const char* const kAppId = "0123456789abcdef0123456789abcdef";
 const char* const kChannel = "custom-pcm-audio-source";
 constexpr int kSinkRate = 48000;
 constexpr int kSinkFrame = kSinkRate / 100;
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kMaxSeconds = 30;  // longest file pushed
 constexpr std::array<double, 3> kNotes{440.0, 554.37, 659.26};  // A4, C#5, E5
-constexpr auto kTimeout = 5s;
-const Clock::time_point kStart = Clock::now();
 
 std::string fixed(double value, int digits) {
     char text[32];
@@ -57,66 +54,8 @@ std::string fixed(double value, int digits) {
     return text;
 }
 
-std::mutex printMutex;
-
-template <typename... Args>
-void say(const char* who, const Args&... args) {
-    std::ostringstream line;
-    char prefix[32];
-    std::snprintf(prefix, sizeof prefix, "%6.2f s  %-6s  ",
-                  std::chrono::duration<double>(Clock::now() - kStart).count(), who);
-    line << prefix;
-    (line << ... << args);
-    std::lock_guard<std::mutex> lock(printMutex);
-    std::cout << line.str() << '\n';
-}
-
 // A user's channel events, remembered so main can wait for them.
-class User : public agoraish::IRtcEngineEventHandler {
-public:
-    explicit User(const char* name) : name_(name) {}
-
-    void onJoinChannelSuccess(const char* channel, agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onJoinChannelSuccess \"", channel, "\" uid ", uid, ", ", elapsed, " ms");
-        update([&] { joined_ = true; });
-    }
-    void onUserJoined(agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onUserJoined uid ", uid, ", ", elapsed, " ms");
-        update([&] { peer_ = uid; });
-    }
-    void onUserOffline(agoraish::uid_t uid, agoraish::USER_OFFLINE_REASON_TYPE reason) override {
-        say(name_, "onUserOffline uid ", uid, ", reason ", int(reason));
-        update([&] {
-            if (peer_ == uid) peer_ = 0;
-        });
-    }
-    void onLeaveChannel(const agoraish::RtcStats& stats) override {
-        say(name_, "onLeaveChannel after ", stats.duration, " s: sent ", stats.txBytes, " bytes, received ",
-            stats.rxBytes, " bytes");
-        update([&] { joined_ = false; });
-    }
-    void onError(int err, const char* msg) override { say(name_, "onError ", err, ": ", msg); }
-
-    bool waitJoined(bool joined) { return waitUntil([&] { return joined_ == joined; }); }
-    bool waitPeer(bool present) { return waitUntil([&] { return (peer_ != 0) == present; }); }
-
-private:
-    void update(const std::function<void()>& change) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        change();
-        cond_.notify_all();
-    }
-    bool waitUntil(const std::function<bool()>& done) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        return cond_.wait_for(lock, kTimeout, done);
-    }
-
-    const char* name_;
-    std::mutex mutex_;
-    std::condition_variable cond_;
-    bool joined_ = false;
-    agoraish::uid_t peer_ = 0;
-};
+using example::User;
 
 // ---- WAV files ------------------------------------------------------------------
 
@@ -231,11 +170,6 @@ Tone analyze(const int16_t* pcm, std::size_t count) {
     return tone;
 }
 
-int fail(const char* what, int rc) {
-    std::cerr << what << " failed: " << rc << " (" << agoraish::RtcEngine::getErrorDescription(rc) << ")\n";
-    return 1;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -260,19 +194,10 @@ int main(int argc, char** argv) {
     // Declared first so they outlive the engines (destroyed in reverse order).
     agoraish::ChannelServer server;
     User local("local"), remote("remote");
-    if (int rc = server.initialize(); rc != 0) return fail("ChannelServer::initialize", rc);
-    if (int rc = server.start(); rc != 0) return fail("ChannelServer::start", rc);
-    say("server", server.url());
-
-    agoraish::RtcEngineContext context;
-    context.appId = kAppId;
-    context.serverUrl = server.url();
-    context.eventHandler = &local;
-    agoraish::RtcEngine localEngine;
-    if (int rc = localEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (local)", rc);
-    context.eventHandler = &remote;
-    agoraish::RtcEngine remoteEngine;
-    if (int rc = remoteEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (remote)", rc);
+    agoraish::RtcEngine localEngine, remoteEngine;
+    if (int rc = example::startServer(server); rc != 0) return rc;
+    if (int rc = example::createEngine(localEngine, local, server); rc != 0) return rc;
+    if (int rc = example::createEngine(remoteEngine, remote, server); rc != 0) return rc;
 
     // local sends the file: a music profile, stereo when the file is. Nothing
     // it would hear matters here, so its playout goes to ALSA's "null".
@@ -290,14 +215,7 @@ int main(int argc, char** argv) {
     remoteEngine.setExternalAudioSink(true, kSinkRate, 1);
     agoraish_engine_enable_local_audio(remoteEngine.nativeHandle(), 0);
 
-    if (int rc = localEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) return fail("joinChannel", rc);
-    if (!local.waitJoined(true)) return fail("waiting for onJoinChannelSuccess", -AGORAISH_ERR_TIMEDOUT);
-    if (int rc = remoteEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) {
-        return fail("joinChannel (remote)", rc);
-    }
-    if (!remote.waitJoined(true) || !local.waitPeer(true) || !remote.waitPeer(true)) {
-        return fail("waiting for the users to see each other", -AGORAISH_ERR_TIMEDOUT);
-    }
+    if (int rc = example::meet(kChannel, localEngine, local, remoteEngine, remote); rc != 0) return rc;
 
     // local pushes the file in real time (10 ms every 10 ms) while remote pulls.
     std::array<int, 6> returned{};
@@ -324,12 +242,7 @@ int main(int argc, char** argv) {
     say("local", "the first pushes of ", pcm.rate / 100, " samples per channel returned ", first.str(),
         " (at 48 kHz, not yet sent)");
 
-    remoteEngine.leaveChannel();
-    if (!remote.waitJoined(false) || !local.waitPeer(false)) {
-        return fail("waiting for the remote user to leave", -AGORAISH_ERR_TIMEDOUT);
-    }
-    localEngine.leaveChannel();
-    if (!local.waitJoined(false)) return fail("waiting for onLeaveChannel", -AGORAISH_ERR_TIMEDOUT);
+    if (int rc = example::part(localEngine, local, remoteEngine, remote); rc != 0) return rc;
 
     // What remote heard, second by second from the moment sound arrived.
     std::size_t onset = 0;

@@ -21,17 +21,15 @@
 //
 //   make hosts && build/examples/custom_video_render_cpp
 #include "agoraish.hpp"
+#include "example_support.hpp"
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <sys/stat.h>
 #include <thread>
@@ -39,10 +37,11 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using example::Clock;
+using example::fail;
+using example::say;
 using namespace std::chrono_literals;
 
-const char* const kAppId = "0123456789abcdef0123456789abcdef";
 const char* const kChannel = "custom-video-render";
 const char* const kY4mPath = "demo-out/custom_video_render_cpp.y4m";
 constexpr int kWidth = 320;
@@ -52,27 +51,11 @@ constexpr int kChromaStride = kWidth / 2 + 16;      // 160 and 16 of padding
 constexpr int kFps = 15;
 constexpr int kPushed = 45;                         // three seconds
 constexpr auto kSettle = 500ms;                     // after the last push, for the last pictures to be rendered
-constexpr auto kTimeout = 5s;
-const Clock::time_point kStart = Clock::now();
 
 std::string fixed(double value, int digits) {
     char text[32];
     std::snprintf(text, sizeof text, "%.*f", digits, value);
     return text;
-}
-
-std::mutex printMutex;
-
-template <typename... Args>
-void say(const char* who, const Args&... args) {
-    std::ostringstream line;
-    char prefix[32];
-    std::snprintf(prefix, sizeof prefix, "%6.2f s  %-6s  ",
-                  std::chrono::duration<double>(Clock::now() - kStart).count(), who);
-    line << prefix;
-    (line << ... << args);
-    std::lock_guard<std::mutex> lock(printMutex);
-    std::cout << line.str() << '\n';
 }
 
 // The average of a plane of `width` x `height` bytes, rows `stride` bytes apart.
@@ -87,30 +70,10 @@ double average(const std::uint8_t* plane, int stride, int width, int height) {
 // ---- one user's events, and local's render sink -------------------------------------
 
 // A user's channel and video events, remembered so main can wait for them.
-class User : public agoraish::IRtcEngineEventHandler {
+class User : public example::User {
 public:
-    explicit User(const char* name) : name_(name) {}
+    using example::User::User;
 
-    void onJoinChannelSuccess(const char* channel, agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onJoinChannelSuccess \"", channel, "\" uid ", uid, ", ", elapsed, " ms");
-        update([&] { joined_ = true; });
-    }
-    void onUserJoined(agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onUserJoined uid ", uid, ", ", elapsed, " ms");
-        update([&] { peer_ = uid; });
-    }
-    void onUserOffline(agoraish::uid_t uid, agoraish::USER_OFFLINE_REASON_TYPE reason) override {
-        say(name_, "onUserOffline uid ", uid, ", reason ", int(reason));
-        update([&] {
-            if (peer_ == uid) peer_ = 0;
-        });
-    }
-    void onLeaveChannel(const agoraish::RtcStats& stats) override {
-        say(name_, "onLeaveChannel after ", stats.duration, " s: sent ", stats.txBytes, " bytes, received ",
-            stats.rxBytes, " bytes");
-        update([&] { joined_ = false; });
-    }
-    void onError(int err, const char* msg) override { say(name_, "onError ", err, ": ", msg); }
     void onFirstLocalVideoFramePublished(int elapsed) override {
         say(name_, "onFirstLocalVideoFramePublished, ", elapsed, " ms");
     }
@@ -120,30 +83,6 @@ public:
     void onVideoSizeChanged(agoraish::uid_t uid, int width, int height, int rotation) override {
         say(name_, "onVideoSizeChanged uid ", uid, ", ", width, "x", height, ", rotation ", rotation);
     }
-
-    bool waitJoined(bool joined) { return waitUntil([&] { return joined_ == joined; }); }
-    bool waitPeer(bool present) { return waitUntil([&] { return (peer_ != 0) == present; }); }
-    agoraish::uid_t peer() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return peer_;
-    }
-
-private:
-    void update(const std::function<void()>& change) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        change();
-        cond_.notify_all();
-    }
-    bool waitUntil(const std::function<bool()>& done) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        return cond_.wait_for(lock, kTimeout, done);
-    }
-
-    const char* name_;
-    std::mutex mutex_;
-    std::condition_variable cond_;
-    bool joined_ = false;
-    agoraish::uid_t peer_ = 0;
 };
 
 // local's render sink, on its engine's video thread: one YUV4MPEG2 frame per
@@ -269,11 +208,6 @@ struct I420Picture {
     double averageLuma() const { return average(y.data(), kLumaStride, kWidth, kHeight); }
 };
 
-int fail(const char* what, int rc) {
-    std::cerr << what << " failed: " << rc << " (" << agoraish::RtcEngine::getErrorDescription(rc) << ")\n";
-    return 1;
-}
-
 }  // namespace
 
 int main() {
@@ -287,19 +221,10 @@ int main() {
         std::cerr << "cannot write " << kY4mPath << "\n";
         return 1;
     }
-    if (int rc = server.initialize(); rc != 0) return fail("ChannelServer::initialize", rc);
-    if (int rc = server.start(); rc != 0) return fail("ChannelServer::start", rc);
-    say("server", server.url());
-
-    agoraish::RtcEngineContext context;
-    context.appId = kAppId;
-    context.serverUrl = server.url();
-    context.eventHandler = &local;
-    agoraish::RtcEngine localEngine;
-    if (int rc = localEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (local)", rc);
-    context.eventHandler = &remote;
-    agoraish::RtcEngine remoteEngine;
-    if (int rc = remoteEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (remote)", rc);
+    agoraish::RtcEngine localEngine, remoteEngine;
+    if (int rc = example::startServer(server); rc != 0) return rc;
+    if (int rc = example::createEngine(localEngine, local, server); rc != 0) return rc;
+    if (int rc = example::createEngine(remoteEngine, remote, server); rc != 0) return rc;
 
     // A video-only call: no microphone, no speaker.
     localEngine.disableAudio();
@@ -317,14 +242,7 @@ int main() {
     }
     say("remote", "setVideoEncoderConfiguration(", kWidth, "x", kHeight, ", ", kFps, " fps, STANDARD_BITRATE) = 0");
 
-    if (int rc = localEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) return fail("joinChannel", rc);
-    if (!local.waitJoined(true)) return fail("waiting for onJoinChannelSuccess", -AGORAISH_ERR_TIMEDOUT);
-    if (int rc = remoteEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) {
-        return fail("joinChannel (remote)", rc);
-    }
-    if (!remote.waitJoined(true) || !local.waitPeer(true) || !remote.waitPeer(true)) {
-        return fail("waiting for the users to see each other", -AGORAISH_ERR_TIMEDOUT);
-    }
+    if (int rc = example::meet(kChannel, localEngine, local, remoteEngine, remote); rc != 0) return rc;
 
     // local renders the remote user into the file.
     const agoraish::uid_t remoteUid = local.peer();
@@ -367,12 +285,7 @@ int main() {
     localEngine.setupRemoteVideo(agoraish::VideoCanvas(remoteUid, nullptr));
     const Y4mWriter::Report r = writer.close();
 
-    remoteEngine.leaveChannel();
-    if (!remote.waitJoined(false) || !local.waitPeer(false)) {
-        return fail("waiting for the remote user to leave", -AGORAISH_ERR_TIMEDOUT);
-    }
-    localEngine.leaveChannel();
-    if (!local.waitJoined(false)) return fail("waiting for onLeaveChannel", -AGORAISH_ERR_TIMEDOUT);
+    if (int rc = example::part(localEngine, local, remoteEngine, remote); rc != 0) return rc;
 
     say("remote", "pushed ", kPushed, " pictures (", refused, " refused), average luma ", fixed(pushedFirst, 1),
         " in the first, ", fixed(pushedLast, 1), " in the last");

@@ -29,6 +29,7 @@
 //
 //   make hosts && build/examples/raw_audio_data_cpp
 #include "agoraish.hpp"
+#include "example_support.hpp"
 
 #include <pthread.h>
 
@@ -36,32 +37,27 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <functional>
 #include <iostream>
-#include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using example::Clock;
+using example::fail;
+using example::say;
 using namespace std::chrono_literals;
 
-const char* const kAppId = "0123456789abcdef0123456789abcdef";
 const char* const kChannel = "raw-audio-data";
 constexpr agoraish::uid_t kLocalUid = 1001;
 constexpr agoraish::uid_t kRemoteUid = 2002;
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kLocalHz = 440, kRemoteHz = 660, kAmplitude = 8000;
 constexpr long kCallFrames = 300;  // 3 s of 10 ms frames
-constexpr auto kTimeout = 5s;
-const Clock::time_point kStart = Clock::now();
 
 std::string fixed(double value, int digits) {
     char text[32];
@@ -69,66 +65,8 @@ std::string fixed(double value, int digits) {
     return text;
 }
 
-std::mutex printMutex;
-
-template <typename... Args>
-void say(const char* who, const Args&... args) {
-    std::ostringstream line;
-    char prefix[32];
-    std::snprintf(prefix, sizeof prefix, "%6.2f s  %-6s  ",
-                  std::chrono::duration<double>(Clock::now() - kStart).count(), who);
-    line << prefix;
-    (line << ... << args);
-    std::lock_guard<std::mutex> lock(printMutex);
-    std::cout << line.str() << '\n';
-}
-
 // A user's channel events, remembered so main can wait for them.
-class User : public agoraish::IRtcEngineEventHandler {
-public:
-    explicit User(const char* name) : name_(name) {}
-
-    void onJoinChannelSuccess(const char* channel, agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onJoinChannelSuccess \"", channel, "\" uid ", uid, ", ", elapsed, " ms");
-        update([&] { joined_ = true; });
-    }
-    void onUserJoined(agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onUserJoined uid ", uid, ", ", elapsed, " ms");
-        update([&] { peer_ = uid; });
-    }
-    void onUserOffline(agoraish::uid_t uid, agoraish::USER_OFFLINE_REASON_TYPE reason) override {
-        say(name_, "onUserOffline uid ", uid, ", reason ", int(reason));
-        update([&] {
-            if (peer_ == uid) peer_ = 0;
-        });
-    }
-    void onLeaveChannel(const agoraish::RtcStats& stats) override {
-        say(name_, "onLeaveChannel after ", stats.duration, " s: sent ", stats.txBytes, " bytes, received ",
-            stats.rxBytes, " bytes");
-        update([&] { joined_ = false; });
-    }
-    void onError(int err, const char* msg) override { say(name_, "onError ", err, ": ", msg); }
-
-    bool waitJoined(bool joined) { return waitUntil([&] { return joined_ == joined; }); }
-    bool waitPeer(bool present) { return waitUntil([&] { return (peer_ != 0) == present; }); }
-
-private:
-    void update(const std::function<void()>& change) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        change();
-        cond_.notify_all();
-    }
-    bool waitUntil(const std::function<bool()>& done) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        return cond_.wait_for(lock, kTimeout, done);
-    }
-
-    const char* name_;
-    std::mutex mutex_;
-    std::condition_variable cond_;
-    bool joined_ = false;
-    agoraish::uid_t peer_ = 0;
-};
+using example::User;
 
 // ---- tones in a frame -----------------------------------------------------------------
 
@@ -316,11 +254,6 @@ double frequency(const int16_t* pcm, std::size_t count) {
     return double(crossings) / (double(count) / 48000);
 }
 
-int fail(const char* what, int rc) {
-    std::cerr << what << " failed: " << rc << " (" << agoraish::RtcEngine::getErrorDescription(rc) << ")\n";
-    return 1;
-}
-
 }  // namespace
 
 int main() {
@@ -328,19 +261,10 @@ int main() {
     agoraish::ChannelServer server;
     User local("local"), remote("remote");
     RawAudioObserver observer;
-    if (int rc = server.initialize(); rc != 0) return fail("ChannelServer::initialize", rc);
-    if (int rc = server.start(); rc != 0) return fail("ChannelServer::start", rc);
-    say("server", server.url());
-
-    agoraish::RtcEngineContext context;
-    context.appId = kAppId;
-    context.serverUrl = server.url();
-    context.eventHandler = &local;
-    agoraish::RtcEngine localEngine;
-    if (int rc = localEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (local)", rc);
-    context.eventHandler = &remote;
-    agoraish::RtcEngine remoteEngine;
-    if (int rc = remoteEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (remote)", rc);
+    agoraish::RtcEngine localEngine, remoteEngine;
+    if (int rc = example::startServer(server); rc != 0) return rc;
+    if (int rc = example::createEngine(localEngine, local, server); rc != 0) return rc;
+    if (int rc = example::createEngine(remoteEngine, remote, server); rc != 0) return rc;
     agoraish_engine_t* engine = localEngine.nativeHandle();
 
     // The formats each position delivers, as the case sets them.
@@ -366,14 +290,7 @@ int main() {
     remoteEngine.setExternalAudioSource(true, 48000, 1);
     remoteEngine.setExternalAudioSink(true, 48000, 1);
 
-    if (int rc = localEngine.joinChannel(nullptr, kChannel, nullptr, kLocalUid); rc != 0) return fail("joinChannel", rc);
-    if (!local.waitJoined(true)) return fail("waiting for onJoinChannelSuccess", -AGORAISH_ERR_TIMEDOUT);
-    if (int rc = remoteEngine.joinChannel(nullptr, kChannel, nullptr, kRemoteUid); rc != 0) {
-        return fail("joinChannel (remote)", rc);
-    }
-    if (!remote.waitJoined(true) || !local.waitPeer(true) || !remote.waitPeer(true)) {
-        return fail("waiting for the users to see each other", -AGORAISH_ERR_TIMEDOUT);
-    }
+    if (int rc = example::meet(kChannel, localEngine, local, remoteEngine, remote, kLocalUid, kRemoteUid); rc != 0) return rc;
 
     std::thread localVoice(talk, std::ref(localEngine), "local-mic", kLocalHz);
     std::thread remoteVoice(talk, std::ref(remoteEngine), "remote-mic", kRemoteHz);
@@ -391,12 +308,7 @@ int main() {
     const int callsAtUnregister = observer.totalCalls();
     std::this_thread::sleep_for(300ms);
 
-    remoteEngine.leaveChannel();
-    if (!remote.waitJoined(false) || !local.waitPeer(false)) {
-        return fail("waiting for the remote user to leave", -AGORAISH_ERR_TIMEDOUT);
-    }
-    localEngine.leaveChannel();
-    if (!local.waitJoined(false)) return fail("waiting for onLeaveChannel", -AGORAISH_ERR_TIMEDOUT);
+    if (int rc = example::part(localEngine, local, remoteEngine, remote); rc != 0) return rc;
 
     observer.record.report();
     say("local", "               the observer sent ", observer.record.written.describe());

@@ -25,29 +25,27 @@
 //
 //   make hosts && build/examples/stream_encryption_cpp
 #include "agoraish.hpp"
+#include "example_support.hpp"
 
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <iostream>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using example::Clock;
+using example::fail;
+using example::say;
 using namespace std::chrono_literals;
 
-const char* const kAppId = "0123456789abcdef0123456789abcdef";
 const char* const kChannel = "stream-encryption";
 const char* const kKey = "3f8a61c2d95e4b07a1c6e2f0b8d4973a";
 constexpr unsigned char kXorKey = 0x55;
@@ -57,22 +55,6 @@ constexpr double kToneHz = 440.0;
 constexpr int kPushMs = 2000;
 constexpr int kListenMs = kPushMs + 600;
 constexpr double kPi = 3.14159265358979323846;
-constexpr auto kTimeout = 5s;
-const Clock::time_point kStart = Clock::now();
-
-std::mutex printMutex;
-
-template <typename... Args>
-void say(const char* who, const Args&... args) {
-    std::ostringstream line;
-    char prefix[32];
-    std::snprintf(prefix, sizeof prefix, "%6.2f s  %-6s  ",
-                  std::chrono::duration<double>(Clock::now() - kStart).count(), who);
-    line << prefix;
-    (line << ... << args);
-    std::lock_guard<std::mutex> lock(printMutex);
-    std::cout << line.str() << '\n';
-}
 
 const char* errorTypeName(agoraish::ENCRYPTION_ERROR_TYPE type) {
     switch (type) {
@@ -86,30 +68,10 @@ const char* errorTypeName(agoraish::ENCRYPTION_ERROR_TYPE type) {
 }
 
 // A user's channel, data and encryption events, remembered so main can wait for them.
-class User : public agoraish::IRtcEngineEventHandler {
+class User : public example::User {
 public:
-    explicit User(const char* name) : name_(name) {}
+    using example::User::User;
 
-    void onJoinChannelSuccess(const char* channel, agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onJoinChannelSuccess \"", channel, "\" uid ", uid, ", ", elapsed, " ms");
-        update([&] { joined_ = true; });
-    }
-    void onUserJoined(agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onUserJoined uid ", uid, ", ", elapsed, " ms");
-        update([&] { peer_ = uid; });
-    }
-    void onUserOffline(agoraish::uid_t uid, agoraish::USER_OFFLINE_REASON_TYPE reason) override {
-        say(name_, "onUserOffline uid ", uid, ", reason ", int(reason));
-        update([&] {
-            if (peer_ == uid) peer_ = 0;
-        });
-    }
-    void onLeaveChannel(const agoraish::RtcStats& stats) override {
-        say(name_, "onLeaveChannel after ", stats.duration, " s: sent ", stats.txBytes, " bytes, received ",
-            stats.rxBytes, " bytes");
-        update([&] { joined_ = false; });
-    }
-    void onError(int err, const char* msg) override { say(name_, "onError ", err, ": ", msg); }
     void onFirstRemoteAudioDecoded(agoraish::uid_t uid, int elapsed) override {
         say(name_, "onFirstRemoteAudioDecoded uid ", uid, ", ", elapsed, " ms");
     }
@@ -125,34 +87,11 @@ public:
         update([&] { message_ = text; });
     }
 
-    bool waitJoined(bool joined) { return waitUntil([&] { return joined_ == joined; }); }
-    bool waitPeer(bool present) { return waitUntil([&] { return (peer_ != 0) == present; }); }
     bool waitMessage() { return waitUntil([&] { return !message_.empty(); }); }
-    std::string message() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return message_;
-    }
-    int encryptionErrors() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return encryptionErrors_;
-    }
+    std::string message() { return locked([&] { return message_; }); }
+    int encryptionErrors() { return locked([&] { return encryptionErrors_; }); }
 
 private:
-    void update(const std::function<void()>& change) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        change();
-        cond_.notify_all();
-    }
-    bool waitUntil(const std::function<bool()>& done) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        return cond_.wait_for(lock, kTimeout, done);
-    }
-
-    const char* name_;
-    std::mutex mutex_;
-    std::condition_variable cond_;
-    bool joined_ = false;
-    agoraish::uid_t peer_ = 0;
     std::string message_;
     int encryptionErrors_ = 0;
 };
@@ -240,12 +179,6 @@ int sendMessage(const char* who, agoraish::RtcEngine& engine, const std::string&
     return rc;
 }
 
-int fail(const char* what, int rc) {
-    std::cerr << what << " failed: " << rc << " (" << agoraish::RtcEngine::getErrorDescription(rc) << ")\n";
-    std::cout << "the call did not go as expected\n";
-    return 1;
-}
-
 }  // namespace
 
 int main() {
@@ -253,19 +186,10 @@ int main() {
     agoraish::ChannelServer server;
     User local("local"), remote("remote");
     XorObserver localXor, remoteXor;
-    if (int rc = server.initialize(); rc != 0) return fail("ChannelServer::initialize", rc);
-    if (int rc = server.start(); rc != 0) return fail("ChannelServer::start", rc);
-    say("server", server.url());
-
-    agoraish::RtcEngineContext context;
-    context.appId = kAppId;
-    context.serverUrl = server.url();
-    context.eventHandler = &local;
-    agoraish::RtcEngine localEngine;
-    if (int rc = localEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (local)", rc);
-    context.eventHandler = &remote;
-    agoraish::RtcEngine remoteEngine;
-    if (int rc = remoteEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (remote)", rc);
+    agoraish::RtcEngine localEngine, remoteEngine;
+    if (int rc = example::startServer(server); rc != 0) return rc;
+    if (int rc = example::createEngine(localEngine, local, server); rc != 0) return rc;
+    if (int rc = example::createEngine(remoteEngine, remote, server); rc != 0) return rc;
     if (int rc = protect("local", localEngine, localXor); rc != 0) return fail("protecting local", rc);
     if (int rc = protect("remote", remoteEngine, remoteXor); rc != 0) return fail("protecting remote", rc);
 
@@ -275,14 +199,7 @@ int main() {
     remoteEngine.setExternalAudioSink(true, kRate, 1);
     remoteEngine.enableLocalAudio(false);
 
-    if (int rc = localEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) return fail("joinChannel", rc);
-    if (!local.waitJoined(true)) return fail("waiting for onJoinChannelSuccess", -AGORAISH_ERR_TIMEDOUT);
-    if (int rc = remoteEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) {
-        return fail("joinChannel (remote)", rc);
-    }
-    if (!remote.waitJoined(true) || !local.waitPeer(true) || !remote.waitPeer(true)) {
-        return fail("waiting for the users to see each other", -AGORAISH_ERR_TIMEDOUT);
-    }
+    if (int rc = example::meet(kChannel, localEngine, local, remoteEngine, remote); rc != 0) return rc;
 
     // A message each way, encrypted like the audio.
     if (int rc = sendMessage("local", localEngine, "hello from local"); rc != 0) return fail("sendMessage", rc);
@@ -305,12 +222,7 @@ int main() {
     }
     if (!remote.waitMessage() || !local.waitMessage()) return fail("waiting for the messages", -AGORAISH_ERR_TIMEDOUT);
 
-    remoteEngine.leaveChannel();
-    if (!remote.waitJoined(false) || !local.waitPeer(false)) {
-        return fail("waiting for the remote user to leave", -AGORAISH_ERR_TIMEDOUT);
-    }
-    localEngine.leaveChannel();
-    if (!local.waitJoined(false)) return fail("waiting for onLeaveChannel", -AGORAISH_ERR_TIMEDOUT);
+    if (int rc = example::part(localEngine, local, remoteEngine, remote); rc != 0) return rc;
     localEngine.registerPacketObserver(nullptr);
     remoteEngine.registerPacketObserver(nullptr);
 

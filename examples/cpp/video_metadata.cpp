@@ -22,26 +22,24 @@
 //
 //   make hosts && build/examples/video_metadata_cpp
 #include "agoraish.hpp"
+#include "example_support.hpp"
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <functional>
 #include <iostream>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using example::Clock;
+using example::fail;
+using example::say;
 using namespace std::chrono_literals;
 
-const char* const kAppId = "0123456789abcdef0123456789abcdef";
 const char* const kChannel = "video-metadata";
 constexpr int kWidth = 320;
 constexpr int kHeight = 240;
@@ -49,74 +47,15 @@ constexpr int kFps = 15;
 constexpr int kPushed = 20;
 constexpr int kMaxMetadata = 64;  // what this host's metadata needs (Agora's case asks for 1024)
 constexpr auto kSettle = 500ms;   // after the last push, for the last metadata to arrive
-constexpr auto kTimeout = 5s;
-const Clock::time_point kStart = Clock::now();
-
-std::mutex printMutex;
-
-template <typename... Args>
-void say(const char* who, const Args&... args) {
-    std::ostringstream line;
-    char prefix[32];
-    std::snprintf(prefix, sizeof prefix, "%6.2f s  %-6s  ",
-                  std::chrono::duration<double>(Clock::now() - kStart).count(), who);
-    line << prefix;
-    (line << ... << args);
-    std::lock_guard<std::mutex> lock(printMutex);
-    std::cout << line.str() << '\n';
-}
 
 // A user's channel events, remembered so main can wait for them.
-class User : public agoraish::IRtcEngineEventHandler {
+class User : public example::User {
 public:
-    explicit User(const char* name) : name_(name) {}
+    using example::User::User;
 
-    void onJoinChannelSuccess(const char* channel, agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onJoinChannelSuccess \"", channel, "\" uid ", uid, ", ", elapsed, " ms");
-        update([&] { joined_ = true; });
-    }
-    void onUserJoined(agoraish::uid_t uid, int elapsed) override {
-        say(name_, "onUserJoined uid ", uid, ", ", elapsed, " ms");
-        update([&] { peer_ = uid; });
-    }
-    void onUserOffline(agoraish::uid_t uid, agoraish::USER_OFFLINE_REASON_TYPE reason) override {
-        say(name_, "onUserOffline uid ", uid, ", reason ", int(reason));
-        update([&] {
-            if (peer_ == uid) peer_ = 0;
-        });
-    }
-    void onLeaveChannel(const agoraish::RtcStats& stats) override {
-        say(name_, "onLeaveChannel after ", stats.duration, " s");
-        update([&] { joined_ = false; });
-    }
-    void onError(int err, const char* msg) override { say(name_, "onError ", err, ": ", msg); }
     void onFirstRemoteVideoDecoded(agoraish::uid_t uid, int width, int height, int elapsed) override {
         say(name_, "onFirstRemoteVideoDecoded uid ", uid, ", ", width, "x", height, ", ", elapsed, " ms");
     }
-
-    bool waitJoined(bool joined) { return waitUntil([&] { return joined_ == joined; }); }
-    bool waitPeer(bool present) { return waitUntil([&] { return (peer_ != 0) == present; }); }
-    agoraish::uid_t peer() {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return peer_;
-    }
-
-private:
-    void update(const std::function<void()>& change) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        change();
-        cond_.notify_all();
-    }
-    bool waitUntil(const std::function<bool()>& done) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        return cond_.wait_for(lock, kTimeout, done);
-    }
-
-    const char* name_;
-    std::mutex mutex_;
-    std::condition_variable cond_;
-    bool joined_ = false;
-    agoraish::uid_t peer_ = 0;
 };
 
 // One user's metadata source and sink: "frame <timestamp>" on each picture
@@ -195,12 +134,6 @@ void drawPicture(std::vector<std::uint8_t>& planes, int n) {
     std::memset(planes.data() + kWidth * kHeight, 128, kWidth * kHeight / 2);
 }
 
-int fail(const char* what, int rc) {
-    std::cerr << what << " failed: " << rc << " (" << agoraish::RtcEngine::getErrorDescription(rc) << ")\n";
-    std::cout << "the call did not go as expected\n";
-    return 1;
-}
-
 }  // namespace
 
 int main() {
@@ -209,19 +142,10 @@ int main() {
     User local("local"), remote("remote");
     Captions sent("local"), heard("remote");
     View view;
-    if (int rc = server.initialize(); rc != 0) return fail("ChannelServer::initialize", rc);
-    if (int rc = server.start(); rc != 0) return fail("ChannelServer::start", rc);
-    say("server", server.url());
-
-    agoraish::RtcEngineContext context;
-    context.appId = kAppId;
-    context.serverUrl = server.url();
-    context.eventHandler = &local;
-    agoraish::RtcEngine localEngine;
-    if (int rc = localEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (local)", rc);
-    context.eventHandler = &remote;
-    agoraish::RtcEngine remoteEngine;
-    if (int rc = remoteEngine.initialize(context); rc != 0) return fail("RtcEngine::initialize (remote)", rc);
+    agoraish::RtcEngine localEngine, remoteEngine;
+    if (int rc = example::startServer(server); rc != 0) return rc;
+    if (int rc = example::createEngine(localEngine, local, server); rc != 0) return rc;
+    if (int rc = example::createEngine(remoteEngine, remote, server); rc != 0) return rc;
 
     // Both: the observer, video on, audio off.
     if (int rc = localEngine.registerMediaMetadataObserver(&sent, agoraish::IMetadataObserver::VIDEO_METADATA);
@@ -247,14 +171,7 @@ int main() {
     say("local", "setVideoEncoderConfiguration(", kWidth, "x", kHeight, ", ", kFps,
         " fps), setExternalVideoSource(true) = 0");
 
-    if (int rc = localEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) return fail("joinChannel", rc);
-    if (!local.waitJoined(true)) return fail("waiting for onJoinChannelSuccess", -AGORAISH_ERR_TIMEDOUT);
-    if (int rc = remoteEngine.joinChannel(nullptr, kChannel, nullptr, 0); rc != 0) {
-        return fail("joinChannel (remote)", rc);
-    }
-    if (!remote.waitJoined(true) || !local.waitPeer(true) || !remote.waitPeer(true)) {
-        return fail("waiting for the users to see each other", -AGORAISH_ERR_TIMEDOUT);
-    }
+    if (int rc = example::meet(kChannel, localEngine, local, remoteEngine, remote); rc != 0) return rc;
     const agoraish::uid_t localUid = remote.peer();
     if (int rc = remoteEngine.setupRemoteVideo(agoraish::VideoCanvas(localUid, &view)); rc != 0) {
         return fail("setupRemoteVideo", rc);
@@ -287,12 +204,7 @@ int main() {
 
     // Unbinding waits for a picture being rendered: afterwards the count stays put.
     remoteEngine.setupRemoteVideo(agoraish::VideoCanvas(localUid, nullptr));
-    remoteEngine.leaveChannel();
-    if (!remote.waitJoined(false) || !local.waitPeer(false)) {
-        return fail("waiting for the remote user to leave", -AGORAISH_ERR_TIMEDOUT);
-    }
-    localEngine.leaveChannel();
-    if (!local.waitJoined(false)) return fail("waiting for onLeaveChannel", -AGORAISH_ERR_TIMEDOUT);
+    if (int rc = example::part(localEngine, local, remoteEngine, remote); rc != 0) return rc;
     localEngine.registerMediaMetadataObserver(nullptr);
     remoteEngine.registerMediaMetadataObserver(nullptr);
 

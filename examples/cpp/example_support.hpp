@@ -1,0 +1,182 @@
+// example_support.hpp — what the C++ examples share, so each shows its own
+// case (the C++ counterpart of examples/c/example_support.h):
+//
+//   - say(): timestamped output lines from any thread; fail(): a failed call
+//     reported on stderr, and the example's failure line;
+//   - example::User: one user of a call, an event handler that remembers
+//     its join, leave, peer and error events so main can wait for them;
+//     an example's user derives from it, adds its own callbacks and keeps
+//     its own state under the same lock (update(), waitUntil(), locked());
+//   - startServer(), createEngine(): the embedded channel server and an
+//     engine for a user; meet() and part(): two users join a channel and see
+//     each other, then part again.
+//
+// Header-only; include it after agoraish.hpp.
+#ifndef AGORAISH_EXAMPLE_SUPPORT_HPP
+#define AGORAISH_EXAMPLE_SUPPORT_HPP
+
+#include "agoraish.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+namespace example {
+
+using Clock = std::chrono::steady_clock;
+
+// The app id every example uses with the embedded server (which accepts any without a certificate).
+inline const char* const kAppId = "0123456789abcdef0123456789abcdef";
+// How long User::waitUntil waits for an event.
+inline constexpr auto kTimeout = std::chrono::seconds(5);
+// When the example started.
+inline const Clock::time_point kStart = Clock::now();
+
+inline std::mutex& printMutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+// Prints one line: the seconds since the example started, who speaks, and what happened.
+template <typename... Args>
+void say(const char* who, const Args&... args) {
+    std::ostringstream line;
+    char prefix[32];
+    std::snprintf(prefix, sizeof prefix, "%6.2f s  %-6s  ",
+                  std::chrono::duration<double>(Clock::now() - kStart).count(), who);
+    line << prefix;
+    (line << ... << args);
+    std::lock_guard<std::mutex> lock(printMutex());
+    std::cout << line.str() << '\n';
+}
+
+// Reports that `what` failed with `rc` and prints the example's failure line; returns the exit status 1.
+inline int fail(const char* what, int rc) {
+    std::cerr << what << " failed: " << rc << " (" << agoraish::RtcEngine::getErrorDescription(rc) << ")\n";
+    std::cout << "the call did not go as expected\n";
+    return 1;
+}
+
+// One user of a call: its channel events, remembered so main can wait for them.
+class User : public agoraish::IRtcEngineEventHandler {
+public:
+    explicit User(const char* name) : name_(name) {}
+
+    void onJoinChannelSuccess(const char* channel, agoraish::uid_t uid, int elapsed) override {
+        say(name_, "onJoinChannelSuccess \"", channel, "\" uid ", uid, ", ", elapsed, " ms");
+        update([&] {
+            joined_ = true;
+            uid_ = uid;
+        });
+    }
+    void onUserJoined(agoraish::uid_t uid, int elapsed) override {
+        say(name_, "onUserJoined uid ", uid, ", ", elapsed, " ms");
+        update([&] { peer_ = uid; });
+    }
+    void onUserOffline(agoraish::uid_t uid, agoraish::USER_OFFLINE_REASON_TYPE reason) override {
+        say(name_, "onUserOffline uid ", uid, ", reason ", int(reason));
+        update([&] {
+            if (peer_ == uid) peer_ = 0;
+        });
+    }
+    void onLeaveChannel(const agoraish::RtcStats& stats) override {
+        say(name_, "onLeaveChannel after ", stats.duration, " s: sent ", stats.txBytes, " bytes, received ",
+            stats.rxBytes, " bytes");
+        update([&] { joined_ = false; });
+    }
+    void onError(int err, const char* msg) override { say(name_, "onError ", err, ": ", msg); }
+
+    // Waits (at most kTimeout) until the user is in the channel (or out of it).
+    bool waitJoined(bool joined) { return waitUntil([&] { return joined_ == joined; }); }
+    // Waits until the user sees another user (or nobody).
+    bool waitPeer(bool present) { return waitUntil([&] { return (peer_ != 0) == present; }); }
+    // Waits until `done()`, called under the lock, holds; false after kTimeout.
+    bool waitUntil(const std::function<bool()>& done) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        return cond_.wait_for(lock, kTimeout, done);
+    }
+    // The user seen last joining, 0 when it went offline.
+    agoraish::uid_t peer() { return locked([&] { return peer_; }); }
+    // The user's own uid, from onJoinChannelSuccess.
+    agoraish::uid_t uid() { return locked([&] { return uid_; }); }
+    const char* name() const { return name_; }
+
+protected:
+    // Runs `change` under the lock and wakes whoever waits.
+    void update(const std::function<void()>& change) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        change();
+        cond_.notify_all();
+    }
+    // What `read` returns, read under the lock.
+    template <typename Read>
+    auto locked(const Read& read) -> decltype(read()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return read();
+    }
+
+    const char* name_;
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cond_;
+    // Guarded by mutex_.
+    bool joined_ = false;
+    agoraish::uid_t peer_ = 0;
+    agoraish::uid_t uid_ = 0;
+};
+
+// Starts `server` inside this process (127.0.0.1, a free port, any app id); 0, or fail()'s status.
+inline int startServer(agoraish::ChannelServer& server) {
+    if (int rc = server.initialize(); rc != 0) return fail("ChannelServer::initialize", rc);
+    if (int rc = server.start(); rc != 0) return fail("ChannelServer::start", rc);
+    say("server", server.url());
+    return 0;
+}
+
+// Initializes `engine` for `user` on `server`; 0, or fail()'s status.
+inline int createEngine(agoraish::RtcEngine& engine, User& user, agoraish::ChannelServer& server) {
+    agoraish::RtcEngineContext context;
+    context.appId = kAppId;
+    context.serverUrl = server.url();
+    context.eventHandler = &user;
+    if (int rc = engine.initialize(context); rc != 0) {
+        return fail((std::string("RtcEngine::initialize (") + user.name() + ")").c_str(), rc);
+    }
+    return 0;
+}
+
+// `a` joins `channel` as `aUid`, then `b` as `bUid` (0: the server picks), and each sees the other; 0, or
+// fail()'s status.
+inline int meet(const char* channel, agoraish::RtcEngine& aEngine, User& a, agoraish::RtcEngine& bEngine, User& b,
+                agoraish::uid_t aUid = 0, agoraish::uid_t bUid = 0) {
+    if (int rc = aEngine.joinChannel(nullptr, channel, nullptr, aUid); rc != 0) return fail("joinChannel", rc);
+    if (!a.waitJoined(true)) return fail("waiting for onJoinChannelSuccess", -AGORAISH_ERR_TIMEDOUT);
+    if (int rc = bEngine.joinChannel(nullptr, channel, nullptr, bUid); rc != 0) {
+        return fail((std::string("joinChannel (") + b.name() + ")").c_str(), rc);
+    }
+    if (!b.waitJoined(true) || !a.waitPeer(true) || !b.waitPeer(true)) {
+        return fail("waiting for the users to see each other", -AGORAISH_ERR_TIMEDOUT);
+    }
+    return 0;
+}
+
+// `b` leaves, `a` sees it go, then `a` leaves; 0, or fail()'s status.
+inline int part(agoraish::RtcEngine& aEngine, User& a, agoraish::RtcEngine& bEngine, User& b) {
+    bEngine.leaveChannel();
+    if (!b.waitJoined(false) || !a.waitPeer(false)) {
+        return fail((std::string("waiting for ") + b.name() + " to leave").c_str(), -AGORAISH_ERR_TIMEDOUT);
+    }
+    aEngine.leaveChannel();
+    if (!a.waitJoined(false)) return fail("waiting for onLeaveChannel", -AGORAISH_ERR_TIMEDOUT);
+    return 0;
+}
+
+}  // namespace example
+
+#endif
