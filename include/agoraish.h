@@ -66,7 +66,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 9
+#define AGORAISH_ABI_VERSION_MINOR 10
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -707,6 +707,22 @@ const char *agoraish_get_error_description(int code);
  * Thread: any; the value is per thread.
  */
 int agoraish_get_last_error(void);
+
+/**
+ * Why the last call on this thread that failed failed, in words: which
+ * argument, which limit, which key (like sqlite3_errmsg), for example
+ * "agoraish_engine_set_parameters: unknown parameter \"rtc.log_flie\"" or
+ * "agoraish_server_create: unknown key limits.max_conections". Every
+ * function taking an engine or server handle, and the two create functions,
+ * clear it when called and set it when they fail; a failure with nothing to
+ * add to its code names the function alone. ABI 0.10.
+ *
+ * @return A NUL-terminated UTF-8 string owned by the library (at most 511
+ *         bytes), "" when there is no detail; valid on this thread until its
+ *         next call into the library. Never NULL.
+ * Thread: any; the text is per thread.
+ */
+const char *agoraish_get_last_error_detail(void);
 
 /* ------------------------------------------------------------------------ */
 /* Engine                                                                    */

@@ -37,12 +37,26 @@ extension RtcEngine {
     ///   `.refused` for a ws:// "rtc.server_url" whose host is not loopback
     ///   while "rtc.allow_insecure_signaling" is off.
     public func setParameters(_ json: String) throws(AgoraError) {
-        guard json.utf8.count <= Self.maxParametersLength,
-              case .object(let members)? = try? JSONValue.parse(json)
-        else { throw .invalidArgument }
+        ErrorDetail.clear()
+        guard json.utf8.count <= Self.maxParametersLength else {
+            ErrorDetail.set("parameters of \(json.utf8.count) bytes; at most \(Self.maxParametersLength)")
+            throw .invalidArgument
+        }
+        guard case .object(let members)? = try? JSONValue.parse(json) else {
+            ErrorDetail.set("parameters are not a JSON object")
+            throw .invalidArgument
+        }
         var changes: [Change] = []
         for key in members.keys.sorted() {
-            changes.append(try Self.validate(key: key, value: members[key]!))
+            do {
+                changes.append(try Self.validate(key: key, value: members[key]!))
+            } catch {
+                // validate names an unknown key itself; anything else is the value.
+                if ErrorDetail.current.isEmpty {
+                    ErrorDetail.set("parameter \"\(key)\": \(members[key]!.serialized.prefix(64)) is not a valid value")
+                }
+                throw error
+            }
         }
         // A new server URL is used by reconnects too: ws:// to a host other
         // than loopback needs rtc.allow_insecure_signaling, on already or in this call.
@@ -168,6 +182,7 @@ extension RtcEngine {
             guard let settings = NetworkSimulation.Settings(value) else { throw .invalidArgument }
             return .networkSimulation(settings)
         default:
+            ErrorDetail.set("unknown parameter \"\(key.prefix(64))\"")
             throw .invalidArgument
         }
     }

@@ -68,17 +68,32 @@ public final class RtcEngine: Sendable {
     ///   cannot start.
     public init(configuration: EngineConfiguration,
                 eventSink: @escaping @Sendable (EngineEvent) -> Void) throws(AgoraError) {
-        guard EngineConfiguration.isValidAppId(configuration.appId) else { throw .invalidAppId }
+        guard EngineConfiguration.isValidAppId(configuration.appId) else {
+            ErrorDetail.set("app_id must be 1 to 128 printable ASCII characters without spaces")
+            throw .invalidAppId
+        }
         if let url = configuration.serverURL, !url.isEmpty,
            !EngineConfiguration.isValidServerURL(url) {
+            ErrorDetail.set("server_url \"\(url.prefix(64))\" is not a ws:// or wss:// URL")
             throw .invalidArgument
         }
-        guard let filter = LogFilter.forLevel(configuration.logLevel),
-              let sizeKB = LogFileSize.normalize(configuration.logFileSizeKB),
-              EngineConfiguration.isValidAreaCode(configuration.areaCode)
-        else { throw .invalidArgument }
+        guard let filter = LogFilter.forLevel(configuration.logLevel) else {
+            ErrorDetail.set("log_level \(configuration.logLevel) is not a LOG_LEVEL")
+            throw .invalidArgument
+        }
+        guard let sizeKB = LogFileSize.normalize(configuration.logFileSizeKB) else {
+            ErrorDetail.set("log_file_size_kb \(configuration.logFileSizeKB) is outside 1..\(LogFileSize.maximumKB)")
+            throw .invalidArgument
+        }
+        guard EngineConfiguration.isValidAreaCode(configuration.areaCode) else {
+            ErrorDetail.set("area_code \(configuration.areaCode) is no combination of AREA_CODE bits")
+            throw .invalidArgument
+        }
         let resolvedURL = configuration.resolvedServerURL()
-        guard EngineConfiguration.isValidServerURL(resolvedURL) else { throw .invalidArgument }
+        guard EngineConfiguration.isValidServerURL(resolvedURL) else {
+            ErrorDetail.set("the server URL \"\(resolvedURL.prefix(64))\" (from AGORAISH_SERVER) is not a ws:// or wss:// URL")
+            throw .invalidArgument
+        }
 
         serial = engineSerials.next()
         var effective = configuration

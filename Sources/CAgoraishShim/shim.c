@@ -181,6 +181,23 @@ static _Thread_local int event_thread;
 void agsh_set_event_thread(int on) { event_thread = on; }
 int agsh_is_event_thread(void) { return event_thread; }
 int agsh_last_error(void) { return last_error; }
+
+static _Thread_local char error_detail[512];
+
+void agsh_set_error_detail(const char *text) {
+    size_t n = 0;
+    if (text) {
+        n = strlen(text);
+        if (n > sizeof error_detail - 1) {
+            n = sizeof error_detail - 1;
+            while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80) n--; /* not inside a UTF-8 sequence */
+        }
+        memcpy(error_detail, text, n);
+    }
+    error_detail[n] = 0;
+}
+
+const char *agsh_error_detail(void) { return error_detail; }
 int agsh_gettid(void) { return (int)syscall(SYS_gettid); }
 
 int agsh_set_thread_name(pthread_t thread, const char *name) {

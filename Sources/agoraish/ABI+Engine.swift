@@ -56,15 +56,19 @@ func engineHandle(_ p: OpaquePointer?) -> UInt64 {
 }
 
 /// Runs `body` with the engine behind `p`, mapping handle and engine errors to C codes.
-func withEngine(_ p: OpaquePointer?, _ body: (RtcEngine) throws(AgoraError) -> Void) -> Int32 {
+func withEngine(_ p: OpaquePointer?, function: String = #function,
+                _ body: (RtcEngine) throws(AgoraError) -> Void) -> Int32 {
+    ErrorDetail.clear()
     switch handles.lookup(engineHandle(p), as: .engine, RtcEngine.self) {
     case .failure(let error):
+        explain(function, error.detail("engine"))
         return error.code
     case .success(let engine):
         do {
             try body(engine)
             return 0
         } catch {
+            explain(function, ErrorDetail.current)
             return error.returnCode
         }
     }
@@ -73,14 +77,17 @@ func withEngine(_ p: OpaquePointer?, _ body: (RtcEngine) throws(AgoraError) -> V
 @_cdecl("agoraish_engine_create")
 public func abi_engine_create(_ config: UnsafePointer<agoraish_engine_config>?) -> OpaquePointer? {
     agsh_set_last_error(0)
-    func fail(_ code: Int32) -> OpaquePointer? {
+    ErrorDetail.clear()
+    func fail(_ code: Int32, _ why: String? = nil) -> OpaquePointer? {
+        if let why { ErrorDetail.set(why) }
+        explain("agoraish_engine_create", ErrorDetail.current)
         agsh_set_last_error(code)
         return nil
     }
     guard let c = readVersioned(config, knownSizes: StructSizes.engineConfig) else {
         return fail(-2)
     }
-    guard let appId = readCString(c.app_id) else { return fail(-101) }
+    guard let appId = readCString(c.app_id) else { return fail(-101, "app_id is NULL or not UTF-8") }
     var table = agoraish_event_handler()
     if let handler = c.event_handler {
         // ABI 0.1 hosts pass the smaller table; the callbacks added since read as NULL.
@@ -91,12 +98,12 @@ public func abi_engine_create(_ config: UnsafePointer<agoraish_engine_config>?) 
     }
     var serverURL: String? = nil
     if let p = c.server_url {
-        guard let s = readCString(p) else { return fail(-2) }
+        guard let s = readCString(p) else { return fail(-2, "server_url is not UTF-8") }
         serverURL = s.isEmpty ? nil : s
     }
     var logFile: String? = nil
     if let p = c.log_file {
-        guard let s = readCString(p) else { return fail(-2) }
+        guard let s = readCString(p) else { return fail(-2, "log_file is not UTF-8") }
         logFile = s.isEmpty ? nil : s
     }
     let configuration = EngineConfiguration(

@@ -27,3 +27,10 @@ public func abi_get_error_description(_ code: Int32) -> UnsafePointer<CChar>? {
 public func abi_get_last_error() -> Int32 {
     agsh_last_error()
 }
+
+/// agoraish_get_last_error_detail: this thread's words on its last failure
+/// (a thread-local buffer of the C shim; "" when none).
+@_cdecl("agoraish_get_last_error_detail")
+public func abi_get_last_error_detail() -> UnsafePointer<CChar>? {
+    agsh_error_detail()
+}

@@ -12,18 +12,27 @@ final class EmbeddedServer: Sendable {
     init(_ server: ChannelServer) { self.server = server }
 }
 
-private func withServer(_ p: OpaquePointer?, _ body: (ChannelServer) throws(AgoraError) -> Int32) -> Int32 {
+private func withServer(_ p: OpaquePointer?, function: String = #function,
+                        _ body: (ChannelServer) throws(AgoraError) -> Int32) -> Int32 {
+    ErrorDetail.clear()
     switch handles.lookup(UInt64(UInt(bitPattern: p)), as: .server, EmbeddedServer.self) {
-    case .failure(let e): return e.code
+    case .failure(let e):
+        explain(function, e.detail("server"))
+        return e.code
     case .success(let s):
-        do { return try body(s.server) } catch { return error.returnCode }
+        do { return try body(s.server) } catch {
+            explain(function, ErrorDetail.current)
+            return error.returnCode
+        }
     }
 }
 
 @_cdecl("agoraish_server_create")
 public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) -> OpaquePointer? {
     agsh_set_last_error(0)
+    ErrorDetail.clear()
     guard let c = readVersioned(config, knownSizes: StructSizes.serverConfig) else {
+        explain(#function, ErrorDetail.current)
         agsh_set_last_error(-2)
         return nil
     }
@@ -50,6 +59,7 @@ public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) 
         if c.signaling_port > 0 { cfg.signalingPort = UInt16(c.signaling_port) }
         if c.http_port == -1 { cfg.httpPort = 0 } else if c.http_port > 0 { cfg.httpPort = UInt16(c.http_port) }
     } catch {
+        if case .config(let why)? = error as? ServerError { explain(#function, why) }
         agsh_set_last_error(-2)
         return nil
     }

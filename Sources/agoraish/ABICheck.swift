@@ -9,6 +9,7 @@ private func checkSignaturesAgainstHeader() {
     do { var getVersion = CAgoraishABI.agoraish_get_version; getVersion = abi_get_version; _ = getVersion }
     do { var getErrorDescription = CAgoraishABI.agoraish_get_error_description; getErrorDescription = abi_get_error_description; _ = getErrorDescription }
     do { var getLastError = CAgoraishABI.agoraish_get_last_error; getLastError = abi_get_last_error; _ = getLastError }
+    do { var getLastErrorDetail = CAgoraishABI.agoraish_get_last_error_detail; getLastErrorDetail = abi_get_last_error_detail; _ = getLastErrorDetail }
     do { var engineCreate = CAgoraishABI.agoraish_engine_create; engineCreate = abi_engine_create; _ = engineCreate }
     do { var engineRelease = CAgoraishABI.agoraish_engine_release; engineRelease = abi_engine_release; _ = engineRelease }
     do { var engineSetParameters = CAgoraishABI.agoraish_engine_set_parameters; engineSetParameters = abi_engine_set_parameters; _ = engineSetParameters }

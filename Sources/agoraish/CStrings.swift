@@ -1,3 +1,4 @@
+import AgoraishEngine
 import Glibc
 
 /// NUL-terminated strings that live as long as the library: the answers of
@@ -47,13 +48,29 @@ func writeCString(_ value: String, _ buf: UnsafeMutablePointer<CChar>?, _ len: U
 /// ABI minors that had it (`StructSizes`, generated from the header's history).
 /// Fields past `struct_size` (a host built against an older minor) read as zero.
 func readVersioned<T>(_ p: UnsafePointer<T>?, knownSizes: [Int]) -> T? {
-    guard let p else { return nil }
+    guard let p else {
+        ErrorDetail.set("the \(T.self) pointer is NULL")
+        return nil
+    }
     let declared = Int(UnsafeRawPointer(p).load(as: UInt32.self))
-    guard knownSizes.contains(declared) else { return nil }
+    guard knownSizes.contains(declared) else {
+        ErrorDetail.set("struct_size \(declared) is no size \(T.self) had in an ABI minor "
+                        + "(\(knownSizes.map(String.init).joined(separator: ", ")))")
+        return nil
+    }
     let size = MemoryLayout<T>.size
     let copy = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: MemoryLayout<T>.alignment)
     defer { copy.deallocate() }
     copy.initializeMemory(as: UInt8.self, repeating: 0, count: size)
     copy.copyMemory(from: UnsafeRawPointer(p), byteCount: min(declared, size))
     return copy.load(as: T.self)
+}
+
+/// Sets this thread's error detail as `<C function>: <why>` (the C name is
+/// made from the Swift one: abi_engine_join_channel(_:_:) is
+/// agoraish_engine_join_channel); with no `why`, just the function.
+func explain(_ function: String, _ why: String) {
+    let swiftName = function.prefix { $0 != "(" }
+    let cName = swiftName.hasPrefix("abi_") ? "agoraish_" + swiftName.dropFirst(4) : String(swiftName)
+    ErrorDetail.set(why.isEmpty || why.hasPrefix(cName) ? (why.isEmpty ? cName : why) : "\(cName): \(why)")
 }

@@ -22,6 +22,15 @@ enum HandleError: Error {
         case .wrongKind: -2
         }
     }
+
+    /// What the error detail says of a handle of `kind` that failed this way.
+    func detail(_ kind: String) -> String {
+        switch self {
+        case .null: "the \(kind) handle is NULL"
+        case .wrongKind: "this is no \(kind) handle (another object's, or no handle at all)"
+        case .stale: "the \(kind) handle was released (or never issued)"
+        }
+    }
 }
 
 /// The one table behind every opaque handle of the C ABI (behind a pthread

@@ -4130,6 +4130,33 @@ static void build_inputs(void) {
     build_video_0_6_inputs();
 }
 
+/* The error detail: which argument, limit or key, per thread, cleared by the next call. */
+static void test_error_detail(void) {
+    agoraish_data_stream_config config;
+    agoraish_server_config server;
+    int stream = 0;
+    CHECK(agoraish_get_last_error_detail() != NULL, "the detail is never NULL");
+    CHECK_RC(agoraish_engine_leave_channel(NULL), E_NOT_INIT, "leave_channel(NULL)");
+    CHECK(strcmp(agoraish_get_last_error_detail(), "agoraish_engine_leave_channel: the engine handle is NULL") == 0,
+          "the detail of a NULL handle: \"%s\"", agoraish_get_last_error_detail());
+    CHECK_RC(agoraish_engine_set_parameters(live, "{\"rtc.log_flie\": \"x\"}"), E_INVALID, "an unknown parameter");
+    CHECK(strstr(agoraish_get_last_error_detail(), "unknown parameter \"rtc.log_flie\"") != NULL,
+          "the detail names the unknown key: \"%s\"", agoraish_get_last_error_detail());
+    memset(&config, 0, sizeof config);
+    config.struct_size = 3;
+    CHECK_RC(agoraish_engine_create_data_stream_with_config(live, &stream, &config), E_INVALID, "struct_size 3");
+    CHECK(strstr(agoraish_get_last_error_detail(), "struct_size 3") != NULL,
+          "the detail names the struct_size: \"%s\"", agoraish_get_last_error_detail());
+    memset(&server, 0, sizeof server);
+    server.struct_size = sizeof server;
+    server.config_json = "{\"limits\": {\"max_conections\": 5}}";
+    CHECK(agoraish_server_create(&server) == NULL, "a misspelt server setting is refused");
+    CHECK(strstr(agoraish_get_last_error_detail(), "max_conections") != NULL,
+          "the detail names the misspelt key: \"%s\"", agoraish_get_last_error_detail());
+    CHECK_RC(agoraish_engine_set_parameters(live, "{\"rtc.log_size\": 256}"), 0, "a good parameter");
+    CHECK(agoraish_get_last_error_detail()[0] == 0, "a call that succeeds clears the detail");
+}
+
 int main(void) {
     if (!make_tmpdir("agoraish-bad-input")) return 1;
     build_inputs();
@@ -4144,6 +4171,7 @@ int main(void) {
         test_handles();
         test_create();
         test_last_error_is_per_thread();
+        test_error_detail();
         test_set_parameters();
         test_set_log_file();
         test_set_log_filter();

@@ -231,8 +231,12 @@ void factories(const std::string& dir) {
         CHECK(false, "the constructor did not throw for an empty app id");
     } catch (const agoraish::Error& error) {
         CHECK_RC(error.code(), -AGORAISH_ERR_INVALID_APP_ID, "agoraish::Error code");
-        CHECK(std::string(error.what()) == agoraish::RtcEngine::getErrorDescription(error.code()),
-              "agoraish::Error text is not the error description");
+        CHECK(std::string(error.what()) == std::string(agoraish::RtcEngine::getErrorDescription(error.code())) +
+                                               " - " + error.detail(),
+              "agoraish::Error text is not the error description and the detail");
+        CHECK(error.detail().find("app_id") != std::string::npos, "the detail names app_id: " + error.detail());
+        CHECK(std::string(agoraish::RtcEngine::getLastErrorDetail()) == error.detail(),
+              "getLastErrorDetail() is the detail of the failed create");
     }
     agoraish::RtcEngineContext quiet = contextFor("cpp-factories", &rec, dir + "/f.log");
     quiet.logLevel = AGORAISH_LOG_LEVEL_NONE;

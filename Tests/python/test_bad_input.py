@@ -200,6 +200,42 @@ def case_last_error(ctx: Ctx) -> None:
     assert handle and error == 0, "a successful create resets it"
 
 
+def detail() -> str:
+    return _ffi.agoraish_get_last_error_detail().decode()
+
+
+def case_last_error_detail(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_create(None) is None
+    assert detail() == "agoraish_engine_create: the agoraish_engine_config pointer is NULL"
+    assert detail() == "agoraish_engine_create: the agoraish_engine_config pointer is NULL", "reading keeps it"
+    seen: List[str] = []
+    t = threading.Thread(target=lambda: seen.append(detail()))
+    t.start()
+    t.join(10)
+    assert seen == [""], "the detail is per thread"
+    # Handles, parameters, struct sizes and server configurations say what is wrong.
+    assert _ffi.agoraish_engine_leave_channel(None) == ENOINIT
+    assert detail() == "agoraish_engine_leave_channel: the engine handle is NULL"
+    assert _ffi.agoraish_engine_set_parameters(ctx.engine, b'{"rtc.log_flie": "x"}') == EINVAL
+    assert detail() == 'agoraish_engine_set_parameters: unknown parameter "rtc.log_flie"'
+    assert _ffi.agoraish_engine_set_parameters(ctx.engine, b'{"rtc.log_size": 0}') == EINVAL
+    assert detail() == 'agoraish_engine_set_parameters: parameter "rtc.log_size": 0 is not a valid value'
+    assert _ffi.agoraish_engine_set_parameters(ctx.engine, b"[1]") == EINVAL
+    assert detail() == "agoraish_engine_set_parameters: parameters are not a JSON object"
+    config = _ffi.DataStreamConfig(struct_size=3)
+    stream = ctypes.c_int()
+    assert _ffi.agoraish_engine_create_data_stream_with_config(ctx.engine, ctypes.byref(stream),
+                                                                ctypes.byref(config)) == EINVAL
+    assert detail().startswith("agoraish_engine_create_data_stream_with_config: struct_size 3 is no size "
+                               "agoraish_data_stream_config had in an ABI minor"), detail()
+    config = server_config(config_json=b'{"limits": {"max_conections": 5}}')
+    assert _ffi.agoraish_server_create(ctypes.byref(config)) is None
+    assert "max_conections" in detail(), detail()
+    # A call that succeeds clears it.
+    assert _ffi.agoraish_engine_set_parameters(ctx.engine, b'{"rtc.log_size": 256}') == 0
+    assert detail() == ""
+
+
 def create_case(code: int, **fields) -> Callable[[Ctx], None]:
     return lambda ctx: expect_create_fails(ctx.tmp, code, **fields)
 
@@ -2891,6 +2927,8 @@ ROWS: Dict[str, Row] = {
         ("code", "descriptions are distinct", case_error_descriptions_distinct),
     ]),
     "agoraish_get_last_error": Row([("", "per thread, reset on success", case_last_error)]),
+    "agoraish_get_last_error_detail": Row([("", "per thread, names what is wrong, cleared by the next call",
+                                            case_last_error_detail)]),
     "agoraish_engine_create": Row([
         ("config", "NULL", case_create_null),
         ("config", "struct_size 0 or too small", case_create_struct_size),

@@ -2122,14 +2122,26 @@ struct RtcEngineContext {
  */
 class Error : public std::runtime_error {
 public:
-    /** @param code  A negated agoraish_error_code, as methods return it. */
+    /** @param code  A negated agoraish_error_code, as methods return it. The
+     *  message is its description and this thread's error detail (why, in the
+     *  library's words), read at once. */
     explicit Error(int code)
-        : std::runtime_error(agoraish_get_error_description(code)), code_(code) {}
+        : std::runtime_error(message(code)), code_(code), detail_(agoraish_get_last_error_detail()) {}
     /** The negated agoraish_error_code, for example -101. */
     int code() const noexcept { return code_; }
+    /** Why the call failed, in the library's words ("" when it said nothing more). */
+    const std::string& detail() const noexcept { return detail_; }
 
 private:
+    static std::string message(int code) {
+        std::string text = agoraish_get_error_description(code);
+        const char* detail = agoraish_get_last_error_detail();
+        if (detail && *detail) text += std::string(" - ") + detail;
+        return text;
+    }
+
     int code_;
+    std::string detail_;
 };
 #endif
 
@@ -3349,6 +3361,17 @@ public:
      */
     static const char* getErrorDescription(int code) noexcept {
         return agoraish_get_error_description(code);
+    }
+
+    /**
+     * Why the last call on this thread that failed failed, in words: which
+     * argument, which limit, which key (agoraish_get_last_error_detail).
+     *
+     * @return Owned by the library, valid on this thread until its next call
+     *         into the library; "" when there is no detail. Never NULL.
+     */
+    static const char* getLastErrorDetail() noexcept {
+        return agoraish_get_last_error_detail();
     }
 
 private:

@@ -154,6 +154,11 @@ long agsh_ssl_ctx_min_tls12(struct ssl_ctx_st *ctx);
 void agsh_set_last_error(int code);
 /** This thread's last error. */
 int agsh_last_error(void);
+/** Sets this thread's error detail (agoraish_get_last_error_detail): `text`
+ *  is copied, cut to 511 bytes at a UTF-8 boundary; NULL or "" clears it. */
+void agsh_set_error_detail(const char *text);
+/** This thread's error detail ("" when none); valid until the thread sets another. */
+const char *agsh_error_detail(void);
 /** pthread_setname_np (a GNU extension): the kernel name of a thread, 15 bytes at most. */
 int agsh_set_thread_name(pthread_t thread, const char *name);
 /** Fills `buf` with `len` secret random bytes (getrandom(2)); 0 on success, -1 on failure. */

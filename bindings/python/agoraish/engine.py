@@ -568,24 +568,29 @@ class AgoraishError(Exception):
         code: the negative code the C function returned (for example -2).
         description: the library's text for it (agoraish_get_error_description).
         operation: what was being done, for the message (may be empty).
+        detail: why, in the library's words (agoraish_get_last_error_detail:
+            which argument, limit or key), or "" when it said nothing more.
     """
 
     code: int
     description: str
     operation: str
+    detail: str
 
-    def __init__(self, code: int, operation: str = "") -> None:
+    def __init__(self, code: int, operation: str = "", detail: str = "") -> None:
         self.code = -abs(int(code))
         self.operation = operation
+        self.detail = detail
         try:
             self.description = get_error_description(self.code)
         except Exception:  # the library may be half torn down at exit
             self.description = "unknown error"
         prefix = f"{operation}: " if operation else ""
-        super().__init__(f"{prefix}{self.description} ({self.code})")
+        suffix = f" - {detail}" if detail else ""
+        super().__init__(f"{prefix}{self.description} ({self.code}){suffix}")
 
-    def __reduce__(self) -> Tuple[type, Tuple[int, str]]:
-        return (type(self), (self.code, self.operation))
+    def __reduce__(self) -> Tuple[type, Tuple[int, str, str]]:
+        return (type(self), (self.code, self.operation, self.detail))
 
     @property
     def error_code(self) -> Optional[ErrorCode]:
@@ -596,9 +601,18 @@ class AgoraishError(Exception):
             return None
 
 
+def _library_error(rc: int, operation: str) -> AgoraishError:
+    """The error of a library call that just failed on this thread, with the library's detail."""
+    try:
+        raw = _ffi.agoraish_get_last_error_detail()
+    except Exception:  # the library may be half torn down at exit
+        raw = None
+    return AgoraishError(rc, operation, raw.decode("utf-8", "replace") if raw else "")
+
+
 def _check(rc: int, operation: str) -> None:
     if rc != 0:
-        raise AgoraishError(rc, operation)
+        raise _library_error(rc, operation)
 
 
 def _read_string(call: Callable[[Any, Any], int], operation: str) -> str:
@@ -2573,7 +2587,7 @@ class RtcEngine:
         handle = _ffi.agoraish_engine_create(ctypes.byref(config))
         if not handle:
             code = _ffi.agoraish_get_last_error()
-            raise AgoraishError(code or -_ffi.AGORAISH_ERR_FAILED, "agoraish_engine_create")
+            raise _library_error(code or -_ffi.AGORAISH_ERR_FAILED, "agoraish_engine_create")
         self._handle = handle
         self._keepalive = keepalive
         _LIVE.add(self)
@@ -3571,7 +3585,7 @@ class RtcEngine:
             ctypes.memmove(data, (ctypes.c_char * len(view)).from_buffer_copy(view), len(view))
         rc = _ffi.agoraish_engine_push_external_audio_frame(self.handle, data, count)
         if rc < 0:
-            raise AgoraishError(rc, "push_external_audio_frame")
+            raise _library_error(rc, "push_external_audio_frame")
         return rc
 
     def set_external_audio_sink(self, enabled: bool, sample_rate: int = 48000, channels: int = 1) -> None:
@@ -3615,7 +3629,7 @@ class RtcEngine:
         buffer = (ctypes.c_int16 * max(1, count * 2))()
         rc = _ffi.agoraish_engine_pull_playback_audio_frame(self.handle, buffer, count)
         if rc < 0:
-            raise AgoraishError(rc, "pull_playback_audio_frame")
+            raise _library_error(rc, "pull_playback_audio_frame")
         return bytes(buffer)[: 2 * count * channels]
 
     # -- audio switches and volumes (ABI 0.4) ----------------------------------
@@ -3915,7 +3929,7 @@ class RtcEngine:
         """
         rc = _ffi.agoraish_engine_get_audio_device_count(self.handle, _c_int(device_type, "device_type"))
         if rc < 0:
-            raise AgoraishError(rc, "get_audio_device_count")
+            raise _library_error(rc, "get_audio_device_count")
         return rc
 
     def get_audio_device(self, device_type: int, index: int) -> AudioDeviceInfo:
@@ -4644,7 +4658,7 @@ class RtcEngine:
         """
         rc = _ffi.agoraish_engine_get_video_device_count(self.handle)
         if rc < 0:
-            raise AgoraishError(rc, "get_video_device_count")
+            raise _library_error(rc, "get_video_device_count")
         return rc
 
     def get_video_device(self, index: int) -> VideoDeviceInfo:
@@ -4816,7 +4830,7 @@ class RtcEngine:
         """
         rc = _ffi.agoraish_engine_get_connection_state(self.handle)
         if rc < 0:
-            raise AgoraishError(rc, "get_connection_state")
+            raise _library_error(rc, "get_connection_state")
         return _enum_or_int(ConnectionState, rc)  # type: ignore[return-value]
 
     # -- library information ------------------------------------------------------
@@ -4888,7 +4902,7 @@ class ChannelServer:
         handle = _ffi.agoraish_server_create(ctypes.byref(config))
         if not handle:
             code = _ffi.agoraish_get_last_error()
-            raise AgoraishError(code or -_ffi.AGORAISH_ERR_FAILED, "agoraish_server_create")
+            raise _library_error(code or -_ffi.AGORAISH_ERR_FAILED, "agoraish_server_create")
         self._handle = handle
         self._released = False
         _LIVE_SERVERS.add(self)
@@ -4954,7 +4968,7 @@ class ChannelServer:
         if rc == -_ffi.AGORAISH_ERR_NOT_READY:
             return False
         if rc < 0:
-            raise AgoraishError(rc, "server running")
+            raise _library_error(rc, "server running")
         return True
 
     @property
@@ -4990,7 +5004,7 @@ class ChannelServer:
         """
         rc = _ffi.agoraish_server_get_http_port(self.handle)
         if rc < 0:
-            raise AgoraishError(rc, "server http_port")
+            raise _library_error(rc, "server http_port")
         return rc
 
     def __enter__(self) -> "ChannelServer":

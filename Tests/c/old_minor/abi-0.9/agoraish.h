@@ -26,10 +26,11 @@
  * Enums      Values are Agora's numbers. They are passed as `int`.
  * Structs    Configuration and callback structs begin with `uint32_t
  *            struct_size`, which the caller sets to `sizeof` the struct it was
- *            compiled with. The library reads only the fields that fit in
- *            `struct_size`, so fields can be appended in later ABI minors
- *            without breaking hosts built against older headers. A
- *            `struct_size` smaller than the first published layout is -2.
+ *            compiled with. The library accepts the size the struct had in any
+ *            ABI minor up to this one (the table include/abi/struct-sizes.json)
+ *            and reads only the fields that fit in it, so fields can be
+ *            appended in later minors without breaking hosts built against
+ *            older headers. Any other `struct_size` is -2.
  * Strings    UTF-8, NUL-terminated. Strings passed in are copied before the
  *            call returns; the caller keeps ownership. Strings returned are
  *            either static (documented as such) or written into a caller
@@ -65,7 +66,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 8
+#define AGORAISH_ABI_VERSION_MINOR 9
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -479,6 +480,52 @@ enum agoraish_video_pixel_format {
     AGORAISH_VIDEO_PIXEL_NV21 = 3,  /**< y plane, then interleaved V/U in u_buffer. */
     AGORAISH_VIDEO_PIXEL_RGBA = 4,  /**< Packed R, G, B, A bytes in y_buffer. */
     AGORAISH_VIDEO_PIXEL_NV12 = 8   /**< y plane, then interleaved U/V in u_buffer. */
+};
+
+/** How the configured size follows each picture's orientation (Agora's
+ *  ORIENTATION_MODE), the `orientation_mode` of the encoder configuration. */
+enum agoraish_orientation_mode {
+    AGORAISH_ORIENTATION_MODE_ADAPTIVE = 0,        /**< width x height turned to each picture's orientation. */
+    AGORAISH_ORIENTATION_MODE_FIXED_LANDSCAPE = 1, /**< A portrait picture is cropped around its centre. */
+    AGORAISH_ORIENTATION_MODE_FIXED_PORTRAIT = 2   /**< A landscape picture is cropped around its centre. */
+};
+
+/** What should give way when the bandwidth falls (Agora's DEGRADATION_PREFERENCE),
+ *  the `degradation_preference` of the encoder configuration: kept, as the field says. */
+enum agoraish_degradation_preference {
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_QUALITY = 0,   /**< Keep the quality of each picture. */
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_FRAMERATE = 1, /**< Keep the frame rate. */
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_BALANCED = 2   /**< Balance the two. */
+};
+
+/** Mirroring of canvases and of the sent stream (Agora's VIDEO_MIRROR_MODE_TYPE). */
+enum agoraish_video_mirror_mode {
+    AGORAISH_VIDEO_MIRROR_MODE_AUTO = 0,     /**< Canvases: the local preview mirrored, remote users not. Sent: not mirrored. */
+    AGORAISH_VIDEO_MIRROR_MODE_ENABLED = 1,  /**< Mirrored. */
+    AGORAISH_VIDEO_MIRROR_MODE_DISABLED = 2  /**< Not mirrored. */
+};
+
+/** How a canvas with a view size shows a picture of another shape (Agora's RENDER_MODE_TYPE). */
+enum agoraish_render_mode {
+    AGORAISH_RENDER_MODE_HIDDEN = 1,   /**< Cover the view, cropping what sticks out (the default). */
+    AGORAISH_RENDER_MODE_FIT = 2,      /**< The whole picture inside the view, with black bars. */
+    AGORAISH_RENDER_MODE_ADAPTIVE = 3, /**< As HIDDEN. */
+    AGORAISH_RENDER_MODE_FILL = 4      /**< Stretched to the view. */
+};
+
+/** Which stream of a dual-stream publisher to receive (Agora's REMOTE_VIDEO_STREAM_TYPE). */
+enum agoraish_video_stream_type {
+    AGORAISH_VIDEO_STREAM_HIGH = 0, /**< The high stream. */
+    AGORAISH_VIDEO_STREAM_LOW = 1   /**< The low stream. */
+};
+
+/** What the camera captures at (Agora's CAPTURER_OUTPUT_PREFERENCE), the
+ *  `preference` of agoraish_camera_capturer_configuration. */
+enum agoraish_camera_capturer_output_preference {
+    AGORAISH_CAPTURER_OUTPUT_PREFERENCE_AUTO = 0,        /**< The encoder's size and frame rate. */
+    AGORAISH_CAPTURER_OUTPUT_PREFERENCE_PERFORMANCE = 1, /**< As AUTO. */
+    AGORAISH_CAPTURER_OUTPUT_PREFERENCE_PREVIEW = 2,     /**< As AUTO. */
+    AGORAISH_CAPTURER_OUTPUT_PREFERENCE_MANUAL = 3       /**< The size given. */
 };
 
 /** What the encoder aims for (Agora's VideoEncoderConfiguration, the fields
@@ -909,7 +956,7 @@ typedef struct agoraish_engine_config {
  * @return        A new engine handle owned by the caller, to be released with
  *                `agoraish_engine_release()`; NULL on failure, with the
  *                reason in `agoraish_get_last_error()`:
- *                -2 config NULL, struct_size too small, or a field out of range;
+ *                -2 config NULL, struct_size no minor had, or a field out of range;
  *                -101 app id missing or malformed;
  *                -1 the log file cannot be opened or the event thread cannot start.
  * Thread: any. The engine starts its event thread before returning.
@@ -981,7 +1028,10 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *                              travel readable); true allows it
  *
  * @param json  Required UTF-8 JSON text, at most 65536 bytes.
- * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -7 bad handle.
+ * @return      0; -2 for NULL, bad JSON, unknown keys or bad values; -5 for a
+ *              ws:// "rtc.server_url" whose host is not loopback while
+ *              "rtc.allow_insecure_signaling" is false (before or in the same
+ *              call); -7 bad handle.
  *              On success `on_api_call_executed("setParameters")` follows.
  * Thread: any.
  */
@@ -1397,7 +1447,7 @@ typedef struct agoraish_audio_frame_observer {
  * When the call returns, the previous observer receives no more callbacks
  * (unless the call is made from inside one of its callbacks: that callback
  * finishes first).
- * @return 0; -2 struct_size too small or unknown position bits; -7 bad handle.
+ * @return 0; -2 struct_size no minor had or unknown position bits; -7 bad handle.
  * Thread: any.
  */
 int agoraish_engine_register_audio_frame_observer(agoraish_engine_t *engine,
@@ -1440,7 +1490,7 @@ int agoraish_engine_set_playback_audio_frame_before_mixing_parameters(agoraish_e
  * Record audio to a file (Agora's startAudioRecording): mono, 16-bit PCM WAV,
  * or Ogg Opus when the path ends in ".ogg" or ".opus". A recording in
  * progress is finished first. Recording goes on across calls until stopped.
- * @return 0; -2 NULL config, small struct_size, empty path, rate, position or
+ * @return 0; -2 NULL config, a struct_size no minor had, empty path, rate, position or
  *         quality out of range; -1 the file cannot be created; -7 bad handle.
  * Thread: any.
  */
@@ -1642,7 +1692,7 @@ int agoraish_engine_disable_video(agoraish_engine_t *engine);
  * Set the encoder's aims (Agora's setVideoEncoderConfiguration); applies from
  * the next picture. A struct of ABI 0.5 (without the orientation, degradation
  * and mirror fields) is accepted; they then read as 0.
- * @return 0; -2 NULL, struct_size too small, or a field out of range (a codec
+ * @return 0; -2 NULL, struct_size no minor had, or a field out of range (a codec
  *         other than VP8 (1) or VP9 (5), 0 meaning VP8; a mode outside 0..2);
  *         -7 bad handle. Thread: any.
  */
@@ -1663,7 +1713,7 @@ int agoraish_engine_set_external_video_source(agoraish_engine_t *engine, int ena
  * 9628) and sent; the first frame and any frame after a keyframe request
  * (RTCP PLI or FIR) is a keyframe. Push at the configured frame rate. A
  * struct of ABI 0.5 (without `rotation`) is accepted.
- * @return 0; -2 NULL, struct_size too small, an unknown format, a size or
+ * @return 0; -2 NULL, struct_size no minor had, an unknown format, a size or
  *         stride out of range, a plane the format needs missing, or a
  *         rotation other than 0, 90, 180, 270 (checked before the source);
  *         -3 no external source;
@@ -1677,7 +1727,7 @@ int agoraish_engine_push_external_video_frame(agoraish_engine_t *engine, const a
  * further frame (unless the call comes from inside that sink). A view size
  * makes pictures arrive at that size (odd sides rounded down to even) in the
  * render mode. A struct of ABI 0.5 (without the modes and view size) is accepted.
- * @return 0; -2 NULL, struct_size too small, uid 0, an unknown render or mirror
+ * @return 0; -2 NULL, struct_size no minor had, uid 0, an unknown render or mirror
  *         mode, or a view size other than 0 x 0 or 2..4096 on both sides;
  *         -7 bad handle. Thread: any.
  */
@@ -1750,7 +1800,7 @@ int agoraish_engine_set_remote_render_mode(agoraish_engine_t *engine, uint32_t u
  * Register (or with NULL unregister) a video frame observer (Agora's
  * registerVideoFrameObserver). The struct is copied. Unregistering returns once
  * no render callback of the old observer runs (unless called from one).
- * @return 0; -2 a struct_size too small or unknown position bits; -7 bad handle. Thread: any.
+ * @return 0; -2 a struct_size no minor had or unknown position bits; -7 bad handle. Thread: any.
  */
 int agoraish_engine_register_video_frame_observer(agoraish_engine_t *engine,
                                                   const agoraish_video_frame_observer *observer);
@@ -1776,7 +1826,7 @@ int agoraish_engine_set_remote_video_stream_type(agoraish_engine_t *engine, uint
  *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 bad handle. */
 int agoraish_engine_set_remote_default_video_stream_type(agoraish_engine_t *engine, int stream_type);
 
-/** Agora's LastmileProbeConfig (ABI 0.7). */
+/** Agora's LastmileProbeConfig (ABI 0.7), with the probe's token (ABI 0.9). */
 typedef struct agoraish_lastmile_probe_config {
     /** Set to sizeof(agoraish_lastmile_probe_config). */
     uint32_t struct_size;
@@ -1786,7 +1836,20 @@ typedef struct agoraish_lastmile_probe_config {
     /** bps, 100000..5000000 for each direction probed: the probe is sent at this rate. */
     unsigned int expected_uplink_bitrate;
     unsigned int expected_downlink_bitrate;
+    /* ABI 0.9 (an agoraish extension: Agora's probe needs no token). A 0.7 host's
+     * struct_size (AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7) leaves both NULL. */
+    /** What the probe's join presents where the app has a certificate: a token
+     *  for `channel_id` and uid 0 (the wildcard identity), with the join
+     *  privilege; NULL or "": none. Copied. */
+    const char *token;
+    /** The channel name the token is for (a valid channel name); NULL or "":
+     *  "probe". The probe runs in a private channel of its own either way. Copied. */
+    const char *channel_id;
 } agoraish_lastmile_probe_config;
+
+/** The size of `agoraish_lastmile_probe_config` in ABI 0.7 (without `token`
+ *  and `channel_id`): the smallest accepted struct_size. */
+#define AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 (offsetof(agoraish_lastmile_probe_config, expected_downlink_bitrate) + sizeof(unsigned int))
 
 /** Agora's LastmileProbeOneWayResult. */
 typedef struct agoraish_lastmile_probe_one_way_result {
@@ -1820,17 +1883,28 @@ typedef struct agoraish_lastmile_probe_result {
 
 /**
  * Probe the last mile before joining (Agora's startLastmileProbeTest): the
- * engine joins a private channel of the server (no token), sends probe
- * packets at the expected uplink bitrate for 2 s and reads the server's
- * transport-wide feedback on them, then has the server send probes at the
- * expected downlink bitrate for 2 s and measures them. on_lastmile_quality
- * comes after the uplink phase, on_lastmile_probe_result about 5 s after the
- * start; the private channel is then left (its join and leave are not
- * reported). A join ends the probe.
- * @return 0; -2 NULL config, a struct_size too small, no direction probed, a
- *         probed bitrate outside 100000..5000000 or no usable server URL;
- *         -5 in a channel, during an echo test or while a last-mile test or
- *         probe runs; -7 bad handle. Thread: any.
+ * engine joins a private channel of the server, sends probe packets at the
+ * expected uplink bitrate for 2 s and reads the server's transport-wide
+ * feedback on them, then has the server send probes at the expected downlink
+ * bitrate for 2 s and measures them. on_lastmile_quality comes after the
+ * uplink phase, on_lastmile_probe_result about 5 s after the start; the
+ * private channel is then left (its join and leave are not reported). A join
+ * ends the probe.
+ *
+ * Where the app has a certificate the server checks the probe's join like any
+ * other: `token` must be valid for `channel_id` (NULL or "": "probe") and
+ * uid 0, the identity the probe joins with (a token built for uid 0, which
+ * AccessToken2 and AccessToken treat as any uid; a token for another uid or an
+ * account is refused). A refused join is reported as on the channel:
+ * on_connection_state_changed(FAILED, INVALID_TOKEN) (or TOKEN_EXPIRED after
+ * on_request_token), then at once on_lastmile_probe_result with state
+ * UNAVAILABLE, and the probe ends (DISCONNECTED).
+ * @return 0; -2 NULL config, a struct_size other than
+ *         AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 and today's size, no direction probed, a probed bitrate outside
+ *         100000..5000000, a token or channel_id that is not UTF-8, a
+ *         channel_id that is not a valid channel name, or no usable server
+ *         URL; -5 in a channel, during an echo test or while a last-mile test
+ *         or probe runs; -7 bad handle. Thread: any.
  */
 int agoraish_engine_start_lastmile_probe_test(agoraish_engine_t *engine, const agoraish_lastmile_probe_config *config);
 
@@ -1842,7 +1916,10 @@ int agoraish_engine_stop_lastmile_probe_test(agoraish_engine_t *engine);
  * Report the last mile's quality every 2 s before joining (Agora's
  * enableLastmileTest): 0.7 s of probes each way at the configured video
  * bitrate (at least 100 kbps), then on_lastmile_quality, repeated until
- * agoraish_engine_disable_lastmile_test() or a join.
+ * agoraish_engine_disable_lastmile_test() or a join. Its join presents no
+ * token: where the app has a certificate the server refuses it
+ * (on_connection_state_changed(FAILED, INVALID_TOKEN), one on_lastmile_quality
+ * UNKNOWN (0), and the test ends); use a probe with a token there.
  * @return 0; -2 no usable server URL; -5 in a channel, during an echo test or
  *         while a last-mile test or probe runs; -7 bad handle. Thread: any.
  */
@@ -1940,7 +2017,7 @@ int agoraish_engine_set_video_device(agoraish_engine_t *engine, const char *devi
 int agoraish_engine_get_current_video_device(agoraish_engine_t *engine, char *buf, size_t *len);
 
 /** Camera capture size preference (Agora's setCameraCapturerConfiguration), for the next start.
- *  @return 0; -2 NULL, small struct_size, unknown preference or size outside 16..4096; -7 bad handle. */
+ *  @return 0; -2 NULL, a struct_size no minor had, unknown preference or size outside 16..4096; -7 bad handle. */
 int agoraish_engine_set_camera_capturer_configuration(agoraish_engine_t *engine,
                                                       const agoraish_camera_capturer_configuration *config);
 
@@ -1959,11 +2036,56 @@ int agoraish_engine_switch_camera(agoraish_engine_t *engine);
  * the capture, network and playout path. The test channel's join and leave
  * are not reported (no on_join_channel_success / on_leave_channel); connection
  * states are. Call `agoraish_engine_stop_echo_test()` before joining a channel
- * (a join during the test returns -17).
- * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a channel
- *         or an echo test running; -7 bad handle. Thread: any.
+ * (a join during the test returns -17). Its join presents no token: where the
+ * app has a certificate the server refuses it (see
+ * `agoraish_engine_start_echo_test_with_config()`, which takes one).
+ * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a channel,
+ *         an echo test running, or a last-mile test or probe running; -7 bad
+ *         handle. Thread: any.
  */
 int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_seconds);
+
+/** Agora's EchoTestConfiguration (ABI 0.9), without the view (no video echo). */
+typedef struct agoraish_echo_test_configuration {
+    /** Set to sizeof(agoraish_echo_test_configuration). */
+    uint32_t struct_size;
+    /** Nonzero: echo the audio, the only medium echoed (with enable_video also 0: -2). */
+    int enable_audio;
+    /** Nonzero: echo the video. Not supported: nonzero is -4. */
+    int enable_video;
+    /** What the test's join presents where the app has a certificate: a token
+     *  for `channel_id` and uid 0 (the wildcard identity), with the join
+     *  privilege; NULL or "": none. Copied. */
+    const char *token;
+    /** The channel name the token is for (a valid channel name); NULL or "":
+     *  "echo", the name the engine picks. The test runs in a private channel
+     *  of its own either way: nobody who joins `channel_id` meets it. Copied. */
+    const char *channel_id;
+    /** Seconds after which the audio comes back, 2..10. */
+    int interval_in_seconds;
+} agoraish_echo_test_configuration;
+
+/**
+ * Start an echo test from Agora's EchoTestConfiguration (startEchoTest(config)):
+ * as `agoraish_engine_start_echo_test()`, with the token and channel name its
+ * join presents. Where the app has a certificate the server checks that join
+ * like any other: `token` must be valid for `channel_id` (NULL or "": "echo")
+ * and uid 0, the identity the test joins with (a token built for uid 0, which
+ * AccessToken2 and AccessToken treat as any uid; a token for another uid or an
+ * account is refused). A refused join is reported as on the channel:
+ * on_connection_state_changed(FAILED, INVALID_TOKEN) (or TOKEN_EXPIRED after
+ * on_request_token); nothing is echoed, and the test stays started until
+ * `agoraish_engine_stop_echo_test()`. Video echo is not supported.
+ * @return 0; -2 NULL config, a struct_size other than sizeof(agoraish_echo_test_configuration),
+ *         interval_in_seconds outside 2..10, enable_audio and enable_video
+ *         both 0, a token or channel_id that is not UTF-8, or a channel_id
+ *         that is not a valid channel name; then -4 enable_video nonzero;
+ *         then as agoraish_engine_start_echo_test(): -2 no usable server URL,
+ *         -5 in a channel, an echo test running, or a last-mile test or probe
+ *         running; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_echo_test_with_config(agoraish_engine_t *engine,
+                                                const agoraish_echo_test_configuration *config);
 
 /** Stop the echo test (Agora's stopEchoTest). @return 0; -5 no echo test running; -7 bad handle. */
 int agoraish_engine_stop_echo_test(agoraish_engine_t *engine);
@@ -2007,7 +2129,7 @@ typedef struct agoraish_data_stream_config {
 /**
  * Create a data stream from a DataStreamConfig (Agora's createDataStream(streamId,
  * config)): not reliable (what is lost stays lost and is reported as a gap).
- * @return 0; -2 NULL arguments or a struct_size too small; -116 five streams exist;
+ * @return 0; -2 NULL arguments or a struct_size no minor had; -116 five streams exist;
  *         -7 bad handle. Thread: any.
  */
 int agoraish_engine_create_data_stream_with_config(agoraish_engine_t *engine, int *stream_id,
@@ -2084,7 +2206,7 @@ typedef struct agoraish_metadata_observer {
  * Register (NULL: unregister) the metadata observer (Agora's
  * registerMediaMetadataObserver). The struct is copied.
  * @param type  AGORAISH_METADATA_TYPE_VIDEO.
- * @return 0; -2 another type, a struct_size too small or a maximum size outside
+ * @return 0; -2 another type, a struct_size no minor had or a maximum size outside
  *         1..1024; -7 bad handle. Thread: any.
  */
 int agoraish_engine_register_media_metadata_observer(agoraish_engine_t *engine,
@@ -2139,7 +2261,7 @@ typedef struct agoraish_encryption_config {
  * effect for the next packets); every user of a channel must use the same
  * settings. Kept across calls.
  * @param config  Required when `enabled` is nonzero (ignored otherwise; may be NULL).
- * @return 0; -2 NULL config or key, a struct_size too small, an unknown mode,
+ * @return 0; -2 NULL config or key, a struct_size no minor had, an unknown mode,
  *         an empty, too long or not UTF-8 key, or a GCM2 mode with an all-zero salt; -4 a
  *         mode this OpenSSL lacks; -7 bad handle. Thread: any.
  */
@@ -2203,7 +2325,7 @@ typedef struct agoraish_packet_observer {
 /**
  * Register (NULL: unregister) a packet observer (Agora's registerPacketObserver).
  * The struct is copied; packets made after the call returns see the new observer.
- * @return 0; -2 a struct_size too small; -7 bad handle. Thread: any.
+ * @return 0; -2 a struct_size no minor had; -7 bad handle. Thread: any.
  */
 int agoraish_engine_register_packet_observer(agoraish_engine_t *engine, const agoraish_packet_observer *observer);
 
