@@ -15,6 +15,8 @@ struct ClientServerDriver {
     var links: [Int: ConnectionID] = [:]
     var serverUp = true
     var nextConn: UInt64 = 1
+    /// Every message on the wire, in order: "<client>> text" sent, "<client>< text" received.
+    var wire: [String] = []
     static let unixBase: Int64 = 1_718_000_000
 
     init(clients count: Int, appId: String = "0123456789abcdef0123456789abcdef",
@@ -57,7 +59,10 @@ struct ClientServerDriver {
                             clients[i].transportClosed(now: now)
                         }
                     case .send(let text):
-                        if let c = links[i] { core.received(text, on: c, now: now) }
+                        if let c = links[i] {
+                            wire.append("\(i)> \(text)")
+                            core.received(text, on: c, now: now)
+                        }
                     case .close:
                         if let c = links.removeValue(forKey: i) { core.disconnected(c, now: now) }
                     }
@@ -71,7 +76,10 @@ struct ClientServerDriver {
                 progress = true
                 switch out {
                 case .send(let c, let text):
-                    if let i = links.first(where: { $0.value == c })?.key { clients[i].received(text, now: now) }
+                    if let i = links.first(where: { $0.value == c })?.key {
+                        wire.append("\(i)< \(text)")
+                        clients[i].received(text, now: now)
+                    }
                 case .close(let c, _, _):
                     core.disconnected(c, now: now)
                     if let i = links.first(where: { $0.value == c })?.key {
