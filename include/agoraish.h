@@ -950,8 +950,10 @@ typedef struct agoraish_engine_config {
     /** The log file. NULL or "" selects a default: in the directory named by
      *  AGORAISH_LOG_DIR, else $XDG_STATE_HOME/agoraish, else
      *  $HOME/.local/state/agoraish, else /tmp/agoraish, the file
-     *  "agoraish.log" for the first engine of the process and
-     *  "agoraish-<n>.log" for the n-th. The directory is created if missing.
+     *  "agoraish-<pid>-<n>.log" for the n-th engine of process <pid>. The
+     *  directory is created if missing; it keeps the logs of the 32 engines
+     *  of ended processes written last (older ones, with their rotations,
+     *  are removed when an engine starts; running processes' never are).
      *  Copied. Read the path back with the parameter "rtc.log_file". */
     const char *log_file;
     /** Size of one log file in KB; 0 or -1 selects AGORAISH_LOG_FILE_SIZE_DEFAULT_KB.

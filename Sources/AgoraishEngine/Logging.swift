@@ -1,4 +1,5 @@
 import AgoraishIO
+import Glibc
 
 /// Agora's log filters (LOG_FILTER_TYPE): bit sets of `LogSeverity` values.
 public enum LogFilter {
@@ -57,10 +58,11 @@ public enum LogFileSize {
 ///
 /// The directory is `AGORAISH_LOG_DIR`, else `$XDG_STATE_HOME/agoraish`, else
 /// `$HOME/.local/state/agoraish`, else `/tmp/agoraish`. The file is
-/// `agoraish.log` for the first engine of the process and `agoraish-<n>.log`
-/// for the n-th, so engines in one process never share a file.
-/// `env` reads the environment.
-public func defaultLogPath(engineSerial: Int, env: (String) -> String? = environment) -> String {
+/// `agoraish-<pid>-<n>.log` for the n-th engine of process `pid`, so neither
+/// engines of one process nor processes sharing the directory share a file.
+/// `env` reads the environment; `pid` is the process's.
+public func defaultLogPath(engineSerial: Int, env: (String) -> String? = environment,
+                           pid: Int32 = getpid()) -> String {
     let directory: String
     if let dir = env("AGORAISH_LOG_DIR") {
         directory = dir
@@ -71,6 +73,58 @@ public func defaultLogPath(engineSerial: Int, env: (String) -> String? = environ
     } else {
         directory = "/tmp/agoraish"
     }
-    let name = engineSerial <= 1 ? "agoraish.log" : "agoraish-\(engineSerial).log"
-    return directory + "/" + name
+    return directory + "/agoraish-\(pid)-\(engineSerial).log"
+}
+
+/// The default log directory holds at most this many engines' logs of
+/// processes that have ended (each with its rotations); the logs of running
+/// processes are never removed.
+public let keptDefaultLogs = 32
+
+/// Removes the oldest default logs (`agoraish-<pid>-<n>.log` and their
+/// rotations `agoraish-<pid>-<n>_<k>.log`) of processes that no longer run
+/// from `directory`, keeping the `keep` most recently written. Other files are
+/// left alone. Returns how many files it removed.
+@discardableResult
+public func pruneDefaultLogs(in directory: String, keep: Int = keptDefaultLogs,
+                             isRunning: (Int32) -> Bool = processIsRunning) -> Int {
+    guard let dir = opendir(directory) else { return 0 }
+    // (pid, serial) -> (newest modification, files)
+    var sets: [String: (pid: Int32, newest: Int, files: [String])] = [:]
+    while let entry = readdir(dir) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard let (pid, key) = defaultLogSet(name) else { continue }
+        var info = stat()
+        guard stat(directory + "/" + name, &info) == 0 else { continue }
+        var set = sets[key] ?? (pid, 0, [])
+        set.newest = max(set.newest, Int(info.st_mtim.tv_sec))
+        set.files.append(name)
+        sets[key] = set
+    }
+    closedir(dir)
+    let ended = sets.values.filter { !isRunning($0.pid) }.sorted { $0.newest > $1.newest }
+    var removed = 0
+    for set in ended.dropFirst(max(0, keep)) {
+        for file in set.files where unlink(directory + "/" + file) == 0 { removed += 1 }
+    }
+    return removed
+}
+
+/// The process and the set a default log file name belongs to
+/// ("agoraish-<pid>-<n>.log" or "agoraish-<pid>-<n>_<k>.log"), or nil.
+func defaultLogSet(_ name: String) -> (pid: Int32, key: String)? {
+    guard name.hasPrefix("agoraish-"), name.hasSuffix(".log") else { return nil }
+    let stem = name.dropFirst("agoraish-".count).dropLast(".log".count)
+    let base = stem.split(separator: "_", maxSplits: 1)
+    let parts = base[0].split(separator: "-")
+    guard parts.count == 2, let pid = Int32(parts[0]), Int(parts[1]) != nil,
+          base.count == 1 || Int(base[1]) != nil else { return nil }
+    return (pid, String(base[0]))
+}
+
+/// Whether process `pid` exists (it may belong to another user).
+public func processIsRunning(_ pid: Int32) -> Bool {
+    kill(pid, 0) == 0 || errno == EPERM
 }

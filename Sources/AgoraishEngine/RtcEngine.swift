@@ -106,6 +106,7 @@ public final class RtcEngine: Sendable {
             path = defaultLogPath(engineSerial: serial)
             let directory = String(path[..<path.lastIndex(of: "/")!])
             _ = makeDirectories(directory)
+            pruneDefaultLogs(in: directory)
         }
         effective.logFile = path
         self.configuration = effective

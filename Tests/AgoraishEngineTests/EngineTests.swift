@@ -155,13 +155,61 @@ private final class EventLog: Sendable {
         #expect(EngineConfiguration(appId: "a").resolvedServerURL { _ in nil } == "ws://127.0.0.1:7450")
     }
 
-    @Test func defaultLogPathsDifferPerEngineAndFollowTheEnvironment() {
+    @Test func defaultLogPathsDifferPerEngineAndProcessAndFollowTheEnvironment() {
         let dirs: [String: String] = ["AGORAISH_LOG_DIR": "/tmp/agoraish-logs", "HOME": "/home/u"]
-        #expect(defaultLogPath(engineSerial: 1) { dirs[$0] } == "/tmp/agoraish-logs/agoraish.log")
-        #expect(defaultLogPath(engineSerial: 3) { dirs[$0] } == "/tmp/agoraish-logs/agoraish-3.log")
-        #expect(defaultLogPath(engineSerial: 1) { $0 == "HOME" ? "/home/u" : nil } == "/home/u/.local/state/agoraish/agoraish.log")
-        #expect(defaultLogPath(engineSerial: 1) { $0 == "XDG_STATE_HOME" ? "/s" : nil } == "/s/agoraish/agoraish.log")
-        #expect(defaultLogPath(engineSerial: 1) { _ in nil } == "/tmp/agoraish/agoraish.log")
+        #expect(defaultLogPath(engineSerial: 1, env: { dirs[$0] }, pid: 42) == "/tmp/agoraish-logs/agoraish-42-1.log")
+        #expect(defaultLogPath(engineSerial: 3, env: { dirs[$0] }, pid: 42) == "/tmp/agoraish-logs/agoraish-42-3.log")
+        #expect(defaultLogPath(engineSerial: 1, env: { dirs[$0] }, pid: 43) == "/tmp/agoraish-logs/agoraish-43-1.log")
+        #expect(defaultLogPath(engineSerial: 1, env: { $0 == "HOME" ? "/home/u" : nil }, pid: 7)
+                == "/home/u/.local/state/agoraish/agoraish-7-1.log")
+        #expect(defaultLogPath(engineSerial: 1, env: { $0 == "XDG_STATE_HOME" ? "/s" : nil }, pid: 7)
+                == "/s/agoraish/agoraish-7-1.log")
+        #expect(defaultLogPath(engineSerial: 1, env: { _ in nil }, pid: 7) == "/tmp/agoraish/agoraish-7-1.log")
+    }
+
+    @Test func defaultLogsOfEndedProcessesAreBounded() throws {
+        var template = Array("/tmp/agoraish-prune-XXXXXX".utf8CString)
+        let made: String? = template.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress, let p = mkdtemp(base) else { return nil }
+            return String(cString: p)
+        }
+        let dir = try #require(made)
+        defer {
+            if let d = opendir(dir) {
+                while let e = readdir(d) {
+                    let n = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                    if n != "." && n != ".." { unlink(dir + "/" + n) }
+                }
+                closedir(d)
+            }
+            rmdir(dir)
+        }
+        func touch(_ name: String, age: Int) {
+            let path = dir + "/" + name
+            let fd = open(path, O_CREAT | O_WRONLY, 0o644)
+            close(fd)
+            var times = [timespec(tv_sec: time(nil) - age, tv_nsec: 0), timespec(tv_sec: time(nil) - age, tv_nsec: 0)]
+            utimensat(AT_FDCWD, path, &times, 0)
+        }
+        // Ten ended engines (pids 100...109, the older the smaller), one with rotations;
+        // a running process's old log; files that are not default logs.
+        for i in 0..<10 { touch("agoraish-\(100 + i)-1.log", age: 1000 - i) }
+        touch("agoraish-100-1_1.log", age: 2000)
+        touch("agoraish-500-1.log", age: 5000)
+        touch("notes.txt", age: 9000)
+        touch("agoraish-host.log", age: 9000)
+        let removed = pruneDefaultLogs(in: dir, keep: 4) { $0 == 500 }
+        #expect(removed == 7)  // six sets, one of them with a rotation
+        var left: [String] = []
+        if let d = opendir(dir) {
+            while let e = readdir(d) {
+                let n = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                if n != "." && n != ".." { left.append(n) }
+            }
+            closedir(d)
+        }
+        #expect(Set(left) == ["agoraish-106-1.log", "agoraish-107-1.log", "agoraish-108-1.log", "agoraish-109-1.log",
+                              "agoraish-500-1.log", "notes.txt", "agoraish-host.log"])
     }
 
     @Test func everyErrorHasADescription() {

@@ -239,24 +239,48 @@ def test_default_log_path_honours_agoraish_log_dir(tmp_path, monkeypatch):
     with RtcEngine("test-app") as engine:
         path = Path(engine.log_file)
         assert path.parent == target
-        assert re.fullmatch(r"agoraish(-\d+)?\.log", path.name), path.name
+        assert re.fullmatch(rf"agoraish-{os.getpid()}-\d+\.log", path.name), path.name
         assert path.exists()
         assert "created" in path.read_text(encoding="utf-8")
 
 
 def test_default_log_path_in_a_fresh_process(tmp_path):
-    # The first engine of a process logs to agoraish.log, the second to agoraish-2.log.
+    # The n-th engine of process <pid> logs to agoraish-<pid>-<n>.log: two
+    # processes sharing the directory never share a file.
     code = (
-        "import agoraish\n"
+        "import agoraish, os\n"
         "a = agoraish.RtcEngine('app-one'); b = agoraish.RtcEngine('app-two')\n"
-        "print(a.log_file); print(b.log_file)\n"
+        "print(os.getpid()); print(a.log_file); print(b.log_file)\n"
         "a.release(); b.release()\n"
     )
     env = dict(os.environ, AGORAISH_LOG_DIR=str(tmp_path), PYTHONPATH=str(BINDING),
                AGORAISH_LIBRARY=str(library_path()))
+    seen = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        pid, first, second = out.stdout.split()
+        assert [first, second] == [str(tmp_path / f"agoraish-{pid}-1.log"), str(tmp_path / f"agoraish-{pid}-2.log")]
+        seen += [first, second]
+    assert len(set(seen)) == 4
+
+
+def test_default_logs_are_bounded(tmp_path):
+    # 40 ended processes' logs: starting an engine keeps the 32 written last.
+    for i in range(40):
+        log = tmp_path / f"agoraish-{5_000_000 + i}-1.log"  # pids above any pid_max (4194304): never running
+        log.write_text("x")
+        os.utime(log, (1_000_000 + i, 1_000_000 + i))
+    (tmp_path / "keep-me.txt").write_text("not a default log")
+    code = "import agoraish\nagoraish.RtcEngine('app-one').release()\n"
+    env = dict(os.environ, AGORAISH_LOG_DIR=str(tmp_path), PYTHONPATH=str(BINDING),
+               AGORAISH_LIBRARY=str(library_path()))
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == [str(tmp_path / "agoraish.log"), str(tmp_path / "agoraish-2.log")]
+    left = sorted(p.name for p in tmp_path.iterdir())
+    old = [n for n in left if n.startswith("agoraish-5")]
+    assert old == [f"agoraish-{5_000_000 + i}-1.log" for i in range(8, 40)]
+    assert "keep-me.txt" in left
 
 
 # --------------------------------------------------------------------------
