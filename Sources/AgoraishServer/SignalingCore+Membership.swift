@@ -26,19 +26,14 @@ extension SignalingCore {
         let address = connections[conn]!.address
         try takeJoinBudget(address, now: now)
 
-        let appId = try f.string("app_id")
-        let channelName = try f.string("channel")
-        let token = try f.optionalString("token") ?? ""
-        var uid = UInt32(try f.optionalInteger("uid", in: 0...Int64(UInt32.max)) ?? 0)
-        let account = try f.optionalString("account")
-        let profile = ChannelProfile(rawValue: try f.optionalInteger("profile", in: 0...1) ?? 0)!
-        let role = ClientRole(rawValue: try f.optionalInteger("role", in: 1...2) ?? 1)!
-        _ = try f.optionalInteger("area_code", in: 0...Int64(UInt32.max))  // informational
+        let request = try Signaling.Join(f)
+        let appId = request.appId, channelName = request.channel, token = request.token
+        var uid = request.uid
+        let account = request.account, profile = request.profile, role = request.role
         // The echo test: a private channel of this user alone, its audio played back after the delay.
-        let echoMs = try f.optionalInteger("echo_ms", in: 2000...10_000)
+        let echoMs = request.echoMs
         // The last-mile probe: a private channel too, in which the server measures and sends probes.
-        let probe = try f.optionalBool("probe") ?? false
-        guard echoMs == nil || !probe else { throw .badField("probe") }
+        let probe = request.probe
         let privateTest = echoMs != nil || probe
         if let account {
             guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
@@ -78,8 +73,7 @@ extension SignalingCore {
         // The same uid already present: the newer login wins (Agora's SAME_UID_LOGIN).
         if let existing = channels[key]?.members[uid], let old = sessions[existing] {
             if let oldConn = old.connection {
-                send(oldConn, message("kicked", ["code": .integer(-17), "reason": .string("same_uid_login"),
-                                                 "connection_reason": .integer(19)]))
+                send(oldConn, Signaling.Kicked(code: -17, reason: "same_uid_login", connectionReason: 19))
                 outputs.append(.close(oldConn, code: 4001, reason: "same uid login"))
                 detach(oldConn, now: now)
             }
@@ -95,7 +89,7 @@ extension SignalingCore {
                               identity: identity, token: token, joinExpiry: privateTest ? nil : expiry,
                               connection: conn, lastSeen: now)
         session.mayPublish = mayPublish
-        session.echoMs = Int(echoMs ?? 0)
+        session.echoMs = echoMs ?? 0
         session.probe = probe
         session.address = address
         if privateTest {
@@ -109,23 +103,14 @@ extension SignalingCore {
         attach(conn, sid)
         events.append(.joined(app: appId, channel: key.name, uid: uid, session: sid))
 
-        var reply: [String: JSONValue] = [
-            "uid": .integer(Int64(uid)),
-            "session": .integer(Int64(sid)),
-            "resume_token": .string(session.resumeToken),
-            "call_id": .string("\(appId.prefix(8))-\(sid)-\(unixMillis(now))"),
-            "profile": .integer(profile.rawValue),
-            "role": .integer(role.rawValue),
-            "users": .array(visibleUsers(in: key, except: uid)),
-            "keepalive_ms": .integer(config.keepaliveInterval.milliseconds),
-            "drop_timeout_ms": .integer(config.dropTimeout.milliseconds),
-            "server_time_ms": .integer(unixMillis(now)),
-        ]
-        if let account { reply["account"] = .string(account) }
-        if let expiry = sessions[sid]!.joinExpiry { reply["token_expire_ts"] = .integer(expiry) }
-        if let media = grantMedia(sessions[sid]!) { reply["media"] = media }
-        reply["streams"] = .array(visibleStreams(in: key, except: uid))
-        send(conn, message("joined", reply, id: f.id))
+        let reply = Signaling.Joined(
+            uid: uid, session: Int64(sid), resumeToken: session.resumeToken,
+            callId: "\(appId.prefix(8))-\(sid)-\(unixMillis(now))", profile: profile.rawValue, role: role.rawValue,
+            users: visibleUsers(in: key, except: uid), keepaliveMs: config.keepaliveInterval.milliseconds,
+            dropTimeoutMs: config.dropTimeout.milliseconds, serverTimeMs: unixMillis(now), account: account,
+            tokenExpireTs: sessions[sid]!.joinExpiry, media: grantMedia(sessions[sid]!),
+            streams: visibleStreams(in: key, except: uid))
+        send(conn, reply, id: f.id)
         events.append(.joinAnswered(conn))
         if isVisible(sessions[sid]!) { announceJoin(sessions[sid]!) }
         // A token with 30 s or less left is announced at once (docs/tokens.md, expiry notices).
@@ -136,12 +121,12 @@ extension SignalingCore {
         guard let sid = connections[conn]!.session else { throw .code(-113, "not_in_channel") }
         detach(conn, now: now)
         removeSession(sid, reason: .quit)
-        send(conn, message("left", [:], id: f.id))
+        send(conn, Signaling.Left(), id: f.id)
     }
 
     mutating func setRole(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
         guard let sid = connections[conn]!.session, let s = sessions[sid] else { throw .code(-113, "not_in_channel") }
-        let role = ClientRole(rawValue: try f.integer("role", in: 1...2))!
+        let role = try Signaling.SetRole(f).role
         if role == .broadcaster && channels[s.key]?.profile == .liveBroadcasting && !s.mayPublish {
             throw .code(-119, "publish_not_authorized")
         }
@@ -149,7 +134,7 @@ extension SignalingCore {
         let old = s.role
         sessions[sid]!.role = role
         let nowVisible = isVisible(sessions[sid]!)
-        send(conn, message("role_changed", ["old": .integer(old.rawValue), "new": .integer(role.rawValue)], id: f.id))
+        send(conn, Signaling.RoleChanged(old: old, new: role), id: f.id)
         if mediaEndpoint != nil && wasVisible != nowVisible {
             mediaCommands.append(.setPublisher(session: sid, canPublish: nowVisible && s.mayPublish))
         }
@@ -159,7 +144,7 @@ extension SignalingCore {
 
     mutating func renewToken(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
         guard let sid = connections[conn]!.session, let s = sessions[sid] else { throw .code(-113, "not_in_channel") }
-        let token = try f.string("token")
+        let token = try Signaling.RenewToken(f).token
         guard let app = config.app(s.key.app) else { throw .code(-101, "invalid_app_id") }
         let expiry = try checkToken(token, app: app, appId: s.key.app, channel: s.key.name, identity: s.identity, now: now)
         sessions[sid]!.token = token
@@ -172,9 +157,7 @@ extension SignalingCore {
                 mediaCommands.append(.setPublisher(session: sid, canPublish: mayPublish && isVisible(s)))
             }
         }
-        var reply: [String: JSONValue] = [:]
-        if let expiry { reply["token_expire_ts"] = .integer(expiry) }
-        send(conn, message("token_renewed", reply, id: f.id))
+        send(conn, Signaling.TokenRenewed(tokenExpireTs: expiry), id: f.id)
         checkSessionTimers(sid, now: now)
     }
 
@@ -182,12 +165,12 @@ extension SignalingCore {
         guard connections[conn]!.session == nil else { throw .code(-17, "already_joined") }
         // Resumes share the per-address rate of joins: guessing is as slow as joining.
         try takeJoinBudget(connections[conn]!.address, now: now)
-        let sid = UInt64(try f.integer("session", in: 1...Int64.max))
-        let token = try f.string("resume_token")
+        let request = try Signaling.Resume(f)
+        let sid = request.session, token = request.resumeToken
         // The resume token is bound to the session's credentials: where the app
         // has a certificate, the token the session holds must come with it, so a
         // leaked resume token alone takes nothing over.
-        let credential = try f.optionalString("token") ?? ""
+        let credential = request.token
         guard let s = sessions[sid], TokenCrypto.constantTimeEqual(Array(s.resumeToken.utf8), Array(token.utf8)),
               config.app(s.key.app)?.certificate == nil || s.privateUntil != nil
                 || TokenCrypto.constantTimeEqual(Array(s.token.utf8), Array(credential.utf8)) else {
@@ -201,22 +184,16 @@ extension SignalingCore {
         sessions[sid]!.lastSeen = now
         attach(conn, sid)
         events.append(.resumed(uid: s.uid, session: sid))
-        var reply: [String: JSONValue] = [
-            "uid": .integer(Int64(s.uid)),
-            "session": .integer(Int64(sid)),
-            "role": .integer(s.role.rawValue),
-            "users": .array(visibleUsers(in: s.key, except: s.uid)),
-            "server_time_ms": .integer(unixMillis(now)),
-        ]
-        if let e = s.joinExpiry { reply["token_expire_ts"] = .integer(e) }
-        reply["streams"] = .array(visibleStreams(in: s.key, except: s.uid))
-        if let grant = s.media, let media = mediaObject(grant) { reply["media"] = media }
-        send(conn, message("resumed", reply, id: f.id))
+        let reply = Signaling.Resumed(
+            uid: s.uid, session: Int64(sid), role: s.role.rawValue, users: visibleUsers(in: s.key, except: s.uid),
+            serverTimeMs: unixMillis(now), tokenExpireTs: s.joinExpiry, streams: visibleStreams(in: s.key, except: s.uid),
+            media: s.media.flatMap { mediaOffer($0) })
+        send(conn, reply, id: f.id)
     }
 
     mutating func registerAccount(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
-        let appId = try f.string("app_id")
-        let account = try f.string("account")
+        let request = try Signaling.RegisterAccount(f)
+        let appId = request.appId, account = request.account
         guard !account.isEmpty, account.utf8.count <= 255 else { throw .code(-134, "invalid_user_account") }
         guard appAccepted(appId) != nil else { throw .code(-101, "invalid_app_id") }
         // Registrations share the per-address rate of joins. Only a connection
@@ -227,7 +204,7 @@ extension SignalingCore {
         let holder = connections[conn]!.session.flatMap { sessions[$0] }
         let lasting = holder.map { $0.key.app == appId && $0.privateUntil == nil } ?? false
         let uid = try accountUid(app: appId, account: account, lasting: lasting)
-        send(conn, message("account_registered", ["uid": .integer(Int64(uid)), "account": .string(account)], id: f.id))
+        send(conn, Signaling.AccountRegistered(uid: uid, account: account), id: f.id)
     }
 
     // MARK: - Shared steps
@@ -259,36 +236,24 @@ extension SignalingCore {
         channels[s.key]?.profile == .communication || s.role == .broadcaster
     }
 
-    func visibleUsers(in key: ChannelKey, except uid: UInt32) -> [JSONValue] {
+    func visibleUsers(in key: ChannelKey, except uid: UInt32) -> [Signaling.UserEntry] {
         guard let ch = channels[key] else { return [] }
         return ch.members.keys.sorted().compactMap { other in
             guard other != uid, let s = sessions[ch.members[other]!], isVisible(s) else { return nil }
-            var entry: [String: JSONValue] = ["uid": .integer(Int64(other))]
-            if let a = s.account { entry["account"] = .string(a) }
-            if s.audioMuted { entry["audio_muted"] = .bool(true) }
-            if s.videoMuted { entry["video_muted"] = .bool(true) }
-            s.addVideoSwitches(to: &entry)
-            return .object(entry)
+            return s.userEntry
         }
     }
 
     mutating func announceJoin(_ s: Session) {
         forEachOther(in: s.key, except: s.uid) { core, conn in
-            if let a = s.account {
-                core.send(conn, message("user_info", ["uid": .integer(Int64(s.uid)), "account": .string(a)]))
-            }
-            var fields: [String: JSONValue] = ["uid": .integer(Int64(s.uid))]
-            if let a = s.account { fields["account"] = .string(a) }
-            if s.audioMuted { fields["audio_muted"] = .bool(true) }
-            if s.videoMuted { fields["video_muted"] = .bool(true) }
-            s.addVideoSwitches(to: &fields)
-            core.send(conn, message("user_joined", fields))
+            if let a = s.account { core.send(conn, Signaling.UserInfo(uid: s.uid, account: a)) }
+            core.send(conn, Signaling.UserJoined(s.userEntry))
         }
     }
 
     mutating func announceOffline(_ s: Session, reason: OfflineReason) {
         forEachOther(in: s.key, except: s.uid) { core, conn in
-            core.send(conn, message("user_offline", ["uid": .integer(Int64(s.uid)), "reason": .integer(reason.rawValue)]))
+            core.send(conn, Signaling.UserOffline(uid: s.uid, reason: reason))
         }
     }
 
@@ -327,7 +292,7 @@ extension SignalingCore {
 
     /// Creates the participant's media credentials, queues its admission, and
     /// returns the "media" object of the joined reply (nil without a media plane).
-    mutating func grantMedia(_ s: Session) -> JSONValue? {
+    mutating func grantMedia(_ s: Session) -> MediaOffer? {
         guard let endpoint = mediaEndpoint else { return nil }
         // ICE ufrag: 4+ characters, password: 22+ characters of ice-char (RFC 8839 §5.4).
         let ufrag = iceText(random(6))
@@ -342,19 +307,15 @@ extension SignalingCore {
         sessions[s.id]?.media = grant
         mediaCommands.append(.admit(grant))
         _ = endpoint
-        return mediaObject(grant)
+        return mediaOffer(grant)
     }
 
     /// The "media" object of joined and resumed replies for a grant.
-    func mediaObject(_ grant: MediaGrant) -> JSONValue? {
+    func mediaOffer(_ grant: MediaGrant) -> MediaOffer? {
         guard let endpoint = mediaEndpoint else { return nil }
-        return .object([
-            "host": .string(endpoint.host), "port": .integer(Int64(endpoint.port)),
-            "ice_ufrag": .string(grant.iceUfrag), "ice_pwd": .string(grant.icePassword),
-            "srtp_profile": .string(grant.srtpProfile.rawValue),
-            "uplink_key": .string(TokenCrypto.base64Encode(grant.uplinkKeying)),
-            "downlink_key": .string(TokenCrypto.base64Encode(grant.downlinkKeying)),
-        ])
+        return MediaOffer(host: endpoint.host, port: endpoint.port, iceUfrag: grant.iceUfrag,
+                          icePassword: grant.icePassword, srtpProfile: grant.srtpProfile,
+                          uplinkKeying: grant.uplinkKeying, downlinkKeying: grant.downlinkKeying)
     }
 
     /// Re-admits every session's media (a restarted media plane knows nobody).
@@ -385,11 +346,11 @@ extension SignalingCore {
     }
 
     /// Streams of visible users, for a joiner.
-    func visibleStreams(in key: ChannelKey, except uid: UInt32) -> [JSONValue] {
+    func visibleStreams(in key: ChannelKey, except uid: UInt32) -> [Signaling.StreamEntry] {
         guard let ch = channels[key] else { return [] }
-        return ch.members.keys.sorted().flatMap { other -> [JSONValue] in
+        return ch.members.keys.sorted().flatMap { other -> [Signaling.StreamEntry] in
             guard other != uid, let s = sessions[ch.members[other]!], isVisible(s) else { return [] }
-            return s.streams.map { .object($0.fields(uid: other)) }
+            return s.streams.map { $0.entry(uid: other) }
         }
     }
 

@@ -9,25 +9,6 @@ public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "c\(raw)" }
 }
 
-/// Agora's USER_OFFLINE_REASON_TYPE.
-public enum OfflineReason: Int64, Sendable {
-    case quit = 0
-    case dropped = 1
-    case becomeAudience = 2
-}
-
-/// Agora's CLIENT_ROLE_TYPE.
-public enum ClientRole: Int64, Sendable {
-    case broadcaster = 1
-    case audience = 2
-}
-
-/// Agora's CHANNEL_PROFILE_TYPE (the two a server distinguishes).
-public enum ChannelProfile: Int64, Sendable {
-    case communication = 0
-    case liveBroadcasting = 1
-}
-
 /// The membership half of the channel server, sans-IO (docs/protocol.md).
 ///
 /// It owns apps, channels, sessions and their timers. The shell feeds it
@@ -164,7 +145,7 @@ public struct SignalingCore {
         }
         guard isVisible(s) else { return }
         forEachOther(in: s.key, except: s.uid) { core, conn in
-            core.send(conn, message("stream_added", stream.fields(uid: s.uid)))
+            core.send(conn, Signaling.StreamAdded(stream.entry(uid: s.uid)))
         }
     }
 
@@ -173,10 +154,9 @@ public struct SignalingCore {
     mutating func probeDownlink(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
         guard let sid = connections[conn]!.session, let s = sessions[sid] else { throw .code(-113, "not_in_channel") }
         guard s.probe else { throw .code(-5, "not_a_probe") }
-        let bitrate = try f.optionalInteger("bitrate", in: 100_000...5_000_000) ?? 500_000
-        let duration = try f.optionalInteger("duration_ms", in: 100...10_000) ?? 2000
+        let probe = try Signaling.ProbeDownlink(f)
         if mediaEndpoint != nil {
-            mediaCommands.append(.probeDownlink(session: sid, bitrate: Int(bitrate), durationMs: Int(duration)))
+            mediaCommands.append(.probeDownlink(session: sid, bitrate: probe.bitrate, durationMs: probe.durationMs))
         }
     }
 
@@ -185,7 +165,7 @@ public struct SignalingCore {
     /// video again. The subscriber is told (`subscribe_fallback`).
     public mutating func subscribeFallback(session sid: UInt64, uid: UInt32, audioOnly: Bool) {
         guard let conn = sessions[sid]?.connection else { return }
-        send(conn, message("subscribe_fallback", ["uid": .integer(Int64(uid)), "audio_only": .bool(audioOnly)]))
+        send(conn, Signaling.SubscribeFallback(uid: uid, audioOnly: audioOnly))
     }
 
     // MARK: - Inputs
@@ -202,30 +182,26 @@ public struct SignalingCore {
                 events.append(.refused(reason: "too_complex"))
                 throw SignalingFailure.code(-2, "too_complex")
             }
-            guard case .object(let members)? = try? JSONValue.parse(text) else { throw SignalingFailure.malformed }
-            let fields = MessageFields(members: members)
+            guard let fields = MessageFields(text: text) else { throw SignalingFailure.malformed }
             requestId = fields.id
-            guard fields.members["v"]?.integerValue == signalingProtocolVersion else { throw SignalingFailure.unsupportedVersion }
-            let type = try fields.string("type")
-            switch type {
-            case "join": try join(fields, conn, now)
-            case "leave": try leave(fields, conn, now)
-            case "set_role": try setRole(fields, conn, now)
-            case "renew_token": try renewToken(fields, conn, now)
-            case "resume": try resume(fields, conn, now)
-            case "register_account": try registerAccount(fields, conn, now)
-            case "set_audio_state": try setAudioState(fields, conn, now)
-            case "set_audio_subscription": try setAudioSubscription(fields, conn, now)
-            case "set_video_state": try setVideoState(fields, conn, now)
-            case "set_video_subscription": try setVideoSubscription(fields, conn, now)
-            case "probe_downlink": try probeDownlink(fields, conn, now)
-            case "ping": send(conn, message("pong", ["server_time_ms": .integer(unixMillis(now))], id: requestId))
-            default: throw SignalingFailure.unknownType(type)
+            // The envelope first; each handler reads its fields after its own checks.
+            switch try SignalingRequest.Kind(fields) {
+            case .join: try join(fields, conn, now)
+            case .leave: try leave(fields, conn, now)
+            case .setRole: try setRole(fields, conn, now)
+            case .renewToken: try renewToken(fields, conn, now)
+            case .resume: try resume(fields, conn, now)
+            case .registerAccount: try registerAccount(fields, conn, now)
+            case .setAudioState: try setAudioState(fields, conn, now)
+            case .setAudioSubscription: try setAudioSubscription(fields, conn, now)
+            case .setVideoState: try setVideoState(fields, conn, now)
+            case .setVideoSubscription: try setVideoSubscription(fields, conn, now)
+            case .probeDownlink: try probeDownlink(fields, conn, now)
+            case .ping: send(conn, Signaling.Pong(serverTimeMs: unixMillis(now)), id: requestId)
             }
         } catch let failure as SignalingFailure {
             if case .malformed = failure { events.append(.protocolError(conn, "malformed message")) }
-            send(conn, message("error", ["code": .integer(Int64(failure.code)), "reason": .string(failure.reason)],
-                               id: requestId))
+            send(conn, Signaling.ErrorReply(failure), id: requestId)
         } catch {
             preconditionFailure("every request handler throws SignalingFailure")
         }
@@ -267,7 +243,7 @@ public struct SignalingCore {
         if let expiry = s.joinExpiry {
             if now >= instant(unix: expiry) {
                 if let conn = s.connection {
-                    send(conn, message("token_expired", ["connection_reason": .integer(9)]))
+                    send(conn, Signaling.TokenExpired(connectionReason: 9))
                     detach(conn, now: now)
                 }
                 removeSession(sid, reason: .dropped)
@@ -276,7 +252,7 @@ public struct SignalingCore {
             if !s.willExpireSent && now >= instant(unix: expiry - config.tokenWillExpireLead) {
                 sessions[sid]!.willExpireSent = true
                 if let conn = s.connection {
-                    send(conn, message("token_will_expire", ["token_expire_ts": .integer(expiry)]))
+                    send(conn, Signaling.TokenWillExpire(tokenExpireTs: expiry))
                 }
             }
         }
@@ -340,7 +316,10 @@ public struct SignalingCore {
 
     // MARK: - Helpers
 
-    mutating func send(_ conn: ConnectionID, _ text: String) { outputs.append(.send(conn, text)) }
+    /// Queues `message` for `conn` (with the request's `id` for replies).
+    mutating func send(_ conn: ConnectionID, _ message: some SignalingMessage, id: Int64? = nil) {
+        outputs.append(.send(conn, message.text(id: id)))
+    }
 
     func instant(unix seconds: Int64) -> Instant {
         clockBase + .seconds(seconds - unixAtBase)
@@ -396,7 +375,7 @@ struct Session {
     /// Whose video the participant receives (set_video_subscription).
     var videoSubscription = VideoSubscription()
     /// The video switches behind `videoMuted` (set_video_state), once told.
-    var videoSwitches: (enabled: Bool, localEnabled: Bool, streamMuted: Bool)? = nil
+    var videoSwitches: VideoFlags? = nil
     /// The publisher's own SSRC of its low video stream (dual stream); 0: none.
     var videoLowSsrc: UInt32 = 0
     /// The echo test's delay in ms (0: a normal session).
@@ -425,12 +404,8 @@ struct PublishedStream: Equatable {
     var rtx: UInt32 = 0
 
     /// The stream as stream_added and the joined stream lists carry it.
-    func fields(uid: UInt32) -> [String: JSONValue] {
-        var f: [String: JSONValue] = ["uid": .integer(Int64(uid)), "ssrc": .integer(Int64(ssrc)),
-                                      "payload_type": .integer(Int64(payloadType))]
-        if low { f["layer"] = .string("low") }
-        if rtx != 0 { f["rtx_ssrc"] = .integer(Int64(rtx)) }
-        return f
+    func entry(uid: UInt32) -> Signaling.StreamEntry {
+        Signaling.StreamEntry(uid: uid, ssrc: ssrc, payloadType: payloadType, low: low, rtx: rtx)
     }
 }
 

@@ -27,7 +27,7 @@ extension ClientSession {
             if case .setRole(let x) = kind { (id, x) } else { nil }
         }.max { $0.0 < $1.0 }?.1
         guard r != (asked ?? role) else { return }
-        request(.setRole(r), ["role": .integer(r)], type: "set_role")
+        request(.setRole(r), Signaling.SetRole(role: ClientRole(rawValue: r)!))
     }
 
     /// joinChannel (uid) or joinChannelWithUserAccount (account).
@@ -90,7 +90,7 @@ extension ClientSession {
     /// Asks the server for downlink probes: `bitrate` bps for `durationMs`.
     public mutating func requestDownlinkProbe(bitrate: Int, durationMs: Int) throws(SessionError) {
         guard probeTest, joinedAt != nil, !leaving else { throw .notInChannel }
-        notify(type: "probe_downlink", ["bitrate": .integer(Int64(bitrate)), "duration_ms": .integer(Int64(durationMs))])
+        notify(Signaling.ProbeDownlink(bitrate: bitrate, durationMs: durationMs))
     }
 
     /// Leaves the probe's channel.
@@ -113,7 +113,7 @@ extension ClientSession {
         // admitted the user, and must hear the leave to tell the others.
         let joinPending = pending.values.contains { if case .join = $0 { true } else { false } }
         if transportOpen && (session != nil || joinPending) {
-            request(.leave, [:], type: "leave")
+            request(.leave, Signaling.Leave())
             leaveDeadline = now + settings.leaveTimeout
         } else {
             finishLeave(now)
@@ -132,7 +132,7 @@ extension ClientSession {
             setState(.reconnecting, .renewToken)
             openTransport(now)
         } else if state == .connected {
-            request(.renew(newToken), ["token": .string(newToken)], type: "renew_token")
+            request(.renew(newToken), Signaling.RenewToken(token: newToken))
         }
         // Connecting or reconnecting: the next join carries the new token.
     }
@@ -177,15 +177,20 @@ extension ClientSession {
         transmits.append(.connect)
     }
 
-    mutating func request(_ kind: Request, _ fields: [String: JSONValue], type: String) {
+    /// Sends a request that the server answers (its reply carries the id).
+    mutating func request(_ kind: Request, _ message: some SignalingMessage) {
         let id = nextId
         nextId += 1
         pending[id] = kind
-        var all = fields
-        all["v"] = .integer(1)
-        all["type"] = .string(type)
-        all["id"] = .integer(id)
-        let text = JSONValue.object(all).serialized
+        send(message.text(id: id))
+    }
+
+    /// A message that needs no answer (the server answers only if it fails).
+    mutating func notify(_ message: some SignalingMessage) {
+        send(message.text())
+    }
+
+    private mutating func send(_ text: String) {
         stats.txBytes += UInt64(text.utf8.count)
         stats.txPackets += 1
         transmits.append(.send(text))
@@ -193,25 +198,18 @@ extension ClientSession {
 
     mutating func flushAccountRequests() {
         for account in pendingAccounts {
-            request(.register(account), ["app_id": .string(settings.appId), "account": .string(account)],
-                    type: "register_account")
+            request(.register(account), Signaling.RegisterAccount(appId: settings.appId, account: account))
         }
         pendingAccounts = []
     }
 
     mutating func sendJoin(rejoin: Bool) {
-        var fields: [String: JSONValue] = [
-            "app_id": .string(settings.appId), "channel": .string(channel!), "token": .string(token),
-            "profile": .integer(profile), "role": .integer(role), "area_code": .integer(Int64(settings.areaCode)),
-        ]
-        if let account {
-            fields["account"] = .string(account)
-        } else {
-            fields["uid"] = .integer(Int64(rejoin && localUid != 0 ? localUid : requestedUid))
-        }
-        if let echo = echoIntervalMs { fields["echo_ms"] = .integer(Int64(echo)) }
-        if probeTest { fields["probe"] = .bool(true) }
-        request(.join(rejoin: rejoin), fields, type: "join")
+        // profile and role were checked by their setters (0...1, 1...2).
+        request(.join(rejoin: rejoin), Signaling.Join(
+            appId: settings.appId, channel: channel!, token: token,
+            uid: account == nil ? (rejoin && localUid != 0 ? localUid : requestedUid) : 0, account: account,
+            profile: ChannelProfile(rawValue: profile)!, role: ClientRole(rawValue: role)!,
+            areaCode: settings.areaCode, echoMs: echoIntervalMs, probe: probeTest))
     }
 
     mutating func setState(_ s: ConnectionState, _ reason: ConnectionChangedReason) {

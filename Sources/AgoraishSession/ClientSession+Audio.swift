@@ -5,40 +5,9 @@ import AgoraishWire
 /// settings of the engine: they may be made before joining, survive
 /// reconnections and apply to every later call.
 extension ClientSession {
-    /// What the local user receives of others' audio.
-    public struct AudioReceivePolicy: Equatable, Sendable {
-        /// muteAllRemoteAudioStreams.
-        public var allMuted = false
-        /// setDefaultMuteAllRemoteAudioStreams.
-        public var defaultMuted = false
-        /// muteRemoteAudioStream(uid, true).
-        public var muted: Set<UInt32> = []
-        /// muteRemoteAudioStream(uid, false), and users present when the default was set.
-        public var unmuted: Set<UInt32> = []
-        /// Video only: setRemoteVideoStreamType, users whose low (or high) stream is wanted.
-        public var lowStream: Set<UInt32> = []
-        public var highStream: Set<UInt32> = []
-        /// Video only: setRemoteDefaultVideoStreamType(LOW).
-        public var defaultLow = false
-        /// Video only: setRemoteSubscribeFallbackOption (0 DISABLED, 1 VIDEO_STREAM_LOW, 2 AUDIO_ONLY).
-        public var fallback = 1
-        /// Video only: setRemoteUserPriority — the one user whose video is served first.
-        public var priorityUid: UInt32? = nil
-
-        /// Whether the low stream of `uid` is wanted.
-        public func wantsLow(_ uid: UInt32) -> Bool {
-            lowStream.contains(uid) || (defaultLow && !highStream.contains(uid))
-        }
-
-        /// Whether the audio of `uid` is not received.
-        public func blocks(_ uid: UInt32) -> Bool {
-            if allMuted || muted.contains(uid) { return true }
-            return defaultMuted && !unmuted.contains(uid)
-        }
-
-        /// Receives everyone.
-        public init() {}
-    }
+    /// What the local user receives of others' audio or video: the policy
+    /// the server enforces, defined once in AgoraishWire.
+    public typealias AudioReceivePolicy = SubscriptionPolicy
 
     /// Whether the local user's audio is muted for the others (muteLocalAudioStream,
     /// enableLocalAudio(false) or disableAudio). Sent now if joined, else with the next join.
@@ -70,35 +39,20 @@ extension ClientSession {
                              _ mute: Bool) throws(SessionError) {
         guard uid != 0 else { throw .invalidArgument }
         var p = self[keyPath: kind]
-        if mute {
-            p.muted.insert(uid)
-            p.unmuted.remove(uid)
-        } else {
-            p.muted.remove(uid)
-            p.unmuted.insert(uid)
-        }
+        p.mute(uid, mute)
         setPolicy(kind, p)
     }
 
     mutating func muteAllRemote(_ kind: WritableKeyPath<ClientSession, AudioReceivePolicy>, _ mute: Bool) {
         var p = self[keyPath: kind]
-        p.allMuted = mute
-        if !mute {
-            p.muted = []
-            p.defaultMuted = false
-            p.unmuted = []
-        }
+        p.muteAll(mute)
         setPolicy(kind, p)
     }
 
     mutating func setDefaultMuteAllRemote(_ kind: WritableKeyPath<ClientSession, AudioReceivePolicy>, _ mute: Bool) {
         var p = self[keyPath: kind]
-        guard p.defaultMuted != mute else { return }
-        for uid in remoteUsers where !p.muted.contains(uid) && !p.unmuted.contains(uid) {
-            // Present users keep their current state under the new default.
-            if mute { p.unmuted.insert(uid) } else if p.defaultMuted { p.muted.insert(uid) }
-        }
-        p.defaultMuted = mute
+        // Present users keep their current state under the new default.
+        p.setDefaultMuted(mute, present: remoteUsers)
         setPolicy(kind, p)
     }
 
@@ -119,49 +73,27 @@ extension ClientSession {
     }
 
     mutating func sendAudioState() {
-        var fields: [String: JSONValue] = ["muted": .bool(localAudioMuted)]
-        if localAudioSsrcs.ssrc != 0 && localAudioSsrcs.rtx != 0 {
-            fields["ssrc"] = .integer(Int64(localAudioSsrcs.ssrc))
-            fields["rtx_ssrc"] = .integer(Int64(localAudioSsrcs.rtx))
-        }
-        if localDataSsrcs.ssrc != 0 && localDataSsrcs.rtx != 0 {
-            fields["data_ssrc"] = .integer(Int64(localDataSsrcs.ssrc))
-            fields["data_rtx_ssrc"] = .integer(Int64(localDataSsrcs.rtx))
-        }
-        notify(type: "set_audio_state", fields)
+        // Each pair only when both numbers are known.
+        let media = localAudioSsrcs.ssrc != 0 && localAudioSsrcs.rtx != 0
+        let data = localDataSsrcs.ssrc != 0 && localDataSsrcs.rtx != 0
+        notify(Signaling.SetAudioState(
+            muted: localAudioMuted, ssrc: media ? localAudioSsrcs.ssrc : nil, rtxSsrc: media ? localAudioSsrcs.rtx : nil,
+            dataSsrc: data ? localDataSsrcs.ssrc : nil, dataRtxSsrc: data ? localDataSsrcs.rtx : nil))
     }
 
     mutating func sendVideoState() {
-        notify(type: "set_video_state", [
-            "muted": .bool(localVideoMuted), "enabled": .bool(localVideoFlags.enabled),
-            "local_enabled": .bool(localVideoFlags.localEnabled), "stream_muted": .bool(localVideoFlags.streamMuted),
-            "ssrc": .integer(Int64(localVideoSsrcs.high)), "low_ssrc": .integer(Int64(localVideoSsrcs.low)),
-            "rtx_ssrc": .integer(Int64(localVideoRtxSsrcs.high)), "low_rtx_ssrc": .integer(Int64(localVideoRtxSsrcs.low)),
-        ])
+        notify(Signaling.SetVideoState(
+            muted: localVideoMuted, switches: localVideoFlags, ssrc: localVideoSsrcs.high, lowSsrc: localVideoSsrcs.low,
+            rtxSsrc: localVideoRtxSsrcs.high, lowRtxSsrc: localVideoRtxSsrcs.low))
     }
 
     mutating func sendSubscription(_ kind: WritableKeyPath<ClientSession, AudioReceivePolicy>) {
         let p = self[keyPath: kind]
-        notify(type: kind == \ClientSession.audioPolicy ? "set_audio_subscription" : "set_video_subscription", [
-            "all_muted": .bool(p.allMuted), "default_muted": .bool(p.defaultMuted),
-            "muted": .array(p.muted.sorted().map { .integer(Int64($0)) }),
-            "unmuted": .array(p.unmuted.sorted().map { .integer(Int64($0)) }),
-            "low": .array(p.lowStream.sorted().map { .integer(Int64($0)) }),
-            "high": .array(p.highStream.sorted().map { .integer(Int64($0)) }),
-            "default_low": .bool(p.defaultLow), "fallback": .integer(Int64(p.fallback)),
-            "priority_uid": p.priorityUid.map { .integer(Int64($0)) } ?? .null,
-        ])
-    }
-
-    /// A message that needs no answer (the server answers only if it fails).
-    mutating func notify(type: String, _ fields: [String: JSONValue]) {
-        var all = fields
-        all["v"] = .integer(1)
-        all["type"] = .string(type)
-        let text = JSONValue.object(all).serialized
-        stats.txBytes += UInt64(text.utf8.count)
-        stats.txPackets += 1
-        transmits.append(.send(text))
+        if kind == \ClientSession.audioPolicy {
+            notify(Signaling.SetAudioSubscription(p))
+        } else {
+            notify(Signaling.SetVideoSubscription(p))
+        }
     }
 
     /// A remote user's audio mute changed (or was learned with the user).
@@ -171,12 +103,11 @@ extension ClientSession {
     }
 
     /// A remote user's video state changed (or was learned with the user):
-    /// `muted` is whether its video is off at all; `m` may hold the three
-    /// switches behind it (enabled, local_enabled, stream_muted).
-    mutating func remoteVideoMute(_ uid: UInt32, _ muted: Bool, _ m: [String: JSONValue] = [:]) {
+    /// `muted` is whether its video is off at all; `switches` are the three
+    /// behind it, when the user told them.
+    mutating func remoteVideoMute(_ uid: UInt32, _ muted: Bool, _ switches: VideoFlags? = nil) {
         let changed = muted ? remoteVideoMuted.insert(uid).inserted : remoteVideoMuted.remove(uid) != nil
-        guard let enabled = m["enabled"]?.boolValue, let local = m["local_enabled"]?.boolValue,
-              let streamMuted = m["stream_muted"]?.boolValue else {
+        guard let new = switches else {
             // A peer that sends only the combined state.
             if changed {
                 events.append(.userMuteVideo(uid: uid, muted: muted))
@@ -185,7 +116,6 @@ extension ClientSession {
             return
         }
         let old = remoteVideoFlags[uid] ?? VideoFlags()
-        let new = VideoFlags(enabled: enabled, localEnabled: local, streamMuted: streamMuted)
         remoteVideoFlags[uid] = new
         if old.enabled != new.enabled { events.append(.userEnableVideo(uid: uid, enabled: new.enabled)) }
         if old.localEnabled != new.localEnabled { events.append(.userEnableLocalVideo(uid: uid, enabled: new.localEnabled)) }
@@ -222,13 +152,7 @@ extension ClientSession {
     public mutating func setRemoteVideoStreamType(uid: UInt32, low: Bool) throws(SessionError) {
         guard uid != 0 else { throw .invalidArgument }
         var p = videoPolicy
-        if low {
-            p.lowStream.insert(uid)
-            p.highStream.remove(uid)
-        } else {
-            p.lowStream.remove(uid)
-            p.highStream.insert(uid)
-        }
+        p.setStreamType(of: uid, low: low)
         setPolicy(\.videoPolicy, p)
     }
 
@@ -253,7 +177,7 @@ extension ClientSession {
     public mutating func setRemoteUserPriority(uid: UInt32, high: Bool) throws(SessionError) {
         guard uid != 0 else { throw .invalidArgument }
         var p = videoPolicy
-        if high { p.priorityUid = uid } else if p.priorityUid == uid { p.priorityUid = nil }
+        p.setPriority(of: uid, high: high)
         setPolicy(\.videoPolicy, p)
     }
 
@@ -279,20 +203,4 @@ extension ClientSession {
     public var joinedTime: Instant? { joinedAt }
     /// Signaling statistics of the current call so far (media is counted by the engine).
     public var signalingStats: CallStats { stats }
-}
-
-/// The three switches behind a user's video being on.
-public struct VideoFlags: Equatable, Sendable {
-    /// enableVideo / disableVideo.
-    public var enabled = true
-    /// enableLocalVideo.
-    public var localEnabled = true
-    /// muteLocalVideoStream.
-    public var streamMuted = false
-
-    public init(enabled: Bool = true, localEnabled: Bool = true, streamMuted: Bool = false) {
-        self.enabled = enabled
-        self.localEnabled = localEnabled
-        self.streamMuted = streamMuted
-    }
 }

@@ -11,8 +11,7 @@ extension ClientSession {
         flushAccountRequests()
         guard channel != nil, !leaving, state != .failed else { return }
         if let session {
-            request(.resume, ["session": .integer(session.id), "resume_token": .string(session.resumeToken),
-                              "token": .string(token)], type: "resume")
+            request(.resume, Signaling.Resume(session: UInt64(session.id), resumeToken: session.resumeToken, token: token))
         } else {
             sendJoin(rejoin: joinedAt != nil)
         }
@@ -80,75 +79,70 @@ extension ClientSession {
         lastReceived = now
         stats.rxBytes += UInt64(text.utf8.count)
         stats.rxPackets += 1
-        guard case .object(let m)? = try? JSONValue.parse(text), let type = m["type"]?.stringValue else { return }
-        let id = m["id"]?.integerValue
-        let request = id.flatMap { pending.removeValue(forKey: $0) }
-        switch type {
-        case "joined": if !leaving { joined(m, rejoin: request == .join(rejoin: true), now) }
-        case "resumed": resumed(m, now)
-        case "left": if request == .leave { finishLeave(now) }
-        case "role_changed":
-            if let old = m["old"]?.integerValue, let new = m["new"]?.integerValue {
-                guard (1...2).contains(old), (1...2).contains(new) else { return }
-                role = new
-                events.append(.clientRoleChanged(old: Int32(old), new: Int32(new)))
-            }
-        case "token_renewed": break
-        case "account_registered":
-            if let uid = m["uid"]?.integerValue, let account = m["account"]?.stringValue {
-                accountsByUid[UInt32(truncatingIfNeeded: uid)] = account
-                events.append(.localUserRegistered(uid: UInt32(truncatingIfNeeded: uid), account: account))
-            }
+        guard let fields = MessageFields(text: text), let type = fields.type else { return }
+        let request = fields.id.flatMap { pending.removeValue(forKey: $0) }
+        let message: SignalingEvent
+        do {
+            message = try SignalingEvent(fields)
+        } catch {
+            // A message without a field this side needs is ignored; an unreadable
+            // registration answer still ends the wait for it.
+            if type == Signaling.AccountRegistered.type { closeIdleTransport() }
+            return
+        }
+        switch message {
+        case .joined(let m): if !leaving { joined(m, rejoin: request == .join(rejoin: true), now) }
+        case .resumed(let m): resumed(m, now)
+        case .left: if request == .leave { finishLeave(now) }
+        case .roleChanged(let m):
+            role = m.new.rawValue
+            events.append(.clientRoleChanged(old: Int32(m.old.rawValue), new: Int32(m.new.rawValue)))
+        case .tokenRenewed, .pong, .unknown: break
+        case .accountRegistered(let m):
+            accountsByUid[m.uid] = m.account
+            events.append(.localUserRegistered(uid: m.uid, account: m.account))
             closeIdleTransport()
-        case "pong": break
-        case "stream_added":
-            if let uid = uidField(m), let ssrc = m["ssrc"]?.integerValue, let s = UInt32(exactly: ssrc) {
-                streamOwners[s] = uid
-                if m["layer"]?.stringValue == "low" { lowVideoStreams.insert(s) } else { lowVideoStreams.remove(s) }
-                if let r = m["rtx_ssrc"]?.integerValue, let rtx = UInt32(exactly: r) { rtxVideoStreams[rtx] = s }
-            }
-        case "subscribe_fallback":
+        case .streamAdded(let m):
+            let s = m.stream.ssrc
+            streamOwners[s] = m.stream.uid
+            if m.stream.low { lowVideoStreams.insert(s) } else { lowVideoStreams.remove(s) }
+            if m.stream.rtx != 0 { rtxVideoStreams[m.stream.rtx] = s }
+        case .subscribeFallback(let m):
             // The server forwards only this user's audio to us now (or its video again).
-            if let uid = uidField(m), let audioOnly = m["audio_only"]?.boolValue {
-                events.append(.subscribeFallback(uid: uid, audioOnly: audioOnly))
-            }
-        case "user_joined":
-            guard let uid = uidField(m), uid != localUid, joinedAt != nil else { return }
-            if let account = m["account"]?.stringValue { accountsByUid[uid] = account }
-            if remoteUsers.insert(uid).inserted { events.append(.userJoined(uid: uid, elapsedMs: elapsed(now))) }
-            remoteAudioMute(uid, m["audio_muted"]?.boolValue ?? false)
-            remoteVideoMute(uid, m["video_muted"]?.boolValue ?? false, videoSwitches(m))
-        case "user_mute_audio", "user_mute_video":
-            guard let uid = uidField(m), uid != localUid, remoteUsers.contains(uid),
-                  let muted = m["muted"]?.boolValue else { return }
-            if type == "user_mute_audio" { remoteAudioMute(uid, muted) } else { remoteVideoMute(uid, muted, m) }
-        case "user_info":
-            guard let uid = uidField(m), let account = m["account"]?.stringValue else { return }
-            accountsByUid[uid] = account
-            events.append(.userInfoUpdated(uid: uid, account: account))
-        case "user_offline":
-            guard let uid = uidField(m) else { return }
-            let reason = Int32(clamping: m["reason"]?.integerValue ?? 0)
-            if remoteUsers.remove(uid) != nil { events.append(.userOffline(uid: uid, reason: reason)) }
+            events.append(.subscribeFallback(uid: m.uid, audioOnly: m.audioOnly))
+        case .userJoined(let m):
+            let user = m.user
+            guard user.uid != localUid, joinedAt != nil else { return }
+            if let account = user.account { accountsByUid[user.uid] = account }
+            if remoteUsers.insert(user.uid).inserted { events.append(.userJoined(uid: user.uid, elapsedMs: elapsed(now))) }
+            remoteAudioMute(user.uid, user.audioMuted)
+            remoteVideoMute(user.uid, user.videoMuted, user.video)
+        case .userMuteAudio(let m):
+            guard m.uid != localUid, remoteUsers.contains(m.uid) else { return }
+            remoteAudioMute(m.uid, m.muted)
+        case .userMuteVideo(let m):
+            guard m.uid != localUid, remoteUsers.contains(m.uid) else { return }
+            remoteVideoMute(m.uid, m.muted, m.switches)
+        case .userInfo(let m):
+            accountsByUid[m.uid] = m.account
+            events.append(.userInfoUpdated(uid: m.uid, account: m.account))
+        case .userOffline(let m):
+            let uid = m.uid
+            if remoteUsers.remove(uid) != nil { events.append(.userOffline(uid: uid, reason: Int32(clamping: m.reason))) }
             remoteAudioMuted.remove(uid)
             remoteVideoMuted.remove(uid)
             remoteVideoFlags[uid] = nil
-        case "token_will_expire":
+        case .tokenWillExpire:
             events.append(.tokenPrivilegeWillExpire(token: token))
-        case "token_expired":
+        case .tokenExpired:
             events.append(.requestToken)
             enterFailed(.tokenExpired)
-        case "kicked":
-            let reason = m["connection_reason"]?.integerValue.flatMap { Int32(exactly: $0) }
-                .flatMap { ConnectionChangedReason(rawValue: $0) }
+        case .kicked(let m):
+            let reason = m.connectionReason.flatMap { Int32(exactly: $0) }.flatMap { ConnectionChangedReason(rawValue: $0) }
             enterFailed(reason ?? .rejectedByServer)
-        case "error":
-            // Codes are negative Agora errors; anything else is treated as a general failure.
-            let raw = m["code"]?.integerValue ?? -1
-            let code = (-100_000 ... -1).contains(raw) ? Int32(raw) : -1
-            failed(request, code: code, reason: m["reason"]?.stringValue ?? "", now)
-        default:
-            break
+        case .error(let m):
+            // Codes are negative Agora errors; anything else reads as -1, a general failure.
+            failed(request, code: m.code, reason: m.reason, now)
         }
     }
 
@@ -183,7 +177,7 @@ extension ClientSession {
                 }
                 if leaving { finishLeave(now) } else { scheduleReconnect(now) }
             } else if let p = nextPing, now >= p {
-                request(.ping, [:], type: "ping")
+                request(.ping, Signaling.Ping())
                 nextPing = now + keepaliveInterval
             }
         }
@@ -202,19 +196,18 @@ extension ClientSession {
 
     // MARK: - Steps
 
-    mutating func joined(_ m: [String: JSONValue], rejoin: Bool, _ now: Instant) {
-        guard let channel, let uid = uidField(m) else { return }
+    mutating func joined(_ m: Signaling.Joined, rejoin: Bool, _ now: Instant) {
+        guard let channel else { return }
+        let uid = m.uid
         localUid = uid
-        if let sid = m["session"]?.integerValue, let resumeToken = m["resume_token"]?.stringValue {
-            session = (sid, resumeToken)
-        }
-        callId = m["call_id"]?.stringValue ?? callId
-        if let ms = m["keepalive_ms"]?.integerValue, (100...600_000).contains(ms) { keepaliveInterval = .milliseconds(ms) }
-        if let account = m["account"]?.stringValue {
+        if let sid = m.session, let resumeToken = m.resumeToken { session = (sid, resumeToken) }
+        callId = m.callId ?? callId
+        if let ms = m.keepaliveMs, (100...600_000).contains(ms) { keepaliveInterval = .milliseconds(ms) }
+        if let account = m.account {
             accountsByUid[uid] = account
             if !rejoin { events.append(.localUserRegistered(uid: uid, account: account)) }
         }
-        updateMedia(m)
+        updateMedia(m.streams, m.media)
         let first = joinedAt == nil
         if first { joinedAt = now }
         attempt = 0
@@ -230,54 +223,53 @@ extension ClientSession {
                 events.append(.rejoinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
             }
         }
-        reconcileUsers(m["users"], now)
+        reconcileUsers(m.users, now)
     }
 
-    mutating func resumed(_ m: [String: JSONValue], _ now: Instant) {
-        guard let channel, let uid = uidField(m) else { return }
-        updateMedia(m)
+    mutating func resumed(_ m: Signaling.Resumed, _ now: Instant) {
+        guard let channel else { return }
+        let uid = m.uid
+        updateMedia(m.streams, m.media)
         attempt = 0
         lostAt = nil
         nextPing = now + keepaliveInterval
         setState(.connected, .rejoinSuccess)
         events.append(.rejoinChannelSuccess(channel: channel, uid: uid, elapsedMs: elapsed(now)))
-        reconcileUsers(m["users"], now)
+        reconcileUsers(m.users, now)
     }
 
     /// Takes the media credentials and the stream list of joined / resumed.
-    mutating func updateMedia(_ m: [String: JSONValue]) {
-        if case .array(let list)? = m["streams"] {
+    mutating func updateMedia(_ streams: [Signaling.StreamEntry]?, _ offer: MediaOffer?) {
+        if let streams {
             streamOwners = [:]
             lowVideoStreams = []
             rtxVideoStreams = [:]
-            for case .object(let s) in list {
-                if let uid = uidField(s), let ssrc = s["ssrc"]?.integerValue, let v = UInt32(exactly: ssrc) {
-                    streamOwners[v] = uid
-                    if s["layer"]?.stringValue == "low" { lowVideoStreams.insert(v) }
-                    if let r = s["rtx_ssrc"]?.integerValue, let rtx = UInt32(exactly: r) { rtxVideoStreams[rtx] = v }
-                }
+            for s in streams {
+                streamOwners[s.ssrc] = s.uid
+                if s.low { lowVideoStreams.insert(s.ssrc) }
+                if s.rtx != 0 { rtxVideoStreams[s.rtx] = s.ssrc }
             }
         }
-        if let endpoint = MediaEndpoint(m["media"]), endpoint != media {
+        if let endpoint = offer, endpoint != media {
             media = endpoint
             events.append(.mediaReady(endpoint))
         }
     }
 
     /// Brings `remoteUsers` in line with a full list from the server.
-    mutating func reconcileUsers(_ value: JSONValue?, _ now: Instant) {
-        guard case .array(let list)? = value else { return }
+    mutating func reconcileUsers(_ list: [Signaling.UserEntry]?, _ now: Instant) {
+        guard let list else { return }
         var present: [UInt32] = []
         var muted: [UInt32] = []
         var videoMuted: [UInt32] = []
-        var switches: [UInt32: [String: JSONValue]] = [:]
-        for entry in list {
-            guard case .object(let u) = entry, let uid = uidField(u) else { continue }
+        var switches: [UInt32: VideoFlags] = [:]
+        for u in list {
+            let uid = u.uid
             present.append(uid)
-            switches[uid] = videoSwitches(u)
-            if u["audio_muted"]?.boolValue == true { muted.append(uid) }
-            if u["video_muted"]?.boolValue == true { videoMuted.append(uid) }
-            if let account = u["account"]?.stringValue, accountsByUid[uid] != account {
+            switches[uid] = u.video
+            if u.audioMuted { muted.append(uid) }
+            if u.videoMuted { videoMuted.append(uid) }
+            if let account = u.account, accountsByUid[uid] != account {
                 accountsByUid[uid] = account
                 events.append(.userInfoUpdated(uid: uid, account: account))
             }
@@ -294,7 +286,7 @@ extension ClientSession {
         }
         for uid in present {
             remoteAudioMute(uid, muted.contains(uid))
-            remoteVideoMute(uid, videoMuted.contains(uid), switches[uid] ?? [:])
+            remoteVideoMute(uid, videoMuted.contains(uid), switches[uid])
         }
         sendAudioSettings()
     }
@@ -390,22 +382,4 @@ extension ClientSession {
     }
 
     func elapsed(_ now: Instant) -> Int32 { Int32(clamping: (now - joinCalledAt).milliseconds) }
-
-    func uidField(_ m: [String: JSONValue]) -> UInt32? {
-        guard let v = m["uid"]?.integerValue, v > 0, v <= Int64(UInt32.max) else { return nil }
-        return UInt32(v)
-    }
-}
-
-extension ClientSession {
-    /// The video switches of a user entry or message ("video_enabled",
-    /// "local_video_enabled", "video_stream_muted" in user lists), under the
-    /// names `remoteVideoMute` reads.
-    func videoSwitches(_ m: [String: JSONValue]) -> [String: JSONValue] {
-        var out: [String: JSONValue] = [:]
-        if let v = m["video_enabled"] { out["enabled"] = v }
-        if let v = m["local_video_enabled"] { out["local_enabled"] = v }
-        if let v = m["video_stream_muted"] { out["stream_muted"] = v }
-        return out
-    }
 }

@@ -57,36 +57,7 @@ public struct ClientSession {
     }
 
     /// Where and how to send media (the "media" object of joined / resumed).
-    public struct MediaEndpoint: Equatable, Sendable {
-        public var host: String
-        public var port: UInt16
-        public var iceUfrag: String
-        public var icePassword: String
-        public var srtpProfile: SrtpProfile
-        /// SRTP keying of what this client sends.
-        public var uplinkKeying: [UInt8]
-        /// SRTP keying of what it receives.
-        public var downlinkKeying: [UInt8]
-
-        /// Reads a "media" object; nil when a field is missing or malformed.
-        public init?(_ value: JSONValue?) {
-            guard case .object(let m)? = value, let host = m["host"]?.stringValue,
-                  let port = m["port"]?.integerValue, (1...65535).contains(port),
-                  let ufrag = m["ice_ufrag"]?.stringValue, let pwd = m["ice_pwd"]?.stringValue,
-                  let profile = m["srtp_profile"]?.stringValue.flatMap(SrtpProfile.init(rawValue:)),
-                  let up = m["uplink_key"]?.stringValue.flatMap({ try? TokenCrypto.base64Decode(Substring($0)) }),
-                  let down = m["downlink_key"]?.stringValue.flatMap({ try? TokenCrypto.base64Decode(Substring($0)) }),
-                  up.count == profile.keyingLength, down.count == profile.keyingLength
-            else { return nil }
-            self.host = host
-            self.port = UInt16(port)
-            iceUfrag = ufrag
-            icePassword = pwd
-            srtpProfile = profile
-            uplinkKeying = up
-            downlinkKeying = down
-        }
-    }
+    public typealias MediaEndpoint = MediaOffer
 
     /// Timing and identity settings.
     public struct Settings: Sendable {
