@@ -6,15 +6,19 @@ import Glibc
 
 let usage = """
 usage: agoraish-server [--config FILE] [--host H] [--port P] [--http-port P|off]
+                       [--http-host H] [--admin-token TOKEN]
                        [--app APP_ID[:CERTIFICATE]]... [--accept-unknown-apps]
                        [--keepalive-ms N] [--drop-timeout-ms N] [--max-channels N]
                        [--max-users-per-channel N] [--max-message-bytes N] [--joins-per-second N]
                        [--media-port P] [--media-host H] [--media-workers N]
                        [--srtp-profile AEAD_AES_128_GCM|AES_CM_128_HMAC_SHA1_80]
-       agoraish-server --version | --help
+                       [--tls-cert FILE --tls-key FILE]
+       agoraish-server --version | --help | -h
+Flags apply left to right; --tls-cert and --tls-key (PEM) together serve wss://.
 Environment: AGORAISH_SERVER_CONFIG, AGORAISH_SERVER_HOST, AGORAISH_SERVER_PORT,
-AGORAISH_SERVER_HTTP_PORT, AGORAISH_APPS (flags win over the environment,
-which wins over the file named by AGORAISH_SERVER_CONFIG).
+AGORAISH_SERVER_HTTP_PORT, AGORAISH_APPS, AGORAISH_SERVER_ADMIN_TOKEN (flags win
+over the environment, which wins over the file named by AGORAISH_SERVER_CONFIG).
+See docs/server.md.
 """
 
 func writeErr(_ text: String) { _ = (text + "\n").withCString { write(2, $0, strlen($0)) } }
