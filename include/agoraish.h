@@ -994,18 +994,16 @@ agoraish_engine_t *agoraish_engine_create(const agoraish_engine_config *config);
  * Idempotent: releasing an already released engine (a stale engine handle,
  * or an engine handle this library never issued) returns 0.
  *
- * Called from inside another engine's callback, `sync` cannot wait (the other
- * engine might be releasing this one at the same moment): the call then
- * behaves as `sync = 0`.
- *
- * Called from inside another engine's callback, render sink included,
- * `sync` cannot wait either and behaves as `sync = 0`.
+ * Called from inside another engine's event callback or render sink, `sync`
+ * cannot wait (the other engine might be releasing this one at the same
+ * moment): the call then behaves as `sync = 0`.
  *
  * @return  0; -7 for NULL; -2 for a handle of another type; -5 when called
  *          from one of this engine's own event callbacks or render sinks, or
  *          from inside any raw audio observer callback (release it after the
  *          callback returns).
- * Thread: any, except this engine's event thread.
+ * Thread: any, except this engine's event thread, its video thread (render
+ * sinks) and raw audio observer callbacks.
  */
 int agoraish_engine_release(agoraish_engine_t *engine, int sync);
 
@@ -2357,7 +2355,12 @@ typedef struct agoraish_server agoraish_server_t;
 /** How to create an embedded server. A zeroed struct (with struct_size set)
  *  serves on 127.0.0.1, on a free port, with no HTTP endpoint, accepting any
  *  app id an engine accepts, without a token (testing mode). The UDP media
- *  port has the signaling port's number (or a free one if that is taken). */
+ *  port has the signaling port's number (or a free one if that is taken).
+ *  On loopback (127.x, ::1, "localhost") every client shares one address,
+ *  so each per-address budget is raised to its server-wide counterpart
+ *  (1000 joins a second instead of 20, docs/server.md "Limits and abuse");
+ *  a limit that `config_json` sets keeps its value. On another host the
+ *  standalone server's budgets apply. */
 typedef struct agoraish_server_config {
     /** Set to sizeof(agoraish_server_config). */
     uint32_t struct_size;

@@ -40,10 +40,14 @@ public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) 
     cfg.signalingPort = 0
     cfg.httpPort = nil
     cfg.acceptUnknownApps = true
+    var limitsGiven: Set<String> = []
     do {
         if let json = c.config_json {
             guard let text = readCString(json) else { throw ServerError.config("config_json is not UTF-8") }
             try cfg.apply(json: text)
+            if case .object(let root)? = try? JSONValue.parse(text), case .object(let limits)? = root["limits"] {
+                limitsGiven = Set(limits.keys)
+            }
             // Registering apps turns testing mode off unless the document asks for it.
             var asked = false
             if case .object(let root)? = try? JSONValue.parse(text), root["accept_unknown_apps"] != nil { asked = true }
@@ -58,6 +62,7 @@ public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) 
         }
         if c.signaling_port > 0 { cfg.signalingPort = UInt16(c.signaling_port) }
         if c.http_port == -1 { cfg.httpPort = 0 } else if c.http_port > 0 { cfg.httpPort = UInt16(c.http_port) }
+        if isLoopbackHost(cfg.signalingHost) { cfg.useLoopbackBudgets(except: limitsGiven) }
     } catch {
         if case .config(let why)? = error as? ServerError { explain(#function, why) }
         agsh_set_last_error(-2)
@@ -114,5 +119,31 @@ public func abi_server_get_http_port(_ p: OpaquePointer?) -> Int32 {
     withServer(p) { server throws(AgoraError) in
         guard server.isRunning else { throw .notReady }
         return Int32(server.httpPort)
+    }
+}
+
+/// Whether `host` is a loopback address or name: every client of a server
+/// listening there is on this machine, behind one address.
+func isLoopbackHost(_ host: String) -> Bool {
+    host == "localhost" || host == "::1" || host.hasPrefix("127.")
+}
+
+extension ServerConfig {
+    /// The per-address budgets of an embedded server on loopback: all its
+    /// clients (the host's own engines, tests, examples) share 127.0.0.1, so
+    /// each per-address budget is raised to its server-wide counterpart (joins:
+    /// 1000 a second). The server-wide limits stay. A key the host's
+    /// `config_json` sets under "limits" keeps the host's value.
+    mutating func useLoopbackBudgets(except given: Set<String>) {
+        func raise(_ key: String, _ apply: (inout ServerConfig) -> Void) {
+            if !given.contains(key) { apply(&self) }
+        }
+        raise("joins_per_second_per_address") { $0.joinsPerSecondPerAddress = 1_000 }
+        raise("max_connections_per_address") { $0.maxConnectionsPerAddress = $0.maxConnections }
+        raise("max_unauthenticated_per_address") { $0.maxUnauthenticatedPerAddress = $0.maxUnauthenticatedConnections }
+        raise("max_http_connections_per_address") { $0.maxHTTPConnectionsPerAddress = $0.maxHTTPConnections }
+        raise("messages_per_second_per_address") { $0.messagesPerSecondPerAddress = 50_000 }
+        raise("message_burst_per_address") { $0.messageBurstPerAddress = 100_000 }
+        raise("max_private_sessions_per_address") { $0.maxPrivateSessionsPerAddress = $0.maxPrivateSessionsPerApp }
     }
 }

@@ -231,6 +231,31 @@ def test_resume_after_the_connection_closes(client, server):
     assert client().request("resume", **resume)["code"] == -113
 
 
+def test_an_embedded_server_on_loopback_takes_the_joins_of_its_own_engines():
+    # Every client of an embedded server on loopback shares 127.0.0.1: the
+    # per-address budgets are the server-wide ones (joins: 1000 a second),
+    # where a standalone server allows one address 20 joins a second.
+    with agoraish.ChannelServer() as embedded:
+        clients = [Client(embedded.url) for _ in range(60)]
+        try:
+            for i, c in enumerate(clients):
+                joined = c.join("many-joins", 5000 + i)
+                assert joined.get("type") == "joined", (i, joined)
+        finally:
+            for c in clients:  # each has unread notices of the others: no closing handshake
+                c.break_tcp()
+    # A limit the host sets keeps its value.
+    with agoraish.ChannelServer(config_json={"limits": {"joins_per_second_per_address": 5}}) as strict:
+        clients = [Client(strict.url) for _ in range(8)]
+        try:
+            answers = [c.request("join", app_id=APP, channel="strict", uid=6000 + i) for i, c in enumerate(clients)]
+        finally:
+            for c in clients:
+                c.break_tcp()
+        refused = [a for a in answers if a.get("type") == "error"]
+        assert refused and all(a["reason"] == "too_often" for a in refused), answers
+
+
 def test_same_uid_login_kicks_the_first(client):
     alice, first, second = client(), client(), client()
     alice.join("twice", 1)

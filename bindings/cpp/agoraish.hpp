@@ -2368,7 +2368,8 @@ public:
      * @param info       Optional extra information; never sent to other users.
      * @param uid        The uid, or 0 to let the server choose one.
      * @return 0; -2 nullptr channelId; -102 bad channel name; -17 already in
-     *         or joining a channel; -4 wss:// server URL; -7 no engine.
+     *         or joining a channel; -5 ws:// to a host other than loopback without
+     *         rtc.allow_insecure_signaling; -7 no engine.
      */
     int joinChannel(const char* token, const char* channelId, const char* info, uid_t uid) noexcept {
         return agoraish_engine_join_channel(engine_, token, channelId, info, uid);

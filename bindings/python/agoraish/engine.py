@@ -2975,8 +2975,9 @@ class RtcEngine:
 
         Raises:
             AgoraishError: -102 bad channel name; -17 already in or joining a
-                channel; -2 strings C cannot take; -4 a wss:// server URL
-                (this build has no TLS client); -7 if released.
+                channel; -2 strings C cannot take; -5 a ws:// server URL to a
+                host other than loopback without ``rtc.allow_insecure_signaling``;
+                -7 if released.
 
         Thread: any.
         """
@@ -4869,9 +4870,15 @@ class ChannelServer:
             listen section when set. When it registers apps, only those apps
             are accepted; otherwise any non-empty app id is, without a token.
 
+    On loopback (the default host) every engine of this machine shares one
+    address, so each per-address budget is the server-wide one: 1000 joins a
+    second instead of a standalone server's 20, for example. A limit set in
+    ``config_json`` keeps its value.
+
     Raises:
         AgoraishError: -2 for a bad configuration (ports out of range, text
-            that is not JSON, unknown keys, bad values).
+            that is not JSON, unknown keys, bad values); its ``detail`` names
+            the key or value.
 
     The server is created stopped: call ``start()``, or use it as a context
     manager, which starts it (unless running) and releases it on exit.
