@@ -113,3 +113,23 @@ def test_a_correct_handler_does_not_warn(make_engine):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         make_engine(Fine())
+
+
+def test_a_refused_release_from_a_render_sink_keeps_the_audio_observer(make_engine):
+    # A release from inside a render sink is refused (-5) by the library; the
+    # binding must not have removed the audio frame observer first.
+    from agoraish import engine as engine_module
+
+    class Observer(agoraish.AudioFrameObserver):
+        def on_record_audio_frame(self, frame):
+            return True
+
+    engine = make_engine()
+    engine.register_audio_frame_observer(Observer())
+    state = engine_module._THREAD_STATE
+    state.video_depth = getattr(state, "video_depth", 0) + 1  # as the video thread is inside a sink
+    try:
+        assert engine._detach_audio_frame_observer() is False
+    finally:
+        state.video_depth -= 1
+    assert engine._observers.alive, "the observer is still registered"

@@ -2628,16 +2628,15 @@ class RtcEngine:
                 (see the module docstring).
 
         Render sinks (``setup_remote_video``, ``setup_local_video``) and the
-        video frame observer are removed first. Released from inside a render
-        sink, the engine does not wait for that sink (it is the caller); its
-        callback objects are then kept for the life of the process. So are
-        those of the metadata and packet observers (see
-        ``register_media_metadata_observer``), whose observers are dropped.
+        video frame observer are removed first. The callback objects of the
+        metadata and packet observers (see ``register_media_metadata_observer``)
+        are kept for the life of the process; their observers are dropped.
 
         Raises:
             AgoraishError: -5 when called from one of this engine's own
-                event callbacks, or from inside any raw audio observer
-                callback (release it after the callback returns).
+                event callbacks or render sinks, or from inside any raw audio
+                observer callback (release it after the callback returns);
+                nothing is removed then.
 
         Thread: any, except this engine's event thread and audio frame
         observer callbacks.
@@ -2686,11 +2685,13 @@ class RtcEngine:
         """Before release: removes the audio frame observer, which waits for its
         callbacks in progress. True when the library can call no observer thunk
         any more (also when there was none); False when that cannot be known
-        (called from an observer callback or from this engine's event thread)."""
+        (called from an observer callback, from inside a render sink or from
+        this engine's event thread, where release is refused and the observer
+        must stay)."""
         registry = getattr(self, "_observers", None)
         if registry is None or not registry.alive:
             return True
-        if _in_observer_callback() or _on_event_thread_of(self.handle):
+        if _in_video_sink() or _in_observer_callback() or _on_event_thread_of(self.handle):
             return False
         try:
             return registry.register(self.handle, None) == 0 and not registry.alive
