@@ -18,6 +18,7 @@ the system (see its docstring).
 
 from . import engine as _engine
 from .engine import *  # noqa: F401,F403 (the public names are engine.__all__)
+from . import token  # noqa: F401 (RTC token builders; pure Python, see its docstring)
 
 __version__ = "0.1.0"
 
