@@ -5,7 +5,7 @@
 #   make check-layering  imports follow Package.swift and docs/architecture.md; sans-IO layers stay so
 #   make generate the mechanical mirrors of include/agoraish.h (tools/abigen); `make test` fails when stale
 #   make bench    set up, build, run the benchmarks -> bench/results/latest.json
-#   make install  PREFIX=/usr/local: library, header, pkg-config file, Python package
+#   make install  PREFIX=/usr/local: library, headers, server and token tools, pkg-config file, Python package
 
 SHELL      := /bin/bash
 SWIFT      ?= swift
@@ -23,6 +23,8 @@ SO_REAL    := libagoraish.so.$(VERSION)
 SO_NAME    := libagoraish.so.$(ABI_MAJOR)
 DIST_SCRATCH := .build/dist
 DIST_FLAGS := -c release --scratch-path $(DIST_SCRATCH) -Xswiftc -static-stdlib
+
+HEADERS    := include/agoraish.h bindings/cpp/agoraish.hpp bindings/cpp/agoraish_callbacks.hpp
 
 CFLAGS_STRICT  := -Wall -Wextra -Werror -pedantic
 HOST_CFLAGS    := -std=c99 -O1 -g $(CFLAGS_STRICT) -Iinclude
@@ -58,14 +60,20 @@ build: swift-build dist hosts
 swift-build:
 	$(SWIFT) build --build-tests
 
-## dist: libagoraish.so with the Swift runtime linked in, SONAME libagoraish.so.0.
+## dist: a relocatable tree: lib/libagoraish.so (the Swift runtime linked in, SONAME
+## libagoraish.so.0) and lib/agoraish.pc, include/ (the C header and the C++ wrapper),
+## bin/agoraish-server and bin/agoraish-token.
 dist:
 	$(SWIFT) build $(DIST_FLAGS) --product agoraish
-	@mkdir -p $(DIST_LIB)
+	$(SWIFT) build $(DIST_FLAGS) --product agoraish-server
+	$(SWIFT) build $(DIST_FLAGS) --product agoraish-token
+	@mkdir -p $(DIST_LIB) $(DIST)/include $(DIST)/bin
 	@bin=$$($(SWIFT) build $(DIST_FLAGS) --show-bin-path); \
 	  install -m 0755 $$bin/libagoraish.so $(DIST_LIB)/$(SO_REAL); \
-	  ln -sf $(SO_REAL) $(DIST_LIB)/$(SO_NAME); ln -sf $(SO_NAME) $(DIST_LIB)/libagoraish.so
-	@sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' agoraish.pc.in > $(DIST_LIB)/agoraish.pc
+	  ln -sf $(SO_REAL) $(DIST_LIB)/$(SO_NAME); ln -sf $(SO_NAME) $(DIST_LIB)/libagoraish.so; \
+	  install -m 0755 $$bin/agoraish-server $$bin/agoraish-token $(DIST)/bin/
+	@install -m 0644 $(HEADERS) $(DIST)/include/
+	@sed -e 's|@PREFIX@|$${pcfiledir}/..|' -e 's|@VERSION@|$(VERSION)|' agoraish.pc.in > $(DIST_LIB)/agoraish.pc
 
 hosts: $(BUILD)/layout_probe $(C_TESTS) $(CXX_TESTS) $(C_EXAMPLES) $(CXX_EXAMPLES)
 
@@ -177,23 +185,23 @@ demo: setup
 bench: setup
 	@PYTHON=$(PYTHON) ./scripts/setup-bench.sh
 	@$(MAKE) --no-print-directory dist
-	$(SWIFT) build $(DIST_FLAGS) --product agoraish-server
 	$(PYTHON) bench/run.py
 
 install: dist
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(DIST_LIB)/$(SO_REAL) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf $(SO_REAL) $(DESTDIR)$(PREFIX)/lib/$(SO_NAME)
 	ln -sf $(SO_NAME) $(DESTDIR)$(PREFIX)/lib/libagoraish.so
-	install -m 0644 include/agoraish.h $(DESTDIR)$(PREFIX)/include/
-	install -m 0644 bindings/cpp/agoraish.hpp bindings/cpp/agoraish_callbacks.hpp $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' agoraish.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/agoraish.pc
+	install -m 0644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/
+	install -m 0755 $(DIST)/bin/agoraish-server $(DIST)/bin/agoraish-token $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$${pcfiledir}/../..|' -e 's|@VERSION@|$(VERSION)|' agoraish.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/agoraish.pc
 	-ldconfig 2>/dev/null
 	$(PYTHON) -m pip install -q ./bindings/python
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libagoraish.so* $(DESTDIR)$(PREFIX)/include/agoraish.h \
 	  $(DESTDIR)$(PREFIX)/include/agoraish.hpp $(DESTDIR)$(PREFIX)/include/agoraish_callbacks.hpp \
+	  $(DESTDIR)$(PREFIX)/bin/agoraish-server $(DESTDIR)$(PREFIX)/bin/agoraish-token \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/agoraish.pc
 	-$(PYTHON) -m pip uninstall -y -q agoraish
 
