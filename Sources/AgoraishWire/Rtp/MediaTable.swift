@@ -12,39 +12,39 @@
 /// | 127 | last-mile probe packets (docs/network.md) | never |
 extension PayloadType {
     /// Opus audio (RFC 7587).
-    public static let opus: PayloadType = 111
+    @inlinable public static var opus: PayloadType { 111 }
     /// RTX of Opus.
-    public static let opusRtx: PayloadType = 112
+    @inlinable public static var opusRtx: PayloadType { 112 }
     /// VP8 video (RFC 7741).
-    public static let vp8: PayloadType = 96
+    @inlinable public static var vp8: PayloadType { 96 }
     /// RTX of VP8; also the payload type of padding-only bandwidth probes.
-    public static let vp8Rtx: PayloadType = 97
+    @inlinable public static var vp8Rtx: PayloadType { 97 }
     /// VP9 video (RFC 9628).
-    public static let vp9: PayloadType = 98
+    @inlinable public static var vp9: PayloadType { 98 }
     /// RTX of VP9.
-    public static let vp9Rtx: PayloadType = 99
+    @inlinable public static var vp9Rtx: PayloadType { 99 }
     /// Reliable data streams: cached and retransmitted on every hop.
-    public static let reliableData: PayloadType = 100
+    @inlinable public static var reliableData: PayloadType { 100 }
     /// RTX of reliable data.
-    public static let reliableDataRtx: PayloadType = 101
+    @inlinable public static var reliableDataRtx: PayloadType { 101 }
     /// Unreliable data streams: never retransmitted.
-    public static let unreliableData: PayloadType = 102
+    @inlinable public static var unreliableData: PayloadType { 102 }
     /// Last-mile probe packets.
-    public static let probe: PayloadType = 127
+    @inlinable public static var probe: PayloadType { 127 }
 
     /// Audio: Opus (retransmissions aside).
-    public var isAudio: Bool { self == .opus }
+    @inlinable public var isAudio: Bool { self == .opus }
     /// Video media: VP8 or VP9 (retransmissions aside).
-    public var isVideoMedia: Bool { self == .vp8 || self == .vp9 }
+    @inlinable public var isVideoMedia: Bool { self == .vp8 || self == .vp9 }
     /// A retransmission of video: RTX of VP8 or VP9.
-    public var isVideoRtx: Bool { self == .vp8Rtx || self == .vp9Rtx }
+    @inlinable public var isVideoRtx: Bool { self == .vp8Rtx || self == .vp9Rtx }
     /// Video: media or its retransmission.
-    public var isVideo: Bool { isVideoMedia || isVideoRtx }
+    @inlinable public var isVideo: Bool { isVideoMedia || isVideoRtx }
     /// A data stream: reliable, its RTX, or unreliable.
-    public var isData: Bool { self >= .reliableData && self <= .unreliableData }
+    @inlinable public var isData: Bool { self >= .reliableData && self <= .unreliableData }
     /// The payload type of this one's retransmissions (RTX), nil for the
     /// types that are never retransmitted.
-    public var rtx: PayloadType? {
+    @inlinable public var rtx: PayloadType? {
         switch self {
         case .opus: .opusRtx
         case .vp8: .vp8Rtx
@@ -59,12 +59,12 @@ extension PayloadType {
 /// engine writes and the server reads (docs/media-plane.md).
 public enum HeaderExtensionId {
     /// The audio level of the packet's 20 ms (RFC 6464), one byte, on audio.
-    public static let audioLevel: UInt8 = 1
+    @inlinable public static var audioLevel: UInt8 { 1 }
     /// The transport-wide sequence number
     /// (draft-holmer-rmcat-transport-wide-cc-extensions-01), two bytes, on
     /// every RTP packet the engine and the server send.
-    public static let transportSequence: UInt8 = 3
+    @inlinable public static var transportSequence: UInt8 { 3 }
     /// The end-to-end encryption mode of the payload (docs/encryption.md),
     /// one byte, on encrypted payloads only.
-    public static let payloadProtection: UInt8 = 4
+    @inlinable public static var payloadProtection: UInt8 { 4 }
 }
