@@ -303,12 +303,15 @@ public struct SignalingCore {
     public var connectionCount: Int { connections.count }
 
     /// (app, channel, profile, [(uid, role, account, connected)]) for every channel, sorted.
+    /// The role is what the user may do: in a communication channel everyone
+    /// may publish, so everyone is a broadcaster whatever role the client sent.
     public func channelSummaries() -> [(app: String, channel: String, profile: ChannelProfile,
                                         users: [(uid: UInt32, role: ClientRole, account: String?, connected: Bool)])] {
         channels.values.sorted { ($0.key.app, $0.key.name) < ($1.key.app, $1.key.name) }.map { ch in
             let users = ch.members.keys.sorted().compactMap { uid -> (UInt32, ClientRole, String?, Bool)? in
                 guard let s = sessions[ch.members[uid]!] else { return nil }
-                return (uid, s.role, s.account, s.connection != nil)
+                let role: ClientRole = ch.profile == .communication ? .broadcaster : s.role
+                return (uid, role, s.account, s.connection != nil)
             }
             return (ch.key.app, ch.key.name, ch.profile, users.map { (uid: $0.0, role: $0.1, account: $0.2, connected: $0.3) })
         }

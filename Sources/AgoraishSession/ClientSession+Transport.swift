@@ -340,7 +340,9 @@ extension ClientSession {
         lostAt = nil
         nextPing = nil
         connectDeadline = nil
-        dropRemoteUsers()
+        // The call is over for this user alone: the others are still there, so
+        // nobody is reported offline; the failure itself is the one event.
+        forgetRemoteUsers()
         if transportWanted && pendingAccounts.isEmpty
             && !pending.values.contains(where: { if case .register = $0 { true } else { false } }) {
             transportWanted = false
@@ -359,8 +361,8 @@ extension ClientSession {
         events.append(.mediaStopped)
     }
 
-    mutating func dropRemoteUsers() {
-        for uid in remoteUsers.sorted() { events.append(.userOffline(uid: uid, reason: 1)) }
+    /// Forgets the remote users without reporting them offline.
+    mutating func forgetRemoteUsers() {
         remoteUsers = []
         remoteAudioMuted = []
         remoteVideoMuted = []

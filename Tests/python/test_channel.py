@@ -248,9 +248,10 @@ def test_same_uid_joining_twice_replaces_the_first(channel_server, make_peer):
     leave(first)
     leave(second)
     leave(watcher)
-    # Replaced, the first engine sees nobody any more and does not reconnect;
-    # its leave is local (no leave message: the server closed the link).
-    expect_events(first.log, [CONNECTING, CONNECTED, joined("twice", 777), user_joined(1), offline(1, 1),
+    # Replaced, the first engine reports its own failure alone (the watcher is
+    # still there: no on_user_offline for it) and does not reconnect; its leave
+    # is local (no leave message: the server closed the link).
+    expect_events(first.log, [CONNECTING, CONNECTED, joined("twice", 777), user_joined(1),
                               ("on_connection_state_changed", [5, 19]), leave_stats(1, min_tx_packets=1), LEFT])
     expect_events(second.log, [CONNECTING, CONNECTED, joined("twice", 777), user_joined(1), leave_stats(2), LEFT])
     expect_events(watcher.log, [CONNECTING, CONNECTED, joined("twice", 1), user_joined(777), offline(777, 0),

@@ -443,7 +443,7 @@ def test_metrics_and_status(client, server):
     broken.send("{not json")
     broken.recv()
     bob.request("leave")
-    bob.join("other", 2)
+    bob.join("other", 2, role=2)  # audience asked in a communication channel: a broadcaster all the same
 
     code, content_type, body = http_get(server.http_port, "/metrics")
     assert code == 200 and content_type.startswith("text/plain; version=0.0.4")
