@@ -41,7 +41,10 @@ CXX_EXAMPLES := $(patsubst examples/cpp/%.cpp,$(BUILD)/examples/%_cpp,$(wildcard
 
 FUZZ_TARGETS := rtp rtcp stun websocket http signaling client token007 token006 video data
 FUZZ_SCRATCH := .build/fuzz
-FUZZ_FLAGS   := --product agoraish-fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING --scratch-path $(FUZZ_SCRATCH)
+# -sanitize-coverage is spelled out: measured with this toolchain, a clean build with
+# --sanitize=fuzzer --sanitize=address alone gave libFuzzer 127 counters; with it, 78 833.
+FUZZ_FLAGS   := --product agoraish-fuzz --sanitize=fuzzer --sanitize=address -Xswiftc -DFUZZING \
+                -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp --scratch-path $(FUZZ_SCRATCH)
 FUZZ_SECONDS ?= 60
 FUZZ_BRIEF   ?= 3
 
