@@ -62,7 +62,7 @@ public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) 
         }
         if c.signaling_port > 0 { cfg.signalingPort = UInt16(c.signaling_port) }
         if c.http_port == -1 { cfg.httpPort = 0 } else if c.http_port > 0 { cfg.httpPort = UInt16(c.http_port) }
-        if isLoopbackHost(cfg.signalingHost) { cfg.useLoopbackBudgets(except: limitsGiven) }
+        if ServerURL.isLoopback(host: cfg.signalingHost) { cfg.useLoopbackBudgets(except: limitsGiven) }
     } catch {
         if case .config(let why)? = error as? ServerError { explain(#function, why) }
         agsh_set_last_error(-2)
@@ -120,12 +120,6 @@ public func abi_server_get_http_port(_ p: OpaquePointer?) -> Int32 {
         guard server.isRunning else { throw .notReady }
         return Int32(server.httpPort)
     }
-}
-
-/// Whether `host` is a loopback address or name: every client of a server
-/// listening there is on this machine, behind one address.
-func isLoopbackHost(_ host: String) -> Bool {
-    host == "localhost" || host == "::1" || host.hasPrefix("127.")
 }
 
 extension ServerConfig {

@@ -1,6 +1,7 @@
 """Audio between two engines through the embedded server, from Python:
 a tone pushed on one side is pulled on the other at its frequency and level."""
 import array
+import contextlib
 import math
 import threading
 import time
@@ -34,8 +35,10 @@ def level_db(samples, amplitude: int = 8000) -> float:
     return 20 * math.log10(rms / (amplitude / math.sqrt(2)))
 
 
-@pytest.mark.parametrize("send_rate,receive_rate", [(16000, 48000), (48000, 44100)])
-def test_a_pushed_tone_is_pulled_at_its_frequency_and_level(tmp_path, send_rate, receive_rate):
+@contextlib.contextmanager
+def sender_and_receiver(tmp_path, channel: str, send_rate: int, receive_rate: int):
+    """Engine a pushes (external source), engine b pulls (external sink), both
+    in `channel` on an embedded server, their media transports bound."""
     with agoraish.ChannelServer() as server:
         ha, hb = Joined(), Joined()
         a = agoraish.RtcEngine(APP, ha, server_url=server.url, log_file=str(tmp_path / "a.log"))
@@ -43,35 +46,45 @@ def test_a_pushed_tone_is_pulled_at_its_frequency_and_level(tmp_path, send_rate,
         try:
             a.set_external_audio_source(True, send_rate, 1)
             b.set_external_audio_sink(True, receive_rate, 1)
-            a.join_channel("", "audio", uid=1)
-            b.join_channel("", "audio", uid=2)
+            a.join_channel("", channel, uid=1)
+            b.join_channel("", channel, uid=2)
             assert ha.joined.wait(10) and hb.joined.wait(10)
             time.sleep(0.3)  # the media transports bind with STUN
-
-            pushed = tone(1000, send_rate, 2.0)
-            heard = array.array("h")
-            chunk_in, chunk_out = send_rate // 100, receive_rate // 100
-
-            def push():
-                start = time.monotonic()
-                for k in range(0, len(pushed), chunk_in):
-                    a.push_external_audio_frame(pushed[k:k + chunk_in])
-                    delay = start + (k + chunk_in) / send_rate - time.monotonic()
-                    if delay > 0:
-                        time.sleep(delay)  # real time, as a capture device would
-
-            sender = threading.Thread(target=push)
-            sender.start()
-            start = time.monotonic()
-            for k in range(250):
-                heard.frombytes(b.pull_playback_audio_frame(chunk_out))
-                delay = start + (k + 1) / 100 - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-            sender.join()
+            yield a, b
         finally:
             a.release()
             b.release()
+
+
+def pull_in_real_time(engine, heard: array.array, count: int, samples: int) -> None:
+    """Pulls `count` 10 ms frames of `samples` into `heard`, one every 10 ms (the playout clock)."""
+    start = time.monotonic()
+    for k in range(count):
+        heard.frombytes(engine.pull_playback_audio_frame(samples))
+        delay = start + (k + 1) / 100 - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+
+
+@pytest.mark.parametrize("send_rate,receive_rate", [(16000, 48000), (48000, 44100)])
+def test_a_pushed_tone_is_pulled_at_its_frequency_and_level(tmp_path, send_rate, receive_rate):
+    with sender_and_receiver(tmp_path, "audio", send_rate, receive_rate) as (a, b):
+        pushed = tone(1000, send_rate, 2.0)
+        heard = array.array("h")
+        chunk_in, chunk_out = send_rate // 100, receive_rate // 100
+
+        def push():
+            start = time.monotonic()
+            for k in range(0, len(pushed), chunk_in):
+                a.push_external_audio_frame(pushed[k:k + chunk_in])
+                delay = start + (k + chunk_in) / send_rate - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)  # real time, as a capture device would
+
+        sender = threading.Thread(target=push)
+        sender.start()
+        pull_in_real_time(b, heard, 250, chunk_out)
+        sender.join()
     loud = [i for i, s in enumerate(heard) if abs(s) > 2000]
     assert loud, "the tone never arrived"
     middle = heard[loud[0] + receive_rate // 5: loud[0] + receive_rate // 5 + receive_rate]
@@ -111,39 +124,20 @@ def test_a_second_pushed_at_once_is_sent_in_real_time_and_heard_whole(tmp_path):
     # in real time, hears it without gaps (sent at once, a burst of 50 Opus
     # frames overran the receiver's jitter buffer and left 40 % of it silent).
     rate = 48000
-    with agoraish.ChannelServer() as server:
-        ha, hb = Joined(), Joined()
-        a = agoraish.RtcEngine(APP, ha, server_url=server.url, log_file=str(tmp_path / "a.log"))
-        b = agoraish.RtcEngine(APP, hb, server_url=server.url, log_file=str(tmp_path / "b.log"))
-        try:
-            a.set_external_audio_source(True, rate, 1)
-            b.set_external_audio_sink(True, rate, 1)
-            a.join_channel("", "chunks", uid=1)
-            b.join_channel("", "chunks", uid=2)
-            assert ha.joined.wait(10) and hb.joined.wait(10)
-            time.sleep(0.3)  # the media transports bind with STUN
+    with sender_and_receiver(tmp_path, "chunks", rate, rate) as (a, b):
+        second = tone(1000, rate, 1.0)
+        heard = array.array("h")
 
-            second = tone(1000, rate, 1.0)
-            heard = array.array("h")
+        def push():
+            for k in range(3):
+                waiting = a.push_external_audio_frame(second)
+                assert waiting >= rate // 2, "a second pushed at once waits to be sent in real time"
+                time.sleep(1.0)
 
-            def push():
-                for k in range(3):
-                    waiting = a.push_external_audio_frame(second)
-                    assert waiting >= rate // 2, "a second pushed at once waits to be sent in real time"
-                    time.sleep(1.0)
-
-            sender = threading.Thread(target=push)
-            sender.start()
-            start = time.monotonic()
-            for k in range(400):
-                heard.frombytes(b.pull_playback_audio_frame(rate // 100))
-                delay = start + (k + 1) / 100 - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-            sender.join()
-        finally:
-            a.release()
-            b.release()
+        sender = threading.Thread(target=push)
+        sender.start()
+        pull_in_real_time(b, heard, 400, rate // 100)
+        sender.join()
     frames = [heard[i:i + rate // 100] for i in range(0, len(heard), rate // 100)]
     loud = [i for i, f in enumerate(frames) if max(abs(s) for s in f) > 2000]
     assert loud, "the tone never arrived"

@@ -12,7 +12,11 @@ public struct ServerURL: Sendable, Equatable {
     /// Whether the host is this machine's loopback: an IPv4 literal in
     /// 127.0.0.0/8, the IPv6 literal ::1, or "localhost" (RFC 6761 §6.3).
     /// A name that merely starts with "127." is not.
-    public var isLoopback: Bool {
+    public var isLoopback: Bool { Self.isLoopback(host: host) }
+
+    /// Whether `host` (a name or an address, IPv6 without brackets) is this
+    /// machine's loopback, by the rule of `isLoopback`.
+    public static func isLoopback(host: String) -> Bool {
         let h = host.lowercased()
         if h == "localhost" || h == "::1" || h == "0:0:0:0:0:0:0:1" { return true }
         let parts = h.split(separator: ".", omittingEmptySubsequences: false)
