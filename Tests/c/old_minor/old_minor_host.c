@@ -56,7 +56,8 @@ static void on_stream_message(agoraish_engine_t *e, void *ud, uint32_t uid, int 
     count_up(&ev->mutex, &ev->cond, &ev->messages);
 }
 
-static agoraish_engine_t *engine_for(events_t *ev, const char *url, agoraish_event_handler *handler) {
+static agoraish_engine_t *engine_for(events_t *ev, const char *url, agoraish_event_handler *handler,
+                                     const char *log_name) {
     agoraish_engine_config config;
     memset(ev, 0, sizeof *ev);
     monitor_init(&ev->mutex, &ev->cond);
@@ -70,7 +71,7 @@ static agoraish_engine_t *engine_for(events_t *ev, const char *url, agoraish_eve
     config.app_id = "0123456789abcdef0123456789abcdef";
     config.event_handler = handler;
     config.server_url = url;
-    config.log_file = tmp_path("old.log");
+    config.log_file = tmp_path(log_name);
     return agoraish_engine_create(&config);
 }
 
@@ -88,8 +89,8 @@ int main(void) {
     CHECK(server != NULL && agoraish_server_start(server) == 0 && agoraish_server_get_url(server, url, &len) == 0,
           "start an embedded server with a 0.9 server config");
     if (!server) return test_summary();
-    a = engine_for(&ev_a, url, &handler_a);
-    b = engine_for(&ev_b, url, &handler_b);
+    a = engine_for(&ev_a, url, &handler_a, "a.log");
+    b = engine_for(&ev_b, url, &handler_b, "b.log");
     CHECK(a != NULL && b != NULL, "create engines with the 0.9 config and event handler: last error %d",
           agoraish_get_last_error());
     if (!a || !b) goto done;
@@ -137,15 +138,17 @@ int main(void) {
           "on_join_channel_success through the 0.9 handler");
     CHECK(wait_count(&ev_b.mutex, &ev_b.cond, &ev_b.users_joined, 1, 10) >= 1, "B sees A join");
     {
+        /* A config stream is unreliable: one sent before B's media path is up is
+         * lost, so A sends again each second until one arrives. */
         const char text[] = "from a 0.9 host";
         int sent = 0, i;
-        for (i = 0; i < 50 && read_count(&ev_b.mutex, &ev_b.messages) == 0; i++) {
-            if (!sent) sent = agoraish_engine_send_stream_message(a, stream, text, sizeof text - 1) == 0;
+        for (i = 0; i < 30 && read_count(&ev_b.mutex, &ev_b.messages) == 0; i++) {
+            sent += agoraish_engine_send_stream_message(a, stream, text, sizeof text - 1) == 0;
             wait_count(&ev_b.mutex, &ev_b.cond, &ev_b.messages, 1, 1);
         }
-        CHECK(sent, "A sends a stream message");
+        CHECK(sent > 0, "A sends a stream message");
         pthread_mutex_lock(&ev_b.mutex);
-        CHECK(ev_b.messages == 1 && strcmp(ev_b.message, text) == 0, "B receives it: %d messages, last \"%s\"",
+        CHECK(ev_b.messages >= 1 && strcmp(ev_b.message, text) == 0, "B receives it: %d messages, last \"%s\"",
               ev_b.messages, ev_b.message);
         pthread_mutex_unlock(&ev_b.mutex);
     }
