@@ -28,13 +28,25 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerHeap()
     private var nextTimer: UInt64 = 1
     private var running = true
+    /// Posted items run per loop turn (nil: all that are queued).
+    private let postedPerTurn: Int?
+    /// True when the last turn left posted work queued.
+    private var backlog = false
     // Cross-thread state, under `lock`.
     private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private var posted: [() -> Void] = []
     private var stopRequested = false
 
     /// Creates the loop and starts its thread, named `name`.
-    public init(name: String) throws(EventThreadError) {
+    ///
+    /// With `postedPerTurn`, a turn runs at most that many posted items before
+    /// it handles ready descriptors and timers, so a burst of posted work (a
+    /// mass leave's removals) cannot hold back the traffic the loop serves for
+    /// longer than one such slice. Posted items still run in the order posted,
+    /// but traffic that becomes ready while a backlog is queued may then be
+    /// handled before the rest of it.
+    public init(name: String, postedPerTurn: Int? = nil) throws(EventThreadError) {
+        self.postedPerTurn = postedPerTurn.map { max(1, $0) }
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         wakeFd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
         pthread_mutex_init(lock, nil)
@@ -130,7 +142,9 @@ public final class EventLoop: @unchecked Sendable {
         var data = [UInt64](repeating: 0, count: 64)
         while running {
             let timeout: Int32
-            if let next = timers.nextDeadline {
+            if backlog {
+                timeout = 0
+            } else if let next = timers.nextDeadline {
                 let ns = (next - .now()).nanosecondsClamped
                 timeout = ns <= 0 ? 0 : Int32(clamping: (ns + 999_999) / 1_000_000)
             } else {
@@ -161,9 +175,17 @@ public final class EventLoop: @unchecked Sendable {
 
     private func runPosted() {
         pthread_mutex_lock(lock)
-        let work = posted
-        posted.removeAll()
         let stopping = stopRequested
+        let work: [() -> Void]
+        if !stopping, let limit = postedPerTurn, posted.count > limit {
+            work = Array(posted[..<limit])
+            posted.removeFirst(limit)
+            backlog = true
+        } else {
+            work = posted
+            posted.removeAll()
+            backlog = false
+        }
         pthread_mutex_unlock(lock)
         for w in work { w() }
         if stopping {

@@ -58,6 +58,9 @@ final class MediaWorker: @unchecked Sendable {
     var counts = MediaBatchCounts()
     private var ssrcSeed: UInt32
 
+    /// Commands run per loop turn before the ring is drained again.
+    static let commandsPerTurn = 32
+
     init(index: Int, fd: Int32, counters: MediaCounters, seed: UInt32, probeLimits: ProbeLimits = ProbeLimits(),
          onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void,
          onSubscribeFallback: @escaping @Sendable (UInt64, UInt32, Bool) -> Void) throws(EventThreadError) {
@@ -72,7 +75,9 @@ final class MediaWorker: @unchecked Sendable {
         tx = .allocate(capacity: Self.batch)
         tx.initialize(repeating: agsh_datagram(), count: Self.batch)
         txBuffers = .allocate(byteCount: Self.batch * Self.slot, alignment: 16)
-        loop = try EventLoop(name: "agoraish-fwd\(index)")
+        // Commands run in slices between ring drains: thousands of removals
+        // posted at once (a mass leave) delay forwarding by one slice at most.
+        loop = try EventLoop(name: "agoraish-fwd\(index)", postedPerTurn: Self.commandsPerTurn)
         let wake = wakeFd
         loop.post { [self] in
             loop.register(wake, events: EventLoop.readable) { [self] _ in
