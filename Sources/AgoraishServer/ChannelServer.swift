@@ -78,6 +78,16 @@ public final class ChannelServer: @unchecked Sendable {
         let host = config.signalingHost.contains(":") ? "[\(config.signalingHost)]" : config.signalingHost
         return "\(scheme)://\(host):\(signalingPort)"
     }
+    /// The HTTP endpoint's base URL, `http://host:port`, with the host the
+    /// listener binds (`httpHost`, else `signalingHost`; IPv6 in brackets);
+    /// nil when HTTP is off or the server is not running.
+    public var httpURL: String? {
+        let port = httpPort
+        guard port != 0 else { return nil }
+        let bound = config.httpHost ?? config.signalingHost
+        let host = bound.contains(":") ? "[\(bound)]" : bound
+        return "http://\(host):\(port)"
+    }
     /// Whether the server is serving.
     public var isRunning: Bool { locked { loop != nil } }
 

@@ -200,6 +200,24 @@ extension ServerConfig {
         }
     }
 
+    /// Checks what no single setting can, once the file, the environment and
+    /// the flags are all applied (a flag may complete what the file left out):
+    /// the TLS certificate and key come together. The error names the missing
+    /// one by its flag and its config key. `ChannelServer.start()` checks the
+    /// pair again for configurations that never pass through here.
+    public func validate() throws(ServerError) {
+        switch (tlsCertificateFile, tlsKeyFile) {
+        case (_?, nil):
+            throw .config("TLS needs both a certificate and a key file: --tls-cert (tls.certificate) is set "
+                          + "but --tls-key (tls.key) is missing")
+        case (nil, _?):
+            throw .config("TLS needs both a certificate and a key file: --tls-key (tls.key) is set "
+                          + "but --tls-cert (tls.certificate) is missing")
+        default:
+            break
+        }
+    }
+
     private mutating func addApps(_ list: String) throws(ServerError) {
         for item in list.split(separator: ",") {
             let parts = item.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)

@@ -39,6 +39,7 @@ var config = ServerConfig()
 do {
     try config.applyEnvironment()
     try config.apply(arguments: arguments)
+    try config.validate()
 } catch {
     writeErr("agoraish-server: \(error)\n\n\(usage)")
     exit(2)
@@ -64,7 +65,7 @@ do {
     exit(1)
 }
 writeOut("agoraish-server \(Version.string) listening on \(server.url) (signaling /v1/signal), "
-         + (server.httpPort == 0 ? "HTTP off" : "HTTP http://\(config.signalingHost):\(server.httpPort)/metrics"))
+         + (server.httpURL.map { "HTTP \($0)/metrics" } ?? "HTTP off"))
 var received: Int32 = 0
 sigwait(&signals, &received)
 server.stop()
