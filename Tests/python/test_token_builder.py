@@ -1,8 +1,9 @@
 """The Python token builder (agoraish/token.py) against the shared vectors, the CLI and the server.
 
 The module is loaded from its file, as a module of its own, so these tests run
-without libagoraish (importing the ``agoraish`` package loads the library);
-only the end-to-end test at the bottom needs the library and skips without it.
+without libagoraish and without the rest of the package (test_lazy_library.py
+checks that the package import loads no library either); only the end-to-end
+test at the bottom needs the library and skips without it.
 """
 
 from __future__ import annotations

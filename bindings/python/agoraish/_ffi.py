@@ -17,8 +17,15 @@ The library is looked up, in this order:
 3. the system: ``libagoraish.so.0`` through the dynamic loader, then
    ``ctypes.util.find_library("agoraish")``.
 
-If none loads, importing this module raises :class:`LibraryNotFoundError`
-naming every place tried.
+Nothing is loaded when this module (or the package) is imported: the
+structs, enums and callback types come from ``agoraish._abi`` alone, and
+``import agoraish`` or ``import agoraish.token`` works without the library.
+The first use of a function, of ``lib`` or of ``LIBRARY_PATH`` loads it (a
+module-level ``__getattr__``, PEP 562); call :func:`load` to load it
+earlier. If none of the places loads, that use raises
+:class:`LibraryNotFoundError` naming every place tried; if the library lacks
+a function of the header, :class:`LibraryMismatchError`. Either is raised
+again by every later use, and nothing is bound until a load succeeds.
 
 The library is loaded with ``ctypes.CDLL``, which releases the GIL for the
 duration of every call. That is required: ``agoraish_engine_release()`` with
@@ -31,7 +38,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-from typing import Any, List, Tuple
+import threading
+from typing import Any, Dict, List, Tuple
 
 from ._abi import *  # noqa: F401,F403 (the generated mirror is this module's namespace)
 from ._abi import FUNCTIONS
@@ -94,34 +102,64 @@ def _load() -> Tuple[ctypes.CDLL, str]:
     )
 
 
-lib, LIBRARY_PATH = _load()
-"""The loaded library (``ctypes.CDLL``) and the path or name it was loaded from."""
-
-
 # --------------------------------------------------------------------------
-# Functions, in header order, bound under their C names
+# Functions, in header order, bound under their C names on first use
 # --------------------------------------------------------------------------
 
-_missing: List[str] = []
+_LAZY_NAMES = frozenset((*FUNCTIONS, "lib", "LIBRARY_PATH"))
+_load_lock = threading.Lock()
 
 
-def _bind(name: str, restype: Any, argtypes: Tuple[Any, ...]) -> Any:
-    """Looks `name` up in the library and sets its ctypes signature."""
-    try:
-        function = getattr(lib, name)
-    except AttributeError:
-        _missing.append(name)
-        return None
-    function.restype = restype
-    function.argtypes = list(argtypes)
-    return function
+def load() -> ctypes.CDLL:
+    """Loads libagoraish (the order in the module docstring) and binds every
+    function of the header under its C name, once; returns ``lib``.
+
+    Raises :class:`LibraryNotFoundError` when no place loads and
+    :class:`LibraryMismatchError` when the library lacks a function of the
+    header; then nothing is bound and the next call tries again.
+    """
+    with _load_lock:
+        loaded = globals().get("lib")
+        if loaded is not None:
+            return loaded
+        library, path = _load()
+        functions: Dict[str, Any] = {}
+        missing: List[str] = []
+        for name, (restype, argtypes) in FUNCTIONS.items():
+            try:
+                function = getattr(library, name)
+            except AttributeError:
+                missing.append(name)
+                continue
+            function.restype = restype
+            function.argtypes = list(argtypes)
+            functions[name] = function
+        if missing:
+            raise LibraryMismatchError(
+                f"{path} does not export {', '.join(missing)}, which include/agoraish.h "
+                "declares (check `nm -D --defined-only` on the library)"
+            )
+        globals().update(functions)
+        globals()["LIBRARY_PATH"] = path
+        globals()["lib"] = library  # last: its presence means everything is bound
+        return library
 
 
-for _name, (_restype, _argtypes) in FUNCTIONS.items():
-    globals()[_name] = _bind(_name, _restype, _argtypes)
+def is_loaded() -> bool:
+    """Whether :func:`load` has loaded the library (without loading it)."""
+    return globals().get("lib") is not None
 
-if _missing:
-    raise LibraryMismatchError(
-        f"{LIBRARY_PATH} does not export {', '.join(_missing)}, which include/agoraish.h "
-        "declares (check `nm -D --defined-only` on the library)"
-    )
+
+def __getattr__(name: str) -> Any:
+    """The library's functions, ``lib`` (the ``ctypes.CDLL``) and
+    ``LIBRARY_PATH`` (the path or name it was loaded from): the first such
+    look-up loads the library (:func:`load`)."""
+    if name in _LAZY_NAMES:
+        load()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    """The module's names, the lazily bound ones included."""
+    return sorted({*globals(), *_LAZY_NAMES})

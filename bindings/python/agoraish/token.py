@@ -28,11 +28,12 @@ Channel names are encoded as given: a name the server would refuse on join
 with the official builders; the join then fails with -102.
 
 The module is pure Python (standard library only) and imports nothing else from
-the ``agoraish`` package, so it needs no libagoraish. ``import agoraish`` loads
-the library, and so does ``import agoraish.token`` through the package; where
-the library is missing, load this file on its own (copy it under another name,
-such as ``agoraish_token.py``, or use ``importlib.util.spec_from_file_location``;
-not as a top-level module called ``token``, which is a standard-library name).
+the ``agoraish`` package, so it needs no libagoraish. The package loads the
+library only when something first needs it (creating an engine, say), so
+``from agoraish.token import RtcTokenBuilder`` works where the library is
+missing. The file also works on its own (copy it under another name, such as
+``agoraish_token.py``, or use ``importlib.util.spec_from_file_location``; not
+as a top-level module called ``token``, which is a standard-library name).
 """
 
 from __future__ import annotations
