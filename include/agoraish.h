@@ -1295,12 +1295,15 @@ int agoraish_engine_set_external_audio_source(agoraish_engine_t *engine, int ena
 
 /**
  * Push interleaved 16-bit PCM at the source's rate and channels (Agora's
- * pushExternalAudioFrame). Any number of samples is accepted; audio is sent
- * in 20 ms frames as it fills up. Push in real time for a live call.
+ * pushExternalAudioFrame). Any number of samples is accepted. In a call what
+ * is pushed is queued and sent at the pace it plays (one 10 ms frame every
+ * 10 ms, in 20 ms Opus frames; up to 60 ms ahead leaves at once), so a host
+ * may push large chunks; at most 2 s wait, and a push past that drops the
+ * oldest queued audio. Outside a call, observers and recordings take it at once.
  *
  * @param samples             Required unless `samples_per_channel` is 0; read during the call only.
  * @param samples_per_channel 0..48000 (one second at most per call).
- * @return  The samples per channel (at 48 kHz) waiting for the next frame (>= 0);
+ * @return  The samples per channel (at 48 kHz) queued and not yet sent (>= 0);
  *          -2 NULL samples or a count out of range; -3 no external source; -7 bad handle.
  * Thread: any (pushes from several threads are serialized).
  */

@@ -116,3 +116,31 @@ def test_audio_calls_check_their_arguments(tmp_path):
             e.push_external_audio_frame(b"\0\0")
     finally:
         e.release()
+
+
+def test_a_second_pushed_at_once_is_sent_in_real_time_and_heard_whole(tmp_path):
+    # Three seconds of a tone pushed one second at a time: the engine queues
+    # what is pushed and sends it at the pace it plays, so the receiver, pulling
+    # in real time, hears it without gaps (sent at once, a burst of 50 Opus
+    # frames overran the receiver's jitter buffer and left 40 % of it silent).
+    rate = 48000
+    with sender_and_receiver(tmp_path, "chunks", rate, rate) as (a, b):
+        second = tone(1000, rate, 1.0)
+        heard = array.array("h")
+
+        def push():
+            for k in range(3):
+                waiting = a.push_external_audio_frame(second)
+                assert waiting >= rate // 2, "a second pushed at once waits to be sent in real time"
+                time.sleep(1.0)
+
+        sender = threading.Thread(target=push)
+        sender.start()
+        pull_in_real_time(b, heard, 400, rate // 100)
+        sender.join()
+    frames = [heard[i:i + rate // 100] for i in range(0, len(heard), rate // 100)]
+    loud = [i for i, f in enumerate(frames) if max(abs(s) for s in f) > 2000]
+    assert loud, "the tone never arrived"
+    window = frames[loud[0] + 20: loud[0] + 270]  # 2.5 s after the first 200 ms
+    silent = sum(1 for f in window if max(abs(s) for s in f) < 2000)
+    assert silent <= 5, f"{silent} of {len(window)} 10 ms frames silent"

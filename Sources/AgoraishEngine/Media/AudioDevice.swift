@@ -43,12 +43,15 @@ final class AudioDeviceModule: @unchecked Sendable {
         var loopbackTest: Int? = nil
         /// Whether remote users are present (a call): the remote report is sent.
         var inCall = false
+        /// In a call with an external source: pushed audio waiting in the
+        /// pipeline's queue is sent on this thread's 10 ms clock.
+        var pacePushed = false
         /// Bumped when a device choice changes: devices reopen.
         var generation = 0
 
         var wantsCapture: Bool { capture || recordingTest != nil || loopbackTest != nil }
         var wantsPlayback: Bool { playout || playbackTest != nil || loopbackTest != nil }
-        var isIdle: Bool { !wantsCapture && !wantsPlayback && indication.interval <= 0 }
+        var isIdle: Bool { !wantsCapture && !wantsPlayback && indication.interval <= 0 && !pacePushed }
     }
 
     let config = Locked(Config())
@@ -154,6 +157,9 @@ final class AudioDeviceModule: @unchecked Sendable {
 
     /// One 10 ms step. Returns whether the next step must follow in 10 ms.
     private func tick(_ d: inout Devices, _ c: Config, now: Instant) -> Bool {
+        // Pushed audio due by now (an external source's queue).
+        let pushedWaiting = c.pacePushed && pipeline.sendPushed(now: now)
+
         // Capture.
         var captured: [Int16]? = nil
         if c.wantsCapture {
@@ -255,7 +261,7 @@ final class AudioDeviceModule: @unchecked Sendable {
         if c.playbackTest == nil { d.testPosition = 0 }
         if c.loopbackTest == nil { d.loopback = [] }
         return (c.wantsCapture && !d.captureFailed) || c.playbackTest != nil || c.indication.interval > 0
-            || (c.playout && (!playoutIdle || d.playback != nil || !d.playbackFailed))
+            || (c.playout && (!playoutIdle || d.playback != nil || !d.playbackFailed)) || pushedWaiting
     }
 
     private func closeDevices(_ d: inout Devices) {
@@ -385,6 +391,7 @@ extension AudioDeviceModule {
         update { c in
             c.playout = inCall && !sink && enabled
             c.capture = inCall && !external && enabled && local
+            c.pacePushed = inCall && external
             c.inCall = inCall
         }
     }

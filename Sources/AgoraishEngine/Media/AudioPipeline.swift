@@ -65,7 +65,11 @@ final class AudioPipeline: @unchecked Sendable {
         /// The format pushes arrive in (external source); nil when capture is the source.
         var source: (rate: Int, channels: Int)? = nil
         var resampler: Resampler? = nil
-        var pending: [Int16] = []      // 48 kHz, not yet a whole 10 ms
+        var pending: [Int16] = []      // 48 kHz, pushed and not yet sent (a partial 10 ms, and a queue)
+        /// When the next pushed 10 ms frame is due: pushed audio leaves at the pace it plays.
+        var pushDue: Instant? = nil
+        /// Pushed samples (per channel, 48 kHz) dropped because the queue was full.
+        var pushDropped = 0
         var opusPending: [Int16] = []  // 10 ms frames waiting for the 20 ms Opus frame
         var ssrc: UInt32 = 0
         /// Retransmissions (RFC 4588) of this stream, asked for by the server: their SSRC and numbers.
@@ -287,13 +291,50 @@ final class AudioPipeline: @unchecked Sendable {
             if let r = s.resampler { pcm = r.process(pcm) }
             s.pending += pcm
             let frame = Self.frame * source.channels
-            while s.pending.count >= frame {
-                var chunk = Array(s.pending[0..<frame])
-                s.pending.removeFirst(frame)
-                processCaptured(&s, &chunk, channels: source.channels, now: now)
+            // Past the bound the oldest whole frames go: a live call catches up.
+            let limit = Self.maxPushQueueFrames * frame
+            if s.pending.count > limit {
+                let drop = (s.pending.count - limit + frame - 1) / frame * frame
+                s.pending.removeFirst(drop)
+                s.pushDropped += drop / source.channels
             }
-            // Not yet sent: the partial 10 ms plus what waits for the 20 ms Opus frame.
+            sendDue(&s, channels: source.channels, now: now)
+            // Not yet sent: the queue and partial 10 ms, plus what waits for the 20 ms Opus frame.
             return (s.pending.count + s.opusPending.count) / source.channels
+        }
+    }
+
+    /// In a call, pushed audio is queued and leaves in real time: one 10 ms frame
+    /// per 10 ms, up to this far ahead of the clock (a host pushing in real time,
+    /// early by a little, is sent at once) ...
+    static let pushLead: Duration = .milliseconds(60)
+    /// ... and at most this much waits (2 s); a push past it drops the oldest.
+    static let maxPushQueueFrames = 200
+
+    /// Sends the queued pushed frames due by `now` (under `sendLock`). The
+    /// schedule restarts from `now` after a pause, so time without pushes is
+    /// never made up by a burst.
+    private func sendDue(_ s: inout SendState, channels: Int, now: Instant) {
+        let frame = Self.frame * channels
+        // Outside a call nothing is sent: observers and recordings take the push at once.
+        let paced = callStart.withLock { $0 != nil }
+        if s.pushDue == nil || now - s.pushDue! > .milliseconds(20) { s.pushDue = now }
+        while s.pending.count >= frame, let due = s.pushDue, !paced || due <= now + Self.pushLead {
+            var chunk = Array(s.pending[0..<frame])
+            s.pending.removeFirst(frame)
+            processCaptured(&s, &chunk, channels: channels, now: now)
+            s.pushDue = due + .milliseconds(10)
+        }
+    }
+
+    /// The audio device thread's 10 ms clock: sends the pushed frames now due.
+    /// Returns whether whole frames still wait (the clock must keep ticking every 10 ms).
+    func sendPushed(now: Instant) -> Bool {
+        sendLock.withLock { s in
+            guard let source = settings.withLock({ $0.source }) else { return false }
+            guard s.pending.count >= Self.frame * source.channels else { return false }
+            sendDue(&s, channels: source.channels, now: now)
+            return s.pending.count >= Self.frame * source.channels
         }
     }
 

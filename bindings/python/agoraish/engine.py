@@ -3555,7 +3555,7 @@ class RtcEngine:
         array is (samples, channels). Arrays of other types are refused, not
         reinterpreted: convert floats in [-1, 1] with
         ``(samples * 32767).round().astype(numpy.int16)``. Returns the samples
-        per channel (at 48 kHz) waiting for the next frame; push in real time.
+        per channel (at 48 kHz) queued and not yet sent.
 
         Raises:
             AgoraishError: -2 bad data, more than a second (48000 samples per
