@@ -35,7 +35,7 @@
   {... "seed": 6000 + <kbps> ...}}; the sender's pacer and encoder follow its
   uplink estimate, and under the default degradation preference
   MAINTAIN_QUALITY a target below 3/4 of the configured 400 kbps lowers the
-  frame rate (to 5 fps at the least), not the picture size.
+  frame rate down to 12 fps, and below that the picture size.
   A cap run lasts SECONDS of wall clock from the first picture (at most
   SECONDS + 20 s after joining), and its figures come from the receiver's
   render callback over that window, not from the engine's totals: those grow
@@ -111,7 +111,7 @@ def cap_setup(run: Dict[str, Any]) -> str:
                  f"{run['cap_kbps']} kbps")
         adapt = "the sender's pacer and encoder follow its uplink estimate"
     return (f"640x360@15 VP8 configured 400 kbps, degradation preference MAINTAIN_QUALITY (the default: below 3/4 "
-            f"of 400 kbps the frame rate gives, not the size), synthetic moving picture pushed in real time "
+            f"of 400 kbps the frame rate gives down to 12 fps, then the size), synthetic moving picture pushed in real time "
             f"({run['pushed']} pushed), two engines and an embedded server on loopback; {where} ({run['queue_ms']} ms "
             f"drop-tail queue, {run['delay_ms']} ms one way, no random loss, seed {run['seed']}); congestion control, "
             f"NACK/RTX and keyframe requests on; {adapt}")

@@ -69,10 +69,12 @@ extension VideoPipeline {
     /// What the uplink allows the next picture (docs/network.md, Bandwidth
     /// adaptation): the estimate less the audio reserve (and the low stream)
     /// goes to the high stream; below the configured rate the degradation
-    /// preference chooses what gives: MAINTAIN_QUALITY the frame rate,
-    /// MAINTAIN_FRAMERATE the picture size, MAINTAIN_BALANCED some of each.
-    /// The frame rate follows at once; the size steps down at most once a
-    /// second and back up after a larger one has fitted for 3 s.
+    /// preference chooses what gives: MAINTAIN_QUALITY the frame rate down to
+    /// `qualityFloorFps`, then the picture size as well (pictures keep moving
+    /// on a narrow link), MAINTAIN_FRAMERATE the picture size,
+    /// MAINTAIN_BALANCED some of each. The frame rate follows at once; the
+    /// size steps down at most once a second and back up after a larger one
+    /// has fitted for 3 s.
     struct Plan {
         var bitrate: Int
         var frameRate: Int
@@ -82,7 +84,7 @@ extension VideoPipeline {
         var events: [VideoEvent] = []
     }
 
-    func adaptationPlan(configured: Int, _ c: VideoEncoderConfiguration, _ s: Settings, lowKbps: Int,
+    static func adaptationPlan(configured: Int, _ c: VideoEncoderConfiguration, _ s: Settings, lowKbps: Int,
               _ a: inout Adaptation, targetBitrate: Int, now: Instant) -> Plan {
         let available = max(0, targetBitrate / 1000 - Self.audioReserveKbps)
         var p = Plan(bitrate: configured, frameRate: c.frameRate, scale: Adaptation.scales[a.step], audioOnly: false)
@@ -131,7 +133,13 @@ extension VideoPipeline {
         case 2:
             wantedScale = shortfall.squareRoot().squareRoot()
             p.frameRate = max(minFps, Int((Double(c.frameRate) * shortfall.squareRoot()).rounded()))
-        default: p.frameRate = max(minFps, Int((Double(c.frameRate) * shortfall).rounded()))
+        default:
+            // The frame rate gives first, down to its floor; what the budget still
+            // lacks at the floor comes off the picture's pixel count.
+            let floor = max(minFps, min(c.frameRate, Self.qualityFloorFps))
+            let wanted = Double(c.frameRate) * shortfall
+            p.frameRate = max(floor, Int(wanted.rounded()))
+            if wanted < Double(floor) { wantedScale = (wanted / Double(floor)).squareRoot() }
         }
         // The largest step not above the wanted scale.
         let wantedStep = Adaptation.scales.firstIndex { $0 <= wantedScale + 1e-9 } ?? Adaptation.scales.count - 1
@@ -165,7 +173,7 @@ extension VideoPipeline {
         if let cap = link.videoCap { target = min(target, cap + (lowKbps + Self.audioReserveKbps) * 1000) }
         let now = Instant.now()
         let plan = send.withLock { st -> Plan in
-            let p = adaptationPlan(configured: configured, c, s, lowKbps: lowKbps, &st.adaptation, targetBitrate: target, now: now)
+            let p = Self.adaptationPlan(configured: configured, c, s, lowKbps: lowKbps, &st.adaptation, targetBitrate: target, now: now)
             st.frameRate = p.frameRate
             return p
         }
@@ -210,17 +218,13 @@ extension VideoPipeline {
             // 90 kHz ticks since the first push; RTP keeps the low 32 bits, so wrapping is what is wanted.
             let pts = (timestampMs &- first) &* 90
             st.bitrateKbps = bitrate
-            // A lower frame rate skips pictures that come too soon.
-            var sendHigh = true
-            if plan.frameRate < c.frameRate, let last = st.high.lastSentAtMs {
-                let interval = Int64(1000 / plan.frameRate)
-                sendHigh = timestampMs - last >= interval - interval / 4
-            }
+            // A lower frame rate thins the pictures evenly.
+            let sendHigh = st.high.gate.admits(timestampMs: timestampMs, frameRate: plan.frameRate,
+                                               thinning: plan.frameRate < c.frameRate)
             var high = st.high
             defer { st.high = high }
             var sentHigh = false
             if sendHigh {
-                high.lastSentAtMs = timestampMs
                 sentHigh = try encode(frame, pts: pts, layer: &high, codec: c.codec, frameRate: c.frameRate,
                                       bitrate: bitrate, st: &st, link)
             }
@@ -246,10 +250,8 @@ extension VideoPipeline {
             }
             if s.dualStream {
                 let low = VideoEncoderConfiguration.lowStream(width: frame.width, height: frame.height, frameRate: c.frameRate)
-                // The low stream keeps to its own frame rate: a picture is skipped when it comes too soon.
-                let interval = Int64(1000 / low.frameRate)
-                if let last = st.low.lastSentAtMs, timestampMs - last < interval - interval / 4 { return }
-                st.low.lastSentAtMs = timestampMs
+                // The low stream keeps to its own frame rate.
+                guard st.low.gate.admits(timestampMs: timestampMs, frameRate: low.frameRate) else { return }
                 let small = PixelConversion.scaled(frame, width: low.width, height: low.height)
                 var lowLayer = st.low
                 defer { st.low = lowLayer }
@@ -405,8 +407,8 @@ extension VideoPipeline {
         let capturing = send.withLock { st -> Bool in
             st.high.keyframeWanted = true
             st.low.keyframeWanted = true
-            st.low.lastSentAtMs = nil
-            st.high.lastSentAtMs = nil
+            st.low.gate.reset()
+            st.high.gate.reset()
             st.published = false
             st.firstPts = nil
             guard st.localState == 2 else { return false }

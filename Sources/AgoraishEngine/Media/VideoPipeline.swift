@@ -87,7 +87,8 @@ final class VideoPipeline: @unchecked Sendable {
         var keyframeRequested = false
         var lastKeyframeAt: Instant? = nil
         var framesSent = 0
-        var lastSentAtMs: Int64? = nil
+        /// Thins the pictures offered to this layer's frame rate.
+        var gate = FrameRateGate()
         /// Retransmissions (RFC 4588) go on their own SSRC with their own numbers.
         var rtxSsrc: UInt32 = 0
         var rtxSequence: UInt16 = 0
@@ -118,6 +119,42 @@ final class VideoPipeline: @unchecked Sendable {
         var crypto = PayloadProtection.Context()
     }
 
+    /// Lets through the pictures that keep a stream at a frame rate, spread
+    /// evenly: each picture offered earns the time since the one before in
+    /// frames at the rate, and goes out once about a whole frame is earned
+    /// (15 fps thinned to 12 sends 4 pictures of 5, to 7.5 every other one).
+    /// After a pause (more than one and a half frames without a picture) the
+    /// credit restarts at one frame, so a pause never causes a burst.
+    struct FrameRateGate {
+        private var lastOfferedAtMs: Int64? = nil
+        private var credit = 0.0
+
+        /// Whether the picture of `timestampMs` goes out at `frameRate` (fps).
+        /// Without `thinning` every picture goes (the source's own rate is
+        /// kept), and the gate only follows the timestamps.
+        mutating func admits(timestampMs: Int64, frameRate: Int, thinning: Bool = true) -> Bool {
+            defer { lastOfferedAtMs = timestampMs }
+            guard thinning else {
+                credit = 0
+                return true
+            }
+            guard let last = lastOfferedAtMs else {
+                credit = 0
+                return true
+            }
+            let elapsed = Double(max(0, timestampMs - last))
+            // Timestamps in whole ms: 15 fps arrives 66 or 67 ms apart, so a tenth of a frame is forgiven.
+            let earned = elapsed * Double(max(1, frameRate)) / 1000
+            credit = earned > 1.5 ? 1 : min(2, credit + earned)
+            guard credit >= 0.9 else { return false }
+            credit -= 1
+            return true
+        }
+
+        /// Starts again: the next picture goes out.
+        mutating func reset() { lastOfferedAtMs = nil }
+    }
+
     /// Bandwidth adaptation of the sent stream (docs/network.md): the
     /// picture scale in use, and the publish fallback.
     struct Adaptation {
@@ -136,6 +173,10 @@ final class VideoPipeline: @unchecked Sendable {
         /// Picture scales (of width and height) a constrained uplink steps through.
         static let scales: [Double] = [1, 0.75, 0.5, 0.375, 0.25]
     }
+    /// MAINTAIN_QUALITY lowers the frame rate down to this (or the configured
+    /// rate if lower) before the picture size gives: below about 12 fps motion
+    /// stops looking continuous, and a smaller picture costs less than that.
+    static let qualityFloorFps = 12
     /// The uplink rate kept for audio when video shares it out (kbps).
     static let audioReserveKbps = 48
     /// Publish fallback: below this much for video (kbps) for 2 s video stops;
