@@ -1,6 +1,5 @@
 import AgoraishIO
 import AgoraishWire
-import FoundationEssentials
 import Glibc
 
 /// Reading a `ServerConfig` from a JSON file, the environment and
@@ -145,9 +144,13 @@ extension ServerConfig {
         }
     }
 
-    /// Reads and applies a JSON configuration file.
+    /// The largest configuration file `apply(file:)` reads.
+    static let maxConfigFileBytes = 16 << 20
+
+    /// Reads and applies a JSON configuration file (UTF-8, at most `maxConfigFileBytes`).
     public mutating func apply(file path: String) throws(ServerError) {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)), let text = String(data: data, encoding: .utf8) else {
+        guard let bytes = try? FileIO.readAll(path, limit: Self.maxConfigFileBytes),
+              let text = String(validating: bytes, as: UTF8.self) else {
             throw .config("cannot read \(path)")
         }
         try apply(json: text)

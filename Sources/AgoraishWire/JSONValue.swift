@@ -1,10 +1,8 @@
-import FoundationEssentials
-
 /// A JSON value, parsed and serialized without loss of integer precision.
 ///
 /// Used for private engine parameters (`setParameters`) and, later, for
 /// signaling messages whose shape is not fixed. Parsing is strict RFC 8259
-/// (through `JSONDecoder`); integers that fit in 64 bits stay integers.
+/// (`parse`, JSONValue+Parse.swift); integers that fit in 64 bits stay integers.
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -13,15 +11,6 @@ public enum JSONValue: Sendable, Equatable {
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
-
-    /// Parses UTF-8 JSON text. Throws `WireError.malformed` for anything that is not JSON.
-    public static func parse(_ text: String) throws(WireError) -> JSONValue {
-        do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-        } catch {
-            throw .malformed("not JSON")
-        }
-    }
 
     /// The shape of JSON text in one pass over its bytes, without parsing:
     /// object members (all objects together), values (members, array items

@@ -86,3 +86,15 @@ def test_the_tools_run(moved, tool):
     run = subprocess.run([str(moved / "bin" / tool), "--help"], capture_output=True, text=True, timeout=30)
     assert run.returncode == 0, (run.stdout, run.stderr)
     assert "usage" in (run.stdout + run.stderr).lower()
+
+
+def test_the_library_links_no_foundation_and_no_regex_engine():
+    # The library uses the standard library, Glibc and the C libraries only:
+    # FoundationEssentials (with _FoundationCollections and CoreFoundation's
+    # Unicode tables) and _StringProcessing/_RegexParser (which String.contains(String),
+    # split(separator: String), Regex and friends link) added 7 MB to the stripped library.
+    lib = DIST / "lib" / "libagoraish.so.0"
+    symbols = subprocess.run(["nm", str(lib)], capture_output=True, text=True, check=True).stdout
+    for module in ["20FoundationEssentials", "22_FoundationCollections", "17_StringProcessing", "12_RegexParser",
+                   "__CFUniChar"]:
+        assert module not in symbols, f"libagoraish links {module}"

@@ -25,7 +25,8 @@ public struct AccessToken006: Sendable, Equatable {
         let utf8 = Array(token.utf8)
         guard utf8.count > 35, token.hasPrefix(version) else { throw .malformed("not a 006 token") }
         let appId = Array(utf8[3..<35])
-        guard let rest = String(bytes: utf8[35...], encoding: .ascii) else { throw .malformed("not ASCII") }
+        guard utf8[35...].allSatisfy({ $0 < 0x80 }) else { throw .malformed("not ASCII") }
+        let rest = String(decoding: utf8[35...], as: UTF8.self)
         let content = try TokenCrypto.base64Decode(Substring(rest))
         var r = ByteReader(content)
         let signature = try r.lengthPrefixed16()

@@ -1,6 +1,5 @@
 import COpenSSL
 import CZlib
-import FoundationEssentials
 
 /// The primitives both token formats use: HMAC-SHA256 (libcrypto), CRC-32 and
 /// zlib streams (libz), strict Base64 (RFC 4648 §4, standard alphabet, padded).
@@ -78,16 +77,26 @@ public enum TokenCrypto {
         return Array(output[0..<produced])
     }
 
-    /// Standard Base64 with padding.
+    /// Standard Base64 with padding (RFC 4648 §4). Wraps libcrypto's `EVP_EncodeBlock`.
     public static func base64Encode(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString()
+        guard !bytes.isEmpty else { return "" }
+        precondition(bytes.count <= Int(Int32.max) / 4 * 3, "Base64 input over 1.5 GiB is never built in memory")
+        let length = 4 * ((bytes.count + 2) / 3)
+        // EVP_EncodeBlock writes the text and a NUL; the String keeps the text.
+        return String(unsafeUninitializedCapacity: length + 1) { out in
+            bytes.withUnsafeBufferPointer { src in
+                Int(EVP_EncodeBlock(out.baseAddress, src.baseAddress, Int32(src.count)))
+            }
+        }
     }
 
     /// Strict standard Base64: alphabet `A-Z a-z 0-9 + /`, `=` padding only at
-    /// the end, length a multiple of 4, no whitespace.
+    /// the end, length a multiple of 4, no whitespace. Bits after the last
+    /// byte need not be zero (`QR==` is `A`). The checks are made here;
+    /// libcrypto's `EVP_DecodeBlock` (which would skip whitespace) decodes.
     public static func base64Decode(_ text: Substring) throws(WireError) -> [UInt8] {
         let utf8 = Array(text.utf8)
-        guard !utf8.isEmpty, utf8.count % 4 == 0 else { throw .malformed("base64 length") }
+        guard !utf8.isEmpty, utf8.count % 4 == 0, utf8.count <= Int(Int32.max) else { throw .malformed("base64 length") }
         let padding = utf8.reversed().prefix { $0 == UInt8(ascii: "=") }.count
         guard padding <= 2 else { throw .malformed("base64 padding") }
         for byte in utf8.dropLast(padding) {
@@ -95,7 +104,16 @@ public enum TokenCrypto {
                 || (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2F
             guard ok else { throw .malformed("base64 alphabet") }
         }
-        guard let data = Data(base64Encoded: Data(utf8)) else { throw .malformed("base64") }
-        return Array(data)
+        // EVP_DecodeBlock decodes each `=` as zero bits: 3 bytes per 4 characters,
+        // the padding's bytes included, which are dropped after.
+        var out = [UInt8](repeating: 0, count: utf8.count / 4 * 3)
+        let n = utf8.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                EVP_DecodeBlock(dst.baseAddress, src.baseAddress, Int32(src.count))
+            }
+        }
+        guard Int(n) == out.count else { throw .malformed("base64") }
+        out.removeLast(padding)
+        return out
     }
 }
