@@ -6,7 +6,7 @@ import AgoraishWire
 /// behind one fuzz entry. Every entry must return normally for every input:
 /// a trap or a sanitizer report is a bug.
 enum FuzzTarget: String, CaseIterable {
-    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006, video, data
+    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006, video, data, json
 
     func run(_ data: [UInt8]) {
         switch self {
@@ -129,6 +129,8 @@ enum FuzzTarget: String, CaseIterable {
             }
         case .signaling:
             Self.signaling(String(decoding: data, as: UTF8.self))
+        case .json:
+            Self.json(String(decoding: data, as: UTF8.self))
         case .client:
             Self.client(String(decoding: data, as: UTF8.self))
         case .token007, .token006:
@@ -140,6 +142,19 @@ enum FuzzTarget: String, CaseIterable {
                                         certificate: "5CFd2fd1755d40ecb72977518be15d3b", channel: "room",
                                         identity: .uid(7), privilege: .joinChannel, now: 1_700_000_000)
         }
+    }
+
+    /// `JSONValue.parse` (JSONValue+Parse.swift), `shape` and `serialized`: what
+    /// parses serializes to text that parses again, and from there the value
+    /// is stable. (Not from the first value: `9007199254740993.5` reads as a
+    /// Double that is a whole number, which reads back as an integer.)
+    static func json(_ text: String) {
+        let shape = JSONValue.shape(text)
+        precondition(shape.keys >= 0 && shape.values >= 1 && shape.depth >= 0, "a shape counts up")
+        guard let value = try? JSONValue.parse(text) else { return }
+        precondition(shape.depth <= JSONValue.maxParseDepth, "parse refuses deeper nesting")
+        guard let again = try? JSONValue.parse(value.serialized) else { preconditionFailure("serialized JSON parses") }
+        precondition((try? JSONValue.parse(again.serialized)) == again, "serialized JSON parses to the same value")
     }
 
     /// Feeds server messages (one per line) to a client session that is joining,
