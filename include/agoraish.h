@@ -2385,7 +2385,9 @@ typedef struct agoraish_server_config {
  * Create an embedded server (not yet listening).
  *
  * @return  A handle owned by the caller (release with `agoraish_server_release()`),
- *          or NULL with `agoraish_get_last_error()`: -2 bad config or JSON.
+ *          or NULL with `agoraish_get_last_error()`: -2 bad config or JSON
+ *          (a TLS certificate without its key or the other way round included;
+ *          `agoraish_get_last_error_detail()` says which).
  * Thread: any.
  */
 agoraish_server_t *agoraish_server_create(const agoraish_server_config *config);

@@ -63,6 +63,8 @@ public func abi_server_create(_ config: UnsafePointer<agoraish_server_config>?) 
         if c.signaling_port > 0 { cfg.signalingPort = UInt16(c.signaling_port) }
         if c.http_port == -1 { cfg.httpPort = 0 } else if c.http_port > 0 { cfg.httpPort = UInt16(c.http_port) }
         if ServerURL.isLoopback(host: cfg.signalingHost) { cfg.useLoopbackBudgets(except: limitsGiven) }
+        // What no single key can say (a TLS certificate without its key) is refused here, not at start.
+        try cfg.validate()
     } catch {
         if case .config(let why)? = error as? ServerError { explain(#function, why) }
         agsh_set_last_error(-2)

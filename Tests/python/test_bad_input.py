@@ -231,6 +231,11 @@ def case_last_error_detail(ctx: Ctx) -> None:
     config = server_config(config_json=b'{"limits": {"max_conections": 5}}')
     assert _ffi.agoraish_server_create(ctypes.byref(config)) is None
     assert "max_conections" in detail(), detail()
+    # A TLS certificate without its key is refused at create, not found only at start.
+    config = server_config(config_json=b'{"tls": {"certificate": "/nonexistent/cert.pem"}}')
+    assert _ffi.agoraish_server_create(ctypes.byref(config)) is None
+    assert _ffi.agoraish_get_last_error() == EINVAL
+    assert "tls.key" in detail(), detail()
     # A call that succeeds clears it.
     assert _ffi.agoraish_engine_set_parameters(ctx.engine, b'{"rtc.log_size": 256}') == 0
     assert detail() == ""
