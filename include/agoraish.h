@@ -495,7 +495,8 @@ enum agoraish_orientation_mode {
 enum agoraish_degradation_preference {
     AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_QUALITY = 0,   /**< Keep the quality of each picture. */
     AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_FRAMERATE = 1, /**< Keep the frame rate. */
-    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_BALANCED = 2   /**< Balance the two. */
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_BALANCED = 2,  /**< Balance the two. */
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_RESOLUTION = 3 /**< Keep the picture size: only the frame rate gives (down to 5 fps). */
 };
 
 /** Mirroring of canvases and of the sent stream (Agora's VIDEO_MIRROR_MODE_TYPE). */
@@ -549,8 +550,10 @@ typedef struct agoraish_video_encoder_configuration {
      *  orientation is cropped around its centre). Pictures are always sent
      *  upright: rotation is applied before encoding. */
     int orientation_mode;
-    /** DEGRADATION_PREFERENCE: 0 MAINTAIN_QUALITY, 1 MAINTAIN_FRAMERATE,
-     *  2 MAINTAIN_BALANCED. Kept for bandwidth adaptation. */
+    /** DEGRADATION_PREFERENCE: 0 MAINTAIN_QUALITY (the frame rate gives down
+     *  to 12 fps, then the size), 1 MAINTAIN_FRAMERATE, 2 MAINTAIN_BALANCED,
+     *  3 MAINTAIN_RESOLUTION (only the frame rate gives). Kept for bandwidth
+     *  adaptation (docs/network.md, Adaptation). */
     int degradation_preference;
     /** VIDEO_MIRROR_MODE of the sent stream: 0 AUTO (not mirrored), 1 ENABLED, 2 DISABLED. */
     int mirror_mode;

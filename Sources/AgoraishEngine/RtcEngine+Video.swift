@@ -86,7 +86,7 @@ extension RtcEngine {
     public func setVideoEncoderConfiguration(_ c: VideoEncoderConfiguration) throws(AgoraError) {
         guard (16...4096).contains(c.width), (16...4096).contains(c.height), c.width % 2 == 0, c.height % 2 == 0,
               (1...60).contains(c.frameRate), (-1...100_000).contains(c.bitrate), (-1...100_000).contains(c.minBitrate),
-              (0...2).contains(c.orientationMode), (0...2).contains(c.degradationPreference), (0...2).contains(c.mirrorMode)
+              (0...2).contains(c.orientationMode), (0...3).contains(c.degradationPreference), (0...2).contains(c.mirrorMode)
         else { throw .invalidArgument }
         video.settings.withLock { $0.configuration = c }
         log.log(.info, "api setVideoEncoderConfiguration \(c.width)x\(c.height)@\(c.frameRate) \(c.bitrate) kbps")

@@ -58,6 +58,11 @@ import Testing
         #expect(p.frameRate == 10 && p.scale < 1, "\(p)")
     }
 
+    @Test func maintainResolutionOnlyLowersTheFrameRate() {
+        let p = Self.settle(kbps: 120, preference: 3)
+        #expect(p.frameRate == 5 && p.scale == 1, "\(p)")
+    }
+
     @Test func maintainFramerateOnlyShrinksThePicture() {
         let p = Self.settle(kbps: 230, preference: 1)
         #expect(p.frameRate == 15 && p.scale == 0.75, "\(p)")

@@ -1977,7 +1977,7 @@ static void test_video_encoder_configuration(void) {
         {"codec_type 5 (VP9)", 0, 0, 0, 320, 240, 15, 0, -1, AGORAISH_VIDEO_CODEC_VP9, 0},
         {"STANDARD_BITRATE (0)", 0, 0, 0, 320, 240, 15, 0, -1, AGORAISH_VIDEO_CODEC_VP8, 0},
     };
-    /* ABI 0.6: orientation, degradation and mirror modes (0..2 each) of a 320x240 VP8 configuration. */
+    /* ABI 0.6: orientation and mirror modes (0..2), degradation preference (0..3) of a 320x240 VP8 configuration. */
     const struct {
         const char *name;
         int set_size;
@@ -1988,7 +1988,7 @@ static void test_video_encoder_configuration(void) {
         {"orientation_mode 3", .orientation_mode = 3, .expected = E_INVALID},
         {"orientation_mode -1", .orientation_mode = -1, .expected = E_INVALID},
         {"orientation_mode INT_MAX", .orientation_mode = INT_MAX, .expected = E_INVALID},
-        {"degradation_preference 3", .degradation_preference = 3, .expected = E_INVALID},
+        {"degradation_preference 4", .degradation_preference = 4, .expected = E_INVALID},
         {"degradation_preference -1", .degradation_preference = -1, .expected = E_INVALID},
         {"mirror_mode 3", .mirror_mode = 3, .expected = E_INVALID},
         {"mirror_mode -1", .mirror_mode = -1, .expected = E_INVALID},

@@ -395,6 +395,9 @@ int main(void) {
     config.bitrate = BITRATE;
     config.min_bitrate = -1;
     config.codec_type = AGORAISH_VIDEO_CODEC_VP8;
+    /* The sizes checked below are the pushed ones: under a slow run (valgrind) the
+       estimate may fall, and then only the frame rate may give. */
+    config.degradation_preference = AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_RESOLUTION;
     CHECK_RC(agoraish_engine_set_video_encoder_configuration(a, &config), 0, "A set_video_encoder_configuration");
     CHECK_RC(agoraish_engine_enable_video(a), 0, "A enable_video");
     CHECK_RC(agoraish_engine_set_external_video_source(a, 1), 0, "A set_external_video_source");

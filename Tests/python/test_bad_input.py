@@ -3295,8 +3295,8 @@ ROWS: Dict[str, Row] = {
                 "codec_type", (-1, 2, 3, 4, 6, 8, INT_MAX, INT_MIN), (0, 1, 5))),
             ("config", "orientation_mode outside 0..2: -2", encoder_field_case(
                 "orientation_mode", (-1, 3, INT_MAX, INT_MIN), (0, 1, 2))),
-            ("config", "degradation_preference outside 0..2: -2", encoder_field_case(
-                "degradation_preference", (-1, 3, INT_MAX, INT_MIN), (0, 1, 2))),
+            ("config", "degradation_preference outside 0..3: -2", encoder_field_case(
+                "degradation_preference", (-1, 4, INT_MAX, INT_MIN), (0, 1, 2, 3))),
             ("config", "mirror_mode outside 0..2: -2", encoder_field_case(
                 "mirror_mode", (-1, 3, INT_MAX, INT_MIN), (0, 1, 2))),
             ("config", "an ABI 0.5 struct: the 0.6 fields are not read", case_encoder_0_5_struct),

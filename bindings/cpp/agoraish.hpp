@@ -376,6 +376,7 @@ enum DEGRADATION_PREFERENCE : int {
     MAINTAIN_QUALITY = 0,
     MAINTAIN_FRAMERATE = 1,
     MAINTAIN_BALANCED = 2,
+    MAINTAIN_RESOLUTION = 3,
 };
 
 /** Mirroring (Agora's VIDEO_MIRROR_MODE_TYPE): of the sent stream in

@@ -72,7 +72,7 @@ extension VideoPipeline {
     /// preference chooses what gives: MAINTAIN_QUALITY the frame rate down to
     /// `qualityFloorFps`, then the picture size as well (pictures keep moving
     /// on a narrow link), MAINTAIN_FRAMERATE the picture size,
-    /// MAINTAIN_BALANCED some of each. The frame rate follows at once; the
+    /// MAINTAIN_BALANCED some of each, MAINTAIN_RESOLUTION the frame rate only. The frame rate follows at once; the
     /// size steps down at most once a second and back up after a larger one
     /// has fitted for 3 s.
     struct Plan {
@@ -130,6 +130,7 @@ extension VideoPipeline {
         var wantedScale = 1.0
         switch c.degradationPreference {
         case 1: wantedScale = shortfall.squareRoot()
+        case 3: p.frameRate = max(minFps, Int((Double(c.frameRate) * shortfall).rounded()))
         case 2:
             wantedScale = shortfall.squareRoot().squareRoot()
             p.frameRate = max(minFps, Int((Double(c.frameRate) * shortfall.squareRoot()).rounded()))
