@@ -22,10 +22,14 @@
   bwe_convergence_s is the time from the drop until target_bps enters
   [250, 550] kbps and stays there to the end of the 15 s phase (null when it
   ends outside); bwe_convergence_up_s the time from lifting the cap until
-  target_bps first reaches 1600 kbps (null if not within 25 s): the
-  estimate grows by at most 8 % a second (+ 1 kbps per feedback), so from
-  an estimate near 450 kbps that takes about 16.5 s at best, and the figure
-  is expected to be long; bwe_queueing_p95_ms_after_drop is the p95
+  target_bps first reaches 1600 kbps (null if not within 25 s): near the
+  capacity it measured the estimate grows additively, so what finds the
+  room is a probe (every 5 s, 80 ms at twice the target, padding on top of
+  the media; a probe the path carries unsaturated above the capacity known
+  sets the estimate and the next probe goes at once at twice that) or the
+  throughput passing the capacity known by 3 standard deviations, after
+  which the estimate grows multiplicatively (8 % a second rising to 40 %);
+  bwe_queueing_p95_ms_after_drop is the p95
   (nearest rank) of queueing_ms (the estimator's smoothed one-way delay
   above the lowest it saw in the last 20-40 s: the queue it believes it is
   filling) from 4 s after the drop to the end of that phase. The notes give
@@ -109,7 +113,7 @@ def run(ctx) -> List[Figure]:
     up_time = data["bwe_convergence_up_s"]
     start = up["start_bps"]
     if start is not None and 0 < start < c["up_kbps"] * 1e3:
-        floor = (f"from the {kbps(start)} kbps it had when the cap lifted, 8 %/s alone needs about "
+        floor = (f"from the {kbps(start)} kbps it had when the cap lifted, growth at 8 %/s alone would need about "
                  f"{math.log(c['up_kbps'] * 1e3 / start) / math.log(1.08):.1f} s")
     else:
         floor = f"the estimate was {kbps(start)} kbps when the cap lifted"
@@ -117,8 +121,10 @@ def run(ctx) -> List[Figure]:
         f"time from raising the cap {c['low_kbps']} -> {c['high_kbps']} kbps again until target_bps first reached "
         f"{c['up_kbps']:.0f} kbps"
         + ("" if up_time is not None else f"; null: not reached within {c['up_s']:g} s")
-        + f". Expected to be long: the estimate grows by at most 8 % a second (+ 1 kbps per feedback, and about "
-        f"one packet per round trip + 100 ms while near the capacity it last measured); {floor}; it passed "
+        + f". Near the capacity it measured the estimate grows by about one packet per 2 x (round trip + 100 ms); "
+        f"the room is found by a probe (every 5 s, 80 ms at twice the target; one the path carries unsaturated sets "
+        f"the estimate and the next goes at once at twice that) or by the throughput passing the capacity known, "
+        f"after which growth is multiplicative, 8 % a second rising to 40 %; {floor}; it passed "
         f"1000 kbps at {seconds(up['reach_1000_s'])}, ended at {kbps(up['end_bps'])} kbps (max "
         f"{kbps(up['max_bps'])}), queueing p95 over the phase {ms(up['queueing_p95_ms'])}; "
         f"{phase_stats('the up phase', up)}; {setup(data)}")
@@ -131,7 +137,10 @@ def run(ctx) -> List[Figure]:
         f"phase; "
         f"median {ms(down['queueing_p50_ms_after_4s'])}, max over the whole phase {ms(down['queueing_max_ms'])} (the "
         f"simulated queue drops what would wait over {c['queue_ms']} ms; the estimator cuts its rate above 200 ms of "
-        f"queueing and stops growing above 80 ms); for comparison the warm-up's last 4 s at {c['high_kbps']} kbps "
+        f"queueing, stops growing above 60 ms, and when a queue over 80 ms stands with the rate already under the "
+        f"acknowledged throughput (the encoder puts out more than its target) cuts a further 10 % each half second "
+        f"and grows no further than that, plus 1 % a second, until a probe finds that the path grew or the queue is under 20 ms); for "
+        f"comparison the warm-up's last 4 s at {c['high_kbps']} kbps "
         f"give {ms(warm['queueing_p95_ms_last_4s'])}; {setup(data)}"
         + ("" if p95 is not None else "; null: no estimate was read in that span"))
 

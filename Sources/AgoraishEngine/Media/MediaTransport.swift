@@ -98,6 +98,39 @@ final class MediaTransport: @unchecked Sendable {
         var paddingSequence: UInt16 = 0
         /// Arrivals of the downlink's numbered packets, for our feedback to the server.
         var recorder = TransportFeedbackRecorder()
+        /// Which retransmissions may leave.
+        var retransmissions = RetransmissionGuard()
+    }
+
+    /// Keeps video retransmissions (RTX) from feeding the congestion they
+    /// answer: a packet is sent again at most once per round trip
+    /// (libwebrtc's rule), however often it is asked for (a receiver that asks
+    /// every 20 ms behind a 300 ms queue would otherwise get it fifteen
+    /// times, filling the queue further), and retransmissions take at most
+    /// a quarter of the target rate over each half second (enough to repair
+    /// 20 % loss; more would only add to a full queue's loss).
+    struct RetransmissionGuard {
+        /// (RTX SSRC, original sequence number) -> when it last left.
+        private var lastSent: [UInt64: Instant] = [:]
+        /// Bytes retransmitted in the current half-second window, and when the window started.
+        private var window: (start: Instant, bytes: Int)? = nil
+        /// The window over which retransmitted bytes are counted.
+        static let span: Duration = .milliseconds(500)
+
+        /// Whether a retransmission of `bytes` bytes of packet `original` on
+        /// `ssrc` may leave at `now` (and if so, it counts as sent).
+        mutating func allow(ssrc: UInt32, original: UInt16, bytes: Int, now: Instant, rtt: Duration, target: Int) -> Bool {
+            let key = UInt64(ssrc) << 16 | UInt64(original)
+            if let last = lastSent[key], now - last < max(rtt, .milliseconds(20)) { return false }
+            var w = window ?? (now, 0)
+            if now - w.start >= Self.span { w = (now, 0) }
+            guard (w.bytes + bytes) * 8 <= target / 8 else { return false }
+            w.bytes += bytes
+            window = w
+            if lastSent.count >= 4096 { lastSent = lastSent.filter { now - $0.value < .seconds(2) } }
+            lastSent[key] = now
+            return true
+        }
     }
     let congestion = Locked(Congestion())
     /// The estimate a call starts from (bps).
@@ -189,6 +222,16 @@ final class MediaTransport: @unchecked Sendable {
             }
         }
         if length >= 12, VideoPipeline.isVideo(payloadType: UnsafeRawBufferPointer(start: packet, count: length)[1] & 0x7F) {
+            let raw = UnsafeRawBufferPointer(start: packet, count: length)
+            if PayloadType(raw[1] & 0x7F).isVideoRtx, let h = try? RtpHeader.parse(raw), h.payloadOffset + 2 <= length {
+                let original = UInt16(raw[h.payloadOffset]) << 8 | UInt16(raw[h.payloadOffset + 1])
+                let rtt = self.rtt ?? .milliseconds(100)
+                let allowed = congestion.withLock {
+                    $0.retransmissions.allow(ssrc: readBE32(raw, 8), original: original, bytes: length, now: .now(), rtt: rtt,
+                                             target: max($0.estimator.target, $0.pacingFloor))
+                }
+                guard allowed else { return }
+            }
             // Video waits its turn in the pacer (audio goes at once).
             var copy = [UInt8](repeating: 0, count: length + SrtpSession.maxTrailer)
             copy.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: packet, byteCount: length) }
@@ -202,6 +245,33 @@ final class MediaTransport: @unchecked Sendable {
             return
         }
         transmit(rtp: packet, length: length)
+    }
+
+    /// Whether `sendProbePadding` runs (loop thread).
+    private var probeTicking = false
+
+    /// Sends the padding the estimator's probe asks for (docs/network.md,
+    /// Probing), as probe packets of up to 1200 bytes, every 5 ms until the
+    /// probe's cluster ends. Loop thread.
+    private func sendProbePadding() {
+        guard !closed else { return }
+        let now = Instant.now()
+        let (bytes, more) = congestion.withLock { ($0.estimator.probePadding(at: now), $0.estimator.probing(at: now)) }
+        var left = bytes
+        while left > 0 {
+            let size = min(ProbePacket.size, max(left, 40))
+            let seq = probe.withLock { p -> UInt16 in defer { p.rtpSequence &+= 1 }; return p.rtpSequence }
+            var packet = ProbePacket.make(ssrc: paddingSsrc, sequence: seq, sentUs: now.nanoseconds / 1000, size: size)
+            let n = packet.count
+            packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+            packet.withUnsafeMutableBytes { transmit(rtp: $0.baseAddress!, length: n) }
+            left -= n
+        }
+        guard more else {
+            probeTicking = false
+            return
+        }
+        _ = loop.schedule(after: .milliseconds(5)) { [weak self] in self?.sendProbePadding() }
     }
 
     /// Lets out what the pacer allows now, then waits for the next. Loop thread.
@@ -428,7 +498,14 @@ final class MediaTransport: @unchecked Sendable {
                         p.uplink.add(sequence: s.index, sentUs: s.sentUs, arrivalUs: r.arrivalUs, size: s.size)
                     }
                 }
-                congestion.withLock { $0.estimator.feedbackReceived(f, at: now, rtt: rtt) }
+                let probing = congestion.withLock { c -> Bool in
+                    c.estimator.feedbackReceived(f, at: now, rtt: rtt)
+                    return c.estimator.probing(at: now)
+                }
+                if probing && !probeTicking {
+                    probeTicking = true
+                    sendProbePadding()
+                }
             case .genericNack(let nack):
                 onNack?(nack.media.rawValue, nack.sequences)
             default:

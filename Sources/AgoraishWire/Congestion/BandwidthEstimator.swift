@@ -2,12 +2,16 @@
 /// (docs/network.md). The shape is Google congestion control's
 /// (draft-ietf-rmcat-gcc-02): a delay-based estimate, driven by the trend of
 /// one-way delay variation between groups of packets (a trendline over the
-/// last 20 groups, an adaptive threshold, an AIMD rate controller), and a
-/// loss-based bound; the target is the smaller of the two.
+/// last 20 groups, an adaptive threshold, an AIMD rate controller that
+/// knows the link's capacity as measured at overuse), and a loss-based
+/// bound; the target is the smaller of the two. A queueing-delay guard
+/// drains standing queues, and short probes at twice the target find out
+/// whether the path grew (BandwidthEstimator+Probing.swift).
 ///
 /// The sender numbers every packet it puts on the transport
 /// (`packetSent`), the receiver reports arrivals (`TransportFeedback`), and
-/// `feedbackReceived` updates `target`. Time is handed in.
+/// `feedbackReceived` updates `target`; while `probing(at:)` the sender
+/// also sends the padding `probePadding(at:)` asks for. Time is handed in.
 public struct BandwidthEstimator: Sendable {
     public struct Settings: Sendable, Equatable {
         /// Where the estimate starts, and its floor and ceiling (bps).
@@ -58,9 +62,18 @@ public struct BandwidthEstimator: Sendable {
     private var lastLossUpdate: Instant? = nil
     private var lastLossCut: Instant? = nil
     private var lastOveruse: Instant? = nil
+    /// The queueing delay at the last check for a standing queue, and when.
+    private var standingCheck: (at: Instant, delay: Duration)? = nil
+    /// After a standing queue was drained: the most the delay-based rate
+    /// may grow to (bps; it creeps up 1 % a second), and when it last moved.
+    private var drainCeiling: (bitrate: Double, at: Instant)? = nil
     /// Receiver clock to sender clock: the offset of the first arrival seen.
     private var clockOffsetUs: Int64? = nil
     private var lastUnwrappedReported: Int64 = -1
+    /// Probing above a measured capacity (BandwidthEstimator+Probing.swift).
+    var prober = Prober()
+    /// A probe found the path unsaturated: the next one goes at once, higher.
+    private var probeFurther = false
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -73,7 +86,9 @@ public struct BandwidthEstimator: Sendable {
     /// A packet of `size` bytes goes on the transport at `now`: the
     /// transport-wide sequence number to write into it.
     public mutating func packetSent(size: Int, at now: Instant) -> UInt16 {
-        history.add(size: size, at: now)
+        let seq = history.add(size: size, at: now)
+        prober.sent(history.sentCount - 1, at: now)
+        return seq
     }
 
     /// Takes one feedback message received at `now`; `rtt` is the current
@@ -84,6 +99,7 @@ public struct BandwidthEstimator: Sendable {
         for p in feedback.packets {
             guard let sent = history.lookup(p.sequence), sent.seq > lastUnwrappedReported - 1000 else { continue }
             results.append((sent.at, p.arrivalUs, sent.size))
+            prober.reported(sent.seq, send: sent.at, arrivalUs: p.arrivalUs, size: sent.size)
             if p.arrivalUs != nil { lastUnwrappedReported = max(lastUnwrappedReported, sent.seq) }
         }
         guard !results.isEmpty else { return }
@@ -118,27 +134,117 @@ public struct BandwidthEstimator: Sendable {
         }
         // A standing queue shows no trend (a full drop-tail buffer keeps the
         // delay flat): above 200 ms of queueing the rate comes down, above
-        // 80 ms it no longer grows.
+        // 60 ms it no longer grows.
         var verdict = usage
         // A trend without a queue behind it is noise (scheduling, not the path).
         if verdict == .overusing, queue.delay < .milliseconds(5) { verdict = .normal }
+        // A probe's queue is its own doing: until its measurement is in and
+        // a little after (its queue drains), a trend holds the rate instead of
+        // cutting it (the measurement sets it).
+        if verdict == .overusing, prober.cluster != nil || prober.settling(at: now) { verdict = .underusing }
         if verdict != .overusing, queue.delay > .milliseconds(200) {
             verdict = .overusing
             lastOveruse = now
-        } else if verdict == .normal, queue.delay > .milliseconds(80) {
+        } else if verdict == .normal, queue.delay > .milliseconds(60) {
             verdict = .underusing
         }
         // A decrease also drains what waits: 0.85 of the throughput, less the queue's share of a second.
         let queued = Double(queue.delay.nanosecondsClamped) / 1e9
         delayBased = rate.update(verdict, acknowledged: acknowledgedBitrate, now: now, rtt: rtt,
                                  beta: max(0.5, min(0.85, 1 - queued)), ceiling: growthCeiling)
+        drainStandingQueue(now: now)
+        if var c = drainCeiling {
+            c.bitrate *= 1 + 0.01 * min(1, Double((now - c.at).nanosecondsClamped) / 1e9)
+            c.at = now
+            // The queue gone: the path has room again (or the sender keeps to its target).
+            drainCeiling = queue.delay < .milliseconds(20) ? nil : c
+            if let c = drainCeiling { delayBased = rate.limit(to: Int(c.bitrate)) }
+        }
         updateLossBased(now: now, rtt: rtt)
         target = max(settings.minBitrate, min(delayBased, lossBased))
+        probe(verdict, now: now)
+    }
+
+    /// A queue that stands above 80 ms and has not shrunk by a quarter in
+    /// half a second, while the rate is already under what the receiver
+    /// acknowledges: the sender puts out more than it is told (an encoder
+    /// that overshoots, retransmissions), and decreases from the
+    /// acknowledged throughput no longer lower the rate. The rate then
+    /// comes down a further 10 % each such half second, to no less than
+    /// 0.6 × the acknowledged throughput, until the queue drains; and it
+    /// grows no further than where the last such cut left it, plus 1 % a
+    /// second, until a probe finds that the path grew or the queueing delay
+    /// falls under 20 ms: growth would only fill the queue again. (A
+    /// throughput above the capacity known proves nothing here: the
+    /// capacity may have been measured while the sender was held under it.)
+    private mutating func drainStandingQueue(now: Instant) {
+        guard queue.delay > .milliseconds(80), let acked = acknowledgedBitrate, delayBased <= acked else {
+            standingCheck = nil
+            return
+        }
+        guard let last = standingCheck else {
+            standingCheck = (now, queue.delay)
+            return
+        }
+        guard now - last.at >= .milliseconds(500) else { return }
+        standingCheck = (now, queue.delay)
+        if queue.delay * 4 > last.delay * 3 {
+            delayBased = rate.drain(to: max(delayBased * 9 / 10, acked * 6 / 10))
+            drainCeiling = (Double(delayBased), now)
+            lastOveruse = now
+        }
+    }
+
+    /// Takes a finished probe's measurement, and starts the next probe:
+    /// at once and higher after one that found room, else every
+    /// `Prober.interval` while the media uses 70 % of the estimate or more
+    /// and the estimate sits at a measured capacity or grows
+    /// multiplicatively, with a short queue, little loss and no overuse in
+    /// the last second.
+    private mutating func probe(_ verdict: Usage, now: Instant) {
+        if case .some(let measured) = prober.finish(reportedUpTo: lastUnwrappedReported, at: now) {
+            probeFurther = false
+            // The path carried the probe unsaturated, above the rate and 10 %
+            // above the capacity known: the path grew, and the rate goes
+            // there. A saturated measurement is the path's capacity: it
+            // counts towards the capacity known, and when above its upper
+            // bound (or none is known) the rate goes there too, scaled by
+            // target / throughput when the sender puts out more than its
+            // target (else the sender would overfill the path).
+            if let m = measured {
+                if m.saturated {
+                    if m.bitrate > delayBased, Double(m.bitrate) > (rate.capacity.upperKbps ?? 0) * 1000 {
+                        let scale = min(1, Double(target) / Double(max(1, acknowledgedBitrate ?? target)))
+                        delayBased = rate.probed(Int(Double(m.bitrate) * scale), now: now)
+                        target = max(settings.minBitrate, min(delayBased, lossBased))
+                    }
+                    rate.capacityMeasured(m.bitrate)
+                } else if m.bitrate > delayBased, Double(m.bitrate) > 1.1 * (rate.capacity.kbps ?? 0) * 1000 {
+                    delayBased = rate.probed(m.bitrate, now: now)
+                    drainCeiling = nil
+                    if lossBased < delayBased { lossBased = settings.maxBitrate }
+                    target = max(settings.minBitrate, min(delayBased, lossBased))
+                    probeFurther = true
+                }
+            }
+        }
+        guard prober.cluster == nil, probeFurther || prober.due(at: now), target < settings.maxBitrate else { return }
+        let quiet = verdict == .normal && queue.delay < .milliseconds(50) && lossRatio < 0.05
+            && (lastOveruse.map { now - $0 >= .seconds(1) } ?? true)
+        // Worth a probe: the media uses most of the estimate (a sender that
+        // uses less learns nothing from one), and the estimate sits at a
+        // measured capacity or grows past one. The probe seeks twice the target.
+        let using = (acknowledgedBitrate ?? 0) >= target * 7 / 10
+        if probeFurther || (quiet && using && (rate.capacity.kbps != nil || rate.fastGrowthSince != nil)) {
+            probeFurther = false
+            prober.start(rate: min(settings.maxBitrate, 2 * target), at: now)
+        }
     }
 
     /// The loss-based bound (GCC §6), over windows of at least half a second
     /// and 20 packets: above 10 % loss it falls to
-    /// target × (1 − loss / 2), below 2 % it rises by 8 % a second. Random
+    /// target × (1 − loss / 2), but not below 0.85 × the acknowledged
+    /// throughput; below 2 % it rises by 8 % a second. Random
     /// loss with flat delays is left to retransmission and FEC: the bound only
     /// falls when the delay detector saw overuse in the last two seconds or
     /// the loss exceeds 30 %.
@@ -153,26 +259,19 @@ public struct BandwidthEstimator: Sendable {
             // At most one cut a second plus a round trip: the loss right after a cut is still the old rate's.
             guard lastLossCut.map({ now - $0 >= .seconds(1) + rtt }) ?? true else { return }
             lastLossCut = now
-            // Never below half of what still gets through.
-            let floor = (acknowledgedBitrate ?? 0) / 2
+            // Never below 0.85 of what still gets through: what the path
+            // carries is known, and the delay-based decrease already went there.
+            let floor = (acknowledgedBitrate ?? 0) * 85 / 100
             lossBased = max(settings.minBitrate, floor, Int(Double(min(target, lossBased)) * (1 - lossRatio / 2)))
         } else if lossRatio < 0.02 || !congested {
             if lossBased < settings.maxBitrate {
                 let seconds = min(1.0, Double(elapsed.nanosecondsClamped) / 1e9)
-                lossBased = min(settings.maxBitrate, Int(Double(lossBased) * pow108(seconds)) + 1000)
+                lossBased = min(settings.maxBitrate, Int(Double(lossBased) * growth(0.08, over: seconds)) + 1000)
                 // Without loss the bound gives way to the delay-based estimate.
                 if lossBased > delayBased { lossBased = settings.maxBitrate }
             }
         }
     }
-}
-
-/// 1.08 to the power `seconds` (for 0...1 s), without Foundation.
-@inline(__always)
-func pow108(_ seconds: Double) -> Double {
-    // exp(x · ln 1.08) with a short series: x · ln 1.08 ≤ 0.077.
-    let y = seconds * 0.076961041136128
-    return 1 + y + y * y / 2 + y * y * y / 6
 }
 
 /// Queueing delay: the one-way delay (on the sender's clock, offset by the
@@ -203,6 +302,8 @@ struct QueueingDelay: Sendable {
 struct TransportSendHistory: Sendable {
     private var entries = [(seq: Int64, at: Instant, size: Int)](repeating: (-1, Instant(nanoseconds: 0), 0), count: 8192)
     private var next: Int64 = 0
+    /// Packets numbered so far (the next unwrapped number).
+    var sentCount: Int64 { next }
 
     mutating func add(size: Int, at now: Instant) -> UInt16 {
         entries[Int(next & 8191)] = (next, now, size)
@@ -337,12 +438,59 @@ struct Trendline: Sendable {
     }
 }
 
-/// Additive-increase / multiplicative-decrease rate control (GCC §5.5):
-/// on overuse the rate falls to 0.85 of what the receiver acknowledged (less
-/// when a queue has to drain);
-/// while the detector says normal it grows by 8 % a second, or by about a
-/// packet per round trip once near the link capacity last seen; it never
-/// grows past 1.5 × the acknowledged throughput + 10 kbps.
+/// The link's capacity as seen at overuse (libwebrtc's
+/// LinkCapacityEstimator): a running mean of the acknowledged throughput
+/// each time the delay detector saw overuse (each sample counts 5 %), and a
+/// running variance normalised by the mean (kept within 0.4...2.5, about
+/// 14 to 35 kbps of standard deviation at 500 kbps). Reset when the
+/// throughput leaves mean ± 3 standard deviations: the path changed.
+struct LinkCapacity: Sendable {
+    /// The mean (kbps), once a sample came.
+    private(set) var kbps: Double? = nil
+    private var normalisedVariance = 0.4
+
+    /// Three standard deviations (kbps).
+    private var spread: Double { 3 * (normalisedVariance * (kbps ?? 0)).squareRoot() }
+    /// Mean + 3σ (kbps).
+    var upperKbps: Double? { kbps.map { $0 + spread } }
+    /// Mean − 3σ (kbps).
+    var lowerKbps: Double? { kbps.map { max(0, $0 - spread) } }
+
+    /// Takes the throughput measured at an overuse (kbps); `weight` is how much it counts.
+    mutating func add(_ sampleKbps: Double, weight: Double = 0.05) {
+        guard let mean = kbps else {
+            kbps = sampleKbps
+            return
+        }
+        let updated = (1 - weight) * mean + weight * sampleKbps
+        let error = updated - sampleKbps
+        kbps = updated
+        normalisedVariance = (1 - weight) * normalisedVariance + weight * error * error / max(updated, 1)
+        normalisedVariance = min(2.5, max(0.4, normalisedVariance))
+    }
+
+    /// Forgets the capacity (the variance stays as learnt).
+    mutating func reset() { kbps = nil }
+}
+
+/// Additive-increase / multiplicative-decrease rate control (GCC §5.5,
+/// shaped like libwebrtc's AimdRateControl):
+///
+/// - overuse: the rate falls to β × what the receiver acknowledged (β is
+///   0.85, less when a queue has to drain), straight there however far that
+///   is, at most once per round trip; then it holds;
+/// - normal, with a link capacity known (`LinkCapacity`): it grows by about
+///   a packet per two round trips + 200 ms (additive: it creeps up to the
+///   capacity it measured instead of overshooting it; probes find out
+///   whether the path grew);
+/// - normal, with no capacity known (at the start, or once the throughput
+///   passed the capacity by 3σ: the path grew): it grows multiplicatively,
+///   8 % a second at first and 8 points more for every second the growth
+///   lasts, up to 40 % a second, so a link that grew from 500 kbps to
+///   2 Mbps is found in about 6 s rather than 18;
+/// - it never grows past 1.5 × the acknowledged throughput + 10 kbps (a
+///   sender that uses little learns nothing of the path); that cap never
+///   lowers the rate.
 struct AimdRateControl: Sendable {
     enum State { case hold, increase, decrease }
     private(set) var current: Int
@@ -351,9 +499,15 @@ struct AimdRateControl: Sendable {
     private var state: State = .increase
     private var lastUpdate: Instant? = nil
     private var lastDecrease: Instant? = nil
-    /// The acknowledged rate at decreases, smoothed (kbps), and its variance.
-    private var capacityKbps: Double? = nil
-    private var capacityVariance = 0.4
+    /// The capacity measured at overuse.
+    private(set) var capacity = LinkCapacity()
+    /// Since when the rate has grown multiplicatively with no capacity known
+    /// (nil: it has not, or a decrease or the capacity stopped it).
+    private(set) var fastGrowthSince: Instant? = nil
+    /// Multiplicative growth per second at first, its rise per second of growth, and its most.
+    static let growthStart = 0.08
+    static let growthRise = 0.08
+    static let growthMost = 0.40
 
     init(start: Int, min: Int, max: Int) {
         current = start
@@ -361,6 +515,9 @@ struct AimdRateControl: Sendable {
         maximum = max
     }
 
+    /// The rate after one verdict at `now` (bps). `acknowledged` is the
+    /// receiver's measured throughput (bps), `beta` the decrease factor,
+    /// `ceiling` a rate growth may reach whatever the throughput.
     mutating func update(_ usage: BandwidthEstimator.Usage, acknowledged: Int?, now: Instant, rtt: Duration,
                          beta: Double = 0.85, ceiling: Int? = nil) -> Int {
         let elapsed = lastUpdate.map { now - $0 } ?? .zero
@@ -374,42 +531,95 @@ struct AimdRateControl: Sendable {
         case .hold:
             break
         case .increase:
-            let before = current
-            let seconds = min(1.0, Double(elapsed.nanosecondsClamped) / 1e9)
-            if let cap = capacityKbps, Double(current) / 1000 > cap - 3 * (cap * capacityVariance).squareRoot(),
-               Double(current) / 1000 < cap + 3 * (cap * capacityVariance).squareRoot() {
-                // Near the capacity last seen: about one packet per response time.
-                let response = Double((rtt + .milliseconds(100)).nanosecondsClamped) / 1e9
-                current += max(1000, Int(1200 * 8 / response * seconds))
-            } else {
-                if let cap = capacityKbps, Double(current) / 1000 >= cap + 3 * (cap * capacityVariance).squareRoot() {
-                    capacityKbps = nil  // the link grew: the old capacity no longer holds
-                }
-                current = Int(Double(current) * pow108(seconds)) + 1000
-            }
-            // Growth stops at 1.5 × the acknowledged throughput (a sender that
-            // uses little learns nothing of the path); the cap never lowers the rate.
-            if let a = acknowledged { current = min(current, max(before, a * 3 / 2 + 10_000, ceiling ?? 0)) }
+            increase(acknowledged: acknowledged, now: now, elapsed: elapsed, rtt: rtt, ceiling: ceiling)
         case .decrease:
-            let waited = lastDecrease.map { now - $0 > max(rtt, .milliseconds(100)) } ?? true
-            if waited {
-                let base = acknowledged ?? current
-                current = min(current, Int(Double(base) * beta))
-                lastDecrease = now
-                let kbps = Double(base) / 1000
-                if let cap = capacityKbps {
-                    if kbps < cap - 3 * (cap * capacityVariance).squareRoot() { capacityKbps = kbps } else {
-                        let error = kbps - cap
-                        capacityKbps = 0.95 * cap + 0.05 * kbps
-                        capacityVariance = min(2.5, max(0.4, 0.95 * capacityVariance + 0.05 * error * error / max(cap, 1)))
-                    }
-                } else {
-                    capacityKbps = kbps
-                }
-            }
+            decrease(acknowledged: acknowledged, now: now, rtt: rtt, beta: beta)
             state = .hold
         }
         current = min(max(current, minimum), maximum)
         return current
     }
+
+    private mutating func increase(acknowledged: Int?, now: Instant, elapsed: Duration, rtt: Duration, ceiling: Int?) {
+        let before = current
+        let seconds = min(1.0, Double(elapsed.nanosecondsClamped) / 1e9)
+        if let a = acknowledged, let upper = capacity.upperKbps, Double(a) / 1000 > upper {
+            capacity.reset()  // the link grew: the old capacity no longer holds
+        }
+        if capacity.kbps != nil {
+            fastGrowthSince = nil
+            current += Int(Self.additivePerSecond(current, rtt: rtt) * seconds)
+        } else {
+            let since = fastGrowthSince ?? now
+            fastGrowthSince = since
+            let growing = Double((now - since).nanosecondsClamped) / 1e9
+            let perSecond = min(Self.growthMost, Self.growthStart + Self.growthRise * growing)
+            current = Int(Double(current) * growth(perSecond, over: seconds)) + 1000
+        }
+        // Growth stops at 1.5 × the acknowledged throughput; the cap never lowers the rate.
+        if let a = acknowledged { current = min(current, max(before, a * 3 / 2 + 10_000, ceiling ?? 0)) }
+    }
+
+    /// Near the capacity: about one packet of a 30-per-second stream at
+    /// `rate` (at most 1200 bytes) per two round trips + 200 ms (the time the
+    /// detector takes to answer, twice), at least 4 kbps a second.
+    static func additivePerSecond(_ rate: Int, rtt: Duration) -> Double {
+        let frameBytes = Double(rate) / 8 / 30
+        let packetBytes = frameBytes / max(1, (frameBytes / 1200).rounded(.up))
+        let response = 2 * Double((rtt + .milliseconds(100)).nanosecondsClamped) / 1e9
+        return max(4000, packetBytes * 8 / response)
+    }
+
+    /// The rate is kept at or under `bitrate` (bps), whatever the state.
+    mutating func limit(to bitrate: Int) -> Int {
+        current = max(minimum, min(current, bitrate))
+        return current
+    }
+
+    /// A standing queue: the rate comes down to `bitrate` (bps) if under it, and holds.
+    mutating func drain(to bitrate: Int) -> Int {
+        current = max(minimum, min(current, bitrate))
+        state = .hold
+        fastGrowthSince = nil
+        return current
+    }
+
+    /// A probe the path carried unsaturated at `bitrate` (bps), above the
+    /// rate and the capacity known: the rate goes there at once, and the old
+    /// capacity no longer holds.
+    mutating func probed(_ bitrate: Int, now: Instant) -> Int {
+        current = min(max(current, bitrate), maximum)
+        state = .increase
+        capacity.reset()
+        fastGrowthSince = now
+        return current
+    }
+
+    /// A probe saturated the path at `bitrate` (bps): a capacity sample
+    /// that counts half (libwebrtc's weight for probes).
+    mutating func capacityMeasured(_ bitrate: Int) {
+        capacity.add(Double(bitrate) / 1000, weight: 0.5)
+    }
+
+    private mutating func decrease(acknowledged: Int?, now: Instant, rtt: Duration, beta: Double) {
+        fastGrowthSince = nil
+        guard lastDecrease.map({ now - $0 > max(rtt, .milliseconds(100)) }) ?? true else { return }
+        lastDecrease = now
+        let base = acknowledged ?? current
+        current = min(current, Int(Double(base) * beta))
+        let kbps = Double(base) / 1000
+        // Far under the capacity measured: the path shrank, so the new throughput starts afresh.
+        if let lower = capacity.lowerKbps, kbps < lower { capacity.reset() }
+        capacity.add(kbps)
+    }
+}
+
+/// (1 + `perSecond`) to the power `seconds` (for 0...1 s), without Foundation.
+@inline(__always)
+func growth(_ perSecond: Double, over seconds: Double) -> Double {
+    // exp(x · ln(1 + r)) with a short series; ln(1 + r) by its series too (r ≤ 0.4, x ≤ 1).
+    let r = perSecond
+    let ln = r - r * r / 2 + r * r * r / 3 - r * r * r * r / 4 + r * r * r * r * r / 5
+    let y = seconds * ln
+    return 1 + y + y * y / 2 + y * y * y / 6 + y * y * y * y / 24
 }
