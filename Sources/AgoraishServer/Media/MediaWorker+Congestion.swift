@@ -237,12 +237,17 @@ extension MediaWorker {
                 budget -= l.rate
             }
             if overBudget { p.overBudgetSince = p.overBudgetSince ?? now } else { p.overBudgetSince = nil }
+            // Forwarding over the estimate, with a step down to come: the
+            // queue goes with the step down, and the estimate must stay at
+            // what the downlink carries to choose it (not drained under it).
+            p.downlinkEstimate.drainsStandingQueue = !overBudget
             // While stepped down, the estimate may grow to what the next step up needs.
             p.downlinkEstimate.growthCeiling = nextNeed.map { Int(Double(p.downlinkEstimate.target - budget + $0) * 1.4) }
             // Padding fills what forwarding leaves of the estimate, so it can be seen to hold.
             p.paddingRate = nextNeed != nil ? max(0, budget) : 0
         } else {
             p.downlinkEstimate.growthCeiling = nil
+            p.downlinkEstimate.drainsStandingQueue = true
             p.paddingRate = 0
         }
         let changedLow = low != p.bandwidthLow

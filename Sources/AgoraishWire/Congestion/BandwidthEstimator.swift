@@ -45,6 +45,15 @@ public struct BandwidthEstimator: Sendable {
     /// grow to this (bps) instead of stopping at 1.5 × what was acknowledged:
     /// the rate the next step up needs, so that step can be tried.
     public var growthCeiling: Int? = nil
+    /// Whether a standing queue the sender leaves by putting out more than
+    /// `target` is drained by lowering the target under the acknowledged
+    /// throughput (`drainStandingQueue`): right for a sender whose rate
+    /// follows the target (an encoder behind a pacer; a publisher capped by
+    /// REMB). A sender that will cut its rate by other means while the
+    /// target is used to decide how (the server, about to move a subscriber
+    /// to low streams) sets it false: a target under what the path carries
+    /// would make it cut too much, or the wrong stream.
+    public var drainsStandingQueue = true
     /// The one-way delay above the lowest seen lately: how long packets wait in queues.
     public var queueingDelay: Duration { queue.delay }
     /// Throughput the receiver acknowledged over the last half second (bps), once known.
@@ -177,8 +186,9 @@ public struct BandwidthEstimator: Sendable {
     /// falls under 20 ms: growth would only fill the queue again. (A
     /// throughput above the capacity known proves nothing here: the
     /// capacity may have been measured while the sender was held under it.)
+    /// Only while `drainsStandingQueue`.
     private mutating func drainStandingQueue(now: Instant) {
-        guard queue.delay > .milliseconds(80), let acked = acknowledgedBitrate, delayBased <= acked else {
+        guard drainsStandingQueue, queue.delay > .milliseconds(80), let acked = acknowledgedBitrate, delayBased <= acked else {
             standingCheck = nil
             return
         }
