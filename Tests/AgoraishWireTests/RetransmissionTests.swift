@@ -105,4 +105,28 @@ import Testing
         c.count(5)  // a late duplicate does not move the highest number
         #expect(c.expected == 16)
     }
+
+    @Test func gapsAreRememberedWithTheirLengthsForTheWindowAsked() {
+        var list = NackList()
+        let t0 = Instant(nanoseconds: 1_000_000_000)
+        #expect(list.longestRecentGap(now: t0, window: .seconds(10)) == 0, "nothing seen: no gap")
+        list.received(100, now: t0)
+        list.received(101, now: t0)
+        list.received(106, now: t0 + .milliseconds(100))   // 102...105 missing: a burst of 4
+        list.received(108, now: t0 + .seconds(4))          // 107: a lone loss
+        list.received(103, now: t0 + .seconds(4))          // a retransmission is no gap
+        #expect(list.recentGaps.map(\.length) == [4, 1])
+        #expect(list.longestRecentGap(now: t0 + .seconds(5), window: .seconds(10)) == 4)
+        // The burst leaves the window first; the lone loss is still in it.
+        #expect(list.longestRecentGap(now: t0 + .seconds(11), window: .seconds(10)) == 1)
+        #expect(list.longestRecentGap(now: t0 + .seconds(15), window: .seconds(10)) == 0)
+        // Across a wrap, and no more than gapHistory of them.
+        var wrapped = NackList()
+        wrapped.received(65534, now: t0)
+        wrapped.received(2, now: t0)                       // 65535, 0, 1 missing
+        #expect(wrapped.recentGaps.map(\.length) == [3])
+        for k in 0..<(NackList.gapHistory + 5) { wrapped.received(UInt16(4 + 2 * k), now: t0) }
+        #expect(wrapped.recentGaps.count == NackList.gapHistory)
+        #expect(wrapped.longestRecentGap(now: t0, window: .seconds(10)) == 1, "the burst of 3 was pushed out")
+    }
 }

@@ -97,6 +97,21 @@ extension AudioPipeline {
         received(rtp, length, now: now, retransmitted: false)
     }
 
+    /// The longest loss burst whose retransmissions playout waits for in
+    /// full; longer ones are partly concealed.
+    static let longestBurstWaitedFor: Duration = .milliseconds(200)
+
+    /// The least playout delay on a lossy path: a round trip, plus what a
+    /// retransmission waits for beyond it: a packet's time and 10 ms of
+    /// margin for a lone loss; for a burst of `burst` packets, the packets
+    /// after the first as well (up to `longestBurstWaitedFor` in all), since
+    /// the gap is seen, and asked for, only when the packet after it comes.
+    static func playoutFloor(rtt: Duration, packet: Duration, burst: Int) -> Duration {
+        let packetMs = max(1, packet.milliseconds)
+        let waited = min(Int64(max(1, burst)), max(1, longestBurstWaitedFor.milliseconds / packetMs))
+        return rtt + .milliseconds(30) + packet * Int(waited - 1)
+    }
+
     private func received(_ rtp: UnsafeMutableRawPointer, _ length: Int, now: Instant, retransmitted: Bool) {
         let raw = UnsafeRawBufferPointer(start: rtp, count: length)
         guard let h = try? RtpHeader.parse(raw), h.payloadType == PayloadType.opus.rawValue,
@@ -146,9 +161,13 @@ extension AudioPipeline {
             if fills && result == .accepted { retransmissionCounters.withLock { $0.recovered += 1 } }
             if st.nack.count > 0 { st.lossSeenAt = now }
             // While the path loses, playout keeps a round trip and a packet in
-            // hand (up to 120 ms of round trip); 10 s without loss gives it back.
+            // hand (up to 120 ms of round trip), and when it loses in bursts the
+            // whole burst as well: a burst's retransmissions can only be asked
+            // for once the packet after it has come. 10 s without loss gives it back.
             let lossy = recovery && rtt < .milliseconds(120) && st.lossSeenAt.map { now - $0 < .seconds(10) } == true
-            let floor: Duration = lossy ? rtt + .milliseconds(30) : .zero
+            let floor: Duration = lossy ? Self.playoutFloor(rtt: rtt, packet: st.buffer.packetDuration,
+                                                            burst: st.nack.longestRecentGap(now: now, window: .seconds(10)))
+                                        : .zero
             if st.buffer.delayFloor != floor { st.buffer.delayFloor = floor }
             guard lossy, !retransmitted, st.nack.count > 0 else { return [] }
             return st.nack.due(now: now, rtt: rtt)

@@ -15,7 +15,8 @@ import AgoraishWire
 /// The playout delay follows the measured interarrival jitter (RFC 3550
 /// §A.8): target = clamp(3 × jitter + 5 ms, minimum, maximum). When more
 /// audio is buffered than the target plus a margin, one 10 ms frame is
-/// dropped; after an underrun the target grows. Late and duplicate packets are
+/// dropped, a quiet one while the excess is under `catchUpLimit`; after an
+/// underrun the target grows. Late and duplicate packets are
 /// counted and dropped; the buffer holds at most `capacity` packets.
 public struct AudioJitterBuffer {
     /// How a 10 ms frame was produced.
@@ -156,11 +157,27 @@ public struct AudioJitterBuffer {
         // Too much buffered: drop 10 ms to come back towards the target.
         let buffered = bufferedDuration()
         stats.bufferedMs = Int(buffered.milliseconds)
-        if buffered > targetDelay + .milliseconds(60) && pcm.count >= need {
+        if buffered > targetDelay + .milliseconds(60) && pcm.count >= need
+            && (buffered > targetDelay + catchUpLimit || isQuiet(need)) {
             _ = consume(need)
             stats.dropped10ms += 1
         }
         return kind
+    }
+
+    /// Above the target, 10 ms frames are dropped only where they are quiet
+    /// (a pause between words) until the excess passes this much; beyond it
+    /// they are dropped whatever they hold. 60 ms or less: always.
+    public var catchUpLimit: Duration = .milliseconds(200)
+    /// A 10 ms frame whose peak is under this (about -40 dBFS) is quiet.
+    public static let quietPeak: Int16 = 328
+
+    /// Whether the first `count` samples of `pcm` are all quiet.
+    private func isQuiet(_ count: Int) -> Bool {
+        pcm.withUnsafeBufferPointer { b in
+            for i in 0..<min(count, b.count) where b[i] > Self.quietPeak || b[i] < -Self.quietPeak { return false }
+            return true
+        }
     }
 
     /// The least playout delay while lost packets are being asked for again
@@ -174,6 +191,10 @@ public struct AudioJitterBuffer {
             stats.targetDelayMs = Int(targetDelay.milliseconds)
         }
     }
+    /// The duration of the packets arriving (of the last one inserted; 20 ms
+    /// until the first).
+    public var packetDuration: Duration { .milliseconds(Int64(packetSamples / 48)) }
+
     /// How many 10 ms frames a gap may wait for its retransmission.
     public static let retransmissionWaitFrames = 4
     private var waitedFor: (seq: Int64, frames: Int)? = nil

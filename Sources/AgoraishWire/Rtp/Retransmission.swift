@@ -73,8 +73,20 @@ public struct NackList: Sendable {
     /// Packets recovered after being asked for, and given up on, so far.
     public private(set) var recovered = 0
     public private(set) var abandoned = 0
+    /// The most recent gaps (runs of consecutive missing numbers) and when
+    /// each was seen, newest last, at most `gapHistory` of them.
+    public private(set) var recentGaps: [(length: Int, seen: Instant)] = []
+    /// How many gaps `recentGaps` keeps.
+    public static let gapHistory = 32
 
     public init() {}
+
+    /// The longest of the recent gaps seen in the `window` before `now` (0:
+    /// none): how long the path's loss bursts run, for a receiver that must
+    /// wait for a whole burst's retransmissions.
+    public func longestRecentGap(now: Instant, window: Duration) -> Int {
+        recentGaps.reduce(0) { now - $1.seen <= window ? max($0, $1.length) : $0 }
+    }
 
     /// A packet arrived (original or retransmission).
     public mutating func received(_ sequence: UInt16, now: Instant) {
@@ -91,6 +103,10 @@ public struct NackList: Sendable {
                 missing = [:]
             } else {
                 for s in (h + 1)..<ext { missing[s] = Missing(firstSeen: now, lastAsked: nil, asked: 0) }
+                if ext - h > 1 {
+                    if recentGaps.count == Self.gapHistory { recentGaps.removeFirst() }
+                    recentGaps.append((Int(ext - h - 1), now))
+                }
             }
             highest = ext
             for s in missing.keys where s < ext - Int64(maxGap) {
