@@ -96,4 +96,64 @@ import Testing
         let (_, targets) = Self.run(seconds: 6, drainsWhileOver: true)
         #expect((targets.map(\.1).min() ?? 0) <= 520_000, "lowest: \(targets.map(\.1).min() ?? 0)")
     }
+
+    /// A single-stream publisher at 400 kbps whose subscriber's downlink
+    /// carries 250 kbps (300 ms drop-tail queue, 10 ms each way), as
+    /// MediaWorker.sendRemb bounds it: every 100 ms, once the downlink is
+    /// congested, the publisher is held to `bound` (it follows 20 ms later).
+    /// Returns the packets the queue dropped and the longest queueing delay.
+    static func publisherUnderRemb(seconds: Int, whenQueued: Bool) -> (dropped: Int, worstQueueMs: Int64) {
+        var estimator = BandwidthEstimator(settings: .init(startBitrate: 2_000_000, minBitrate: 50_000, maxBitrate: 20_000_000))
+        var s = NetworkSimulation.Settings(lossPercent: 0, delayMs: 10, jitterMs: 0, seed: 6)
+        s.bandwidthKbps = 250
+        s.queueMs = 300
+        var link = SimulatedLink<(seq: UInt16, sent: Instant)>(s)
+        var back = SimulatedLink<[UInt8]>(.init(lossPercent: 0, delayMs: 10, jitterMs: 0, seed: 2))
+        var recorder = TransportFeedbackRecorder()
+        var now = Instant(nanoseconds: 0)
+        var rate = 400_000, owed = 0.0
+        var congestedAt: Instant? = nil
+        var pending: [(at: Instant, rate: Int)] = []
+        var worst: Duration = .zero
+        while now < Instant(nanoseconds: 0) + .seconds(Int64(seconds)) {
+            let ms = now.nanoseconds / 1_000_000
+            owed += Double(rate) / 8 / 1000
+            while owed >= 1000 {
+                link.send((estimator.packetSent(size: 1000, at: now), now), size: 1000, now: now)
+                owed -= 1000
+            }
+            for p in link.poll(now: now) {
+                recorder.record(p.seq, at: now)
+                worst = max(worst, now - p.sent - .milliseconds(10))
+            }
+            if ms % 100 == 0 {
+                for m in recorder.feedback(sender: 1, media: 0) { back.send(m, size: m.count, now: now) }
+            }
+            for m in back.poll(now: now) {
+                guard let f = try? TransportFeedback.parse(m) else { continue }
+                estimator.feedbackReceived(f, at: now, rtt: .milliseconds(40))
+                if estimator.lossRatio > 0.02 || (whenQueued && estimator.queueingDelay > .milliseconds(60)) { congestedAt = now }
+            }
+            if ms % 100 == 50, congestedAt != nil {
+                let bound = whenQueued ? estimator.senderBound(standingQueue: .milliseconds(60)) : estimator.target
+                pending.append((now + .milliseconds(20), min(400_000, bound)))
+            }
+            while let p = pending.first, p.at <= now {
+                rate = p.rate
+                pending.removeFirst()
+            }
+            now = now + .milliseconds(1)
+        }
+        return (link.simulation.queueDropped, worst.milliseconds)
+    }
+
+    @Test func aStandingQueueBoundsTheSingleStreamPublisherBeforeTheQueueOverflows() {
+        // Held to the estimate once packets are lost: the queue overflows first.
+        let afterLoss = Self.publisherUnderRemb(seconds: 10, whenQueued: false)
+        #expect(afterLoss.dropped > 10, "\(afterLoss)")
+        // Held below what the link carried once 60 ms queue: the queue, full
+        // from the start at 400 kbps, overflows by a packet at most.
+        let whenQueued = Self.publisherUnderRemb(seconds: 10, whenQueued: true)
+        #expect(whenQueued.dropped <= 2, "\(whenQueued)")
+    }
 }

@@ -89,6 +89,9 @@ public final class VideoEncoder {
     private var config = vpx_codec_enc_cfg_t()
     private var image = vpx_image_t()
     private let planes: UnsafeMutablePointer<UInt8>
+    /// The even clock libvpx is given: the last picture's time on it and on
+    /// the caller's clock, and the smoothed interval between pictures.
+    private var fed: (pts: Int64, callerPts: Int64, interval: Double)? = nil
 
     public init(settings: VideoEncoderSettings) throws(VideoCodecError) {
         guard settings.width >= 16, settings.height >= 16, settings.width <= 4096, settings.height <= 4096,
@@ -162,8 +165,8 @@ public final class VideoEncoder {
         frame.u.withUnsafeBufferPointer { (planes + lumaSize).update(from: $0.baseAddress!, count: chromaSize) }
         frame.v.withUnsafeBufferPointer { (planes + lumaSize + chromaSize).update(from: $0.baseAddress!, count: chromaSize) }
         let duration = UInt(90_000 / settings.frameRate)
-        let rc = vpx_codec_encode(&context, &image, pts, duration, keyframe ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0,
-                                  UInt(VPX_DL_REALTIME))
+        let rc = vpx_codec_encode(&context, &image, evenPts(pts), duration,
+                                  keyframe ? vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF) : 0, UInt(VPX_DL_REALTIME))
         guard rc == VPX_CODEC_OK else { throw Self.error(rc, &context) }
         var out: [EncodedFrame] = []
         var iterator: vpx_codec_iter_t? = nil
@@ -171,9 +174,35 @@ public final class VideoEncoder {
             guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
             let f = packet.pointee.data.frame
             let bytes = Array(UnsafeRawBufferPointer(start: f.buf, count: f.sz))
-            out.append(EncodedFrame(data: bytes, isKeyframe: f.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0, pts: f.pts))
+            // No lag: what comes out is the picture just given, at the caller's time.
+            out.append(EncodedFrame(data: bytes, isKeyframe: f.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0, pts: pts))
         }
         return out
+    }
+
+    /// The time libvpx is given for a picture the caller stamps `pts`: its
+    /// own clock, advanced by the smoothed interval between the caller's
+    /// pictures (a moving average over about eight). libvpx's rate control
+    /// takes the frame rate from the spacing of the timestamps and follows a
+    /// change of a tenth at once: pictures thinned unevenly (12 of 15 a second
+    /// come 1/15, 1/15, 1/15 and 2/15 s apart) make it spend about half
+    /// again its target. A gap over a second (a pause) starts the average
+    /// afresh; the clock never goes back.
+    private func evenPts(_ pts: Int64) -> Int64 {
+        guard let last = fed else {
+            fed = (pts, pts, 0)
+            return pts
+        }
+        let gap = pts - last.callerPts
+        var interval = last.interval
+        if gap <= 0 || gap > 90_000 {
+            interval = 0
+        } else {
+            interval = interval == 0 ? Double(gap) : interval + (Double(gap) - interval) / 8
+        }
+        let step = interval == 0 ? max(1, gap) : max(1, Int64(interval.rounded()))
+        fed = (last.pts + step, pts, interval)
+        return last.pts + step
     }
 
     static func error(_ rc: vpx_codec_err_t, _ context: UnsafeMutablePointer<vpx_codec_ctx_t>?) -> VideoCodecError {

@@ -62,6 +62,9 @@ final class MediaParticipant {
     var overBudgetSince: Instant? = nil
     /// When the downlink last lost more than 2 % (congestion, not a slow receiver).
     var lastDownlinkLoss: Instant? = nil
+    /// When the downlink last lost more than 2 % or queued more than
+    /// `MediaWorker.congestedQueueing`: what makes it bound single-stream publishers.
+    var lastDownlinkCongestion: Instant? = nil
     /// No step up before this; the wait doubles when a step up is soon undone.
     var holdUntil: Instant? = nil
     var backoff: Duration = MediaWorker.stepUpHold

@@ -46,22 +46,43 @@ extension MediaWorker {
         }
     }
 
+    /// How long a subscriber's downlink loss keeps it bounding single-stream
+    /// publishers (`sendRemb`). Long enough that the bound does not lapse,
+    /// send the publisher back to its full rate and congest the link again
+    /// every few seconds; the estimate the REMB carries rises meanwhile as the
+    /// link carries more.
+    static let rembHold: Duration = .seconds(30)
+
+    /// A downlink whose packets wait this long in queues is congested even
+    /// before it loses any: a publisher sending more than it carries fills
+    /// its queue first, so the bound comes before the loss does.
+    static let congestedQueueing: Duration = .milliseconds(60)
+
+    /// Whether a subscriber whose downlink was last congested (lost packets,
+    /// or queued them over `congestedQueueing`) at `lastCongestion` bounds
+    /// single-stream publishers at `now`.
+    static func boundsPublishers(lastCongestion: Instant?, now: Instant) -> Bool {
+        lastCongestion.map { now - $0 < rembHold } ?? false
+    }
+
     /// A publisher with one video stream cannot be switched away from: its
     /// subscribers' downlinks bound its rate instead. Each subscriber whose
-    /// downlink lost packets in the last 5 s (congestion, not a slow host)
-    /// offers its estimate less its audio, shared equally among the video it
-    /// receives; the least of these goes to the publisher as a REMB when it
-    /// changed by a tenth, and every second while it holds.
+    /// downlink was congested in the last `rembHold` (lost packets or queued
+    /// them: congestion, not a slow host) offers its estimate less its audio, shared equally among the
+    /// video it receives; the least of these goes to the publisher as a REMB
+    /// when it changed by a tenth, and every second while it holds.
     func sendRemb(to publisher: MediaParticipant) {
         guard let to = publisher.address else { return }
         let now = Instant.now()
         var cap: Int? = nil
         for m in publisher.channel.members where m !== publisher && m.address != nil {
             guard !m.videoSubscription.blocks(publisher.uid), !m.audioOnly.contains(publisher.uid),
-                  m.lastDownlinkLoss.map({ now - $0 < .seconds(5) }) == true else { continue }
+                  Self.boundsPublishers(lastCongestion: m.lastDownlinkCongestion, now: now) else { continue }
             let others = m.channel.members.filter { $0 !== m }
             let videos = others.filter { !$0.videoSsrcs.isEmpty && !$0.videoMuted && !m.videoSubscription.blocks($0.uid) }.count
-            let share = max(0, m.downlinkEstimate.target - audioForwarded(to: m) * Self.audioAllowance) / max(1, videos)
+            // A queue standing on the downlink: less than what it carried, until the estimate comes down.
+            let carries = m.downlinkEstimate.senderBound(standingQueue: Self.congestedQueueing)
+            let share = max(0, carries - audioForwarded(to: m) * Self.audioAllowance) / max(1, videos)
             cap = min(cap ?? share, share)
         }
         guard let cap else {

@@ -489,6 +489,9 @@ final class MediaWorker: @unchecked Sendable {
                 let now = Instant.now()
                 p.downlinkEstimate.feedbackReceived(f, at: now, rtt: .milliseconds(50))
                 if p.downlinkEstimate.lossRatio > 0.02 { p.lastDownlinkLoss = now }
+                if p.downlinkEstimate.lossRatio > 0.02 || p.downlinkEstimate.queueingDelay > Self.congestedQueueing {
+                    p.lastDownlinkCongestion = now
+                }
                 allocate(p, now: now)
                 forwarded = true
             case .receiverReport(let rr):
