@@ -95,13 +95,13 @@ public struct BandwidthEstimator: Sendable {
     /// What a sender that follows this estimate (a publisher held by REMB)
     /// should be held to now: the target; while a queue of more than
     /// `standingQueue` stands, no more than what the path carried, less
-    /// enough to drain the queue in about half a second (at most half off).
+    /// enough to drain the queue in a quarter to half a second (at most half off).
     /// The target comes down on its own too, but only after the detector and
     /// rate controller have seen enough groups, while the queue grows.
     public func senderBound(standingQueue: Duration) -> Int {
         let queued = queueingDelay
         guard queued > standingQueue, let acked = acknowledgedBitrate else { return target }
-        let drain = max(0.5, 1 - Double(queued.milliseconds) / 500)
+        let drain = max(0.5, 1 - Double(queued.milliseconds) / 250)
         return min(target, Int(Double(acked) * drain))
     }
 
