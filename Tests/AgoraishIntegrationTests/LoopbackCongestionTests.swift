@@ -280,10 +280,17 @@ import Testing
             (a.video.transport.withLock { $0?.videoCap } ?? .max) < 250_000
         }
         #expect(capped, "REMB to A: \(String(describing: a.video.transport.withLock { $0?.videoCap }))")
-        _ = try Self.pump(a, seconds: 6, from: &n, pictures: Self.scene) { false }
-        // A sends what B can take, and B sees pictures: at least 5 a second over the last 4 s.
-        let target = a.video.send.withLock { $0.bitrateKbps }
-        #expect(target < 250, "A's video target \(target) kbps")
+        // A sends what B can take (the estimate the REMB carries grows up to
+        // the link and falls back at each overuse, so the target is read at
+        // every picture and its median taken), and B sees pictures: at least
+        // 5 a second over the last 4 s.
+        var targets: [Int] = []
+        _ = try Self.pump(a, seconds: 6, from: &n, pictures: Self.scene) {
+            targets.append(a.video.send.withLock { $0.bitrateKbps })
+            return false
+        }
+        let target = targets.sorted()[targets.count / 2]
+        #expect(target < 250, "A's video target: median \(target) kbps of \(targets)")
         let recent = rendered.withLock { $0.filter { Instant.now() - $0 < .seconds(4) }.count }
         #expect(recent >= 20, "B rendered \(recent) pictures in the last 4 s")
     }
