@@ -15,8 +15,7 @@ import AgoraishWire
 /// The playout delay follows the measured interarrival jitter (RFC 3550
 /// §A.8): target = clamp(3 × jitter + 5 ms, minimum, maximum). When more
 /// audio is buffered than the target plus a margin, one 10 ms frame is
-/// dropped, a quiet one while the excess is under `catchUpLimit`; after an
-/// underrun the target grows. Late and duplicate packets are
+/// dropped; after an underrun the target grows. Late and duplicate packets are
 /// counted and dropped; the buffer holds at most `capacity` packets.
 public struct AudioJitterBuffer {
     /// How a 10 ms frame was produced.
@@ -157,27 +156,11 @@ public struct AudioJitterBuffer {
         // Too much buffered: drop 10 ms to come back towards the target.
         let buffered = bufferedDuration()
         stats.bufferedMs = Int(buffered.milliseconds)
-        if buffered > targetDelay + .milliseconds(60) && pcm.count >= need
-            && (buffered > targetDelay + catchUpLimit || isQuiet(need)) {
+        if buffered > targetDelay + .milliseconds(60) && pcm.count >= need {
             _ = consume(need)
             stats.dropped10ms += 1
         }
         return kind
-    }
-
-    /// Above the target, 10 ms frames are dropped only where they are quiet
-    /// (a pause between words) until the excess passes this much; beyond it
-    /// they are dropped whatever they hold. 60 ms or less: always.
-    public var catchUpLimit: Duration = .milliseconds(200)
-    /// A 10 ms frame whose peak is under this (about -40 dBFS) is quiet.
-    public static let quietPeak: Int16 = 328
-
-    /// Whether the first `count` samples of `pcm` are all quiet.
-    private func isQuiet(_ count: Int) -> Bool {
-        pcm.withUnsafeBufferPointer { b in
-            for i in 0..<min(count, b.count) where b[i] > Self.quietPeak || b[i] < -Self.quietPeak { return false }
-            return true
-        }
     }
 
     /// The least playout delay while lost packets are being asked for again
