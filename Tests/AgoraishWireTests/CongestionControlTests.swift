@@ -162,6 +162,27 @@ import Testing
             }
         }
 
+        /// The benchmark's path (`bench/benchmarks/bwe_convergence.py`): a cap
+        /// of `capKbps` behind a 300 ms drop-tail queue, 10 ms each way, the
+        /// estimate starting at 1 Mbps, feedback every 100 ms. Returns the
+        /// settings too, to change the cap later.
+        static func benchmarkLike(capKbps: Int, seed: UInt64) -> (Loop, NetworkSimulation.Settings) {
+            var s = NetworkSimulation.Settings(lossPercent: 0, delayMs: 10, jitterMs: 0, seed: seed)
+            s.bandwidthKbps = capKbps
+            s.queueMs = 300
+            var loop = Loop(settings: s)
+            loop.estimator = BandwidthEstimator(settings: .init(startBitrate: 1_000_000, minBitrate: 30_000, maxBitrate: 10_000_000))
+            loop.feedbackEveryMs = 100
+            return (loop, s)
+        }
+
+        /// The 95th percentile (nearest rank) of the estimator's queueing delay (ms) in the trace from `start`.
+        func queueingP95(from start: Instant) -> Int64 {
+            let queueing = trace.filter { $0.at >= start }.map(\.queueingMs).sorted()
+            guard !queueing.isEmpty else { return .max }
+            return queueing[max(0, Int((0.95 * Double(queueing.count)).rounded(.up)) - 1)]
+        }
+
         /// The first time from `start` after which the target stays within `range` to the end of the trace.
         func settled(after start: Instant, within range: ClosedRange<Int>) -> Duration? {
             let after = trace.filter { $0.at >= start }
@@ -211,13 +232,8 @@ import Testing
     /// for 15 s and 2000 kbps for 25 s, a 300 ms drop-tail queue, 10 ms each
     /// way, feedback every 100 ms.
     @Test func theEstimateSettlesAfterADropAndRecoversAfterALiftWithinTheAims() {
-        var s = NetworkSimulation.Settings(lossPercent: 0, delayMs: 10, jitterMs: 0, seed: 11)
-        s.bandwidthKbps = 2000
-        s.queueMs = 300
-        var loop = Loop(settings: s)
-        loop.estimator = BandwidthEstimator(settings: .init(startBitrate: 1_000_000, minBitrate: 30_000, maxBitrate: 10_000_000))
+        var (loop, s) = Loop.benchmarkLike(capKbps: 2000, seed: 11)
         loop.sourceMax = 1_500_000
-        loop.feedbackEveryMs = 100
         loop.run(for: .seconds(12))
         #expect(loop.estimator.target >= 1_400_000, "target at 2000 kbps: \(loop.estimator.target)")
 
@@ -228,9 +244,8 @@ import Testing
         let settle = loop.settled(after: drop, within: 250_000...550_000)
         #expect(settle != nil && settle! <= .seconds(2), "settled \(String(describing: settle)) after the drop")
         // The standing queue drains: p95 (nearest rank) of the queueing delay from 4 s after the drop.
-        let queueing = loop.trace.filter { $0.at >= drop + .seconds(4) }.map(\.queueingMs).sorted()
-        let p95 = queueing[max(0, Int((0.95 * Double(queueing.count)).rounded(.up)) - 1)]
-        #expect(p95 <= 150, "queueing p95 \(p95) ms after the drop: \(queueing)")
+        let p95 = loop.queueingP95(from: drop + .seconds(4))
+        #expect(p95 <= 150, "queueing p95 \(p95) ms after the drop")
 
         let lift = loop.now
         s.bandwidthKbps = 2000
@@ -246,17 +261,12 @@ import Testing
     /// overshooting) behind 500 kbps: decreases from the acknowledged
     /// throughput alone would leave the 300 ms queue full.
     @Test func aSenderThatOvershootsItsTargetStillDrainsTheQueue() {
-        var s = NetworkSimulation.Settings(lossPercent: 0, delayMs: 10, jitterMs: 0, seed: 12)
-        s.bandwidthKbps = 500
-        s.queueMs = 300
-        var loop = Loop(settings: s)
-        loop.estimator = BandwidthEstimator(settings: .init(startBitrate: 1_000_000, minBitrate: 30_000, maxBitrate: 10_000_000))
-        loop.feedbackEveryMs = 100
+        var (loop, _) = Loop.benchmarkLike(capKbps: 500, seed: 12)
         loop.overshoot = 1.3
         loop.run(for: .seconds(20))
-        let late = loop.trace.filter { $0.at >= Instant(nanoseconds: 0) + .seconds(5) }
-        let queueing = late.map(\.queueingMs).sorted()
-        let p95 = queueing[Int((0.95 * Double(queueing.count)).rounded(.up)) - 1]
+        let settled = Instant(nanoseconds: 0) + .seconds(5)
+        let late = loop.trace.filter { $0.at >= settled }
+        let p95 = loop.queueingP95(from: settled)
         #expect(p95 <= 150, "queueing p95 \(p95) ms: \(late.map(\.queueingMs))")
         // The target sits where the source's output fits: about 500 / 1.3 kbps, not far under.
         #expect(late.allSatisfy { $0.target >= 250_000 && $0.target <= 450_000 }, "targets \(late.map(\.target))")

@@ -132,10 +132,10 @@ import Testing
             for m in back.poll(now: now) {
                 guard let f = try? TransportFeedback.parse(m) else { continue }
                 estimator.feedbackReceived(f, at: now, rtt: .milliseconds(40))
-                if estimator.lossRatio > 0.02 || (whenQueued && estimator.queueingDelay > .milliseconds(60)) { congestedAt = now }
+                if estimator.lossRatio > 0.02 || (whenQueued && estimator.queueingDelay > BandwidthEstimator.standingQueue) { congestedAt = now }
             }
             if ms % 100 == 50, congestedAt != nil {
-                let bound = whenQueued ? estimator.senderBound(standingQueue: .milliseconds(60)) : estimator.target
+                let bound = whenQueued ? estimator.senderBound() : estimator.target
                 pending.append((now + .milliseconds(20), min(400_000, bound)))
             }
             while let p = pending.first, p.at <= now {

@@ -147,12 +147,10 @@ final class MediaTransport: @unchecked Sendable {
     }
 
     /// The uplink's estimated capacity (bps): what the media sent should keep to. Any thread.
-    /// While a queue of more than `standingQueue` stands on the uplink, less
-    /// than what it carried (`BandwidthEstimator.senderBound`): the
-    /// estimate itself comes down only once its detector has seen enough.
-    var targetBitrate: Int { congestion.withLock { $0.estimator.senderBound(standingQueue: Self.standingQueue) } }
-    /// Queueing on the uplink that the encoders' rate answers at once.
-    static let standingQueue: Duration = .milliseconds(60)
+    /// While a queue stands on the uplink, less than what it carried
+    /// (`BandwidthEstimator.senderBound`): the estimate itself comes down
+    /// only once its detector has seen enough.
+    var targetBitrate: Int { congestion.withLock { $0.estimator.senderBound() } }
     /// Sends padding probes at `bps` (0 stops them): while video is held back
     /// (publish fallback) the estimate still learns whether the uplink
     /// recovered. Any thread.

@@ -63,7 +63,7 @@ final class MediaParticipant {
     /// When the downlink last lost more than 2 % (congestion, not a slow receiver).
     var lastDownlinkLoss: Instant? = nil
     /// When the downlink last lost more than 2 % or queued more than
-    /// `MediaWorker.congestedQueueing`: what makes it bound single-stream publishers.
+    /// `BandwidthEstimator.standingQueue`: what makes it bound single-stream publishers.
     var lastDownlinkCongestion: Instant? = nil
     /// No step up before this; the wait doubles when a step up is soon undone.
     var holdUntil: Instant? = nil

@@ -53,18 +53,6 @@ extension MediaWorker {
     /// link carries more.
     static let rembHold: Duration = .seconds(30)
 
-    /// A downlink whose packets wait this long in queues is congested even
-    /// before it loses any: a publisher sending more than it carries fills
-    /// its queue first, so the bound comes before the loss does.
-    static let congestedQueueing: Duration = .milliseconds(60)
-
-    /// Whether a subscriber whose downlink was last congested (lost packets,
-    /// or queued them over `congestedQueueing`) at `lastCongestion` bounds
-    /// single-stream publishers at `now`.
-    static func boundsPublishers(lastCongestion: Instant?, now: Instant) -> Bool {
-        lastCongestion.map { now - $0 < rembHold } ?? false
-    }
-
     /// A publisher with one video stream cannot be switched away from: its
     /// subscribers' downlinks bound its rate instead. Each subscriber whose
     /// downlink was congested in the last `rembHold` (lost packets or queued
@@ -77,11 +65,11 @@ extension MediaWorker {
         var cap: Int? = nil
         for m in publisher.channel.members where m !== publisher && m.address != nil {
             guard !m.videoSubscription.blocks(publisher.uid), !m.audioOnly.contains(publisher.uid),
-                  Self.boundsPublishers(lastCongestion: m.lastDownlinkCongestion, now: now) else { continue }
+                  m.lastDownlinkCongestion.map({ now - $0 < Self.rembHold }) == true else { continue }
             let others = m.channel.members.filter { $0 !== m }
             let videos = others.filter { !$0.videoSsrcs.isEmpty && !$0.videoMuted && !m.videoSubscription.blocks($0.uid) }.count
             // A queue standing on the downlink: less than what it carried, until the estimate comes down.
-            let carries = m.downlinkEstimate.senderBound(standingQueue: Self.congestedQueueing)
+            let carries = m.downlinkEstimate.senderBound()
             let share = max(0, carries - audioForwarded(to: m) * Self.audioAllowance) / max(1, videos)
             cap = min(cap ?? share, share)
         }

@@ -486,10 +486,12 @@ final class MediaWorker: @unchecked Sendable {
             switch packet {
             case .transportFeedback(let f):
                 // Feedback on what the server sent this participant: its downlink estimate, and what it receives.
+                // A downlink is congested when it loses, or already when a queue stands: a publisher
+                // sending more than it carries fills the queue first, so the bound comes before the loss.
                 let now = Instant.now()
                 p.downlinkEstimate.feedbackReceived(f, at: now, rtt: .milliseconds(50))
                 if p.downlinkEstimate.lossRatio > 0.02 { p.lastDownlinkLoss = now }
-                if p.downlinkEstimate.lossRatio > 0.02 || p.downlinkEstimate.queueingDelay > Self.congestedQueueing {
+                if p.downlinkEstimate.lossRatio > 0.02 || p.downlinkEstimate.queueingDelay > BandwidthEstimator.standingQueue {
                     p.lastDownlinkCongestion = now
                 }
                 allocate(p, now: now)

@@ -92,15 +92,20 @@ public struct BandwidthEstimator: Sendable {
         rate = AimdRateControl(start: settings.startBitrate, min: settings.minBitrate, max: settings.maxBitrate)
     }
 
+    /// Queueing above which a queue stands: the estimate grows no further,
+    /// `senderBound` holds the sender under what the path carried, and the
+    /// server counts a subscriber's downlink as congested.
+    public static let standingQueue: Duration = .milliseconds(60)
+
     /// What a sender that follows this estimate (a publisher held by REMB)
     /// should be held to now: the target; while a queue of more than
     /// `standingQueue` stands, no more than what the path carried, less
     /// enough to drain the queue in a quarter to half a second (at most half off).
     /// The target comes down on its own too, but only after the detector and
     /// rate controller have seen enough groups, while the queue grows.
-    public func senderBound(standingQueue: Duration) -> Int {
+    public func senderBound() -> Int {
         let queued = queueingDelay
-        guard queued > standingQueue, let acked = acknowledgedBitrate else { return target }
+        guard queued > Self.standingQueue, let acked = acknowledgedBitrate else { return target }
         let drain = max(0.5, 1 - Double(queued.milliseconds) / 250)
         return min(target, Int(Double(acked) * drain))
     }
@@ -167,7 +172,7 @@ public struct BandwidthEstimator: Sendable {
         if verdict != .overusing, queue.delay > .milliseconds(200) {
             verdict = .overusing
             lastOveruse = now
-        } else if verdict == .normal, queue.delay > .milliseconds(60) {
+        } else if verdict == .normal, queue.delay > Self.standingQueue {
             verdict = .underusing
         }
         // A decrease also drains what waits: 0.85 of the throughput, less the queue's share of a second.
