@@ -80,11 +80,15 @@ extension RtcEngine {
         log.log(.info, "api muteLocalAudioStream \(mute)")
     }
 
-    private func afterLocalChange() {
-        let (enabled, local, muted) = audio.settings.withLock { ($0.audioEnabled, $0.localEnabled, $0.localMuted) }
+    /// After a change of what is sent: the server hears of a mute (or of
+    /// nothing published), the device follows.
+    func afterLocalChange() {
+        let (enabled, local, muted, publishing) = audio.settings.withLock {
+            ($0.audioEnabled, $0.localEnabled, $0.localMuted, $0.publishMicrophone || $0.source != nil)
+        }
         if !enabled || !local { audio.localStopped() }
         if !enabled { audio.resetReceiveBuffers() }
-        try? link.call { s, _ throws(SessionError) in s.setLocalAudioMuted(!enabled || !local || muted) }
+        try? link.call { s, _ throws(SessionError) in s.setLocalAudioMuted(!enabled || !local || muted || !publishing) }
         device.refresh()
     }
 

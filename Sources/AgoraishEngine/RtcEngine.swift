@@ -18,6 +18,16 @@ public final class RtcEngine: Sendable {
 
     let events: EventThread
     let log: LogWriter
+    /// The engine this is a connection of (joinChannelEx); nil for an engine.
+    let owner: RtcEngine?
+    /// The engine's other connections (joinChannelEx), by channel and uid.
+    let connections = Locked<[ConnectionKey: RtcEngine]>([:])
+    /// Connections left with leaveChannelEx whose leave is not yet reported.
+    let leaving = Locked<[ObjectIdentifier: RtcEngine]>([:])
+    /// A connection: set to itself while its leave is under way (the event that reports it ends it).
+    let ending: Locked<RtcEngine?>?
+    /// The custom audio tracks (createCustomAudioTrack) and what the engine's connections publish.
+    let tracks = Locked(TrackState())
     let link: ChannelLink
     /// The audio path (sending, receiving, observers, recording).
     let audio: AudioPipeline
@@ -66,8 +76,8 @@ public final class RtcEngine: Sendable {
     /// - Throws: `.invalidAppId` for a bad app id; `.invalidArgument` for other
     ///   bad fields; `.failed` if the log file cannot be opened or the thread
     ///   cannot start.
-    public init(configuration: EngineConfiguration,
-                eventSink: @escaping @Sendable (EngineEvent) -> Void) throws(AgoraError) {
+    public convenience init(configuration: EngineConfiguration,
+                            eventSink: @escaping @Sendable (EngineEvent) -> Void) throws(AgoraError) {
         guard EngineConfiguration.isValidAppId(configuration.appId) else {
             ErrorDetail.set("app_id must be 1 to 128 printable ASCII characters without spaces")
             throw .invalidAppId
@@ -95,7 +105,7 @@ public final class RtcEngine: Sendable {
             throw .invalidArgument
         }
 
-        serial = engineSerials.next()
+        let serial = engineSerials.next()
         var effective = configuration
         effective.serverURL = resolvedURL
         effective.logFileSizeKB = sizeKB
@@ -109,15 +119,43 @@ public final class RtcEngine: Sendable {
             pruneDefaultLogs(in: directory)
         }
         effective.logFile = path
-        self.configuration = effective
-        self.sink = eventSink
-        self.state = Locked(State(serverURL: resolvedURL))
+        let log: LogWriter, events: EventThread
         do {
             log = try LogWriter(path: path, filter: filter, maxBytes: sizeKB * 1024,
                                 fileCount: LogFileSize.fileCount)
             events = try EventThread(name: "agoraish-ev\(serial)")
         } catch {
             throw .failed
+        }
+        try self.init(configuration: effective, serial: serial, name: "\(serial)", log: log, events: events,
+                      owner: nil, eventSink: eventSink)
+        log.log(.info, "engine \(serial) created: version \(Version.string) build \(Version.build), "
+            + "app id \(configuration.appId), server \(resolvedURL), area 0x\(String(configuration.areaCode, radix: 16))")
+    }
+
+    /// Creates an engine, or a connection of `owner` (joinChannelEx) that
+    /// shares its event thread, log and audio device and has a channel
+    /// membership, media paths and encryption of its own.
+    init(configuration: EngineConfiguration, serial: Int, name: String, log: LogWriter, events: EventThread,
+         owner: RtcEngine?, ending: Locked<RtcEngine?>? = nil,
+         eventSink: @escaping @Sendable (EngineEvent) -> Void) throws(AgoraError) {
+        self.serial = serial
+        self.ending = ending
+        self.configuration = configuration
+        self.owner = owner
+        let resolvedURL = configuration.serverURL ?? ""
+        self.log = log
+        self.events = events
+        self.sink = eventSink
+        self.state = Locked(State(serverURL: resolvedURL))
+        if let owner {
+            // A connection follows its engine's transport settings.
+            let o = owner.state.withLock { $0 }
+            state.withLock {
+                $0.caFile = o.caFile
+                $0.allowInsecureSignaling = o.allowInsecureSignaling
+                $0.audioProfile = o.audioProfile
+            }
         }
         let logWriter = log
         let eventThread = events
@@ -143,10 +181,11 @@ public final class RtcEngine: Sendable {
                 eventSink(.network(event))
             }
         }
-        device = AudioDeviceModule(name: "agoraish-au\(serial)", pipeline: audio, log: { logWriter.log(.info, $0) })
+        device = owner?.device ?? AudioDeviceModule(name: "agoraish-au\(serial)", pipeline: audio,
+                                                    log: { logWriter.log(.info, $0) })
         let device = self.device
         do {
-            video = try VideoPipeline(name: "agoraish-vid\(serial)", protection: protection, owners: { ssrc in audio.owners.withLock { $0[ssrc] } },
+            video = try VideoPipeline(name: "agoraish-vid\(name)", protection: protection, owners: { ssrc in audio.owners.withLock { $0[ssrc] } },
                                       elapsed: { audio.elapsedMs() }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }
@@ -154,7 +193,7 @@ public final class RtcEngine: Sendable {
                 }
             }
         } catch {
-            events.shutdown(wait: true)
+            if owner == nil { events.shutdown(wait: true) }
             throw .failed
         }
         let video = self.video
@@ -173,7 +212,7 @@ public final class RtcEngine: Sendable {
         video.pictureSent.withLock { $0 = { [weak data] ts in data?.pictureSent(timestampMs: ts) } }
         do {
             link = try ChannelLink(appId: configuration.appId, areaCode: configuration.areaCode, serverURL: resolvedURL,
-                                   name: "agoraish-io\(serial)", audio: audio, device: device, video: video, data: data,
+                                   name: "agoraish-io\(name)", audio: audio, device: device, video: video, data: data,
                                    log: { logWriter.log(.info, $0) }) { event in
                 eventThread.post {
                     guard !released.value.load(ordering: .acquiring) else { return }
@@ -183,12 +222,15 @@ public final class RtcEngine: Sendable {
             }
         } catch {
             video.shutdown(wait: true)
-            events.shutdown(wait: true)
+            if owner == nil { events.shutdown(wait: true) }
             throw .failed
         }
-        log.log(.info, "engine \(serial) created: version \(Version.string) build \(Version.build), "
-            + "app id \(configuration.appId), server \(resolvedURL), area 0x\(String(configuration.areaCode, radix: 16))")
+        if let owner {
+            link.setCAFile(owner.state.withLock { $0.caFile.isEmpty ? nil : $0.caFile })
+            device.attach(audio)
+        }
     }
+
 
     /// True when called from this engine's event thread (inside one of its callbacks).
     public var isOnEventThread: Bool { events.isCurrent }
@@ -216,11 +258,32 @@ public final class RtcEngine: Sendable {
         // From inside another engine's callback, waiting could deadlock (that engine
         // may be releasing this one): the threads are detached and end on their own.
         let wait = sync && !EventThread.isAnyCurrent
+        let others = connections.withLock { c -> [RtcEngine] in
+            defer { c = [:] }
+            return Array(c.values)
+        } + leaving.withLock { l -> [RtcEngine] in
+            defer { l = [:] }
+            return Array(l.values)
+        }
+        for c in others { c.releaseConnection(wait: wait) }
         link.shutdown(wait: wait)
         device.shutdown(wait: wait)
         video.shutdown(wait: wait)
         audio.stopRecording()
         events.shutdown(wait: wait)
+    }
+
+    /// Ends a connection of an engine: leaves its channel (others see the
+    /// user quit), closes its media and stops its threads. The engine's
+    /// event thread and audio device go on.
+    func releaseConnection(wait: Bool) {
+        let (exchanged, _) = released.value.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing)
+        guard exchanged else { return }
+        ending?.withLock { $0 = nil }
+        device.detach(audio)
+        link.shutdown(wait: wait)
+        video.shutdown(wait: wait)
+        audio.stopRecording()
     }
 
     /// Queues `event` for the sink on the event thread.

@@ -120,6 +120,10 @@ public struct ClientSession {
     public internal(set) var localVideoSsrcs: (high: UInt32, low: UInt32) = (0, 0)
     /// Whether a channel (or the echo test's) is joined or being joined, and not being left.
     public var inChannel: Bool { channel != nil && !leaving }
+    /// The channel joined or being joined, nil outside one.
+    public var channelName: String? { inChannel ? channel : nil }
+    /// The uid the join asked for (0: the server picks one).
+    public var joinUid: UInt32 { requestedUid }
     /// The echo test running (startEchoTest): the delay, in ms, after which the
     /// server plays the user's audio back; nil otherwise.
     public internal(set) var echoIntervalMs: Int? = nil

@@ -15,13 +15,13 @@ public func abi_engine_set_client_role(_ p: OpaquePointer?, _ role: Int32) -> In
 }
 
 /// Reads an optional string argument: NULL is "", bytes that are not UTF-8 are -2.
-private func optionalCString(_ p: UnsafePointer<CChar>?) throws(AgoraError) -> String {
+func optionalCString(_ p: UnsafePointer<CChar>?) throws(AgoraError) -> String {
     guard let p else { return "" }
     guard let s = readCString(p) else { throw .invalidArgument }
     return s
 }
 
-private func requiredCString(_ p: UnsafePointer<CChar>?) throws(AgoraError) -> String {
+func requiredCString(_ p: UnsafePointer<CChar>?) throws(AgoraError) -> String {
     guard let s = readCString(p) else { throw .invalidArgument }
     return s
 }
@@ -61,7 +61,12 @@ public func abi_engine_register_local_user_account(_ p: OpaquePointer?, _ appId:
 @_cdecl("agoraish_engine_get_user_info_by_user_account")
 public func abi_engine_get_user_info_by_user_account(_ p: OpaquePointer?, _ account: UnsafePointer<CChar>?,
                                                      _ info: UnsafeMutablePointer<agoraish_user_info>?) -> Int32 {
-    withEngine(p) { engine throws(AgoraError) in
+    userInfo(p, account: account, info, .own)
+}
+
+func userInfo(_ p: OpaquePointer?, account: UnsafePointer<CChar>?, _ info: UnsafeMutablePointer<agoraish_user_info>?,
+              _ target: Target, function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
         let name = try requiredCString(account)
         guard let info, let uid = engine.userInfo(byAccount: name) else { throw .invalidArgument }
         info.pointee = makeUserInfo(uid: uid, account: name)
@@ -71,7 +76,12 @@ public func abi_engine_get_user_info_by_user_account(_ p: OpaquePointer?, _ acco
 @_cdecl("agoraish_engine_get_user_info_by_uid")
 public func abi_engine_get_user_info_by_uid(_ p: OpaquePointer?, _ uid: UInt32,
                                             _ info: UnsafeMutablePointer<agoraish_user_info>?) -> Int32 {
-    withEngine(p) { engine throws(AgoraError) in
+    userInfo(p, uid: uid, info, .own)
+}
+
+func userInfo(_ p: OpaquePointer?, uid: UInt32, _ info: UnsafeMutablePointer<agoraish_user_info>?,
+              _ target: Target, function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
         guard let info, let account = engine.userInfo(byUid: uid) else { throw .invalidArgument }
         info.pointee = makeUserInfo(uid: uid, account: account)
     }
@@ -98,8 +108,13 @@ public func abi_engine_switch_channel(_ p: OpaquePointer?, _ token: UnsafePointe
 @_cdecl("agoraish_engine_get_call_id")
 public func abi_engine_get_call_id(_ p: OpaquePointer?, _ buf: UnsafeMutablePointer<CChar>?,
                                    _ len: UnsafeMutablePointer<Int>?) -> Int32 {
+    callId(p, buf, len, .own)
+}
+
+func callId(_ p: OpaquePointer?, _ buf: UnsafeMutablePointer<CChar>?, _ len: UnsafeMutablePointer<Int>?,
+            _ target: Target, function: String = #function) -> Int32 {
     var code: Int32 = 0
-    let rc = withEngine(p) { engine throws(AgoraError) in
+    let rc = withEngine(p, target, function: function) { engine throws(AgoraError) in
         guard let len else { throw .invalidArgument }
         code = writeCString(try engine.callId(), buf, len)
     }

@@ -41,7 +41,13 @@ public func abi_engine_create_data_stream(_ p: OpaquePointer?, _ streamId: Unsaf
 @_cdecl("agoraish_engine_create_data_stream_with_config")
 public func abi_engine_create_data_stream_with_config(_ p: OpaquePointer?, _ streamId: UnsafeMutablePointer<Int32>?,
                                                       _ config: UnsafePointer<agoraish_data_stream_config>?) -> Int32 {
-    withEngine(p) { engine throws(AgoraError) in
+    createDataStream(p, streamId, config, .own)
+}
+
+func createDataStream(_ p: OpaquePointer?, _ streamId: UnsafeMutablePointer<Int32>?,
+                      _ config: UnsafePointer<agoraish_data_stream_config>?, _ target: Target,
+                      function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
         guard let streamId, let c = readVersioned(config, knownSizes: StructSizes.dataStreamConfig)
         else { throw .invalidArgument }
         streamId.pointee = try engine.createDataStream(reliable: false, ordered: c.ordered != 0,
@@ -52,7 +58,12 @@ public func abi_engine_create_data_stream_with_config(_ p: OpaquePointer?, _ str
 @_cdecl("agoraish_engine_send_stream_message")
 public func abi_engine_send_stream_message(_ p: OpaquePointer?, _ streamId: Int32, _ data: UnsafeRawPointer?,
                                            _ length: Int) -> Int32 {
-    withEngine(p) { engine throws(AgoraError) in
+    sendStreamMessage(p, streamId, data, length, .own)
+}
+
+func sendStreamMessage(_ p: OpaquePointer?, _ streamId: Int32, _ data: UnsafeRawPointer?, _ length: Int,
+                       _ target: Target, function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
         guard let data, length != 0 else { throw .invalidArgument }
         // Checked before copying (as size_t: any length above the limit): a huge length never allocates.
         guard UInt(bitPattern: length) <= UInt(DataStreamSender.maxMessageSize) else { throw .sizeTooLarge }
@@ -62,7 +73,12 @@ public func abi_engine_send_stream_message(_ p: OpaquePointer?, _ streamId: Int3
 
 @_cdecl("agoraish_engine_send_audio_metadata")
 public func abi_engine_send_audio_metadata(_ p: OpaquePointer?, _ data: UnsafeRawPointer?, _ length: Int) -> Int32 {
-    withEngine(p) { engine throws(AgoraError) in
+    sendAudioMetadata(p, data, length, .own)
+}
+
+func sendAudioMetadata(_ p: OpaquePointer?, _ data: UnsafeRawPointer?, _ length: Int, _ target: Target,
+                       function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
         guard let data, length != 0, UInt(bitPattern: length) <= UInt(MetadataObserver.maxMetadataSize) else {
             throw .invalidArgument
         }
@@ -116,7 +132,12 @@ public func abi_engine_register_media_metadata_observer(_ p: OpaquePointer?,
 @_cdecl("agoraish_engine_enable_encryption")
 public func abi_engine_enable_encryption(_ p: OpaquePointer?, _ enabled: Int32,
                                          _ config: UnsafePointer<agoraish_encryption_config>?) -> Int32 {
-    withEngine(p) { engine throws(AgoraError) in
+    enableEncryption(p, enabled, config, .own)
+}
+
+func enableEncryption(_ p: OpaquePointer?, _ enabled: Int32, _ config: UnsafePointer<agoraish_encryption_config>?,
+                      _ target: Target, function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
         guard enabled != 0 else {
             try engine.enableEncryption(false, config: EncryptionConfig(mode: .aes128Gcm2, key: ""))
             return

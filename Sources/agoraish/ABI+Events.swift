@@ -16,16 +16,7 @@ extension CEventHandler {
             channel.withCString { cb(engine, ud, $0, uid, elapsed) }
         case .leaveChannel(let stats):
             guard let cb = table.on_leave_channel else { return }
-            var st = RtcStats()
-            st.duration = stats.durationSeconds
-            st.txBytes = stats.txBytes
-            st.rxBytes = stats.rxBytes
-            st.txPackets = stats.txPackets
-            st.rxPackets = stats.rxPackets
-            st.userCount = stats.userCount
-            st.txAudioBytes = stats.mediaTxBytes
-            st.rxAudioBytes = stats.mediaRxBytes
-            var s = makeRtcStats(st)
+            var s = makeLeaveStats(stats)
             cb(engine, ud, &s)
         case .userJoined(let uid, let elapsed):
             table.on_user_joined?(engine, ud, uid, elapsed)
@@ -128,9 +119,7 @@ extension CEventHandler {
             table.on_remote_audio_state_changed?(engine, ud, uid, state, reason, elapsed)
         case .audioVolumeIndication(let speakers, let total):
             guard let cb = table.on_audio_volume_indication else { return }
-            var list = speakers.map {
-                agoraish_audio_volume_info(uid: $0.uid, volume: UInt32($0.volume), vad: UInt32($0.vad))
-            }
+            var list = makeVolumeInfos(speakers)
             list.withUnsafeMutableBufferPointer { b in
                 cb(engine, ud, b.isEmpty ? nil : UnsafePointer(b.baseAddress), UInt32(b.count), total)
             }
@@ -144,32 +133,63 @@ extension CEventHandler {
             cb(engine, ud, &s)
         case .localAudioStats(let st):
             guard let cb = table.on_local_audio_stats else { return }
-            var s = agoraish_local_audio_stats()
-            s.struct_size = UInt32(MemoryLayout<agoraish_local_audio_stats>.size)
-            s.num_channels = st.numChannels
-            s.sent_sample_rate = st.sentSampleRate
-            s.sent_bitrate = st.sentBitrate
-            s.tx_packet_loss_rate = st.txPacketLossRate
+            var s = makeLocalAudioStats(st)
             cb(engine, ud, &s)
         case .remoteAudioStats(let r):
             guard let cb = table.on_remote_audio_stats else { return }
-            var s = agoraish_remote_audio_stats()
-            s.struct_size = UInt32(MemoryLayout<agoraish_remote_audio_stats>.size)
-            s.uid = r.uid
-            s.quality = r.quality
-            s.network_transport_delay = r.networkTransportDelay
-            s.jitter_buffer_delay = r.jitterBufferDelay
-            s.audio_loss_rate = r.audioLossRate
-            s.num_channels = r.numChannels
-            s.received_sample_rate = r.receivedSampleRate
-            s.received_bitrate = r.receivedBitrate
-            s.total_frozen_time = r.totalFrozenTime
-            s.frozen_rate = r.frozenRate
-            s.total_active_time = r.totalActiveTime
-            s.fec_recovered_frames = r.fecRecoveredFrames
-            s.concealed_frames = r.concealedFrames
-            s.end_to_end_delay = r.endToEndDelay
+            var s = makeRemoteAudioStats(r)
             cb(engine, ud, &s)
         }
     }
+}
+
+/// The C form of onLocalAudioStats' statistics.
+func makeLocalAudioStats(_ st: LocalAudioStats) -> agoraish_local_audio_stats {
+    var s = agoraish_local_audio_stats()
+    s.struct_size = UInt32(MemoryLayout<agoraish_local_audio_stats>.size)
+    s.num_channels = st.numChannels
+    s.sent_sample_rate = st.sentSampleRate
+    s.sent_bitrate = st.sentBitrate
+    s.tx_packet_loss_rate = st.txPacketLossRate
+    return s
+}
+
+/// The C form of onRemoteAudioStats' statistics.
+func makeRemoteAudioStats(_ r: RemoteAudioStats) -> agoraish_remote_audio_stats {
+    var s = agoraish_remote_audio_stats()
+    s.struct_size = UInt32(MemoryLayout<agoraish_remote_audio_stats>.size)
+    s.uid = r.uid
+    s.quality = r.quality
+    s.network_transport_delay = r.networkTransportDelay
+    s.jitter_buffer_delay = r.jitterBufferDelay
+    s.audio_loss_rate = r.audioLossRate
+    s.num_channels = r.numChannels
+    s.received_sample_rate = r.receivedSampleRate
+    s.received_bitrate = r.receivedBitrate
+    s.total_frozen_time = r.totalFrozenTime
+    s.frozen_rate = r.frozenRate
+    s.total_active_time = r.totalActiveTime
+    s.fec_recovered_frames = r.fecRecoveredFrames
+    s.concealed_frames = r.concealedFrames
+    s.end_to_end_delay = r.endToEndDelay
+    return s
+}
+
+/// The C statistics of onLeaveChannel.
+func makeLeaveStats(_ stats: CallStats) -> agoraish_rtc_stats {
+    var st = RtcStats()
+    st.duration = stats.durationSeconds
+    st.txBytes = stats.txBytes
+    st.rxBytes = stats.rxBytes
+    st.txPackets = stats.txPackets
+    st.rxPackets = stats.rxPackets
+    st.userCount = stats.userCount
+    st.txAudioBytes = stats.mediaTxBytes
+    st.rxAudioBytes = stats.mediaRxBytes
+    return makeRtcStats(st)
+}
+
+/// The C speakers of onAudioVolumeIndication.
+func makeVolumeInfos(_ speakers: [AudioVolumeInfo]) -> [agoraish_audio_volume_info] {
+    speakers.map { agoraish_audio_volume_info(uid: $0.uid, volume: UInt32($0.volume), vad: UInt32($0.vad)) }
 }

@@ -56,7 +56,12 @@ public func abi_engine_push_external_video_frame(_ p: OpaquePointer?,
 
 @_cdecl("agoraish_engine_setup_remote_video")
 public func abi_engine_setup_remote_video(_ p: OpaquePointer?, _ canvas: UnsafePointer<agoraish_video_canvas>?) -> Int32 {
-    withEngine(p) { engine throws(AgoraError) in
+    setupRemoteVideo(p, canvas, .own)
+}
+
+func setupRemoteVideo(_ p: OpaquePointer?, _ canvas: UnsafePointer<agoraish_video_canvas>?, _ target: Target,
+                      function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
         guard let c = readCanvas(canvas) else { throw .invalidArgument }
         try engine.setupRemoteVideo(uid: c.uid, canvas: makeCanvas(c, p))
     }
@@ -212,7 +217,12 @@ public func abi_engine_set_remote_user_priority(_ p: OpaquePointer?, _ uid: UInt
 
 @_cdecl("agoraish_engine_take_snapshot")
 public func abi_engine_take_snapshot(_ p: OpaquePointer?, _ uid: UInt32, _ path: UnsafePointer<CChar>?) -> Int32 {
-    withEngine(p) { engine throws(AgoraError) in
+    takeSnapshot(p, uid, path, .own)
+}
+
+func takeSnapshot(_ p: OpaquePointer?, _ uid: UInt32, _ path: UnsafePointer<CChar>?, _ target: Target,
+                  function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
         guard let text = readCString(path), text.utf8.count <= 4096 else { throw .invalidArgument }
         try engine.takeSnapshot(uid: uid, path: text)
     }
@@ -345,20 +355,7 @@ extension CEventHandler {
             cb(engine, ud, &s)
         case .remoteVideoStats(let r):
             guard let cb = table.on_remote_video_stats else { return }
-            var s = agoraish_remote_video_stats()
-            s.struct_size = UInt32(MemoryLayout<agoraish_remote_video_stats>.size)
-            s.uid = r.uid
-            s.width = r.width
-            s.height = r.height
-            s.received_bitrate = r.receivedBitrate
-            s.decoder_output_frame_rate = r.decoderOutputFrameRate
-            s.renderer_output_frame_rate = r.rendererOutputFrameRate
-            s.packet_loss_rate = r.packetLossRate
-            s.rx_stream_type = r.rxStreamType
-            s.total_frozen_time = r.totalFrozenTime
-            s.frozen_rate = r.frozenRate
-            s.total_active_time = r.totalActiveTime
-            s.publish_duration = r.publishDuration
+            var s = makeRemoteVideoStats(r)
             cb(engine, ud, &s)
         case .snapshotTaken(let uid, let path, let width, let height, let error):
             guard let cb = table.on_snapshot_taken else { return }
@@ -396,4 +393,23 @@ public func abi_engine_mute_all_remote_video_streams(_ p: OpaquePointer?, _ mute
 @_cdecl("agoraish_engine_set_default_mute_all_remote_video_streams")
 public func abi_engine_set_default_mute_all_remote_video_streams(_ p: OpaquePointer?, _ mute: Int32) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in try engine.setDefaultMuteAllRemoteVideoStreams(mute != 0) }
+}
+
+/// The C form of onRemoteVideoStats' statistics.
+func makeRemoteVideoStats(_ r: RemoteVideoStats) -> agoraish_remote_video_stats {
+    var s = agoraish_remote_video_stats()
+    s.struct_size = UInt32(MemoryLayout<agoraish_remote_video_stats>.size)
+    s.uid = r.uid
+    s.width = r.width
+    s.height = r.height
+    s.received_bitrate = r.receivedBitrate
+    s.decoder_output_frame_rate = r.decoderOutputFrameRate
+    s.renderer_output_frame_rate = r.rendererOutputFrameRate
+    s.packet_loss_rate = r.packetLossRate
+    s.rx_stream_type = r.rxStreamType
+    s.total_frozen_time = r.totalFrozenTime
+    s.frozen_rate = r.frozenRate
+    s.total_active_time = r.totalActiveTime
+    s.publish_duration = r.publishDuration
+    return s
 }

@@ -113,6 +113,32 @@ private func checkSignaturesAgainstHeader() {
     do { var engineSetEncryptionSecret = CAgoraishABI.agoraish_engine_set_encryption_secret; engineSetEncryptionSecret = abi_engine_set_encryption_secret; _ = engineSetEncryptionSecret }
     do { var engineSetEncryptionMode = CAgoraishABI.agoraish_engine_set_encryption_mode; engineSetEncryptionMode = abi_engine_set_encryption_mode; _ = engineSetEncryptionMode }
     do { var engineRegisterPacketObserver = CAgoraishABI.agoraish_engine_register_packet_observer; engineRegisterPacketObserver = abi_engine_register_packet_observer; _ = engineRegisterPacketObserver }
+    do { var engineJoinChannelWithOptions = CAgoraishABI.agoraish_engine_join_channel_with_options; engineJoinChannelWithOptions = abi_engine_join_channel_with_options; _ = engineJoinChannelWithOptions }
+    do { var engineUpdateChannelMediaOptions = CAgoraishABI.agoraish_engine_update_channel_media_options; engineUpdateChannelMediaOptions = abi_engine_update_channel_media_options; _ = engineUpdateChannelMediaOptions }
+    do { var engineJoinChannelEx = CAgoraishABI.agoraish_engine_join_channel_ex; engineJoinChannelEx = abi_engine_join_channel_ex; _ = engineJoinChannelEx }
+    do { var engineLeaveChannelEx = CAgoraishABI.agoraish_engine_leave_channel_ex; engineLeaveChannelEx = abi_engine_leave_channel_ex; _ = engineLeaveChannelEx }
+    do { var engineUpdateChannelMediaOptionsEx = CAgoraishABI.agoraish_engine_update_channel_media_options_ex; engineUpdateChannelMediaOptionsEx = abi_engine_update_channel_media_options_ex; _ = engineUpdateChannelMediaOptionsEx }
+    do { var engineGetConnectionStateEx = CAgoraishABI.agoraish_engine_get_connection_state_ex; engineGetConnectionStateEx = abi_engine_get_connection_state_ex; _ = engineGetConnectionStateEx }
+    do { var engineGetCallIdEx = CAgoraishABI.agoraish_engine_get_call_id_ex; engineGetCallIdEx = abi_engine_get_call_id_ex; _ = engineGetCallIdEx }
+    do { var engineGetUserInfoByUidEx = CAgoraishABI.agoraish_engine_get_user_info_by_uid_ex; engineGetUserInfoByUidEx = abi_engine_get_user_info_by_uid_ex; _ = engineGetUserInfoByUidEx }
+    do { var engineGetUserInfoByUserAccountEx = CAgoraishABI.agoraish_engine_get_user_info_by_user_account_ex; engineGetUserInfoByUserAccountEx = abi_engine_get_user_info_by_user_account_ex; _ = engineGetUserInfoByUserAccountEx }
+    do { var engineMuteLocalAudioStreamEx = CAgoraishABI.agoraish_engine_mute_local_audio_stream_ex; engineMuteLocalAudioStreamEx = abi_engine_mute_local_audio_stream_ex; _ = engineMuteLocalAudioStreamEx }
+    do { var engineMuteRemoteAudioStreamEx = CAgoraishABI.agoraish_engine_mute_remote_audio_stream_ex; engineMuteRemoteAudioStreamEx = abi_engine_mute_remote_audio_stream_ex; _ = engineMuteRemoteAudioStreamEx }
+    do { var engineMuteAllRemoteAudioStreamsEx = CAgoraishABI.agoraish_engine_mute_all_remote_audio_streams_ex; engineMuteAllRemoteAudioStreamsEx = abi_engine_mute_all_remote_audio_streams_ex; _ = engineMuteAllRemoteAudioStreamsEx }
+    do { var engineAdjustUserPlaybackSignalVolumeEx = CAgoraishABI.agoraish_engine_adjust_user_playback_signal_volume_ex; engineAdjustUserPlaybackSignalVolumeEx = abi_engine_adjust_user_playback_signal_volume_ex; _ = engineAdjustUserPlaybackSignalVolumeEx }
+    do { var engineMuteRemoteVideoStreamEx = CAgoraishABI.agoraish_engine_mute_remote_video_stream_ex; engineMuteRemoteVideoStreamEx = abi_engine_mute_remote_video_stream_ex; _ = engineMuteRemoteVideoStreamEx }
+    do { var engineMuteAllRemoteVideoStreamsEx = CAgoraishABI.agoraish_engine_mute_all_remote_video_streams_ex; engineMuteAllRemoteVideoStreamsEx = abi_engine_mute_all_remote_video_streams_ex; _ = engineMuteAllRemoteVideoStreamsEx }
+    do { var engineSetRemoteVideoStreamTypeEx = CAgoraishABI.agoraish_engine_set_remote_video_stream_type_ex; engineSetRemoteVideoStreamTypeEx = abi_engine_set_remote_video_stream_type_ex; _ = engineSetRemoteVideoStreamTypeEx }
+    do { var engineSetupRemoteVideoEx = CAgoraishABI.agoraish_engine_setup_remote_video_ex; engineSetupRemoteVideoEx = abi_engine_setup_remote_video_ex; _ = engineSetupRemoteVideoEx }
+    do { var engineTakeSnapshotEx = CAgoraishABI.agoraish_engine_take_snapshot_ex; engineTakeSnapshotEx = abi_engine_take_snapshot_ex; _ = engineTakeSnapshotEx }
+    do { var engineCreateDataStreamEx = CAgoraishABI.agoraish_engine_create_data_stream_ex; engineCreateDataStreamEx = abi_engine_create_data_stream_ex; _ = engineCreateDataStreamEx }
+    do { var engineSendStreamMessageEx = CAgoraishABI.agoraish_engine_send_stream_message_ex; engineSendStreamMessageEx = abi_engine_send_stream_message_ex; _ = engineSendStreamMessageEx }
+    do { var engineSendAudioMetadataEx = CAgoraishABI.agoraish_engine_send_audio_metadata_ex; engineSendAudioMetadataEx = abi_engine_send_audio_metadata_ex; _ = engineSendAudioMetadataEx }
+    do { var engineEnableEncryptionEx = CAgoraishABI.agoraish_engine_enable_encryption_ex; engineEnableEncryptionEx = abi_engine_enable_encryption_ex; _ = engineEnableEncryptionEx }
+    do { var engineCreateCustomAudioTrack = CAgoraishABI.agoraish_engine_create_custom_audio_track; engineCreateCustomAudioTrack = abi_engine_create_custom_audio_track; _ = engineCreateCustomAudioTrack }
+    do { var engineDestroyCustomAudioTrack = CAgoraishABI.agoraish_engine_destroy_custom_audio_track; engineDestroyCustomAudioTrack = abi_engine_destroy_custom_audio_track; _ = engineDestroyCustomAudioTrack }
+    do { var engineAdjustCustomAudioPublishVolume = CAgoraishABI.agoraish_engine_adjust_custom_audio_publish_volume; engineAdjustCustomAudioPublishVolume = abi_engine_adjust_custom_audio_publish_volume; _ = engineAdjustCustomAudioPublishVolume }
+    do { var enginePushExternalAudioFrameById = CAgoraishABI.agoraish_engine_push_external_audio_frame_by_id; enginePushExternalAudioFrameById = abi_engine_push_external_audio_frame_by_id; _ = enginePushExternalAudioFrameById }
     do { var serverCreate = CAgoraishABI.agoraish_server_create; serverCreate = abi_server_create; _ = serverCreate }
     do { var serverStart = CAgoraishABI.agoraish_server_start; serverStart = abi_server_start; _ = serverStart }
     do { var serverStop = CAgoraishABI.agoraish_server_stop; serverStop = abi_server_stop; _ = serverStop }

@@ -437,6 +437,74 @@ import Testing
         ]
         layout["agoraish_packet_observer"] = packetObserver
 
+        let rtcConnection: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_rtc_connection>.size,
+            "struct_size": MemoryLayout<agoraish_rtc_connection>.offset(of: \.struct_size)!,
+            "channel_id": MemoryLayout<agoraish_rtc_connection>.offset(of: \.channel_id)!,
+            "local_uid": MemoryLayout<agoraish_rtc_connection>.offset(of: \.local_uid)!,
+        ]
+        layout["agoraish_rtc_connection"] = rtcConnection
+
+        let channelMediaOptions: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_channel_media_options>.size,
+            "struct_size": MemoryLayout<agoraish_channel_media_options>.offset(of: \.struct_size)!,
+            "has_publish_microphone_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_microphone_track)!,
+            "publish_microphone_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_microphone_track)!,
+            "has_publish_camera_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_camera_track)!,
+            "publish_camera_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_camera_track)!,
+            "has_publish_custom_audio_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_custom_audio_track)!,
+            "publish_custom_audio_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_custom_audio_track)!,
+            "has_publish_custom_audio_track_id": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_custom_audio_track_id)!,
+            "publish_custom_audio_track_id": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_custom_audio_track_id)!,
+            "has_auto_subscribe_audio": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_auto_subscribe_audio)!,
+            "auto_subscribe_audio": MemoryLayout<agoraish_channel_media_options>.offset(of: \.auto_subscribe_audio)!,
+            "has_auto_subscribe_video": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_auto_subscribe_video)!,
+            "auto_subscribe_video": MemoryLayout<agoraish_channel_media_options>.offset(of: \.auto_subscribe_video)!,
+            "has_enable_audio_recording_or_playout": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_enable_audio_recording_or_playout)!,
+            "enable_audio_recording_or_playout": MemoryLayout<agoraish_channel_media_options>.offset(of: \.enable_audio_recording_or_playout)!,
+            "has_client_role_type": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_client_role_type)!,
+            "client_role_type": MemoryLayout<agoraish_channel_media_options>.offset(of: \.client_role_type)!,
+            "has_channel_profile": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_channel_profile)!,
+            "channel_profile": MemoryLayout<agoraish_channel_media_options>.offset(of: \.channel_profile)!,
+            "token": MemoryLayout<agoraish_channel_media_options>.offset(of: \.token)!,
+        ]
+        layout["agoraish_channel_media_options"] = channelMediaOptions
+
+        let eventHandlerEx: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_event_handler_ex>.size,
+            "struct_size": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.struct_size)!,
+            "on_join_channel_success": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_join_channel_success)!,
+            "on_rejoin_channel_success": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_rejoin_channel_success)!,
+            "on_leave_channel": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_leave_channel)!,
+            "on_user_joined": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_user_joined)!,
+            "on_user_offline": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_user_offline)!,
+            "on_client_role_changed": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_client_role_changed)!,
+            "on_connection_state_changed": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_connection_state_changed)!,
+            "on_connection_lost": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_connection_lost)!,
+            "on_token_privilege_will_expire": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_token_privilege_will_expire)!,
+            "on_request_token": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_request_token)!,
+            "on_error": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_error)!,
+            "on_user_mute_audio": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_user_mute_audio)!,
+            "on_user_mute_video": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_user_mute_video)!,
+            "on_first_local_audio_frame_published": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_first_local_audio_frame_published)!,
+            "on_first_remote_audio_decoded": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_first_remote_audio_decoded)!,
+            "on_remote_audio_state_changed": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_remote_audio_state_changed)!,
+            "on_audio_volume_indication": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_audio_volume_indication)!,
+            "on_rtc_stats": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_rtc_stats)!,
+            "on_local_audio_stats": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_local_audio_stats)!,
+            "on_remote_audio_stats": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_remote_audio_stats)!,
+            "on_network_quality": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_network_quality)!,
+            "on_first_remote_video_decoded": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_first_remote_video_decoded)!,
+            "on_remote_video_state_changed": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_remote_video_state_changed)!,
+            "on_remote_video_stats": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_remote_video_stats)!,
+            "on_stream_message": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_stream_message)!,
+            "on_stream_message_error": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_stream_message_error)!,
+            "on_snapshot_taken": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_snapshot_taken)!,
+            "on_encryption_error": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_encryption_error)!,
+            "on_audio_metadata_received": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_audio_metadata_received)!,
+        ]
+        layout["agoraish_event_handler_ex"] = eventHandlerEx
+
         let serverConfig: [String: Int] = [
             "__size__": MemoryLayout<agoraish_server_config>.size,
             "struct_size": MemoryLayout<agoraish_server_config>.offset(of: \.struct_size)!,

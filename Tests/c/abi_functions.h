@@ -119,6 +119,32 @@ static int call_agoraish_engine_enable_encryption(void *handle) { return agorais
 static int call_agoraish_engine_set_encryption_secret(void *handle) { return agoraish_engine_set_encryption_secret((agoraish_engine_t *)handle, NULL); }
 static int call_agoraish_engine_set_encryption_mode(void *handle) { return agoraish_engine_set_encryption_mode((agoraish_engine_t *)handle, NULL); }
 static int call_agoraish_engine_register_packet_observer(void *handle) { return agoraish_engine_register_packet_observer((agoraish_engine_t *)handle, NULL); }
+static int call_agoraish_engine_join_channel_with_options(void *handle) { return agoraish_engine_join_channel_with_options((agoraish_engine_t *)handle, NULL, NULL, 0, NULL); }
+static int call_agoraish_engine_update_channel_media_options(void *handle) { return agoraish_engine_update_channel_media_options((agoraish_engine_t *)handle, NULL); }
+static int call_agoraish_engine_join_channel_ex(void *handle) { return agoraish_engine_join_channel_ex((agoraish_engine_t *)handle, NULL, NULL, NULL, NULL, NULL); }
+static int call_agoraish_engine_leave_channel_ex(void *handle) { return agoraish_engine_leave_channel_ex((agoraish_engine_t *)handle, NULL); }
+static int call_agoraish_engine_update_channel_media_options_ex(void *handle) { return agoraish_engine_update_channel_media_options_ex((agoraish_engine_t *)handle, NULL, NULL); }
+static int call_agoraish_engine_get_connection_state_ex(void *handle) { return agoraish_engine_get_connection_state_ex((agoraish_engine_t *)handle, NULL); }
+static int call_agoraish_engine_get_call_id_ex(void *handle) { return agoraish_engine_get_call_id_ex((agoraish_engine_t *)handle, NULL, NULL, NULL); }
+static int call_agoraish_engine_get_user_info_by_uid_ex(void *handle) { return agoraish_engine_get_user_info_by_uid_ex((agoraish_engine_t *)handle, 0, NULL, NULL); }
+static int call_agoraish_engine_get_user_info_by_user_account_ex(void *handle) { return agoraish_engine_get_user_info_by_user_account_ex((agoraish_engine_t *)handle, NULL, NULL, NULL); }
+static int call_agoraish_engine_mute_local_audio_stream_ex(void *handle) { return agoraish_engine_mute_local_audio_stream_ex((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_engine_mute_remote_audio_stream_ex(void *handle) { return agoraish_engine_mute_remote_audio_stream_ex((agoraish_engine_t *)handle, 0, 0, NULL); }
+static int call_agoraish_engine_mute_all_remote_audio_streams_ex(void *handle) { return agoraish_engine_mute_all_remote_audio_streams_ex((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_engine_adjust_user_playback_signal_volume_ex(void *handle) { return agoraish_engine_adjust_user_playback_signal_volume_ex((agoraish_engine_t *)handle, 0, 0, NULL); }
+static int call_agoraish_engine_mute_remote_video_stream_ex(void *handle) { return agoraish_engine_mute_remote_video_stream_ex((agoraish_engine_t *)handle, 0, 0, NULL); }
+static int call_agoraish_engine_mute_all_remote_video_streams_ex(void *handle) { return agoraish_engine_mute_all_remote_video_streams_ex((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_engine_set_remote_video_stream_type_ex(void *handle) { return agoraish_engine_set_remote_video_stream_type_ex((agoraish_engine_t *)handle, 0, 0, NULL); }
+static int call_agoraish_engine_setup_remote_video_ex(void *handle) { return agoraish_engine_setup_remote_video_ex((agoraish_engine_t *)handle, NULL, NULL); }
+static int call_agoraish_engine_take_snapshot_ex(void *handle) { return agoraish_engine_take_snapshot_ex((agoraish_engine_t *)handle, 0, NULL, NULL); }
+static int call_agoraish_engine_create_data_stream_ex(void *handle) { return agoraish_engine_create_data_stream_ex((agoraish_engine_t *)handle, NULL, NULL, NULL); }
+static int call_agoraish_engine_send_stream_message_ex(void *handle) { return agoraish_engine_send_stream_message_ex((agoraish_engine_t *)handle, 0, NULL, 0, NULL); }
+static int call_agoraish_engine_send_audio_metadata_ex(void *handle) { return agoraish_engine_send_audio_metadata_ex((agoraish_engine_t *)handle, NULL, 0, NULL); }
+static int call_agoraish_engine_enable_encryption_ex(void *handle) { return agoraish_engine_enable_encryption_ex((agoraish_engine_t *)handle, 0, NULL, NULL); }
+static int call_agoraish_engine_create_custom_audio_track(void *handle) { return agoraish_engine_create_custom_audio_track((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_engine_destroy_custom_audio_track(void *handle) { return agoraish_engine_destroy_custom_audio_track((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_adjust_custom_audio_publish_volume(void *handle) { return agoraish_engine_adjust_custom_audio_publish_volume((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_engine_push_external_audio_frame_by_id(void *handle) { return agoraish_engine_push_external_audio_frame_by_id((agoraish_engine_t *)handle, 0, NULL, 0, 0, 0); }
 static int call_agoraish_server_start(void *handle) { return agoraish_server_start((agoraish_server_t *)handle); }
 static int call_agoraish_server_stop(void *handle) { return agoraish_server_stop((agoraish_server_t *)handle); }
 static int call_agoraish_server_release(void *handle) { return agoraish_server_release((agoraish_server_t *)handle); }
@@ -229,6 +255,32 @@ static const abi_function abi_engine_functions[] = {
     {"agoraish_engine_set_encryption_secret", call_agoraish_engine_set_encryption_secret},
     {"agoraish_engine_set_encryption_mode", call_agoraish_engine_set_encryption_mode},
     {"agoraish_engine_register_packet_observer", call_agoraish_engine_register_packet_observer},
+    {"agoraish_engine_join_channel_with_options", call_agoraish_engine_join_channel_with_options},
+    {"agoraish_engine_update_channel_media_options", call_agoraish_engine_update_channel_media_options},
+    {"agoraish_engine_join_channel_ex", call_agoraish_engine_join_channel_ex},
+    {"agoraish_engine_leave_channel_ex", call_agoraish_engine_leave_channel_ex},
+    {"agoraish_engine_update_channel_media_options_ex", call_agoraish_engine_update_channel_media_options_ex},
+    {"agoraish_engine_get_connection_state_ex", call_agoraish_engine_get_connection_state_ex},
+    {"agoraish_engine_get_call_id_ex", call_agoraish_engine_get_call_id_ex},
+    {"agoraish_engine_get_user_info_by_uid_ex", call_agoraish_engine_get_user_info_by_uid_ex},
+    {"agoraish_engine_get_user_info_by_user_account_ex", call_agoraish_engine_get_user_info_by_user_account_ex},
+    {"agoraish_engine_mute_local_audio_stream_ex", call_agoraish_engine_mute_local_audio_stream_ex},
+    {"agoraish_engine_mute_remote_audio_stream_ex", call_agoraish_engine_mute_remote_audio_stream_ex},
+    {"agoraish_engine_mute_all_remote_audio_streams_ex", call_agoraish_engine_mute_all_remote_audio_streams_ex},
+    {"agoraish_engine_adjust_user_playback_signal_volume_ex", call_agoraish_engine_adjust_user_playback_signal_volume_ex},
+    {"agoraish_engine_mute_remote_video_stream_ex", call_agoraish_engine_mute_remote_video_stream_ex},
+    {"agoraish_engine_mute_all_remote_video_streams_ex", call_agoraish_engine_mute_all_remote_video_streams_ex},
+    {"agoraish_engine_set_remote_video_stream_type_ex", call_agoraish_engine_set_remote_video_stream_type_ex},
+    {"agoraish_engine_setup_remote_video_ex", call_agoraish_engine_setup_remote_video_ex},
+    {"agoraish_engine_take_snapshot_ex", call_agoraish_engine_take_snapshot_ex},
+    {"agoraish_engine_create_data_stream_ex", call_agoraish_engine_create_data_stream_ex},
+    {"agoraish_engine_send_stream_message_ex", call_agoraish_engine_send_stream_message_ex},
+    {"agoraish_engine_send_audio_metadata_ex", call_agoraish_engine_send_audio_metadata_ex},
+    {"agoraish_engine_enable_encryption_ex", call_agoraish_engine_enable_encryption_ex},
+    {"agoraish_engine_create_custom_audio_track", call_agoraish_engine_create_custom_audio_track},
+    {"agoraish_engine_destroy_custom_audio_track", call_agoraish_engine_destroy_custom_audio_track},
+    {"agoraish_engine_adjust_custom_audio_publish_volume", call_agoraish_engine_adjust_custom_audio_publish_volume},
+    {"agoraish_engine_push_external_audio_frame_by_id", call_agoraish_engine_push_external_audio_frame_by_id},
 };
 
 /** The functions taking an `agoraish_server_t *`, in header order. */

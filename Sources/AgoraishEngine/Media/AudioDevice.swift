@@ -48,14 +48,31 @@ final class AudioDeviceModule: @unchecked Sendable {
         var pacePushed = false
         /// Bumped when a device choice changes: devices reopen.
         var generation = 0
+        /// The audio paths of the engine's other connections (joinChannelEx)
+        /// and what each takes from the device now.
+        var connections: [Attachment] = []
 
-        var wantsCapture: Bool { capture || recordingTest != nil || loopbackTest != nil }
-        var wantsPlayback: Bool { playout || playbackTest != nil || loopbackTest != nil }
-        var isIdle: Bool { !wantsCapture && !wantsPlayback && indication.interval <= 0 && !pacePushed }
+        var wantsCapture: Bool { capture || recordingTest != nil || loopbackTest != nil || connections.contains { $0.capture } }
+        var wantsPlayback: Bool { playout || playbackTest != nil || loopbackTest != nil || connections.contains { $0.playout } }
+        var isIdle: Bool {
+            !wantsCapture && !wantsPlayback && indication.interval <= 0 && !pacePushed && !connections.contains { $0.pacePushed }
+        }
+    }
+
+    /// The audio path of one more connection: capture goes to it as well,
+    /// its playout is mixed with the engine's, its pushed audio is paced.
+    struct Attachment {
+        let pipeline: AudioPipeline
+        var capture = false
+        var playout = false
+        var pacePushed = false
+        var inCall = false
     }
 
     let config = Locked(Config())
     private let pipeline: AudioPipeline
+    /// The audio paths of the engine's other connections.
+    private let attached = Locked<[AudioPipeline]>([])
     private let log: @Sendable (String) -> Void
     private let thread = EventThreadHandle()
     private let wakeFd: Int32
@@ -158,7 +175,10 @@ final class AudioDeviceModule: @unchecked Sendable {
     /// One 10 ms step. Returns whether the next step must follow in 10 ms.
     private func tick(_ d: inout Devices, _ c: Config, now: Instant) -> Bool {
         // Pushed audio due by now (an external source's queue).
-        let pushedWaiting = c.pacePushed && pipeline.sendPushed(now: now)
+        var pushedWaiting = c.pacePushed && pipeline.sendPushed(now: now)
+        for a in c.connections where a.pacePushed {
+            if a.pipeline.sendPushed(now: now) { pushedWaiting = true }
+        }
 
         // Capture.
         var captured: [Int16]? = nil
@@ -184,6 +204,7 @@ final class AudioDeviceModule: @unchecked Sendable {
             }
             if let frame = captured {
                 if c.capture { pipeline.captured(frame, channels: 1) }
+                for a in c.connections where a.capture { a.pipeline.captured(frame, channels: 1) }
                 if c.recordingTest != nil || c.loopbackTest != nil {
                     pipeline.addLocalLevel(frame)
                 }
@@ -205,6 +226,13 @@ final class AudioDeviceModule: @unchecked Sendable {
         let playoutIdle = !c.playout || (d.playbackFailed && !pipeline.needsPlayoutClock)
         // The device plays mono: the stereo mix is folded down.
         if c.playout && !playoutIdle { out = convertChannels(pipeline.renderTick(now: now), from: 2, to: 1) }
+        // Every connection's remote audio plays on the one device.
+        var connectionsPlaying = false
+        for a in c.connections where a.playout && !(d.playbackFailed && !a.pipeline.needsPlayoutClock) {
+            connectionsPlaying = true
+            let frame = convertChannels(a.pipeline.renderTick(now: now), from: 2, to: 1)
+            if out != nil { PCM.mix(&out!, frame) } else { out = frame }
+        }
         if let test = c.playbackTest, !test.isEmpty {
             var frame = [Int16](repeating: 0, count: AudioPipeline.frame)
             for i in 0..<frame.count {
@@ -242,6 +270,9 @@ final class AudioDeviceModule: @unchecked Sendable {
             let due = d.nextIndication ?? now + .milliseconds(Int64(c.indication.interval))
             if now >= due {
                 pipeline.reportVolumes(smooth: c.indication.smooth, reportVad: c.indication.reportVad, remote: c.inCall)
+                for a in c.connections where a.inCall {
+                    a.pipeline.reportVolumes(smooth: c.indication.smooth, reportVad: c.indication.reportVad, remote: true)
+                }
                 d.nextIndication = now + .milliseconds(Int64(c.indication.interval))
             } else {
                 d.nextIndication = due
@@ -262,6 +293,7 @@ final class AudioDeviceModule: @unchecked Sendable {
         if c.loopbackTest == nil { d.loopback = [] }
         return (c.wantsCapture && !d.captureFailed) || c.playbackTest != nil || c.indication.interval > 0
             || (c.playout && (!playoutIdle || d.playback != nil || !d.playbackFailed)) || pushedWaiting
+            || connectionsPlaying || (c.connections.contains { $0.playout } && (d.playback != nil || !d.playbackFailed))
     }
 
     private func closeDevices(_ d: inout Devices) {
@@ -385,15 +417,42 @@ extension AudioDeviceModule {
     /// device plays unless the host pulls (external sink), and captures unless
     /// the host pushes (external source) or local audio is off.
     func refresh() {
-        let (sink, enabled, local) = pipeline.settings.withLock { ($0.sink != nil, $0.audioEnabled, $0.localEnabled) }
-        let external = pipeline.sourceChannels > 0
-        let inCall = pipeline.callStart.withLock { $0 != nil }
-        update { c in
-            c.playout = inCall && !sink && enabled
-            c.capture = inCall && !external && enabled && local
-            c.pacePushed = inCall && external
-            c.inCall = inCall
+        let main = Self.wants(pipeline)
+        let others = attached.withLock { $0 }.map { p -> Attachment in
+            let w = Self.wants(p)
+            return Attachment(pipeline: p, capture: w.capture, playout: w.playout, pacePushed: w.pacePushed, inCall: w.inCall)
         }
+        update { c in
+            (c.playout, c.capture, c.pacePushed, c.inCall) = main
+            c.connections = others
+        }
+    }
+
+    /// What a connection's audio path takes from the device now: playout in
+    /// a call unless the host pulls (external sink) or the connection turned
+    /// the device off (enable_audio_recording_or_playout); capture in a call
+    /// when it publishes the microphone, unless the host pushes (external
+    /// source) or local audio is off.
+    private static func wants(_ p: AudioPipeline) -> (playout: Bool, capture: Bool, pacePushed: Bool, inCall: Bool) {
+        let (sink, enabled, local, device, microphone) = p.settings.withLock {
+            ($0.sink != nil, $0.audioEnabled, $0.localEnabled, $0.deviceEnabled, $0.publishMicrophone)
+        }
+        let external = p.sourceChannels > 0
+        let inCall = p.callStart.withLock { $0 != nil }
+        return (inCall && !sink && enabled && device, inCall && !external && enabled && local && device && microphone,
+                inCall && external, inCall)
+    }
+
+    /// Adds a connection's audio path to the device (joinChannelEx).
+    func attach(_ p: AudioPipeline) {
+        attached.withLock { $0.append(p) }
+        refresh()
+    }
+
+    /// Removes a connection's audio path; the device stops feeding it within 10 ms.
+    func detach(_ p: AudioPipeline) {
+        attached.withLock { $0.removeAll { $0 === p } }
+        refresh()
     }
 }
 

@@ -35,6 +35,10 @@ final class AudioPipeline: @unchecked Sendable {
         var lossRecovery = true
         var localEnabled = true
         var localMuted = false
+        /// The connection publishes the microphone (ChannelMediaOptions.publish_microphone_track).
+        var publishMicrophone = true
+        /// The connection records and plays on the device (enable_audio_recording_or_playout).
+        var deviceEnabled = true
         var recordingVolume = 100
         var playbackVolume = 100
         var userVolumes: [UInt32: Int] = [:]

@@ -23,9 +23,9 @@ from typing import Any, Dict, Tuple
 #:  incompatibly (the SONAME follows it: libagoraish.so.0).
 AGORAISH_ABI_VERSION_MAJOR = 0
 #: ABI minor version: grows when declarations or struct fields are appended.
-AGORAISH_ABI_VERSION_MINOR = 10
+AGORAISH_ABI_VERSION_MINOR = 11
 #: The ABI version as one comparable number: major * 1000 + minor.
-AGORAISH_ABI_VERSION = 10
+AGORAISH_ABI_VERSION = 11
 #: Default size of one log file, in KB (`log_file_size_kb = -1` selects it).
 AGORAISH_LOG_FILE_SIZE_DEFAULT_KB = 1024
 #: Smallest accepted log file size in KB; smaller values are raised to it.
@@ -57,6 +57,10 @@ AGORAISH_MAX_STREAM_BYTES_PER_SECOND = 6144
 AGORAISH_MAX_METADATA_SIZE = 1024
 #: How many bytes a packet observer may add to a payload.
 AGORAISH_PACKET_OBSERVER_MAX_GROWTH = 64
+#: Connections an engine may hold besides its own.
+AGORAISH_MAX_CONNECTIONS = 16
+#: Custom audio tracks an engine may hold.
+AGORAISH_MAX_CUSTOM_AUDIO_TRACKS = 32
 
 # --------------------------------------------------------------------------
 # Enums: each member as a constant and the enum as an IntEnum
@@ -926,6 +930,18 @@ class EncryptionErrorType(enum.IntEnum):
     DATASTREAM_DECRYPTION_FAILURE = AGORAISH_ENCRYPTION_ERROR_DATASTREAM_DECRYPTION_FAILURE
     DATASTREAM_ENCRYPTION_FAILURE = AGORAISH_ENCRYPTION_ERROR_DATASTREAM_ENCRYPTION_FAILURE
 
+#: Mixable: in Agora's SDK mixed with other tracks of a connection.
+AGORAISH_AUDIO_TRACK_MIXABLE = 0
+#: Direct: sent as pushed.
+AGORAISH_AUDIO_TRACK_DIRECT = 1
+
+
+class AudioTrackType(enum.IntEnum):
+    """Custom audio track types (Agora's AUDIO_TRACK_TYPE)."""
+
+    MIXABLE = AGORAISH_AUDIO_TRACK_MIXABLE
+    DIRECT = AGORAISH_AUDIO_TRACK_DIRECT
+
 
 #: Every enum of the header, keyed by its C name.
 ENUMS: Dict[str, Any] = {
@@ -968,6 +984,7 @@ ENUMS: Dict[str, Any] = {
     "agoraish_metadata_type": MetadataType,
     "agoraish_encryption_mode": EncryptionMode,
     "agoraish_encryption_error_type": EncryptionErrorType,
+    "agoraish_audio_track_type": AudioTrackType,
 }
 
 # --------------------------------------------------------------------------
@@ -1140,6 +1157,46 @@ class PacketObserverTable(Structure):
     it. Send callbacks run on the thread that encodes (audio: the pushing or
     audio device thread; video: the video thread), receive callbacks on the
     engine's network thread; callbacks of one kind never overlap.
+    """
+
+
+class RtcConnection(Structure):
+    """One channel membership of an engine (Agora's RtcConnection): a channel and
+    the local uid joined with. An engine's own join (`agoraish_engine_join_channel*`)
+    is one connection; `agoraish_engine_join_channel_ex()` adds more, in other
+    channels or in the same channel with another uid. A connection is named by
+    what the host passed: `local_uid` 0 (the server picks the uid) names the
+    connection joined with 0.
+
+    Each connection has its own signaling session, media transport, jitter
+    buffers, encoders, encryption, data streams and statistics. The engine's
+    audio device is shared: capture goes to every connection that publishes the
+    microphone, and the remote audio of all connections is mixed for playout.
+    The camera (or external video source) and the raw audio/video observers
+    belong to the engine's own connection.
+    """
+
+
+class ChannelMediaOptions(Structure):
+    """What a connection publishes and receives (Agora 4.x ChannelMediaOptions).
+    Each field is optional, as Agora's Optional<>: a field is read only when its
+    `has_` flag is nonzero; an unset field leaves the connection's choice as it
+    is. A connection starts publishing the microphone, subscribing to every
+    user's audio and video, and recording and playing on the device.
+    A connection publishes one audio track: the microphone, or a custom audio
+    track (`agoraish_engine_create_custom_audio_track()`), which replaces it.
+    """
+
+
+class EventHandlerEx(Structure):
+    """Event callbacks of one `_ex` connection (Agora's IRtcEngineEventHandlerEx).
+    Each callback receives the engine, the `user_data` given to
+    `agoraish_engine_join_channel_ex()` and the connection, then the arguments
+    of the callback of the same name in `agoraish_event_handler`, with the same
+    meaning. The connection is the one the host joined (its `local_uid` as
+    given); it is valid only during the callback.
+    Thread: the engine's event thread, in order with the engine's own events.
+    Every callback is optional (NULL: not interested).
     """
 
 
@@ -1331,6 +1388,35 @@ SendAudioPacketCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Packet))
 SendVideoPacketCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Packet))
 ReceiveAudioPacketCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Packet))
 ReceiveVideoPacketCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Packet))
+JoinChannelSuccessCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+RejoinChannelSuccessCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+LeaveChannelCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RtcStats))
+UserJoinedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+UserOfflineCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+ClientRoleChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_int)
+ConnectionStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_int)
+ConnectionLostCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection))
+TokenPrivilegeWillExpireCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_char_p)
+RequestTokenCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection))
+ErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_char_p)
+UserMuteAudioCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+UserMuteVideoCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+FirstLocalAudioFramePublishedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
+FirstRemoteAudioDecodedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+RemoteAudioStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
+AudioVolumeIndicationCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(AudioVolumeInfo), c_uint, c_int)
+RtcStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RtcStats))
+LocalAudioStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(LocalAudioStats))
+RemoteAudioStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RemoteAudioStats))
+NetworkQualityCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int)
+FirstRemoteVideoDecodedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
+RemoteVideoStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
+RemoteVideoStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RemoteVideoStats))
+StreamMessageCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, POINTER(c_uint8), c_size_t, c_uint64)
+StreamMessageErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int, c_int)
+SnapshotTakenCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_char_p, c_int, c_int, c_int)
+EncryptionErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
+AudioMetadataReceivedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, POINTER(c_uint8), c_size_t)
 
 # --------------------------------------------------------------------------
 # Struct fields, in the header's order
@@ -1665,6 +1751,65 @@ PacketObserverTable._fields_ = [
     ("on_receive_audio_packet", ReceiveAudioPacketCallback),
     ("on_receive_video_packet", ReceiveVideoPacketCallback),
 ]
+RtcConnection._fields_ = [
+    ("struct_size", c_uint32),
+    ("channel_id", c_char_p),
+    ("local_uid", c_uint32),
+]
+ChannelMediaOptions._fields_ = [
+    ("struct_size", c_uint32),
+    ("has_publish_microphone_track", c_int),
+    ("publish_microphone_track", c_int),
+    ("has_publish_camera_track", c_int),
+    ("publish_camera_track", c_int),
+    ("has_publish_custom_audio_track", c_int),
+    ("publish_custom_audio_track", c_int),
+    ("has_publish_custom_audio_track_id", c_int),
+    ("publish_custom_audio_track_id", c_int32),
+    ("has_auto_subscribe_audio", c_int),
+    ("auto_subscribe_audio", c_int),
+    ("has_auto_subscribe_video", c_int),
+    ("auto_subscribe_video", c_int),
+    ("has_enable_audio_recording_or_playout", c_int),
+    ("enable_audio_recording_or_playout", c_int),
+    ("has_client_role_type", c_int),
+    ("client_role_type", c_int),
+    ("has_channel_profile", c_int),
+    ("channel_profile", c_int),
+    ("token", c_char_p),
+]
+EventHandlerEx._fields_ = [
+    ("struct_size", c_uint32),
+    ("on_join_channel_success", JoinChannelSuccessCallback),
+    ("on_rejoin_channel_success", RejoinChannelSuccessCallback),
+    ("on_leave_channel", LeaveChannelCallback),
+    ("on_user_joined", UserJoinedCallback),
+    ("on_user_offline", UserOfflineCallback),
+    ("on_client_role_changed", ClientRoleChangedCallback),
+    ("on_connection_state_changed", ConnectionStateChangedCallback),
+    ("on_connection_lost", ConnectionLostCallback),
+    ("on_token_privilege_will_expire", TokenPrivilegeWillExpireCallback),
+    ("on_request_token", RequestTokenCallback),
+    ("on_error", ErrorCallback),
+    ("on_user_mute_audio", UserMuteAudioCallback),
+    ("on_user_mute_video", UserMuteVideoCallback),
+    ("on_first_local_audio_frame_published", FirstLocalAudioFramePublishedCallback),
+    ("on_first_remote_audio_decoded", FirstRemoteAudioDecodedCallback),
+    ("on_remote_audio_state_changed", RemoteAudioStateChangedCallback),
+    ("on_audio_volume_indication", AudioVolumeIndicationCallback),
+    ("on_rtc_stats", RtcStatsCallback),
+    ("on_local_audio_stats", LocalAudioStatsCallback),
+    ("on_remote_audio_stats", RemoteAudioStatsCallback),
+    ("on_network_quality", NetworkQualityCallback),
+    ("on_first_remote_video_decoded", FirstRemoteVideoDecodedCallback),
+    ("on_remote_video_state_changed", RemoteVideoStateChangedCallback),
+    ("on_remote_video_stats", RemoteVideoStatsCallback),
+    ("on_stream_message", StreamMessageCallback),
+    ("on_stream_message_error", StreamMessageErrorCallback),
+    ("on_snapshot_taken", SnapshotTakenCallback),
+    ("on_encryption_error", EncryptionErrorCallback),
+    ("on_audio_metadata_received", AudioMetadataReceivedCallback),
+]
 ServerConfig._fields_ = [
     ("struct_size", c_uint32),
     ("host", c_char_p),
@@ -1707,6 +1852,9 @@ STRUCTS: Dict[str, Any] = {
     "agoraish_encryption_config": EncryptionConfig,
     "agoraish_packet": Packet,
     "agoraish_packet_observer": PacketObserverTable,
+    "agoraish_rtc_connection": RtcConnection,
+    "agoraish_channel_media_options": ChannelMediaOptions,
+    "agoraish_event_handler_ex": EventHandlerEx,
     "agoraish_server_config": ServerConfig,
 }
 
@@ -1742,6 +1890,9 @@ agoraish_metadata_observer = MetadataObserverTable
 agoraish_encryption_config = EncryptionConfig
 agoraish_packet = Packet
 agoraish_packet_observer = PacketObserverTable
+agoraish_rtc_connection = RtcConnection
+agoraish_channel_media_options = ChannelMediaOptions
+agoraish_event_handler_ex = EventHandlerEx
 agoraish_server_config = ServerConfig
 
 #: The callbacks of each callback struct: (field, callback type, parameter names),
@@ -1820,6 +1971,37 @@ CALLBACKS: Dict[str, Tuple[Tuple[str, Any, Tuple[str, ...]], ...]] = {
         ("on_send_video_packet", SendVideoPacketCallback, ("engine", "user_data", "packet")),
         ("on_receive_audio_packet", ReceiveAudioPacketCallback, ("engine", "user_data", "packet")),
         ("on_receive_video_packet", ReceiveVideoPacketCallback, ("engine", "user_data", "packet")),
+    ),
+    "agoraish_event_handler_ex": (
+        ("on_join_channel_success", JoinChannelSuccessCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
+        ("on_rejoin_channel_success", RejoinChannelSuccessCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
+        ("on_leave_channel", LeaveChannelCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_user_joined", UserJoinedCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
+        ("on_user_offline", UserOfflineCallback, ("engine", "user_data", "connection", "uid", "reason")),
+        ("on_client_role_changed", ClientRoleChangedCallback, ("engine", "user_data", "connection", "old_role", "new_role")),
+        ("on_connection_state_changed", ConnectionStateChangedCallback, ("engine", "user_data", "connection", "state", "reason")),
+        ("on_connection_lost", ConnectionLostCallback, ("engine", "user_data", "connection")),
+        ("on_token_privilege_will_expire", TokenPrivilegeWillExpireCallback, ("engine", "user_data", "connection", "token")),
+        ("on_request_token", RequestTokenCallback, ("engine", "user_data", "connection")),
+        ("on_error", ErrorCallback, ("engine", "user_data", "connection", "err", "msg")),
+        ("on_user_mute_audio", UserMuteAudioCallback, ("engine", "user_data", "connection", "uid", "muted")),
+        ("on_user_mute_video", UserMuteVideoCallback, ("engine", "user_data", "connection", "uid", "muted")),
+        ("on_first_local_audio_frame_published", FirstLocalAudioFramePublishedCallback, ("engine", "user_data", "connection", "elapsed")),
+        ("on_first_remote_audio_decoded", FirstRemoteAudioDecodedCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
+        ("on_remote_audio_state_changed", RemoteAudioStateChangedCallback, ("engine", "user_data", "connection", "uid", "state", "reason", "elapsed")),
+        ("on_audio_volume_indication", AudioVolumeIndicationCallback, ("engine", "user_data", "connection", "speakers", "speaker_number", "total_volume")),
+        ("on_rtc_stats", RtcStatsCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_local_audio_stats", LocalAudioStatsCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_remote_audio_stats", RemoteAudioStatsCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_network_quality", NetworkQualityCallback, ("engine", "user_data", "connection", "uid", "tx_quality", "rx_quality")),
+        ("on_first_remote_video_decoded", FirstRemoteVideoDecodedCallback, ("engine", "user_data", "connection", "uid", "width", "height", "elapsed")),
+        ("on_remote_video_state_changed", RemoteVideoStateChangedCallback, ("engine", "user_data", "connection", "uid", "state", "reason", "elapsed")),
+        ("on_remote_video_stats", RemoteVideoStatsCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_stream_message", StreamMessageCallback, ("engine", "user_data", "connection", "uid", "stream_id", "data", "length", "sent_ts")),
+        ("on_stream_message_error", StreamMessageErrorCallback, ("engine", "user_data", "connection", "uid", "stream_id", "code", "missed", "cached")),
+        ("on_snapshot_taken", SnapshotTakenCallback, ("engine", "user_data", "connection", "uid", "path", "width", "height", "error")),
+        ("on_encryption_error", EncryptionErrorCallback, ("engine", "user_data", "connection", "error_type")),
+        ("on_audio_metadata_received", AudioMetadataReceivedCallback, ("engine", "user_data", "connection", "uid", "metadata", "length")),
     ),
 }
 
@@ -1936,6 +2118,32 @@ FUNCTIONS: Dict[str, Tuple[Any, Tuple[Any, ...]]] = {
     "agoraish_engine_set_encryption_secret": (c_int, (c_void_p, c_char_p)),
     "agoraish_engine_set_encryption_mode": (c_int, (c_void_p, c_char_p)),
     "agoraish_engine_register_packet_observer": (c_int, (c_void_p, POINTER(PacketObserverTable))),
+    "agoraish_engine_join_channel_with_options": (c_int, (c_void_p, c_char_p, c_char_p, c_uint32, POINTER(ChannelMediaOptions))),
+    "agoraish_engine_update_channel_media_options": (c_int, (c_void_p, POINTER(ChannelMediaOptions))),
+    "agoraish_engine_join_channel_ex": (c_int, (c_void_p, c_char_p, POINTER(RtcConnection), POINTER(ChannelMediaOptions), POINTER(EventHandlerEx), c_void_p)),
+    "agoraish_engine_leave_channel_ex": (c_int, (c_void_p, POINTER(RtcConnection))),
+    "agoraish_engine_update_channel_media_options_ex": (c_int, (c_void_p, POINTER(ChannelMediaOptions), POINTER(RtcConnection))),
+    "agoraish_engine_get_connection_state_ex": (c_int, (c_void_p, POINTER(RtcConnection))),
+    "agoraish_engine_get_call_id_ex": (c_int, (c_void_p, POINTER(c_char), POINTER(c_size_t), POINTER(RtcConnection))),
+    "agoraish_engine_get_user_info_by_uid_ex": (c_int, (c_void_p, c_uint32, POINTER(UserInfo), POINTER(RtcConnection))),
+    "agoraish_engine_get_user_info_by_user_account_ex": (c_int, (c_void_p, c_char_p, POINTER(UserInfo), POINTER(RtcConnection))),
+    "agoraish_engine_mute_local_audio_stream_ex": (c_int, (c_void_p, c_int, POINTER(RtcConnection))),
+    "agoraish_engine_mute_remote_audio_stream_ex": (c_int, (c_void_p, c_uint32, c_int, POINTER(RtcConnection))),
+    "agoraish_engine_mute_all_remote_audio_streams_ex": (c_int, (c_void_p, c_int, POINTER(RtcConnection))),
+    "agoraish_engine_adjust_user_playback_signal_volume_ex": (c_int, (c_void_p, c_uint32, c_int, POINTER(RtcConnection))),
+    "agoraish_engine_mute_remote_video_stream_ex": (c_int, (c_void_p, c_uint32, c_int, POINTER(RtcConnection))),
+    "agoraish_engine_mute_all_remote_video_streams_ex": (c_int, (c_void_p, c_int, POINTER(RtcConnection))),
+    "agoraish_engine_set_remote_video_stream_type_ex": (c_int, (c_void_p, c_uint32, c_int, POINTER(RtcConnection))),
+    "agoraish_engine_setup_remote_video_ex": (c_int, (c_void_p, POINTER(VideoCanvas), POINTER(RtcConnection))),
+    "agoraish_engine_take_snapshot_ex": (c_int, (c_void_p, c_uint32, c_char_p, POINTER(RtcConnection))),
+    "agoraish_engine_create_data_stream_ex": (c_int, (c_void_p, POINTER(c_int), POINTER(DataStreamConfig), POINTER(RtcConnection))),
+    "agoraish_engine_send_stream_message_ex": (c_int, (c_void_p, c_int, c_void_p, c_size_t, POINTER(RtcConnection))),
+    "agoraish_engine_send_audio_metadata_ex": (c_int, (c_void_p, c_void_p, c_size_t, POINTER(RtcConnection))),
+    "agoraish_engine_enable_encryption_ex": (c_int, (c_void_p, c_int, POINTER(EncryptionConfig), POINTER(RtcConnection))),
+    "agoraish_engine_create_custom_audio_track": (c_int, (c_void_p, c_int, POINTER(c_int32))),
+    "agoraish_engine_destroy_custom_audio_track": (c_int, (c_void_p, c_int32)),
+    "agoraish_engine_adjust_custom_audio_publish_volume": (c_int, (c_void_p, c_int32, c_int)),
+    "agoraish_engine_push_external_audio_frame_by_id": (c_int, (c_void_p, c_int32, POINTER(c_int16), c_int, c_int, c_int)),
     "agoraish_server_create": (c_void_p, (POINTER(ServerConfig),)),
     "agoraish_server_start": (c_int, (c_void_p,)),
     "agoraish_server_stop": (c_int, (c_void_p,)),
@@ -2054,6 +2262,32 @@ PARAMETERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "agoraish_engine_set_encryption_secret": (("engine", "engine_handle"), ("secret", "char_p")),
     "agoraish_engine_set_encryption_mode": (("engine", "engine_handle"), ("mode", "char_p")),
     "agoraish_engine_register_packet_observer": (("engine", "engine_handle"), ("observer", "struct_pointer")),
+    "agoraish_engine_join_channel_with_options": (("engine", "engine_handle"), ("token", "char_p"), ("channel_id", "char_p"), ("uid", "int"), ("options", "struct_pointer")),
+    "agoraish_engine_update_channel_media_options": (("engine", "engine_handle"), ("options", "struct_pointer")),
+    "agoraish_engine_join_channel_ex": (("engine", "engine_handle"), ("token", "char_p"), ("connection", "struct_pointer"), ("options", "struct_pointer"), ("handler", "struct_pointer"), ("user_data", "pointer")),
+    "agoraish_engine_leave_channel_ex": (("engine", "engine_handle"), ("connection", "struct_pointer")),
+    "agoraish_engine_update_channel_media_options_ex": (("engine", "engine_handle"), ("options", "struct_pointer"), ("connection", "struct_pointer")),
+    "agoraish_engine_get_connection_state_ex": (("engine", "engine_handle"), ("connection", "struct_pointer")),
+    "agoraish_engine_get_call_id_ex": (("engine", "engine_handle"), ("buf", "buffer"), ("len", "pointer"), ("connection", "struct_pointer")),
+    "agoraish_engine_get_user_info_by_uid_ex": (("engine", "engine_handle"), ("uid", "int"), ("info", "struct_pointer"), ("connection", "struct_pointer")),
+    "agoraish_engine_get_user_info_by_user_account_ex": (("engine", "engine_handle"), ("user_account", "char_p"), ("info", "struct_pointer"), ("connection", "struct_pointer")),
+    "agoraish_engine_mute_local_audio_stream_ex": (("engine", "engine_handle"), ("mute", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_mute_remote_audio_stream_ex": (("engine", "engine_handle"), ("uid", "int"), ("mute", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_mute_all_remote_audio_streams_ex": (("engine", "engine_handle"), ("mute", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_adjust_user_playback_signal_volume_ex": (("engine", "engine_handle"), ("uid", "int"), ("volume", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_mute_remote_video_stream_ex": (("engine", "engine_handle"), ("uid", "int"), ("mute", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_mute_all_remote_video_streams_ex": (("engine", "engine_handle"), ("mute", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_set_remote_video_stream_type_ex": (("engine", "engine_handle"), ("uid", "int"), ("stream_type", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_setup_remote_video_ex": (("engine", "engine_handle"), ("canvas", "struct_pointer"), ("connection", "struct_pointer")),
+    "agoraish_engine_take_snapshot_ex": (("engine", "engine_handle"), ("uid", "int"), ("path", "char_p"), ("connection", "struct_pointer")),
+    "agoraish_engine_create_data_stream_ex": (("engine", "engine_handle"), ("stream_id", "pointer"), ("config", "struct_pointer"), ("connection", "struct_pointer")),
+    "agoraish_engine_send_stream_message_ex": (("engine", "engine_handle"), ("stream_id", "int"), ("data", "pointer"), ("length", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_send_audio_metadata_ex": (("engine", "engine_handle"), ("data", "pointer"), ("length", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_enable_encryption_ex": (("engine", "engine_handle"), ("enabled", "int"), ("config", "struct_pointer"), ("connection", "struct_pointer")),
+    "agoraish_engine_create_custom_audio_track": (("engine", "engine_handle"), ("track_type", "int"), ("track_id", "pointer")),
+    "agoraish_engine_destroy_custom_audio_track": (("engine", "engine_handle"), ("track_id", "int")),
+    "agoraish_engine_adjust_custom_audio_publish_volume": (("engine", "engine_handle"), ("track_id", "int"), ("volume", "int")),
+    "agoraish_engine_push_external_audio_frame_by_id": (("engine", "engine_handle"), ("track_id", "int"), ("samples", "pointer"), ("samples_per_channel", "int"), ("sample_rate", "int"), ("channels", "int")),
     "agoraish_server_create": (("config", "struct_pointer"),),
     "agoraish_server_start": (("server", "server_handle"),),
     "agoraish_server_stop": (("server", "server_handle"),),
@@ -2171,6 +2405,32 @@ DOCS: Dict[str, str] = {
     "agoraish_engine_set_encryption_secret": 'Deprecated (Agora\'s setEncryptionSecret): a non-empty secret turns the\nencryption on with the mode of agoraish_engine_set_encryption_mode()\n("aes-128-xts" unless set); NULL or "" turns it off. Cleared when leaving\nthe channel.\n@return 0; -2 a secret above 128 bytes or not UTF-8; -7 bad handle. Thread: any.',
     "agoraish_engine_set_encryption_mode": 'Deprecated (Agora\'s setEncryptionMode): the mode of the secret, by name:\n"aes-128-xts" (also NULL or ""), "aes-128-ecb", "aes-256-xts", "sm4-128-ecb",\n"aes-128-gcm", "aes-256-gcm". The GCM2 modes need a salt: use\nagoraish_engine_enable_encryption().\n@return 0; -2 another name; -4 a mode this OpenSSL lacks; -7 bad handle. Thread: any.',
     "agoraish_engine_register_packet_observer": "Register (NULL: unregister) a packet observer (Agora's registerPacketObserver).\nThe struct is copied; packets made after the call returns see the new observer.\n@return 0; -2 a struct_size no minor had; -7 bad handle. Thread: any.",
+    "agoraish_engine_join_channel_with_options": 'Join a channel with media options (Agora 4.x joinChannel(token, channelId,\nuid, options)): applies `options`, then joins as `agoraish_engine_join_channel()`.\n\n@param options  Required. Copied.\n@return  0; the errors of `agoraish_engine_join_channel()`; -2 NULL options,\n         a struct_size no minor had, an out-of-range field, or an unknown\n         custom audio track; -17 already in a channel.\nThread: any.',
+    "agoraish_engine_update_channel_media_options": "Change what the engine's own connection publishes and receives (Agora's\nupdateChannelMediaOptions), in a channel or before joining.\n\n@return  0; -2 as for the join; -5 channel_profile in a channel;\n         -113 a token outside a channel; -7 bad handle.\nThread: any.",
+    "agoraish_engine_join_channel_ex": 'Join one more channel (Agora\'s joinChannelEx): the engine becomes a member\nof `connection->channel_id` as `connection->local_uid`, besides its own\nchannel and its other connections. Events of the connection go to\n`handler` (with `user_data`) on the engine\'s event thread; the engine\'s\nown handler does not see them. Release the engine or call\n`agoraish_engine_leave_channel_ex()` to end it; at most\nAGORAISH_MAX_CONNECTIONS connections exist besides the engine\'s own.\n\n@param token       NULL or "": none (or `options->token`). Copied.\n@param connection  Required. Copied.\n@param options     NULL: the defaults. Copied.\n@param handler     NULL: no callbacks. The table is copied.\n@param user_data   Passed back to every callback of `handler`. Owned by the host.\n@return  0; -2 NULL connection, a bad struct_size or field; -102 bad channel\n         name; -17 the engine already has this connection (or is itself in\n         the channel with this uid); -5 AGORAISH_MAX_CONNECTIONS exist;\n         -7 bad handle.\nThread: any.',
+    "agoraish_engine_leave_channel_ex": "Leave a connection's channel (Agora's leaveChannelEx): on_leave_channel\nthen on_connection_state_changed(DISCONNECTED) reach its handler, and the\nconnection ends. Naming the engine's own channel and uid is\n`agoraish_engine_leave_channel()`. Other connections are not disturbed.\n\n@return  0; -2 NULL or bad connection; -18 no such connection; -7 bad handle.\nThread: any, also inside a callback.",
+    "agoraish_engine_update_channel_media_options_ex": "Change what a connection publishes and receives (Agora's\nupdateChannelMediaOptionsEx). The errors of\n`agoraish_engine_update_channel_media_options()`; -2 for a connection the\nengine does not have.",
+    "agoraish_engine_get_connection_state_ex": 'getConnectionStateEx: an `agoraish_connection_state`, or a negative error.',
+    "agoraish_engine_get_call_id_ex": 'getCallIdEx.',
+    "agoraish_engine_get_user_info_by_uid_ex": 'getUserInfoByUidEx.',
+    "agoraish_engine_get_user_info_by_user_account_ex": 'getUserInfoByUserAccountEx.',
+    "agoraish_engine_mute_local_audio_stream_ex": 'muteLocalAudioStreamEx.',
+    "agoraish_engine_mute_remote_audio_stream_ex": 'muteRemoteAudioStreamEx.',
+    "agoraish_engine_mute_all_remote_audio_streams_ex": 'muteAllRemoteAudioStreamsEx.',
+    "agoraish_engine_adjust_user_playback_signal_volume_ex": 'adjustUserPlaybackSignalVolumeEx.',
+    "agoraish_engine_mute_remote_video_stream_ex": 'muteRemoteVideoStreamEx.',
+    "agoraish_engine_mute_all_remote_video_streams_ex": 'muteAllRemoteVideoStreamsEx.',
+    "agoraish_engine_set_remote_video_stream_type_ex": 'setRemoteVideoStreamTypeEx.',
+    "agoraish_engine_setup_remote_video_ex": "setupRemoteVideoEx: `on_frame` runs on the connection's own video thread.",
+    "agoraish_engine_take_snapshot_ex": "takeSnapshotEx: on_snapshot_taken reaches the connection's handler.",
+    "agoraish_engine_create_data_stream_ex": 'createDataStreamEx(streamId, config, connection).',
+    "agoraish_engine_send_stream_message_ex": 'sendStreamMessageEx.',
+    "agoraish_engine_send_audio_metadata_ex": 'sendAudioMetadataEx.',
+    "agoraish_engine_enable_encryption_ex": 'enableEncryptionEx: each connection has its own key and mode.',
+    "agoraish_engine_create_custom_audio_track": "Create a custom audio track (Agora's createCustomAudioTrack): PCM the host\npushes with `agoraish_engine_push_external_audio_frame_by_id()` and that\nany connection publishes by choosing it in its media options\n(publish_custom_audio_track). A connection publishes one audio track, so\nboth types are sent as pushed, each to every connection publishing it\n(encoded once per connection).\n\n@param track_type  An `agoraish_audio_track_type`.\n@param track_id    Required: receives the id (1 and up).\n@return  0; -2 NULL track_id or an unknown type; -5 AGORAISH_MAX_CUSTOM_AUDIO_TRACKS\n         exist; -7 bad handle.\nThread: any.",
+    "agoraish_engine_destroy_custom_audio_track": "Destroy a custom audio track (Agora's destroyCustomAudioTrack). Connections\nthat published it publish no audio until their options choose the\nmicrophone or another track.\n\n@return  0; -2 unknown track; -7 bad handle. Thread: any.",
+    "agoraish_engine_adjust_custom_audio_publish_volume": "The volume of what is sent of a custom audio track (Agora's\nadjustCustomAudioPublishVolume), 0..100 (100: as pushed), applied to later pushes.\n\n@return  0; -2 unknown track or volume out of range; -7 bad handle. Thread: any.",
+    "agoraish_engine_push_external_audio_frame_by_id": "Push PCM into a custom audio track (Agora's pushAudioFrame(frame, trackId)):\ninterleaved 16-bit samples at `sample_rate` with `channels`. Every\nconnection that publishes the track queues it and sends it in real time,\nas `agoraish_engine_push_external_audio_frame()` describes; with no\npublisher the audio is dropped.\n\n@param samples              Required unless `samples_per_channel` is 0; read during the call only.\n@param samples_per_channel  0..sample_rate (one second at most per call).\n@param sample_rate          8000, 16000, 32000, 44100 or 48000.\n@param channels             1 or 2.\n@return  0; -2 unknown track, NULL samples or a value out of range;\n         -5 inside an audio observer callback; -7 bad handle.\nThread: any (pushes from several threads are serialized per connection).",
     "agoraish_server_create": 'Create an embedded server (not yet listening).\n\n@return  A handle owned by the caller (release with `agoraish_server_release()`),\n         or NULL with `agoraish_get_last_error()`: -2 bad config or JSON\n         (a TLS certificate without its key or the other way round included;\n         `agoraish_get_last_error_detail()` says which).\nThread: any.',
     "agoraish_server_start": "Bind and start serving on the server's own thread.\n\n@return  0; -8 already running; -13 a port cannot be bound; -7/-2 bad handle.\nThread: any.",
     "agoraish_server_stop": 'Stop serving: every connection is closed (clients see the link break and\nstart reconnecting). Returns after the server threads have ended. A stopped\nserver can be started again; sessions survive within the drop timeout, so\nclients resume them (ports may differ when they were chosen freely).\n\n@return  0 (also when not running); -7/-2 bad handle.\nThread: any.',

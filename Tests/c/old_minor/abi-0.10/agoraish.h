@@ -66,7 +66,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 9
+#define AGORAISH_ABI_VERSION_MINOR 10
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -495,7 +495,8 @@ enum agoraish_orientation_mode {
 enum agoraish_degradation_preference {
     AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_QUALITY = 0,   /**< Keep the quality of each picture. */
     AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_FRAMERATE = 1, /**< Keep the frame rate. */
-    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_BALANCED = 2   /**< Balance the two. */
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_BALANCED = 2,  /**< Balance the two. */
+    AGORAISH_DEGRADATION_PREFERENCE_MAINTAIN_RESOLUTION = 3 /**< Keep the picture size: only the frame rate gives (down to 5 fps). */
 };
 
 /** Mirroring of canvases and of the sent stream (Agora's VIDEO_MIRROR_MODE_TYPE). */
@@ -549,8 +550,10 @@ typedef struct agoraish_video_encoder_configuration {
      *  orientation is cropped around its centre). Pictures are always sent
      *  upright: rotation is applied before encoding. */
     int orientation_mode;
-    /** DEGRADATION_PREFERENCE: 0 MAINTAIN_QUALITY, 1 MAINTAIN_FRAMERATE,
-     *  2 MAINTAIN_BALANCED. Kept for bandwidth adaptation. */
+    /** DEGRADATION_PREFERENCE: 0 MAINTAIN_QUALITY (the frame rate gives down
+     *  to 12 fps, then the size), 1 MAINTAIN_FRAMERATE, 2 MAINTAIN_BALANCED,
+     *  3 MAINTAIN_RESOLUTION (only the frame rate gives). Kept for bandwidth
+     *  adaptation (docs/network.md, Adaptation). */
     int degradation_preference;
     /** VIDEO_MIRROR_MODE of the sent stream: 0 AUTO (not mirrored), 1 ENABLED, 2 DISABLED. */
     int mirror_mode;
@@ -707,6 +710,22 @@ const char *agoraish_get_error_description(int code);
  * Thread: any; the value is per thread.
  */
 int agoraish_get_last_error(void);
+
+/**
+ * Why the last call on this thread that failed failed, in words: which
+ * argument, which limit, which key (like sqlite3_errmsg), for example
+ * "agoraish_engine_set_parameters: unknown parameter \"rtc.log_flie\"" or
+ * "agoraish_server_create: unknown key limits.max_conections". Every
+ * function taking an engine or server handle, and the two create functions,
+ * clear it when called and set it when they fail; a failure with nothing to
+ * add to its code names the function alone. ABI 0.10.
+ *
+ * @return A NUL-terminated UTF-8 string owned by the library (at most 511
+ *         bytes), "" when there is no detail; valid on this thread until its
+ *         next call into the library. Never NULL.
+ * Thread: any; the text is per thread.
+ */
+const char *agoraish_get_last_error_detail(void);
 
 /* ------------------------------------------------------------------------ */
 /* Engine                                                                    */
@@ -934,8 +953,10 @@ typedef struct agoraish_engine_config {
     /** The log file. NULL or "" selects a default: in the directory named by
      *  AGORAISH_LOG_DIR, else $XDG_STATE_HOME/agoraish, else
      *  $HOME/.local/state/agoraish, else /tmp/agoraish, the file
-     *  "agoraish.log" for the first engine of the process and
-     *  "agoraish-<n>.log" for the n-th. The directory is created if missing.
+     *  "agoraish-<pid>-<n>.log" for the n-th engine of process <pid>. The
+     *  directory is created if missing; it keeps the logs of the 32 engines
+     *  of ended processes written last (older ones, with their rotations,
+     *  are removed when an engine starts; running processes' never are).
      *  Copied. Read the path back with the parameter "rtc.log_file". */
     const char *log_file;
     /** Size of one log file in KB; 0 or -1 selects AGORAISH_LOG_FILE_SIZE_DEFAULT_KB.
@@ -976,18 +997,16 @@ agoraish_engine_t *agoraish_engine_create(const agoraish_engine_config *config);
  * Idempotent: releasing an already released engine (a stale engine handle,
  * or an engine handle this library never issued) returns 0.
  *
- * Called from inside another engine's callback, `sync` cannot wait (the other
- * engine might be releasing this one at the same moment): the call then
- * behaves as `sync = 0`.
- *
- * Called from inside another engine's callback, render sink included,
- * `sync` cannot wait either and behaves as `sync = 0`.
+ * Called from inside another engine's event callback or render sink, `sync`
+ * cannot wait (the other engine might be releasing this one at the same
+ * moment): the call then behaves as `sync = 0`.
  *
  * @return  0; -7 for NULL; -2 for a handle of another type; -5 when called
  *          from one of this engine's own event callbacks or render sinks, or
  *          from inside any raw audio observer callback (release it after the
  *          callback returns).
- * Thread: any, except this engine's event thread.
+ * Thread: any, except this engine's event thread, its video thread (render
+ * sinks) and raw audio observer callbacks.
  */
 int agoraish_engine_release(agoraish_engine_t *engine, int sync);
 
@@ -1279,12 +1298,15 @@ int agoraish_engine_set_external_audio_source(agoraish_engine_t *engine, int ena
 
 /**
  * Push interleaved 16-bit PCM at the source's rate and channels (Agora's
- * pushExternalAudioFrame). Any number of samples is accepted; audio is sent
- * in 20 ms frames as it fills up. Push in real time for a live call.
+ * pushExternalAudioFrame). Any number of samples is accepted. In a call what
+ * is pushed is queued and sent at the pace it plays (one 10 ms frame every
+ * 10 ms, in 20 ms Opus frames; up to 60 ms ahead leaves at once), so a host
+ * may push large chunks; at most 2 s wait, and a push past that drops the
+ * oldest queued audio. Outside a call, observers and recordings take it at once.
  *
  * @param samples             Required unless `samples_per_channel` is 0; read during the call only.
  * @param samples_per_channel 0..48000 (one second at most per call).
- * @return  The samples per channel (at 48 kHz) waiting for the next frame (>= 0);
+ * @return  The samples per channel (at 48 kHz) queued and not yet sent (>= 0);
  *          -2 NULL samples or a count out of range; -3 no external source; -7 bad handle.
  * Thread: any (pushes from several threads are serialized).
  */
@@ -2339,7 +2361,12 @@ typedef struct agoraish_server agoraish_server_t;
 /** How to create an embedded server. A zeroed struct (with struct_size set)
  *  serves on 127.0.0.1, on a free port, with no HTTP endpoint, accepting any
  *  app id an engine accepts, without a token (testing mode). The UDP media
- *  port has the signaling port's number (or a free one if that is taken). */
+ *  port has the signaling port's number (or a free one if that is taken).
+ *  On loopback (127.x, ::1, "localhost") every client shares one address,
+ *  so each per-address budget is raised to its server-wide counterpart
+ *  (1000 joins a second instead of 20, docs/server.md "Limits and abuse");
+ *  a limit that `config_json` sets keeps its value. On another host the
+ *  standalone server's budgets apply. */
 typedef struct agoraish_server_config {
     /** Set to sizeof(agoraish_server_config). */
     uint32_t struct_size;
@@ -2361,7 +2388,9 @@ typedef struct agoraish_server_config {
  * Create an embedded server (not yet listening).
  *
  * @return  A handle owned by the caller (release with `agoraish_server_release()`),
- *          or NULL with `agoraish_get_last_error()`: -2 bad config or JSON.
+ *          or NULL with `agoraish_get_last_error()`: -2 bad config or JSON
+ *          (a TLS certificate without its key or the other way round included;
+ *          `agoraish_get_last_error_detail()` says which).
  * Thread: any.
  */
 agoraish_server_t *agoraish_server_create(const agoraish_server_config *config);

@@ -1,0 +1,339 @@
+import AgoraishIO
+import AgoraishMedia
+import AgoraishSession
+import AgoraishWire
+
+/// One channel membership of an engine (Agora's RtcConnection): the channel
+/// and the local uid the host joined it with. The host names a connection
+/// by what it passed to joinChannelEx, also when `uid` was 0 and the server
+/// chose one.
+public struct ConnectionKey: Hashable, Sendable {
+    /// The channel name.
+    public var channel: String
+    /// The local uid as given at the join (0: the server picked one).
+    public var uid: UInt32
+
+    public init(channel: String, uid: UInt32) {
+        self.channel = channel
+        self.uid = uid
+    }
+}
+
+/// What a connection publishes and receives (Agora 4.x ChannelMediaOptions).
+/// Every field is optional: nil leaves the connection's current choice as it
+/// is. A new connection starts publishing the microphone, subscribing to
+/// all audio and video, and recording and playing on the device.
+public struct ChannelMediaOptions: Sendable, Equatable {
+    /// Publish the microphone.
+    public var publishMicrophoneTrack: Bool?
+    /// Publish the camera (or external video source). Only the engine's own
+    /// connection has the camera: true for a joinChannelEx connection is `.invalidArgument`.
+    public var publishCameraTrack: Bool?
+    /// Publish the custom audio track `publishCustomAudioTrackId` instead of the microphone.
+    public var publishCustomAudioTrack: Bool?
+    /// The custom audio track (createCustomAudioTrack) the connection publishes.
+    public var publishCustomAudioTrackId: Int32?
+    /// Receive every remote user's audio unless muted (false: none until unmuted per user).
+    public var autoSubscribeAudio: Bool?
+    /// Receive every remote user's video unless muted.
+    public var autoSubscribeVideo: Bool?
+    /// Capture from and play on the audio device.
+    public var enableAudioRecordingOrPlayout: Bool?
+    /// CLIENT_ROLE_TYPE: 1 broadcaster, 2 audience.
+    public var clientRoleType: Int32?
+    /// CHANNEL_PROFILE_TYPE: 0 communication, 1 live broadcasting; before joining only.
+    public var channelProfile: Int32?
+    /// A token: for a join, used when the join's own token is empty; for an
+    /// update, renews the connection's token.
+    public var token: String?
+
+    public init() {}
+}
+
+/// The engine's custom audio tracks (createCustomAudioTrack).
+struct TrackState {
+    struct AudioTrack {
+        /// AUDIO_TRACK_TYPE: 0 mixable, 1 direct.
+        var type: Int32
+        /// adjustCustomAudioPublishVolume, 0...100.
+        var publishVolume = 100
+    }
+    var nextAudioId: Int32 = 1
+    var audio: [Int32: AudioTrack] = [:]
+    /// The custom audio track a connection publishes (on the connection itself).
+    var publishedAudio: Int32? = nil
+}
+
+/// Several channels per engine (Agora's IRtcEngineEx): joinChannelEx,
+/// connection media options, custom audio tracks.
+///
+/// A connection is an `RtcEngine` of its own kind: it shares its engine's
+/// event thread (its events arrive there, on its own sink), log and audio
+/// device (capture goes to every connection that publishes the microphone;
+/// the remote audio of all connections is mixed for playout), and has its
+/// own signaling session, media transport, jitter buffers, encoder and
+/// encryption. Every per-channel method of `RtcEngine` called on a
+/// connection acts on that connection (the `...Ex` twins).
+extension RtcEngine {
+    /// Whether this is a connection of an engine rather than an engine.
+    public var isConnection: Bool { owner != nil }
+
+    /// The engine that owns the devices and the custom tracks.
+    var root: RtcEngine { owner ?? self }
+
+    /// joinChannel(token, channelId, uid, options) (4.x): applies `options`,
+    /// then joins as `joinChannel(token:channel:info:uid:)` does.
+    public func joinChannel(token: String, channel: String, uid: UInt32, options: ChannelMediaOptions) throws(AgoraError) {
+        guard !link.read({ $0.inChannel }) else { throw .joinChannelRejected }
+        try applyMediaOptions(options, joining: true)
+        let t = token.isEmpty ? (options.token ?? "") : token
+        try joinChannel(token: t, channel: channel, info: "", uid: uid)
+    }
+
+    /// updateChannelMediaOptions: changes what this connection publishes and
+    /// receives, in or out of a channel.
+    public func updateChannelMediaOptions(_ options: ChannelMediaOptions) throws(AgoraError) {
+        try applyMediaOptions(options, joining: false)
+        log.log(.info, "api updateChannelMediaOptions\(isConnection ? " (connection)" : "")")
+    }
+
+    /// joinChannelEx: joins one more channel (or the same channel with another
+    /// uid) as the connection `connection`, whose events go to `eventSink` on
+    /// the engine's event thread.
+    ///
+    /// - Throws: `.joinChannelRejected` when this engine already has the
+    ///   connection (or is itself in that channel with that uid);
+    ///   `.invalidChannelName`, `.invalidArgument` as joinChannel does;
+    ///   `.failed` when its threads cannot start; `.refused` on a connection
+    ///   or when `maxConnections` exist.
+    public func joinChannelEx(token: String, connection: ConnectionKey, options: ChannelMediaOptions,
+                              eventSink: @escaping @Sendable (EngineEvent) -> Void) throws(AgoraError) {
+        guard owner == nil, !isReleased else { throw .refused }
+        guard TokenVerifier.isValidChannelName(connection.channel) else { throw .invalidChannelName }
+        try checkServerURL()
+        if isMainConnection(connection) { throw .joinChannelRejected }
+        let n = connectionSerials.next()
+        var configuration = self.configuration
+        configuration.serverURL = serverURL
+        // The connection ends once its leave (leaveChannelEx) has been reported.
+        let ending = Locked<RtcEngine?>(nil)
+        let sink: @Sendable (EngineEvent) -> Void = { event in
+            eventSink(event)
+            if case .channel(.leaveChannel) = event, let child = ending.withLock({ c in defer { c = nil }; return c }) {
+                child.endConnection()
+            }
+        }
+        let child = try RtcEngine(configuration: configuration, serial: serial, name: "\(serial).\(n)", log: log,
+                                  events: events, owner: self, ending: ending, eventSink: sink)
+        let refusal = connections.withLock { c -> AgoraError? in
+            guard c[connection] == nil else { return .joinChannelRejected }
+            guard c.count < Self.maxConnections else { return .refused }
+            c[connection] = child
+            return nil
+        }
+        if let refusal {
+            child.releaseConnection(wait: false)
+            if refusal == .refused { ErrorDetail.set("an engine has at most \(Self.maxConnections) connections besides its own") }
+            throw refusal
+        }
+        do {
+            try child.applyMediaOptions(options, joining: true)
+            let t = token.isEmpty ? (options.token ?? "") : token
+            try child.joinChannel(token: t, channel: connection.channel, info: "", uid: connection.uid)
+        } catch {
+            connections.withLock { $0[connection] = nil }
+            child.releaseConnection(wait: false)
+            throw error
+        }
+        log.log(.info, "api joinChannelEx channel \(connection.channel) uid \(connection.uid)")
+    }
+
+    /// leaveChannelEx: leaves the connection's channel; its onLeaveChannel
+    /// arrives on its own sink, then the connection ends. Leaving the
+    /// engine's own channel this way is leaveChannel.
+    ///
+    /// - Throws: `.leaveChannelRejected` for an unknown connection.
+    public func leaveChannelEx(_ connection: ConnectionKey) throws(AgoraError) {
+        if isMainConnection(connection) { return try leaveChannel() }
+        guard let child = connections.withLock({ $0.removeValue(forKey: connection) }) else { throw .leaveChannelRejected }
+        leaving.withLock { $0[ObjectIdentifier(child)] = child }
+        do {
+            child.ending?.withLock { $0 = child }
+            try child.leaveChannel()
+        } catch {
+            child.endConnection()  // never joined: nothing to report
+        }
+        log.log(.info, "api leaveChannelEx channel \(connection.channel) uid \(connection.uid)")
+    }
+
+    /// The connection `key` names: one joined with joinChannelEx, or this
+    /// engine itself when it is in (or joining) that channel with that uid.
+    public func connection(_ key: ConnectionKey) -> RtcEngine? {
+        if let c = connections.withLock({ $0[key] }) { return c }
+        return isMainConnection(key) ? self : nil
+    }
+
+    /// The connections joined with joinChannelEx.
+    public var connectionKeys: [ConnectionKey] { connections.withLock { Array($0.keys) } }
+
+    private func isMainConnection(_ key: ConnectionKey) -> Bool {
+        link.read { s in
+            guard let channel = s.channelName else { return false }
+            return channel == key.channel && (s.joinUid == key.uid || (key.uid != 0 && s.localUid == key.uid))
+        }
+    }
+
+    /// Ends a connection left with leaveChannelEx: its leave goes out and its
+    /// events are still delivered; its threads end on their own.
+    func endConnection() {
+        ending?.withLock { $0 = nil }
+        owner?.leaving.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
+        device.detach(audio)
+        link.shutdown(wait: false)
+        video.shutdown(wait: false)
+        audio.stopRecording()
+    }
+
+    // MARK: - Options
+
+    private func applyMediaOptions(_ o: ChannelMediaOptions, joining: Bool) throws(AgoraError) {
+        // Everything is checked before anything changes.
+        if let r = o.clientRoleType, r != 1 && r != 2 { throw .invalidArgument }
+        if let p = o.channelProfile, p != 0 && p != 1 { throw .invalidArgument }
+        if isConnection && o.publishCameraTrack == true {
+            ErrorDetail.set("the camera is published by the engine's own connection only")
+            throw .invalidArgument
+        }
+        let current = tracks.withLock { $0.publishedAudio }
+        var track = current
+        if o.publishCustomAudioTrack == false { track = nil }
+        if o.publishCustomAudioTrack == true || (o.publishCustomAudioTrackId != nil && current != nil) {
+            guard let id = o.publishCustomAudioTrackId ?? current else {
+                ErrorDetail.set("publish_custom_audio_track needs publish_custom_audio_track_id")
+                throw .invalidArgument
+            }
+            track = id
+        }
+        if let id = track, id != current, root.tracks.withLock({ $0.audio[id] }) == nil {
+            ErrorDetail.set("no custom audio track \(id)")
+            throw .invalidArgument
+        }
+        if let p = o.channelProfile { try setChannelProfile(p) }
+        if let r = o.clientRoleType { try setClientRole(r) }
+        if let a = o.autoSubscribeAudio { try muteAllRemoteAudioStreams(!a) }
+        if let v = o.autoSubscribeVideo { try muteAllRemoteVideoStreams(!v) }
+        if let c = o.publishCameraTrack { muteLocalVideoStream(!c) }
+        if let m = o.publishMicrophoneTrack { audio.settings.withLock { $0.publishMicrophone = m } }
+        if let d = o.enableAudioRecordingOrPlayout { audio.settings.withLock { $0.deviceEnabled = d } }
+        if track != current {
+            tracks.withLock { $0.publishedAudio = track }
+            // A custom track replaces the microphone on this connection; its
+            // format follows the frames pushed (48 kHz mono until the first).
+            let live = link.read { $0.profile } == 1
+            let settings = state.withLock { $0.audioProfile }.settings(liveBroadcasting: live)
+            try audio.setSource(enabled: track != nil, sampleRate: 48000, channels: 1, profile: settings)
+        }
+        afterLocalChange()
+        if !joining, let t = o.token, !t.isEmpty { try renewToken(t) }
+    }
+
+    // MARK: - Custom audio tracks
+
+    /// createCustomAudioTrack: a track the host pushes PCM into
+    /// (pushExternalAudioFrame with its id) and connections publish
+    /// (ChannelMediaOptions.publishCustomAudioTrack). `type` is AUDIO_TRACK_TYPE
+    /// (0 mixable, 1 direct): each connection publishes one audio track, so
+    /// both are sent as pushed. Returns the track id (1 and up).
+    public func createCustomAudioTrack(type: Int32) throws(AgoraError) -> Int32 {
+        guard owner == nil else { throw .refused }
+        guard type == 0 || type == 1 else { throw .invalidArgument }
+        let id = tracks.withLock { t -> Int32? in
+            guard t.audio.count < Self.maxCustomTracks else { return nil }
+            while t.audio[t.nextAudioId] != nil || t.nextAudioId <= 0 { t.nextAudioId = t.nextAudioId &+ 1 }
+            let id = t.nextAudioId
+            t.nextAudioId = t.nextAudioId &+ 1
+            t.audio[id] = TrackState.AudioTrack(type: type)
+            return id
+        }
+        guard let id else {
+            ErrorDetail.set("an engine has at most \(Self.maxCustomTracks) custom audio tracks")
+            throw .refused
+        }
+        log.log(.info, "api createCustomAudioTrack type \(type) -> \(id)")
+        return id
+    }
+
+    /// Connections one engine may hold besides its own (AGORAISH_MAX_CONNECTIONS).
+    static let maxConnections = 16
+
+    /// Custom tracks of each kind one engine may hold.
+    static let maxCustomTracks = 32
+
+    /// destroyCustomAudioTrack: connections that published it publish nothing
+    /// until their options choose another track or the microphone.
+    public func destroyCustomAudioTrack(_ id: Int32) throws(AgoraError) {
+        guard owner == nil else { throw .refused }
+        guard tracks.withLock({ $0.audio.removeValue(forKey: id) }) != nil else { throw .invalidArgument }
+        for c in [self] + connections.withLock({ Array($0.values) }) where c.tracks.withLock({ $0.publishedAudio }) == id {
+            c.tracks.withLock { $0.publishedAudio = nil }
+            c.audio.settings.withLock { $0.publishMicrophone = false }
+            try? c.audio.setSource(enabled: false, sampleRate: 48000, channels: 1,
+                                   profile: c.audio.settings.withLock { $0.profile })
+            c.afterLocalChange()
+        }
+        log.log(.info, "api destroyCustomAudioTrack \(id)")
+    }
+
+    /// adjustCustomAudioPublishVolume: 0...100 of what is pushed.
+    public func adjustCustomAudioPublishVolume(_ id: Int32, volume: Int) throws(AgoraError) {
+        guard owner == nil else { throw .refused }
+        guard (0...100).contains(volume) else { throw .invalidArgument }
+        let found = tracks.withLock { t -> Bool in
+            guard t.audio[id] != nil else { return false }
+            t.audio[id]!.publishVolume = volume
+            return true
+        }
+        guard found else { throw .invalidArgument }
+        log.log(.info, "api adjustCustomAudioPublishVolume \(id) \(volume)")
+    }
+
+    /// pushExternalAudioFrame(frame, trackId): `samplesPerChannel` interleaved
+    /// 16-bit frames at `sampleRate` (8, 16, 32, 44.1 or 48 kHz) with 1 or 2
+    /// channels, for every connection that publishes the track. A connection
+    /// sends it in real time from its own queue. With no publisher the audio
+    /// is dropped.
+    ///
+    /// - Throws: `.invalidArgument` for an unknown track, a bad format or a
+    ///   NULL pointer with samples; `.refused` inside an audio observer callback.
+    public func pushCustomAudioFrame(track id: Int32, samples: UnsafePointer<Int16>?, samplesPerChannel: Int,
+                                     sampleRate: Int, channels: Int) throws(AgoraError) {
+        guard owner == nil else { throw .refused }
+        if AudioPipeline.isInCallback { throw .refused }
+        guard let t = tracks.withLock({ $0.audio[id] }) else { throw .invalidArgument }
+        guard AudioTapParameters.sampleRates.contains(sampleRate), channels == 1 || channels == 2,
+              samplesPerChannel >= 0, samplesPerChannel <= sampleRate, samples != nil || samplesPerChannel == 0 else {
+            throw .invalidArgument
+        }
+        let publishers = ([self] + connections.withLock { Array($0.values) })
+            .filter { $0.tracks.withLock { $0.publishedAudio } == id }
+        guard !publishers.isEmpty, samplesPerChannel > 0, let samples else { return }
+        var pcm = Array(UnsafeBufferPointer(start: samples, count: samplesPerChannel * channels))
+        if t.publishVolume != 100 { PCM.applyGain(&pcm, percent: t.publishVolume) }
+        for c in publishers {
+            let source = c.audio.settings.withLock { $0.source }
+            if source?.rate != sampleRate || source?.channels != channels {
+                try c.audio.setSource(enabled: true, sampleRate: sampleRate, channels: channels,
+                                      profile: c.audio.settings.withLock { $0.profile })
+                c.device.refresh()
+            }
+            _ = try pcm.withUnsafeBufferPointer { p throws(AgoraError) in
+                try c.audio.push(p.baseAddress, samplesPerChannel: samplesPerChannel)
+            }
+        }
+    }
+
+    /// The custom audio tracks, by id.
+    public var customAudioTracks: [Int32] { root.tracks.withLock { $0.audio.keys.sorted() } }
+}
+
+let connectionSerials = SerialCounter()

@@ -1,0 +1,205 @@
+@testable import AgoraishEngine
+import AgoraishIO
+import AgoraishMedia
+import AgoraishServer
+import AgoraishSession
+import AgoraishTesting
+import AgoraishWire
+import Foundation
+import Synchronization
+import Testing
+
+/// One engine in several channels at once (joinChannelEx), with custom audio
+/// tracks, through the real server, Opus and the jitter buffers.
+@Suite(.serialized) struct LoopbackConnectionTests {
+    static let app = "0123456789abcdef0123456789abcdef"
+
+    /// `seconds` of a tone at `hz`, 48 kHz mono, -15 dBFS.
+    static func tone(_ hz: Double, seconds: Double) -> [Int16] {
+        (0..<Int(48000 * seconds)).map { Int16(8000 * sin(2 * Double.pi * hz * Double($0) / 48000)) }
+    }
+
+    /// The frequency of a 16 kHz signal by its zero crossings, over its loud part; 0 when silent.
+    static func frequency(_ pcm: [Int16]) -> Double {
+        guard let first = pcm.indices.first(where: { abs(Int(pcm[$0])) > 2000 }), pcm.count - first > 8000 else { return 0 }
+        let middle = pcm[(first + 1600)..<min(pcm.count, first + 1600 + 8000)]
+        guard PCMLevel.rms(Array(middle)) > 1000 else { return 0 }
+        var crossings = 0
+        for i in middle.indices.dropFirst() where (middle[i - 1] < 0) != (middle[i] < 0) { crossings += 1 }
+        return Double(crossings) / 2 / (Double(middle.count) / 16000)
+    }
+
+    /// Pulls each engine's sink every 10 ms in real time for `ms`.
+    static func listen(_ engines: [RtcEngine], ms: Int) throws -> [[Int16]] {
+        var heard = [[Int16]](repeating: [], count: engines.count)
+        var frame = [Int16](repeating: 0, count: 160)
+        var deadline = Instant.now()
+        for _ in 0..<(ms / 10) {
+            for (i, e) in engines.enumerated() {
+                try frame.withUnsafeMutableBufferPointer { try e.audio.pull(into: $0, now: .now()) }
+                heard[i] += frame
+            }
+            deadline = deadline + .milliseconds(10)
+            sleepUntil(deadline)
+        }
+        return heard
+    }
+
+    @Test func oneEngineInTwoChannelsHearsEachAndPublishesATrackToEach() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("connections")
+        func engine(_ name: String) throws -> RtcEngine {
+            try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: "\(dir)/\(name).log")) { _ in }
+        }
+        let red = try engine("red"), blue = try engine("blue"), e = try engine("e")
+        let exEvents = Locked<[ClientSession.Event]>([])
+        defer {
+            try? e.release(sync: true)
+            try? red.release(sync: true)
+            try? blue.release(sync: true)
+        }
+        // A peer in each channel, each sending its own tone and listening.
+        for (peer, channel, uid) in [(red, "red", UInt32(11)), (blue, "blue", UInt32(21))] {
+            try peer.setExternalAudioSource(enabled: true, sampleRate: 48000, channels: 1)
+            try peer.setExternalAudioSink(sampleRate: 16000, channels: 1)
+            try peer.joinChannel(token: "", channel: channel, info: "", uid: uid)
+        }
+        // E: its own connection in "red" publishes track 1, a second one in "blue" track 2.
+        let t1 = try e.createCustomAudioTrack(type: 0)
+        let t2 = try e.createCustomAudioTrack(type: 1)
+        #expect(t1 != t2)
+        var toRed = ChannelMediaOptions()
+        toRed.publishMicrophoneTrack = false
+        toRed.publishCustomAudioTrack = true
+        toRed.publishCustomAudioTrackId = t1
+        try e.setExternalAudioSink(sampleRate: 16000, channels: 1)
+        try e.joinChannel(token: "", channel: "red", uid: 1, options: toRed)
+        var toBlue = toRed
+        toBlue.publishCustomAudioTrackId = t2
+        let blueKey = ConnectionKey(channel: "blue", uid: 2)
+        try e.joinChannelEx(token: "", connection: blueKey, options: toBlue) { event in
+            if case .channel(let c) = event { exEvents.withLock { $0.append(c) } }
+        }
+        #expect(throws: AgoraError.joinChannelRejected) {
+            try e.joinChannelEx(token: "", connection: blueKey, options: toBlue) { _ in }
+        }
+        let ex = try #require(e.connection(blueKey))
+        #expect(ex !== e && e.connection(ConnectionKey(channel: "red", uid: 1)) === e)
+        try ex.setExternalAudioSink(sampleRate: 16000, channels: 1)
+        #expect(waitUntil {
+            e.audio.isMediaBound && ex.audio.isMediaBound && red.audio.isMediaBound && blue.audio.isMediaBound
+                && red.link.read { $0.remoteUsers.contains(1) } && blue.link.read { $0.remoteUsers.contains(2) }
+                && e.link.read { $0.remoteUsers.contains(11) } && ex.link.read { $0.remoteUsers.contains(21) }
+        })
+        #expect(exEvents.withLock { $0.contains { if case .joinChannelSuccess("blue", 2, _) = $0 { true } else { false } } })
+        // The engine's own connection knows nothing of blue's users, and the reverse.
+        #expect(!e.link.read { $0.remoteUsers.contains(21) } && !ex.link.read { $0.remoteUsers.contains(11) })
+
+        let seconds = 1.8
+        for (peer, hz) in [(red, 440.0), (blue, 1000.0)] {
+            _ = try Self.tone(hz, seconds: seconds).withUnsafeBufferPointer { try peer.pushExternalAudioFrame($0) }
+        }
+        for (track, hz) in [(t1, 660.0), (t2, 1500.0)] {
+            // In pieces of at most a second each, as the call takes them.
+            let pcm = Self.tone(hz, seconds: seconds)
+            for start in stride(from: 0, to: pcm.count, by: 48000) {
+                try pcm[start..<min(pcm.count, start + 48000)].withUnsafeBufferPointer {
+                    try e.pushCustomAudioFrame(track: track, samples: $0.baseAddress, samplesPerChannel: $0.count,
+                                               sampleRate: 48000, channels: 1)
+                }
+            }
+        }
+        let heard = try Self.listen([red, blue, e, ex], ms: 2000).map(Self.frequency)
+        #expect(abs(heard[0] - 660) < 20, "red's peer hears track 1 only: \(heard[0]) Hz")
+        #expect(abs(heard[1] - 1500) < 30, "blue's peer hears track 2 only: \(heard[1]) Hz")
+        #expect(abs(heard[2] - 440) < 20, "E hears red in its own connection: \(heard[2]) Hz")
+        #expect(abs(heard[3] - 1000) < 20, "E hears blue in the other: \(heard[3]) Hz")
+
+        // Leaving blue: its handler hears the leave, blue's peer sees E go, red goes on.
+        try e.leaveChannelEx(blueKey)
+        #expect(throws: AgoraError.leaveChannelRejected) { try e.leaveChannelEx(blueKey) }
+        #expect(e.connection(blueKey) == nil)
+        #expect(waitUntil { !blue.link.read { $0.remoteUsers.contains(2) } })
+        #expect(waitUntil { exEvents.withLock { $0.contains { if case .leaveChannel = $0 { true } else { false } } } })
+        #expect(waitUntil { e.leaving.withLock { $0.isEmpty } }, "the connection ended once its leave was reported")
+        _ = try Self.tone(440, seconds: 1).withUnsafeBufferPointer { try red.pushExternalAudioFrame($0) }
+        let after = try Self.listen([e], ms: 1200).map(Self.frequency)
+        #expect(abs(after[0] - 440) < 20, "red still plays after blue was left: \(after[0]) Hz")
+        #expect(e.link.read { $0.inChannel && $0.remoteUsers.contains(11) })
+    }
+
+    @Test func connectionsPublishTheMicrophoneAndMixTheirPlayoutOnTheDevice() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("connections-device")
+        let e = try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: dir + "/e.log")) { _ in }
+        defer { try? e.release(sync: true) }
+        try e.setAudioDevice(recording: true, id: "null")
+        try e.setAudioDevice(recording: false, id: "null")
+        var options = ChannelMediaOptions()
+        options.enableAudioRecordingOrPlayout = false
+        try e.joinChannelEx(token: "", connection: ConnectionKey(channel: "one", uid: 7), options: ChannelMediaOptions()) { _ in }
+        try e.joinChannelEx(token: "", connection: ConnectionKey(channel: "two", uid: 7), options: options) { _ in }
+        let one = try #require(e.connection(ConnectionKey(channel: "one", uid: 7)))
+        let two = try #require(e.connection(ConnectionKey(channel: "two", uid: 7)))
+        #expect(waitUntil { one.audio.isMediaBound && two.audio.isMediaBound })
+        // The device captures for "one" (it publishes the microphone) and plays its audio;
+        // "two" turned the device off. The engine's own connection is in no channel.
+        #expect(waitUntil {
+            let c = e.device.config.withLock { $0 }
+            return !c.capture && !c.playout
+                && c.connections.contains { $0.pipeline === one.audio && $0.capture && $0.playout }
+                && c.connections.contains { $0.pipeline === two.audio && !$0.capture && !$0.playout }
+        })
+        #expect(waitUntil { one.audio.local.withLock { $0.published } })
+        // Unpublishing the microphone reaches the server as a mute.
+        var quiet = ChannelMediaOptions()
+        quiet.publishMicrophoneTrack = false
+        try one.updateChannelMediaOptions(quiet)
+        #expect(one.link.read { $0.localAudioMuted })
+        #expect(waitUntil { !e.device.config.withLock { $0.connections.contains { $0.pipeline === one.audio && $0.capture } } })
+        // Bad options change nothing.
+        var bad = ChannelMediaOptions()
+        bad.publishCustomAudioTrack = true
+        bad.publishCustomAudioTrackId = 99
+        #expect(throws: AgoraError.invalidArgument) { try one.updateChannelMediaOptions(bad) }
+        var camera = ChannelMediaOptions()
+        camera.publishCameraTrack = true
+        #expect(throws: AgoraError.invalidArgument) { try one.updateChannelMediaOptions(camera) }
+        #expect(one.tracks.withLock { $0.publishedAudio } == nil)
+    }
+
+    @Test func anEngineWithSeveralConnectionsReleasesFromAnotherThread() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("connections-release")
+        let e = try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: dir + "/e.log")) { _ in }
+        try e.joinChannel(token: "", channel: "main", info: "", uid: 1)
+        for i in 0..<3 {
+            try e.joinChannelEx(token: "", connection: ConnectionKey(channel: "ex\(i)", uid: UInt32(10 + i)),
+                                options: ChannelMediaOptions()) { _ in }
+        }
+        // Two connections in one channel with different uids.
+        try e.joinChannelEx(token: "", connection: ConnectionKey(channel: "main", uid: 2), options: ChannelMediaOptions()) { _ in }
+        #expect(throws: AgoraError.joinChannelRejected) {
+            try e.joinChannelEx(token: "", connection: ConnectionKey(channel: "main", uid: 1), options: ChannelMediaOptions()) { _ in }
+        }
+        #expect(waitUntil { e.connectionKeys.allSatisfy { e.connection($0)!.audio.isMediaBound } })
+        #expect(waitUntil { e.link.read { $0.remoteUsers.contains(2) } })
+        let done = Atomic<Bool>(false)
+        let thread = Thread {
+            try? e.release(sync: true)
+            done.store(true, ordering: .releasing)
+        }
+        thread.start()
+        #expect(waitUntil { done.load(ordering: .acquiring) })
+        #expect(e.isReleased && e.connectionKeys.isEmpty)
+        #expect(throws: AgoraError.refused) {
+            try e.joinChannelEx(token: "", connection: ConnectionKey(channel: "late", uid: 1), options: ChannelMediaOptions()) { _ in }
+        }
+    }
+}
