@@ -2405,6 +2405,19 @@ typedef struct agoraish_channel_media_options {
     int has_publish_custom_audio_track_id;
     /** A track id from `agoraish_engine_create_custom_audio_track()`. */
     int32_t publish_custom_audio_track_id;
+    int has_publish_custom_video_track;
+    /** Nonzero: publish the custom video track `custom_video_track_id`
+     *  (`agoraish_engine_create_custom_video_track()`) instead of the camera;
+     *  0: stop (the connection's video switches return to what they were). */
+    int publish_custom_video_track;
+    int has_publish_encoded_video_track;
+    /** Nonzero: publish the custom encoded video track `custom_video_track_id`
+     *  (`agoraish_engine_create_custom_encoded_video_track()`); 0: stop. */
+    int publish_encoded_video_track;
+    int has_custom_video_track_id;
+    /** The custom (or custom encoded) video track published. One video track
+     *  per connection: the camera and a custom track at once is -2. */
+    int32_t custom_video_track_id;
     int has_auto_subscribe_audio;
     /** Nonzero: receive every remote user's audio; 0: none until
      *  `agoraish_engine_mute_remote_audio_stream(_ex)(uid, 0)` asks for a user. */
@@ -2706,6 +2719,135 @@ int agoraish_engine_adjust_custom_audio_publish_volume(agoraish_engine_t *engine
 int agoraish_engine_push_external_audio_frame_by_id(agoraish_engine_t *engine, int32_t track_id,
                                                     const int16_t *samples, int samples_per_channel,
                                                     int sample_rate, int channels);
+
+/* ---- Custom video tracks and encoded video ---- */
+
+/** Custom video tracks (raw and encoded together) an engine may hold. */
+#define AGORAISH_MAX_CUSTOM_VIDEO_TRACKS 32
+
+/**
+ * Create a custom video track (Agora's createCustomVideoTrack): pictures the
+ * host pushes with `agoraish_engine_push_external_video_frame_by_id()` and
+ * that connections publish by choosing it in their media options
+ * (publish_custom_video_track with custom_video_track_id). Each publishing
+ * connection converts, fits and encodes the pictures as an external video
+ * source does (its own encoder configuration, congestion control and
+ * dual stream).
+ *
+ * @param track_id  Required: receives the id (1 and up).
+ * @return  0; -2 NULL track_id; -5 AGORAISH_MAX_CUSTOM_VIDEO_TRACKS exist; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_create_custom_video_track(agoraish_engine_t *engine, int32_t *track_id);
+
+/**
+ * Destroy a custom (or custom encoded) video track (Agora's
+ * destroyCustomVideoTrack): connections that published it return to the
+ * video they had before.
+ *
+ * @return  0; -2 unknown track; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_destroy_custom_video_track(agoraish_engine_t *engine, int32_t track_id);
+
+/**
+ * Push a picture into a custom video track (Agora's pushVideoFrame(frame,
+ * videoTrackId)), for every connection publishing it; with no publisher it
+ * is dropped.
+ *
+ * @return  0; -2 unknown or encoded track, or what
+ *          `agoraish_engine_push_external_video_frame()` refuses in `frame`;
+ *          -7 bad handle.
+ * Thread: any (pushes are serialized per connection).
+ */
+int agoraish_engine_push_external_video_frame_by_id(agoraish_engine_t *engine,
+                                                    const agoraish_external_video_frame *frame, int32_t track_id);
+
+/** Video frame types (Agora's VIDEO_FRAME_TYPE). */
+enum agoraish_video_frame_type {
+    AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME = 3,   /**< Decodes on its own. */
+    AGORAISH_VIDEO_FRAME_TYPE_DELTA_FRAME = 4  /**< Needs the frames before it. */
+};
+
+/** What is known of an encoded video frame (Agora's EncodedVideoFrameInfo). */
+typedef struct agoraish_encoded_video_frame_info {
+    /** Set to sizeof(agoraish_encoded_video_frame_info). */
+    uint32_t struct_size;
+    /** An `agoraish_video_codec_type`: VP8 or VP9. */
+    int codec_type;
+    /** The picture size (0..16384); received: 0 where the frame does not carry it
+     *  (delta frames, VP9). */
+    int width;
+    int height;
+    /** An `agoraish_video_frame_type`. */
+    int frame_type;
+    /** 0, 90, 180 or 270 (pushed frames; received frames report 0). */
+    int rotation;
+    /** Pushed: the capture time in ms (any origin, increasing; the RTP
+     *  timestamps follow it). Received: the RTP timestamp in ms. */
+    int64_t capture_time_ms;
+    /** Received: the sender. */
+    uint32_t uid;
+} agoraish_encoded_video_frame_info;
+
+/**
+ * Create a custom encoded video track (Agora's createCustomEncodedVideoTrack):
+ * VP8 or VP9 frames encoded by the host, pushed with
+ * `agoraish_engine_push_external_encoded_video_frame()` and sent unchanged
+ * (packetized per RFC 7741 / RFC 9628) by every connection publishing it
+ * (publish_encoded_video_track with custom_video_track_id). Receivers'
+ * keyframe requests do not reach the host: send a keyframe every few seconds.
+ * Destroy it with `agoraish_engine_destroy_custom_video_track()`.
+ *
+ * @return  0; -2 NULL track_id; -5 AGORAISH_MAX_CUSTOM_VIDEO_TRACKS exist; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_create_custom_encoded_video_track(agoraish_engine_t *engine, int32_t *track_id);
+
+/** The largest encoded frame a push takes. */
+#define AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES (4 * 1024 * 1024)
+
+/**
+ * Push one encoded frame into a custom encoded video track (Agora's
+ * pushEncodedVideoImage / pushExternalEncodedVideoFrame). It leaves at once
+ * in a call, for every connection that publishes the track and sends video.
+ *
+ * @param data    The frame (1..AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES bytes); read during the call only.
+ * @param info    Required: codec, frame type, size, capture time.
+ * @return  The number of connections that sent it (0 outside a call or with
+ *          no publisher); -2 unknown or raw track, NULL or empty data, a bad
+ *          `info`; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_push_external_encoded_video_frame(agoraish_engine_t *engine, const uint8_t *data, size_t length,
+                                                      const agoraish_encoded_video_frame_info *info,
+                                                      int32_t track_id);
+
+/**
+ * Sees each remote video frame before it is decoded (Agora's
+ * IVideoEncodedFrameObserver), in every connection of the engine.
+ */
+typedef struct agoraish_video_encoded_frame_observer {
+    /** Set to sizeof(agoraish_video_encoded_frame_observer). */
+    uint32_t struct_size;
+    /** Passed back unchanged. Owned by the host. */
+    void *user_data;
+    /** One frame as received (descriptors removed), in order per stream,
+     *  before decoding; `data` is valid during the call. Thread: the
+     *  receiving connection's video thread. */
+    void (*on_encoded_video_frame_received)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                            const uint8_t *data, size_t length,
+                                            const agoraish_encoded_video_frame_info *info);
+} agoraish_video_encoded_frame_observer;
+
+/**
+ * Register (NULL: unregister) the encoded frame observer (Agora's
+ * registerVideoEncodedFrameObserver). The struct is copied. After
+ * unregistering returns, no callback runs (unless called from one).
+ *
+ * @return  0; -2 a struct_size no minor had; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_register_video_encoded_frame_observer(agoraish_engine_t *engine,
+                                                          const agoraish_video_encoded_frame_observer *observer);
 
 /* ------------------------------------------------------------------------ */
 /* Embedded channel server                                                   */

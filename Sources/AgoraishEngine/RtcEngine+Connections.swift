@@ -33,6 +33,12 @@ public struct ChannelMediaOptions: Sendable, Equatable {
     public var publishCustomAudioTrack: Bool?
     /// The custom audio track (createCustomAudioTrack) the connection publishes.
     public var publishCustomAudioTrackId: Int32?
+    /// Publish the custom video track `customVideoTrackId` (createCustomVideoTrack) instead of the camera.
+    public var publishCustomVideoTrack: Bool?
+    /// Publish the custom encoded video track `customVideoTrackId` (createCustomEncodedVideoTrack).
+    public var publishEncodedVideoTrack: Bool?
+    /// The custom (or custom encoded) video track the connection publishes.
+    public var customVideoTrackId: Int32?
     /// Receive every remote user's audio unless muted (false: none until unmuted per user).
     public var autoSubscribeAudio: Bool?
     /// Receive every remote user's video unless muted.
@@ -62,6 +68,15 @@ struct TrackState {
     var audio: [Int32: AudioTrack] = [:]
     /// The custom audio track a connection publishes (on the connection itself).
     var publishedAudio: Int32? = nil
+    /// The custom video tracks: true for an encoded one (createCustomEncodedVideoTrack).
+    var video: [Int32: Bool] = [:]
+    var nextVideoId: Int32 = 1
+    /// The custom video track a connection publishes (on the connection itself), and
+    /// the video switches it had before (restored when it stops).
+    var publishedVideo: Int32? = nil
+    var videoBefore: (enabled: Bool, external: Bool)? = nil
+    /// registerVideoEncodedFrameObserver (on the engine): given to every connection.
+    var encodedObserver: EncodedVideoFrameObserver? = nil
 }
 
 /// Several channels per engine (Agora's IRtcEngineEx): joinChannelEx,
@@ -136,6 +151,7 @@ extension RtcEngine {
             if refusal == .refused { ErrorDetail.set("an engine has at most \(Self.maxConnections) connections besides its own") }
             throw refusal
         }
+        child.video.settings.withLock { $0.encodedObserver = tracks.withLock { $0.encodedObserver } }
         do {
             try child.applyMediaOptions(options, joining: true)
             let t = token.isEmpty ? (options.token ?? "") : token
@@ -218,6 +234,7 @@ extension RtcEngine {
             ErrorDetail.set("no custom audio track \(id)")
             throw .invalidArgument
         }
+        let videoTrack = try chooseVideoTrack(o)
         if let p = o.channelProfile { try setChannelProfile(p) }
         if let r = o.clientRoleType { try setClientRole(r) }
         if let a = o.autoSubscribeAudio { try muteAllRemoteAudioStreams(!a) }
@@ -234,7 +251,65 @@ extension RtcEngine {
             try audio.setSource(enabled: track != nil, sampleRate: 48000, channels: 1, profile: settings)
         }
         afterLocalChange()
+        if videoTrack != tracks.withLock({ $0.publishedVideo }) { publishVideoTrack(videoTrack) }
         if !joining, let t = o.token, !t.isEmpty { try renewToken(t) }
+    }
+
+    /// The video track `o` leaves this connection publishing (nil: the camera
+    /// or external source as before). Throws `.invalidArgument` for an unknown
+    /// track, a track of the other kind, or two video sources at once.
+    private func chooseVideoTrack(_ o: ChannelMediaOptions) throws(AgoraError) -> Int32? {
+        let current = tracks.withLock { $0.publishedVideo }
+        let kinds = root.tracks.withLock { $0.video }
+        let currentEncoded = current.flatMap { kinds[$0] }
+        if o.publishCustomVideoTrack == true && o.publishEncodedVideoTrack == true ||
+            o.publishCameraTrack == true && (o.publishCustomVideoTrack == true || o.publishEncodedVideoTrack == true) {
+            ErrorDetail.set("a connection publishes one video track")
+            throw .invalidArgument
+        }
+        var chosen = current
+        var encoded: Bool? = nil
+        if o.publishCustomVideoTrack == true { encoded = false }
+        if o.publishEncodedVideoTrack == true { encoded = true }
+        if let encoded {
+            guard let id = o.customVideoTrackId ?? current, kinds[id] == encoded else {
+                ErrorDetail.set("no custom \(encoded ? "encoded " : "")video track \(o.customVideoTrackId ?? current ?? 0)")
+                throw .invalidArgument
+            }
+            chosen = id
+        } else if (o.publishCustomVideoTrack == false && currentEncoded == false)
+                    || (o.publishEncodedVideoTrack == false && currentEncoded == true) || o.publishCameraTrack == true {
+            chosen = nil
+        } else if let id = o.customVideoTrackId, let kind = currentEncoded {
+            guard kinds[id] == kind else {
+                ErrorDetail.set("no custom \(kind ? "encoded " : "")video track \(id)")
+                throw .invalidArgument
+            }
+            chosen = id
+        }
+        return chosen
+    }
+
+    /// Starts publishing the custom video track `id` (video on, pictures from
+    /// the host), or stops (nil: the video switches as they were before).
+    private func publishVideoTrack(_ id: Int32?) {
+        let before = tracks.withLock { t -> (enabled: Bool, external: Bool)? in
+            defer { t.publishedVideo = id }
+            return t.videoBefore
+        }
+        if let id {
+            if before == nil {
+                let now = video.settings.withLock { ($0.enabled, $0.externalSource) }
+                tracks.withLock { $0.videoBefore = now }
+            }
+            setExternalVideoSource(enabled: true)
+            setVideoEnabled(true)
+            log.log(.info, "publishing custom video track \(id)")
+        } else if let before {
+            tracks.withLock { $0.videoBefore = nil }
+            setExternalVideoSource(enabled: before.external)
+            setVideoEnabled(before.enabled)
+        }
     }
 
     // MARK: - Custom audio tracks
@@ -330,6 +405,103 @@ extension RtcEngine {
                 try c.audio.push(p.baseAddress, samplesPerChannel: samplesPerChannel)
             }
         }
+    }
+
+    // MARK: - Custom video tracks
+
+    /// createCustomVideoTrack (`encoded` false) or createCustomEncodedVideoTrack:
+    /// a track the host pushes pictures (pushExternalVideoFrame with its id) or
+    /// encoded VP8/VP9 frames (pushEncodedVideoFrame) into, which connections
+    /// publish (ChannelMediaOptions.publishCustomVideoTrack /
+    /// publishEncodedVideoTrack with customVideoTrackId). Returns the id (1 and up).
+    public func createCustomVideoTrack(encoded: Bool) throws(AgoraError) -> Int32 {
+        guard owner == nil else { throw .refused }
+        let id = tracks.withLock { t -> Int32? in
+            guard t.video.count < Self.maxCustomTracks else { return nil }
+            while t.video[t.nextVideoId] != nil || t.nextVideoId <= 0 { t.nextVideoId = t.nextVideoId &+ 1 }
+            let id = t.nextVideoId
+            t.nextVideoId = t.nextVideoId &+ 1
+            t.video[id] = encoded
+            return id
+        }
+        guard let id else {
+            ErrorDetail.set("an engine has at most \(Self.maxCustomTracks) custom video tracks")
+            throw .refused
+        }
+        log.log(.info, "api createCustom\(encoded ? "Encoded" : "")VideoTrack -> \(id)")
+        return id
+    }
+
+    /// destroyCustomVideoTrack / destroyCustomEncodedVideoTrack: connections
+    /// publishing it go back to the video they had before.
+    public func destroyCustomVideoTrack(_ id: Int32) throws(AgoraError) {
+        guard owner == nil else { throw .refused }
+        guard tracks.withLock({ $0.video.removeValue(forKey: id) }) != nil else { throw .invalidArgument }
+        for c in [self] + connections.withLock({ Array($0.values) }) where c.tracks.withLock({ $0.publishedVideo }) == id {
+            c.publishVideoTrack(nil)
+        }
+        log.log(.info, "api destroyCustomVideoTrack \(id)")
+    }
+
+    /// The connections (this engine's own first) publishing video track `id`.
+    private func videoPublishers(_ id: Int32) -> [RtcEngine] {
+        ([self] + connections.withLock { Array($0.values) }).filter { $0.tracks.withLock { $0.publishedVideo } == id }
+    }
+
+    /// pushExternalVideoFrame(frame, videoTrackId): one picture for every
+    /// connection publishing the custom video track `id` (each converts,
+    /// fits and encodes it as `pushExternalVideoFrame` does). With no
+    /// publisher the picture is dropped.
+    ///
+    /// - Throws: `.invalidArgument` for an unknown or encoded track and what
+    ///   pushExternalVideoFrame throws for the picture.
+    public func pushExternalVideoFrame(track id: Int32, _ source: PictureSource, rotation: Int = 0,
+                                       timestampMs: Int64) throws(AgoraError) {
+        guard owner == nil else { throw .refused }
+        guard tracks.withLock({ $0.video[id] }) == false else { throw .invalidArgument }
+        guard (16...4096).contains(source.width), (16...4096).contains(source.height), source.isComplete,
+              [0, 90, 180, 270].contains(rotation) else { throw .invalidArgument }
+        for c in videoPublishers(id) { try c.pushExternalVideoFrame(source, rotation: rotation, timestampMs: timestampMs) }
+    }
+
+    /// Largest encoded frame a push takes (4 MiB).
+    public static let maxEncodedFrameBytes = 4 << 20
+
+    /// pushEncodedVideoImage: one frame encoded by the host, sent unchanged
+    /// (packetized per RFC 7741 or 9628) by every connection publishing the
+    /// encoded track `id`. `info.frameType` KEY_FRAME (3) or DELTA_FRAME (4);
+    /// receivers ask for keyframes the host must send on its own schedule.
+    /// Returns how many connections sent it.
+    ///
+    /// - Throws: `.invalidArgument` for an unknown or raw track, an empty or
+    ///   over-large frame, a codec other than VP8/VP9 or another frame type.
+    @discardableResult
+    public func pushEncodedVideoFrame(track id: Int32, _ data: [UInt8], info: EncodedVideoFrameInfo) throws(AgoraError) -> Int {
+        guard owner == nil else { throw .refused }
+        guard tracks.withLock({ $0.video[id] }) == true else { throw .invalidArgument }
+        guard !data.isEmpty, data.count <= Self.maxEncodedFrameBytes, info.frameType == 3 || info.frameType == 4,
+              (0...16384).contains(info.width), (0...16384).contains(info.height),
+              [0, 90, 180, 270].contains(info.rotation) else { throw .invalidArgument }
+        var sent = 0
+        for c in videoPublishers(id) where c.video.sendEncoded(data, isKeyframe: info.isKeyframe, width: info.width,
+                                                                height: info.height, codec: info.codec,
+                                                                timestampMs: info.captureTimeMs) {
+            sent += 1
+        }
+        return sent
+    }
+
+    /// registerVideoEncodedFrameObserver: each remote video frame before
+    /// decoding, in every connection of the engine (nil: off). Runs on the
+    /// receiving connection's video thread; the frame's `uid` names its sender.
+    public func registerVideoEncodedFrameObserver(_ observer: EncodedVideoFrameObserver?) throws(AgoraError) {
+        guard owner == nil else { throw .refused }
+        tracks.withLock { $0.encodedObserver = observer }
+        for c in [self] + connections.withLock({ Array($0.values) }) {
+            c.video.settings.withLock { $0.encodedObserver = observer }
+            if observer == nil { c.video.barrier() }
+        }
+        log.log(.info, "api registerVideoEncodedFrameObserver \(observer == nil ? "off" : "on")")
     }
 
     /// The custom audio tracks, by id.

@@ -1,4 +1,5 @@
 import AgoraishEngine
+import AgoraishMedia
 import AgoraishSession
 import CAgoraishABI
 
@@ -47,6 +48,9 @@ func readMediaOptions(_ p: UnsafePointer<agoraish_channel_media_options>?, optio
     o.publishCameraTrack = flag(c.has_publish_camera_track, c.publish_camera_track)
     o.publishCustomAudioTrack = flag(c.has_publish_custom_audio_track, c.publish_custom_audio_track)
     o.publishCustomAudioTrackId = number(c.has_publish_custom_audio_track_id, c.publish_custom_audio_track_id)
+    o.publishCustomVideoTrack = flag(c.has_publish_custom_video_track, c.publish_custom_video_track)
+    o.publishEncodedVideoTrack = flag(c.has_publish_encoded_video_track, c.publish_encoded_video_track)
+    o.customVideoTrackId = number(c.has_custom_video_track_id, c.custom_video_track_id)
     o.autoSubscribeAudio = flag(c.has_auto_subscribe_audio, c.auto_subscribe_audio)
     o.autoSubscribeVideo = flag(c.has_auto_subscribe_video, c.auto_subscribe_video)
     o.enableAudioRecordingOrPlayout = flag(c.has_enable_audio_recording_or_playout, c.enable_audio_recording_or_playout)
@@ -361,5 +365,96 @@ public func abi_engine_push_external_audio_frame_by_id(_ p: OpaquePointer?, _ tr
     withEngine(p) { engine throws(AgoraError) in
         try engine.pushCustomAudioFrame(track: trackId, samples: samples, samplesPerChannel: Int(samplesPerChannel),
                                         sampleRate: Int(sampleRate), channels: Int(channels))
+    }
+}
+
+// MARK: - Custom video tracks
+
+@_cdecl("agoraish_engine_create_custom_video_track")
+public func abi_engine_create_custom_video_track(_ p: OpaquePointer?, _ trackId: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let trackId else { throw .invalidArgument }
+        trackId.pointee = try engine.createCustomVideoTrack(encoded: false)
+    }
+}
+
+@_cdecl("agoraish_engine_create_custom_encoded_video_track")
+public func abi_engine_create_custom_encoded_video_track(_ p: OpaquePointer?,
+                                                         _ trackId: UnsafeMutablePointer<Int32>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard let trackId else { throw .invalidArgument }
+        trackId.pointee = try engine.createCustomVideoTrack(encoded: true)
+    }
+}
+
+@_cdecl("agoraish_engine_destroy_custom_video_track")
+public func abi_engine_destroy_custom_video_track(_ p: OpaquePointer?, _ trackId: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.destroyCustomVideoTrack(trackId) }
+}
+
+@_cdecl("agoraish_engine_push_external_video_frame_by_id")
+public func abi_engine_push_external_video_frame_by_id(_ p: OpaquePointer?,
+                                                       _ frame: UnsafePointer<agoraish_external_video_frame>?,
+                                                       _ trackId: Int32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        let (source, rotation, timestamp) = try readExternalVideoFrame(frame)
+        try engine.pushExternalVideoFrame(track: trackId, source, rotation: rotation, timestampMs: timestamp)
+    }
+}
+
+@_cdecl("agoraish_engine_push_external_encoded_video_frame")
+public func abi_engine_push_external_encoded_video_frame(_ p: OpaquePointer?, _ data: UnsafePointer<UInt8>?, _ length: Int,
+                                                         _ info: UnsafePointer<agoraish_encoded_video_frame_info>?,
+                                                         _ trackId: Int32) -> Int32 {
+    var sent: Int32 = 0
+    let rc = withEngine(p) { engine throws(AgoraError) in
+        guard let data, length > 0, UInt(bitPattern: length) <= UInt(RtcEngine.maxEncodedFrameBytes),
+              let i = readVersioned(info, knownSizes: StructSizes.encodedVideoFrameInfo) else { throw .invalidArgument }
+        guard let codec = VideoCodec(rawValue: i.codec_type) else {
+            ErrorDetail.set("codec_type \(i.codec_type) is not VP8 (1) or VP9 (5)")
+            throw .invalidArgument
+        }
+        var frame = EncodedVideoFrameInfo()
+        frame.codec = codec
+        frame.width = Int(i.width)
+        frame.height = Int(i.height)
+        frame.frameType = i.frame_type
+        frame.rotation = Int(i.rotation)
+        frame.captureTimeMs = i.capture_time_ms
+        sent = Int32(try engine.pushEncodedVideoFrame(track: trackId, Array(UnsafeBufferPointer(start: data, count: length)),
+                                                      info: frame))
+    }
+    return rc != 0 ? rc : sent
+}
+
+@_cdecl("agoraish_engine_register_video_encoded_frame_observer")
+public func abi_engine_register_video_encoded_frame_observer(
+    _ p: OpaquePointer?, _ observer: UnsafePointer<agoraish_video_encoded_frame_observer>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        guard observer != nil else { return try engine.registerVideoEncodedFrameObserver(nil) }
+        guard let o = readVersioned(observer, knownSizes: StructSizes.videoEncodedFrameObserver) else { throw .invalidArgument }
+        guard let cb = o.on_encoded_video_frame_received else { return try engine.registerVideoEncodedFrameObserver(nil) }
+        let host = EncodedObserverHost(handle: p, ud: o.user_data, callback: cb)
+        try engine.registerVideoEncodedFrameObserver { data, info in host.deliver(data, info) }
+    }
+}
+
+/// The C side of an encoded frame observer.
+private struct EncodedObserverHost: @unchecked Sendable {
+    let handle: OpaquePointer?
+    let ud: UnsafeMutableRawPointer?
+    let callback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UInt32, UnsafePointer<UInt8>?, Int,
+                                  UnsafePointer<agoraish_encoded_video_frame_info>?) -> Void
+
+    func deliver(_ data: [UInt8], _ info: EncodedVideoFrameInfo) {
+        var c = agoraish_encoded_video_frame_info()
+        c.struct_size = UInt32(MemoryLayout<agoraish_encoded_video_frame_info>.size)
+        c.codec_type = info.codec.rawValue
+        c.width = Int32(info.width)
+        c.height = Int32(info.height)
+        c.frame_type = info.frameType
+        c.capture_time_ms = info.captureTimeMs
+        c.uid = info.uid
+        data.withUnsafeBufferPointer { b in callback(handle, ud, info.uid, b.baseAddress, b.count, &c) }
     }
 }

@@ -44,14 +44,21 @@ public func abi_engine_set_external_video_source(_ p: OpaquePointer?, _ enabled:
 public func abi_engine_push_external_video_frame(_ p: OpaquePointer?,
                                                  _ frame: UnsafePointer<agoraish_external_video_frame>?) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in
-        guard let f = readVersioned(frame, knownSizes: StructSizes.externalVideoFrame),
-              let format = VideoPixelFormat(rawValue: f.format), let y = f.y_buffer
-        else { throw .invalidArgument }
-        let source = PictureSource(format: format, width: Int(f.width), height: Int(f.height),
-                                   plane0: y, stride0: Int(f.y_stride), plane1: f.u_buffer, stride1: Int(f.u_stride),
-                                   plane2: f.v_buffer, stride2: Int(f.v_stride))
-        try engine.pushExternalVideoFrame(source, rotation: Int(f.rotation), timestampMs: f.timestamp)
+        let (source, rotation, timestamp) = try readExternalVideoFrame(frame)
+        try engine.pushExternalVideoFrame(source, rotation: rotation, timestampMs: timestamp)
     }
+}
+
+/// Reads an `agoraish_external_video_frame`: its planes (read during the call), rotation and time.
+func readExternalVideoFrame(_ frame: UnsafePointer<agoraish_external_video_frame>?) throws(AgoraError)
+    -> (PictureSource, Int, Int64) {
+    guard let f = readVersioned(frame, knownSizes: StructSizes.externalVideoFrame),
+          let format = VideoPixelFormat(rawValue: f.format), let y = f.y_buffer
+    else { throw .invalidArgument }
+    let source = PictureSource(format: format, width: Int(f.width), height: Int(f.height),
+                               plane0: y, stride0: Int(f.y_stride), plane1: f.u_buffer, stride1: Int(f.u_stride),
+                               plane2: f.v_buffer, stride2: Int(f.v_stride))
+    return (source, Int(f.rotation), f.timestamp)
 }
 
 @_cdecl("agoraish_engine_setup_remote_video")

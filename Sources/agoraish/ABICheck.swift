@@ -139,6 +139,12 @@ private func checkSignaturesAgainstHeader() {
     do { var engineDestroyCustomAudioTrack = CAgoraishABI.agoraish_engine_destroy_custom_audio_track; engineDestroyCustomAudioTrack = abi_engine_destroy_custom_audio_track; _ = engineDestroyCustomAudioTrack }
     do { var engineAdjustCustomAudioPublishVolume = CAgoraishABI.agoraish_engine_adjust_custom_audio_publish_volume; engineAdjustCustomAudioPublishVolume = abi_engine_adjust_custom_audio_publish_volume; _ = engineAdjustCustomAudioPublishVolume }
     do { var enginePushExternalAudioFrameById = CAgoraishABI.agoraish_engine_push_external_audio_frame_by_id; enginePushExternalAudioFrameById = abi_engine_push_external_audio_frame_by_id; _ = enginePushExternalAudioFrameById }
+    do { var engineCreateCustomVideoTrack = CAgoraishABI.agoraish_engine_create_custom_video_track; engineCreateCustomVideoTrack = abi_engine_create_custom_video_track; _ = engineCreateCustomVideoTrack }
+    do { var engineDestroyCustomVideoTrack = CAgoraishABI.agoraish_engine_destroy_custom_video_track; engineDestroyCustomVideoTrack = abi_engine_destroy_custom_video_track; _ = engineDestroyCustomVideoTrack }
+    do { var enginePushExternalVideoFrameById = CAgoraishABI.agoraish_engine_push_external_video_frame_by_id; enginePushExternalVideoFrameById = abi_engine_push_external_video_frame_by_id; _ = enginePushExternalVideoFrameById }
+    do { var engineCreateCustomEncodedVideoTrack = CAgoraishABI.agoraish_engine_create_custom_encoded_video_track; engineCreateCustomEncodedVideoTrack = abi_engine_create_custom_encoded_video_track; _ = engineCreateCustomEncodedVideoTrack }
+    do { var enginePushExternalEncodedVideoFrame = CAgoraishABI.agoraish_engine_push_external_encoded_video_frame; enginePushExternalEncodedVideoFrame = abi_engine_push_external_encoded_video_frame; _ = enginePushExternalEncodedVideoFrame }
+    do { var engineRegisterVideoEncodedFrameObserver = CAgoraishABI.agoraish_engine_register_video_encoded_frame_observer; engineRegisterVideoEncodedFrameObserver = abi_engine_register_video_encoded_frame_observer; _ = engineRegisterVideoEncodedFrameObserver }
     do { var serverCreate = CAgoraishABI.agoraish_server_create; serverCreate = abi_server_create; _ = serverCreate }
     do { var serverStart = CAgoraishABI.agoraish_server_start; serverStart = abi_server_start; _ = serverStart }
     do { var serverStop = CAgoraishABI.agoraish_server_stop; serverStop = abi_server_stop; _ = serverStop }

@@ -53,9 +53,13 @@ enum StructSizes {
     /// `agoraish_rtc_connection` (ABI 0.11).
     static let rtcConnection: [Int] = [24]
     /// `agoraish_channel_media_options` (ABI 0.11).
-    static let channelMediaOptions: [Int] = [88]
+    static let channelMediaOptions: [Int] = [112]
     /// `agoraish_event_handler_ex` (ABI 0.11).
     static let eventHandlerEx: [Int] = [240]
+    /// `agoraish_encoded_video_frame_info` (ABI 0.11).
+    static let encodedVideoFrameInfo: [Int] = [40]
+    /// `agoraish_video_encoded_frame_observer` (ABI 0.11).
+    static let videoEncodedFrameObserver: [Int] = [24]
     /// `agoraish_server_config` (ABI 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11).
     static let serverConfig: [Int] = [32]
 }

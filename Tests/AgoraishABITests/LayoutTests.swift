@@ -456,6 +456,12 @@ import Testing
             "publish_custom_audio_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_custom_audio_track)!,
             "has_publish_custom_audio_track_id": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_custom_audio_track_id)!,
             "publish_custom_audio_track_id": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_custom_audio_track_id)!,
+            "has_publish_custom_video_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_custom_video_track)!,
+            "publish_custom_video_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_custom_video_track)!,
+            "has_publish_encoded_video_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_encoded_video_track)!,
+            "publish_encoded_video_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_encoded_video_track)!,
+            "has_custom_video_track_id": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_custom_video_track_id)!,
+            "custom_video_track_id": MemoryLayout<agoraish_channel_media_options>.offset(of: \.custom_video_track_id)!,
             "has_auto_subscribe_audio": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_auto_subscribe_audio)!,
             "auto_subscribe_audio": MemoryLayout<agoraish_channel_media_options>.offset(of: \.auto_subscribe_audio)!,
             "has_auto_subscribe_video": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_auto_subscribe_video)!,
@@ -504,6 +510,27 @@ import Testing
             "on_audio_metadata_received": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_audio_metadata_received)!,
         ]
         layout["agoraish_event_handler_ex"] = eventHandlerEx
+
+        let encodedVideoFrameInfo: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_encoded_video_frame_info>.size,
+            "struct_size": MemoryLayout<agoraish_encoded_video_frame_info>.offset(of: \.struct_size)!,
+            "codec_type": MemoryLayout<agoraish_encoded_video_frame_info>.offset(of: \.codec_type)!,
+            "width": MemoryLayout<agoraish_encoded_video_frame_info>.offset(of: \.width)!,
+            "height": MemoryLayout<agoraish_encoded_video_frame_info>.offset(of: \.height)!,
+            "frame_type": MemoryLayout<agoraish_encoded_video_frame_info>.offset(of: \.frame_type)!,
+            "rotation": MemoryLayout<agoraish_encoded_video_frame_info>.offset(of: \.rotation)!,
+            "capture_time_ms": MemoryLayout<agoraish_encoded_video_frame_info>.offset(of: \.capture_time_ms)!,
+            "uid": MemoryLayout<agoraish_encoded_video_frame_info>.offset(of: \.uid)!,
+        ]
+        layout["agoraish_encoded_video_frame_info"] = encodedVideoFrameInfo
+
+        let videoEncodedFrameObserver: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_video_encoded_frame_observer>.size,
+            "struct_size": MemoryLayout<agoraish_video_encoded_frame_observer>.offset(of: \.struct_size)!,
+            "user_data": MemoryLayout<agoraish_video_encoded_frame_observer>.offset(of: \.user_data)!,
+            "on_encoded_video_frame_received": MemoryLayout<agoraish_video_encoded_frame_observer>.offset(of: \.on_encoded_video_frame_received)!,
+        ]
+        layout["agoraish_video_encoded_frame_observer"] = videoEncodedFrameObserver
 
         let serverConfig: [String: Int] = [
             "__size__": MemoryLayout<agoraish_server_config>.size,

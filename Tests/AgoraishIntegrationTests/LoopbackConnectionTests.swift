@@ -202,4 +202,99 @@ import Testing
             try e.joinChannelEx(token: "", connection: ConnectionKey(channel: "late", uid: 1), options: ChannelMediaOptions()) { _ in }
         }
     }
+
+    @Test func twoCustomVideoTracksArriveAsTwoUsersAndEncodedFramesUnchanged() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("connections-video")
+        let e = try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: dir + "/e.log")) { _ in }
+        let p = try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: dir + "/p.log")) { _ in }
+        defer {
+            try? e.release(sync: true)
+            try? p.release(sync: true)
+        }
+        // The peer renders both users and sees uid 2's frames before decoding.
+        p.setVideoEnabled(true)
+        let sizes = Locked<[UInt32: [Int]]>([:])
+        for uid: UInt32 in [1, 2] {
+            try p.setupRemoteVideo(uid: uid) { _, frame in sizes.withLock { $0[uid, default: []].append(frame.width * 10000 + frame.height) } }
+        }
+        let observed = Locked<[(UInt32, [UInt8], EncodedVideoFrameInfo)]>([])
+        try p.registerVideoEncodedFrameObserver { data, info in observed.withLock { $0.append((info.uid, data, info)) } }
+        try p.joinChannel(token: "", channel: "cams", info: "", uid: 9)
+
+        let raw = try e.createCustomVideoTrack(encoded: false)
+        let encoded = try e.createCustomVideoTrack(encoded: true)
+        var first = ChannelMediaOptions()
+        first.publishMicrophoneTrack = false
+        first.publishCustomVideoTrack = true
+        first.customVideoTrackId = raw
+        try e.joinChannel(token: "", channel: "cams", uid: 1, options: first)
+        var second = ChannelMediaOptions()
+        second.publishMicrophoneTrack = false
+        second.publishEncodedVideoTrack = true
+        second.customVideoTrackId = encoded
+        let key = ConnectionKey(channel: "cams", uid: 2)
+        try e.joinChannelEx(token: "", connection: key, options: second) { _ in }
+        // A raw track is not an encoded one.
+        var wrong = second
+        wrong.customVideoTrackId = raw
+        #expect(throws: AgoraError.invalidArgument) { try e.connection(key)!.updateChannelMediaOptions(wrong) }
+        #expect(throws: AgoraError.invalidArgument) {
+            try e.pushEncodedVideoFrame(track: raw, [1, 2, 3], info: EncodedVideoFrameInfo())
+        }
+        #expect(waitUntil {
+            e.audio.isMediaBound && e.connection(key)!.audio.isMediaBound && p.audio.isMediaBound
+                && p.link.read { $0.remoteUsers.isSuperset(of: [1, 2]) }
+        })
+
+        // 1.5 s at 15 fps: a 320x240 picture into the raw track, a 160x120
+        // frame encoded here with libvpx into the encoded one.
+        let encoder = try VideoEncoder(settings: .init(codec: .vp8, width: 160, height: 120, frameRate: 15,
+                                                       bitrateKbps: 200, keyframeInterval: 45))
+        var pushed: [[UInt8]] = []
+        var deadline = Instant.now()
+        for n in 0..<23 {
+            var big = I420Frame(width: 320, height: 240)
+            for i in big.y.indices { big.y[i] = UInt8(truncatingIfNeeded: i / 320 + n * 4) }
+            let source = big.y.withUnsafeBytes { y in big.u.withUnsafeBytes { u in big.v.withUnsafeBytes { v in
+                PictureSource(format: .i420, width: 320, height: 240, plane0: y.baseAddress!, stride0: 320,
+                              plane1: u.baseAddress!, stride1: 160, plane2: v.baseAddress!, stride2: 160)
+            } } }
+            try withExtendedLifetime(big) {
+                try e.pushExternalVideoFrame(track: raw, source, timestampMs: Int64(n) * 66)
+            }
+            var small = I420Frame(width: 160, height: 120)
+            for i in small.y.indices { small.y[i] = UInt8(truncatingIfNeeded: i % 160 + n * 8) }
+            for f in try encoder.encode(small, pts: Int64(n) * 6000, keyframe: n == 0) {
+                var info = EncodedVideoFrameInfo()
+                info.frameType = f.isKeyframe ? 3 : 4
+                info.width = 160
+                info.height = 120
+                info.captureTimeMs = Int64(n) * 66
+                #expect(try e.pushEncodedVideoFrame(track: encoded, f.data, info: info) == 1)
+                pushed.append(f.data)
+            }
+            deadline = deadline + .milliseconds(66)
+            sleepUntil(deadline)
+        }
+        #expect(waitUntil { sizes.withLock { ($0[1]?.count ?? 0) >= 18 && ($0[2]?.count ?? 0) >= pushed.count - 2 } })
+        let seen = sizes.withLock { $0 }
+        #expect(seen[1]?.allSatisfy { $0 == 320 * 10000 + 240 } == true, "uid 1 at 320x240: \(seen[1] ?? [])")
+        #expect(seen[2]?.allSatisfy { $0 == 160 * 10000 + 120 } == true, "uid 2 at 160x120: \(seen[2] ?? [])")
+        // The frames of uid 2 arrive as pushed, in order, before they are decoded.
+        let frames = observed.withLock { $0.filter { $0.0 == 2 } }
+        #expect(frames.count >= pushed.count - 2, "\(frames.count) of \(pushed.count) observed")
+        #expect(frames.first?.2.isKeyframe == true && frames.first?.2.width == 160 && frames.first?.2.height == 120)
+        let matched = frames.map(\.1).filter { f in pushed.contains(f) }
+        #expect(matched.count == frames.count, "every observed frame is a pushed one, unchanged")
+        let order = matched.compactMap { f in pushed.firstIndex(of: f) }
+        #expect(order == order.sorted(), "in order")
+        #expect(observed.withLock { $0.contains { $0.0 == 1 } }, "uid 1's frames are observed too")
+        // Destroying the raw track stops uid 1's video; uid 2 goes on.
+        try e.destroyCustomVideoTrack(raw)
+        #expect(e.tracks.withLock { $0.publishedVideo } == nil)
+        #expect(!e.video.settings.withLock { $0.enabled })
+    }
 }

@@ -145,6 +145,12 @@ static int call_agoraish_engine_create_custom_audio_track(void *handle) { return
 static int call_agoraish_engine_destroy_custom_audio_track(void *handle) { return agoraish_engine_destroy_custom_audio_track((agoraish_engine_t *)handle, 0); }
 static int call_agoraish_engine_adjust_custom_audio_publish_volume(void *handle) { return agoraish_engine_adjust_custom_audio_publish_volume((agoraish_engine_t *)handle, 0, 0); }
 static int call_agoraish_engine_push_external_audio_frame_by_id(void *handle) { return agoraish_engine_push_external_audio_frame_by_id((agoraish_engine_t *)handle, 0, NULL, 0, 0, 0); }
+static int call_agoraish_engine_create_custom_video_track(void *handle) { return agoraish_engine_create_custom_video_track((agoraish_engine_t *)handle, NULL); }
+static int call_agoraish_engine_destroy_custom_video_track(void *handle) { return agoraish_engine_destroy_custom_video_track((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_push_external_video_frame_by_id(void *handle) { return agoraish_engine_push_external_video_frame_by_id((agoraish_engine_t *)handle, NULL, 0); }
+static int call_agoraish_engine_create_custom_encoded_video_track(void *handle) { return agoraish_engine_create_custom_encoded_video_track((agoraish_engine_t *)handle, NULL); }
+static int call_agoraish_engine_push_external_encoded_video_frame(void *handle) { return agoraish_engine_push_external_encoded_video_frame((agoraish_engine_t *)handle, NULL, 0, NULL, 0); }
+static int call_agoraish_engine_register_video_encoded_frame_observer(void *handle) { return agoraish_engine_register_video_encoded_frame_observer((agoraish_engine_t *)handle, NULL); }
 static int call_agoraish_server_start(void *handle) { return agoraish_server_start((agoraish_server_t *)handle); }
 static int call_agoraish_server_stop(void *handle) { return agoraish_server_stop((agoraish_server_t *)handle); }
 static int call_agoraish_server_release(void *handle) { return agoraish_server_release((agoraish_server_t *)handle); }
@@ -281,6 +287,12 @@ static const abi_function abi_engine_functions[] = {
     {"agoraish_engine_destroy_custom_audio_track", call_agoraish_engine_destroy_custom_audio_track},
     {"agoraish_engine_adjust_custom_audio_publish_volume", call_agoraish_engine_adjust_custom_audio_publish_volume},
     {"agoraish_engine_push_external_audio_frame_by_id", call_agoraish_engine_push_external_audio_frame_by_id},
+    {"agoraish_engine_create_custom_video_track", call_agoraish_engine_create_custom_video_track},
+    {"agoraish_engine_destroy_custom_video_track", call_agoraish_engine_destroy_custom_video_track},
+    {"agoraish_engine_push_external_video_frame_by_id", call_agoraish_engine_push_external_video_frame_by_id},
+    {"agoraish_engine_create_custom_encoded_video_track", call_agoraish_engine_create_custom_encoded_video_track},
+    {"agoraish_engine_push_external_encoded_video_frame", call_agoraish_engine_push_external_encoded_video_frame},
+    {"agoraish_engine_register_video_encoded_frame_observer", call_agoraish_engine_register_video_encoded_frame_observer},
 };
 
 /** The functions taking an `agoraish_server_t *`, in header order. */

@@ -119,7 +119,19 @@ extension VideoPipeline {
     }
 
     private func decode(_ stream: inout Stream, ssrc: UInt32, _ frames: [VP8FrameAssembler.Frame]) {
+        let observer = settings.withLock { $0.encodedObserver }
         for frame in frames {
+            if let observer {
+                var info = EncodedVideoFrameInfo()
+                info.codec = stream.codec
+                info.frameType = frame.isKeyframe ? 3 : 4
+                info.captureTimeMs = Int64(frame.timestamp / 90)
+                info.uid = stream.uid
+                if stream.codec == .vp8, frame.isKeyframe, let size = VP8Payload.keyframeSize(frame.data) {
+                    (info.width, info.height) = size
+                }
+                observer(frame.data, info)
+            }
             if frame.afterLoss && !frame.isKeyframe { stream.needsKeyframe = true }
             if frame.isKeyframe { stream.needsKeyframe = false }
             guard !stream.needsKeyframe else { continue }

@@ -288,60 +288,99 @@ extension VideoPipeline {
         }
         layer.keyframeWanted = false
         guard let frames = try? layer.encoder!.encode(frame, pts: pts, keyframe: key) else { throw .failed }
-        let pt = Self.payloadType(codec)
-        let now = Instant.now()
         for f in frames {
-            let payloads = codec == .vp9
-                ? VP9Payload.packetize(f.data, pictureId: layer.pictureId, keyframe: f.isKeyframe,
-                                       width: frame.width, height: frame.height, maxPayload: Self.maxPayload)
-                : VP8Payload.packetize(f.data, pictureId: layer.pictureId, maxPayload: Self.maxPayload)
-            let timestamp = UInt32(truncatingIfNeeded: f.pts)
-            var bytes = 0
-            protection.refresh(&st.crypto)
-            for (i, plain) in payloads.enumerated() {
-                var header = RtpHeader(marker: i == payloads.count - 1, payloadType: pt,
-                                       sequenceNumber: layer.sequence, timestamp: timestamp, ssrc: layer.ssrc).serialized
-                // One extension word for the transport-wide sequence number (written as the packet leaves).
-                header[0] |= 0x10
-                header += [0xBE, 0xDE, 0, 1, TransportFeedback.extensionId << 4 | 1, 0, 0, 0]
-                var payload = plain
-                if st.crypto.active {
-                    // The descriptor (and a VP8 frame tag's first byte) stays readable for
-                    // the server; the host's observer and the cipher get the rest.
-                    let clear = Self.clearPrefix(plain, codec: codec)
-                    guard let out = protection.outgoing(Array(plain[clear...]), .video, &st.crypto) else { continue }
-                    payload = Array(plain[..<clear]) + out
-                    if let mode = st.crypto.mode {
-                        header[15] = 2  // two extension words: the mode follows
-                        header[19] = RtpHeaderExtension.payloadProtectionId << 4
-                        header += [UInt8(mode.rawValue), 0, 0, 0]
-                    }
-                }
-                let n = header.count + payload.count
-                let packet = header + payload
-                layer.history.store(packet, sequence: layer.sequence, now: now)
-                st.packet.withUnsafeMutableBytes { raw in
-                    raw.copyBytes(from: packet)
-                    link.send(rtp: raw.baseAddress!, length: n)
-                }
-                layer.sequence &+= 1
-                bytes += n
-                st.period.sentPackets += 1
-            }
-            layer.pictureId = VP8Payload.next(layer.pictureId)
-            layer.framesSent += 1
-            st.period.sentBytes += bytes
-            if !isLow {
-                st.period.sentFrames += 1
-                st.period.encodedBytes += f.data.count
-            }
-            if f.isKeyframe {
-                keyframeCounters.withLock { $0.keyframesSent += 1 }
-                layer.lastKeyframeAt = started
-                layer.keyframeRequested = false
-            }
+            sendFrame(f.data, isKeyframe: f.isKeyframe, pts: f.pts, width: frame.width, height: frame.height, codec: codec,
+                      layer: &layer, st: &st, link, started: started, isLow: isLow)
         }
         return !frames.isEmpty
+    }
+
+    /// One frame encoded by the host (a custom encoded video track): sent on
+    /// the high stream as it is, with the RTP timestamp of `timestampMs`.
+    /// Returns false when nothing is sent (not in a call, video muted or off).
+    func sendEncoded(_ data: [UInt8], isKeyframe: Bool, width: Int, height: Int, codec: VideoCodec,
+                     timestampMs: Int64) -> Bool {
+        let s = settings.withLock { $0 }
+        guard s.sending, let link = transport.withLock({ $0 }) else { return false }
+        var events: [VideoEvent] = []
+        send.withLock { st in
+            let first = st.firstPts ?? timestampMs
+            st.firstPts = first
+            var high = st.high
+            sendFrame(data, isKeyframe: isKeyframe, pts: (timestampMs &- first) &* 90, width: width, height: height,
+                      codec: codec, layer: &high, st: &st, link, started: .now(), isLow: false)
+            st.high = high
+            st.period.encoded += 1
+            st.encodedFrameCount += 1
+            if width > 0 && height > 0 { st.encodedSize = (width, height) }
+            if !st.published {
+                st.published = true
+                events.append(.firstLocalVideoFramePublished(elapsedMs: elapsed()))
+            }
+            if st.localState != 2 {
+                st.localState = 2
+                events.append(.localVideoStateChanged(state: 2, error: 0))
+            }
+        }
+        for e in events { emit(e) }
+        return true
+    }
+
+    /// Packetizes one encoded frame (from the encoder or the host's encoded
+    /// track) for `layer` and sends it, keeping its history for NACKs.
+    func sendFrame(_ data: [UInt8], isKeyframe: Bool, pts: Int64, width: Int, height: Int, codec: VideoCodec,
+                   layer: inout Layer, st: inout SendState, _ link: MediaTransport, started: Instant, isLow: Bool) {
+        let pt = Self.payloadType(codec)
+        let now = Instant.now()
+        let payloads = codec == .vp9
+            ? VP9Payload.packetize(data, pictureId: layer.pictureId, keyframe: isKeyframe,
+                                   width: width, height: height, maxPayload: Self.maxPayload)
+            : VP8Payload.packetize(data, pictureId: layer.pictureId, maxPayload: Self.maxPayload)
+        let timestamp = UInt32(truncatingIfNeeded: pts)
+        var bytes = 0
+        protection.refresh(&st.crypto)
+        for (i, plain) in payloads.enumerated() {
+            var header = RtpHeader(marker: i == payloads.count - 1, payloadType: pt,
+                                   sequenceNumber: layer.sequence, timestamp: timestamp, ssrc: layer.ssrc).serialized
+            // One extension word for the transport-wide sequence number (written as the packet leaves).
+            header[0] |= 0x10
+            header += [0xBE, 0xDE, 0, 1, TransportFeedback.extensionId << 4 | 1, 0, 0, 0]
+            var payload = plain
+            if st.crypto.active {
+                // The descriptor (and a VP8 frame tag's first byte) stays readable for
+                // the server; the host's observer and the cipher get the rest.
+                let clear = Self.clearPrefix(plain, codec: codec)
+                guard let out = protection.outgoing(Array(plain[clear...]), .video, &st.crypto) else { continue }
+                payload = Array(plain[..<clear]) + out
+                if let mode = st.crypto.mode {
+                    header[15] = 2  // two extension words: the mode follows
+                    header[19] = RtpHeaderExtension.payloadProtectionId << 4
+                    header += [UInt8(mode.rawValue), 0, 0, 0]
+                }
+            }
+            let n = header.count + payload.count
+            let packet = header + payload
+            layer.history.store(packet, sequence: layer.sequence, now: now)
+            st.packet.withUnsafeMutableBytes { raw in
+                raw.copyBytes(from: packet)
+                link.send(rtp: raw.baseAddress!, length: n)
+            }
+            layer.sequence &+= 1
+            bytes += n
+            st.period.sentPackets += 1
+        }
+        layer.pictureId = VP8Payload.next(layer.pictureId)
+        layer.framesSent += 1
+        st.period.sentBytes += bytes
+        if !isLow {
+            st.period.sentFrames += 1
+            st.period.encodedBytes += data.count
+        }
+        if isKeyframe {
+            keyframeCounters.withLock { $0.keyframesSent += 1 }
+            layer.lastKeyframeAt = started
+            layer.keyframeRequested = false
+        }
     }
 
     /// Bytes at the start of a video RTP payload that end-to-end protection

@@ -54,6 +54,8 @@ final class VideoPipeline: @unchecked Sendable {
         /// The local user may publish (a broadcaster, or any user in communication).
         var mayPublish = true
         var observer: VideoFrameObserver? = nil
+        /// registerVideoEncodedFrameObserver: remote frames before decoding.
+        var encodedObserver: EncodedVideoFrameObserver? = nil
         /// enableDualStreamMode.
         var dualStream = false
         /// addVideoWatermark: the image, its placement, whether the preview shows it.

@@ -284,3 +284,29 @@ public enum VideoEvent: Sendable, Equatable {
     /// onRemoteSubscribeFallbackToAudioOnly: the downlink carries only `uid`'s audio (true) or its video again (false).
     case remoteSubscribeFallback(uid: UInt32, isFallback: Bool)
 }
+
+/// What is known of an encoded video frame (Agora's EncodedVideoFrameInfo).
+public struct EncodedVideoFrameInfo: Sendable, Equatable {
+    /// The codec.
+    public var codec: VideoCodec = .vp8
+    /// The picture size; 0 where the frame does not carry it (delta frames, received VP9).
+    public var width = 0
+    public var height = 0
+    /// Agora's VIDEO_FRAME_TYPE: KEY_FRAME (3) or DELTA_FRAME (4).
+    public var frameType: Int32 = 4
+    /// Clockwise rotation the receiver applies: 0, 90, 180 or 270.
+    public var rotation = 0
+    /// The capture time in ms (received: the RTP timestamp in ms, on the sender's clock).
+    public var captureTimeMs: Int64 = 0
+    /// The sender (received frames; 0 when sending).
+    public var uid: UInt32 = 0
+
+    public init() {}
+
+    /// Whether the frame decodes on its own.
+    public var isKeyframe: Bool { frameType == 3 }
+}
+
+/// Sees each remote video frame as received, before it is decoded (Agora's
+/// IVideoEncodedFrameObserver), on the connection's video thread.
+public typealias EncodedVideoFrameObserver = @Sendable ([UInt8], EncodedVideoFrameInfo) -> Void

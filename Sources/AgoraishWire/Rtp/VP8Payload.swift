@@ -260,3 +260,13 @@ public struct VP8FrameAssembler {
         return c
     }
 }
+
+extension VP8Payload {
+    /// The picture size a VP8 keyframe declares (RFC 6386 9.1: the start code
+    /// 9d 01 2a after the 3-byte frame tag, then 14-bit width and height);
+    /// nil for a delta frame or a frame too short.
+    public static func keyframeSize(_ frame: [UInt8]) -> (width: Int, height: Int)? {
+        guard frame.count >= 10, frame[0] & 1 == 0, frame[3] == 0x9D, frame[4] == 0x01, frame[5] == 0x2A else { return nil }
+        return (Int(frame[6]) | Int(frame[7] & 0x3F) << 8, Int(frame[8]) | Int(frame[9] & 0x3F) << 8)
+    }
+}

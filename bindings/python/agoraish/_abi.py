@@ -61,6 +61,10 @@ AGORAISH_PACKET_OBSERVER_MAX_GROWTH = 64
 AGORAISH_MAX_CONNECTIONS = 16
 #: Custom audio tracks an engine may hold.
 AGORAISH_MAX_CUSTOM_AUDIO_TRACKS = 32
+#: Custom video tracks (raw and encoded together) an engine may hold.
+AGORAISH_MAX_CUSTOM_VIDEO_TRACKS = 32
+#: The largest encoded frame a push takes.
+AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES = 4194304
 
 # --------------------------------------------------------------------------
 # Enums: each member as a constant and the enum as an IntEnum
@@ -942,6 +946,18 @@ class AudioTrackType(enum.IntEnum):
     MIXABLE = AGORAISH_AUDIO_TRACK_MIXABLE
     DIRECT = AGORAISH_AUDIO_TRACK_DIRECT
 
+#: Decodes on its own.
+AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME = 3
+#: Needs the frames before it.
+AGORAISH_VIDEO_FRAME_TYPE_DELTA_FRAME = 4
+
+
+class VideoFrameType(enum.IntEnum):
+    """Video frame types (Agora's VIDEO_FRAME_TYPE)."""
+
+    KEY_FRAME = AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME
+    DELTA_FRAME = AGORAISH_VIDEO_FRAME_TYPE_DELTA_FRAME
+
 
 #: Every enum of the header, keyed by its C name.
 ENUMS: Dict[str, Any] = {
@@ -985,6 +1001,7 @@ ENUMS: Dict[str, Any] = {
     "agoraish_encryption_mode": EncryptionMode,
     "agoraish_encryption_error_type": EncryptionErrorType,
     "agoraish_audio_track_type": AudioTrackType,
+    "agoraish_video_frame_type": VideoFrameType,
 }
 
 # --------------------------------------------------------------------------
@@ -1197,6 +1214,16 @@ class EventHandlerEx(Structure):
     given); it is valid only during the callback.
     Thread: the engine's event thread, in order with the engine's own events.
     Every callback is optional (NULL: not interested).
+    """
+
+
+class EncodedVideoFrameInfo(Structure):
+    """What is known of an encoded video frame (Agora's EncodedVideoFrameInfo)."""
+
+
+class VideoEncodedFrameObserverTable(Structure):
+    """Sees each remote video frame before it is decoded (Agora's
+    IVideoEncodedFrameObserver), in every connection of the engine.
     """
 
 
@@ -1417,6 +1444,10 @@ StreamMessageErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConn
 SnapshotTakenCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_char_p, c_int, c_int, c_int)
 EncryptionErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
 AudioMetadataReceivedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, POINTER(c_uint8), c_size_t)
+#: One frame as received (descriptors removed), in order per stream,
+#:  before decoding; `data` is valid during the call. Thread: the
+#:  receiving connection's video thread.
+EncodedVideoFrameReceivedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, POINTER(c_uint8), c_size_t, POINTER(EncodedVideoFrameInfo))
 
 # --------------------------------------------------------------------------
 # Struct fields, in the header's order
@@ -1766,6 +1797,12 @@ ChannelMediaOptions._fields_ = [
     ("publish_custom_audio_track", c_int),
     ("has_publish_custom_audio_track_id", c_int),
     ("publish_custom_audio_track_id", c_int32),
+    ("has_publish_custom_video_track", c_int),
+    ("publish_custom_video_track", c_int),
+    ("has_publish_encoded_video_track", c_int),
+    ("publish_encoded_video_track", c_int),
+    ("has_custom_video_track_id", c_int),
+    ("custom_video_track_id", c_int32),
     ("has_auto_subscribe_audio", c_int),
     ("auto_subscribe_audio", c_int),
     ("has_auto_subscribe_video", c_int),
@@ -1809,6 +1846,21 @@ EventHandlerEx._fields_ = [
     ("on_snapshot_taken", SnapshotTakenCallback),
     ("on_encryption_error", EncryptionErrorCallback),
     ("on_audio_metadata_received", AudioMetadataReceivedCallback),
+]
+EncodedVideoFrameInfo._fields_ = [
+    ("struct_size", c_uint32),
+    ("codec_type", c_int),
+    ("width", c_int),
+    ("height", c_int),
+    ("frame_type", c_int),
+    ("rotation", c_int),
+    ("capture_time_ms", c_int64),
+    ("uid", c_uint32),
+]
+VideoEncodedFrameObserverTable._fields_ = [
+    ("struct_size", c_uint32),
+    ("user_data", c_void_p),
+    ("on_encoded_video_frame_received", EncodedVideoFrameReceivedCallback),
 ]
 ServerConfig._fields_ = [
     ("struct_size", c_uint32),
@@ -1855,6 +1907,8 @@ STRUCTS: Dict[str, Any] = {
     "agoraish_rtc_connection": RtcConnection,
     "agoraish_channel_media_options": ChannelMediaOptions,
     "agoraish_event_handler_ex": EventHandlerEx,
+    "agoraish_encoded_video_frame_info": EncodedVideoFrameInfo,
+    "agoraish_video_encoded_frame_observer": VideoEncodedFrameObserverTable,
     "agoraish_server_config": ServerConfig,
 }
 
@@ -1893,6 +1947,8 @@ agoraish_packet_observer = PacketObserverTable
 agoraish_rtc_connection = RtcConnection
 agoraish_channel_media_options = ChannelMediaOptions
 agoraish_event_handler_ex = EventHandlerEx
+agoraish_encoded_video_frame_info = EncodedVideoFrameInfo
+agoraish_video_encoded_frame_observer = VideoEncodedFrameObserverTable
 agoraish_server_config = ServerConfig
 
 #: The callbacks of each callback struct: (field, callback type, parameter names),
@@ -2002,6 +2058,9 @@ CALLBACKS: Dict[str, Tuple[Tuple[str, Any, Tuple[str, ...]], ...]] = {
         ("on_snapshot_taken", SnapshotTakenCallback, ("engine", "user_data", "connection", "uid", "path", "width", "height", "error")),
         ("on_encryption_error", EncryptionErrorCallback, ("engine", "user_data", "connection", "error_type")),
         ("on_audio_metadata_received", AudioMetadataReceivedCallback, ("engine", "user_data", "connection", "uid", "metadata", "length")),
+    ),
+    "agoraish_video_encoded_frame_observer": (
+        ("on_encoded_video_frame_received", EncodedVideoFrameReceivedCallback, ("engine", "user_data", "uid", "data", "length", "info")),
     ),
 }
 
@@ -2144,6 +2203,12 @@ FUNCTIONS: Dict[str, Tuple[Any, Tuple[Any, ...]]] = {
     "agoraish_engine_destroy_custom_audio_track": (c_int, (c_void_p, c_int32)),
     "agoraish_engine_adjust_custom_audio_publish_volume": (c_int, (c_void_p, c_int32, c_int)),
     "agoraish_engine_push_external_audio_frame_by_id": (c_int, (c_void_p, c_int32, POINTER(c_int16), c_int, c_int, c_int)),
+    "agoraish_engine_create_custom_video_track": (c_int, (c_void_p, POINTER(c_int32))),
+    "agoraish_engine_destroy_custom_video_track": (c_int, (c_void_p, c_int32)),
+    "agoraish_engine_push_external_video_frame_by_id": (c_int, (c_void_p, POINTER(ExternalVideoFrame), c_int32)),
+    "agoraish_engine_create_custom_encoded_video_track": (c_int, (c_void_p, POINTER(c_int32))),
+    "agoraish_engine_push_external_encoded_video_frame": (c_int, (c_void_p, POINTER(c_uint8), c_size_t, POINTER(EncodedVideoFrameInfo), c_int32)),
+    "agoraish_engine_register_video_encoded_frame_observer": (c_int, (c_void_p, POINTER(VideoEncodedFrameObserverTable))),
     "agoraish_server_create": (c_void_p, (POINTER(ServerConfig),)),
     "agoraish_server_start": (c_int, (c_void_p,)),
     "agoraish_server_stop": (c_int, (c_void_p,)),
@@ -2288,6 +2353,12 @@ PARAMETERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "agoraish_engine_destroy_custom_audio_track": (("engine", "engine_handle"), ("track_id", "int")),
     "agoraish_engine_adjust_custom_audio_publish_volume": (("engine", "engine_handle"), ("track_id", "int"), ("volume", "int")),
     "agoraish_engine_push_external_audio_frame_by_id": (("engine", "engine_handle"), ("track_id", "int"), ("samples", "pointer"), ("samples_per_channel", "int"), ("sample_rate", "int"), ("channels", "int")),
+    "agoraish_engine_create_custom_video_track": (("engine", "engine_handle"), ("track_id", "pointer")),
+    "agoraish_engine_destroy_custom_video_track": (("engine", "engine_handle"), ("track_id", "int")),
+    "agoraish_engine_push_external_video_frame_by_id": (("engine", "engine_handle"), ("frame", "struct_pointer"), ("track_id", "int")),
+    "agoraish_engine_create_custom_encoded_video_track": (("engine", "engine_handle"), ("track_id", "pointer")),
+    "agoraish_engine_push_external_encoded_video_frame": (("engine", "engine_handle"), ("data", "pointer"), ("length", "int"), ("info", "struct_pointer"), ("track_id", "int")),
+    "agoraish_engine_register_video_encoded_frame_observer": (("engine", "engine_handle"), ("observer", "struct_pointer")),
     "agoraish_server_create": (("config", "struct_pointer"),),
     "agoraish_server_start": (("server", "server_handle"),),
     "agoraish_server_stop": (("server", "server_handle"),),
@@ -2431,6 +2502,12 @@ DOCS: Dict[str, str] = {
     "agoraish_engine_destroy_custom_audio_track": "Destroy a custom audio track (Agora's destroyCustomAudioTrack). Connections\nthat published it publish no audio until their options choose the\nmicrophone or another track.\n\n@return  0; -2 unknown track; -7 bad handle. Thread: any.",
     "agoraish_engine_adjust_custom_audio_publish_volume": "The volume of what is sent of a custom audio track (Agora's\nadjustCustomAudioPublishVolume), 0..100 (100: as pushed), applied to later pushes.\n\n@return  0; -2 unknown track or volume out of range; -7 bad handle. Thread: any.",
     "agoraish_engine_push_external_audio_frame_by_id": "Push PCM into a custom audio track (Agora's pushAudioFrame(frame, trackId)):\ninterleaved 16-bit samples at `sample_rate` with `channels`. Every\nconnection that publishes the track queues it and sends it in real time,\nas `agoraish_engine_push_external_audio_frame()` describes; with no\npublisher the audio is dropped.\n\n@param samples              Required unless `samples_per_channel` is 0; read during the call only.\n@param samples_per_channel  0..sample_rate (one second at most per call).\n@param sample_rate          8000, 16000, 32000, 44100 or 48000.\n@param channels             1 or 2.\n@return  0; -2 unknown track, NULL samples or a value out of range;\n         -5 inside an audio observer callback; -7 bad handle.\nThread: any (pushes from several threads are serialized per connection).",
+    "agoraish_engine_create_custom_video_track": "Create a custom video track (Agora's createCustomVideoTrack): pictures the\nhost pushes with `agoraish_engine_push_external_video_frame_by_id()` and\nthat connections publish by choosing it in their media options\n(publish_custom_video_track with custom_video_track_id). Each publishing\nconnection converts, fits and encodes the pictures as an external video\nsource does (its own encoder configuration, congestion control and\ndual stream).\n\n@param track_id  Required: receives the id (1 and up).\n@return  0; -2 NULL track_id; -5 AGORAISH_MAX_CUSTOM_VIDEO_TRACKS exist; -7 bad handle.\nThread: any.",
+    "agoraish_engine_destroy_custom_video_track": "Destroy a custom (or custom encoded) video track (Agora's\ndestroyCustomVideoTrack): connections that published it return to the\nvideo they had before.\n\n@return  0; -2 unknown track; -7 bad handle. Thread: any.",
+    "agoraish_engine_push_external_video_frame_by_id": "Push a picture into a custom video track (Agora's pushVideoFrame(frame,\nvideoTrackId)), for every connection publishing it; with no publisher it\nis dropped.\n\n@return  0; -2 unknown or encoded track, or what\n         `agoraish_engine_push_external_video_frame()` refuses in `frame`;\n         -7 bad handle.\nThread: any (pushes are serialized per connection).",
+    "agoraish_engine_create_custom_encoded_video_track": "Create a custom encoded video track (Agora's createCustomEncodedVideoTrack):\nVP8 or VP9 frames encoded by the host, pushed with\n`agoraish_engine_push_external_encoded_video_frame()` and sent unchanged\n(packetized per RFC 7741 / RFC 9628) by every connection publishing it\n(publish_encoded_video_track with custom_video_track_id). Receivers'\nkeyframe requests do not reach the host: send a keyframe every few seconds.\nDestroy it with `agoraish_engine_destroy_custom_video_track()`.\n\n@return  0; -2 NULL track_id; -5 AGORAISH_MAX_CUSTOM_VIDEO_TRACKS exist; -7 bad handle.\nThread: any.",
+    "agoraish_engine_push_external_encoded_video_frame": "Push one encoded frame into a custom encoded video track (Agora's\npushEncodedVideoImage / pushExternalEncodedVideoFrame). It leaves at once\nin a call, for every connection that publishes the track and sends video.\n\n@param data    The frame (1..AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES bytes); read during the call only.\n@param info    Required: codec, frame type, size, capture time.\n@return  The number of connections that sent it (0 outside a call or with\n         no publisher); -2 unknown or raw track, NULL or empty data, a bad\n         `info`; -7 bad handle.\nThread: any.",
+    "agoraish_engine_register_video_encoded_frame_observer": "Register (NULL: unregister) the encoded frame observer (Agora's\nregisterVideoEncodedFrameObserver). The struct is copied. After\nunregistering returns, no callback runs (unless called from one).\n\n@return  0; -2 a struct_size no minor had; -7 bad handle. Thread: any.",
     "agoraish_server_create": 'Create an embedded server (not yet listening).\n\n@return  A handle owned by the caller (release with `agoraish_server_release()`),\n         or NULL with `agoraish_get_last_error()`: -2 bad config or JSON\n         (a TLS certificate without its key or the other way round included;\n         `agoraish_get_last_error_detail()` says which).\nThread: any.',
     "agoraish_server_start": "Bind and start serving on the server's own thread.\n\n@return  0; -8 already running; -13 a port cannot be bound; -7/-2 bad handle.\nThread: any.",
     "agoraish_server_stop": 'Stop serving: every connection is closed (clients see the link break and\nstart reconnecting). Returns after the server threads have ended. A stopped\nserver can be started again; sessions survive within the drop timeout, so\nclients resume them (ports may differ when they were chosen freely).\n\n@return  0 (also when not running); -7/-2 bad handle.\nThread: any.',
