@@ -2650,6 +2650,19 @@ int agoraish_engine_send_stream_message_ex(agoraish_engine_t *engine, int stream
 /** sendAudioMetadataEx. */
 int agoraish_engine_send_audio_metadata_ex(agoraish_engine_t *engine, const void *data, size_t length,
                                            const agoraish_rtc_connection *connection);
+/** setVideoEncoderConfigurationEx: the connection's own encoder (its custom video track). */
+int agoraish_engine_set_video_encoder_configuration_ex(agoraish_engine_t *engine,
+                                                       const agoraish_video_encoder_configuration *config,
+                                                       const agoraish_rtc_connection *connection);
+/** enableDualStreamModeEx. */
+int agoraish_engine_enable_dual_stream_mode_ex(agoraish_engine_t *engine, int enabled,
+                                               const agoraish_rtc_connection *connection);
+/** muteLocalVideoStreamEx. */
+int agoraish_engine_mute_local_video_stream_ex(agoraish_engine_t *engine, int mute,
+                                               const agoraish_rtc_connection *connection);
+/** setRemoteDefaultVideoStreamTypeEx. */
+int agoraish_engine_set_remote_default_video_stream_type_ex(agoraish_engine_t *engine, int stream_type,
+                                                            const agoraish_rtc_connection *connection);
 /** enableEncryptionEx: each connection has its own key and mode. */
 int agoraish_engine_enable_encryption_ex(agoraish_engine_t *engine, int enabled,
                                          const agoraish_encryption_config *config,

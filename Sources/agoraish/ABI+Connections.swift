@@ -337,6 +337,31 @@ public func abi_engine_enable_encryption_ex(_ p: OpaquePointer?, _ enabled: Int3
     enableEncryption(p, enabled, config, .named(connection))
 }
 
+@_cdecl("agoraish_engine_set_video_encoder_configuration_ex")
+public func abi_engine_set_video_encoder_configuration_ex(
+    _ p: OpaquePointer?, _ config: UnsafePointer<agoraish_video_encoder_configuration>?,
+    _ connection: UnsafePointer<agoraish_rtc_connection>?) -> Int32 {
+    setVideoEncoderConfiguration(p, config, .named(connection))
+}
+
+@_cdecl("agoraish_engine_enable_dual_stream_mode_ex")
+public func abi_engine_enable_dual_stream_mode_ex(_ p: OpaquePointer?, _ enabled: Int32,
+                                                  _ connection: UnsafePointer<agoraish_rtc_connection>?) -> Int32 {
+    withEngine(p, .named(connection)) { c throws(AgoraError) in c.enableDualStreamMode(enabled != 0) }
+}
+
+@_cdecl("agoraish_engine_mute_local_video_stream_ex")
+public func abi_engine_mute_local_video_stream_ex(_ p: OpaquePointer?, _ mute: Int32,
+                                                  _ connection: UnsafePointer<agoraish_rtc_connection>?) -> Int32 {
+    withEngine(p, .named(connection)) { c throws(AgoraError) in c.muteLocalVideoStream(mute != 0) }
+}
+
+@_cdecl("agoraish_engine_set_remote_default_video_stream_type_ex")
+public func abi_engine_set_remote_default_video_stream_type_ex(
+    _ p: OpaquePointer?, _ type: Int32, _ connection: UnsafePointer<agoraish_rtc_connection>?) -> Int32 {
+    withEngine(p, .named(connection)) { c throws(AgoraError) in try c.setRemoteDefaultVideoStreamType(Int(type)) }
+}
+
 // MARK: - Custom audio tracks
 
 @_cdecl("agoraish_engine_create_custom_audio_track")

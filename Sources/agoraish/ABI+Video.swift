@@ -17,7 +17,12 @@ public func abi_engine_disable_video(_ p: OpaquePointer?) -> Int32 {
 @_cdecl("agoraish_engine_set_video_encoder_configuration")
 public func abi_engine_set_video_encoder_configuration(
     _ p: OpaquePointer?, _ config: UnsafePointer<agoraish_video_encoder_configuration>?) -> Int32 {
-    withEngine(p) { engine throws(AgoraError) in
+    setVideoEncoderConfiguration(p, config, .own)
+}
+
+func setVideoEncoderConfiguration(_ p: OpaquePointer?, _ config: UnsafePointer<agoraish_video_encoder_configuration>?,
+                                  _ target: Target, function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
         // ABI 0.5 callers pass the struct without the orientation, degradation and mirror fields.
         guard let c = readVersioned(config, knownSizes: StructSizes.videoEncoderConfiguration),
               [0, 1, 5].contains(c.codec_type) else { throw .invalidArgument }

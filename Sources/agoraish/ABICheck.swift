@@ -134,6 +134,10 @@ private func checkSignaturesAgainstHeader() {
     do { var engineCreateDataStreamEx = CAgoraishABI.agoraish_engine_create_data_stream_ex; engineCreateDataStreamEx = abi_engine_create_data_stream_ex; _ = engineCreateDataStreamEx }
     do { var engineSendStreamMessageEx = CAgoraishABI.agoraish_engine_send_stream_message_ex; engineSendStreamMessageEx = abi_engine_send_stream_message_ex; _ = engineSendStreamMessageEx }
     do { var engineSendAudioMetadataEx = CAgoraishABI.agoraish_engine_send_audio_metadata_ex; engineSendAudioMetadataEx = abi_engine_send_audio_metadata_ex; _ = engineSendAudioMetadataEx }
+    do { var engineSetVideoEncoderConfigurationEx = CAgoraishABI.agoraish_engine_set_video_encoder_configuration_ex; engineSetVideoEncoderConfigurationEx = abi_engine_set_video_encoder_configuration_ex; _ = engineSetVideoEncoderConfigurationEx }
+    do { var engineEnableDualStreamModeEx = CAgoraishABI.agoraish_engine_enable_dual_stream_mode_ex; engineEnableDualStreamModeEx = abi_engine_enable_dual_stream_mode_ex; _ = engineEnableDualStreamModeEx }
+    do { var engineMuteLocalVideoStreamEx = CAgoraishABI.agoraish_engine_mute_local_video_stream_ex; engineMuteLocalVideoStreamEx = abi_engine_mute_local_video_stream_ex; _ = engineMuteLocalVideoStreamEx }
+    do { var engineSetRemoteDefaultVideoStreamTypeEx = CAgoraishABI.agoraish_engine_set_remote_default_video_stream_type_ex; engineSetRemoteDefaultVideoStreamTypeEx = abi_engine_set_remote_default_video_stream_type_ex; _ = engineSetRemoteDefaultVideoStreamTypeEx }
     do { var engineEnableEncryptionEx = CAgoraishABI.agoraish_engine_enable_encryption_ex; engineEnableEncryptionEx = abi_engine_enable_encryption_ex; _ = engineEnableEncryptionEx }
     do { var engineCreateCustomAudioTrack = CAgoraishABI.agoraish_engine_create_custom_audio_track; engineCreateCustomAudioTrack = abi_engine_create_custom_audio_track; _ = engineCreateCustomAudioTrack }
     do { var engineDestroyCustomAudioTrack = CAgoraishABI.agoraish_engine_destroy_custom_audio_track; engineDestroyCustomAudioTrack = abi_engine_destroy_custom_audio_track; _ = engineDestroyCustomAudioTrack }

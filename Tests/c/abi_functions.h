@@ -140,6 +140,10 @@ static int call_agoraish_engine_take_snapshot_ex(void *handle) { return agoraish
 static int call_agoraish_engine_create_data_stream_ex(void *handle) { return agoraish_engine_create_data_stream_ex((agoraish_engine_t *)handle, NULL, NULL, NULL); }
 static int call_agoraish_engine_send_stream_message_ex(void *handle) { return agoraish_engine_send_stream_message_ex((agoraish_engine_t *)handle, 0, NULL, 0, NULL); }
 static int call_agoraish_engine_send_audio_metadata_ex(void *handle) { return agoraish_engine_send_audio_metadata_ex((agoraish_engine_t *)handle, NULL, 0, NULL); }
+static int call_agoraish_engine_set_video_encoder_configuration_ex(void *handle) { return agoraish_engine_set_video_encoder_configuration_ex((agoraish_engine_t *)handle, NULL, NULL); }
+static int call_agoraish_engine_enable_dual_stream_mode_ex(void *handle) { return agoraish_engine_enable_dual_stream_mode_ex((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_engine_mute_local_video_stream_ex(void *handle) { return agoraish_engine_mute_local_video_stream_ex((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_engine_set_remote_default_video_stream_type_ex(void *handle) { return agoraish_engine_set_remote_default_video_stream_type_ex((agoraish_engine_t *)handle, 0, NULL); }
 static int call_agoraish_engine_enable_encryption_ex(void *handle) { return agoraish_engine_enable_encryption_ex((agoraish_engine_t *)handle, 0, NULL, NULL); }
 static int call_agoraish_engine_create_custom_audio_track(void *handle) { return agoraish_engine_create_custom_audio_track((agoraish_engine_t *)handle, 0, NULL); }
 static int call_agoraish_engine_destroy_custom_audio_track(void *handle) { return agoraish_engine_destroy_custom_audio_track((agoraish_engine_t *)handle, 0); }
@@ -282,6 +286,10 @@ static const abi_function abi_engine_functions[] = {
     {"agoraish_engine_create_data_stream_ex", call_agoraish_engine_create_data_stream_ex},
     {"agoraish_engine_send_stream_message_ex", call_agoraish_engine_send_stream_message_ex},
     {"agoraish_engine_send_audio_metadata_ex", call_agoraish_engine_send_audio_metadata_ex},
+    {"agoraish_engine_set_video_encoder_configuration_ex", call_agoraish_engine_set_video_encoder_configuration_ex},
+    {"agoraish_engine_enable_dual_stream_mode_ex", call_agoraish_engine_enable_dual_stream_mode_ex},
+    {"agoraish_engine_mute_local_video_stream_ex", call_agoraish_engine_mute_local_video_stream_ex},
+    {"agoraish_engine_set_remote_default_video_stream_type_ex", call_agoraish_engine_set_remote_default_video_stream_type_ex},
     {"agoraish_engine_enable_encryption_ex", call_agoraish_engine_enable_encryption_ex},
     {"agoraish_engine_create_custom_audio_track", call_agoraish_engine_create_custom_audio_track},
     {"agoraish_engine_destroy_custom_audio_track", call_agoraish_engine_destroy_custom_audio_track},
