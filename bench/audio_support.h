@@ -1,7 +1,7 @@
 /*
  * audio_support.h — what the audio benchmarks share (bench/audio_delay.c,
- * bench/audio_cpu.c, bench/audio_pesq.c): the audio part of the C API looked
- * up with dlopen, an embedded server, engines that record their events,
+ * bench/audio_cpu.c, bench/audio_pesq.c, bench/multi_channel.c): the audio
+ * part of the C API looked up with dlopen, an embedded server, engines that record their events,
  * pacing on absolute CLOCK_MONOTONIC deadlines, test signals (a chirp, a
  * speech-like signal), a lossy UDP relay for the media path (random or
  * Gilbert-Elliott bursty loss), and running a

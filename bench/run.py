@@ -65,6 +65,7 @@ BENCHMARKS: List[str] = [
     "sfu_video_dual",
     "audio_delay",
     "audio_cpu",
+    "multi_channel",
     "audio_pesq",
     "video_cpu",
     "video_delay",

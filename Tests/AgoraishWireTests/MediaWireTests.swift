@@ -119,6 +119,40 @@ func hexBytes(_ s: String) -> [UInt8] {
     }
 }
 
+@Suite struct SrtpGcmTests {
+    /// libsrtp2 took OpenSSL's AES-GCM after checking it against its own
+    /// test vectors (it keeps its built-in one otherwise).
+    @Test func aesGcmRunsOnOpenSSLAndRefusesAnyChangedByte() throws {
+        #expect(srtpUsesOpenSSLGcm)
+        let keying = (0..<SrtpProfile.aeadAes128Gcm.keyingLength).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 1) }
+        let tx = try SrtpSession(profile: .aeadAes128Gcm, keying: keying, inbound: false)
+        let plain = RtpHeader(marker: true, payloadType: 96, sequenceNumber: 7, timestamp: 90000, ssrc: 0xCAFE).serialized
+            + (0..<900).map { UInt8(truncatingIfNeeded: $0) }
+        var buffer = plain + [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+        let n = try buffer.withUnsafeMutableBytes { try tx.protectRtp($0.baseAddress!, length: plain.count) }
+        let wire = Array(buffer[0..<n])
+        // A changed header byte (authenticated data), payload byte or tag byte, and a packet
+        // shorter than its tag: each refused, never decrypted.
+        for index in [1, 20, n - 1] {
+            let rx = try SrtpSession(profile: .aeadAes128Gcm, keying: keying, inbound: true)
+            var copy = wire
+            copy[index] ^= 0x01
+            let length = copy.count
+            #expect(throws: SrtpError.authenticationFailed) {
+                _ = try copy.withUnsafeMutableBytes { try rx.unprotectRtp($0.baseAddress!, length: length) }
+            }
+        }
+        let rx = try SrtpSession(profile: .aeadAes128Gcm, keying: keying, inbound: true)
+        var short = Array(wire[0..<20])
+        #expect(throws: (any Error).self) {
+            _ = try short.withUnsafeMutableBytes { try rx.unprotectRtp($0.baseAddress!, length: 20) }
+        }
+        var copy = wire
+        let m = try copy.withUnsafeMutableBytes { try rx.unprotectRtp($0.baseAddress!, length: wire.count) }
+        #expect(Array(copy[0..<m]) == plain)
+    }
+}
+
 @Suite struct RtpExtensionTests {
     @Test func audioLevelRoundTripsInAOneByteExtension() throws {
         let level = AudioLevel(voiceActivity: true, level: 42)

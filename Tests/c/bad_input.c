@@ -91,6 +91,19 @@
  *           embedded server, in a call: unknown streams (-2), six messages of
  *           1024 bytes then -115, metadata of 1 and 1024 bytes, and leaving
  *           ending the streams.
+ * Connections 0.11: every `_ex` function with a NULL connection, struct_size
+ *           0, 4, one byte short, 8 bytes long or UINT32_MAX, a NULL or non-UTF-8
+ *           channel_id (-2), and an unknown connection (-2; leave_channel_ex
+ *           -18); join_channel_ex with handler tables of a bad struct_size, bad
+ *           channel names (-102) and the camera published (-2); media options
+ *           (NULL, struct_size, client roles, channel profiles, custom track ids
+ *           unset, unknown, 0 or negative, tokens not UTF-8: -2; a token outside a
+ *           call: -113 for the update; values without their has_ flags are not
+ *           read) for join_channel_with_options, join_channel_ex and
+ *           update_channel_media_options; custom audio tracks: unknown types and
+ *           ids (-2), NULL track_id, volumes outside 0..100, pushes with NULL
+ *           samples, counts outside 0..rate, rates and channel counts the header
+ *           does not list; AGORAISH_MAX_CUSTOM_AUDIO_TRACKS then -5. Nothing joins.
  *
  * Exit status 0 when every check passes; otherwise one line per failed check
  * on stderr and exit status 1.
@@ -4051,6 +4064,402 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* Connections and custom audio tracks (ABI 0.11)                            */
+/* ------------------------------------------------------------------------ */
+
+/** A malformed or unknown connection, as every `_ex` function gets it. */
+typedef struct {
+    const char *name;
+    int null_connection;  /* pass NULL instead */
+    uint32_t struct_size;
+    const char *channel_id;
+    int unknown;          /* well formed, but the engine has no such connection */
+} bad_connection_t;
+
+static const char channel_not_utf8[] = "bad-\xff";
+
+static const bad_connection_t bad_connections[] = {
+    {"NULL", 1, 0, NULL, 0},
+    {"struct_size 0", 0, 0, "bad-input", 0},
+    {"struct_size 4", 0, 4, "bad-input", 0},
+    {"struct_size one byte short", 0, sizeof(agoraish_rtc_connection) - 1, "bad-input", 0},
+    {"struct_size 8 bytes long", 0, sizeof(agoraish_rtc_connection) + 8, "bad-input", 0},
+    {"struct_size UINT32_MAX", 0, UINT32_MAX, "bad-input", 0},
+    {"channel_id NULL", 0, sizeof(agoraish_rtc_connection), NULL, 0},
+    {"channel_id not UTF-8", 0, sizeof(agoraish_rtc_connection), channel_not_utf8, 0},
+    {"unknown", 0, sizeof(agoraish_rtc_connection), "bad-input-nowhere", 1},
+};
+
+/** One `_ex` function called with valid arguments but the connection. */
+typedef struct {
+    const char *name;
+    int (*call)(agoraish_engine_t *e, const agoraish_rtc_connection *c);
+} ex_function_t;
+
+static agoraish_channel_media_options unset_options(void) {
+    agoraish_channel_media_options o;
+    memset(&o, 0, sizeof o);
+    o.struct_size = sizeof o;
+    return o;
+}
+
+static int ex_update_options(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    agoraish_channel_media_options o = unset_options();
+    return agoraish_engine_update_channel_media_options_ex(e, &o, c);
+}
+static int ex_get_state(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_get_connection_state_ex(e, c);
+}
+static int ex_get_call_id(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    char buf[128];
+    size_t len = sizeof buf;
+    return agoraish_engine_get_call_id_ex(e, buf, &len, c);
+}
+static int ex_user_by_uid(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    agoraish_user_info info;
+    return agoraish_engine_get_user_info_by_uid_ex(e, 5, &info, c);
+}
+static int ex_user_by_account(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    agoraish_user_info info;
+    return agoraish_engine_get_user_info_by_user_account_ex(e, "account", &info, c);
+}
+static int ex_mute_local_audio(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_mute_local_audio_stream_ex(e, 1, c);
+}
+static int ex_mute_remote_audio(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_mute_remote_audio_stream_ex(e, 5, 1, c);
+}
+static int ex_mute_all_audio(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_mute_all_remote_audio_streams_ex(e, 1, c);
+}
+static int ex_user_volume(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_adjust_user_playback_signal_volume_ex(e, 5, 50, c);
+}
+static int ex_mute_remote_video(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_mute_remote_video_stream_ex(e, 5, 1, c);
+}
+static int ex_mute_all_video(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_mute_all_remote_video_streams_ex(e, 1, c);
+}
+static int ex_stream_type(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_set_remote_video_stream_type_ex(e, 5, 1, c);
+}
+static int ex_setup_remote_video(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    agoraish_video_canvas canvas;
+    memset(&canvas, 0, sizeof canvas);
+    canvas.struct_size = sizeof canvas;
+    canvas.uid = 5;
+    return agoraish_engine_setup_remote_video_ex(e, &canvas, c);
+}
+static int ex_take_snapshot(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_take_snapshot_ex(e, 5, tmp_path("connection.png"), c);
+}
+static int ex_create_data_stream(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    agoraish_data_stream_config config;
+    int id = 0;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    return agoraish_engine_create_data_stream_ex(e, &id, &config, c);
+}
+static int ex_send_stream_message(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_send_stream_message_ex(e, 1, "x", 1, c);
+}
+static int ex_send_audio_metadata(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_send_audio_metadata_ex(e, "x", 1, c);
+}
+static int ex_enable_encryption(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    agoraish_encryption_config config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.encryption_mode = AGORAISH_ENCRYPTION_MODE_AES_128_GCM;
+    config.encryption_key = "bad-input-key";
+    return agoraish_engine_enable_encryption_ex(e, 1, &config, c);
+}
+static int ex_encoder_configuration(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    agoraish_video_encoder_configuration config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.width = 320;
+    config.height = 240;
+    config.frame_rate = 15;
+    return agoraish_engine_set_video_encoder_configuration_ex(e, &config, c);
+}
+static int ex_dual_stream(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_enable_dual_stream_mode_ex(e, 1, c);
+}
+static int ex_mute_local_video(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_mute_local_video_stream_ex(e, 1, c);
+}
+static int ex_default_stream_type(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    return agoraish_engine_set_remote_default_video_stream_type_ex(e, 1, c);
+}
+
+static const ex_function_t ex_functions[] = {
+    {"update_channel_media_options_ex", ex_update_options},
+    {"get_connection_state_ex", ex_get_state},
+    {"get_call_id_ex", ex_get_call_id},
+    {"get_user_info_by_uid_ex", ex_user_by_uid},
+    {"get_user_info_by_user_account_ex", ex_user_by_account},
+    {"mute_local_audio_stream_ex", ex_mute_local_audio},
+    {"mute_remote_audio_stream_ex", ex_mute_remote_audio},
+    {"mute_all_remote_audio_streams_ex", ex_mute_all_audio},
+    {"adjust_user_playback_signal_volume_ex", ex_user_volume},
+    {"mute_remote_video_stream_ex", ex_mute_remote_video},
+    {"mute_all_remote_video_streams_ex", ex_mute_all_video},
+    {"set_remote_video_stream_type_ex", ex_stream_type},
+    {"setup_remote_video_ex", ex_setup_remote_video},
+    {"take_snapshot_ex", ex_take_snapshot},
+    {"create_data_stream_ex", ex_create_data_stream},
+    {"send_stream_message_ex", ex_send_stream_message},
+    {"send_audio_metadata_ex", ex_send_audio_metadata},
+    {"enable_encryption_ex", ex_enable_encryption},
+    {"set_video_encoder_configuration_ex", ex_encoder_configuration},
+    {"enable_dual_stream_mode_ex", ex_dual_stream},
+    {"mute_local_video_stream_ex", ex_mute_local_video},
+    {"set_remote_default_video_stream_type_ex", ex_default_stream_type},
+};
+
+/** How an options row changes options with every field unset; `expected` for join and update. */
+typedef struct {
+    const char *name;
+    int null_options;
+    int set_size;
+    uint32_t struct_size;
+    void (*change)(agoraish_channel_media_options *o);
+    int expected_join;   /* join_channel_with_options and join_channel_ex (never 0 here) */
+    int expected_update; /* update_channel_media_options outside a call */
+} options_row_t;
+
+static void opt_role_0(agoraish_channel_media_options *o) { o->has_client_role_type = 1, o->client_role_type = 0; }
+static void opt_role_3(agoraish_channel_media_options *o) { o->has_client_role_type = 1, o->client_role_type = 3; }
+static void opt_role_min(agoraish_channel_media_options *o) { o->has_client_role_type = 1, o->client_role_type = INT_MIN; }
+static void opt_profile_2(agoraish_channel_media_options *o) { o->has_channel_profile = 1, o->channel_profile = 2; }
+static void opt_profile_neg(agoraish_channel_media_options *o) { o->has_channel_profile = 1, o->channel_profile = -1; }
+static void opt_track_no_id(agoraish_channel_media_options *o) {
+    o->has_publish_custom_audio_track = 1, o->publish_custom_audio_track = 1;
+}
+static void opt_track_99(agoraish_channel_media_options *o) {
+    opt_track_no_id(o);
+    o->has_publish_custom_audio_track_id = 1, o->publish_custom_audio_track_id = 99;
+}
+static void opt_track_0(agoraish_channel_media_options *o) {
+    opt_track_no_id(o);
+    o->has_publish_custom_audio_track_id = 1, o->publish_custom_audio_track_id = 0;
+}
+static void opt_track_neg(agoraish_channel_media_options *o) {
+    opt_track_no_id(o);
+    o->has_publish_custom_audio_track_id = 1, o->publish_custom_audio_track_id = -1;
+}
+static void opt_token_not_utf8(agoraish_channel_media_options *o) { o->token = channel_not_utf8; }
+static void opt_token(agoraish_channel_media_options *o) { o->token = "a-token"; }
+/* Values without their has_ flag are not read. */
+static void opt_unflagged(agoraish_channel_media_options *o) {
+    o->client_role_type = 99, o->channel_profile = 99, o->publish_custom_audio_track = 1;
+    o->publish_custom_audio_track_id = 99, o->publish_camera_track = 1;
+}
+
+static const options_row_t options_rows[] = {
+    {"NULL options", 1, 0, 0, NULL, E_INVALID, E_INVALID},
+    {"struct_size 0", 0, 1, 0, NULL, E_INVALID, E_INVALID},
+    {"struct_size 4", 0, 1, 4, NULL, E_INVALID, E_INVALID},
+    {"struct_size one byte short", 0, 1, sizeof(agoraish_channel_media_options) - 1, NULL, E_INVALID, E_INVALID},
+    {"struct_size 8 bytes long", 0, 1, sizeof(agoraish_channel_media_options) + 8, NULL, E_INVALID, E_INVALID},
+    {"client_role_type 0", 0, 0, 0, opt_role_0, E_INVALID, E_INVALID},
+    {"client_role_type 3", 0, 0, 0, opt_role_3, E_INVALID, E_INVALID},
+    {"client_role_type INT_MIN", 0, 0, 0, opt_role_min, E_INVALID, E_INVALID},
+    {"channel_profile 2", 0, 0, 0, opt_profile_2, E_INVALID, E_INVALID},
+    {"channel_profile -1", 0, 0, 0, opt_profile_neg, E_INVALID, E_INVALID},
+    {"publish_custom_audio_track without an id", 0, 0, 0, opt_track_no_id, E_INVALID, E_INVALID},
+    {"publish_custom_audio_track_id 99 (unknown)", 0, 0, 0, opt_track_99, E_INVALID, E_INVALID},
+    {"publish_custom_audio_track_id 0", 0, 0, 0, opt_track_0, E_INVALID, E_INVALID},
+    {"publish_custom_audio_track_id -1", 0, 0, 0, opt_track_neg, E_INVALID, E_INVALID},
+    {"token not UTF-8", 0, 0, 0, opt_token_not_utf8, E_INVALID, E_INVALID},
+    {"a token outside a call", 0, 0, 0, opt_token, 0, E_NOT_IN_CHANNEL},
+    {"values without their has_ flags", 0, 0, 0, opt_unflagged, 0, 0},
+};
+
+/** Custom audio track pushes: valid but for one argument. */
+typedef struct {
+    const char *name;
+    int null_samples;
+    int samples_per_channel, sample_rate, channels;
+    int expected;
+} track_push_row_t;
+
+static const track_push_row_t track_push_rows[] = {
+    {"NULL samples", 1, 480, 48000, 1, E_INVALID},
+    {"NULL samples, none", 1, 0, 48000, 1, 0},
+    {"0 samples", 0, 0, 48000, 1, 0},
+    {"-1 samples", 0, -1, 48000, 1, E_INVALID},
+    {"INT_MIN samples", 0, INT_MIN, 48000, 1, E_INVALID},
+    {"one second and one sample", 0, 48001, 48000, 1, E_INVALID},
+    {"one second", 0, 48000, 48000, 2, 0},
+    {"rate 0", 0, 80, 0, 1, E_INVALID},
+    {"rate 7999", 0, 80, 7999, 1, E_INVALID},
+    {"rate 22050", 0, 220, 22050, 1, E_INVALID},
+    {"rate 96000", 0, 960, 96000, 1, E_INVALID},
+    {"rate -48000", 0, 480, -48000, 1, E_INVALID},
+    {"channels 0", 0, 480, 48000, 0, E_INVALID},
+    {"channels 3", 0, 480, 48000, 3, E_INVALID},
+    {"channels -1", 0, 480, 48000, -1, E_INVALID},
+    {"8 kHz mono", 0, 80, 8000, 1, 0},
+    {"16 kHz stereo", 0, 160, 16000, 2, 0},
+    {"32 kHz mono", 0, 320, 32000, 1, 0},
+    {"44.1 kHz stereo", 0, 441, 44100, 2, 0},
+};
+
+static void test_connections(void) {
+    static int16_t pcm[2 * 48000];
+    agoraish_rtc_connection c;
+    agoraish_channel_media_options o;
+    agoraish_event_handler_ex table;
+    int32_t track = -1, tracks[AGORAISH_MAX_CUSTOM_AUDIO_TRACKS], extra = -1;
+    size_t b, f, r;
+    int i, rc;
+
+    /* Every _ex function with each malformed or unknown connection: -2 (leave: -18 when unknown). */
+    for (b = 0; b < COUNT(bad_connections); b++) {
+        const bad_connection_t *bad = &bad_connections[b];
+        const agoraish_rtc_connection *arg = bad->null_connection ? NULL : &c;
+        memset(&c, 0, sizeof c);
+        c.struct_size = bad->struct_size;
+        c.channel_id = bad->channel_id;
+        c.local_uid = 5;
+        for (f = 0; f < COUNT(ex_functions); f++) {
+            rc = ex_functions[f].call(live, arg);
+            CHECK(rc == E_INVALID, "%s with a %s connection: returned %d, expected %d", ex_functions[f].name, bad->name,
+                  rc, E_INVALID);
+        }
+        CHECK_RC(agoraish_engine_leave_channel_ex(live, arg), bad->unknown ? E_LEAVE_REJECTED : E_INVALID,
+                 "leave_channel_ex with a bad connection");
+        if (!bad->unknown) {
+            o = unset_options();
+            CHECK_RC(agoraish_engine_join_channel_ex(live, NULL, arg, &o, NULL, NULL), E_INVALID,
+                     "join_channel_ex with a malformed connection");
+        }
+    }
+
+    /* join_channel_ex: the handler table's struct_size, channel names, the camera. */
+    memset(&c, 0, sizeof c);
+    c.struct_size = sizeof c;
+    c.channel_id = "bad-input";
+    c.local_uid = 5;
+    o = unset_options();
+    {
+        const uint32_t sizes[] = {0, 4, sizeof(agoraish_event_handler_ex) - 1, sizeof(agoraish_event_handler_ex) + 8};
+        for (r = 0; r < COUNT(sizes); r++) {
+            memset(&table, 0, sizeof table);
+            table.struct_size = sizes[r];
+            rc = agoraish_engine_join_channel_ex(live, NULL, &c, &o, &table, NULL);
+            CHECK(rc == E_INVALID, "join_channel_ex with handler struct_size %u: returned %d", (unsigned)sizes[r], rc);
+        }
+    }
+    c.channel_id = channel_64;
+    CHECK_RC(agoraish_engine_join_channel_ex(live, NULL, &c, NULL, NULL, NULL), E_CHANNEL,
+             "join_channel_ex with a 64-byte channel");
+    c.channel_id = "";
+    CHECK_RC(agoraish_engine_join_channel_ex(live, NULL, &c, NULL, NULL, NULL), E_CHANNEL,
+             "join_channel_ex with an empty channel");
+    c.channel_id = "bad-input";
+    o.has_publish_camera_track = 1;
+    o.publish_camera_track = 1;
+    CHECK_RC(agoraish_engine_join_channel_ex(live, NULL, &c, &o, NULL, NULL), E_INVALID,
+             "join_channel_ex publishing the camera");
+    CHECK_RC(agoraish_engine_join_channel_with_options(live, NULL, NULL, 5, &o), E_INVALID,
+             "join_channel_with_options(NULL channel)");
+    o = unset_options();
+    CHECK_RC(agoraish_engine_join_channel_with_options(live, NULL, channel_64, 5, &o), E_CHANNEL,
+             "join_channel_with_options with a 64-byte channel");
+
+    /* Media options: join (with options, and ex) and update of the engine's own connection. */
+    for (r = 0; r < COUNT(options_rows); r++) {
+        const options_row_t *row = &options_rows[r];
+        const agoraish_channel_media_options *arg = row->null_options ? NULL : &o;
+        o = unset_options();
+        if (row->set_size) o.struct_size = row->struct_size;
+        if (row->change) row->change(&o);
+        if (row->expected_join != 0) {
+            rc = agoraish_engine_join_channel_with_options(live, NULL, "bad-input", 5, arg);
+            CHECK(rc == row->expected_join, "join_channel_with_options (%s): returned %d, expected %d", row->name, rc,
+                  row->expected_join);
+            if (!row->null_options) { /* NULL options are the defaults for join_channel_ex */
+                rc = agoraish_engine_join_channel_ex(live, NULL, &c, arg, NULL, NULL);
+                CHECK(rc == row->expected_join, "join_channel_ex (%s): returned %d, expected %d", row->name, rc,
+                      row->expected_join);
+            }
+        }
+        rc = agoraish_engine_update_channel_media_options(live, arg);
+        CHECK(rc == row->expected_update, "update_channel_media_options (%s): returned %d, expected %d", row->name, rc,
+              row->expected_update);
+    }
+    CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
+          "the connection rows joined the live engine");
+    CHECK_RC(agoraish_engine_get_connection_state_ex(live, &c), E_INVALID, "the connection rows made a connection");
+
+    /* Custom audio tracks. */
+    {
+        const int types[] = {-1, 2, INT_MAX, INT_MIN};
+        for (r = 0; r < COUNT(types); r++) {
+            rc = agoraish_engine_create_custom_audio_track(live, types[r], &track);
+            CHECK(rc == E_INVALID, "create_custom_audio_track(type %d): returned %d", types[r], rc);
+        }
+    }
+    CHECK(track == -1, "a refused create_custom_audio_track wrote the id");
+    CHECK_RC(agoraish_engine_create_custom_audio_track(live, AGORAISH_AUDIO_TRACK_MIXABLE, NULL), E_INVALID,
+             "create_custom_audio_track(NULL track_id)");
+    {
+        const int32_t ids[] = {0, -1, 1, 99, INT32_MAX, INT32_MIN};
+        for (r = 0; r < COUNT(ids); r++) {
+            CHECK(agoraish_engine_destroy_custom_audio_track(live, ids[r]) == E_INVALID,
+                  "destroy_custom_audio_track(%d) of no track", ids[r]);
+            CHECK(agoraish_engine_adjust_custom_audio_publish_volume(live, ids[r], 50) == E_INVALID,
+                  "adjust_custom_audio_publish_volume(%d) of no track", ids[r]);
+            CHECK(agoraish_engine_push_external_audio_frame_by_id(live, ids[r], pcm, 480, 48000, 1) == E_INVALID,
+                  "push_external_audio_frame_by_id(%d) of no track", ids[r]);
+        }
+    }
+    CHECK_RC(agoraish_engine_create_custom_audio_track(live, AGORAISH_AUDIO_TRACK_DIRECT, &track), 0,
+             "create_custom_audio_track(DIRECT)");
+    CHECK(track >= 1, "the first track id is %d", track);
+    {
+        const int volumes[] = {-1, 101, INT_MAX, INT_MIN};
+        for (r = 0; r < COUNT(volumes); r++) {
+            rc = agoraish_engine_adjust_custom_audio_publish_volume(live, track, volumes[r]);
+            CHECK(rc == E_INVALID, "adjust_custom_audio_publish_volume(%d): returned %d", volumes[r], rc);
+        }
+    }
+    CHECK_RC(agoraish_engine_adjust_custom_audio_publish_volume(live, track, 0), 0, "adjust_custom_audio_publish_volume(0)");
+    CHECK_RC(agoraish_engine_adjust_custom_audio_publish_volume(live, track, 100), 0,
+             "adjust_custom_audio_publish_volume(100)");
+    for (r = 0; r < COUNT(track_push_rows); r++) {
+        const track_push_row_t *row = &track_push_rows[r];
+        rc = agoraish_engine_push_external_audio_frame_by_id(live, track, row->null_samples ? NULL : pcm,
+                                                             row->samples_per_channel, row->sample_rate, row->channels);
+        CHECK(rc == row->expected, "push_external_audio_frame_by_id (%s): returned %d, expected %d", row->name, rc,
+              row->expected);
+    }
+    /* AGORAISH_MAX_CUSTOM_AUDIO_TRACKS, then -5; ids are never reused while alive. */
+    tracks[0] = track;
+    for (i = 1; i < AGORAISH_MAX_CUSTOM_AUDIO_TRACKS; i++) {
+        tracks[i] = -1;
+        rc = agoraish_engine_create_custom_audio_track(live, i % 2, &tracks[i]);
+        CHECK(rc == 0 && tracks[i] >= 1 && tracks[i] != tracks[i - 1], "track #%d: returned %d, id %d", i + 1, rc,
+              tracks[i]);
+    }
+    CHECK_RC(agoraish_engine_create_custom_audio_track(live, AGORAISH_AUDIO_TRACK_MIXABLE, &extra), E_REFUSED,
+             "one custom audio track more than AGORAISH_MAX_CUSTOM_AUDIO_TRACKS");
+    CHECK(extra == -1, "a refused create_custom_audio_track wrote the id");
+    for (i = 0; i < AGORAISH_MAX_CUSTOM_AUDIO_TRACKS; i++) {
+        CHECK(agoraish_engine_destroy_custom_audio_track(live, tracks[i]) == 0, "destroy track %d", tracks[i]);
+    }
+    CHECK_RC(agoraish_engine_destroy_custom_audio_track(live, track), E_INVALID, "destroy a destroyed track");
+    CHECK_RC(agoraish_engine_push_external_audio_frame_by_id(live, track, pcm, 480, 48000, 1), E_INVALID,
+             "push into a destroyed track");
+    CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
+          "the custom track rows joined the live engine");
+}
+
+/* ------------------------------------------------------------------------ */
 /* Library functions                                                         */
 /* ------------------------------------------------------------------------ */
 
@@ -4207,6 +4616,7 @@ int main(void) {
         test_echo_test();
         test_lastmile();
         test_data_streams();
+        test_connections();
         test_library_functions();
         test_empty_ogg_recordings(); /* last: see there */
         CHECK(agoraish_engine_release(live, 1) == 0, "release the live engine");

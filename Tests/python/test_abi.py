@@ -119,6 +119,7 @@ def _ctypes_for(ctype: str, ffi):
         "uint64_t": ctypes.c_uint64,
         "double": ctypes.c_double,
         "int *": ctypes.POINTER(ctypes.c_int),
+        "int32_t *": ctypes.POINTER(ctypes.c_int32),
         "int16_t *": ctypes.POINTER(ctypes.c_int16),
         "const int16_t *": ctypes.POINTER(ctypes.c_int16),
         "size_t *": ctypes.POINTER(ctypes.c_size_t),

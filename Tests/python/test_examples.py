@@ -10,7 +10,7 @@ audio and video ones pace themselves in real time, so running them side by
 side on a small machine would only test the machine) in a temporary working
 directory, so the files they write under demo-out/ stay out of the checkout,
 with the library under test (AGORAISH_LIBRARY) and their logs in the test's
-directory. About 70 s in all.
+directory. About 75 s in all.
 """
 
 from __future__ import annotations
@@ -115,6 +115,21 @@ def test_data_example(name, timeout, last_line, tmp_path):
     check_success(out, last_line)
 
 
+# (example, timeout in seconds, its last line on success): several channels per
+# engine and custom audio tracks (ABI 0.11), in Python only.
+CONNECTION_EXAMPLES = [
+    ("join_multi_channel", 20, "done: local was in both channels at once, each with its own users and messages"),
+    ("custom_audio_source", 30,
+     "done: remote heard each custom track local published, and the volume change"),
+]
+
+
+@pytest.mark.parametrize("name,timeout,last_line", CONNECTION_EXAMPLES, ids=[case[0] for case in CONNECTION_EXAMPLES])
+def test_connection_example(name, timeout, last_line, tmp_path):
+    out = run_example(name, tmp_path, timeout)
+    check_success(out, last_line)
+
+
 def run_built_example(program: Path, workdir: Path, timeout: float) -> subprocess.CompletedProcess:
     """A C or C++ example of build/examples (make hosts), run in `workdir` with the library under test."""
     logs = workdir / "logs"
@@ -130,6 +145,24 @@ def run_built_example(program: Path, workdir: Path, timeout: float) -> subproces
 @pytest.mark.parametrize("name,timeout,last_line", DATA_EXAMPLES, ids=[case[0] for case in DATA_EXAMPLES])
 def test_built_data_example(name, timeout, last_line, language, tmp_path):
     # The C and C++ versions of the same stories end with the same line.
+    program = ROOT / "build" / "examples" / (name if language == "c" else f"{name}_cpp")
+    if not program.exists():
+        pytest.skip(f"{program.relative_to(ROOT)} is not built (make hosts builds it)")
+    check_success(run_built_example(program, tmp_path, timeout), last_line)
+
+
+# (example, timeout in seconds, its last line on success): the C and C++ builds of
+# the connection examples (ABI 0.11), which tell their own stories, the same in both.
+BUILT_CONNECTION_EXAMPLES = [
+    ("join_multi_channel", 20, "done: local was in both channels at once and left each on its own"),
+    ("custom_audio_source", 30, "done: remote heard the custom track at both publish volumes"),
+]
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@pytest.mark.parametrize("name,timeout,last_line", BUILT_CONNECTION_EXAMPLES,
+                         ids=[case[0] for case in BUILT_CONNECTION_EXAMPLES])
+def test_built_connection_example(name, timeout, last_line, language, tmp_path):
     program = ROOT / "build" / "examples" / (name if language == "c" else f"{name}_cpp")
     if not program.exists():
         pytest.skip(f"{program.relative_to(ROOT)} is not built (make hosts builds it)")

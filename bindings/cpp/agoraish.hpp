@@ -118,6 +118,29 @@
  *     std::memcpy(encryption.encryptionKdfSalt, salt, 32);
  *     engine.enableEncryption(true, encryption);
  *
+ * Connections (ABI 0.11, Agora's IRtcEngineEx): one engine in several
+ * channels at once. joinChannel(token, channelId, uid, options) joins the
+ * engine's own channel with a `ChannelMediaOptions`; joinChannelEx() adds a
+ * connection, named by an `RtcConnection` (channel, local uid), whose events
+ * go to its own `IRtcEngineEventHandlerEx`; the `...Ex` methods act on one
+ * connection. Custom audio tracks (createCustomAudioTrack,
+ * pushExternalAudioFrame(trackId, ...)) give each connection its own audio:
+ *
+ *     struct Second : agoraish::IRtcEngineEventHandlerEx {
+ *         void onJoinChannelSuccess(const agoraish::RtcConnection& c, agoraish::uid_t uid, int) override { ... }
+ *     };
+ *     Second second;                        // must outlive the engine (as the engine's handler)
+ *     agoraish::track_id_t track = 0;
+ *     engine.createCustomAudioTrack(agoraish::AUDIO_TRACK_MIXABLE, &track);
+ *     agoraish::ChannelMediaOptions options;
+ *     options.publishMicrophoneTrack = false;
+ *     options.publishCustomAudioTrack = true;
+ *     options.publishCustomAudioTrackId = track;
+ *     agoraish::RtcConnection connection("second", 2);
+ *     engine.joinChannelEx(nullptr, connection, options, &second);
+ *     engine.pushExternalAudioFrame(track, samples, 480, 48000, 1);   // 10 ms, in real time
+ *     engine.leaveChannelEx(connection);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -549,6 +572,23 @@ enum VIDEO_PIXEL_FORMAT : int {
     /** A Y plane, then interleaved U/V (half size) in uBuffer. */
     VIDEO_PIXEL_NV12 = AGORAISH_VIDEO_PIXEL_NV12,
 };
+
+/** Custom audio track types (Agora's AUDIO_TRACK_TYPE), for createCustomAudioTrack().
+ *  A connection publishes one audio track, so both are sent as pushed. */
+enum AUDIO_TRACK_TYPE : int {
+    /** Mixable: in Agora's SDK mixed with a connection's other tracks. */
+    AUDIO_TRACK_MIXABLE = AGORAISH_AUDIO_TRACK_MIXABLE,
+    /** Direct: sent as pushed. */
+    AUDIO_TRACK_DIRECT = AGORAISH_AUDIO_TRACK_DIRECT,
+};
+
+/** A custom audio track's id (Agora's track_id_t), from createCustomAudioTrack(): 1 and up. */
+using track_id_t = std::int32_t;
+
+/** Connections an engine may hold besides its own (AGORAISH_MAX_CONNECTIONS). */
+constexpr int MAX_CONNECTIONS = AGORAISH_MAX_CONNECTIONS;
+/** Custom audio tracks an engine may hold (AGORAISH_MAX_CUSTOM_AUDIO_TRACKS). */
+constexpr int MAX_CUSTOM_AUDIO_TRACKS = AGORAISH_MAX_CUSTOM_AUDIO_TRACKS;
 
 /** VideoEncoderConfiguration::bitrate: Agora's base rate for the size and
  *  frame rate, twice it in live broadcasting (Agora's STANDARD_BITRATE). */
@@ -1805,6 +1845,344 @@ public:
     }
 };
 
+// ---- Connections (ABI 0.11) ----
+
+/**
+ * One channel membership of an engine (Agora's RtcConnection): the channel
+ * and the local uid it was joined with. The engine's own join is one
+ * connection; joinChannelEx() adds more, in other channels or in the same
+ * channel with another uid. A connection is named by what the host passed:
+ * `localUid` 0 (the server picks the uid) names the connection joined with 0.
+ *
+ * Each connection has its own signaling session, media transport, jitter
+ * buffers, encoders, encryption, data streams and statistics. The audio
+ * device is shared: capture goes to every connection that publishes the
+ * microphone, and the remote audio of all connections is mixed for playout.
+ * The camera (or external video source), the external audio sink and the
+ * raw audio and video observers belong to the engine's own connection.
+ */
+struct RtcConnection {
+    /** The channel name (the rules of joinChannel()). */
+    std::string channelId;
+    /** The local uid as given at the join (0: the server picked one). */
+    uid_t localUid = 0;
+
+    RtcConnection() = default;
+    /** The connection `uid` has (or will have) in `channel`; nullptr is "". */
+    RtcConnection(const char* channel, uid_t uid) : channelId(channel != nullptr ? channel : ""), localUid(uid) {}
+    /** The connection `uid` has (or will have) in `channel`. */
+    RtcConnection(std::string channel, uid_t uid) : channelId(std::move(channel)), localUid(uid) {}
+};
+
+/** The same channel and local uid. */
+inline bool operator==(const RtcConnection& a, const RtcConnection& b) noexcept {
+    return a.localUid == b.localUid && a.channelId == b.channelId;
+}
+
+/** Another channel or local uid. */
+inline bool operator!=(const RtcConnection& a, const RtcConnection& b) noexcept { return !(a == b); }
+
+/**
+ * What a connection publishes and receives (Agora 4.x ChannelMediaOptions),
+ * for joinChannel(token, channelId, uid, options), joinChannelEx() and
+ * updateChannelMediaOptions(Ex)(). Every field is optional, as Agora's
+ * Optional<>: an unset field leaves the connection's choice as it is. A
+ * connection starts publishing the microphone, subscribing to every user's
+ * audio and video, and recording and playing on the device. A connection
+ * publishes one audio track: the microphone, or a custom audio track
+ * (createCustomAudioTrack()), which replaces it.
+ */
+struct ChannelMediaOptions {
+    /** Publish the microphone (unless a custom audio track is published). */
+    std::optional<bool> publishMicrophoneTrack;
+    /** Publish the camera or the external video source. The engine's own
+     *  connection only: true for a joinChannelEx() connection is -2. */
+    std::optional<bool> publishCameraTrack;
+    /** true: publish the custom audio track `publishCustomAudioTrackId` (which
+     *  must then be set, here or earlier); false: stop publishing it. */
+    std::optional<bool> publishCustomAudioTrack;
+    /** A track id from createCustomAudioTrack(). */
+    std::optional<track_id_t> publishCustomAudioTrackId;
+    /** true: receive every remote user's audio; false: none until
+     *  muteRemoteAudioStream(Ex)(uid, false) asks for a user. */
+    std::optional<bool> autoSubscribeAudio;
+    /** As autoSubscribeAudio, for video. */
+    std::optional<bool> autoSubscribeVideo;
+    /** false: this connection neither takes the microphone nor plays on the
+     *  device (a custom audio track is still sent; remote audio is still
+     *  received and reported). */
+    std::optional<bool> enableAudioRecordingOrPlayout;
+    /** The role (setClientRole()). */
+    std::optional<CLIENT_ROLE_TYPE> clientRoleType;
+    /** The channel profile (setChannelProfile()); before joining only (-5 in a channel). */
+    std::optional<CHANNEL_PROFILE_TYPE> channelProfile;
+    /** For a join, the token used when the join's own token is nullptr or "";
+     *  for an update, renews the connection's token. */
+    std::optional<std::string> token;
+    /** true: publish the custom video track `customVideoTrackId` instead of the
+     *  camera; false: stop (agoraish_engine_create_custom_video_track()). */
+    std::optional<bool> publishCustomVideoTrack;
+    /** true: publish the custom encoded video track `customVideoTrackId`; false: stop
+     *  (agoraish_engine_create_custom_encoded_video_track()). */
+    std::optional<bool> publishEncodedVideoTrack;
+    /** The custom (or custom encoded) video track published; one video track per
+     *  connection: the camera and a custom track at once is -2. */
+    std::optional<track_id_t> customVideoTrackId;
+};
+
+/**
+ * The events of one joinChannelEx() connection (Agora's
+ * IRtcEngineEventHandlerEx). Subclass it and override the callbacks you
+ * want; every default does nothing. Each method has the name of an
+ * IRtcEngineEventHandler method and takes the connection first, then that
+ * method's arguments with the same meaning (onJoinChannelSuccess and
+ * onRejoinChannelSuccess take the uid joined with, which is the
+ * connection's localUid or the one the server picked, instead of the
+ * channel name, which the connection carries). The engine's own handler
+ * does not see these events. This class does not derive from
+ * IRtcEngineEventHandler: one object may implement both.
+ *
+ * The connection passed is the one the host joined (its localUid as given);
+ * the reference is valid only during the callback: copy what you keep.
+ *
+ * Ownership: the host owns the handler. It must stay alive until the engine
+ * it was given to has been released with `release(true)` (which the
+ * `RtcEngine` destructor does), as an IRtcEngineEventHandler must: after
+ * leaveChannelEx() the connection's last events (onLeaveChannel, then
+ * onConnectionStateChanged(DISCONNECTED)) still arrive on the event thread.
+ *
+ * Thread: every callback runs on the engine's event thread, in order with
+ * the engine's own events, one at a time; never on the thread that called
+ * the engine. The rules of IRtcEngineEventHandler apply: return quickly,
+ * any method but `release()` of the own engine may be called (leaveChannelEx()
+ * included), and an exception that leaves a callback calls std::terminate.
+ */
+class IRtcEngineEventHandlerEx {
+public:
+    /** Virtual, so a handler can be deleted through this base. */
+    virtual ~IRtcEngineEventHandlerEx() = default;
+
+    /** The connection joined its channel (Agora's onJoinChannelSuccess):
+     *  `uid` is the uid joined with (chosen by the server when localUid is 0);
+     *  `elapsed` ms since joinChannelEx() was called. */
+    virtual void onJoinChannelSuccess(const RtcConnection& connection, uid_t uid, int elapsed) {
+        (void)connection;
+        (void)uid;
+        (void)elapsed;
+    }
+
+    /** The connection rejoined after an interruption (Agora's onRejoinChannelSuccess). */
+    virtual void onRejoinChannelSuccess(const RtcConnection& connection, uid_t uid, int elapsed) {
+        (void)connection;
+        (void)uid;
+        (void)elapsed;
+    }
+
+    /** The connection left its channel (Agora's onLeaveChannel), with its call's statistics. */
+    virtual void onLeaveChannel(const RtcConnection& connection, const RtcStats& stats) {
+        (void)connection;
+        (void)stats;
+    }
+
+    /** A remote user of the connection's channel joined, or was there when it joined (Agora's onUserJoined). */
+    virtual void onUserJoined(const RtcConnection& connection, uid_t remoteUid, int elapsed) {
+        (void)connection;
+        (void)remoteUid;
+        (void)elapsed;
+    }
+
+    /** A remote user of the connection's channel left, dropped, or became audience (Agora's onUserOffline). */
+    virtual void onUserOffline(const RtcConnection& connection, uid_t remoteUid, USER_OFFLINE_REASON_TYPE reason) {
+        (void)connection;
+        (void)remoteUid;
+        (void)reason;
+    }
+
+    /** The connection's role changed (Agora's onClientRoleChanged). */
+    virtual void onClientRoleChanged(const RtcConnection& connection, CLIENT_ROLE_TYPE oldRole,
+                                     CLIENT_ROLE_TYPE newRole) {
+        (void)connection;
+        (void)oldRole;
+        (void)newRole;
+    }
+
+    /** The connection's state changed (Agora's onConnectionStateChanged). */
+    virtual void onConnectionStateChanged(const RtcConnection& connection, CONNECTION_STATE_TYPE state,
+                                          CONNECTION_CHANGED_REASON_TYPE reason) {
+        (void)connection;
+        (void)state;
+        (void)reason;
+    }
+
+    /** No working link to the server for 10 s (Agora's onConnectionLost); rejoining goes on. */
+    virtual void onConnectionLost(const RtcConnection& connection) { (void)connection; }
+
+    /** The connection's token expires in 30 s (Agora's onTokenPrivilegeWillExpire): renew
+     *  it with updateChannelMediaOptionsEx() (ChannelMediaOptions::token). */
+    virtual void onTokenPrivilegeWillExpire(const RtcConnection& connection, const char* token) {
+        (void)connection;
+        (void)token;
+    }
+
+    /** The connection's token expired (Agora's onRequestToken): renew it with
+     *  updateChannelMediaOptionsEx() (ChannelMediaOptions::token). */
+    virtual void onRequestToken(const RtcConnection& connection) { (void)connection; }
+
+    /** An error of the connection the host must act on (Agora's onError): the code (not negated) and a message. */
+    virtual void onError(const RtcConnection& connection, int err, const char* msg) {
+        (void)connection;
+        (void)err;
+        (void)msg;
+    }
+
+    /** A remote user muted or unmuted its audio (Agora's onUserMuteAudio). */
+    virtual void onUserMuteAudio(const RtcConnection& connection, uid_t remoteUid, bool muted) {
+        (void)connection;
+        (void)remoteUid;
+        (void)muted;
+    }
+
+    /** A remote user muted or unmuted its video (Agora's onUserMuteVideo). */
+    virtual void onUserMuteVideo(const RtcConnection& connection, uid_t remoteUid, bool muted) {
+        (void)connection;
+        (void)remoteUid;
+        (void)muted;
+    }
+
+    /** The connection sent its first audio (Agora's onFirstLocalAudioFramePublished); ms since the join call. */
+    virtual void onFirstLocalAudioFramePublished(const RtcConnection& connection, int elapsed) {
+        (void)connection;
+        (void)elapsed;
+    }
+
+    /** The first audio of a remote user was decoded (Agora's onFirstRemoteAudioDecoded). */
+    virtual void onFirstRemoteAudioDecoded(const RtcConnection& connection, uid_t uid, int elapsed) {
+        (void)connection;
+        (void)uid;
+        (void)elapsed;
+    }
+
+    /** A remote user's audio state changed (Agora's onRemoteAudioStateChanged). */
+    virtual void onRemoteAudioStateChanged(const RtcConnection& connection, uid_t remoteUid, REMOTE_AUDIO_STATE state,
+                                           REMOTE_AUDIO_STATE_REASON reason, int elapsed) {
+        (void)connection;
+        (void)remoteUid;
+        (void)state;
+        (void)reason;
+        (void)elapsed;
+    }
+
+    /** Volumes of the connection's channel (Agora's onAudioVolumeIndication), as
+     *  IRtcEngineEventHandler's; `speakers` is valid only during the call. */
+    virtual void onAudioVolumeIndication(const RtcConnection& connection, const AudioVolumeInfo* speakers,
+                                         unsigned int speakerNumber, int totalVolume) {
+        (void)connection;
+        (void)speakers;
+        (void)speakerNumber;
+        (void)totalVolume;
+    }
+
+    /** The connection's call statistics every 2 s (Agora's onRtcStats). */
+    virtual void onRtcStats(const RtcConnection& connection, const RtcStats& stats) {
+        (void)connection;
+        (void)stats;
+    }
+
+    /** The connection's sending statistics every 2 s (Agora's onLocalAudioStats). */
+    virtual void onLocalAudioStats(const RtcConnection& connection, const LocalAudioStats& stats) {
+        (void)connection;
+        (void)stats;
+    }
+
+    /** Receiving statistics every 2 s per remote user (Agora's onRemoteAudioStats). */
+    virtual void onRemoteAudioStats(const RtcConnection& connection, const RemoteAudioStats& stats) {
+        (void)connection;
+        (void)stats;
+    }
+
+    /** Network quality every 2 s (Agora's onNetworkQuality), as IRtcEngineEventHandler's. */
+    virtual void onNetworkQuality(const RtcConnection& connection, uid_t remoteUid, int txQuality, int rxQuality) {
+        (void)connection;
+        (void)remoteUid;
+        (void)txQuality;
+        (void)rxQuality;
+    }
+
+    /** The first picture of a remote user was decoded (Agora's onFirstRemoteVideoDecoded). */
+    virtual void onFirstRemoteVideoDecoded(const RtcConnection& connection, uid_t remoteUid, int width, int height,
+                                           int elapsed) {
+        (void)connection;
+        (void)remoteUid;
+        (void)width;
+        (void)height;
+        (void)elapsed;
+    }
+
+    /** A remote user's video state changed (Agora's onRemoteVideoStateChanged). */
+    virtual void onRemoteVideoStateChanged(const RtcConnection& connection, uid_t remoteUid, REMOTE_VIDEO_STATE state,
+                                           REMOTE_VIDEO_STATE_REASON reason, int elapsed) {
+        (void)connection;
+        (void)remoteUid;
+        (void)state;
+        (void)reason;
+        (void)elapsed;
+    }
+
+    /** Receiving statistics every 2 s for each remote user whose video arrived (Agora's onRemoteVideoStats). */
+    virtual void onRemoteVideoStats(const RtcConnection& connection, const RemoteVideoStats& stats) {
+        (void)connection;
+        (void)stats;
+    }
+
+    /** A message of a remote user's data stream (Agora's onStreamMessage), as IRtcEngineEventHandler's. */
+    virtual void onStreamMessage(const RtcConnection& connection, uid_t remoteUid, int streamId, const char* data,
+                                 std::size_t length, std::uint64_t sentTs) {
+        (void)connection;
+        (void)remoteUid;
+        (void)streamId;
+        (void)data;
+        (void)length;
+        (void)sentTs;
+    }
+
+    /** Messages of a remote user's stream will not arrive (Agora's onStreamMessageError). */
+    virtual void onStreamMessageError(const RtcConnection& connection, uid_t remoteUid, int streamId, int code,
+                                      int missed, int cached) {
+        (void)connection;
+        (void)remoteUid;
+        (void)streamId;
+        (void)code;
+        (void)missed;
+        (void)cached;
+    }
+
+    /** A snapshot asked with takeSnapshotEx() (Agora's onSnapshotTaken), as IRtcEngineEventHandler's. */
+    virtual void onSnapshotTaken(const RtcConnection& connection, uid_t uid, const char* filePath, int width,
+                                 int height, int errCode) {
+        (void)connection;
+        (void)uid;
+        (void)filePath;
+        (void)width;
+        (void)height;
+        (void)errCode;
+    }
+
+    /** The connection's end-to-end encryption failed (Agora's onEncryptionError). */
+    virtual void onEncryptionError(const RtcConnection& connection, ENCRYPTION_ERROR_TYPE errorType) {
+        (void)connection;
+        (void)errorType;
+    }
+
+    /** Audio metadata a remote user sent (Agora's onAudioMetadataReceived). */
+    virtual void onAudioMetadataReceived(const RtcConnection& connection, uid_t uid, const char* metadata,
+                                         std::size_t length) {
+        (void)connection;
+        (void)uid;
+        (void)metadata;
+        (void)length;
+    }
+};
+
 /** Internals of the wrapper: not part of the API. */
 namespace detail {
 
@@ -1859,26 +2237,33 @@ inline LastmileProbeResult fromC(Type<const LastmileProbeResult&>, const agorais
     return result != nullptr ? LastmileProbeResult(*result) : LastmileProbeResult();
 }
 
+/** The C connection as an RtcConnection (bound to the method's const reference). */
+inline RtcConnection fromC(Type<const RtcConnection&>, const agoraish_rtc_connection* connection) {
+    return connection != nullptr ? RtcConnection(connection->channel_id, connection->local_uid) : RtcConnection();
+}
+
 /**
  * The C callback for one handler method: a static function with exactly the
- * type of the C table entry `CCallback` that casts the table's `user_data`
- * back to the handler and calls `Method` with the C arguments after the
- * engine, each converted by `fromC` (ints to enums, struct pointers to const
- * references). A method whose parameters do not fit the C callback's fails
- * to compile.
+ * type of the C table entry `CCallback` that casts the `user_data` back to
+ * the handler (the class of `Method`: IRtcEngineEventHandler, or
+ * IRtcEngineEventHandlerEx for a connection's table) and calls `Method` with
+ * the C arguments after the engine and `user_data`, each converted by
+ * `fromC` (ints to enums, struct pointers to const references, the
+ * connection to an RtcConnection). A method whose parameters do not fit the
+ * C callback's fails to compile.
  */
 template <auto Method, typename CCallback>
 struct Bridge;
 
 /** Specialization that pairs the C arguments with the method's parameters. */
-template <typename... Params, void (IRtcEngineEventHandler::*Method)(Params...), typename... CArgs>
+template <typename Handler, typename... Params, void (Handler::*Method)(Params...), typename... CArgs>
 struct Bridge<Method, void (*)(agoraish_engine_t*, void*, CArgs...)> {
     static_assert(sizeof...(Params) == sizeof...(CArgs), "the handler method and the C callback differ in arity");
 
     /** Called by the library on the engine's event thread. */
     static void call(agoraish_engine_t* engine, void* userData, CArgs... args) noexcept {
         (void)engine;
-        (static_cast<IRtcEngineEventHandler*>(userData)->*Method)(fromC(Type<Params>{}, args)...);
+        (static_cast<Handler*>(userData)->*Method)(fromC(Type<Params>{}, args)...);
     }
 };
 
@@ -1903,6 +2288,57 @@ inline agoraish_event_handler makeEventTable(IRtcEngineEventHandler* handler) no
     table.user_data = handler;
     bindEventHandlerTable<H>(table);
     return table;
+}
+
+/**
+ * The C callback table of a connection that forwards every event to
+ * `handler` (which the library gets as the join's `user_data`); the library
+ * copies the table. Each C entry is bound to the IRtcEngineEventHandlerEx
+ * method of the same name (agoraish_callbacks.hpp, generated from the header).
+ */
+inline agoraish_event_handler_ex makeEventTableEx() noexcept {
+    agoraish_event_handler_ex table{};
+    table.struct_size = sizeof(table);
+    bindEventHandlerExTable<IRtcEngineEventHandlerEx>(table);
+    return table;
+}
+
+/** The C connection for a C++ one: `channel_id` points into `connection`. */
+inline agoraish_rtc_connection makeConnection(const RtcConnection& connection) noexcept {
+    agoraish_rtc_connection c{};
+    c.struct_size = sizeof(c);
+    c.channel_id = connection.channelId.c_str();
+    c.local_uid = connection.localUid;
+    return c;
+}
+
+/** The C media options for C++ ones: a set field has its has_ flag; `token` points into `options`. */
+inline agoraish_channel_media_options makeMediaOptions(const ChannelMediaOptions& options) noexcept {
+    agoraish_channel_media_options c{};
+    c.struct_size = sizeof(c);
+    const auto flag = [](const std::optional<bool>& value, int& has, int& out) {
+        has = value.has_value() ? 1 : 0;
+        out = value.value_or(false) ? 1 : 0;
+    };
+    flag(options.publishMicrophoneTrack, c.has_publish_microphone_track, c.publish_microphone_track);
+    flag(options.publishCameraTrack, c.has_publish_camera_track, c.publish_camera_track);
+    flag(options.publishCustomAudioTrack, c.has_publish_custom_audio_track, c.publish_custom_audio_track);
+    c.has_publish_custom_audio_track_id = options.publishCustomAudioTrackId.has_value() ? 1 : 0;
+    c.publish_custom_audio_track_id = options.publishCustomAudioTrackId.value_or(0);
+    flag(options.autoSubscribeAudio, c.has_auto_subscribe_audio, c.auto_subscribe_audio);
+    flag(options.autoSubscribeVideo, c.has_auto_subscribe_video, c.auto_subscribe_video);
+    flag(options.enableAudioRecordingOrPlayout, c.has_enable_audio_recording_or_playout,
+         c.enable_audio_recording_or_playout);
+    c.has_client_role_type = options.clientRoleType.has_value() ? 1 : 0;
+    c.client_role_type = options.clientRoleType.value_or(CLIENT_ROLE_BROADCASTER);
+    c.has_channel_profile = options.channelProfile.has_value() ? 1 : 0;
+    c.channel_profile = options.channelProfile.value_or(CHANNEL_PROFILE_COMMUNICATION);
+    c.token = options.token ? options.token->c_str() : nullptr;
+    flag(options.publishCustomVideoTrack, c.has_publish_custom_video_track, c.publish_custom_video_track);
+    flag(options.publishEncodedVideoTrack, c.has_publish_encoded_video_track, c.publish_encoded_video_track);
+    c.has_custom_video_track_id = options.customVideoTrackId.has_value() ? 1 : 0;
+    c.custom_video_track_id = options.customVideoTrackId.value_or(0);
+    return c;
 }
 
 /** The C callbacks of an IAudioFrameObserver: `user_data` is the observer. */
@@ -3343,6 +3779,348 @@ public:
      */
     CONNECTION_STATE_TYPE getConnectionState() const noexcept {
         return static_cast<CONNECTION_STATE_TYPE>(agoraish_engine_get_connection_state(engine_));
+    }
+
+    // ---- Connections (ABI 0.11) ----
+
+    /**
+     * Joins a channel with media options (Agora 4.x joinChannel(token,
+     * channelId, uid, options)): applies `options`, then joins as
+     * joinChannel(token, channelId, nullptr, uid). The engine's own
+     * connection is then RtcConnection(channelId, uid).
+     *
+     * @param token    The token, or nullptr/"" (then options.token, if set).
+     * @param options  Copied.
+     * @return 0; the errors of joinChannel(); -2 a field out of range or an
+     *         unknown custom audio track; -17 already in a channel; -7 no engine.
+     */
+    int joinChannel(const char* token, const char* channelId, uid_t uid, const ChannelMediaOptions& options) noexcept {
+        const agoraish_channel_media_options o = detail::makeMediaOptions(options);
+        return agoraish_engine_join_channel_with_options(engine_, token, channelId, uid, &o);
+    }
+
+    /**
+     * Changes what the engine's own connection publishes and receives
+     * (Agora's updateChannelMediaOptions), in a channel or before joining.
+     * Everything is checked before anything changes.
+     *
+     * @return 0; -2 a field out of range or an unknown custom audio track;
+     *         -5 channelProfile in a channel; -113 a token outside a channel;
+     *         -7 no engine.
+     */
+    int updateChannelMediaOptions(const ChannelMediaOptions& options) noexcept {
+        const agoraish_channel_media_options o = detail::makeMediaOptions(options);
+        return agoraish_engine_update_channel_media_options(engine_, &o);
+    }
+
+    /**
+     * Joins one more channel (Agora's joinChannelEx): the engine becomes a
+     * member of `connection.channelId` as `connection.localUid`, besides its
+     * own channel and its other connections. The connection's events go to
+     * `eventHandler` on the engine's event thread (onConnectionStateChanged
+     * (CONNECTING), then onJoinChannelSuccess and onUserJoined for each user
+     * already there); the engine's own handler does not see them. Call
+     * leaveChannelEx() or release the engine to end it.
+     *
+     * @param token         The token, or nullptr/"" (then options.token, if set). Copied.
+     * @param connection    The channel and local uid (0: the server picks one). Copied.
+     * @param options       Copied; a default ChannelMediaOptions keeps every default.
+     *                      publishCameraTrack true is -2 (the camera is the own connection's).
+     * @param eventHandler  The connection's events, or nullptr for none. Not owned:
+     *                      see IRtcEngineEventHandlerEx for how long it must live.
+     * @return 0; -2 a field out of range or an unknown custom audio track;
+     *         -102 bad channel name; -17 the engine already has this connection
+     *         (or is itself in the channel with this uid); -5 MAX_CONNECTIONS
+     *         connections exist; -7 no engine.
+     */
+    int joinChannelEx(const char* token, const RtcConnection& connection, const ChannelMediaOptions& options,
+                      IRtcEngineEventHandlerEx* eventHandler) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        const agoraish_channel_media_options o = detail::makeMediaOptions(options);
+        const agoraish_event_handler_ex table = detail::makeEventTableEx();
+        return agoraish_engine_join_channel_ex(engine_, token, &c, &o, eventHandler != nullptr ? &table : nullptr,
+                                               eventHandler);
+    }
+
+    /**
+     * Leaves a connection's channel (Agora's leaveChannelEx): onLeaveChannel,
+     * then onConnectionStateChanged(DISCONNECTED, LEAVE_CHANNEL) reach its
+     * handler, and the connection ends. Naming the engine's own channel and
+     * uid is leaveChannel(). Other connections are not disturbed. May be
+     * called from inside a callback.
+     *
+     * @return 0; -18 no such connection; -7 no engine.
+     */
+    int leaveChannelEx(const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_leave_channel_ex(engine_, &c);
+    }
+
+    /**
+     * Changes what a connection publishes and receives (Agora's
+     * updateChannelMediaOptionsEx).
+     *
+     * @return As updateChannelMediaOptions(); -2 also for a connection the engine does not have.
+     */
+    int updateChannelMediaOptionsEx(const ChannelMediaOptions& options, const RtcConnection& connection) noexcept {
+        const agoraish_channel_media_options o = detail::makeMediaOptions(options);
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_update_channel_media_options_ex(engine_, &o, &c);
+    }
+
+    // The ...Ex twins below do what the method of the same name without Ex
+    // does, for `connection`: one joined with joinChannelEx(), or the engine's
+    // own connection when it names the engine's channel and uid. They return
+    // what that method returns, and -2 for a connection the engine does not have.
+
+    /** The state of a connection (Agora's getConnectionStateEx); -2 (as the enum's value) for an
+     *  unknown connection, -7 with no engine. */
+    CONNECTION_STATE_TYPE getConnectionStateEx(const RtcConnection& connection) const noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return static_cast<CONNECTION_STATE_TYPE>(agoraish_engine_get_connection_state_ex(engine_, &c));
+    }
+
+    /** The id of a connection's current or last call (Agora's getCallIdEx); unchanged on failure.
+     *  @return 0; -113 no call yet; -2 unknown connection; -7 no engine. */
+    int getCallIdEx(std::string& callId, const RtcConnection& connection) const {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return detail::readString(
+            [this, &c](char* buf, std::size_t* len) { return agoraish_engine_get_call_id_ex(engine_, buf, len, &c); },
+            callId);
+    }
+
+    /** Looks up a user account by uid among the users a connection has learned of (Agora's
+     *  getUserInfoByUidEx). @return as getUserInfoByUid(); -2 also for an unknown connection. */
+    int getUserInfoByUidEx(uid_t uid, UserInfo* userInfo, const RtcConnection& connection) const noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        if (userInfo == nullptr) return agoraish_engine_get_user_info_by_uid_ex(engine_, uid, nullptr, &c);
+        agoraish_user_info info{};
+        const int rc = agoraish_engine_get_user_info_by_uid_ex(engine_, uid, &info, &c);
+        if (rc == 0) *userInfo = UserInfo(info);
+        return rc;
+    }
+
+    /** Looks up a user by account in a connection (Agora's getUserInfoByUserAccountEx).
+     *  @return as getUserInfoByUserAccount(); -2 also for an unknown connection. */
+    int getUserInfoByUserAccountEx(const char* userAccount, UserInfo* userInfo,
+                                   const RtcConnection& connection) const noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        if (userInfo == nullptr) {
+            return agoraish_engine_get_user_info_by_user_account_ex(engine_, userAccount, nullptr, &c);
+        }
+        agoraish_user_info info{};
+        const int rc = agoraish_engine_get_user_info_by_user_account_ex(engine_, userAccount, &info, &c);
+        if (rc == 0) *userInfo = UserInfo(info);
+        return rc;
+    }
+
+    /** Stops or resumes sending a connection's audio (Agora's muteLocalAudioStreamEx).
+     *  @return 0; -2 unknown connection; -7 no engine. */
+    int muteLocalAudioStreamEx(bool mute, const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_mute_local_audio_stream_ex(engine_, mute ? 1 : 0, &c);
+    }
+
+    /** Stops or resumes receiving one remote user's audio in a connection (Agora's
+     *  muteRemoteAudioStreamEx). @return 0; -2 uid 0 or unknown connection; -7 no engine. */
+    int muteRemoteAudioStreamEx(uid_t uid, bool mute, const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_mute_remote_audio_stream_ex(engine_, uid, mute ? 1 : 0, &c);
+    }
+
+    /** Stops or resumes receiving every remote user's audio in a connection (Agora's
+     *  muteAllRemoteAudioStreamsEx). @return 0; -2 unknown connection; -7 no engine. */
+    int muteAllRemoteAudioStreamsEx(bool mute, const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_mute_all_remote_audio_streams_ex(engine_, mute ? 1 : 0, &c);
+    }
+
+    /** Volume of one remote user of a connection (Agora's adjustUserPlaybackSignalVolumeEx):
+     *  0..100. @return 0; -2 uid 0, out of range or unknown connection; -7 no engine. */
+    int adjustUserPlaybackSignalVolumeEx(uid_t uid, int volume, const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_adjust_user_playback_signal_volume_ex(engine_, uid, volume, &c);
+    }
+
+    /** Stops or resumes receiving one remote user's video in a connection (Agora's
+     *  muteRemoteVideoStreamEx). @return 0; -2 uid 0 or unknown connection; -7 no engine. */
+    int muteRemoteVideoStreamEx(uid_t uid, bool mute, const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_mute_remote_video_stream_ex(engine_, uid, mute ? 1 : 0, &c);
+    }
+
+    /** Stops or resumes receiving every remote user's video in a connection (Agora's
+     *  muteAllRemoteVideoStreamsEx). @return 0; -2 unknown connection; -7 no engine. */
+    int muteAllRemoteVideoStreamsEx(bool mute, const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_mute_all_remote_video_streams_ex(engine_, mute ? 1 : 0, &c);
+    }
+
+    /** Receives the high or low stream of `uid` in a connection (Agora's setRemoteVideoStreamTypeEx).
+     *  @return 0; -2 uid 0, another type or unknown connection; -7 no engine. */
+    int setRemoteVideoStreamTypeEx(uid_t uid, REMOTE_VIDEO_STREAM_TYPE streamType,
+                                   const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_set_remote_video_stream_type_ex(engine_, uid, streamType, &c);
+    }
+
+    /** What a connection's own encoder aims for (Agora's setVideoEncoderConfigurationEx), for
+     *  the custom video track it publishes. @return as setVideoEncoderConfiguration(); -2 also
+     *  for an unknown connection. */
+    int setVideoEncoderConfigurationEx(const VideoEncoderConfiguration& config,
+                                       const RtcConnection& connection) noexcept {
+        agoraish_video_encoder_configuration v{};
+        v.struct_size = sizeof(v);
+        v.width = config.dimensions.width;
+        v.height = config.dimensions.height;
+        v.frame_rate = config.frameRate;
+        v.bitrate = config.bitrate;
+        v.min_bitrate = config.minBitrate;
+        v.codec_type = config.codecType;
+        v.orientation_mode = config.orientationMode;
+        v.degradation_preference = config.degradationPreference;
+        v.mirror_mode = config.mirrorMode;
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_set_video_encoder_configuration_ex(engine_, &v, &c);
+    }
+
+    /** Also sends a connection's low stream (Agora's enableDualStreamModeEx).
+     *  @return 0; -2 unknown connection; -7 no engine. */
+    int enableDualStreamModeEx(bool enabled, const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_enable_dual_stream_mode_ex(engine_, enabled ? 1 : 0, &c);
+    }
+
+    /** Stops or resumes sending a connection's video (Agora's muteLocalVideoStreamEx).
+     *  @return 0; -2 unknown connection; -7 no engine. */
+    int muteLocalVideoStreamEx(bool mute, const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_mute_local_video_stream_ex(engine_, mute ? 1 : 0, &c);
+    }
+
+    /** The stream a connection receives of users not named by setRemoteVideoStreamTypeEx()
+     *  (Agora's setRemoteDefaultVideoStreamTypeEx). @return 0; -2 another type or unknown
+     *  connection; -7 no engine. */
+    int setRemoteDefaultVideoStreamTypeEx(REMOTE_VIDEO_STREAM_TYPE streamType, const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_set_remote_default_video_stream_type_ex(engine_, streamType, &c);
+    }
+
+    /** Binds (or with a null sink unbinds) the render sink of a remote user of a connection
+     *  (Agora's setupRemoteVideoEx). The sink's onFrame runs on the connection's own video
+     *  thread; see IVideoSink for how long it must live.
+     *  @return as setupRemoteVideo(); -2 also for an unknown connection. */
+    int setupRemoteVideoEx(const VideoCanvas& canvas, const RtcConnection& connection) noexcept {
+        const agoraish_video_canvas v = detail::makeCanvas(canvas);
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_setup_remote_video_ex(engine_, &v, &c);
+    }
+
+    /** Writes the next picture of `uid` in a connection to `filePath` (Agora's takeSnapshotEx):
+     *  onSnapshotTaken reaches the connection's handler.
+     *  @return as takeSnapshot(); -2 also for an unknown connection. */
+    int takeSnapshotEx(const RtcConnection& connection, uid_t uid, const char* filePath) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_take_snapshot_ex(engine_, uid, filePath, &c);
+    }
+
+    /** Creates an unreliable data stream of a connection from a DataStreamConfig (Agora's
+     *  createDataStreamEx(streamId, config, connection)); each connection has its own streams.
+     *  @return as createDataStream(); -2 also for an unknown connection. */
+    int createDataStreamEx(int* streamId, const DataStreamConfig& config, const RtcConnection& connection) noexcept {
+        agoraish_data_stream_config d{};
+        d.struct_size = sizeof(d);
+        d.sync_with_audio = config.syncWithAudio ? 1 : 0;
+        d.ordered = config.ordered ? 1 : 0;
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_create_data_stream_ex(engine_, streamId, &d, &c);
+    }
+
+    /** Sends a message on a connection's data stream (Agora's sendStreamMessageEx); copied.
+     *  @return as sendStreamMessage(); -2 also for an unknown connection. */
+    int sendStreamMessageEx(int streamId, const char* data, std::size_t length,
+                            const RtcConnection& connection) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_send_stream_message_ex(engine_, streamId, data, length, &c);
+    }
+
+    /** Sends audio metadata to the other users of a connection's channel (Agora's
+     *  sendAudioMetadataEx); copied. @return as sendAudioMetadata(); -2 also for an unknown connection. */
+    int sendAudioMetadataEx(const RtcConnection& connection, const char* metadata, std::size_t length) noexcept {
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_send_audio_metadata_ex(engine_, metadata, length, &c);
+    }
+
+    /** Turns a connection's end-to-end encryption on or off (Agora's enableEncryptionEx): each
+     *  connection has its own key and mode. @return as enableEncryption(); -2 also for an unknown connection. */
+    int enableEncryptionEx(const RtcConnection& connection, bool enabled, const EncryptionConfig& config) noexcept {
+        agoraish_encryption_config e{};
+        e.struct_size = sizeof(e);
+        e.encryption_mode = config.encryptionMode;
+        e.encryption_key = config.encryptionKey;
+        std::memcpy(e.encryption_kdf_salt, config.encryptionKdfSalt, sizeof(e.encryption_kdf_salt));
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_enable_encryption_ex(engine_, enabled ? 1 : 0, &e, &c);
+    }
+
+    // ---- Custom audio tracks (ABI 0.11) ----
+
+    /**
+     * Creates a custom audio track (Agora's createCustomAudioTrack, with the
+     * id as an out parameter): PCM the host pushes with
+     * pushExternalAudioFrame(trackId, ...) and that any connection publishes
+     * by choosing it in its ChannelMediaOptions (publishCustomAudioTrack and
+     * publishCustomAudioTrackId). Each connection publishing it sends it.
+     *
+     * @param trackId  Receives the id (1 and up).
+     * @return 0; -2 nullptr trackId or an unknown type; -5 MAX_CUSTOM_AUDIO_TRACKS
+     *         tracks exist; -7 no engine.
+     */
+    int createCustomAudioTrack(AUDIO_TRACK_TYPE trackType, track_id_t* trackId) noexcept {
+        return agoraish_engine_create_custom_audio_track(engine_, trackType, trackId);
+    }
+
+    /** Destroys a custom audio track (Agora's destroyCustomAudioTrack): connections that
+     *  published it publish no audio until their options choose the microphone or another
+     *  track. @return 0; -2 unknown track; -7 no engine. */
+    int destroyCustomAudioTrack(track_id_t trackId) noexcept {
+        return agoraish_engine_destroy_custom_audio_track(engine_, trackId);
+    }
+
+    /** The volume of what is sent of a custom audio track (Agora's
+     *  adjustCustomAudioPublishVolume): 0..100 (100: as pushed), for later pushes.
+     *  @return 0; -2 unknown track or out of range; -7 no engine. */
+    int adjustCustomAudioPublishVolume(track_id_t trackId, int volume) noexcept {
+        return agoraish_engine_adjust_custom_audio_publish_volume(engine_, trackId, volume);
+    }
+
+    /**
+     * Pushes interleaved 16-bit PCM into a custom audio track (Agora's
+     * pushAudioFrame(frame, trackId)). Every connection that publishes the
+     * track queues it and sends it in real time, so push in real time (for
+     * example 10 ms every 10 ms); with no publisher the audio is dropped.
+     * Thread: any (pushes from several threads are serialized per connection).
+     *
+     * @param samples            Read during the call only; nullptr only with 0 samples.
+     * @param samplesPerChannel  0..sampleRate (one second at most per call).
+     * @param sampleRate         8000, 16000, 32000, 44100 or 48000.
+     * @param channels           1 or 2.
+     * @return 0; -2 unknown track, nullptr samples or a value out of range;
+     *         -5 inside an audio observer callback; -7 no engine.
+     */
+    int pushExternalAudioFrame(track_id_t trackId, const int16_t* samples, int samplesPerChannel, int sampleRate,
+                               int channels) noexcept {
+        return agoraish_engine_push_external_audio_frame_by_id(engine_, trackId, samples, samplesPerChannel,
+                                                               sampleRate, channels);
+    }
+
+    /** pushExternalAudioFrame(trackId, ...) from an AudioFrame the host filled (Agora's
+     *  pushAudioFrame(frame, trackId)): PCM16 only (`type` 0, `bytesPerSample` 2).
+     *  @return as pushExternalAudioFrame(trackId, ...); -2 also for another sample type. */
+    int pushAudioFrame(const AudioFrame& frame, track_id_t trackId) noexcept {
+        if (frame.type != 0 || frame.bytesPerSample != 2) return -AGORAISH_ERR_INVALID_ARGUMENT;
+        return pushExternalAudioFrame(trackId, static_cast<const int16_t*>(frame.buffer), frame.samplesPerChannel,
+                                      frame.samplesPerSec, frame.channels);
     }
 
     /**

@@ -57,3 +57,37 @@ void bindEventHandlerTable(Table& table) noexcept {
     bindCallback<&H::onEncryptionError>(table.on_encryption_error);
     bindCallback<&H::onAudioMetadataReceived>(table.on_audio_metadata_received);
 }
+
+/** Binds every callback of `agoraish_event_handler_ex` to the method of `H` with its name. */
+template <typename H, typename Table>
+void bindEventHandlerExTable(Table& table) noexcept {
+    bindCallback<&H::onJoinChannelSuccess>(table.on_join_channel_success);
+    bindCallback<&H::onRejoinChannelSuccess>(table.on_rejoin_channel_success);
+    bindCallback<&H::onLeaveChannel>(table.on_leave_channel);
+    bindCallback<&H::onUserJoined>(table.on_user_joined);
+    bindCallback<&H::onUserOffline>(table.on_user_offline);
+    bindCallback<&H::onClientRoleChanged>(table.on_client_role_changed);
+    bindCallback<&H::onConnectionStateChanged>(table.on_connection_state_changed);
+    bindCallback<&H::onConnectionLost>(table.on_connection_lost);
+    bindCallback<&H::onTokenPrivilegeWillExpire>(table.on_token_privilege_will_expire);
+    bindCallback<&H::onRequestToken>(table.on_request_token);
+    bindCallback<&H::onError>(table.on_error);
+    bindCallback<&H::onUserMuteAudio>(table.on_user_mute_audio);
+    bindCallback<&H::onUserMuteVideo>(table.on_user_mute_video);
+    bindCallback<&H::onFirstLocalAudioFramePublished>(table.on_first_local_audio_frame_published);
+    bindCallback<&H::onFirstRemoteAudioDecoded>(table.on_first_remote_audio_decoded);
+    bindCallback<&H::onRemoteAudioStateChanged>(table.on_remote_audio_state_changed);
+    bindCallback<&H::onAudioVolumeIndication>(table.on_audio_volume_indication);
+    bindCallback<&H::onRtcStats>(table.on_rtc_stats);
+    bindCallback<&H::onLocalAudioStats>(table.on_local_audio_stats);
+    bindCallback<&H::onRemoteAudioStats>(table.on_remote_audio_stats);
+    bindCallback<&H::onNetworkQuality>(table.on_network_quality);
+    bindCallback<&H::onFirstRemoteVideoDecoded>(table.on_first_remote_video_decoded);
+    bindCallback<&H::onRemoteVideoStateChanged>(table.on_remote_video_state_changed);
+    bindCallback<&H::onRemoteVideoStats>(table.on_remote_video_stats);
+    bindCallback<&H::onStreamMessage>(table.on_stream_message);
+    bindCallback<&H::onStreamMessageError>(table.on_stream_message_error);
+    bindCallback<&H::onSnapshotTaken>(table.on_snapshot_taken);
+    bindCallback<&H::onEncryptionError>(table.on_encryption_error);
+    bindCallback<&H::onAudioMetadataReceived>(table.on_audio_metadata_received);
+}

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 from model import Abi, Struct
-from names import camel, lower_camel, struct_class
+from names import camel, lower_camel
 
 
 def _c_comment(banner: str) -> List[str]:
@@ -171,14 +171,25 @@ def handle_sweep(abi: Abi, banner: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def _is_event_handler(s: Struct) -> bool:
+    """An event callback table: `agoraish_event_handler`, and its twins for
+    other targets such as `agoraish_event_handler_ex` (one connection)."""
+    return s.name.endswith("_handler") or "_handler_" in s.name
+
+
 def cpp_bindings(abi: Abi, banner: str) -> str:
-    """bindings/cpp/agoraish_callbacks.hpp: binds each callback of the event
-    handler to the method of the same name (on_user_joined -> onUserJoined)."""
+    """bindings/cpp/agoraish_callbacks.hpp: binds each callback of an event
+    handler table to the method of the same name (on_user_joined ->
+    onUserJoined): `agoraish_event_handler` to IRtcEngineEventHandler's,
+    `agoraish_event_handler_ex` to IRtcEngineEventHandlerEx's (whose methods
+    take the connection first, as the C callbacks do after user_data)."""
     out = _c_comment(banner) + ["#pragma once", "", "// Included by agoraish.hpp inside namespace agoraish::detail.", ""]
     for s in abi.structs:
-        if not s.name.endswith("_handler") or not s.callbacks:
+        if not _is_event_handler(s) or not s.callbacks:
             continue
-        fn = "bind" + struct_class(s)
+        # agoraish_event_handler -> bindEventHandlerTable, agoraish_event_handler_ex ->
+        # bindEventHandlerExTable.
+        fn = "bind" + camel(s.name) + "Table"
         out += [f"/** Binds every callback of `{s.name}` to the method of `H` with its name. */",
                 "template <typename H, typename Table>",
                 f"void {fn}(Table& table) noexcept {{"]

@@ -16,7 +16,7 @@ _SCALAR = {
 }
 
 
-def ctype(t: CType, abi: Abi, field_name: str = "") -> str:
+def ctype(t: CType, abi: Abi, field_name: str = "", owner: str = "") -> str:
     """The ctypes expression of a C type."""
     if t.kind == "void":
         return "None"
@@ -34,7 +34,7 @@ def ctype(t: CType, abi: Abi, field_name: str = "") -> str:
         assert t.target is not None
         return f"({ctype(t.target, abi)} * {t.count})"
     if t.kind == "function_pointer":
-        return callback_type(field_name)
+        return callback_type(field_name, owner)
     if t.kind == "pointer":
         assert t.target is not None
         if t.target.kind == "void":
@@ -121,12 +121,12 @@ def emit(abi: Abi, banner: str) -> str:
     for s in abi.structs:
         for f in s.callbacks:
             out += _comment(f.doc)
-            out.append(f"{callback_type(f.name)} = {_signature(f.type, abi)}")
+            out.append(f"{callback_type(f.name, s.name)} = {_signature(f.type, abi)}")
     out += ["", "# " + "-" * 74, "# Struct fields, in the header's order", "# " + "-" * 74, ""]
     for s in abi.structs:
         out.append(f"{struct_class(s)}._fields_ = [")
         for f in s.fields:
-            out.append(f'    ("{f.name}", {ctype(f.type, abi, f.name)}),')
+            out.append(f'    ("{f.name}", {ctype(f.type, abi, f.name, s.name)}),')
         out.append("]")
     out += ["", "#: Every struct of the header, keyed by its C name.", "STRUCTS: Dict[str, Any] = {"]
     out += [f'    "{s.name}": {struct_class(s)},' for s in abi.structs]
@@ -141,7 +141,7 @@ def emit(abi: Abi, banner: str) -> str:
         out.append(f'    "{s.name}": (')
         for f in s.callbacks:
             names = ", ".join(f'"{n}"' for n, _ in f.type.params)
-            out.append(f'        ("{f.name}", {callback_type(f.name)}, ({names}{"," if len(f.type.params) == 1 else ""})),')
+            out.append(f'        ("{f.name}", {callback_type(f.name, s.name)}, ({names}{"," if len(f.type.params) == 1 else ""})),')
         out.append("    ),")
     out += ["}", "", "# " + "-" * 74, "# Functions", "# " + "-" * 74, "",
             "#: Every function of the header: C name -> (restype, argtypes).",

@@ -29,10 +29,12 @@ def struct_class(s: Struct) -> str:
     return camel(s.name)
 
 
-def callback_type(field_name: str) -> str:
-    """on_user_joined -> UserJoinedCallback."""
+def callback_type(field_name: str, owner: str = "") -> str:
+    """on_user_joined -> UserJoinedCallback; in a struct whose name ends in
+    _ex (agoraish_event_handler_ex, whose fields repeat the handler's names
+    with other signatures) -> UserJoinedExCallback."""
     name = field_name[3:] if field_name.startswith("on_") else field_name
-    return camel(name) + "Callback"
+    return camel(name) + ("ExCallback" if owner.endswith("_ex") else "Callback")
 
 
 def enum_class(e: Enum) -> str:

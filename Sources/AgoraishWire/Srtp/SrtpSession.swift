@@ -110,5 +110,18 @@ public final class SrtpSession: @unchecked Sendable {
     }
 }
 
-/// libsrtp2 is initialised once per process (a second srtp_init() fails).
-private let srtpLibrary: Bool = srtp_init() == srtp_err_status_ok
+/// libsrtp2 is initialised once per process (a second srtp_init() fails),
+/// with OpenSSL's AES-GCM in place of the one it was built with (Debian's uses
+/// NSS, which sets up a PKCS #11 context for every packet); libsrtp2 checks it
+/// against its own test vectors first and keeps its own if they fail.
+private let srtpLibrary: Bool = {
+    guard srtp_init() == srtp_err_status_ok else { return false }
+    _ = agsh_srtp_use_openssl_gcm()
+    return true
+}()
+
+/// Whether AES-GCM runs on OpenSSL (false: libsrtp2's own build).
+public let srtpUsesOpenSSLGcm: Bool = {
+    _ = srtpLibrary
+    return agsh_srtp_gcm_is_openssl() != 0
+}()

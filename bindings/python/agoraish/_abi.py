@@ -1415,35 +1415,35 @@ SendAudioPacketCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Packet))
 SendVideoPacketCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Packet))
 ReceiveAudioPacketCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Packet))
 ReceiveVideoPacketCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(Packet))
-JoinChannelSuccessCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
-RejoinChannelSuccessCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
-LeaveChannelCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RtcStats))
-UserJoinedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
-UserOfflineCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
-ClientRoleChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_int)
-ConnectionStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_int)
-ConnectionLostCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection))
-TokenPrivilegeWillExpireCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_char_p)
-RequestTokenCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection))
-ErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_char_p)
-UserMuteAudioCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
-UserMuteVideoCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
-FirstLocalAudioFramePublishedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
-FirstRemoteAudioDecodedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
-RemoteAudioStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
-AudioVolumeIndicationCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(AudioVolumeInfo), c_uint, c_int)
-RtcStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RtcStats))
-LocalAudioStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(LocalAudioStats))
-RemoteAudioStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RemoteAudioStats))
-NetworkQualityCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int)
-FirstRemoteVideoDecodedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
-RemoteVideoStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
-RemoteVideoStatsCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RemoteVideoStats))
-StreamMessageCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, POINTER(c_uint8), c_size_t, c_uint64)
-StreamMessageErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int, c_int)
-SnapshotTakenCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_char_p, c_int, c_int, c_int)
-EncryptionErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
-AudioMetadataReceivedCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, POINTER(c_uint8), c_size_t)
+JoinChannelSuccessExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+RejoinChannelSuccessExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+LeaveChannelExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RtcStats))
+UserJoinedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+UserOfflineExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+ClientRoleChangedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_int)
+ConnectionStateChangedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_int)
+ConnectionLostExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection))
+TokenPrivilegeWillExpireExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_char_p)
+RequestTokenExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection))
+ErrorExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_char_p)
+UserMuteAudioExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+UserMuteVideoExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+FirstLocalAudioFramePublishedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
+FirstRemoteAudioDecodedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+RemoteAudioStateChangedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
+AudioVolumeIndicationExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(AudioVolumeInfo), c_uint, c_int)
+RtcStatsExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RtcStats))
+LocalAudioStatsExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(LocalAudioStats))
+RemoteAudioStatsExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RemoteAudioStats))
+NetworkQualityExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int)
+FirstRemoteVideoDecodedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
+RemoteVideoStateChangedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
+RemoteVideoStatsExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(RemoteVideoStats))
+StreamMessageExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, POINTER(c_uint8), c_size_t, c_uint64)
+StreamMessageErrorExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int, c_int)
+SnapshotTakenExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_char_p, c_int, c_int, c_int)
+EncryptionErrorExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
+AudioMetadataReceivedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, POINTER(c_uint8), c_size_t)
 #: One frame as received (descriptors removed), in order per stream,
 #:  before decoding; `data` is valid during the call. Thread: the
 #:  receiving connection's video thread.
@@ -1817,35 +1817,35 @@ ChannelMediaOptions._fields_ = [
 ]
 EventHandlerEx._fields_ = [
     ("struct_size", c_uint32),
-    ("on_join_channel_success", JoinChannelSuccessCallback),
-    ("on_rejoin_channel_success", RejoinChannelSuccessCallback),
-    ("on_leave_channel", LeaveChannelCallback),
-    ("on_user_joined", UserJoinedCallback),
-    ("on_user_offline", UserOfflineCallback),
-    ("on_client_role_changed", ClientRoleChangedCallback),
-    ("on_connection_state_changed", ConnectionStateChangedCallback),
-    ("on_connection_lost", ConnectionLostCallback),
-    ("on_token_privilege_will_expire", TokenPrivilegeWillExpireCallback),
-    ("on_request_token", RequestTokenCallback),
-    ("on_error", ErrorCallback),
-    ("on_user_mute_audio", UserMuteAudioCallback),
-    ("on_user_mute_video", UserMuteVideoCallback),
-    ("on_first_local_audio_frame_published", FirstLocalAudioFramePublishedCallback),
-    ("on_first_remote_audio_decoded", FirstRemoteAudioDecodedCallback),
-    ("on_remote_audio_state_changed", RemoteAudioStateChangedCallback),
-    ("on_audio_volume_indication", AudioVolumeIndicationCallback),
-    ("on_rtc_stats", RtcStatsCallback),
-    ("on_local_audio_stats", LocalAudioStatsCallback),
-    ("on_remote_audio_stats", RemoteAudioStatsCallback),
-    ("on_network_quality", NetworkQualityCallback),
-    ("on_first_remote_video_decoded", FirstRemoteVideoDecodedCallback),
-    ("on_remote_video_state_changed", RemoteVideoStateChangedCallback),
-    ("on_remote_video_stats", RemoteVideoStatsCallback),
-    ("on_stream_message", StreamMessageCallback),
-    ("on_stream_message_error", StreamMessageErrorCallback),
-    ("on_snapshot_taken", SnapshotTakenCallback),
-    ("on_encryption_error", EncryptionErrorCallback),
-    ("on_audio_metadata_received", AudioMetadataReceivedCallback),
+    ("on_join_channel_success", JoinChannelSuccessExCallback),
+    ("on_rejoin_channel_success", RejoinChannelSuccessExCallback),
+    ("on_leave_channel", LeaveChannelExCallback),
+    ("on_user_joined", UserJoinedExCallback),
+    ("on_user_offline", UserOfflineExCallback),
+    ("on_client_role_changed", ClientRoleChangedExCallback),
+    ("on_connection_state_changed", ConnectionStateChangedExCallback),
+    ("on_connection_lost", ConnectionLostExCallback),
+    ("on_token_privilege_will_expire", TokenPrivilegeWillExpireExCallback),
+    ("on_request_token", RequestTokenExCallback),
+    ("on_error", ErrorExCallback),
+    ("on_user_mute_audio", UserMuteAudioExCallback),
+    ("on_user_mute_video", UserMuteVideoExCallback),
+    ("on_first_local_audio_frame_published", FirstLocalAudioFramePublishedExCallback),
+    ("on_first_remote_audio_decoded", FirstRemoteAudioDecodedExCallback),
+    ("on_remote_audio_state_changed", RemoteAudioStateChangedExCallback),
+    ("on_audio_volume_indication", AudioVolumeIndicationExCallback),
+    ("on_rtc_stats", RtcStatsExCallback),
+    ("on_local_audio_stats", LocalAudioStatsExCallback),
+    ("on_remote_audio_stats", RemoteAudioStatsExCallback),
+    ("on_network_quality", NetworkQualityExCallback),
+    ("on_first_remote_video_decoded", FirstRemoteVideoDecodedExCallback),
+    ("on_remote_video_state_changed", RemoteVideoStateChangedExCallback),
+    ("on_remote_video_stats", RemoteVideoStatsExCallback),
+    ("on_stream_message", StreamMessageExCallback),
+    ("on_stream_message_error", StreamMessageErrorExCallback),
+    ("on_snapshot_taken", SnapshotTakenExCallback),
+    ("on_encryption_error", EncryptionErrorExCallback),
+    ("on_audio_metadata_received", AudioMetadataReceivedExCallback),
 ]
 EncodedVideoFrameInfo._fields_ = [
     ("struct_size", c_uint32),
@@ -2029,35 +2029,35 @@ CALLBACKS: Dict[str, Tuple[Tuple[str, Any, Tuple[str, ...]], ...]] = {
         ("on_receive_video_packet", ReceiveVideoPacketCallback, ("engine", "user_data", "packet")),
     ),
     "agoraish_event_handler_ex": (
-        ("on_join_channel_success", JoinChannelSuccessCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
-        ("on_rejoin_channel_success", RejoinChannelSuccessCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
-        ("on_leave_channel", LeaveChannelCallback, ("engine", "user_data", "connection", "stats")),
-        ("on_user_joined", UserJoinedCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
-        ("on_user_offline", UserOfflineCallback, ("engine", "user_data", "connection", "uid", "reason")),
-        ("on_client_role_changed", ClientRoleChangedCallback, ("engine", "user_data", "connection", "old_role", "new_role")),
-        ("on_connection_state_changed", ConnectionStateChangedCallback, ("engine", "user_data", "connection", "state", "reason")),
-        ("on_connection_lost", ConnectionLostCallback, ("engine", "user_data", "connection")),
-        ("on_token_privilege_will_expire", TokenPrivilegeWillExpireCallback, ("engine", "user_data", "connection", "token")),
-        ("on_request_token", RequestTokenCallback, ("engine", "user_data", "connection")),
-        ("on_error", ErrorCallback, ("engine", "user_data", "connection", "err", "msg")),
-        ("on_user_mute_audio", UserMuteAudioCallback, ("engine", "user_data", "connection", "uid", "muted")),
-        ("on_user_mute_video", UserMuteVideoCallback, ("engine", "user_data", "connection", "uid", "muted")),
-        ("on_first_local_audio_frame_published", FirstLocalAudioFramePublishedCallback, ("engine", "user_data", "connection", "elapsed")),
-        ("on_first_remote_audio_decoded", FirstRemoteAudioDecodedCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
-        ("on_remote_audio_state_changed", RemoteAudioStateChangedCallback, ("engine", "user_data", "connection", "uid", "state", "reason", "elapsed")),
-        ("on_audio_volume_indication", AudioVolumeIndicationCallback, ("engine", "user_data", "connection", "speakers", "speaker_number", "total_volume")),
-        ("on_rtc_stats", RtcStatsCallback, ("engine", "user_data", "connection", "stats")),
-        ("on_local_audio_stats", LocalAudioStatsCallback, ("engine", "user_data", "connection", "stats")),
-        ("on_remote_audio_stats", RemoteAudioStatsCallback, ("engine", "user_data", "connection", "stats")),
-        ("on_network_quality", NetworkQualityCallback, ("engine", "user_data", "connection", "uid", "tx_quality", "rx_quality")),
-        ("on_first_remote_video_decoded", FirstRemoteVideoDecodedCallback, ("engine", "user_data", "connection", "uid", "width", "height", "elapsed")),
-        ("on_remote_video_state_changed", RemoteVideoStateChangedCallback, ("engine", "user_data", "connection", "uid", "state", "reason", "elapsed")),
-        ("on_remote_video_stats", RemoteVideoStatsCallback, ("engine", "user_data", "connection", "stats")),
-        ("on_stream_message", StreamMessageCallback, ("engine", "user_data", "connection", "uid", "stream_id", "data", "length", "sent_ts")),
-        ("on_stream_message_error", StreamMessageErrorCallback, ("engine", "user_data", "connection", "uid", "stream_id", "code", "missed", "cached")),
-        ("on_snapshot_taken", SnapshotTakenCallback, ("engine", "user_data", "connection", "uid", "path", "width", "height", "error")),
-        ("on_encryption_error", EncryptionErrorCallback, ("engine", "user_data", "connection", "error_type")),
-        ("on_audio_metadata_received", AudioMetadataReceivedCallback, ("engine", "user_data", "connection", "uid", "metadata", "length")),
+        ("on_join_channel_success", JoinChannelSuccessExCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
+        ("on_rejoin_channel_success", RejoinChannelSuccessExCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
+        ("on_leave_channel", LeaveChannelExCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_user_joined", UserJoinedExCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
+        ("on_user_offline", UserOfflineExCallback, ("engine", "user_data", "connection", "uid", "reason")),
+        ("on_client_role_changed", ClientRoleChangedExCallback, ("engine", "user_data", "connection", "old_role", "new_role")),
+        ("on_connection_state_changed", ConnectionStateChangedExCallback, ("engine", "user_data", "connection", "state", "reason")),
+        ("on_connection_lost", ConnectionLostExCallback, ("engine", "user_data", "connection")),
+        ("on_token_privilege_will_expire", TokenPrivilegeWillExpireExCallback, ("engine", "user_data", "connection", "token")),
+        ("on_request_token", RequestTokenExCallback, ("engine", "user_data", "connection")),
+        ("on_error", ErrorExCallback, ("engine", "user_data", "connection", "err", "msg")),
+        ("on_user_mute_audio", UserMuteAudioExCallback, ("engine", "user_data", "connection", "uid", "muted")),
+        ("on_user_mute_video", UserMuteVideoExCallback, ("engine", "user_data", "connection", "uid", "muted")),
+        ("on_first_local_audio_frame_published", FirstLocalAudioFramePublishedExCallback, ("engine", "user_data", "connection", "elapsed")),
+        ("on_first_remote_audio_decoded", FirstRemoteAudioDecodedExCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
+        ("on_remote_audio_state_changed", RemoteAudioStateChangedExCallback, ("engine", "user_data", "connection", "uid", "state", "reason", "elapsed")),
+        ("on_audio_volume_indication", AudioVolumeIndicationExCallback, ("engine", "user_data", "connection", "speakers", "speaker_number", "total_volume")),
+        ("on_rtc_stats", RtcStatsExCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_local_audio_stats", LocalAudioStatsExCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_remote_audio_stats", RemoteAudioStatsExCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_network_quality", NetworkQualityExCallback, ("engine", "user_data", "connection", "uid", "tx_quality", "rx_quality")),
+        ("on_first_remote_video_decoded", FirstRemoteVideoDecodedExCallback, ("engine", "user_data", "connection", "uid", "width", "height", "elapsed")),
+        ("on_remote_video_state_changed", RemoteVideoStateChangedExCallback, ("engine", "user_data", "connection", "uid", "state", "reason", "elapsed")),
+        ("on_remote_video_stats", RemoteVideoStatsExCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_stream_message", StreamMessageExCallback, ("engine", "user_data", "connection", "uid", "stream_id", "data", "length", "sent_ts")),
+        ("on_stream_message_error", StreamMessageErrorExCallback, ("engine", "user_data", "connection", "uid", "stream_id", "code", "missed", "cached")),
+        ("on_snapshot_taken", SnapshotTakenExCallback, ("engine", "user_data", "connection", "uid", "path", "width", "height", "error")),
+        ("on_encryption_error", EncryptionErrorExCallback, ("engine", "user_data", "connection", "error_type")),
+        ("on_audio_metadata_received", AudioMetadataReceivedExCallback, ("engine", "user_data", "connection", "uid", "metadata", "length")),
     ),
     "agoraish_video_encoded_frame_observer": (
         ("on_encoded_video_frame_received", EncodedVideoFrameReceivedCallback, ("engine", "user_data", "uid", "data", "length", "info")),

@@ -21,6 +21,13 @@ to the module-level set ``_ASYNC_RELEASED`` and kept for the life of the
 process (a few hundred bytes per engine), because nothing tells Python when
 the library is done with them; the user's handler object is dropped at once.
 
+A ``Connection`` (``RtcEngine.join_channel_ex``) holds its engine; the
+engine keeps the connection's ``EventHandlerEx`` and its callback objects
+until the engine is released, also after the connection was left (its last
+events arrive after ``leave_channel`` returns). The render sinks of a left
+connection are dropped at once and their callback objects kept for the life
+of the process (the connection's video thread ends on its own).
+
 A ``ChannelServer`` (the embedded channel server) owns its C server and has
 no callbacks; ``release()`` or garbage collection stops and frees it, and the
 exit hook releases servers still alive after the engines.
@@ -83,6 +90,7 @@ from ._abi import (  # the enums of the header, generated with their documentati
     DegradationPreference,
     VideoStreamType,
     CameraCapturerOutputPreference,
+    AudioTrackType,
 )
 
 __all__ = [
@@ -95,11 +103,14 @@ __all__ = [
     "AudioProfile",
     "AudioRecordingPosition",
     "AudioRecordingQuality",
+    "AudioTrackType",
     "AudioVolumeInfo",
     "CameraCapturerOutputPreference",
+    "ChannelMediaOptions",
     "ChannelProfile",
     "ChannelServer",
     "ClientRole",
+    "Connection",
     "ConnectionChangedReason",
     "ConnectionState",
     "DegradationPreference",
@@ -108,6 +119,7 @@ __all__ = [
     "EncryptionMode",
     "ErrorCode",
     "EventHandler",
+    "EventHandlerEx",
     "LastmileProbeConfig",
     "LastmileProbeOneWayResult",
     "LastmileProbeResult",
@@ -136,6 +148,7 @@ __all__ = [
     "RemoteVideoStateReason",
     "RemoteVideoStats",
     "RenderMode",
+    "RtcConnection",
     "RtcEngine",
     "RtcStats",
     "StreamFallbackOptions",
@@ -537,6 +550,75 @@ class AudioDeviceInfo(NamedTuple):
     name: str
 
 
+class RtcConnection(NamedTuple):
+    """One channel membership of an engine (Agora's RtcConnection;
+    ``agoraish_rtc_connection``): ``(channel_id, local_uid)``.
+
+    The engine's own join (``RtcEngine.join_channel*``) is one connection;
+    ``RtcEngine.join_channel_ex`` adds more, in other channels or in the same
+    channel with another uid. A connection is named by what the host passed:
+    `local_uid` 0 (the server picks the uid) names the connection joined
+    with 0, whatever uid the server picked.
+
+    Attributes:
+        channel_id: the channel name (the rules of ``RtcEngine.join_channel``).
+        local_uid: the local uid, 0..2**32-1 (0: the server picks one).
+
+    A plain value (a tuple, hashable): it is checked when a call passes it
+    to the library (None as `channel_id` reaches the library as NULL: -2).
+    """
+
+    channel_id: str
+    local_uid: int = 0
+
+
+@dataclasses.dataclass
+class ChannelMediaOptions:
+    """What a connection publishes and receives (Agora 4.x ChannelMediaOptions;
+    ``agoraish_channel_media_options``).
+
+    Every field is optional, as Agora's ``Optional<>``: None (the default)
+    leaves the connection's choice as it is; a value sets the field (its
+    ``has_`` flag in C). A connection starts publishing the microphone,
+    subscribing to every user's audio and video, and recording and playing on
+    the device. A connection publishes one audio track: the microphone, or a
+    custom audio track (``RtcEngine.create_custom_audio_track``), which replaces it.
+
+    Attributes:
+        publish_microphone_track: publish the microphone (unless a custom
+            audio track is published).
+        publish_camera_track: publish the camera or external video source. The
+            engine's own connection only: True on a ``join_channel_ex``
+            connection is -2.
+        publish_custom_audio_track: True publishes the custom audio track
+            `publish_custom_audio_track_id` (which must then be set, or have
+            been set earlier); False stops publishing it.
+        publish_custom_audio_track_id: a track id from
+            ``RtcEngine.create_custom_audio_track``.
+        auto_subscribe_audio: receive every remote user's audio; False: none
+            until ``mute_remote_audio_stream(uid, False)`` asks for a user.
+        auto_subscribe_video: as `auto_subscribe_audio`, for video.
+        enable_audio_recording_or_playout: False: this connection neither
+            takes the microphone nor plays on the device (a custom audio track
+            is still sent; remote audio is still received and reported).
+        client_role_type: a ``ClientRole``.
+        channel_profile: a ``ChannelProfile``; before joining only (-5 in a channel).
+        token: for a join, the token used when the join's own token is None
+            or ""; for an update, renews the connection's token.
+    """
+
+    publish_microphone_track: Optional[bool] = None
+    publish_camera_track: Optional[bool] = None
+    publish_custom_audio_track: Optional[bool] = None
+    publish_custom_audio_track_id: Optional[int] = None
+    auto_subscribe_audio: Optional[bool] = None
+    auto_subscribe_video: Optional[bool] = None
+    enable_audio_recording_or_playout: Optional[bool] = None
+    client_role_type: Optional[int] = None
+    channel_profile: Optional[int] = None
+    token: Optional[str] = None
+
+
 # --------------------------------------------------------------------------
 # Errors
 # --------------------------------------------------------------------------
@@ -675,6 +757,65 @@ def _c_string(value: Union[str, bytes, "os.PathLike[Any]", None], name: str) -> 
     if b"\0" in data:
         raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"{name} contains a NUL byte")
     return data
+
+
+def _c_connection(connection: Any) -> Optional[Any]:
+    """An ``agoraish_rtc_connection`` for an ``RtcConnection`` (or a
+    ``Connection``, or a ``(channel_id, local_uid)`` pair); None stays NULL.
+    The struct holds the channel's bytes alive (ctypes keeps them)."""
+    if connection is None:
+        return None
+    if isinstance(connection, Connection):
+        connection = connection.connection
+    if not isinstance(connection, tuple) or len(connection) != 2:
+        raise TypeError("connection must be an RtcConnection (channel_id, local_uid), "
+                        f"not {type(connection).__name__}")
+    channel_id, local_uid = connection
+    raw = _ffi.RtcConnection()
+    raw.struct_size = ctypes.sizeof(_ffi.RtcConnection)
+    raw.channel_id = _c_string(channel_id, "connection.channel_id")
+    raw.local_uid = _c_uint(local_uid, "connection.local_uid")
+    return raw
+
+
+def _connection_key(raw: Any) -> RtcConnection:
+    """The ``RtcConnection`` a (non-NULL) ``agoraish_rtc_connection`` names."""
+    return RtcConnection(_text(raw.channel_id), int(raw.local_uid))
+
+
+def _ref(raw: Optional[Any]) -> Optional[Any]:
+    """``ctypes.byref(raw)``, or None (NULL) for None."""
+    return ctypes.byref(raw) if raw is not None else None
+
+
+#: The boolean and the integer fields of ``agoraish_channel_media_options``
+#: (each with its ``has_`` flag), in header order.
+_MEDIA_OPTION_FLAGS = ("publish_microphone_track", "publish_camera_track", "publish_custom_audio_track",
+                       "auto_subscribe_audio", "auto_subscribe_video", "enable_audio_recording_or_playout")
+_MEDIA_OPTION_INTS = ("publish_custom_audio_track_id", "client_role_type", "channel_profile")
+
+
+def _c_media_options(options: Optional["ChannelMediaOptions"]) -> Optional[Any]:
+    """An ``agoraish_channel_media_options`` for a ``ChannelMediaOptions``:
+    each field that is not None is set with its ``has_`` flag; None stays NULL."""
+    if options is None:
+        return None
+    if not isinstance(options, ChannelMediaOptions):
+        raise TypeError(f"options must be a ChannelMediaOptions, not {type(options).__name__}")
+    raw = _ffi.ChannelMediaOptions()
+    raw.struct_size = ctypes.sizeof(_ffi.ChannelMediaOptions)
+    for name in _MEDIA_OPTION_FLAGS:
+        value = getattr(options, name)
+        if value is not None:
+            setattr(raw, "has_" + name, 1)
+            setattr(raw, name, 1 if value else 0)
+    for name in _MEDIA_OPTION_INTS:
+        value = getattr(options, name)
+        if value is not None:
+            setattr(raw, "has_" + name, 1)
+            setattr(raw, name, _c_int(value, f"options.{name}"))
+    raw.token = _c_string(options.token, "options.token")
+    return raw
 
 
 # --------------------------------------------------------------------------
@@ -991,6 +1132,158 @@ class EventHandler:
         """Audio metadata `uid` sent with ``send_audio_metadata`` (onAudioMetadataReceived); a copy."""
 
 
+class EventHandlerEx:
+    """Receives the events of one connection joined with
+    ``RtcEngine.join_channel_ex`` (Agora's IRtcEngineEventHandlerEx).
+
+    Each callback has the name of an ``EventHandler`` callback and receives
+    the ``RtcConnection`` first (the one passed to ``join_channel_ex``, its
+    `local_uid` as given, 0 included), then the arguments of the
+    ``EventHandler`` callback of the same name, converted the same way; only
+    ``on_join_channel_success`` and ``on_rejoin_channel_success`` differ:
+    the connection replaces their channel name. The engine's own
+    ``EventHandler`` does not see a connection's events.
+
+    Subclass it and override the callbacks you need; only overridden methods
+    are installed in the C table. The engine keeps a reference to the handler
+    until it is released, also after ``leave_channel`` of the connection (its
+    ``on_leave_channel`` and ``on_connection_state_changed(DISCONNECTED, ...)``
+    arrive after the leave returns).
+
+    Thread: every callback runs on the engine's event thread, one at a time,
+    in order with the engine's own events. A callback may call any method of
+    the engine or of a connection, ``Connection.leave_channel`` included,
+    except ``RtcEngine.release()`` of that same engine (-5). An exception
+    raised by a callback is reported through ``sys.unraisablehook`` and does
+    not reach the library.
+    """
+
+    def on_join_channel_success(self, connection: RtcConnection, uid: int, elapsed: int) -> None:
+        """The connection joined its channel as `uid` (onJoinChannelSuccess).
+
+        Args:
+            uid: the uid the connection has (the server's pick when
+                ``connection.local_uid`` is 0).
+            elapsed: milliseconds since ``join_channel_ex``.
+        """
+
+    def on_rejoin_channel_success(self, connection: RtcConnection, uid: int, elapsed: int) -> None:
+        """The connection rejoined after an interruption (onRejoinChannelSuccess)."""
+
+    def on_leave_channel(self, connection: RtcConnection, stats: RtcStats) -> None:
+        """The connection left its channel (onLeaveChannel), with its call's statistics."""
+
+    def on_user_joined(self, connection: RtcConnection, uid: int, elapsed: int) -> None:
+        """A remote user of the connection's channel joined, or was there when
+        the connection joined (onUserJoined)."""
+
+    def on_user_offline(self, connection: RtcConnection, uid: int, reason: UserOfflineReason) -> None:
+        """A remote user of the connection's channel went offline (onUserOffline)."""
+
+    def on_client_role_changed(self, connection: RtcConnection, old_role: ClientRole, new_role: ClientRole) -> None:
+        """The connection's role changed (onClientRoleChanged)."""
+
+    def on_connection_state_changed(
+        self, connection: RtcConnection, state: ConnectionState, reason: ConnectionChangedReason
+    ) -> None:
+        """The connection's state changed (onConnectionStateChanged).
+
+        A value the header does not list arrives as a plain int.
+        """
+
+    def on_connection_lost(self, connection: RtcConnection) -> None:
+        """The connection had no working link to the server for 10 s (onConnectionLost)."""
+
+    def on_token_privilege_will_expire(self, connection: RtcConnection, token: str) -> None:
+        """The connection's token expires in 30 s (onTokenPrivilegeWillExpire):
+        renew it with ``Connection.update_channel_media_options(ChannelMediaOptions(token=...))``."""
+
+    def on_request_token(self, connection: RtcConnection) -> None:
+        """The connection's token expired (onRequestToken)."""
+
+    def on_error(self, connection: RtcConnection, err: int, msg: str) -> None:
+        """An error of the connection the host must act on (onError): the (positive) code and a message."""
+
+    def on_user_mute_audio(self, connection: RtcConnection, uid: int, muted: bool) -> None:
+        """A remote user muted or unmuted its audio (onUserMuteAudio)."""
+
+    def on_user_mute_video(self, connection: RtcConnection, uid: int, muted: bool) -> None:
+        """A remote user muted or unmuted its video (onUserMuteVideo)."""
+
+    def on_first_local_audio_frame_published(self, connection: RtcConnection, elapsed: int) -> None:
+        """The connection sent its first audio (onFirstLocalAudioFramePublished).
+
+        Args:
+            elapsed: milliseconds since ``join_channel_ex``.
+        """
+
+    def on_first_remote_audio_decoded(self, connection: RtcConnection, uid: int, elapsed: int) -> None:
+        """The first audio of a remote user was decoded (onFirstRemoteAudioDecoded)."""
+
+    def on_remote_audio_state_changed(
+        self, connection: RtcConnection, uid: int, state: RemoteAudioState, reason: RemoteAudioStateReason,
+        elapsed: int,
+    ) -> None:
+        """A remote user's audio state changed (onRemoteAudioStateChanged)."""
+
+    def on_audio_volume_indication(
+        self, connection: RtcConnection, speakers: List[AudioVolumeInfo], total_volume: int
+    ) -> None:
+        """Volumes of the connection's channel (onAudioVolumeIndication); see
+        ``EventHandler.on_audio_volume_indication``."""
+
+    def on_rtc_stats(self, connection: RtcConnection, stats: RtcStats) -> None:
+        """The connection's call statistics, every 2 s (onRtcStats)."""
+
+    def on_local_audio_stats(self, connection: RtcConnection, stats: LocalAudioStats) -> None:
+        """The connection's sending statistics, every 2 s (onLocalAudioStats)."""
+
+    def on_remote_audio_stats(self, connection: RtcConnection, stats: RemoteAudioStats) -> None:
+        """Receiving statistics of one remote user, every 2 s (onRemoteAudioStats)."""
+
+    def on_network_quality(
+        self, connection: RtcConnection, uid: int, tx_quality: QualityType, rx_quality: QualityType
+    ) -> None:
+        """Network quality of the connection, every 2 s (onNetworkQuality); see
+        ``EventHandler.on_network_quality``."""
+
+    def on_first_remote_video_decoded(
+        self, connection: RtcConnection, uid: int, width: int, height: int, elapsed: int
+    ) -> None:
+        """The first picture of a remote user was decoded (onFirstRemoteVideoDecoded)."""
+
+    def on_remote_video_state_changed(
+        self, connection: RtcConnection, uid: int, state: RemoteVideoState, reason: RemoteVideoStateReason,
+        elapsed: int,
+    ) -> None:
+        """A remote user's video state changed (onRemoteVideoStateChanged)."""
+
+    def on_remote_video_stats(self, connection: RtcConnection, stats: RemoteVideoStats) -> None:
+        """Receiving statistics of one remote user's video, every 2 s (onRemoteVideoStats)."""
+
+    def on_stream_message(self, connection: RtcConnection, uid: int, stream_id: int, data: bytes,
+                          sent_ts: int) -> None:
+        """A message of `uid`'s data stream in the connection's channel (onStreamMessage); `data` is a copy."""
+
+    def on_stream_message_error(
+        self, connection: RtcConnection, uid: int, stream_id: int, code: ErrorCode, missed: int, cached: int
+    ) -> None:
+        """Messages of `uid`'s stream will not arrive (onStreamMessageError); see
+        ``EventHandler.on_stream_message_error``."""
+
+    def on_snapshot_taken(
+        self, connection: RtcConnection, uid: int, path: str, width: int, height: int, error: int
+    ) -> None:
+        """A snapshot asked with ``Connection.take_snapshot`` (onSnapshotTaken); see
+        ``EventHandler.on_snapshot_taken``."""
+
+    def on_encryption_error(self, connection: RtcConnection, error_type: EncryptionErrorType) -> None:
+        """The connection's end-to-end encryption failed (onEncryptionError)."""
+
+    def on_audio_metadata_received(self, connection: RtcConnection, uid: int, metadata: bytes) -> None:
+        """Audio metadata `uid` sent in the connection's channel (onAudioMetadataReceived); a copy."""
+
+
 def _text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", "replace") if value is not None else ""
 
@@ -1113,12 +1406,13 @@ _STRUCT_COPIES: Dict[Any, Callable[[Any], Any]] = {
 }
 
 
-def _default_conversion(ctype: Any) -> Callable[..., tuple]:
+def _default_conversion(ctype: Any, skip: int = 2) -> Callable[..., tuple]:
     """The conversion the C types give: text for `const char *`, int for
     integers, bytes for a `const uint8_t *` followed by its `size_t` length,
-    and a copy for a struct of `_STRUCT_COPIES`."""
+    and a copy for a struct of `_STRUCT_COPIES`; of the arguments after the
+    first `skip` (engine and user_data; and the connection, for the ex table)."""
     steps: List[Tuple[Callable[..., Any], int]] = []  # (conversion, arguments it takes)
-    types = list(ctype._argtypes_[2:])  # after engine and user_data
+    types = list(ctype._argtypes_[skip:])
     i = 0
     while i < len(types):
         t = types[i]
@@ -1298,20 +1592,22 @@ def _snake(name: str) -> str:
     return "".join(out)
 
 
-def _warn_unknown_callbacks(handler: object) -> None:
+def _warn_unknown_callbacks(handler: object, names: "frozenset[str]" = _CALLBACK_NAMES,
+                            warned: "Optional[weakref.WeakSet[type]]" = None) -> None:
     """Warns once per handler class about methods that look like event
-    callbacks but match none (Agora's camelCase names, misspellings): the
-    engine would never call them."""
+    callbacks but match none of `names` (Agora's camelCase names,
+    misspellings): the engine would never call them."""
     cls = type(handler)
-    if cls in _WARNED_CLASSES:
+    warned = _WARNED_CLASSES if warned is None else warned
+    if cls in warned:
         return
-    _WARNED_CLASSES.add(cls)
+    warned.add(cls)
     for name in dir(cls):
-        if name in _CALLBACK_NAMES or not callable(getattr(cls, name, None)):
+        if name in names or not callable(getattr(cls, name, None)):
             continue
         if name.startswith("on_") or (name.startswith("on") and name[2:3].isupper()):
             snake = _snake(name) if not name.startswith("on_") else name
-            hint = f"; the event is {snake!r}" if snake in _CALLBACK_NAMES else ""
+            hint = f"; the event is {snake!r}" if snake in names else ""
             warnings.warn(f"{cls.__name__}.{name} looks like an event callback but is none, so it is never "
                           f"called{hint}", RuntimeWarning, stacklevel=4)
 
@@ -1371,6 +1667,84 @@ def _release_in_background(handle: int, keepalive: Optional[_Keepalive]) -> None
     if keepalive is not None:
         _keep_forever(keepalive)
     threading.Thread(target=run, name="agoraish-release", daemon=True).start()
+
+
+# --------------------------------------------------------------------------
+# Connections: the event handler of a join_channel_ex connection (ABI 0.11)
+# --------------------------------------------------------------------------
+
+
+def _rtc_connection(pointer: Any) -> RtcConnection:
+    """Copies the ``const agoraish_rtc_connection *`` of an ex callback (NULL: ``("", 0)``)."""
+    if not pointer:
+        return RtcConnection("", 0)
+    return _connection_key(pointer.contents)
+
+
+#: The callbacks of agoraish_event_handler_ex, in header order. Each has the
+#: name and, after the connection, the C arguments of the agoraish_event_handler
+#: callback of the same name: the same conversion applies to them.
+_EX_CALLBACKS: Tuple[_CallbackSpec, ...] = tuple(
+    _CallbackSpec(name, ctype, _CONVERSIONS.get(name) or _default_conversion(ctype, skip=3))
+    for name, ctype, _ in _ffi.CALLBACKS["agoraish_event_handler_ex"]
+)
+
+#: The event names an ``EventHandlerEx`` may define.
+_EX_CALLBACK_NAMES = frozenset(spec.name for spec in _EX_CALLBACKS)
+
+#: EventHandlerEx classes already warned about.
+_WARNED_EX_CLASSES: "weakref.WeakSet[type]" = weakref.WeakSet()
+
+
+def _in_event_callback() -> bool:
+    """Whether this thread is running an event callback of any engine (the
+    library then does not wait for the threads of an engine it releases)."""
+    return getattr(_THREAD_STATE, "engine", None) is not None
+
+
+def _make_ex_thunk(cell: _HandlerCell, spec: _CallbackSpec) -> Any:
+    def thunk(_engine: Optional[int], _user_data: Optional[int], connection: Any, *args: Any) -> None:
+        handler = cell.handler
+        if handler is None:
+            return
+        previous = getattr(_THREAD_STATE, "engine", None)
+        _THREAD_STATE.engine = _engine
+        try:
+            getattr(handler, spec.name)(_rtc_connection(connection), *spec.convert(*args))
+        except BaseException as error:
+            _report_callback_exception(error, spec.name, handler)
+        finally:
+            _THREAD_STATE.engine = previous
+
+    return spec.ctype(thunk)
+
+
+class _ExKeepalive:
+    """What the library points at for one ``join_channel_ex``: the thunks and
+    the ``agoraish_event_handler_ex`` table (the library copies the table, not
+    the functions it points at).
+
+    Kept by the engine until it is released, whether the connection was left
+    or not: the connection's last events (its leave, DISCONNECTED) arrive after
+    ``leave_channel_ex`` returns, and nothing tells Python when the last one has.
+    """
+
+    __slots__ = ("cell", "thunks", "table")
+
+    def __init__(self, handler: object) -> None:
+        self.cell = _HandlerCell(handler)
+        self.thunks: List[Any] = []
+        self.table = _ffi.EventHandlerEx()
+        self.table.struct_size = ctypes.sizeof(_ffi.EventHandlerEx)
+        _warn_unknown_callbacks(handler, _EX_CALLBACK_NAMES, _WARNED_EX_CLASSES)
+        for spec in _EX_CALLBACKS:
+            if _overrides(handler, spec.name, EventHandlerEx):
+                thunk = _make_ex_thunk(self.cell, spec)
+                self.thunks.append(thunk)
+                setattr(self.table, spec.name, thunk)
+
+    def drop_handler(self) -> None:
+        self.cell.handler = None
 
 
 # --------------------------------------------------------------------------
@@ -1891,7 +2265,11 @@ class _SinkRegistry:
     otherwise they stay until such an unbind or the engine's release.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, connection: Optional[Any] = None) -> None:
+        #: The ``agoraish_rtc_connection`` of a ``join_channel_ex`` connection
+        #: whose canvases these are (bound with ``setup_remote_video_ex``), or
+        #: None for the engine's own.
+        self.connection = connection
         self._call_lock = threading.Lock()  # serializes calls made outside sinks
         self._state_lock = threading.Lock()  # guards the fields below; never held across a C call
         self.bound: Dict[int, _SinkKeepalive] = {}
@@ -1916,7 +2294,14 @@ class _SinkRegistry:
             canvas = _ffi.VideoCanvas()
             canvas.struct_size = ctypes.sizeof(_ffi.VideoCanvas)
             canvas.uid = uid
-        function = _ffi.agoraish_engine_setup_local_video if local else _ffi.agoraish_engine_setup_remote_video
+        function: Callable[[int, Any], int]
+        if self.connection is not None:
+            connection = self.connection
+
+            def function(handle: int, canvas: Any) -> int:
+                return _ffi.agoraish_engine_setup_remote_video_ex(handle, canvas, ctypes.byref(connection))
+        else:
+            function = _ffi.agoraish_engine_setup_local_video if local else _ffi.agoraish_engine_setup_remote_video
         if _in_video_sink():
             # Holding _call_lock here could deadlock with an unbind that waits
             # in the library for this very sink call to finish.
@@ -2566,6 +2951,13 @@ class RtcEngine:
         self._releases_in_flight = 0
         self._releases_overlapped = False
         self._handler = handler
+        # join_channel_ex connections (ABI 0.11), guarded by _ex_lock: the
+        # handlers' keepalives (kept until release), the canvases of each
+        # connection joined, and the joins running now.
+        self._ex_lock = threading.Lock()
+        self._ex_keepalives: List[_ExKeepalive] = []
+        self._ex_sinks: Dict[RtcConnection, _SinkRegistry] = {}
+        self._ex_joins_in_flight = 0
 
         area = operator.index(area_code)
         if -(2**31) <= area < 0:
@@ -2646,11 +3038,15 @@ class RtcEngine:
                 self._releases_overlapped = True
             self._releases_in_flight += 1
         rc = -_ffi.AGORAISH_ERR_FAILED
-        video_detached = observer_detached = False
+        video_detached = observer_detached = connection_sinks_detached = False
+        # From inside an event callback (of another engine: this one's is
+        # refused) the library does not wait for this engine's threads.
+        waits = sync and not _in_event_callback()
         try:
             detached = self._detach_audio_frame_observer()
             video_detached = self._detach_video_sinks()
             observer_detached = self._detach_video_frame_observer()
+            connection_sinks_detached = self._detach_connection_sinks()
             rc = _ffi.agoraish_engine_release(self.handle, 1 if sync else 0)
         finally:
             with self._lock:
@@ -2665,9 +3061,10 @@ class RtcEngine:
             self._retire_video_sinks(video_detached)
             self._retire_video_frame_observers(observer_detached)
             self._retire_data_observers()
+            self._retire_connections(connection_sinks_detached, waits and not overlapped)
         if keepalive is not None:
             _LIVE.discard(self)
-            if sync and not overlapped:
+            if waits and not overlapped:
                 keepalive.drop_handler()  # no callback runs any more: drop it with the engine
             else:
                 # Another release ran at the same time (its sync or not is
@@ -2774,6 +3171,43 @@ class RtcEngine:
             else:
                 _keep_forever(keep)
 
+    def _detach_connection_sinks(self) -> bool:
+        """Before release: unbinds the render sinks of every ``join_channel_ex``
+        connection (``setup_remote_video_ex``), which waits for a picture being
+        delivered on the connection's video thread. True when the library can
+        call none of their thunks any more (also when there were none)."""
+        with self._ex_lock:
+            registries = list(self._ex_sinks.values())
+        if not registries:
+            return True
+        if _in_video_sink() or _in_observer_callback() or _on_event_thread_of(self.handle):
+            return False
+        try:
+            return all([registry.unbind_all(self.handle) for registry in registries])
+        except BaseException:
+            return False
+
+    def _retire_connections(self, sinks_detached: bool, waited: bool) -> None:
+        """After a release: drops the connections' handlers and sinks, keeping
+        their thunks for the life of the process unless the release `waited`
+        for the event thread (and no ``join_channel_ex`` ran meanwhile), or,
+        for the sinks, `sinks_detached` proved them unused."""
+        with self._ex_lock:
+            keepalives, self._ex_keepalives = self._ex_keepalives, []
+            registries, self._ex_sinks = list(self._ex_sinks.values()), {}
+            joining = self._ex_joins_in_flight > 0
+        for keep in keepalives:
+            if waited and not joining:
+                keep.drop_handler()
+            else:
+                _keep_forever(keep)
+        for registry in registries:
+            for sink in registry.take_all():
+                if sinks_detached:
+                    sink.drop_handler()
+                else:
+                    _keep_forever(sink)
+
     def __del__(self) -> None:
         keepalive = getattr(self, "_keepalive", None)
         handle = getattr(self, "_handle", None)
@@ -2783,13 +3217,16 @@ class RtcEngine:
             detached = self._detach_audio_frame_observer()
             video_detached = self._detach_video_sinks()
             observer_detached = self._detach_video_frame_observer()
+            connection_sinks_detached = self._detach_connection_sinks()
             rc = _ffi.agoraish_engine_release(handle, 1)
             self._retire_data_observers()
             if rc == 0:
                 self._retire_audio_frame_observers(detached)
                 self._retire_video_sinks(video_detached)
                 self._retire_video_frame_observers(observer_detached)
+                self._retire_connections(connection_sinks_detached, not _in_event_callback())
             else:
+                self._retire_connections(False, False)
                 registry = getattr(self, "_observers", None)
                 for keep in list(registry.alive if registry is not None else ()):
                     _keep_forever(keep)
@@ -3112,6 +3549,169 @@ class RtcEngine:
         return _read_string(
             lambda buf, length: _ffi.agoraish_engine_get_call_id(self.handle, buf, length), "get_call_id"
         )
+
+    # -- connections: media options and several channels (ABI 0.11) ------------------
+
+    def join_channel_with_options(
+        self, token: Optional[str], channel: str, uid: int, options: ChannelMediaOptions
+    ) -> None:
+        """Joins a channel with media options (Agora 4.x joinChannel(token,
+        channelId, uid, options)): applies `options`, then joins as
+        ``join_channel`` does. Asynchronous, with the same events.
+
+        Args:
+            token: the token, or None/"" (then ``options.token``, if set).
+            channel: the channel name (the rules of ``join_channel``).
+            uid: 1..2**32-1, or 0 to let the server choose one.
+            options: a ``ChannelMediaOptions``; its None fields are left as they are.
+
+        Raises:
+            AgoraishError: the errors of ``join_channel`` (-102 bad channel
+                name, -5 a ws:// URL to another host, -7 if released); -17
+                already in a channel; -2 None `options`, a field out of range
+                (a role or profile the header does not list) or an unknown
+                custom audio track.
+            TypeError: `options` is neither None nor a ``ChannelMediaOptions``.
+
+        Thread: any.
+        """
+        raw = _c_media_options(options)
+        rc = _ffi.agoraish_engine_join_channel_with_options(
+            self.handle, _c_string(token, "token"), _c_string(channel, "channel"), _c_uint(uid, "uid"), _ref(raw)
+        )
+        _check(rc, "join_channel_with_options")
+
+    def update_channel_media_options(self, options: ChannelMediaOptions) -> None:
+        """Changes what the engine's own connection publishes and receives
+        (Agora's updateChannelMediaOptions), in a channel or before joining.
+
+        Args:
+            options: a ``ChannelMediaOptions``; its None fields are left as
+                they are. A `token` renews the token in a channel.
+
+        Raises:
+            AgoraishError: -2 None `options`, a field out of range or an
+                unknown custom audio track; -5 `channel_profile` in a channel;
+                -113 a `token` outside a channel; -7 if released.
+            TypeError: `options` is neither None nor a ``ChannelMediaOptions``.
+
+        Thread: any.
+        """
+        raw = _c_media_options(options)
+        _check(_ffi.agoraish_engine_update_channel_media_options(self.handle, _ref(raw)),
+               "update_channel_media_options")
+
+    def join_channel_ex(
+        self,
+        token: Optional[str],
+        connection: RtcConnection,
+        options: Optional[ChannelMediaOptions] = None,
+        handler: Optional[object] = None,
+    ) -> "Connection":
+        """Joins one more channel (Agora's joinChannelEx): the engine becomes a
+        member of ``connection.channel_id`` as ``connection.local_uid``,
+        besides its own channel and its other connections. Asynchronous:
+        ``handler.on_connection_state_changed(connection, CONNECTING, ...)``
+        follows, then ``on_join_channel_success(connection, uid, elapsed)``.
+
+        The connection has its own signaling session, media, data streams,
+        encryption and statistics; the engine's audio device is shared
+        (capture goes to every connection publishing the microphone, the
+        remote audio of all connections is mixed for playout). The camera or
+        external video source, the external audio source and sink and the raw
+        audio and video observers stay with the engine's own connection.
+
+        Args:
+            token: None or "": none (or ``options.token``).
+            connection: an ``RtcConnection`` (or a ``(channel_id, local_uid)`` pair).
+            options: a ``ChannelMediaOptions``, or None for the defaults
+                (publish the microphone, subscribe to everything, use the device).
+            handler: an ``EventHandlerEx`` (or any object with its ``on_*``
+                methods), or None. It receives the connection's events, on
+                the engine's event thread; the engine's own handler does not.
+                The engine keeps it, and the callback objects made for it,
+                until the engine is released (a rejoin of the same connection
+                after a leave makes new ones).
+
+        Returns:
+            A ``Connection``: the ``_ex`` methods of the connection.
+
+        Raises:
+            AgoraishError: -2 None `connection` or ``connection.channel_id``,
+                or a bad option (``publish_camera_track=True``: the camera
+                belongs to the engine's own connection; an unknown custom
+                audio track); -102 bad channel name; -17 the engine already
+                has this connection (or is itself in the channel with this
+                uid); -5 ``AGORAISH_MAX_CONNECTIONS`` (16) connections exist;
+                -7 if released.
+            TypeError: a `connection` that is not a pair, an `options` that is
+                not a ``ChannelMediaOptions``, or an ``EventHandler`` given
+                as `handler` (its methods take other arguments: subclass
+                ``EventHandlerEx``).
+
+        Thread: any.
+        """
+        raw_connection = _c_connection(connection)
+        raw_options = _c_media_options(options)
+        token_bytes = _c_string(token, "token")
+        if isinstance(handler, EventHandler) and not isinstance(handler, EventHandlerEx):
+            raise TypeError("handler must be an EventHandlerEx (its callbacks receive the connection first), "
+                            f"not the EventHandler {type(handler).__name__}")
+        keep = _ExKeepalive(handler) if handler is not None else None
+        with self._ex_lock:
+            if keep is not None:
+                self._ex_keepalives.append(keep)  # before the call: a release meanwhile sees it
+            self._ex_joins_in_flight += 1
+        try:
+            rc = _ffi.agoraish_engine_join_channel_ex(
+                self.handle, token_bytes, _ref(raw_connection), _ref(raw_options),
+                ctypes.byref(keep.table) if keep is not None else None, None,
+            )
+        finally:
+            with self._ex_lock:
+                self._ex_joins_in_flight -= 1
+        if rc != 0:
+            if keep is not None:
+                keep.drop_handler()  # its thunks stay with the engine: nothing calls the handler
+            raise _library_error(rc, "join_channel_ex")
+        key = _connection_key(raw_connection)
+        sinks = _SinkRegistry(raw_connection)
+        with self._ex_lock:
+            stale = self._ex_sinks.get(key)
+            self._ex_sinks[key] = sinks
+        if stale is not None:  # a connection of the same name left without leave_channel_ex
+            for sink in stale.take_all():
+                _keep_forever(sink)
+        return Connection(self, key, raw_connection, handler)
+
+    def leave_channel_ex(self, connection: Union[RtcConnection, "Connection"]) -> None:
+        """Leaves a connection's channel (Agora's leaveChannelEx). Asynchronous:
+        ``on_leave_channel(connection, stats)`` then
+        ``on_connection_state_changed(connection, DISCONNECTED, LEAVE_CHANNEL)``
+        reach the connection's handler, then the connection ends. Other
+        connections are not disturbed. Naming the engine's own channel and
+        uid is ``leave_channel()``.
+
+        The render sinks bound with ``Connection.setup_remote_video`` are
+        dropped (their callback objects are kept for the life of the
+        process: the connection's video thread ends on its own).
+
+        Args:
+            connection: an ``RtcConnection``, or a ``Connection``.
+
+        Raises:
+            AgoraishError: -2 None `connection` or ``connection.channel_id``;
+                -18 no such connection; -7 if released.
+            TypeError: a `connection` that is not a pair.
+
+        Thread: any, also inside a callback.
+        """
+        raw = _c_connection(connection)
+        _check(_ffi.agoraish_engine_leave_channel_ex(self.handle, _ref(raw)), "leave_channel_ex")
+        with self._ex_lock:
+            sinks = self._ex_sinks.pop(_connection_key(raw), None)
+        for sink in sinks.take_all() if sinks is not None else ():
+            _keep_forever(sink)
 
     # -- echo test -----------------------------------------------------------------
 
@@ -3589,6 +4189,109 @@ class RtcEngine:
         if rc < 0:
             raise _library_error(rc, "push_external_audio_frame")
         return rc
+
+    # -- custom audio tracks (ABI 0.11) -----------------------------------------
+
+    def create_custom_audio_track(self, track_type: int = AudioTrackType.MIXABLE) -> int:
+        """Creates a custom audio track (Agora's createCustomAudioTrack): PCM
+        the host pushes with ``push_external_audio_frame_by_id``, sent by every
+        connection that publishes it (``ChannelMediaOptions(publish_custom_audio_track=True,
+        publish_custom_audio_track_id=...)``), instead of the microphone.
+
+        Args:
+            track_type: an ``AudioTrackType``. A connection publishes one audio
+                track, so both types are sent as pushed.
+
+        Returns:
+            The track's id (1 and up).
+
+        Raises:
+            AgoraishError: -2 an unknown type; -5 ``AGORAISH_MAX_CUSTOM_AUDIO_TRACKS``
+                (32) tracks exist; -7 if released.
+
+        Thread: any.
+        """
+        track_id = ctypes.c_int32(0)
+        rc = _ffi.agoraish_engine_create_custom_audio_track(
+            self.handle, _c_int(track_type, "track_type"), ctypes.byref(track_id)
+        )
+        _check(rc, "create_custom_audio_track")
+        return track_id.value
+
+    def destroy_custom_audio_track(self, track_id: int) -> None:
+        """Destroys a custom audio track (Agora's destroyCustomAudioTrack).
+        Connections that published it publish no audio until their options
+        choose the microphone or another track.
+
+        Raises:
+            AgoraishError: -2 an unknown track; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_destroy_custom_audio_track(self.handle, _c_int(track_id, "track_id"))
+        _check(rc, "destroy_custom_audio_track")
+
+    def adjust_custom_audio_publish_volume(self, track_id: int, volume: int) -> None:
+        """The volume of what is sent of a custom audio track (Agora's
+        adjustCustomAudioPublishVolume): 0..100 (100: as pushed), applied to
+        later pushes.
+
+        Raises:
+            AgoraishError: -2 an unknown track or a volume outside 0..100; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_adjust_custom_audio_publish_volume(
+            self.handle, _c_int(track_id, "track_id"), _c_int(volume, "volume")
+        )
+        _check(rc, "adjust_custom_audio_publish_volume")
+
+    def push_external_audio_frame_by_id(
+        self, track_id: int, samples: Any, sample_rate: int = 48000, channels: int = 1
+    ) -> None:
+        """Pushes PCM into a custom audio track (Agora's pushAudioFrame(frame, trackId)).
+
+        Every connection that publishes the track queues the audio and sends
+        it in real time (so a second may be pushed at once); with no publisher
+        the audio is dropped. The samples are copied before the call returns.
+
+        Args:
+            track_id: an id from ``create_custom_audio_track``.
+            samples: interleaved 16-bit PCM, as ``push_external_audio_frame``
+                takes it: bytes, bytearray, memoryview, array('h') or a numpy
+                int16 array (two-dimensional: (samples, channels)); at most
+                `sample_rate` samples per channel (one second) a call.
+            sample_rate: 8000, 16000, 32000, 44100 or 48000. A track takes
+                the format of the frames pushed; a change of format between
+                pushes is followed.
+            channels: 1 or 2.
+
+        Raises:
+            AgoraishError: -2 an unknown track, a rate or channel count out
+                of range, not whole frames or more than a second; -5 inside an
+                audio frame observer callback; -7 if released.
+            TypeError: an array whose items are not 16-bit integers.
+            ValueError: a two-dimensional array whose columns are not the channels.
+
+        Thread: any (pushes from several threads are serialized per connection).
+        """
+        track = _c_int(track_id, "track_id")
+        rate = _c_int(sample_rate, "sample_rate")
+        count_channels = _c_int(channels, "channels")
+        if count_channels not in (1, 2):
+            raise AgoraishError(-2, "push_external_audio_frame_by_id: channels must be 1 or 2")
+        view = _pcm_view(samples, count_channels, "push_external_audio_frame_by_id")
+        if len(view) % (2 * count_channels):
+            raise AgoraishError(-2, "push_external_audio_frame_by_id: not whole 16-bit frames")
+        count = len(view) // (2 * count_channels)
+        if count > _MAX_PCM_SAMPLES:
+            raise AgoraishError(-2, f"push_external_audio_frame_by_id: {count} samples per channel; "
+                                    f"at most {_MAX_PCM_SAMPLES} (one second) a call")
+        # The library reads count * channels samples: exactly what this buffer holds.
+        data = (ctypes.c_int16 * (count * count_channels)).from_buffer_copy(view) if count else None
+        rc = _ffi.agoraish_engine_push_external_audio_frame_by_id(self.handle, track, data, count, rate,
+                                                                  count_channels)
+        _check(rc, "push_external_audio_frame_by_id")
 
     def set_external_audio_sink(self, enabled: bool, sample_rate: int = 48000, channels: int = 1) -> None:
         """Lets the host pull what it would hear with ``pull_playback_audio_frame``.
@@ -4154,6 +4857,16 @@ class RtcEngine:
 
         Thread: any.
         """
+        config = self._encoder_configuration(width, height, frame_rate, bitrate, min_bitrate, codec_type,
+                                             orientation_mode, degradation_preference, mirror_mode)
+        rc = _ffi.agoraish_engine_set_video_encoder_configuration(self.handle, ctypes.byref(config))
+        _check(rc, "set_video_encoder_configuration")
+
+    @staticmethod
+    def _encoder_configuration(width: int, height: int, frame_rate: int, bitrate: int, min_bitrate: int,
+                               codec_type: int, orientation_mode: int, degradation_preference: int,
+                               mirror_mode: int) -> Any:
+        """The ``agoraish_video_encoder_configuration`` of ``set_video_encoder_configuration``'s arguments."""
         config = _ffi.VideoEncoderConfiguration()
         config.struct_size = ctypes.sizeof(_ffi.VideoEncoderConfiguration)
         config.width = _c_int(width, "width")
@@ -4165,8 +4878,7 @@ class RtcEngine:
         config.orientation_mode = _c_int(orientation_mode, "orientation_mode")
         config.degradation_preference = _c_int(degradation_preference, "degradation_preference")
         config.mirror_mode = _c_int(mirror_mode, "mirror_mode")
-        rc = _ffi.agoraish_engine_set_video_encoder_configuration(self.handle, ctypes.byref(config))
-        _check(rc, "set_video_encoder_configuration")
+        return config
 
     def set_external_video_source(self, enabled: bool) -> None:
         """Sends pictures pushed with ``push_external_video_frame`` (Agora's setExternalVideoSource).
@@ -4843,6 +5555,507 @@ class RtcEngine:
     version = staticmethod(get_version)
     #: ``get_error_description(code)``: the library's text for an error code.
     get_error_description = staticmethod(get_error_description)
+
+
+# --------------------------------------------------------------------------
+# A connection joined with join_channel_ex (ABI 0.11)
+# --------------------------------------------------------------------------
+
+
+class Connection:
+    """A connection of an engine joined with ``RtcEngine.join_channel_ex``:
+    the ``_ex`` methods of Agora's IRtcEngineEx, without the suffix, acting
+    on this connection.
+
+    Made by ``join_channel_ex``, not by the host. It names its connection
+    by ``connection`` (the ``RtcConnection`` passed to the join), as the C
+    functions do: after ``leave_channel()`` its methods raise -2 (the engine
+    has no such connection), until the same connection is joined again.
+    It holds its engine (not the other way round), so the engine lives as
+    long as a ``Connection`` of it is referenced; releasing the engine ends
+    every connection, and the methods then raise -7.
+
+    Usable as a context manager: leaving the ``with`` block leaves the
+    channel (if the connection is still joined).
+
+    Each method returns what the engine's method of the same name returns
+    and raises what it raises, and -2 for a connection the engine does not
+    have (never joined, left, or its engine's channel left).
+
+    Thread: every method may be called from any thread; the connection's
+    events reach its ``EventHandlerEx`` on the engine's event thread.
+    """
+
+    def __init__(self, engine: RtcEngine, connection: RtcConnection, raw: Any, handler: Optional[object]) -> None:
+        self._engine = engine
+        self._connection = connection
+        self._raw = raw  # the agoraish_rtc_connection every call passes; read-only for the library
+        self._handler = handler
+
+    @property
+    def engine(self) -> RtcEngine:
+        """The engine the connection belongs to.
+
+        Thread: any.
+        """
+        return self._engine
+
+    @property
+    def connection(self) -> RtcConnection:
+        """The ``RtcConnection`` (channel and local uid as joined) that names the connection.
+
+        Thread: any.
+        """
+        return self._connection
+
+    @property
+    def channel_id(self) -> str:
+        """The channel name.
+
+        Thread: any.
+        """
+        return self._connection.channel_id
+
+    @property
+    def local_uid(self) -> int:
+        """The local uid as given to ``join_channel_ex`` (0: the server picked
+        one; ``on_join_channel_success`` tells which).
+
+        Thread: any.
+        """
+        return self._connection.local_uid
+
+    @property
+    def handler(self) -> Optional[object]:
+        """The ``EventHandlerEx`` given to ``join_channel_ex``, or None.
+
+        Thread: any.
+        """
+        return self._handler
+
+    def __repr__(self) -> str:
+        return (f"<agoraish.Connection channel_id={self._connection.channel_id!r} "
+                f"local_uid={self._connection.local_uid} of {self._engine!r}>")
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        try:
+            self.leave_channel()
+        except AgoraishError as error:
+            if error.code not in (-_ffi.AGORAISH_ERR_LEAVE_CHANNEL_REJECTED, -_ffi.AGORAISH_ERR_NOT_INITIALIZED):
+                raise
+
+    def _ref(self) -> Any:
+        return ctypes.byref(self._raw)
+
+    # -- channel ----------------------------------------------------------------------
+
+    def leave_channel(self) -> None:
+        """Leaves the connection's channel: ``RtcEngine.leave_channel_ex(self.connection)``.
+
+        ``on_leave_channel(connection, stats)`` then
+        ``on_connection_state_changed(connection, DISCONNECTED, LEAVE_CHANNEL)``
+        reach the handler; other connections go on.
+
+        Raises:
+            AgoraishError: -18 not joined (left already); -7 if the engine is released.
+
+        Thread: any, also inside a callback.
+        """
+        self._engine.leave_channel_ex(self._connection)
+
+    def update_channel_media_options(self, options: ChannelMediaOptions) -> None:
+        """Changes what the connection publishes and receives (Agora's
+        updateChannelMediaOptionsEx); see ``RtcEngine.update_channel_media_options``.
+
+        Raises:
+            AgoraishError: -2 None `options`, a field out of range, an
+                unknown custom audio track, ``publish_camera_track=True`` or
+                no such connection; -5 `channel_profile` in a channel; -7 if
+                the engine is released.
+            TypeError: `options` is neither None nor a ``ChannelMediaOptions``.
+
+        Thread: any.
+        """
+        raw = _c_media_options(options)
+        rc = _ffi.agoraish_engine_update_channel_media_options_ex(self._engine.handle, _ref(raw), self._ref())
+        _check(rc, "update_channel_media_options_ex")
+
+    def get_connection_state(self) -> ConnectionState:
+        """The connection's state (Agora's getConnectionStateEx).
+
+        Raises:
+            AgoraishError: -2 no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_get_connection_state_ex(self._engine.handle, self._ref())
+        if rc < 0:
+            raise _library_error(rc, "get_connection_state_ex")
+        return _enum_or_int(ConnectionState, rc)  # type: ignore[return-value]
+
+    def get_call_id(self) -> str:
+        """The id of the connection's current or last call (Agora's getCallIdEx).
+
+        Raises:
+            AgoraishError: -113 no call yet; -2 no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        return _read_string(
+            lambda buf, length: _ffi.agoraish_engine_get_call_id_ex(self._engine.handle, buf, length, self._ref()),
+            "get_call_id_ex",
+        )
+
+    def get_user_info_by_uid(self, uid: int) -> UserInfo:
+        """The ``(uid, user_account)`` of a uid the connection has learned of (getUserInfoByUidEx).
+
+        Raises:
+            AgoraishError: -2 an unknown uid or no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        info = _ffi.UserInfo()
+        rc = _ffi.agoraish_engine_get_user_info_by_uid_ex(
+            self._engine.handle, _c_uint(uid, "uid"), ctypes.byref(info), self._ref()
+        )
+        _check(rc, "get_user_info_by_uid_ex")
+        return UserInfo(int(info.uid), _text(info.user_account))
+
+    def get_user_info_by_user_account(self, user_account: str) -> UserInfo:
+        """The ``(uid, user_account)`` of an account the connection has learned of
+        (getUserInfoByUserAccountEx).
+
+        Raises:
+            AgoraishError: -2 an unknown account or no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        info = _ffi.UserInfo()
+        rc = _ffi.agoraish_engine_get_user_info_by_user_account_ex(
+            self._engine.handle, _c_string(user_account, "user_account"), ctypes.byref(info), self._ref()
+        )
+        _check(rc, "get_user_info_by_user_account_ex")
+        return UserInfo(int(info.uid), _text(info.user_account))
+
+    # -- audio ----------------------------------------------------------------------------
+
+    def mute_local_audio_stream(self, mute: bool) -> None:
+        """Stops or resumes sending the connection's audio (Agora's muteLocalAudioStreamEx).
+
+        Raises:
+            AgoraishError: -2 no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_local_audio_stream_ex(self._engine.handle, 1 if mute else 0, self._ref())
+        _check(rc, "mute_local_audio_stream_ex")
+
+    def mute_remote_audio_stream(self, uid: int, mute: bool) -> None:
+        """Stops or resumes receiving one remote user's audio on this connection
+        (Agora's muteRemoteAudioStreamEx).
+
+        Raises:
+            AgoraishError: -2 uid 0 or no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_remote_audio_stream_ex(
+            self._engine.handle, _c_uint(uid, "uid"), 1 if mute else 0, self._ref()
+        )
+        _check(rc, "mute_remote_audio_stream_ex")
+
+    def mute_all_remote_audio_streams(self, mute: bool) -> None:
+        """Stops or resumes receiving every remote user's audio on this
+        connection (Agora's muteAllRemoteAudioStreamsEx).
+
+        Raises:
+            AgoraishError: -2 no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_all_remote_audio_streams_ex(self._engine.handle, 1 if mute else 0,
+                                                                   self._ref())
+        _check(rc, "mute_all_remote_audio_streams_ex")
+
+    def adjust_user_playback_signal_volume(self, uid: int, volume: int) -> None:
+        """Volume of one remote user of this connection (Agora's
+        adjustUserPlaybackSignalVolumeEx): 0..100, 100 unchanged.
+
+        Raises:
+            AgoraishError: -2 uid 0, a volume out of range or no such
+                connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_adjust_user_playback_signal_volume_ex(
+            self._engine.handle, _c_uint(uid, "uid"), _c_int(volume, "volume"), self._ref()
+        )
+        _check(rc, "adjust_user_playback_signal_volume_ex")
+
+    # -- video ----------------------------------------------------------------------------
+
+    def set_video_encoder_configuration(
+        self,
+        width: int,
+        height: int,
+        frame_rate: int = 15,
+        bitrate: int = 0,
+        min_bitrate: int = -1,
+        codec_type: int = VideoCodecType.VP8,
+        orientation_mode: int = OrientationMode.ADAPTIVE,
+        degradation_preference: int = DegradationPreference.MAINTAIN_QUALITY,
+        mirror_mode: int = VideoMirrorMode.AUTO,
+    ) -> None:
+        """Sets what the connection's own encoder (its custom video track)
+        aims for (Agora's setVideoEncoderConfigurationEx); the arguments are
+        those of ``RtcEngine.set_video_encoder_configuration``.
+
+        Raises:
+            AgoraishError: -2 a value out of range or no such connection; -7
+                if the engine is released.
+
+        Thread: any.
+        """
+        config = RtcEngine._encoder_configuration(width, height, frame_rate, bitrate, min_bitrate, codec_type,
+                                                  orientation_mode, degradation_preference, mirror_mode)
+        rc = _ffi.agoraish_engine_set_video_encoder_configuration_ex(self._engine.handle, ctypes.byref(config),
+                                                                    self._ref())
+        _check(rc, "set_video_encoder_configuration_ex")
+
+    def enable_dual_stream_mode(self, enabled: bool) -> None:
+        """Sends a low stream beside the high one on this connection (Agora's
+        enableDualStreamModeEx); see ``RtcEngine.enable_dual_stream_mode``.
+
+        Raises:
+            AgoraishError: -2 no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_enable_dual_stream_mode_ex(self._engine.handle, 1 if enabled else 0, self._ref())
+        _check(rc, "enable_dual_stream_mode_ex")
+
+    def mute_local_video_stream(self, mute: bool) -> None:
+        """Stops or resumes sending the connection's video (Agora's muteLocalVideoStreamEx).
+
+        Raises:
+            AgoraishError: -2 no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_local_video_stream_ex(self._engine.handle, 1 if mute else 0, self._ref())
+        _check(rc, "mute_local_video_stream_ex")
+
+    def set_remote_default_video_stream_type(self, stream_type: int) -> None:
+        """The stream received on this connection of users not named by
+        ``set_remote_video_stream_type`` (Agora's setRemoteDefaultVideoStreamTypeEx):
+        a ``VideoStreamType``.
+
+        Raises:
+            AgoraishError: -2 another type or no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_remote_default_video_stream_type_ex(
+            self._engine.handle, _c_int(stream_type, "stream_type"), self._ref()
+        )
+        _check(rc, "set_remote_default_video_stream_type_ex")
+
+    def mute_remote_video_stream(self, uid: int, mute: bool) -> None:
+        """Stops or resumes receiving one remote user's video on this
+        connection (Agora's muteRemoteVideoStreamEx).
+
+        Raises:
+            AgoraishError: -2 uid 0 or no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_remote_video_stream_ex(
+            self._engine.handle, _c_uint(uid, "uid"), 1 if mute else 0, self._ref()
+        )
+        _check(rc, "mute_remote_video_stream_ex")
+
+    def mute_all_remote_video_streams(self, mute: bool) -> None:
+        """Stops or resumes receiving every remote user's video on this
+        connection (Agora's muteAllRemoteVideoStreamsEx).
+
+        Raises:
+            AgoraishError: -2 no such connection; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_mute_all_remote_video_streams_ex(self._engine.handle, 1 if mute else 0,
+                                                                   self._ref())
+        _check(rc, "mute_all_remote_video_streams_ex")
+
+    def set_remote_video_stream_type(self, uid: int, stream_type: int) -> None:
+        """Receives the high or low stream of `uid` on this connection (Agora's
+        setRemoteVideoStreamTypeEx): a ``VideoStreamType``.
+
+        Raises:
+            AgoraishError: -2 uid 0, another type or no such connection; -7
+                if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_remote_video_stream_type_ex(
+            self._engine.handle, _c_uint(uid, "uid"), _c_int(stream_type, "stream_type"), self._ref()
+        )
+        _check(rc, "set_remote_video_stream_type_ex")
+
+    def setup_remote_video(
+        self,
+        uid: int,
+        sink: Optional[Callable[[VideoFrame], Any]],
+        *,
+        render_mode: int = RenderMode.HIDDEN,
+        mirror_mode: int = VideoMirrorMode.AUTO,
+        view_width: int = 0,
+        view_height: int = 0,
+    ) -> None:
+        """Binds the render sink of a remote user of this connection (Agora's
+        setupRemoteVideoEx), or unbinds it with None; the arguments are those
+        of ``RtcEngine.setup_remote_video``.
+
+        The sink runs on the connection's own video thread. The engine keeps
+        it until it is replaced, unbound, the connection is left or the
+        engine is released.
+
+        Raises:
+            AgoraishError: -2 uid 0, an unknown render or mirror mode, a bad
+                view size or no such connection; -7 if the engine is released.
+            TypeError: `sink` is neither None nor callable.
+
+        Thread: any, also from inside a sink.
+        """
+        uid = _c_uint(uid, "uid")
+        keep = RtcEngine._canvas(uid, sink, render_mode, mirror_mode, view_width, view_height)
+        engine = self._engine
+        with engine._ex_lock:
+            registry = engine._ex_sinks.get(self._connection)
+        if registry is None:  # left, or the engine released: the library knows no such connection
+            if keep is not None:
+                keep.drop_handler()
+            rc = -_ffi.AGORAISH_ERR_NOT_INITIALIZED if engine.released else -_ffi.AGORAISH_ERR_INVALID_ARGUMENT
+            raise AgoraishError(rc, "setup_remote_video_ex", "the engine has no such connection")
+        _check(registry.setup(engine.handle, uid, keep), "setup_remote_video_ex")
+
+    def take_snapshot(self, uid: int, path: StrPath) -> None:
+        """Writes the next picture of `uid` in this connection to `path`
+        (Agora's takeSnapshotEx); ``on_snapshot_taken`` reaches the
+        connection's handler. See ``RtcEngine.take_snapshot``.
+
+        Raises:
+            AgoraishError: -2 another extension or no such connection; -113
+                not in a call; -12 eight snapshots of that user already
+                waiting; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_take_snapshot_ex(
+            self._engine.handle, _c_uint(uid, "uid"), _c_string(path, "path"), self._ref()
+        )
+        _check(rc, "take_snapshot_ex")
+
+    # -- data, metadata, encryption ----------------------------------------------------
+
+    def create_data_stream(self, sync_with_audio: bool, ordered: bool) -> int:
+        """Creates an unreliable data stream of this connection from Agora's
+        DataStreamConfig (createDataStreamEx(streamId, config, connection));
+        see ``RtcEngine.create_data_stream_with_config``.
+
+        Returns:
+            The stream's id, 1..255.
+
+        Raises:
+            AgoraishError: -116 five streams exist; -2 no such connection; -7
+                if the engine is released.
+
+        Thread: any.
+        """
+        config = _ffi.DataStreamConfig()
+        config.struct_size = ctypes.sizeof(_ffi.DataStreamConfig)
+        config.sync_with_audio = 1 if sync_with_audio else 0
+        config.ordered = 1 if ordered else 0
+        stream_id = ctypes.c_int(0)
+        rc = _ffi.agoraish_engine_create_data_stream_ex(
+            self._engine.handle, ctypes.byref(stream_id), ctypes.byref(config), self._ref()
+        )
+        _check(rc, "create_data_stream_ex")
+        return stream_id.value
+
+    def send_stream_message(self, stream_id: int, data: Any) -> None:
+        """Sends a message on a data stream of this connection (Agora's
+        sendStreamMessageEx); see ``RtcEngine.send_stream_message``.
+
+        Raises:
+            AgoraishError: -2 empty, an unknown stream or no such connection;
+                -114 more than 1024 bytes; -115 over the rate; -113 not in a
+                call; -5 an audience member of a live broadcast; -7 if the
+                engine is released.
+            TypeError: `data` is not bytes-like.
+
+        Thread: any.
+        """
+        payload = _payload(data, "data")
+        rc = _ffi.agoraish_engine_send_stream_message_ex(
+            self._engine.handle, _c_int(stream_id, "stream_id"), payload, len(payload), self._ref()
+        )
+        _check(rc, "send_stream_message_ex")
+
+    def send_audio_metadata(self, data: Any) -> None:
+        """Sends audio metadata to every other user of the connection's channel
+        (Agora's sendAudioMetadataEx); see ``RtcEngine.send_audio_metadata``.
+
+        Raises:
+            AgoraishError: -2 empty, above 1024 bytes or no such connection;
+                -113 not in a call; -5 an audience member of a live broadcast;
+                -7 if the engine is released.
+            TypeError: `data` is not bytes-like.
+
+        Thread: any.
+        """
+        payload = _payload(data, "data")
+        rc = _ffi.agoraish_engine_send_audio_metadata_ex(self._engine.handle, payload, len(payload), self._ref())
+        _check(rc, "send_audio_metadata_ex")
+
+    def enable_encryption(
+        self,
+        enabled: bool,
+        mode: int = EncryptionMode.AES_128_GCM2,
+        key: Union[str, bytes, None] = None,
+        salt: Any = b"",
+    ) -> None:
+        """Turns the connection's end-to-end encryption on or off (Agora's
+        enableEncryptionEx): each connection has its own key and mode. The
+        arguments are those of ``RtcEngine.enable_encryption``.
+
+        Raises:
+            AgoraishError: -2 an unknown mode, no, empty or too long a key, a
+                salt that is not 32 bytes, a GCM2 mode with an all-zero salt,
+                or no such connection; -4 a mode this library's OpenSSL lacks;
+                -7 if the engine is released.
+            TypeError: `salt` is not bytes-like.
+
+        Thread: any.
+        """
+        handle = self._engine.handle
+        if not enabled:
+            _check(_ffi.agoraish_engine_enable_encryption_ex(handle, 0, None, self._ref()), "enable_encryption_ex")
+            return
+        salt_bytes = _payload(salt, "salt")
+        if len(salt_bytes) not in (0, 32):
+            raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"a salt of {len(salt_bytes)} bytes (not 32)")
+        config = _ffi.EncryptionConfig()
+        config.struct_size = ctypes.sizeof(_ffi.EncryptionConfig)
+        config.encryption_mode = _c_int(mode, "mode")
+        config.encryption_key = _c_string(key, "key")
+        if salt_bytes:
+            ctypes.memmove(config.encryption_kdf_salt, salt_bytes, 32)
+        rc = _ffi.agoraish_engine_enable_encryption_ex(handle, 1, ctypes.byref(config), self._ref())
+        _check(rc, "enable_encryption_ex")
 
 
 # --------------------------------------------------------------------------

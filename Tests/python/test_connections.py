@@ -1,0 +1,365 @@
+"""One engine in several channels at once from Python (ABI 0.11): join_channel_ex
+and its Connection, ChannelMediaOptions, EventHandlerEx, the `_ex` twins and
+custom audio tracks, through an embedded server (the Python counterpart of
+Tests/AgoraishIntegrationTests/LoopbackConnectionTests.swift)."""
+
+from __future__ import annotations
+
+import array
+import gc
+import math
+import sys
+import threading
+import time
+import weakref
+from typing import Any, Callable, List
+
+import pytest
+
+import agoraish
+from agoraish import AgoraishError, ChannelMediaOptions, RtcConnection
+from peers import EventLog
+
+APP = "0123456789abcdef0123456789abcdef"
+RATE = 16000  # the peers' sink rate
+
+
+class Recorder(agoraish.EventHandler):
+    """The engine's own events that matter here, into an EventLog."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+
+    def on_join_channel_success(self, channel, uid, elapsed):
+        self.log.add("on_join_channel_success", [channel, uid])
+
+    def on_user_joined(self, uid, elapsed):
+        self.log.add("on_user_joined", [uid])
+
+    def on_user_offline(self, uid, reason):
+        self.log.add("on_user_offline", [uid, reason])
+
+    def on_leave_channel(self, stats):
+        self.log.add("on_leave_channel", [stats])
+
+
+class ExRecorder(agoraish.EventHandlerEx):
+    """A connection's events (the connection first), into an EventLog, with the thread each ran on."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+        self.threads: List[str] = []
+
+    def _add(self, name: str, *args: Any) -> None:
+        self.threads.append(threading.current_thread().name)
+        self.log.add(name, list(args))
+
+    def on_join_channel_success(self, connection, uid, elapsed):
+        self._add("on_join_channel_success", connection, uid)
+
+    def on_leave_channel(self, connection, stats):
+        self._add("on_leave_channel", connection, stats)
+
+    def on_user_joined(self, connection, uid, elapsed):
+        self._add("on_user_joined", connection, uid)
+
+    def on_user_offline(self, connection, uid, reason):
+        self._add("on_user_offline", connection, uid, reason)
+
+    def on_connection_state_changed(self, connection, state, reason):
+        self._add("on_connection_state_changed", connection, state, reason)
+
+
+def quiet_options(track: int) -> ChannelMediaOptions:
+    """Publish custom audio track `track` instead of the microphone, and leave the audio device alone."""
+    return ChannelMediaOptions(publish_microphone_track=False, publish_custom_audio_track=True,
+                               publish_custom_audio_track_id=track, enable_audio_recording_or_playout=False)
+
+
+def tone(hz: float, seconds: float, rate: int = 48000) -> array.array:
+    return array.array("h", (int(8000 * math.sin(2 * math.pi * hz * i / rate)) for i in range(int(rate * seconds))))
+
+
+def push(engine: agoraish.RtcEngine, track: int, pcm: array.array, rate: int = 48000) -> None:
+    """Pushes `pcm` into a custom track at once, a second at most a call (the engine sends it in real time)."""
+    for start in range(0, len(pcm), rate):
+        engine.push_external_audio_frame_by_id(track, pcm[start:start + rate], rate, 1)
+
+
+def listen(engines: List[agoraish.RtcEngine], ms: int) -> List[array.array]:
+    """Pulls 10 ms from each engine's sink every 10 ms, in real time, for `ms`."""
+    heard = [array.array("h") for _ in engines]
+    start = time.monotonic()
+    for k in range(ms // 10):
+        for i, engine in enumerate(engines):
+            heard[i].frombytes(engine.pull_playback_audio_frame(RATE // 100))
+        delay = start + (k + 1) / 100 - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+    return heard
+
+
+def frequency(pcm: array.array) -> float:
+    """The frequency of a tone by its zero crossings, over 0.4 s from 100 ms after it became loud; 0 if silent."""
+    first = next((i for i, s in enumerate(pcm) if abs(s) > 2000), None)
+    if first is None or len(pcm) - first < RATE // 2:
+        return 0.0
+    middle = pcm[first + RATE // 10: first + RATE // 10 + RATE * 4 // 10]
+    crossings = sum(1 for a, b in zip(middle, middle[1:]) if (a < 0) != (b < 0))
+    return crossings / 2 / (len(middle) / RATE)
+
+
+def peer(make_engine: Callable[..., agoraish.RtcEngine], server: agoraish.ChannelServer, channel: str, uid: int,
+         name: str):
+    """An engine that only listens (external sink at RATE) in `channel` as `uid`; with its event log."""
+    log = EventLog(name)
+    engine = make_engine(Recorder(log), app_id=APP, server_url=server.url)
+    engine.enable_local_audio(False)
+    engine.set_external_audio_sink(True, RATE, 1)
+    engine.join_channel(None, channel, uid=uid)
+    return engine, log
+
+
+def expect_error(code: int, call: Callable[[], Any]) -> AgoraishError:
+    with pytest.raises(AgoraishError) as error:
+        call()
+    assert error.value.code == code, error.value
+    return error.value
+
+
+def test_one_engine_in_two_channels_publishes_a_custom_track_to_each(make_engine, channel_server):
+    red, red_log = peer(make_engine, channel_server, "red", 11, "red")
+    blue, blue_log = peer(make_engine, channel_server, "blue", 21, "blue")
+    own_log, ex_log = EventLog("e"), EventLog("e/blue")
+    ex_handler = ExRecorder(ex_log)
+    e = make_engine(Recorder(own_log), app_id=APP, server_url=channel_server.url)
+
+    # E's own connection in "red" publishes track 1, a second one in "blue" track 2.
+    t1 = e.create_custom_audio_track(agoraish.AudioTrackType.MIXABLE)
+    t2 = e.create_custom_audio_track(agoraish.AudioTrackType.DIRECT)
+    assert t1 >= 1 and t2 >= 1 and t1 != t2
+    e.join_channel_with_options(None, "red", 1, quiet_options(t1))
+    blue_key = RtcConnection("blue", 2)
+    connection = e.join_channel_ex(None, blue_key, quiet_options(t2), ex_handler)
+    assert isinstance(connection, agoraish.Connection)
+    assert connection.connection == blue_key and connection.engine is e and connection.handler is ex_handler
+    assert (connection.channel_id, connection.local_uid) == ("blue", 2)
+    expect_error(-17, lambda: e.join_channel_ex(None, blue_key, quiet_options(t2)))  # the same connection again
+    expect_error(-17, lambda: e.join_channel_ex(None, RtcConnection("red", 1)))  # the engine's own connection
+
+    ex_log.wait("on_join_channel_success", blue_key, 2)
+    own_log.wait("on_join_channel_success", "red", 1)
+    red_log.wait("on_user_joined", 1)
+    blue_log.wait("on_user_joined", 2)
+    ex_log.wait("on_user_joined", blue_key, 21)
+    own_log.wait("on_user_joined", 11)
+    assert connection.get_connection_state() == agoraish.ConnectionState.CONNECTED
+    assert connection.get_call_id() and connection.get_call_id() != e.get_call_id()
+    # Each connection sees its own channel only; the engine's handler none of blue's events.
+    assert [a for n, a in red_log.snapshot() if n == "on_user_joined"] == [[1]]
+    assert [a for n, a in blue_log.snapshot() if n == "on_user_joined"] == [[2]]
+    assert not any(args[0] in (21, 2) for name, args in own_log.snapshot() if name == "on_user_joined")
+    assert all(args[0] == blue_key for _, args in ex_log.snapshot())
+    assert set(ex_handler.threads) == {ex_handler.threads[0]} and ex_handler.threads[0] != threading.current_thread().name
+
+    time.sleep(0.3)  # the media transports bind with STUN
+    push(e, t1, tone(660, 1.5))
+    push(e, t2, tone(1500, 1.5))
+    heard_red, heard_blue = listen([red, blue], 1400)
+    assert abs(frequency(heard_red) - 660) < 20, "red's peer hears track 1 only"
+    assert abs(frequency(heard_blue) - 1500) < 30, "blue's peer hears track 2 only"
+
+    # Leaving blue: its handler hears the leave with its connection, blue's
+    # peer sees E go, and red goes on.
+    connection.leave_channel()
+    expect_error(-18, connection.leave_channel)
+    expect_error(-18, lambda: e.leave_channel_ex(blue_key))
+    expect_error(-2, connection.get_connection_state)  # the engine has no such connection any more
+    expect_error(-2, lambda: connection.mute_local_audio_stream(True))
+    index = ex_log.wait("on_leave_channel", blue_key)
+    stats = ex_log.snapshot()[index][1][1]
+    assert isinstance(stats, agoraish.RtcStats) and stats.tx_audio_bytes > 0
+    ex_log.wait("on_connection_state_changed", blue_key, agoraish.ConnectionState.DISCONNECTED)
+    blue_log.wait("on_user_offline", 2)
+    assert own_log.count("on_leave_channel") == 0
+    assert e.get_connection_state() == agoraish.ConnectionState.CONNECTED
+    push(e, t2, tone(1500, 0.2))  # no publisher any more: dropped
+    push(e, t1, tone(660, 1.0))
+    (after,) = listen([red], 900)
+    assert abs(frequency(after) - 660) < 20, "red still hears track 1 after blue was left"
+    assert red_log.count("on_user_offline") == 0
+
+
+def test_bad_input_and_unknown_connections_or_tracks(make_engine, channel_server):
+    e = make_engine(app_id=APP, server_url=channel_server.url)
+
+    # Custom audio tracks.
+    expect_error(-2, lambda: e.create_custom_audio_track(2))
+    track = e.create_custom_audio_track()
+    for call in (lambda: e.destroy_custom_audio_track(track + 100),
+                 lambda: e.adjust_custom_audio_publish_volume(track + 100, 50),
+                 lambda: e.adjust_custom_audio_publish_volume(track, 101),
+                 lambda: e.push_external_audio_frame_by_id(track + 100, b"\0\0" * 480, 48000, 1),
+                 lambda: e.push_external_audio_frame_by_id(track, b"\0\0" * 480, 22050, 1),
+                 lambda: e.push_external_audio_frame_by_id(track, b"\0\0" * 480, 48000, 3),
+                 lambda: e.push_external_audio_frame_by_id(track, b"\0\0\0", 48000, 1),
+                 lambda: e.push_external_audio_frame_by_id(track, b"\0\0" * 16001, 16000, 1)):
+        expect_error(-2, call)
+    with pytest.raises(TypeError):
+        e.push_external_audio_frame_by_id(track, array.array("f", [0.0] * 480), 48000, 1)
+    e.adjust_custom_audio_publish_volume(track, 50)
+    e.push_external_audio_frame_by_id(track, array.array("h", [0] * 960), 48000, 2)  # nobody publishes it: dropped
+    e.push_external_audio_frame_by_id(track, memoryview(bytes(320)), 16000, 1)
+    e.push_external_audio_frame_by_id(track, b"", 48000, 1)
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is not None:
+        e.push_external_audio_frame_by_id(track, numpy.zeros((480, 2), dtype=numpy.int16), 48000, 2)
+        with pytest.raises(ValueError):
+            e.push_external_audio_frame_by_id(track, numpy.zeros((480, 2), dtype=numpy.int16), 48000, 1)
+
+    # Options and connections the library refuses.
+    expect_error(-2, lambda: e.update_channel_media_options(None))  # type: ignore[arg-type]
+    expect_error(-2, lambda: e.join_channel_with_options(None, "x", 1, None))  # type: ignore[arg-type]
+    expect_error(-2, lambda: e.update_channel_media_options(ChannelMediaOptions(client_role_type=7)))
+    expect_error(-2, lambda: e.update_channel_media_options(
+        ChannelMediaOptions(publish_custom_audio_track=True, publish_custom_audio_track_id=track + 100)))
+    expect_error(-2, lambda: e.update_channel_media_options(ChannelMediaOptions(publish_custom_audio_track=True)))
+    expect_error(-113, lambda: e.update_channel_media_options(ChannelMediaOptions(token="late")))
+    with pytest.raises(TypeError):
+        e.update_channel_media_options({"publish_microphone_track": False})  # type: ignore[arg-type]
+    expect_error(-2, lambda: e.join_channel_ex(None, None))  # type: ignore[arg-type]
+    expect_error(-2, lambda: e.join_channel_ex(None, RtcConnection(None, 5)))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        e.join_channel_ex(None, RtcConnection("x", None))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        e.join_channel_ex(None, "x")  # type: ignore[arg-type]
+    expect_error(-2, lambda: e.join_channel_ex(None, RtcConnection("x", 5), ChannelMediaOptions(publish_camera_track=True)))
+    expect_error(-2, lambda: e.join_channel_ex(None, RtcConnection("x", 5), ChannelMediaOptions(
+        publish_custom_audio_track=True, publish_custom_audio_track_id=track + 100)))
+    expect_error(-102, lambda: e.join_channel_ex(None, RtcConnection("no/slash", 5)))
+    with pytest.raises(TypeError):
+        e.join_channel_ex(None, RtcConnection("x", 5), handler=Recorder(EventLog("wrong")))
+    expect_error(-18, lambda: e.leave_channel_ex(RtcConnection("never", 1)))
+    expect_error(-2, lambda: e.leave_channel_ex(None))  # type: ignore[arg-type]
+    assert e.handle and not e.released
+
+    # A connection's methods, then the same after it was left (-2: no such connection).
+    options = ChannelMediaOptions(publish_microphone_track=False, enable_audio_recording_or_playout=False,
+                                  auto_subscribe_video=False)
+    connection = e.join_channel_ex("", ("methods", 7), options)  # a plain pair names a connection too
+    assert connection.connection == RtcConnection("methods", 7) and connection.handler is None
+    calls = [
+        lambda: connection.update_channel_media_options(ChannelMediaOptions(auto_subscribe_audio=False)),
+        lambda: connection.mute_local_audio_stream(True),
+        lambda: connection.mute_remote_audio_stream(9, True),
+        lambda: connection.mute_all_remote_audio_streams(False),
+        lambda: connection.adjust_user_playback_signal_volume(9, 50),
+        lambda: connection.mute_remote_video_stream(9, True),
+        lambda: connection.mute_all_remote_video_streams(True),
+        lambda: connection.set_remote_video_stream_type(9, agoraish.VideoStreamType.LOW),
+        lambda: connection.set_remote_default_video_stream_type(agoraish.VideoStreamType.LOW),
+        lambda: connection.set_video_encoder_configuration(320, 240, 15),
+        lambda: connection.enable_dual_stream_mode(True),
+        lambda: connection.mute_local_video_stream(True),
+        lambda: connection.setup_remote_video(9, lambda frame: None),
+        lambda: connection.setup_remote_video(9, None),
+        lambda: connection.enable_encryption(True, agoraish.EncryptionMode.AES_128_GCM2, "k" * 32, b"s" * 32),
+        lambda: connection.enable_encryption(False),
+        lambda: connection.create_data_stream(False, True),
+    ]
+    for call in calls:
+        call()
+    assert connection.get_connection_state() in (agoraish.ConnectionState.CONNECTING,
+                                                 agoraish.ConnectionState.CONNECTED)
+    expect_error(-2, lambda: connection.mute_remote_audio_stream(0, True))
+    expect_error(-2, lambda: connection.setup_remote_video(0, lambda frame: None))
+    expect_error(-2, lambda: connection.update_channel_media_options(ChannelMediaOptions(publish_camera_track=True)))
+    expect_error(-2, lambda: connection.get_user_info_by_uid(12345))
+    expect_error(-2, lambda: connection.get_user_info_by_user_account("nobody"))
+    expect_error(-17, lambda: e.join_channel_ex(None, RtcConnection("methods", 7)))
+    e.leave_channel_ex(connection)  # a Connection names itself
+    for call in calls + [connection.get_connection_state, connection.get_call_id,
+                         lambda: connection.take_snapshot(9, "x.png"),
+                         lambda: connection.send_stream_message(1, b"m"),
+                         lambda: connection.send_audio_metadata(b"m")]:
+        expect_error(-2, call)
+    expect_error(-2, lambda: e.update_channel_media_options(
+        ChannelMediaOptions(publish_custom_audio_track=True, publish_custom_audio_track_id=track + 100)))
+    e.destroy_custom_audio_track(track)
+    expect_error(-2, lambda: e.destroy_custom_audio_track(track))
+    expect_error(-2, lambda: e.push_external_audio_frame_by_id(track, b"\0\0" * 480, 48000, 1))
+    e.release()
+    expect_error(-7, lambda: e.create_custom_audio_track())
+    expect_error(-7, lambda: e.join_channel_ex(None, RtcConnection("late", 1)))
+    expect_error(-7, connection.leave_channel)
+
+
+def test_handlers_live_until_release_and_the_engine_releases_from_another_thread(make_engine, channel_server):
+    main_log = EventLog("main")
+    e = make_engine(Recorder(main_log), app_id=APP, server_url=channel_server.url)
+    options = ChannelMediaOptions(publish_microphone_track=False, enable_audio_recording_or_playout=False)
+    e.join_channel_with_options(None, "main", 1, options)
+    logs = [EventLog(f"ex{i}") for i in range(4)]
+    keys = [RtcConnection("ex0", 10), RtcConnection("ex1", 0), RtcConnection("main", 2), RtcConnection("ex3", 13)]
+    connections = [e.join_channel_ex(None, key, options, ExRecorder(log)) for key, log in zip(keys, logs)]
+    main_log.wait("on_join_channel_success", "main", 1)
+    for key, log in zip(keys, logs):
+        index = log.wait("on_join_channel_success", key)
+        uid = log.snapshot()[index][1][1]
+        assert uid == key.local_uid or (key.local_uid == 0 and uid != 0), "local_uid 0: the server picks the uid"
+    main_log.wait("on_user_joined", 2)  # two connections of one engine in one channel see each other
+    logs[2].wait("on_user_joined", keys[2], 1)
+
+    # A left connection's handler is kept (its last events come after the
+    # leave returns) although nothing else refers to it.
+    handler = connections[3].handler
+    handler_ref = weakref.ref(handler)
+    connections[3].leave_channel()
+    del handler, connections[3]
+    gc.collect()
+    logs[3].wait("on_leave_channel", keys[3])
+    logs[3].wait("on_connection_state_changed", keys[3], agoraish.ConnectionState.DISCONNECTED)
+    assert handler_ref() is not None
+
+    # A handler that raises: reported, and the engine goes on.
+    class Raising(agoraish.EventHandlerEx):
+        def on_join_channel_success(self, connection, uid, elapsed):
+            raise RuntimeError("raised in a callback")
+
+    reported: List[Any] = []
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = reported.append
+    try:
+        e.join_channel_ex(None, RtcConnection("raising", 5), options, Raising())
+        deadline = time.monotonic() + 10
+        while not reported and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        sys.unraisablehook = old_hook
+    assert reported and isinstance(reported[0].exc_value, RuntimeError)
+
+    refs = [weakref.ref(c.handler) for c in connections[:3]] + [handler_ref]
+    done = threading.Event()
+    errors: List[BaseException] = []
+
+    def release() -> None:
+        try:
+            e.release()
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+        done.set()
+
+    threading.Thread(target=release, name="releaser").start()
+    assert done.wait(10) and not errors, errors
+    assert e.released
+    for connection in connections[:3]:
+        expect_error(-7, connection.get_connection_state)
+    counts = [len(log.snapshot()) for log in logs]
+    del connections, connection
+    gc.collect()
+    assert all(ref() is None for ref in refs), "release drops the handlers of the connections"
+    time.sleep(0.1)
+    assert [len(log.snapshot()) for log in logs] == counts, "no event after release"
