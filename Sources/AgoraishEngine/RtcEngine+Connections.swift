@@ -141,6 +141,9 @@ extension RtcEngine {
         let child = try RtcEngine(configuration: configuration, serial: serial, name: "\(serial).\(n)", log: log,
                                   events: events, owner: self, ending: ending, eventSink: sink)
         let refusal = connections.withLock { c -> AgoraError? in
+            // release sets the flag before it empties the table: a connection added
+            // after that would outlive its engine.
+            guard !isReleased else { return .refused }
             guard c[connection] == nil else { return .joinChannelRejected }
             guard c.count < Self.maxConnections else { return .refused }
             c[connection] = child
@@ -148,7 +151,9 @@ extension RtcEngine {
         }
         if let refusal {
             child.releaseConnection(wait: false)
-            if refusal == .refused { ErrorDetail.set("an engine has at most \(Self.maxConnections) connections besides its own") }
+            if refusal == .refused && !isReleased {
+                ErrorDetail.set("an engine has at most \(Self.maxConnections) connections besides its own")
+            }
             throw refusal
         }
         child.video.settings.withLock { $0.encodedObserver = tracks.withLock { $0.encodedObserver } }
@@ -171,8 +176,13 @@ extension RtcEngine {
     /// - Throws: `.leaveChannelRejected` for an unknown connection.
     public func leaveChannelEx(_ connection: ConnectionKey) throws(AgoraError) {
         if isMainConnection(connection) { return try leaveChannel() }
-        guard let child = connections.withLock({ $0.removeValue(forKey: connection) }) else { throw .leaveChannelRejected }
-        leaving.withLock { $0[ObjectIdentifier(child)] = child }
+        // Moved from one table to the other at once: a release meanwhile finds it in one of them.
+        let child = connections.withLock { c -> RtcEngine? in
+            guard let child = c.removeValue(forKey: connection) else { return nil }
+            leaving.withLock { $0[ObjectIdentifier(child)] = child }
+            return child
+        }
+        guard let child else { throw .leaveChannelRejected }
         do {
             child.ending?.withLock { $0 = child }
             try child.leaveChannel()

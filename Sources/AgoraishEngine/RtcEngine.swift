@@ -260,10 +260,12 @@ public final class RtcEngine: Sendable {
         let wait = sync && !EventThread.isAnyCurrent
         let others = connections.withLock { c -> [RtcEngine] in
             defer { c = [:] }
-            return Array(c.values)
-        } + leaving.withLock { l -> [RtcEngine] in
-            defer { l = [:] }
-            return Array(l.values)
+            // Under the same lock as leaveChannelEx's move between the tables.
+            let left = leaving.withLock { l -> [RtcEngine] in
+                defer { l = [:] }
+                return Array(l.values)
+            }
+            return Array(c.values) + left
         }
         for c in others { c.releaseConnection(wait: wait) }
         link.shutdown(wait: wait)
