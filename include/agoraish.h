@@ -1925,8 +1925,12 @@ typedef struct agoraish_lastmile_probe_result {
  *         AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 and today's size, no direction probed, a probed bitrate outside
  *         100000..5000000, a token or channel_id that is not UTF-8, a
  *         channel_id that is not a valid channel name, or no usable server
- *         URL; -5 in a channel, during an echo test or while a last-mile test
- *         or probe runs; -7 bad handle. Thread: any.
+ *         URL; -5 during an echo test or while a last-mile test or probe
+ *         runs; -7 bad handle. Thread: any.
+ * In (or joining) a channel the probe runs beside the call in a private
+ * connection of its own (ABI 0.11): the call goes on, the probe's channel
+ * and connection states are not reported, and its connection ends with
+ * on_lastmile_probe_result.
  */
 int agoraish_engine_start_lastmile_probe_test(agoraish_engine_t *engine, const agoraish_lastmile_probe_config *config);
 
@@ -2061,8 +2065,12 @@ int agoraish_engine_switch_camera(agoraish_engine_t *engine);
  * (a join during the test returns -17). Its join presents no token: where the
  * app has a certificate the server refuses it (see
  * `agoraish_engine_start_echo_test_with_config()`, which takes one).
- * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a channel,
- *         an echo test running, or a last-mile test or probe running; -7 bad
+ * In (or joining) a channel the test runs beside the call in a private
+ * connection of its own (ABI 0.11): the call goes on, the test uses the audio
+ * device (capture and playout; not an external source or sink), and its
+ * connection states are not reported.
+ * @return 0; -2 interval outside 2..10 or no usable server URL; -5 an echo
+ *         test running, or a last-mile test or probe running; -7 bad
  *         handle. Thread: any.
  */
 int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_seconds);
@@ -2103,8 +2111,8 @@ typedef struct agoraish_echo_test_configuration {
  *         both 0, a token or channel_id that is not UTF-8, or a channel_id
  *         that is not a valid channel name; then -4 enable_video nonzero;
  *         then as agoraish_engine_start_echo_test(): -2 no usable server URL,
- *         -5 in a channel, an echo test running, or a last-mile test or probe
- *         running; -7 bad handle. Thread: any.
+ *         -5 an echo test running, or a last-mile test or probe running;
+ *         -7 bad handle. Thread: any.
  */
 int agoraish_engine_start_echo_test_with_config(agoraish_engine_t *engine,
                                                 const agoraish_echo_test_configuration *config);

@@ -49,14 +49,33 @@ extension RtcEngine {
     /// (INVALID_TOKEN or TOKEN_EXPIRED) and the test stays started until
     /// stopEchoTest. The test runs in a private channel of its own either way.
     ///
+    /// In a channel the test runs beside the call in a private connection of
+    /// its own (the call goes on): it uses the audio device (capture and
+    /// playout), not an external source, and its connection states are not
+    /// reported.
+    ///
     /// - Throws: `.invalidArgument` for an interval outside 2...10 or a
-    ///   `channel` that is not a valid channel name; `.refused` in a channel
-    ///   or while an echo test or a last-mile test or probe runs.
+    ///   `channel` that is not a valid channel name; `.refused` while an
+    ///   echo test or a last-mile test or probe runs.
     public func startEchoTest(intervalSeconds: Int, token: String, channel: String) throws(AgoraError) {
         guard (2...10).contains(intervalSeconds) else { throw .invalidArgument }
         let name = channel.isEmpty ? "echo" : channel
         guard TokenVerifier.isValidChannelName(name) else { throw .invalidArgument }
         try checkServerURL()
+        if owner == nil, link.read({ $0.inChannel }) {
+            // In a channel, the test runs in a private connection of its own.
+            guard !echoTest.withLock({ $0 }), lastmile.withLock({ $0.mode == nil }) else { throw .refused }
+            let test = try privateTestConnection()
+            do {
+                try test.startEchoTest(intervalSeconds: intervalSeconds, token: token, channel: name)
+            } catch {
+                endPrivateTest()
+                throw error
+            }
+            echoTest.withLock { $0 = true }
+            log.log(.info, "api startEchoTest \(intervalSeconds) s channel \(name) (beside the call)")
+            return
+        }
         guard link.read({ !$0.inChannel }), lastmile.withLock({ $0.mode == nil }) else { throw .refused }
         echoTest.withLock { $0 = true }
         do {
@@ -72,6 +91,13 @@ extension RtcEngine {
 
     /// stopEchoTest. - Throws: `.refused` when no echo test runs.
     public func stopEchoTest() throws(AgoraError) {
+        if let test = privateTest.withLock({ $0 }), test.echoTest.withLock({ $0 }) {
+            try? test.stopEchoTest()
+            endPrivateTest()
+            echoTest.withLock { $0 = false }
+            log.log(.info, "api stopEchoTest")
+            return
+        }
         do {
             try link.call { s, now throws(SessionError) in try s.stopEchoTest(now: now) }
         } catch {

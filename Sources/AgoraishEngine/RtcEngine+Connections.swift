@@ -220,6 +220,41 @@ extension RtcEngine {
         audio.stopRecording()
     }
 
+    // MARK: - Private connections of pre-call tests
+
+    /// A hidden connection for an echo test or last-mile probe started in a
+    /// channel: it shares the device, its last-mile reports go to this
+    /// engine's sink, its other events are not reported, and a probe's
+    /// connection ends with the probe's result.
+    func privateTestConnection() throws(AgoraError) -> RtcEngine {
+        guard owner == nil, !isReleased, privateTest.withLock({ $0 == nil }) else { throw .refused }
+        var configuration = self.configuration
+        configuration.serverURL = serverURL
+        let sink: @Sendable (EngineEvent) -> Void = { [weak self] event in
+            guard let self, case .network(let e) = event else { return }
+            emit(event)
+            if case .lastmileProbeResult = e { endPrivateTest() }
+        }
+        let test = try RtcEngine(configuration: configuration, serial: serial, name: "\(serial).t", log: log,
+                                 events: events, owner: self, eventSink: sink)
+        let added = privateTest.withLock { p -> Bool in
+            guard p == nil, !isReleased else { return false }
+            p = test
+            return true
+        }
+        guard added else {
+            test.releaseConnection(wait: false)
+            throw .refused
+        }
+        return test
+    }
+
+    /// Ends the private test connection, if any.
+    func endPrivateTest() {
+        guard let test = privateTest.withLock({ p -> RtcEngine? in defer { p = nil }; return p }) else { return }
+        test.endConnection()
+    }
+
     // MARK: - Options
 
     private func applyMediaOptions(_ o: ChannelMediaOptions, joining: Bool) throws(AgoraError) {

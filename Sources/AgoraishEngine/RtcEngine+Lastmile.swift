@@ -77,8 +77,10 @@ extension RtcEngine {
     ///
     /// - Throws: `.invalidArgument` when no direction is probed, a probed
     ///   direction's bitrate is outside 100000...5000000 or `channel` is not a
-    ///   valid channel name; `.refused` in a channel, during an echo test, or
-    ///   while a last-mile test or probe runs.
+    ///   valid channel name; `.refused` during an echo test, or while a
+    ///   last-mile test or probe runs. In a channel the probe runs beside the
+    ///   call in a private connection of its own (measuring the path the call
+    ///   shares), and ends with its result.
     public func startLastmileProbeTest(_ config: LastmileProbeConfig) throws(AgoraError) {
         let range = 100_000...5_000_000
         guard config.probeUplink || config.probeDownlink,
@@ -92,6 +94,12 @@ extension RtcEngine {
 
     /// stopLastmileProbeTest. - Throws: `.refused` when no probe runs.
     public func stopLastmileProbeTest() throws(AgoraError) {
+        if let test = privateTest.withLock({ $0 }), case .probe = test.lastmile.withLock({ $0.mode }) {
+            try? test.stopLastmileProbeTest()
+            endPrivateTest()
+            log.log(.info, "api stopLastmileProbeTest")
+            return
+        }
         guard lastmile.withLock({ if case .probe = $0.mode { true } else { false } }) else { throw .refused }
         endProbe()
         log.log(.info, "api stopLastmileProbeTest")
@@ -118,6 +126,20 @@ extension RtcEngine {
 
     private func beginProbe(_ mode: LastmileMode, token: String = "", channel: String = "probe") throws(AgoraError) {
         try checkServerURL()
+        if owner == nil, case .probe(let config) = mode, link.read({ $0.inChannel }) {
+            // In a channel, the probe runs in a private connection of its own; its
+            // results come to this engine's handler, and it ends with them.
+            guard !echoTest.withLock({ $0 }), lastmile.withLock({ $0.mode == nil }) else { throw .refused }
+            let test = try privateTestConnection()
+            test.audio.settings.withLock { $0.publishMicrophone = false }
+            do {
+                try test.startLastmileProbeTest(config)
+            } catch {
+                endPrivateTest()
+                throw error
+            }
+            return
+        }
         guard !echoTest.withLock({ $0 }), link.read({ !$0.inChannel }) else { throw .refused }
         let generation = try lastmile.withLock { l throws(AgoraError) -> Int in
             guard l.mode == nil else { throw .refused }

@@ -22,6 +22,8 @@ public final class RtcEngine: Sendable {
     let owner: RtcEngine?
     /// The engine's other connections (joinChannelEx), by channel and uid.
     let connections = Locked<[ConnectionKey: RtcEngine]>([:])
+    /// The private connection of an echo test or last-mile probe started in a channel.
+    let privateTest = Locked<RtcEngine?>(nil)
     /// Connections left with leaveChannelEx whose leave is not yet reported.
     let leaving = Locked<[ObjectIdentifier: RtcEngine]>([:])
     /// A connection: set to itself while its leave is under way (the event that reports it ends it).
@@ -266,6 +268,9 @@ public final class RtcEngine: Sendable {
                 return Array(l.values)
             }
             return Array(c.values) + left
+        } + privateTest.withLock { p -> [RtcEngine] in
+            defer { p = nil }
+            return p.map { [$0] } ?? []
         }
         for c in others { c.releaseConnection(wait: wait) }
         link.shutdown(wait: wait)

@@ -297,4 +297,52 @@ import Testing
         #expect(e.tracks.withLock { $0.publishedVideo } == nil)
         #expect(!e.video.settings.withLock { $0.enabled })
     }
+
+    @Test func theEchoTestAndTheProbeRunBesideACallInPrivateConnections() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("connections-tests")
+        let results = Locked<[LastmileProbeResult]>([])
+        let states = Locked<[ConnectionState]>([])
+        let e = try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: dir + "/e.log")) { event in
+            if case .network(.lastmileProbeResult(let r)) = event { results.withLock { $0.append(r) } }
+            if case .channel(.connectionStateChanged(let s, _)) = event { states.withLock { $0.append(s) } }
+        }
+        let p = try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: dir + "/p.log")) { _ in }
+        defer {
+            try? e.release(sync: true)
+            try? p.release(sync: true)
+        }
+        try e.setAudioDevice(recording: true, id: "null")
+        try e.setAudioDevice(recording: false, id: "null")
+        try e.joinChannel(token: "", channel: "call", info: "", uid: 1)
+        try p.joinChannel(token: "", channel: "call", info: "", uid: 2)
+        #expect(waitUntil { states.withLock { $0.last == .connected } && p.link.read { $0.remoteUsers.contains(1) } })
+        let before = states.withLock { $0.count }
+
+        // The echo test: its own private channel, the call untouched.
+        try e.startEchoTest(intervalSeconds: 2)
+        #expect(throws: AgoraError.refused) { try e.startEchoTest(intervalSeconds: 2) }
+        #expect(throws: AgoraError.refused) {
+            try e.startLastmileProbeTest(LastmileProbeConfig(probeUplink: true, probeDownlink: true,
+                                                             expectedUplinkBitrate: 500_000, expectedDownlinkBitrate: 500_000))
+        }
+        let test = try #require(e.privateTest.withLock { $0 })
+        #expect(waitUntil { test.link.read { $0.inPreCallTest && $0.state == .connected } })
+        #expect(e.link.read { $0.state == .connected && $0.inChannel && !$0.inPreCallTest })
+        try e.stopEchoTest()
+        #expect(e.privateTest.withLock { $0 } == nil)
+        #expect(throws: AgoraError.refused) { try e.stopEchoTest() }
+
+        // The probe: its result comes to the engine's handler, then its connection ends.
+        try e.startLastmileProbeTest(LastmileProbeConfig(probeUplink: true, probeDownlink: true,
+                                                         expectedUplinkBitrate: 500_000, expectedDownlinkBitrate: 500_000))
+        #expect(waitUntil(seconds: 15) { !results.withLock { $0.isEmpty } })
+        #expect(results.withLock { $0.first?.state } == 1, "complete: \(results.withLock { $0 })")
+        #expect(waitUntil { e.privateTest.withLock { $0 } == nil })
+        // The call went on all along, and the tests' connection states were not the engine's.
+        #expect(e.link.read { $0.state == .connected } && p.link.read { $0.remoteUsers.contains(1) })
+        #expect(states.withLock { $0.count } == before)
+    }
 }
