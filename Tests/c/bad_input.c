@@ -63,8 +63,9 @@
  *           names that are not valid or not UTF-8, tokens not UTF-8: -2; video
  *           -4 after them); against an embedded server: start twice (-5, also
  *           with a configuration), a configuration with a channel and a token
- *           (0), a join during the test (-17), stop twice (-5), start in a
- *           channel (-5), and no join or leave event for the test's own channel.
+ *           (0), a join during the test (-17), stop twice (-5), in a channel
+ *           (ABI 0.11) a start beside the call (0, then -5 for a second) and
+ *           its stop (0), and no join or leave event for the test's own channel.
  * Last mile 0.7: the four last-mile functions with every bad handle above;
  *           probe configs (NULL, struct_size 0, too small or splitting a
  *           field, no direction, a probed bitrate of 0, 99999, 5000001 or
@@ -76,7 +77,8 @@
  *           and the 0.9 one (40) with a token and channel, a second test or probe
  *           (-5), an echo test during either (-5) and either during an echo
  *           test (-5), stop for the quality test and disable for a probe
- *           (-5), all four in a channel (-5), a join ending the test, and no
+ *           (-5), in a channel (ABI 0.11) a probe beside the call and its stop
+ *           (0) but the quality test (-5), a join ending the test, and no
  *           join, leave or probe result reported for the tests' own channel.
  * Data 0.8: the nine data-stream, metadata, encryption and packet-observer
  *           functions with every bad handle above; NULL stream ids, configs,
@@ -103,7 +105,18 @@
  *           update_channel_media_options; custom audio tracks: unknown types and
  *           ids (-2), NULL track_id, volumes outside 0..100, pushes with NULL
  *           samples, counts outside 0..rate, rates and channel counts the header
- *           does not list; AGORAISH_MAX_CUSTOM_AUDIO_TRACKS then -5. Nothing joins.
+ *           does not list; AGORAISH_MAX_CUSTOM_AUDIO_TRACKS then -5. Custom video
+ *           tracks: NULL track_id, unknown ids (destroy, both pushes) and
+ *           tracks of the other kind (a raw track pushed as encoded and the
+ *           reverse; media options naming one, both kinds or the camera with
+ *           one): -2; raw pushes refuse what push_external_video_frame
+ *           refuses (its rows, by id); encoded pushes with NULL data or info,
+ *           lengths 0, past AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES or SIZE_MAX,
+ *           info struct_size, codecs other than VP8 and VP9, frame types other
+ *           than key and delta, sizes outside 0..16384, rotations: -2 (0 with
+ *           nobody publishing); the encoded frame observer's struct_size (-2;
+ *           NULL or a NULL callback unregister); AGORAISH_MAX_CUSTOM_VIDEO_TRACKS
+ *           raw and encoded together, then -5. Nothing joins.
  *
  * Exit status 0 when every check passes; otherwise one line per failed check
  * on stderr and exit status 1.
@@ -2082,6 +2095,9 @@ typedef struct {
     int rotation; /* ABI 0.6 */
 } push_row_t;
 
+/** Nonzero: run_push_row pushes into this custom video track (push_external_video_frame_by_id, ABI 0.11). */
+static int32_t push_track;
+
 static int run_push_row(agoraish_engine_t *engine, const push_row_t *r) {
     union {
         agoraish_external_video_frame frame;
@@ -2112,6 +2128,10 @@ static int run_push_row(agoraish_engine_t *engine, const push_row_t *r) {
     }
     storage.frame.timestamp = r->timestamp;
     storage.frame.rotation = r->rotation;
+    if (push_track != 0) {
+        return agoraish_engine_push_external_video_frame_by_id(engine, r->null_frame ? NULL : &storage.frame,
+                                                               push_track);
+    }
     return agoraish_engine_push_external_video_frame(engine, r->null_frame ? NULL : &storage.frame);
 }
 
@@ -2119,8 +2139,8 @@ static void run_push_rows(agoraish_engine_t *engine, const char *where, const pu
     size_t i;
     for (i = 0; i < n; i++) {
         int rc = run_push_row(engine, &rows[i]);
-        CHECK(rc == rows[i].expected, "push_external_video_frame(%s) %s: returned %d, expected %d", rows[i].name, where,
-              rc, rows[i].expected);
+        CHECK(rc == rows[i].expected, "push_external_video_frame%s(%s) %s: returned %d, expected %d",
+              push_track != 0 ? "_by_id" : "", rows[i].name, where, rc, rows[i].expected);
     }
 }
 
@@ -2129,6 +2149,7 @@ static void test_push_external_video_frame(void) {
     const size_t full = sizeof(agoraish_external_video_frame);
     /* ABI 0.5's struct: up to timestamp. */
     const size_t size_0_5 = offsetof(agoraish_external_video_frame, rotation);
+    int32_t track = 0;
     const push_row_t no_source[] = {
         {"NULL", .null_frame = 1, .format = I420, .expected = E_INVALID},
         {"I420", .format = I420, .expected = E_NOT_READY},
@@ -2253,6 +2274,12 @@ static void test_push_external_video_frame(void) {
     run_push_rows(live, "with video off", rows, COUNT(rows));
     CHECK_RC(agoraish_engine_set_external_video_source(live, 0), 0, "set_external_video_source(0) again");
     run_push_rows(live, "after the source is turned off", no_source, COUNT(no_source));
+    /* ABI 0.11: a custom video track takes and refuses the same pictures, source or not. */
+    CHECK_RC(agoraish_engine_create_custom_video_track(live, &track), 0, "create_custom_video_track");
+    push_track = track;
+    run_push_rows(live, "into a custom video track nobody publishes", rows, COUNT(rows));
+    push_track = 0;
+    CHECK_RC(agoraish_engine_destroy_custom_video_track(live, track), 0, "destroy_custom_video_track");
 }
 
 static void ignore_frame(agoraish_engine_t *engine, void *user_data, uint32_t uid, const agoraish_video_frame *frame) {
@@ -3400,13 +3427,15 @@ static void test_echo_test(void) {
     CHECK_RC(agoraish_engine_join_channel(engine, NULL, "bad-input-echo", NULL, 0), 0, "join_channel after the echo test");
     CHECK(wait_count(&echo_events.mutex, &echo_events.cond, &echo_events.joins, 1, 15) >= 1,
           "no on_join_channel_success after the echo test");
-    CHECK_RC(agoraish_engine_start_echo_test(engine, 2), E_REFUSED, "start_echo_test in a channel");
+    /* ABI 0.11: in a channel the test runs beside the call, in a connection of its own. */
+    CHECK_RC(agoraish_engine_start_echo_test(engine, 2), 0, "start_echo_test in a channel (beside the call)");
     CHECK_RC(agoraish_engine_start_echo_test(engine, 1), E_INVALID, "start_echo_test(1) in a channel");
     config = echo_config(2, NULL, NULL);
     CHECK_RC(agoraish_engine_start_echo_test_with_config(engine, &config), E_REFUSED,
-             "start_echo_test_with_config in a channel");
+             "start_echo_test_with_config in a channel, a test running beside the call");
     run_bad_echo_configs(engine, "in a channel");
-    CHECK_RC(agoraish_engine_stop_echo_test(engine), E_REFUSED, "stop_echo_test in a channel");
+    CHECK_RC(agoraish_engine_stop_echo_test(engine), 0, "stop_echo_test of the test beside the call");
+    CHECK_RC(agoraish_engine_stop_echo_test(engine), E_REFUSED, "stop_echo_test in a channel, no test");
     CHECK_RC(agoraish_engine_leave_channel(engine), 0, "leave_channel after the echo test");
     CHECK(wait_count(&echo_events.mutex, &echo_events.cond, &echo_events.leaves, 1, 15) >= 1,
           "no on_leave_channel after the call that followed the echo test");
@@ -3648,8 +3677,9 @@ static void test_lastmile(void) {
     CHECK_RC(agoraish_engine_disable_lastmile_test(engine), 0, "disable_lastmile_test");
     CHECK_RC(agoraish_engine_disable_lastmile_test(engine), E_REFUSED, "disable_lastmile_test twice");
 
-    /* A join ends the last-mile test; in a channel all four are refused. The
-     * call's join and leave are the only ones reported. */
+    /* A join ends the last-mile test; in a channel the quality test is
+     * refused, a probe runs beside the call (ABI 0.11). The call's join and
+     * leave are the only ones reported. */
     CHECK_RC(agoraish_engine_enable_lastmile_test(engine), 0, "enable_lastmile_test again");
     CHECK_RC(agoraish_engine_join_channel(engine, NULL, "bad-input-lastmile", NULL, 0), 0,
              "join_channel during the last-mile test");
@@ -3657,10 +3687,11 @@ static void test_lastmile(void) {
     CHECK(wait_count(&lastmile_events.mutex, &lastmile_events.cond, &lastmile_events.joins, 1, 15) >= 1,
           "no on_join_channel_success after the last-mile test");
     config = probe_config(1, 1000000, 1, 1000000);
-    CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), E_REFUSED,
-             "start_lastmile_probe_test in a channel");
+    CHECK_RC(agoraish_engine_start_lastmile_probe_test(engine, &config), 0,
+             "start_lastmile_probe_test in a channel (beside the call)");
     run_bad_probe_configs(engine, "in a channel");
-    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), E_REFUSED, "stop_lastmile_probe_test in a channel");
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), 0, "stop_lastmile_probe_test of the probe beside the call");
+    CHECK_RC(agoraish_engine_stop_lastmile_probe_test(engine), E_REFUSED, "stop_lastmile_probe_test in a channel, no probe");
     CHECK_RC(agoraish_engine_enable_lastmile_test(engine), E_REFUSED, "enable_lastmile_test in a channel");
     CHECK_RC(agoraish_engine_disable_lastmile_test(engine), E_REFUSED, "disable_lastmile_test in a channel");
     CHECK_RC(agoraish_engine_leave_channel(engine), 0, "leave_channel after the last-mile rows");
@@ -4252,10 +4283,36 @@ static void opt_track_neg(agoraish_channel_media_options *o) {
 }
 static void opt_token_not_utf8(agoraish_channel_media_options *o) { o->token = channel_not_utf8; }
 static void opt_token(agoraish_channel_media_options *o) { o->token = "a-token"; }
+static void opt_video_no_id(agoraish_channel_media_options *o) {
+    o->has_publish_custom_video_track = 1, o->publish_custom_video_track = 1;
+}
+static void opt_encoded_no_id(agoraish_channel_media_options *o) {
+    o->has_publish_encoded_video_track = 1, o->publish_encoded_video_track = 1;
+}
+static void opt_video_99(agoraish_channel_media_options *o) {
+    opt_video_no_id(o);
+    o->has_custom_video_track_id = 1, o->custom_video_track_id = 99;
+}
+static void opt_encoded_99(agoraish_channel_media_options *o) {
+    opt_encoded_no_id(o);
+    o->has_custom_video_track_id = 1, o->custom_video_track_id = 99;
+}
+static void opt_video_0(agoraish_channel_media_options *o) {
+    opt_video_no_id(o);
+    o->has_custom_video_track_id = 1, o->custom_video_track_id = 0;
+}
+static void opt_encoded_min(agoraish_channel_media_options *o) {
+    opt_encoded_no_id(o);
+    o->has_custom_video_track_id = 1, o->custom_video_track_id = INT32_MIN;
+}
+static void opt_video_id_only(agoraish_channel_media_options *o) {
+    o->has_custom_video_track_id = 1, o->custom_video_track_id = 99;
+}
 /* Values without their has_ flag are not read. */
 static void opt_unflagged(agoraish_channel_media_options *o) {
     o->client_role_type = 99, o->channel_profile = 99, o->publish_custom_audio_track = 1;
     o->publish_custom_audio_track_id = 99, o->publish_camera_track = 1;
+    o->publish_custom_video_track = 1, o->publish_encoded_video_track = 1, o->custom_video_track_id = 99;
 }
 
 static const options_row_t options_rows[] = {
@@ -4273,6 +4330,14 @@ static const options_row_t options_rows[] = {
     {"publish_custom_audio_track_id 99 (unknown)", 0, 0, 0, opt_track_99, E_INVALID, E_INVALID},
     {"publish_custom_audio_track_id 0", 0, 0, 0, opt_track_0, E_INVALID, E_INVALID},
     {"publish_custom_audio_track_id -1", 0, 0, 0, opt_track_neg, E_INVALID, E_INVALID},
+    {"publish_custom_video_track without an id", 0, 0, 0, opt_video_no_id, E_INVALID, E_INVALID},
+    {"publish_encoded_video_track without an id", 0, 0, 0, opt_encoded_no_id, E_INVALID, E_INVALID},
+    {"publish_custom_video_track, custom_video_track_id 99 (unknown)", 0, 0, 0, opt_video_99, E_INVALID, E_INVALID},
+    {"publish_encoded_video_track, custom_video_track_id 99 (unknown)", 0, 0, 0, opt_encoded_99, E_INVALID, E_INVALID},
+    {"publish_custom_video_track, custom_video_track_id 0", 0, 0, 0, opt_video_0, E_INVALID, E_INVALID},
+    {"publish_encoded_video_track, custom_video_track_id INT32_MIN", 0, 0, 0, opt_encoded_min, E_INVALID, E_INVALID},
+    /* An id alone changes nothing while the connection publishes no custom video track. */
+    {"custom_video_track_id 99 alone", 0, 0, 0, opt_video_id_only, 0, 0},
     {"token not UTF-8", 0, 0, 0, opt_token_not_utf8, E_INVALID, E_INVALID},
     {"a token outside a call", 0, 0, 0, opt_token, 0, E_NOT_IN_CHANNEL},
     {"values without their has_ flags", 0, 0, 0, opt_unflagged, 0, 0},
@@ -4459,6 +4524,263 @@ static void test_connections(void) {
           "the custom track rows joined the live engine");
 }
 
+/* ---- Custom video tracks and encoded video (ABI 0.11) ---- */
+
+/** Which track a row names: the raw one, the encoded one, or an id no track has. */
+enum { TRACK_RAW = 1, TRACK_ENCODED, TRACK_UNKNOWN, TRACK_ZERO };
+
+/** One push_external_encoded_video_frame call: a VP8 keyframe of 176x144 into the encoded track, but for
+ *  what the row changes. `length` 0 is the frame's; set_length passes it as given. */
+typedef struct {
+    const char *name;
+    int null_data, null_info;
+    int set_length;
+    size_t length;
+    int set_size;
+    uint32_t struct_size;
+    int set_codec, codec;
+    int set_type, frame_type;
+    int width, height, rotation; /* 0 width and height: 176x144 */
+    int set_size_fields;         /* width and height as given (0 included) */
+    int track;                   /* TRACK_*; 0: the encoded track */
+    int expected;
+} encoded_push_row_t;
+
+static const encoded_push_row_t encoded_push_rows[] = {
+    {"a VP8 keyframe, nobody publishing", .expected = 0},
+    {"NULL data", .null_data = 1, .expected = E_INVALID},
+    {"NULL info", .null_info = 1, .expected = E_INVALID},
+    {"NULL data, length 0", .null_data = 1, .set_length = 1, .length = 0, .expected = E_INVALID},
+    {"length 0", .set_length = 1, .length = 0, .expected = E_INVALID},
+    {"length AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES", .set_length = 1,
+     .length = AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES, .expected = 0},
+    {"length AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES + 1 (not read)", .set_length = 1,
+     .length = AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES + 1, .expected = E_INVALID},
+    {"length SIZE_MAX (not read)", .set_length = 1, .length = SIZE_MAX, .expected = E_INVALID},
+    {"info struct_size 0", .set_size = 1, .struct_size = 0, .expected = E_INVALID},
+    {"info struct_size 4", .set_size = 1, .struct_size = 4, .expected = E_INVALID},
+    {"info struct_size one byte short", .set_size = 1,
+     .struct_size = sizeof(agoraish_encoded_video_frame_info) - 1, .expected = E_INVALID},
+    {"info struct_size 8 bytes long", .set_size = 1, .struct_size = sizeof(agoraish_encoded_video_frame_info) + 8,
+     .expected = E_INVALID},
+    {"info struct_size UINT32_MAX", .set_size = 1, .struct_size = UINT32_MAX, .expected = E_INVALID},
+    {"codec 0", .set_codec = 1, .codec = 0, .expected = E_INVALID},
+    {"codec 2 (H.264)", .set_codec = 1, .codec = 2, .expected = E_INVALID},
+    {"codec 3 (H.265)", .set_codec = 1, .codec = 3, .expected = E_INVALID},
+    {"codec -1", .set_codec = 1, .codec = -1, .expected = E_INVALID},
+    {"codec INT_MAX", .set_codec = 1, .codec = INT_MAX, .expected = E_INVALID},
+    {"codec VP9", .set_codec = 1, .codec = AGORAISH_VIDEO_CODEC_VP9, .expected = 0},
+    {"frame_type 0 (blank)", .set_type = 1, .frame_type = 0, .expected = E_INVALID},
+    {"frame_type 2", .set_type = 1, .frame_type = 2, .expected = E_INVALID},
+    {"frame_type 5 (B)", .set_type = 1, .frame_type = 5, .expected = E_INVALID},
+    {"frame_type -1", .set_type = 1, .frame_type = -1, .expected = E_INVALID},
+    {"frame_type INT_MIN", .set_type = 1, .frame_type = INT_MIN, .expected = E_INVALID},
+    {"frame_type DELTA", .set_type = 1, .frame_type = AGORAISH_VIDEO_FRAME_TYPE_DELTA_FRAME, .expected = 0},
+    {"width -1", .set_size_fields = 1, .width = -1, .height = 144, .expected = E_INVALID},
+    {"width 16385", .set_size_fields = 1, .width = 16385, .height = 144, .expected = E_INVALID},
+    {"height -1", .set_size_fields = 1, .width = 176, .height = -1, .expected = E_INVALID},
+    {"height INT_MAX", .set_size_fields = 1, .width = 176, .height = INT_MAX, .expected = E_INVALID},
+    {"0x0 (not known)", .set_size_fields = 1, .width = 0, .height = 0, .expected = 0},
+    {"16384x16384", .set_size_fields = 1, .width = 16384, .height = 16384, .expected = 0},
+    {"rotation 45", .rotation = 45, .expected = E_INVALID},
+    {"rotation -90", .rotation = -90, .expected = E_INVALID},
+    {"rotation 360", .rotation = 360, .expected = E_INVALID},
+    {"rotation 270", .rotation = 270, .expected = 0},
+    {"into the raw track", .track = TRACK_RAW, .expected = E_INVALID},
+    {"into an unknown track", .track = TRACK_UNKNOWN, .expected = E_INVALID},
+    {"into track 0", .track = TRACK_ZERO, .expected = E_INVALID},
+};
+
+/** Media options that name the tracks: `publish_raw` / `publish_encoded` with the id of `track`. */
+typedef struct {
+    const char *name;
+    int publish_raw, publish_encoded, publish_camera;
+    int track;    /* TRACK_*; 0: no id */
+    int expected; /* join_channel_with_options, join_channel_ex and update_channel_media_options */
+} video_options_row_t;
+
+static const video_options_row_t video_options_rows[] = {
+    {"publish_custom_video_track of the encoded track", 1, 0, 0, TRACK_ENCODED, E_INVALID},
+    {"publish_encoded_video_track of the raw track", 0, 1, 0, TRACK_RAW, E_INVALID},
+    {"publish_custom_video_track of an unknown track", 1, 0, 0, TRACK_UNKNOWN, E_INVALID},
+    {"publish_encoded_video_track of track 0", 0, 1, 0, TRACK_ZERO, E_INVALID},
+    {"both kinds at once", 1, 1, 0, TRACK_RAW, E_INVALID},
+    {"the camera and a custom video track", 1, 0, 1, TRACK_RAW, E_INVALID},
+    {"the camera and a custom encoded video track", 0, 1, 1, TRACK_ENCODED, E_INVALID},
+};
+
+static int32_t track_of(int which, int32_t raw, int32_t encoded) {
+    switch (which) {
+    case TRACK_RAW: return raw;
+    case TRACK_UNKNOWN: return 99;
+    case TRACK_ZERO: return 0;
+    default: return encoded;
+    }
+}
+
+static void no_encoded_frame(agoraish_engine_t *e, void *ud, uint32_t uid, const uint8_t *data, size_t length,
+                             const agoraish_encoded_video_frame_info *info) {
+    (void)e, (void)ud, (void)uid, (void)data, (void)length, (void)info;
+}
+
+static void test_custom_video_tracks(void) {
+    static uint8_t frame[AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES];
+    union {
+        agoraish_video_encoded_frame_observer observer;
+        unsigned char bytes[sizeof(agoraish_video_encoded_frame_observer) + 64];
+    } storage;
+    agoraish_rtc_connection c;
+    agoraish_external_video_frame picture;
+    int32_t raw = -1, encoded = -1, tracks[AGORAISH_MAX_CUSTOM_VIDEO_TRACKS], extra = -1;
+    size_t r;
+    int i, rc;
+    /* The start of a VP8 keyframe of 176x144 (RFC 6386 9.1); it is sent unchanged, never decoded here. */
+    static const uint8_t keyframe[] = {0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0xb0, 0x00, 0x90, 0x00};
+    memcpy(frame, keyframe, sizeof keyframe);
+
+    /* No track yet: NULL ids, unknown ids. */
+    CHECK_RC(agoraish_engine_create_custom_video_track(live, NULL), E_INVALID, "create_custom_video_track(NULL)");
+    CHECK_RC(agoraish_engine_create_custom_encoded_video_track(live, NULL), E_INVALID,
+             "create_custom_encoded_video_track(NULL)");
+    memset(&picture, 0, sizeof picture);
+    picture.struct_size = sizeof picture;
+    picture.format = AGORAISH_VIDEO_PIXEL_I420;
+    picture.width = 32;
+    picture.height = 16;
+    picture.y_buffer = picture.u_buffer = picture.v_buffer = video_planes;
+    picture.y_stride = 32;
+    picture.u_stride = picture.v_stride = 16;
+    {
+        const int32_t ids[] = {0, -1, 1, 2, 99, INT32_MAX, INT32_MIN};
+        agoraish_encoded_video_frame_info info;
+        memset(&info, 0, sizeof info);
+        info.struct_size = sizeof info;
+        info.codec_type = AGORAISH_VIDEO_CODEC_VP8;
+        info.frame_type = AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME;
+        for (r = 0; r < COUNT(ids); r++) {
+            CHECK(agoraish_engine_destroy_custom_video_track(live, ids[r]) == E_INVALID,
+                  "destroy_custom_video_track(%d) of no track", ids[r]);
+            CHECK(agoraish_engine_push_external_video_frame_by_id(live, &picture, ids[r]) == E_INVALID,
+                  "push_external_video_frame_by_id(%d) of no track", ids[r]);
+            CHECK(agoraish_engine_push_external_encoded_video_frame(live, frame, sizeof keyframe, &info, ids[r]) ==
+                      E_INVALID,
+                  "push_external_encoded_video_frame(%d) of no track", ids[r]);
+        }
+    }
+
+    CHECK_RC(agoraish_engine_create_custom_video_track(live, &raw), 0, "create_custom_video_track");
+    CHECK_RC(agoraish_engine_create_custom_encoded_video_track(live, &encoded), 0, "create_custom_encoded_video_track");
+    CHECK(raw >= 1 && encoded >= 1 && raw != encoded, "video track ids %d and %d", raw, encoded);
+
+    /* Raw pushes: the encoded track is not one; the pictures are the rows of test_push_external_video_frame. */
+    CHECK_RC(agoraish_engine_push_external_video_frame_by_id(live, &picture, raw), 0,
+             "push_external_video_frame_by_id, nobody publishing");
+    CHECK_RC(agoraish_engine_push_external_video_frame_by_id(live, &picture, encoded), E_INVALID,
+             "push_external_video_frame_by_id into the encoded track");
+    CHECK_RC(agoraish_engine_push_external_video_frame_by_id(live, NULL, raw), E_INVALID,
+             "push_external_video_frame_by_id(NULL frame)");
+
+    /* Encoded pushes. */
+    for (r = 0; r < COUNT(encoded_push_rows); r++) {
+        const encoded_push_row_t *row = &encoded_push_rows[r];
+        union {
+            agoraish_encoded_video_frame_info info;
+            unsigned char bytes[sizeof(agoraish_encoded_video_frame_info) + 64];
+        } info;
+        memset(&info, 0, sizeof info);
+        info.info.struct_size = row->set_size ? row->struct_size : (uint32_t)sizeof info.info;
+        info.info.codec_type = row->set_codec ? row->codec : AGORAISH_VIDEO_CODEC_VP8;
+        info.info.frame_type = row->set_type ? row->frame_type : AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME;
+        info.info.width = row->set_size_fields ? row->width : 176;
+        info.info.height = row->set_size_fields ? row->height : 144;
+        info.info.rotation = row->rotation;
+        info.info.capture_time_ms = 1000 + (int64_t)r;
+        rc = agoraish_engine_push_external_encoded_video_frame(live, row->null_data ? NULL : frame,
+                                                               row->set_length ? row->length : sizeof keyframe,
+                                                               row->null_info ? NULL : &info.info,
+                                                               track_of(row->track, raw, encoded));
+        CHECK(rc == row->expected, "push_external_encoded_video_frame (%s): returned %d, expected %d", row->name, rc,
+              row->expected);
+    }
+
+    /* Media options naming the tracks; nothing joins. */
+    memset(&c, 0, sizeof c);
+    c.struct_size = sizeof c;
+    c.channel_id = "bad-input";
+    c.local_uid = 5;
+    for (r = 0; r < COUNT(video_options_rows); r++) {
+        const video_options_row_t *row = &video_options_rows[r];
+        agoraish_channel_media_options o = unset_options();
+        o.has_publish_custom_video_track = row->publish_raw, o.publish_custom_video_track = row->publish_raw;
+        o.has_publish_encoded_video_track = row->publish_encoded, o.publish_encoded_video_track = row->publish_encoded;
+        o.has_publish_camera_track = row->publish_camera, o.publish_camera_track = row->publish_camera;
+        o.has_custom_video_track_id = row->track != 0;
+        o.custom_video_track_id = track_of(row->track, raw, encoded);
+        rc = agoraish_engine_join_channel_with_options(live, NULL, "bad-input", 5, &o);
+        CHECK(rc == row->expected, "join_channel_with_options (%s): returned %d, expected %d", row->name, rc,
+              row->expected);
+        rc = agoraish_engine_join_channel_ex(live, NULL, &c, &o, NULL, NULL);
+        CHECK(rc == row->expected, "join_channel_ex (%s): returned %d, expected %d", row->name, rc, row->expected);
+        rc = agoraish_engine_update_channel_media_options(live, &o);
+        CHECK(rc == row->expected, "update_channel_media_options (%s): returned %d, expected %d", row->name, rc,
+              row->expected);
+    }
+    CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
+          "the video track option rows joined the live engine");
+    CHECK_RC(agoraish_engine_get_connection_state_ex(live, &c), E_INVALID, "the video track option rows made a connection");
+
+    /* The encoded frame observer: struct_size; NULL and a NULL callback unregister. */
+    {
+        const uint32_t sizes[] = {0, 4, sizeof(agoraish_video_encoded_frame_observer) - 1,
+                                  sizeof(agoraish_video_encoded_frame_observer) + 8, UINT32_MAX};
+        for (r = 0; r < COUNT(sizes); r++) {
+            memset(&storage, 0, sizeof storage);
+            storage.observer.struct_size = sizes[r];
+            storage.observer.on_encoded_video_frame_received = no_encoded_frame;
+            rc = agoraish_engine_register_video_encoded_frame_observer(live, &storage.observer);
+            CHECK(rc == E_INVALID, "register_video_encoded_frame_observer(struct_size %u): returned %d",
+                  (unsigned)sizes[r], rc);
+        }
+    }
+    memset(&storage, 0, sizeof storage);
+    storage.observer.struct_size = sizeof storage.observer;
+    storage.observer.on_encoded_video_frame_received = no_encoded_frame;
+    CHECK_RC(agoraish_engine_register_video_encoded_frame_observer(live, &storage.observer), 0,
+             "register_video_encoded_frame_observer");
+    storage.observer.on_encoded_video_frame_received = NULL;
+    CHECK_RC(agoraish_engine_register_video_encoded_frame_observer(live, &storage.observer), 0,
+             "register_video_encoded_frame_observer(a NULL callback: off)");
+    CHECK_RC(agoraish_engine_register_video_encoded_frame_observer(live, NULL), 0,
+             "register_video_encoded_frame_observer(NULL)");
+
+    /* AGORAISH_MAX_CUSTOM_VIDEO_TRACKS raw and encoded together, then -5 for either kind. */
+    tracks[0] = raw;
+    tracks[1] = encoded;
+    for (i = 2; i < AGORAISH_MAX_CUSTOM_VIDEO_TRACKS; i++) {
+        tracks[i] = -1;
+        rc = i % 2 ? agoraish_engine_create_custom_encoded_video_track(live, &tracks[i])
+                   : agoraish_engine_create_custom_video_track(live, &tracks[i]);
+        CHECK(rc == 0 && tracks[i] >= 1 && tracks[i] != tracks[i - 1], "video track #%d: returned %d, id %d", i + 1,
+              rc, tracks[i]);
+    }
+    CHECK_RC(agoraish_engine_create_custom_video_track(live, &extra), E_REFUSED,
+             "one custom video track more than AGORAISH_MAX_CUSTOM_VIDEO_TRACKS");
+    CHECK_RC(agoraish_engine_create_custom_encoded_video_track(live, &extra), E_REFUSED,
+             "one custom encoded video track more than AGORAISH_MAX_CUSTOM_VIDEO_TRACKS");
+    CHECK(extra == -1, "a refused create wrote the id");
+    CHECK_RC(agoraish_engine_create_custom_audio_track(live, AGORAISH_AUDIO_TRACK_DIRECT, &extra), 0,
+             "audio tracks are counted apart from video tracks");
+    CHECK_RC(agoraish_engine_destroy_custom_audio_track(live, extra), 0, "destroy the audio track");
+    for (i = 0; i < AGORAISH_MAX_CUSTOM_VIDEO_TRACKS; i++) {
+        CHECK(agoraish_engine_destroy_custom_video_track(live, tracks[i]) == 0, "destroy video track %d", tracks[i]);
+    }
+    CHECK_RC(agoraish_engine_destroy_custom_video_track(live, raw), E_INVALID, "destroy a destroyed video track");
+    CHECK_RC(agoraish_engine_push_external_video_frame_by_id(live, &picture, raw), E_INVALID,
+             "push into a destroyed video track");
+    CHECK(agoraish_engine_get_connection_state(live) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
+          "the custom video track rows joined the live engine");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Library functions                                                         */
 /* ------------------------------------------------------------------------ */
@@ -4617,6 +4939,7 @@ int main(void) {
         test_lastmile();
         test_data_streams();
         test_connections();
+        test_custom_video_tracks();
         test_library_functions();
         test_empty_ogg_recordings(); /* last: see there */
         CHECK(agoraish_engine_release(live, 1) == 0, "release the live engine");

@@ -663,11 +663,15 @@ def case_echo_twice(ctx: Ctx) -> None:
 
 
 def case_echo_in_a_channel(ctx: Ctx) -> None:
-    assert start_echo(joining(ctx)) == EREFUSED, "joining"
-    connected = connected_engine(ctx)
-    assert start_echo(connected) == EREFUSED, "connected"
-    assert start_echo(connected, 1) == EINVAL, "a bad interval is -2 first"
-    assert _ffi.agoraish_engine_stop_echo_test(connected) == EREFUSED, "a call is no echo test"
+    # Joining or in a channel the test runs beside the call, in a private connection (ABI 0.11).
+    for engine, where in ((joining_engine(ctx), "joining"), (connected_engine(ctx), "connected")):
+        assert _ffi.agoraish_engine_stop_echo_test(engine) == EREFUSED, f"a call is no echo test ({where})"
+        assert start_echo(engine, 1) == EINVAL, f"a bad interval is -2 first ({where})"
+        assert start_echo(engine) == 0, where
+        assert start_echo(engine) == EREFUSED, f"twice ({where})"
+        assert start_probe(engine, probe_config()) == EREFUSED, f"a probe during it ({where})"
+        assert _ffi.agoraish_engine_stop_echo_test(engine) == 0, where
+        assert _ffi.agoraish_engine_stop_echo_test(engine) == EREFUSED, f"stopped ({where})"
 
 
 # -- the echo test's configuration (ABI 0.9) --------------------------------------
@@ -759,8 +763,11 @@ def case_echo_config_states(ctx: Ctx) -> None:
     assert start_echo(ctx.engine, 2) == 0
     assert start_echo_config(ctx.engine, echo_config()) == EREFUSED, "during start_echo_test's test"
     assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
-    assert start_echo_config(joining(ctx), echo_config()) == EREFUSED, "joining"
-    assert start_echo_config(connected_engine(ctx), echo_config()) == EREFUSED, "connected"
+    # Joining or in a channel: beside the call (ABI 0.11).
+    for engine, where in ((joining_engine(ctx), "joining"), (connected_engine(ctx), "connected")):
+        assert start_echo_config(engine, echo_config()) == 0, where
+        assert start_echo_config(engine, echo_config()) == EREFUSED, f"twice ({where})"
+        assert _ffi.agoraish_engine_stop_echo_test(engine) == 0, where
     probing = engine_with(ctx)
     assert start_probe(probing, probe_config()) == 0
     assert start_echo_config(probing, echo_config()) == EREFUSED, "during a probe"
@@ -2169,7 +2176,9 @@ def case_probe_twice(ctx: Ctx) -> None:
     assert start_echo(ctx.engine, 2) == EREFUSED, "an echo test during a probe"
     assert join(ctx.engine, b"after-probe") == 0, "a join ends the probe"
     assert stop_probe(ctx.engine) == EREFUSED, "ended by the join"
-    assert start_probe(ctx.engine, probe_config()) == EREFUSED, "in the channel"
+    assert start_probe(ctx.engine, probe_config()) == 0, "in the channel: beside the call (ABI 0.11)"
+    assert start_probe(ctx.engine, probe_config()) == EREFUSED, "twice in the channel"
+    assert stop_probe(ctx.engine) == 0
 
 
 def case_probe_states(ctx: Ctx) -> None:
@@ -2177,10 +2186,13 @@ def case_probe_states(ctx: Ctx) -> None:
     assert start_probe(ctx.engine, probe_config()) == EREFUSED, "during an echo test"
     assert_bad_probe_configs(ctx.engine, "during an echo test: -2 first")
     assert _ffi.agoraish_engine_stop_echo_test(ctx.engine) == 0
-    assert start_probe(joining_engine(ctx), probe_config()) == EREFUSED, "joining"
-    connected = connected_engine(ctx)
-    assert start_probe(connected, probe_config()) == EREFUSED, "connected"
-    assert start_probe(connected, None) == EINVAL, "NULL is -2 first"
+    # Joining or in a channel: beside the call (ABI 0.11).
+    for engine, where in ((joining_engine(ctx), "joining"), (connected_engine(ctx), "connected")):
+        assert start_probe(engine, None) == EINVAL, f"NULL is -2 first ({where})"
+        assert start_probe(engine, probe_config()) == 0, where
+        assert start_probe(engine, probe_config()) == EREFUSED, f"twice ({where})"
+        assert start_echo(engine, 2) == EREFUSED, f"an echo test during it ({where})"
+        assert stop_probe(engine) == 0, where
 
 
 def case_stop_probe(ctx: Ctx) -> None:
@@ -2925,6 +2937,789 @@ def case_switch_camera(ctx: Ctx) -> None:
     assert _ffi.agoraish_engine_switch_camera(ctx.engine) == expected, "twice"
 
 
+# -- connections: several channels per engine (ABI 0.11) --------------------------
+
+CONNECTION_SIZE = ctypes.sizeof(_ffi.RtcConnection)
+OPTIONS_SIZE = ctypes.sizeof(_ffi.ChannelMediaOptions)
+HANDLER_EX_SIZE = ctypes.sizeof(_ffi.EventHandlerEx)
+
+
+def connection(channel: Optional[bytes] = b"bad-input-ex", uid: int = 5,
+               struct_size: Optional[int] = None) -> _ffi.RtcConnection:
+    return _ffi.RtcConnection(struct_size=CONNECTION_SIZE if struct_size is None else struct_size,
+                              channel_id=channel, local_uid=uid)
+
+
+def ref(struct: Optional[object]):
+    return ctypes.byref(struct) if struct is not None else None
+
+
+#: Connections every `_ex` function refuses with -2: malformed ones, and (last)
+#: one the engine does not have (leave_channel_ex: -18).
+BAD_CONNECTIONS: List[Tuple[str, Optional[_ffi.RtcConnection]]] = [
+    ("NULL", None),
+    ("struct_size 0", connection(struct_size=0)),
+    ("struct_size 4", connection(struct_size=4)),
+    ("struct_size one byte short", connection(struct_size=CONNECTION_SIZE - 1)),
+    ("struct_size 8 bytes long", connection(struct_size=CONNECTION_SIZE + 8)),
+    ("struct_size UINT32_MAX", connection(struct_size=2**32 - 1)),
+    ("channel_id NULL", connection(None)),
+    ("channel_id not UTF-8", connection(b"bad-\xff")),
+    ("unknown", connection(b"bad-input-nowhere")),
+]
+
+
+def options(struct_size: Optional[int] = None, token: Optional[bytes] = None, **fields) -> _ffi.ChannelMediaOptions:
+    """Media options: each field given is set with its has_ flag (names starting with "raw_" without it)."""
+    o = _ffi.ChannelMediaOptions()
+    o.struct_size = OPTIONS_SIZE if struct_size is None else struct_size
+    for name, value in fields.items():
+        if name.startswith("raw_"):
+            setattr(o, name[4:], value)
+        else:
+            setattr(o, "has_" + name, 1)
+            setattr(o, name, value)
+    o.token = token
+    return o
+
+
+def join_ex(engine: int, c: Optional[_ffi.RtcConnection], o: Optional[_ffi.ChannelMediaOptions] = None,
+            token: Optional[bytes] = None, handler: Optional[_ffi.EventHandlerEx] = None,
+            user_data: Optional[int] = None) -> int:
+    return _ffi.agoraish_engine_join_channel_ex(engine, token, ref(c), ref(o), ref(handler), user_data)
+
+
+def join_with_options(engine: int, o: Optional[_ffi.ChannelMediaOptions], channel: Optional[bytes] = b"bad-input",
+                      uid: int = 5, token: Optional[bytes] = None) -> int:
+    return _ffi.agoraish_engine_join_channel_with_options(engine, token, channel, uid, ref(o))
+
+
+def update_options(engine: int, o: Optional[_ffi.ChannelMediaOptions]) -> int:
+    return _ffi.agoraish_engine_update_channel_media_options(engine, ref(o))
+
+
+#: (label, options, join_channel_with_options and join_channel_ex, update_channel_media_options outside a call):
+#: the rows of Tests/c/bad_input.c, and the custom video track fields.
+OPTION_ROWS: List[Tuple[str, Optional[_ffi.ChannelMediaOptions], int, int]] = [
+    ("NULL", None, EINVAL, EINVAL),
+    ("struct_size 0", options(0), EINVAL, EINVAL),
+    ("struct_size 4", options(4), EINVAL, EINVAL),
+    ("struct_size one byte short", options(OPTIONS_SIZE - 1), EINVAL, EINVAL),
+    ("struct_size 8 bytes long", options(OPTIONS_SIZE + 8), EINVAL, EINVAL),
+    ("client_role_type 0", options(client_role_type=0), EINVAL, EINVAL),
+    ("client_role_type 3", options(client_role_type=3), EINVAL, EINVAL),
+    ("client_role_type INT_MIN", options(client_role_type=INT_MIN), EINVAL, EINVAL),
+    ("channel_profile 2", options(channel_profile=2), EINVAL, EINVAL),
+    ("channel_profile -1", options(channel_profile=-1), EINVAL, EINVAL),
+    ("publish_custom_audio_track without an id", options(publish_custom_audio_track=1), EINVAL, EINVAL),
+    ("publish_custom_audio_track_id 99 (unknown)",
+     options(publish_custom_audio_track=1, publish_custom_audio_track_id=99), EINVAL, EINVAL),
+    ("publish_custom_audio_track_id 0", options(publish_custom_audio_track=1, publish_custom_audio_track_id=0),
+     EINVAL, EINVAL),
+    ("publish_custom_audio_track_id -1", options(publish_custom_audio_track=1, publish_custom_audio_track_id=-1),
+     EINVAL, EINVAL),
+    ("publish_custom_video_track without an id", options(publish_custom_video_track=1), EINVAL, EINVAL),
+    ("publish_custom_video_track, custom_video_track_id 99 (unknown)",
+     options(publish_custom_video_track=1, custom_video_track_id=99), EINVAL, EINVAL),
+    ("publish_encoded_video_track without an id", options(publish_encoded_video_track=1), EINVAL, EINVAL),
+    ("publish_encoded_video_track, custom_video_track_id -1",
+     options(publish_encoded_video_track=1, custom_video_track_id=-1), EINVAL, EINVAL),
+    ("token not UTF-8", options(token=b"bad-\xff"), EINVAL, EINVAL),
+    ("a token outside a call", options(token=b"a-token"), 0, ENOTIN),
+    ("values without their has_ flags", options(raw_client_role_type=99, raw_channel_profile=99,
+                                                raw_publish_custom_audio_track=1, raw_publish_custom_audio_track_id=99,
+                                                raw_publish_camera_track=1, raw_publish_custom_video_track=1,
+                                                raw_custom_video_track_id=99), 0, 0),
+]
+
+
+def case_options_join_with_options(ctx: Ctx) -> None:
+    for label, o, join_rc, _ in OPTION_ROWS:
+        engine = engine_with(ctx, server_url=NOWHERE) if join_rc == 0 else ctx.engine
+        assert join_with_options(engine, o) == join_rc, label
+    assert _ffi.agoraish_engine_get_connection_state(ctx.engine) == 1, "a refused join connects nothing"
+
+
+def case_options_join_ex(ctx: Ctx) -> None:
+    for label, o, join_rc, _ in OPTION_ROWS[1:]:  # NULL options are the defaults for join_channel_ex
+        c = connection(f"bad-input-{next(_CHANNELS)}".encode())
+        assert join_ex(ctx.engine, c, o) == join_rc, label
+        if join_rc == 0:
+            assert _ffi.agoraish_engine_leave_channel_ex(ctx.engine, ref(c)) == 0, label
+    assert join_ex(ctx.engine, connection(), None) == 0, "NULL: the defaults"
+    assert join_ex(ctx.engine, connection(b"camera"), options(publish_camera_track=1)) == EINVAL, \
+        "the camera belongs to the engine's own connection"
+
+
+def case_options_update(ctx: Ctx) -> None:
+    for label, o, _, update_rc in OPTION_ROWS:
+        assert update_options(ctx.engine, o) == update_rc, label
+
+
+def case_options_update_in_a_call(ctx: Ctx) -> None:
+    engine = connected_engine(ctx)
+    assert update_options(engine, options(channel_profile=1)) == EREFUSED, "channel_profile in a call"
+    assert update_options(engine, options(token=b"renewed")) == 0, "a token in a call renews it"
+    assert update_options(engine, options(client_role_type=3)) == EINVAL, "a bad value is -2 in a call too"
+
+
+def custom_tracks(engine: int) -> Tuple[int, int, int]:
+    """(custom audio track, custom video track, custom encoded video track) of `engine`."""
+    audio, raw, encoded = ctypes.c_int32(), ctypes.c_int32(), ctypes.c_int32()
+    assert _ffi.agoraish_engine_create_custom_audio_track(engine, 0, ctypes.byref(audio)) == 0
+    assert _ffi.agoraish_engine_create_custom_video_track(engine, ctypes.byref(raw)) == 0
+    assert _ffi.agoraish_engine_create_custom_encoded_video_track(engine, ctypes.byref(encoded)) == 0
+    return audio.value, raw.value, encoded.value
+
+
+def case_options_tracks(ctx: Ctx) -> None:
+    audio, raw, encoded = custom_tracks(ctx.engine)  # audio and video tracks are numbered apart
+    assert update_options(ctx.engine, options(publish_custom_video_track=1, custom_video_track_id=encoded)) \
+        == EINVAL, "an encoded track as a custom video track"
+    assert update_options(ctx.engine, options(publish_encoded_video_track=1, custom_video_track_id=raw)) \
+        == EINVAL, "a custom video track as an encoded one"
+    assert update_options(ctx.engine, options(publish_camera_track=1, publish_custom_video_track=1,
+                                              custom_video_track_id=raw)) == EINVAL, "the camera and a custom track"
+    for o in (options(publish_custom_audio_track=1, publish_custom_audio_track_id=audio),
+              options(publish_custom_video_track=1, custom_video_track_id=raw),
+              options(publish_custom_video_track=0),
+              options(publish_encoded_video_track=1, custom_video_track_id=encoded),
+              options(publish_encoded_video_track=0)):
+        assert update_options(ctx.engine, o) == 0
+    c = connection(b"tracks")
+    assert join_ex(ctx.engine, c, options(publish_encoded_video_track=1, custom_video_track_id=encoded)) == 0
+    assert _ffi.agoraish_engine_update_channel_media_options_ex(
+        ctx.engine, ref(options(publish_custom_video_track=1, custom_video_track_id=encoded)), ref(c)) == EINVAL
+    assert _ffi.agoraish_engine_update_channel_media_options_ex(
+        ctx.engine, ref(options(publish_custom_video_track=1, custom_video_track_id=raw)), ref(c)) == 0
+
+
+def case_join_with_options_channels(ctx: Ctx) -> None:
+    assert join_with_options(ctx.engine, options(), channel=None) == EINVAL, "NULL"
+    assert join_with_options(ctx.engine, options(), channel=b"caf\xe9") == EINVAL, "not UTF-8"
+    for name in (b"", b"c" * 64, b"no/slash", b"\x01x"):
+        assert join_with_options(ctx.engine, options(), channel=name) == ECHANNEL, name
+    assert join_with_options(ctx.engine, options(), channel=(ALLOWED_CHANNEL_CHARS * 2)[:63]) == 0
+    assert join_with_options(ctx.engine, options(), channel=b"again") == EJOIN, "already joining"
+    assert join(ctx.engine, b"again") == EJOIN
+
+
+def case_join_with_options_tokens(ctx: Ctx) -> None:
+    assert join_with_options(ctx.engine, options(), token=b"007\xff") == EINVAL
+    for token in (None, b"", b"a-token"):
+        assert join_with_options(engine_with(ctx, server_url=NOWHERE), options(), token=token) == 0, token
+
+
+def case_join_with_options_uids(ctx: Ctx) -> None:
+    for uid in (0, 1, 2**32 - 1):
+        assert join_with_options(engine_with(ctx, server_url=NOWHERE), options(), uid=uid) == 0, uid
+
+
+def case_join_ex_connections(ctx: Ctx) -> None:
+    for label, c in BAD_CONNECTIONS[:-1]:
+        assert join_ex(ctx.engine, c) == EINVAL, label
+    for name in (b"", b"c" * 64, b"no/slash"):
+        assert join_ex(ctx.engine, connection(name)) == ECHANNEL, name
+    for uid in (0, 1, 2**32 - 1):
+        assert join_ex(ctx.engine, connection(b"uids", uid)) == 0, uid
+    assert join_ex(ctx.engine, connection(b"uids", 1)) == EJOIN, "twice"
+    assert join(ctx.engine, b"own", uid=3) == 0
+    assert join_ex(ctx.engine, connection(b"own", 3)) == EJOIN, "the engine's own connection"
+    assert join_ex(ctx.engine, connection(b"own", 4)) == 0, "its channel as another uid"
+
+
+def case_join_ex_limit(ctx: Ctx) -> None:
+    for i in range(_ffi.AGORAISH_MAX_CONNECTIONS):
+        assert join_ex(ctx.engine, connection(f"limit-{i}".encode())) == 0, i
+    assert join_ex(ctx.engine, connection(b"limit-more")) == EREFUSED, "one more than AGORAISH_MAX_CONNECTIONS"
+    assert _ffi.agoraish_engine_leave_channel_ex(ctx.engine, ref(connection(b"limit-0"))) == 0
+    assert join_ex(ctx.engine, connection(b"limit-more")) == 0, "after a leave"
+
+
+def case_join_ex_tokens(ctx: Ctx) -> None:
+    assert join_ex(ctx.engine, connection(), token=b"007\xff") == EINVAL
+    for i, token in enumerate((None, b"", b"a-token")):
+        assert join_ex(ctx.engine, connection(f"token-{i}".encode()), token=token) == 0, token
+
+
+def handler_ex(ctx: Ctx, struct_size: Optional[int] = None, seen: Optional[List[Tuple[int, int]]] = None):
+    table = _ffi.EventHandlerEx()
+    table.struct_size = HANDLER_EX_SIZE if struct_size is None else struct_size
+    if seen is not None:
+        callback = _ffi.CALLBACKS["agoraish_event_handler_ex"]
+        ctype = next(t for n, t, _ in callback if n == "on_connection_state_changed")
+        thunk = ctype(lambda engine, user_data, c, state, reason: seen.append((user_data or 0, state)))
+        ctx.keep.append(thunk)
+        table.on_connection_state_changed = thunk
+    return table
+
+
+def case_join_ex_handlers(ctx: Ctx) -> None:
+    for size in (0, 4, 8, HANDLER_EX_SIZE - 1, HANDLER_EX_SIZE + 4):
+        assert join_ex(ctx.engine, connection(), handler=handler_ex(ctx, size)) == EINVAL, size
+    for size in sorted(KNOWN_SIZES.get("agoraish_event_handler_ex", {HANDLER_EX_SIZE})):
+        assert join_ex(ctx.engine, connection(f"handler-{size}".encode()), handler=handler_ex(ctx, size)) == 0, size
+    assert join_ex(ctx.engine, connection(b"no-handler"), handler=None, user_data=0x1234) == 0
+
+
+def case_join_ex_user_data(ctx: Ctx) -> None:
+    import time
+
+    seen: List[Tuple[int, int]] = []
+    assert join_ex(ctx.engine, connection(), handler=handler_ex(ctx, seen=seen), user_data=0xABCD) == 0
+    deadline = time.monotonic() + TIMEOUT
+    while not any(state == 3 for _, state in seen) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert seen and all(user_data == 0xABCD for user_data, _ in seen), seen
+    assert any(state == 3 for _, state in seen), seen
+
+
+def case_leave_ex(ctx: Ctx) -> None:
+    for label, c in BAD_CONNECTIONS[:-1]:
+        assert _ffi.agoraish_engine_leave_channel_ex(ctx.engine, ref(c)) == EINVAL, label
+    assert _ffi.agoraish_engine_leave_channel_ex(ctx.engine, ref(BAD_CONNECTIONS[-1][1])) == ELEAVE, "unknown"
+    c = connection()
+    assert join_ex(ctx.engine, c) == 0
+    assert _ffi.agoraish_engine_leave_channel_ex(ctx.engine, ref(c)) == 0
+    assert _ffi.agoraish_engine_leave_channel_ex(ctx.engine, ref(c)) == ELEAVE, "twice"
+    assert join_ex(ctx.engine, c) == 0, "joined again"
+    assert _ffi.agoraish_engine_leave_channel_ex(ctx.engine, ref(c)) == 0
+
+
+def joined_ex(ctx: Ctx, connected: bool = True) -> _ffi.RtcConnection:
+    """A connection of the case's engine (on the module server), CONNECTED unless told otherwise."""
+    import time
+
+    c = connection(f"bad-input-ex-{next(_CHANNELS)}".encode())
+    o = options(publish_microphone_track=0, enable_audio_recording_or_playout=0)
+    assert join_ex(ctx.engine, c, o) == 0
+    deadline = time.monotonic() + TIMEOUT
+    while connected and _ffi.agoraish_engine_get_connection_state_ex(ctx.engine, ref(c)) != 3:
+        assert time.monotonic() < deadline, "the connection did not connect"
+        time.sleep(0.01)
+    return c
+
+
+def ex_connection_case(call: Callable[[int, object], int]) -> Callable[[Ctx], None]:
+    """An `_ex` function with valid arguments but the connection: -2 for each bad or unknown one."""
+
+    def case(ctx: Ctx) -> None:
+        got = {label: call(ctx.engine, ref(c)) for label, c in BAD_CONNECTIONS}
+        assert got == {label: EINVAL for label, _ in BAD_CONNECTIONS}
+        c = connection()
+        assert join_ex(ctx.engine, c) == 0
+        assert _ffi.agoraish_engine_leave_channel_ex(ctx.engine, ref(c)) == 0
+        assert call(ctx.engine, ref(c)) == EINVAL, "a left connection"
+
+    return case
+
+
+def ex_values_case(call: Callable[[int, object, object], int], rejected, accepted,
+                   code: int = EINVAL) -> Callable[[Ctx], None]:
+    """An `_ex` function on a connection in a call: `code` for each rejected value, 0 for each accepted one."""
+
+    def case(ctx: Ctx) -> None:
+        c = ref(joined_ex(ctx))
+        assert {v: call(ctx.engine, v, c) for v in rejected} == {v: code for v in rejected}
+        assert {v: call(ctx.engine, v, c) for v in accepted} == {v: 0 for v in accepted}
+
+    return case
+
+
+def call_id_ex(engine: int, capacity: Optional[int], c, with_len: bool = True) -> Tuple[int, int]:
+    length = ctypes.c_size_t(capacity or 0)
+    buf = ctypes.create_string_buffer(capacity) if capacity is not None else None
+    rc = _ffi.agoraish_engine_get_call_id_ex(engine, buf, ctypes.byref(length) if with_len else None, c)
+    return rc, length.value
+
+
+def case_call_id_ex_buffer(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx))
+    rc, needed = call_id_ex(ctx.engine, None, c)
+    assert rc == ESMALL and needed > 1
+    assert call_id_ex(ctx.engine, needed - 1, c) == (ESMALL, needed)
+    assert call_id_ex(ctx.engine, needed, c) == (0, needed)
+
+
+def case_call_id_ex_len(ctx: Ctx) -> None:
+    assert call_id_ex(ctx.engine, 64, ref(joined_ex(ctx)), with_len=False)[0] == EINVAL
+
+
+def case_user_info_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx))
+    info = _ffi.UserInfo()
+    for uid in (0, 1, 2**32 - 1):
+        assert _ffi.agoraish_engine_get_user_info_by_uid_ex(ctx.engine, uid, ctypes.byref(info), c) == EINVAL, uid
+    assert _ffi.agoraish_engine_get_user_info_by_uid_ex(ctx.engine, 5, None, c) == EINVAL, "NULL info"
+
+
+def case_user_info_account_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx))
+    info = _ffi.UserInfo()
+    for account in (None, b"\xff", b"nobody", b""):
+        assert _ffi.agoraish_engine_get_user_info_by_user_account_ex(ctx.engine, account, ctypes.byref(info), c) \
+            == EINVAL, account
+    assert _ffi.agoraish_engine_get_user_info_by_user_account_ex(ctx.engine, b"nobody", None, c) == EINVAL
+
+
+def case_setup_remote_video_ex(ctx: Ctx) -> None:
+    callback = _ffi.FrameCallback(lambda *args: None)
+    ctx.keep.append(callback)
+    c = ref(joined_ex(ctx))
+    setup = _ffi.agoraish_engine_setup_remote_video_ex
+    assert setup(ctx.engine, None, c) == EINVAL, "NULL"
+    for size in (0, 4, CANVAS_SIZE_0_5 - 1, ctypes.sizeof(_ffi.VideoCanvas) + 4):
+        assert setup(ctx.engine, ctypes.byref(canvas(on_frame=callback, size=size)), c) == EINVAL, size
+    assert setup(ctx.engine, ctypes.byref(canvas(uid=0, on_frame=callback)), c) == EINVAL, "uid 0"
+    assert setup(ctx.engine, ctypes.byref(canvas(uid=7, on_frame=callback, render_mode=9)), c) == EINVAL
+    assert setup(ctx.engine, ctypes.byref(canvas(uid=7, on_frame=callback)), c) == 0
+    assert setup(ctx.engine, ctypes.byref(canvas(uid=7)), c) == 0, "unbind"
+
+
+def case_snapshot_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx, connected=False))
+    take = _ffi.agoraish_engine_take_snapshot_ex
+    path = str(ctx.tmp / "x.png").encode()
+    for bad in (None, b"", str(ctx.tmp / "x.bmp").encode(), b"/tmp/\xff.png"):
+        assert take(ctx.engine, 7, bad, c) == EINVAL, bad
+    assert take(ctx.engine, 7, path, c) in (ENOTIN, 0)
+
+
+def case_data_stream_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx))
+    create = _ffi.agoraish_engine_create_data_stream_ex
+    stream = ctypes.c_int(-1)
+    assert create(ctx.engine, None, ctypes.byref(stream_config()), c) == EINVAL, "NULL stream_id"
+    assert create(ctx.engine, ctypes.byref(stream), None, c) == EINVAL, "NULL config"
+    for size in (0, 3, STREAM_CONFIG_SIZE - 1, STREAM_CONFIG_SIZE + 4):
+        assert create(ctx.engine, ctypes.byref(stream), ctypes.byref(stream_config(struct_size=size)), c) \
+            == EINVAL, size
+    assert stream.value == -1, "a refused call writes no id"
+    ids = []
+    for i in range(_ffi.AGORAISH_MAX_DATA_STREAMS):
+        assert create(ctx.engine, ctypes.byref(stream), ctypes.byref(stream_config(i % 2, i // 2 % 2)), c) == 0
+        ids.append(stream.value)
+    assert len(set(ids)) == _ffi.AGORAISH_MAX_DATA_STREAMS
+    assert create(ctx.engine, ctypes.byref(stream), ctypes.byref(stream_config()), c) == -116, "a sixth stream"
+
+
+def case_send_stream_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx))
+    stream = ctypes.c_int(-1)
+    assert _ffi.agoraish_engine_create_data_stream_ex(ctx.engine, ctypes.byref(stream),
+                                                      ctypes.byref(stream_config()), c) == 0
+    send = _ffi.agoraish_engine_send_stream_message_ex
+    for unknown in (0, -1, stream.value + 1, 256):
+        assert send(ctx.engine, unknown, MESSAGE, 1, c) == EINVAL, unknown
+    assert send(ctx.engine, stream.value, None, 1, c) == EINVAL, "NULL data"
+    assert send(ctx.engine, stream.value, MESSAGE, 0, c) == EINVAL, "empty"
+    assert send(ctx.engine, stream.value, MESSAGE, 1025, c) == -114, "above 1024 bytes"
+    assert send(ctx.engine, stream.value, MESSAGE, SIZE_MAX, c) == -114, "SIZE_MAX (never read)"
+    assert send(ctx.engine, stream.value, MESSAGE, 1024, c) == 0
+
+
+def case_audio_metadata_ex(ctx: Ctx) -> None:
+    send = _ffi.agoraish_engine_send_audio_metadata_ex
+    c = ref(joined_ex(ctx))
+    assert send(ctx.engine, None, 1, c) == EINVAL, "NULL"
+    for length in (0, 1025, SIZE_MAX):
+        assert send(ctx.engine, MESSAGE, length, c) == EINVAL, length
+    for length in (1, 1024):
+        assert send(ctx.engine, MESSAGE, length, c) == 0, length
+
+
+def case_encoder_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx, connected=False))
+    set_ex = _ffi.agoraish_engine_set_video_encoder_configuration_ex
+    assert set_ex(ctx.engine, None, c) == EINVAL, "NULL"
+    for size in (0, 4, ctypes.sizeof(_ffi.VideoEncoderConfiguration) + 4):
+        assert set_ex(ctx.engine, ctypes.byref(encoder_config(size)), c) == EINVAL, size
+    for fields in ({"width": 15}, {"height": 4098}, {"frame_rate": 0}, {"bitrate": -2}, {"codec_type": 2},
+                   {"orientation_mode": 3}, {"degradation_preference": 4}, {"mirror_mode": 3}):
+        assert set_ex(ctx.engine, ctypes.byref(encoder_config(**fields)), c) == EINVAL, fields
+    assert set_ex(ctx.engine, ctypes.byref(encoder_config()), c) == 0
+
+
+def case_encryption_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx, connected=False))
+    enable = _ffi.agoraish_engine_enable_encryption_ex
+    assert enable(ctx.engine, 1, None, c) == EINVAL, "NULL config when enabling"
+    assert enable(ctx.engine, 0, None, c) == 0, "not read when disabling"
+    for config in (encryption_config(mode=0), encryption_config(mode=-1), encryption_config(key=None),
+                   encryption_config(key=b""), encryption_config(key=b"k" * 129), encryption_config(salt=bytes(32)),
+                   encryption_config(struct_size=0), encryption_config(struct_size=ENCRYPTION_CONFIG_SIZE - 1)):
+        assert enable(ctx.engine, 1, ctypes.byref(config), c) == EINVAL
+    for enabled in (1, -1, INT_MAX, INT_MIN):
+        assert enable(ctx.engine, enabled, ctypes.byref(encryption_config()), c) == 0, enabled
+
+
+def _ex(function: Callable[..., int], *args: object) -> Callable[[int, object], int]:
+    """`function(engine, *args, connection)`: an `_ex` function with valid arguments, for ex_connection_case."""
+    return lambda engine, c: function(engine, *args, c)
+
+
+def _ex_value(function: Callable[..., int], *before: object) -> Callable[[int, object, object], int]:
+    """`function(engine, *before, value, connection)`, for ex_values_case."""
+    return lambda engine, value, c: function(engine, *before, value, c)
+
+
+def _ex_value_first(function: Callable[..., int], *after: object) -> Callable[[int, object, object], int]:
+    """`function(engine, value, *after, connection)`, for ex_values_case."""
+    return lambda engine, value, c: function(engine, value, *after, c)
+
+
+_USER_INFO = _ffi.UserInfo()
+_STREAM_ID = ctypes.c_int()
+_CALL_ID = ctypes.create_string_buffer(128)
+_CALL_ID_LEN = ctypes.c_size_t(128)
+
+
+def _ex_rows(name: str, *rows: Tuple[str, str, Callable[[Ctx], None]]) -> Row:
+    """The row of an `_ex` function: its connection case (valid arguments otherwise), then `rows`."""
+    return Row([("connection", "NULL, struct_size 0/4/short/long/UINT32_MAX, channel_id NULL or not UTF-8, "
+                               "unknown, left: -2", ex_connection_case(EX_CALLS[name]))] + list(rows))
+
+
+#: Each `_ex` function called with valid arguments but the connection.
+EX_CALLS: Dict[str, Callable[[int, object], int]] = {
+    "agoraish_engine_update_channel_media_options_ex": lambda e, c: _ffi.agoraish_engine_update_channel_media_options_ex(
+        e, ctypes.byref(options()), c),
+    "agoraish_engine_get_connection_state_ex": _ex(_ffi.agoraish_engine_get_connection_state_ex),
+    "agoraish_engine_get_call_id_ex": lambda e, c: _ffi.agoraish_engine_get_call_id_ex(
+        e, _CALL_ID, ctypes.byref(ctypes.c_size_t(128)), c),
+    "agoraish_engine_get_user_info_by_uid_ex": _ex(_ffi.agoraish_engine_get_user_info_by_uid_ex, 5,
+                                                   ctypes.byref(_USER_INFO)),
+    "agoraish_engine_get_user_info_by_user_account_ex": _ex(_ffi.agoraish_engine_get_user_info_by_user_account_ex,
+                                                            b"account", ctypes.byref(_USER_INFO)),
+    "agoraish_engine_mute_local_audio_stream_ex": _ex(_ffi.agoraish_engine_mute_local_audio_stream_ex, 1),
+    "agoraish_engine_mute_remote_audio_stream_ex": _ex(_ffi.agoraish_engine_mute_remote_audio_stream_ex, 5, 1),
+    "agoraish_engine_mute_all_remote_audio_streams_ex": _ex(_ffi.agoraish_engine_mute_all_remote_audio_streams_ex, 1),
+    "agoraish_engine_adjust_user_playback_signal_volume_ex": _ex(
+        _ffi.agoraish_engine_adjust_user_playback_signal_volume_ex, 5, 50),
+    "agoraish_engine_mute_remote_video_stream_ex": _ex(_ffi.agoraish_engine_mute_remote_video_stream_ex, 5, 1),
+    "agoraish_engine_mute_all_remote_video_streams_ex": _ex(_ffi.agoraish_engine_mute_all_remote_video_streams_ex, 1),
+    "agoraish_engine_set_remote_video_stream_type_ex": _ex(_ffi.agoraish_engine_set_remote_video_stream_type_ex, 5, 1),
+    "agoraish_engine_setup_remote_video_ex": lambda e, c: _ffi.agoraish_engine_setup_remote_video_ex(
+        e, ctypes.byref(canvas(uid=5)), c),
+    "agoraish_engine_take_snapshot_ex": _ex(_ffi.agoraish_engine_take_snapshot_ex, 5, b"/tmp/bad-input-ex.png"),
+    "agoraish_engine_create_data_stream_ex": lambda e, c: _ffi.agoraish_engine_create_data_stream_ex(
+        e, ctypes.byref(_STREAM_ID), ctypes.byref(stream_config()), c),
+    "agoraish_engine_send_stream_message_ex": _ex(_ffi.agoraish_engine_send_stream_message_ex, 1, MESSAGE, 1),
+    "agoraish_engine_send_audio_metadata_ex": _ex(_ffi.agoraish_engine_send_audio_metadata_ex, MESSAGE, 1),
+    "agoraish_engine_enable_encryption_ex": lambda e, c: _ffi.agoraish_engine_enable_encryption_ex(
+        e, 1, ctypes.byref(encryption_config()), c),
+    "agoraish_engine_set_video_encoder_configuration_ex": lambda e, c: (
+        _ffi.agoraish_engine_set_video_encoder_configuration_ex(e, ctypes.byref(encoder_config()), c)),
+    "agoraish_engine_enable_dual_stream_mode_ex": _ex(_ffi.agoraish_engine_enable_dual_stream_mode_ex, 1),
+    "agoraish_engine_mute_local_video_stream_ex": _ex(_ffi.agoraish_engine_mute_local_video_stream_ex, 1),
+    "agoraish_engine_set_remote_default_video_stream_type_ex": _ex(
+        _ffi.agoraish_engine_set_remote_default_video_stream_type_ex, 1),
+}
+
+
+def case_update_options_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx))
+    update = _ffi.agoraish_engine_update_channel_media_options_ex
+    for label, o, _, update_rc in OPTION_ROWS:
+        if o is not None and o.token is not None and update_rc == ENOTIN:
+            continue  # in a call a token renews the connection's token
+        assert update(ctx.engine, ref(o), c) == update_rc, label
+    assert update(ctx.engine, ref(options(publish_camera_track=1)), c) == EINVAL, "the camera"
+    assert update(ctx.engine, ref(options(channel_profile=1)), c) == EREFUSED, "channel_profile in a call"
+    assert update(ctx.engine, ref(options(token=b"renewed")), c) == 0
+
+
+def case_connection_state_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx, connected=False))
+    assert _ffi.agoraish_engine_get_connection_state_ex(ctx.engine, c) in (2, 3)
+    assert _ffi.agoraish_engine_get_connection_state_ex(ctx.engine, ref(joined_ex(ctx))) == 3
+
+
+# -- custom audio tracks (ABI 0.11) ------------------------------------------------
+
+
+def new_audio_track(engine: int, track_type: int = 0) -> Tuple[int, int]:
+    track = ctypes.c_int32(-1)
+    rc = _ffi.agoraish_engine_create_custom_audio_track(engine, track_type, ctypes.byref(track))
+    return rc, track.value
+
+
+def case_audio_track_types(ctx: Ctx) -> None:
+    for track_type in (-1, 2, INT_MAX, INT_MIN):
+        assert new_audio_track(ctx.engine, track_type) == (EINVAL, -1), track_type
+    for track_type in (0, 1):
+        rc, track = new_audio_track(ctx.engine, track_type)
+        assert rc == 0 and track >= 1, track_type
+
+
+def case_audio_track_ids(ctx: Ctx) -> None:
+    assert _ffi.agoraish_engine_create_custom_audio_track(ctx.engine, 0, None) == EINVAL, "NULL track_id"
+    tracks = [new_audio_track(ctx.engine, i % 2) for i in range(_ffi.AGORAISH_MAX_CUSTOM_AUDIO_TRACKS)]
+    assert all(rc == 0 for rc, _ in tracks) and len({t for _, t in tracks}) == len(tracks)
+    assert new_audio_track(ctx.engine) == (EREFUSED, -1), "one more than AGORAISH_MAX_CUSTOM_AUDIO_TRACKS"
+    assert _ffi.agoraish_engine_destroy_custom_audio_track(ctx.engine, tracks[0][1]) == 0
+    assert new_audio_track(ctx.engine)[0] == 0, "after a destroy"
+
+
+UNKNOWN_TRACKS = (0, -1, 1, 99, INT_MAX, INT_MIN)
+
+
+def case_destroy_audio_track(ctx: Ctx) -> None:
+    for track in UNKNOWN_TRACKS:
+        assert _ffi.agoraish_engine_destroy_custom_audio_track(ctx.engine, track) == EINVAL, track
+    rc, track = new_audio_track(ctx.engine)
+    assert _ffi.agoraish_engine_destroy_custom_audio_track(ctx.engine, track) == 0
+    assert _ffi.agoraish_engine_destroy_custom_audio_track(ctx.engine, track) == EINVAL, "twice"
+
+
+def case_audio_track_volume(ctx: Ctx) -> None:
+    adjust = _ffi.agoraish_engine_adjust_custom_audio_publish_volume
+    for track in UNKNOWN_TRACKS:
+        assert adjust(ctx.engine, track, 50) == EINVAL, track
+    _, track = new_audio_track(ctx.engine)
+    for volume in (-1, 101, INT_MAX, INT_MIN):
+        assert adjust(ctx.engine, track, volume) == EINVAL, volume
+    for volume in (0, 1, 100):
+        assert adjust(ctx.engine, track, volume) == 0, volume
+
+
+PCM = (ctypes.c_int16 * (2 * 48000))()
+
+#: (label, samples NULL, samples_per_channel, sample_rate, channels, expected): the rows of Tests/c/bad_input.c.
+TRACK_PUSH_ROWS = [
+    ("NULL samples", True, 480, 48000, 1, EINVAL),
+    ("NULL samples, none", True, 0, 48000, 1, 0),
+    ("0 samples", False, 0, 48000, 1, 0),
+    ("-1 samples", False, -1, 48000, 1, EINVAL),
+    ("INT_MIN samples", False, INT_MIN, 48000, 1, EINVAL),
+    ("one second and one sample", False, 48001, 48000, 1, EINVAL),
+    ("one second", False, 48000, 48000, 2, 0),
+    ("rate 0", False, 80, 0, 1, EINVAL),
+    ("rate 7999", False, 80, 7999, 1, EINVAL),
+    ("rate 22050", False, 220, 22050, 1, EINVAL),
+    ("rate 96000", False, 960, 96000, 1, EINVAL),
+    ("rate -48000", False, 480, -48000, 1, EINVAL),
+    ("channels 0", False, 480, 48000, 0, EINVAL),
+    ("channels 3", False, 480, 48000, 3, EINVAL),
+    ("channels -1", False, 480, 48000, -1, EINVAL),
+    ("8 kHz mono", False, 80, 8000, 1, 0),
+    ("16 kHz stereo", False, 160, 16000, 2, 0),
+    ("32 kHz mono", False, 320, 32000, 1, 0),
+    ("44.1 kHz stereo", False, 441, 44100, 2, 0),
+]
+
+
+def track_push_case(params: Set[str]) -> Callable[[Ctx], None]:
+    """The rows of TRACK_PUSH_ROWS that exercise one of `params`, and the valid ones, on a new track."""
+
+    def case(ctx: Ctx) -> None:
+        _, track = new_audio_track(ctx.engine)
+        push = _ffi.agoraish_engine_push_external_audio_frame_by_id
+        for label, null, count, rate, channels, expected in TRACK_PUSH_ROWS:
+            exercised = {"samples"} if null else set()
+            exercised |= {"samples_per_channel"} if count not in (0, 480, 80, 160, 320, 441, 220, 960) else set()
+            exercised |= {"sample_rate"} if rate not in (8000, 16000, 32000, 44100, 48000) else set()
+            exercised |= {"channels"} if channels not in (1, 2) else set()
+            if expected == 0 or exercised & params:
+                assert push(ctx.engine, track, None if null else PCM, count, rate, channels) == expected, label
+
+    return case
+
+
+def case_push_audio_track_ids(ctx: Ctx) -> None:
+    push = _ffi.agoraish_engine_push_external_audio_frame_by_id
+    for track in UNKNOWN_TRACKS:
+        assert push(ctx.engine, track, PCM, 480, 48000, 1) == EINVAL, track
+    _, track = new_audio_track(ctx.engine)
+    assert _ffi.agoraish_engine_destroy_custom_audio_track(ctx.engine, track) == 0
+    assert push(ctx.engine, track, PCM, 480, 48000, 1) == EINVAL, "a destroyed track"
+
+
+# -- custom video tracks and encoded video (ABI 0.11) ------------------------------
+
+
+def new_video_track(engine: int, encoded: bool = False) -> Tuple[int, int]:
+    track = ctypes.c_int32(-1)
+    create = (_ffi.agoraish_engine_create_custom_encoded_video_track if encoded
+              else _ffi.agoraish_engine_create_custom_video_track)
+    return create(engine, ctypes.byref(track)), track.value
+
+
+def video_track_ids_case(encoded: bool) -> Callable[[Ctx], None]:
+    """NULL track_id: -2; AGORAISH_MAX_CUSTOM_VIDEO_TRACKS (raw and encoded together), then -5 for either kind."""
+
+    def case(ctx: Ctx) -> None:
+        create = (_ffi.agoraish_engine_create_custom_encoded_video_track if encoded
+                  else _ffi.agoraish_engine_create_custom_video_track)
+        assert create(ctx.engine, None) == EINVAL, "NULL track_id"
+        tracks = [new_video_track(ctx.engine, (i % 2 == 0) == encoded) for i in range(_ffi.AGORAISH_MAX_CUSTOM_VIDEO_TRACKS)]
+        assert all(rc == 0 and t >= 1 for rc, t in tracks) and len({t for _, t in tracks}) == len(tracks), tracks
+        assert new_video_track(ctx.engine, encoded) == (EREFUSED, -1), "one more"
+        assert new_video_track(ctx.engine, not encoded) == (EREFUSED, -1), "one more of the other kind"
+        rc, audio = new_audio_track(ctx.engine)
+        assert rc == 0, "audio tracks are counted apart"
+        assert _ffi.agoraish_engine_destroy_custom_video_track(ctx.engine, tracks[0][1]) == 0
+        assert new_video_track(ctx.engine, encoded)[0] == 0, "after a destroy"
+
+    return case
+
+
+def case_destroy_video_track(ctx: Ctx) -> None:
+    destroy = _ffi.agoraish_engine_destroy_custom_video_track
+    for track in UNKNOWN_TRACKS:
+        assert destroy(ctx.engine, track) == EINVAL, track
+    audio, raw, encoded = custom_tracks(ctx.engine)
+    for track in (raw, encoded):
+        assert destroy(ctx.engine, track) == 0, track
+        assert destroy(ctx.engine, track) == EINVAL, ("twice", track)
+    assert _ffi.agoraish_engine_destroy_custom_audio_track(ctx.engine, audio) == 0, "the audio track is apart"
+
+
+def push_frame_by_id(engine: int, frame: Optional[_ffi.ExternalVideoFrame], track: int) -> int:
+    return _ffi.agoraish_engine_push_external_video_frame_by_id(engine, ref(frame), track)
+
+
+def case_push_video_track_frames(ctx: Ctx) -> None:
+    _, raw = new_video_track(ctx.engine)
+    assert push_frame_by_id(ctx.engine, None, raw) == EINVAL, "NULL"
+    full = ctypes.sizeof(_ffi.ExternalVideoFrame)
+    for size in (0, 4, FRAME_SIZE_0_5 - 1, full - 1, full + 4):
+        assert push_frame_by_id(ctx.engine, video_frame(size=size), raw) == EINVAL, size
+    for fields in ({"width": 15}, {"height": 4098}, {"format": 99}, {"rotation": 45}, {"y_stride": 8},
+                   {"y_buffer": None}):
+        assert push_frame_by_id(ctx.engine, video_frame(**fields), raw) == EINVAL, fields
+    for fmt in PIXEL_FORMATS:
+        assert push_frame_by_id(ctx.engine, video_frame(fmt=fmt), raw) == 0, ("no publisher: dropped", fmt)
+    assert push_frame_by_id(ctx.engine, video_frame(rotation=90), raw) == 0
+
+
+def case_push_video_track_ids(ctx: Ctx) -> None:
+    for track in UNKNOWN_TRACKS:
+        assert push_frame_by_id(ctx.engine, video_frame(), track) == EINVAL, track
+    audio, raw, encoded = custom_tracks(ctx.engine)
+    assert push_frame_by_id(ctx.engine, video_frame(), encoded) == EINVAL, "an encoded track"
+    assert push_frame_by_id(ctx.engine, video_frame(), raw) == 0
+    assert _ffi.agoraish_engine_destroy_custom_video_track(ctx.engine, raw) == 0
+    assert push_frame_by_id(ctx.engine, video_frame(), raw) == EINVAL, "a destroyed track"
+
+
+ENCODED_INFO_SIZE = ctypes.sizeof(_ffi.EncodedVideoFrameInfo)
+ENCODED = (ctypes.c_uint8 * (_ffi.AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES + 1))()
+
+
+def encoded_info(struct_size: Optional[int] = None, **fields) -> _ffi.EncodedVideoFrameInfo:
+    info = _ffi.EncodedVideoFrameInfo(codec_type=_ffi.AGORAISH_VIDEO_CODEC_VP8, width=160, height=120,
+                                      frame_type=_ffi.AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME, capture_time_ms=0)
+    info.struct_size = ENCODED_INFO_SIZE if struct_size is None else struct_size
+    for key, value in fields.items():
+        setattr(info, key, value)
+    return info
+
+
+def push_encoded(engine: int, track: int, length: int = 100, info: Optional[_ffi.EncodedVideoFrameInfo] = None,
+                 data: object = ENCODED) -> int:
+    info = encoded_info() if info is None else info
+    return _ffi.agoraish_engine_push_external_encoded_video_frame(engine, data, length, ctypes.byref(info), track)
+
+
+def case_push_encoded_data(ctx: Ctx) -> None:
+    _, track = new_video_track(ctx.engine, encoded=True)
+    assert push_encoded(ctx.engine, track, data=None) == EINVAL, "NULL"
+    assert push_encoded(ctx.engine, track, 0) == EINVAL, "empty"
+    assert push_encoded(ctx.engine, track, _ffi.AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES + 1) == EINVAL, "too large"
+    assert push_encoded(ctx.engine, track, SIZE_MAX) == EINVAL, "SIZE_MAX (never read)"
+    for length in (1, 100, _ffi.AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES):
+        assert push_encoded(ctx.engine, track, length) == 0, ("outside a call: sent by none", length)
+
+
+def case_push_encoded_info(ctx: Ctx) -> None:
+    _, track = new_video_track(ctx.engine, encoded=True)
+    assert _ffi.agoraish_engine_push_external_encoded_video_frame(ctx.engine, ENCODED, 100, None, track) == EINVAL
+    for size in (0, 4, ENCODED_INFO_SIZE - 1, ENCODED_INFO_SIZE + 8):
+        assert push_encoded(ctx.engine, track, info=encoded_info(size)) == EINVAL, size
+    for fields in ({"codec_type": 0}, {"codec_type": 2}, {"codec_type": -1}, {"frame_type": 0},
+                   {"frame_type": 5}, {"frame_type": -1}, {"width": -1}, {"width": 16385}, {"height": -1},
+                   {"height": 16385}, {"rotation": 45}, {"rotation": 360}, {"rotation": -90}):
+        assert push_encoded(ctx.engine, track, info=encoded_info(**fields)) == EINVAL, fields
+    for fields in ({}, {"codec_type": _ffi.AGORAISH_VIDEO_CODEC_VP9}, {"width": 0, "height": 0},
+                   {"width": 16384, "height": 16384}, {"frame_type": _ffi.AGORAISH_VIDEO_FRAME_TYPE_DELTA_FRAME},
+                   {"rotation": 270}, {"capture_time_ms": -(2**63)}, {"capture_time_ms": 2**63 - 1},
+                   {"uid": 2**32 - 1}):
+        assert push_encoded(ctx.engine, track, info=encoded_info(**fields)) == 0, fields
+
+
+def case_push_encoded_tracks(ctx: Ctx) -> None:
+    for track in UNKNOWN_TRACKS:
+        assert push_encoded(ctx.engine, track) == EINVAL, track
+    audio, raw, encoded = custom_tracks(ctx.engine)
+    assert push_encoded(ctx.engine, raw) == EINVAL, "a custom (raw) video track"
+    assert push_encoded(ctx.engine, encoded) == 0
+    assert _ffi.agoraish_engine_destroy_custom_video_track(ctx.engine, encoded) == 0
+    assert push_encoded(ctx.engine, encoded) == EINVAL, "a destroyed track"
+
+
+def case_push_encoded_in_a_call(ctx: Ctx) -> None:
+    _, track = new_video_track(ctx.engine, encoded=True)
+    c = joined_ex(ctx, connected=False)
+    o = options(publish_microphone_track=0, enable_audio_recording_or_playout=0, publish_encoded_video_track=1,
+                custom_video_track_id=track)
+    assert _ffi.agoraish_engine_update_channel_media_options_ex(ctx.engine, ref(o), ref(c)) == 0
+    import time
+
+    deadline = time.monotonic() + TIMEOUT
+    while _ffi.agoraish_engine_get_connection_state_ex(ctx.engine, ref(c)) != 3:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert push_encoded(ctx.engine, track, 0) == EINVAL, "empty, in a call"
+    assert push_encoded(ctx.engine, track) == 1, "sent by the one connection publishing it"
+
+
+ENCODED_OBSERVER_SIZE = ctypes.sizeof(_ffi.VideoEncodedFrameObserverTable)
+
+
+def encoded_observer(ctx: Ctx, struct_size: Optional[int] = None,
+                     with_callback: bool = True) -> _ffi.VideoEncodedFrameObserverTable:
+    observer = _ffi.VideoEncodedFrameObserverTable()
+    observer.struct_size = ENCODED_OBSERVER_SIZE if struct_size is None else struct_size
+    if with_callback:
+        callback = _ffi.EncodedVideoFrameReceivedCallback(lambda *args: None)
+        ctx.keep.append(callback)
+        observer.on_encoded_video_frame_received = callback
+    return observer
+
+
+def register_encoded(engine: int, observer: Optional[_ffi.VideoEncodedFrameObserverTable]) -> int:
+    """Registers `observer`, passed in a buffer of its struct_size when that is larger."""
+    pointer = None
+    if observer is not None:
+        buffer = (ctypes.c_uint8 * max(observer.struct_size, ENCODED_OBSERVER_SIZE))()
+        ctypes.memmove(buffer, ctypes.byref(observer), ENCODED_OBSERVER_SIZE)
+        pointer = ctypes.cast(buffer, ctypes.POINTER(_ffi.VideoEncodedFrameObserverTable))
+    return _ffi.agoraish_engine_register_video_encoded_frame_observer(engine, pointer)
+
+
+def case_encoded_observer_null(ctx: Ctx) -> None:
+    assert register_encoded(ctx.engine, None) == 0, "none registered"
+    assert register_encoded(ctx.engine, None) == 0, "twice"
+    assert register_encoded(ctx.engine, encoded_observer(ctx)) == 0
+    assert register_encoded(ctx.engine, None) == 0, "removes it"
+
+
+def case_encoded_observer_struct_size(ctx: Ctx) -> None:
+    for size in (0, 4, 8, 12, ENCODED_OBSERVER_SIZE - 1, ENCODED_OBSERVER_SIZE + 1, ENCODED_OBSERVER_SIZE + 4):
+        assert register_encoded(ctx.engine, encoded_observer(ctx, struct_size=size)) == EINVAL, size
+    for size in (ENCODED_OBSERVER_SIZE, ENCODED_OBSERVER_SIZE + 8, ENCODED_OBSERVER_SIZE + 64):
+        assert register_encoded(ctx.engine, encoded_observer(ctx, struct_size=size)) == size_rc(
+            "agoraish_video_encoded_frame_observer", size), size
+
+
+def case_encoded_observer_null_callback(ctx: Ctx) -> None:
+    for engine in (ctx.engine, in_call(ctx)):
+        assert register_encoded(engine, encoded_observer(ctx, with_callback=False)) == 0
+        assert register_encoded(engine, encoded_observer(ctx)) == 0, "replaced"
+        assert register_encoded(engine, None) == 0
+
+
 ROWS: Dict[str, Row] = {
     "agoraish_get_version": Row([("build", "NULL or a pointer", case_version)]),
     "agoraish_get_error_description": Row([
@@ -3415,9 +4210,9 @@ ROWS: Dict[str, Row] = {
             ("config", "100000 and 5000000, any nonzero flag, a larger struct_size, the 0.7 size (20), 24 and 32 "
              "(fields past them not read), a token and channel, \"\" for both: 0; an unprobed direction's "
              "bitrate is not read", case_probe_edges),
-            ("config", "twice -5; the quality test or an echo test during a probe -5; a join ends it",
+            ("config", "twice -5; the quality test or an echo test during a probe -5; a join ends it; in a channel beside the call",
              case_probe_twice),
-            ("config", "during an echo test, joining or in a channel: -5", case_probe_states),
+            ("config", "during an echo test -5; joining or in a channel: beside the call", case_probe_states),
         ],
     ),
     "agoraish_engine_stop_lastmile_probe_test": Row(
@@ -3501,7 +4296,7 @@ ROWS: Dict[str, Row] = {
         [
             ("interval_in_seconds", "0, 1, 11, -1, INT_MIN, INT_MAX: -2, also during a test", case_echo_intervals),
             ("interval_in_seconds", "twice -5; a join during the test -17", case_echo_twice),
-            ("interval_in_seconds", "joining or in a channel: -5", case_echo_in_a_channel),
+            ("interval_in_seconds", "joining or in a channel: beside the call", case_echo_in_a_channel),
         ],
     ),
     "agoraish_engine_start_echo_test_with_config": Row(
@@ -3511,8 +4306,8 @@ ROWS: Dict[str, Row] = {
              "during a test or in a channel", case_echo_configs),
             ("config", "intervals 2 and 10, NULL or \"\" strings, a token and a 63-byte channel, any nonzero "
              "enable_audio, a larger struct_size: 0", case_echo_config_edges),
-            ("config", "twice -5, either start during the other's test -5, a join during it -17; joining, in a "
-             "channel or during a probe -5", case_echo_config_states),
+            ("config", "twice -5, either start during the other's test -5, a join during it -17, during a probe "
+             "-5; joining or in a channel beside the call", case_echo_config_states),
         ],
     ),
     "agoraish_engine_stop_echo_test": Row(
@@ -3586,6 +4381,218 @@ ROWS: Dict[str, Row] = {
             ("observer", "NULL removes (also when none)", case_packet_observer_null),
             ("observer", "struct_size too small or splitting a field: -2; larger: -2", case_packet_observer_struct_size),
             ("observer", "NULL callbacks, outside and in a call", case_packet_observer_null_callbacks),
+        ],
+    ),
+    "agoraish_engine_join_channel_with_options": Row(
+        [
+            ("options", "NULL, struct_size, roles, profiles, track ids, tokens: -2; unflagged values not read",
+             case_options_join_with_options),
+            ("options", "custom tracks of the wrong kind, the camera with a custom track: -2", case_options_tracks),
+            ("channel_id", "NULL, not UTF-8: -2; bad names: -102; already joining: -17",
+             case_join_with_options_channels),
+            ("token", "not UTF-8: -2; NULL, empty, a token", case_join_with_options_tokens),
+            ("uid", "0, 1, 2**32-1", case_join_with_options_uids),
+        ],
+    ),
+    "agoraish_engine_update_channel_media_options": Row(
+        [
+            ("options", "NULL, struct_size, roles, profiles, track ids: -2; a token outside a call: -113",
+             case_options_update),
+            ("options", "in a call: channel_profile -5, a token renews", case_options_update_in_a_call),
+            ("options", "custom tracks of the wrong kind, the camera with a custom track: -2", case_options_tracks),
+        ],
+    ),
+    "agoraish_engine_join_channel_ex": Row(
+        [
+            ("connection", "malformed: -2; bad names: -102; uids; twice or the engine's own: -17",
+             case_join_ex_connections),
+            ("connection", "AGORAISH_MAX_CONNECTIONS, then -5", case_join_ex_limit),
+            ("options", "the rows of join_channel_with_options; NULL the defaults; the camera: -2",
+             case_options_join_ex),
+            ("token", "not UTF-8: -2; NULL, empty, a token", case_join_ex_tokens),
+            ("handler", "struct_size 0, short or long: -2; each minor's; NULL", case_join_ex_handlers),
+            ("user_data", "passed back to every callback", case_join_ex_user_data),
+        ],
+    ),
+    "agoraish_engine_leave_channel_ex": Row(
+        [("connection", "malformed: -2; unknown or left: -18; joined again", case_leave_ex)],
+    ),
+    "agoraish_engine_update_channel_media_options_ex": _ex_rows(
+        "agoraish_engine_update_channel_media_options_ex",
+        ("options", "the rows of update_channel_media_options; the camera: -2; in a call", case_update_options_ex),
+    ),
+    "agoraish_engine_get_connection_state_ex": _ex_rows(
+        "agoraish_engine_get_connection_state_ex",
+        ("connection", "CONNECTING or CONNECTED, then CONNECTED", case_connection_state_ex),
+    ),
+    "agoraish_engine_get_call_id_ex": _ex_rows(
+        "agoraish_engine_get_call_id_ex",
+        ("buf", "size query, too small -6, exact", case_call_id_ex_buffer),
+        ("len", "NULL", case_call_id_ex_len),
+    ),
+    "agoraish_engine_get_user_info_by_uid_ex": _ex_rows(
+        "agoraish_engine_get_user_info_by_uid_ex",
+        ("uid", "unknown uids: -2", case_user_info_ex),
+        ("info", "NULL", case_user_info_ex),
+    ),
+    "agoraish_engine_get_user_info_by_user_account_ex": _ex_rows(
+        "agoraish_engine_get_user_info_by_user_account_ex",
+        ("user_account", "NULL, not UTF-8, empty, unknown: -2", case_user_info_account_ex),
+        ("info", "NULL", case_user_info_account_ex),
+    ),
+    "agoraish_engine_mute_local_audio_stream_ex": _ex_rows(
+        "agoraish_engine_mute_local_audio_stream_ex",
+        ("mute", "any int", ex_values_case(_ex_value(_ffi.agoraish_engine_mute_local_audio_stream_ex), (), ANY_INTS)),
+    ),
+    "agoraish_engine_mute_remote_audio_stream_ex": _ex_rows(
+        "agoraish_engine_mute_remote_audio_stream_ex",
+        ("uid", "0: -2; users not (yet) joined", ex_values_case(
+            _ex_value_first(_ffi.agoraish_engine_mute_remote_audio_stream_ex, 1), (0,), (1, 12345, 2**32 - 1))),
+        ("mute", "any int", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_mute_remote_audio_stream_ex, 7), (), ANY_INTS)),
+    ),
+    "agoraish_engine_mute_all_remote_audio_streams_ex": _ex_rows(
+        "agoraish_engine_mute_all_remote_audio_streams_ex",
+        ("mute", "any int", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_mute_all_remote_audio_streams_ex), (), ANY_INTS)),
+    ),
+    "agoraish_engine_adjust_user_playback_signal_volume_ex": _ex_rows(
+        "agoraish_engine_adjust_user_playback_signal_volume_ex",
+        ("uid", "0: -2; any other uid", ex_values_case(
+            _ex_value_first(_ffi.agoraish_engine_adjust_user_playback_signal_volume_ex, 50), (0,), (1, 2**32 - 1))),
+        ("volume", "-1, 101, 400: -2; 0..100", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_adjust_user_playback_signal_volume_ex, 7),
+            (-1, 101, 400, INT_MAX, INT_MIN), (0, 1, 99, 100))),
+    ),
+    "agoraish_engine_mute_remote_video_stream_ex": _ex_rows(
+        "agoraish_engine_mute_remote_video_stream_ex",
+        ("uid", "0: -2; users not (yet) joined", ex_values_case(
+            _ex_value_first(_ffi.agoraish_engine_mute_remote_video_stream_ex, 1), (0,), (1, 12345, 2**32 - 1))),
+        ("mute", "any int", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_mute_remote_video_stream_ex, 7), (), ANY_INTS)),
+    ),
+    "agoraish_engine_mute_all_remote_video_streams_ex": _ex_rows(
+        "agoraish_engine_mute_all_remote_video_streams_ex",
+        ("mute", "any int", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_mute_all_remote_video_streams_ex), (), ANY_INTS)),
+    ),
+    "agoraish_engine_set_remote_video_stream_type_ex": _ex_rows(
+        "agoraish_engine_set_remote_video_stream_type_ex",
+        ("uid", "0: -2; users not (yet) joined", ex_values_case(
+            _ex_value_first(_ffi.agoraish_engine_set_remote_video_stream_type_ex, 1), (0,), (1, 12345, 2**32 - 1))),
+        ("stream_type", "-1, 2, 3: -2; 0 and 1", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_set_remote_video_stream_type_ex, 7), (-1, 2, 3, INT_MAX, INT_MIN),
+            (1, 0))),
+    ),
+    "agoraish_engine_setup_remote_video_ex": _ex_rows(
+        "agoraish_engine_setup_remote_video_ex",
+        ("canvas", "NULL, struct_size, uid 0, a bad mode: -2; bind, unbind", case_setup_remote_video_ex),
+    ),
+    "agoraish_engine_take_snapshot_ex": _ex_rows(
+        "agoraish_engine_take_snapshot_ex",
+        ("path", "NULL, empty, not .png or .jpg, not UTF-8: -2", case_snapshot_ex),
+        ("uid", "any uid (0: the local video)", ex_values_case(
+            lambda e, uid, c: _ffi.agoraish_engine_take_snapshot_ex(e, uid, b"/tmp/bad-input-ex.bmp", c),
+            (0, 1, 2**32 - 1), ())),
+    ),
+    "agoraish_engine_create_data_stream_ex": _ex_rows(
+        "agoraish_engine_create_data_stream_ex",
+        ("stream_id", "NULL: -2", case_data_stream_ex),
+        ("config", "NULL, struct_size: -2; five streams, then -116", case_data_stream_ex),
+    ),
+    "agoraish_engine_send_stream_message_ex": _ex_rows(
+        "agoraish_engine_send_stream_message_ex",
+        ("stream_id", "unknown streams: -2", case_send_stream_ex),
+        ("data", "NULL: -2", case_send_stream_ex),
+        ("length", "0: -2; 1025 and SIZE_MAX: -114; 1024", case_send_stream_ex),
+    ),
+    "agoraish_engine_send_audio_metadata_ex": _ex_rows(
+        "agoraish_engine_send_audio_metadata_ex",
+        ("data", "NULL: -2", case_audio_metadata_ex),
+        ("length", "0, 1025, SIZE_MAX: -2; 1, 1024", case_audio_metadata_ex),
+    ),
+    "agoraish_engine_set_video_encoder_configuration_ex": _ex_rows(
+        "agoraish_engine_set_video_encoder_configuration_ex",
+        ("config", "NULL, struct_size, each field out of range: -2", case_encoder_ex),
+    ),
+    "agoraish_engine_enable_dual_stream_mode_ex": _ex_rows(
+        "agoraish_engine_enable_dual_stream_mode_ex",
+        ("enabled", "any int", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_enable_dual_stream_mode_ex), (), ANY_INTS)),
+    ),
+    "agoraish_engine_mute_local_video_stream_ex": _ex_rows(
+        "agoraish_engine_mute_local_video_stream_ex",
+        ("mute", "any int", ex_values_case(_ex_value(_ffi.agoraish_engine_mute_local_video_stream_ex), (), ANY_INTS)),
+    ),
+    "agoraish_engine_set_remote_default_video_stream_type_ex": _ex_rows(
+        "agoraish_engine_set_remote_default_video_stream_type_ex",
+        ("stream_type", "-1, 2, 3: -2; 0 and 1", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_set_remote_default_video_stream_type_ex), (-1, 2, 3, INT_MAX, INT_MIN),
+            (1, 0))),
+    ),
+    "agoraish_engine_enable_encryption_ex": _ex_rows(
+        "agoraish_engine_enable_encryption_ex",
+        ("config", "NULL: -2 when enabling, not read when disabling; bad modes, keys, salts, sizes: -2",
+         case_encryption_ex),
+        ("enabled", "any nonzero int enables", case_encryption_ex),
+    ),
+    "agoraish_engine_create_custom_audio_track": Row(
+        [
+            ("track_type", "-1, 2, INT_MAX, INT_MIN: -2; MIXABLE, DIRECT", case_audio_track_types),
+            ("track_id", "NULL: -2; AGORAISH_MAX_CUSTOM_AUDIO_TRACKS, then -5", case_audio_track_ids),
+        ],
+    ),
+    "agoraish_engine_destroy_custom_audio_track": Row(
+        [("track_id", "unknown, twice: -2", case_destroy_audio_track)],
+    ),
+    "agoraish_engine_adjust_custom_audio_publish_volume": Row(
+        [
+            ("track_id", "unknown: -2", case_audio_track_volume),
+            ("volume", "-1, 101, INT_MAX, INT_MIN: -2; 0..100", case_audio_track_volume),
+        ],
+    ),
+    "agoraish_engine_push_external_audio_frame_by_id": Row(
+        [
+            ("track_id", "unknown, destroyed: -2", case_push_audio_track_ids),
+            ("samples", "NULL: -2 (with none: 0)", track_push_case({"samples"})),
+            ("samples_per_channel", "-1, INT_MIN, 48001: -2; 0, one second", track_push_case({"samples_per_channel"})),
+            ("sample_rate", "0, 7999, 22050, 96000, -48000: -2; the five rates", track_push_case({"sample_rate"})),
+            ("channels", "0, 3, -1: -2; 1, 2", track_push_case({"channels"})),
+        ],
+    ),
+    "agoraish_engine_create_custom_video_track": Row(
+        [("track_id", "NULL: -2; AGORAISH_MAX_CUSTOM_VIDEO_TRACKS with encoded ones, then -5",
+          video_track_ids_case(encoded=False))],
+    ),
+    "agoraish_engine_create_custom_encoded_video_track": Row(
+        [("track_id", "NULL: -2; AGORAISH_MAX_CUSTOM_VIDEO_TRACKS with raw ones, then -5",
+          video_track_ids_case(encoded=True))],
+    ),
+    "agoraish_engine_destroy_custom_video_track": Row(
+        [("track_id", "unknown: -2; raw and encoded tracks, twice: -2", case_destroy_video_track)],
+    ),
+    "agoraish_engine_push_external_video_frame_by_id": Row(
+        [
+            ("frame", "NULL, struct_size, size, format, rotation, stride, plane: -2; each format",
+             case_push_video_track_frames),
+            ("track_id", "unknown, encoded, destroyed: -2", case_push_video_track_ids),
+        ],
+    ),
+    "agoraish_engine_push_external_encoded_video_frame": Row(
+        [
+            ("data", "NULL: -2", case_push_encoded_data),
+            ("length", "0, above 4 MiB, SIZE_MAX: -2; 1..4 MiB sent by none outside a call", case_push_encoded_data),
+            ("info", "NULL, struct_size, codec, frame type, size, rotation: -2; edges", case_push_encoded_info),
+            ("track_id", "unknown, raw, destroyed: -2", case_push_encoded_tracks),
+            ("track_id", "in a call: the number of connections that sent it", case_push_encoded_in_a_call),
+        ],
+    ),
+    "agoraish_engine_register_video_encoded_frame_observer": Row(
+        [
+            ("observer", "NULL removes (also when none)", case_encoded_observer_null),
+            ("observer", "struct_size too small or splitting a field: -2; larger: -2",
+             case_encoded_observer_struct_size),
+            ("observer", "NULL callback, outside and in a call", case_encoded_observer_null_callback),
         ],
     ),
     "agoraish_server_create": Row([

@@ -363,3 +363,113 @@ def test_handlers_live_until_release_and_the_engine_releases_from_another_thread
     assert all(ref() is None for ref in refs), "release drops the handlers of the connections"
     time.sleep(0.1)
     assert [len(log.snapshot()) for log in logs] == counts, "no event after release"
+
+
+class EncodedFrames(agoraish.VideoEncodedFrameObserver):
+    """The frames the peer receives, before decoding: (uid, data, info), with the thread of each."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.frames: List[Any] = []
+        self.threads: List[str] = []
+
+    def on_encoded_video_frame_received(self, uid, data, info):
+        with self.lock:
+            self.frames.append((uid, data, info))
+            self.threads.append(threading.current_thread().name)
+
+
+def test_custom_video_track_and_encoded_track_arrive_as_two_users_with_frames_unchanged(make_engine, channel_server):
+    vp8_support = pytest.importorskip("vp8_support")
+    if not vp8_support.AVAILABLE:
+        pytest.skip("libvpx (libvpx.so.7) is not installed")
+    # The peer renders both users and sees each frame before it is decoded.
+    p = make_engine(app_id=APP, server_url=channel_server.url)
+    p.enable_video()
+    p.enable_local_audio(False)
+    p.set_external_audio_sink(True, RATE, 1)
+    sizes: dict = {1: [], 2: []}
+    for uid in (1, 2):
+        p.setup_remote_video(uid, lambda frame, uid=uid: sizes[uid].append((frame.width, frame.height)))
+    observer = EncodedFrames()
+    p.register_video_encoded_frame_observer(observer)
+    p.join_channel(None, "cams", uid=9)
+
+    e_log = EventLog("e")
+    e = make_engine(Recorder(e_log), app_id=APP, server_url=channel_server.url)
+    raw = e.create_custom_video_track()
+    encoded = e.create_custom_encoded_video_track()
+    assert raw >= 1 and encoded >= 1 and raw != encoded
+    e.join_channel_with_options(None, "cams", 1, ChannelMediaOptions(
+        publish_microphone_track=False, enable_audio_recording_or_playout=False,
+        publish_custom_video_track=True, custom_video_track_id=raw))
+    key = RtcConnection("cams", 2)
+    second = ChannelMediaOptions(publish_microphone_track=False, enable_audio_recording_or_playout=False,
+                                 publish_encoded_video_track=True, custom_video_track_id=encoded)
+    ex_log = EventLog("e/2")
+    connection = e.join_channel_ex(None, key, second, ExRecorder(ex_log))
+    # A raw track is not an encoded one, nor the other way round.
+    expect_error(-2, lambda: connection.update_channel_media_options(ChannelMediaOptions(
+        publish_encoded_video_track=True, custom_video_track_id=raw)))
+    expect_error(-2, lambda: e.push_external_encoded_video_frame(b"\1\2\3", agoraish.EncodedVideoFrameInfo(), raw))
+    expect_error(-2, lambda: e.push_external_video_frame_by_id(encoded, 320, 240, bytes(320 * 240 * 3 // 2)))
+    e_log.wait("on_join_channel_success", "cams", 1)
+    ex_log.wait("on_join_channel_success", key, 2)
+    e_log.wait("on_user_joined", 9)
+    ex_log.wait("on_user_joined", key, 9)
+    time.sleep(0.3)  # the media transports bind with STUN
+
+    # 1.5 s at 15 fps: a 320x240 picture into the raw track, a 160x120 frame
+    # encoded here with libvpx into the encoded one.
+    pushed: List[bytes] = []
+    start = time.monotonic()
+    with vp8_support.Vp8Encoder(160, 120, fps=15, kbps=200) as encoder:
+        for n in range(23):
+            big = bytes((row + n * 4) & 0xFF for row in range(240) for _ in range(320)) + bytes([128]) * (320 * 120)
+            e.push_external_video_frame_by_id(raw, 320, 240, big, timestamp=n * 66)
+            for data, keyframe in encoder.encode(vp8_support.gradient(160, 120, n * 8), keyframe=n == 0):
+                info = agoraish.EncodedVideoFrameInfo(
+                    codec_type=agoraish.VideoCodecType.VP8, width=160, height=120, capture_time_ms=n * 66,
+                    frame_type=agoraish.VideoFrameType.KEY_FRAME if keyframe else agoraish.VideoFrameType.DELTA_FRAME)
+                assert e.push_external_encoded_video_frame(data, info, encoded) == 1, "one connection sent it"
+                pushed.append(data)
+            delay = start + (n + 1) * 0.066 - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not (len(sizes[1]) >= 18 and len(sizes[2]) >= len(pushed) - 2):
+        time.sleep(0.02)
+    assert len(sizes[1]) >= 18 and set(sizes[1]) == {(320, 240)}, sizes[1]
+    assert len(sizes[2]) >= len(pushed) - 2 and set(sizes[2]) == {(160, 120)}, sizes[2]
+
+    # uid 2's frames arrive as pushed, in order, the first a keyframe with its size.
+    with observer.lock:
+        frames = [(data, info) for uid, data, info in observer.frames if uid == 2]
+        threads = set(observer.threads)
+        uids = {uid for uid, _, _ in observer.frames}
+    assert len(frames) >= len(pushed) - 2, f"{len(frames)} of {len(pushed)} observed"
+    first = frames[0][1]
+    assert isinstance(first, agoraish.EncodedVideoFrameInfo)
+    assert first.frame_type == agoraish.VideoFrameType.KEY_FRAME and (first.width, first.height) == (160, 120)
+    assert first.codec_type == agoraish.VideoCodecType.VP8 and first.uid == 2
+    order = [pushed.index(data) for data, _ in frames if data in pushed]
+    assert len(order) == len(frames), "every observed frame is a pushed one, unchanged"
+    assert order == sorted(order) and len(set(order)) == len(order), "in order"
+    assert frames[0][0] == pushed[0]
+    assert 1 in uids, "uid 1's frames are observed too"
+    assert threading.current_thread().name not in threads
+
+    # Destroying the raw track stops uid 1's video; uid 2 goes on. Unregistered: no more frames.
+    e.destroy_custom_video_track(raw)
+    expect_error(-2, lambda: e.destroy_custom_video_track(raw))
+    expect_error(-2, lambda: e.push_external_video_frame_by_id(raw, 320, 240, bytes(320 * 240 * 3 // 2)))
+    p.register_video_encoded_frame_observer(None)
+    with observer.lock:
+        count = len(observer.frames)
+    assert e.push_external_encoded_video_frame(pushed[0], agoraish.EncodedVideoFrameInfo(
+        frame_type=agoraish.VideoFrameType.KEY_FRAME, width=160, height=120), encoded) == 1
+    time.sleep(0.2)
+    with observer.lock:
+        assert len(observer.frames) == count, "no callback after unregistering"
+    connection.leave_channel()
+    e.destroy_custom_video_track(encoded)

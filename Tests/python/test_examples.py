@@ -116,11 +116,14 @@ def test_data_example(name, timeout, last_line, tmp_path):
 
 
 # (example, timeout in seconds, its last line on success): several channels per
-# engine and custom audio tracks (ABI 0.11), in Python only.
+# engine, custom audio tracks and custom video tracks (ABI 0.11), in Python only.
 CONNECTION_EXAMPLES = [
     ("join_multi_channel", 20, "done: local was in both channels at once, each with its own users and messages"),
     ("custom_audio_source", 30,
      "done: remote heard each custom track local published, and the volume change"),
+    # Custom video tracks and custom encoded video tracks (needs libvpx.so.7 for the host's own VP8 frames).
+    ("custom_video_source_push_multi", 30,
+     "done: remote rendered both of local's tracks, the encoded frames as pushed"),
 ]
 
 
@@ -156,6 +159,7 @@ def test_built_data_example(name, timeout, last_line, language, tmp_path):
 BUILT_CONNECTION_EXAMPLES = [
     ("join_multi_channel", 20, "done: local was in both channels at once and left each on its own"),
     ("custom_audio_source", 30, "done: remote heard the custom track at both publish volumes"),
+    ("custom_video_source_push_multi", 20, "done: viewer received both custom video tracks, each as its own user"),
 ]
 
 

@@ -8,7 +8,8 @@
   an uplink probe at 1 Mbps measures about 400 kbps.
 - enable_lastmile_test reports on_lastmile_quality repeatedly (EXCELLENT or
   GOOD on loopback) until disable_lastmile_test; the -5 rules of the header
-  hold (one test or probe at a time, none during an echo test or in a channel).
+  hold (one test or probe at a time, none during an echo test; in a channel a probe
+  runs beside the call and the quality test does not start).
 """
 
 from __future__ import annotations
@@ -188,7 +189,11 @@ def test_the_last_mile_test_reports_quality_until_disabled(channel_server, make_
     engine.join_channel(None, "after-lastmile-test", uid=8)
     events.wait_count("join", 1, RESULT_TIMEOUT_S)
     assert refused(engine.enable_lastmile_test) == EREFUSED, "in a channel"
-    assert refused(engine.start_lastmile_probe_test, probe) == EREFUSED, "a probe in a channel"
+    # A probe runs beside the call, in a private connection of its own.
+    engine.start_lastmile_probe_test(probe)
+    assert refused(engine.start_lastmile_probe_test, probe) == EREFUSED, "a second probe"
+    assert refused(engine.start_echo_test, 2) == EREFUSED, "an echo test during the probe"
+    engine.stop_lastmile_probe_test()
     assert refused(engine.stop_lastmile_probe_test) == EREFUSED
     assert refused(engine.disable_lastmile_test) == EREFUSED
     engine.leave_channel()

@@ -141,6 +141,26 @@
  *     engine.pushExternalAudioFrame(track, samples, 480, 48000, 1);   // 10 ms, in real time
  *     engine.leaveChannelEx(connection);
  *
+ * Custom video tracks (ABI 0.11) give each connection its own video:
+ * createCustomVideoTrack() for pictures pushed with pushVideoFrame(frame,
+ * trackId), which each publishing connection encodes; createCustomEncodedVideoTrack()
+ * for VP8 or VP9 frames the host encodes, pushed with pushEncodedVideoImage()
+ * and sent unchanged. An `IVideoEncodedFrameObserver` sees each remote frame
+ * before it is decoded:
+ *
+ *     agoraish::track_id_t video = 0;
+ *     engine.createCustomEncodedVideoTrack(&video);
+ *     agoraish::ChannelMediaOptions options;
+ *     options.publishEncodedVideoTrack = true;
+ *     options.customVideoTrackId = video;
+ *     engine.joinChannelEx(nullptr, agoraish::RtcConnection("third", 3), options, nullptr);
+ *     agoraish::EncodedVideoFrameInfo info;  // VP8
+ *     info.frameType = agoraish::VIDEO_FRAME_TYPE_KEY_FRAME;
+ *     info.width = 640;
+ *     info.height = 360;
+ *     info.captureTimeMs = nowMs;
+ *     engine.pushEncodedVideoImage(vp8, vp8Length, info, video);   // in a call: 1 (connection)
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -582,13 +602,28 @@ enum AUDIO_TRACK_TYPE : int {
     AUDIO_TRACK_DIRECT = AGORAISH_AUDIO_TRACK_DIRECT,
 };
 
-/** A custom audio track's id (Agora's track_id_t), from createCustomAudioTrack(): 1 and up. */
+/** A custom track's id (Agora's track_id_t and video_track_id_t), from
+ *  createCustomAudioTrack(), createCustomVideoTrack() or
+ *  createCustomEncodedVideoTrack(): 1 and up. Audio and video tracks are
+ *  counted apart, so an audio and a video track may have the same id. */
 using track_id_t = std::int32_t;
 
 /** Connections an engine may hold besides its own (AGORAISH_MAX_CONNECTIONS). */
 constexpr int MAX_CONNECTIONS = AGORAISH_MAX_CONNECTIONS;
 /** Custom audio tracks an engine may hold (AGORAISH_MAX_CUSTOM_AUDIO_TRACKS). */
 constexpr int MAX_CUSTOM_AUDIO_TRACKS = AGORAISH_MAX_CUSTOM_AUDIO_TRACKS;
+/** Custom video tracks, raw and encoded together, an engine may hold (AGORAISH_MAX_CUSTOM_VIDEO_TRACKS). */
+constexpr int MAX_CUSTOM_VIDEO_TRACKS = AGORAISH_MAX_CUSTOM_VIDEO_TRACKS;
+/** The largest encoded frame pushEncodedVideoImage() takes, in bytes (AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES). */
+constexpr std::size_t MAX_ENCODED_VIDEO_FRAME_BYTES = AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES;
+
+/** Encoded video frame types (Agora's VIDEO_FRAME_TYPE), for EncodedVideoFrameInfo. */
+enum VIDEO_FRAME_TYPE : int {
+    /** Decodes on its own. */
+    VIDEO_FRAME_TYPE_KEY_FRAME = AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME,
+    /** Needs the frames before it. */
+    VIDEO_FRAME_TYPE_DELTA_FRAME = AGORAISH_VIDEO_FRAME_TYPE_DELTA_FRAME,
+};
 
 /** VideoEncoderConfiguration::bitrate: Agora's base rate for the size and
  *  frame rate, twice it in live broadcasting (Agora's STANDARD_BITRATE). */
@@ -1919,11 +1954,12 @@ struct ChannelMediaOptions {
     /** For a join, the token used when the join's own token is nullptr or "";
      *  for an update, renews the connection's token. */
     std::optional<std::string> token;
-    /** true: publish the custom video track `customVideoTrackId` instead of the
-     *  camera; false: stop (agoraish_engine_create_custom_video_track()). */
+    /** true: publish the custom video track `customVideoTrackId`
+     *  (createCustomVideoTrack()) instead of the camera; false: stop (the
+     *  connection's video switches return to what they were). */
     std::optional<bool> publishCustomVideoTrack;
-    /** true: publish the custom encoded video track `customVideoTrackId`; false: stop
-     *  (agoraish_engine_create_custom_encoded_video_track()). */
+    /** true: publish the custom encoded video track `customVideoTrackId`
+     *  (createCustomEncodedVideoTrack()); false: stop. */
     std::optional<bool> publishEncodedVideoTrack;
     /** The custom (or custom encoded) video track published; one video track per
      *  connection: the camera and a custom track at once is -2. */
@@ -2183,6 +2219,79 @@ public:
     }
 };
 
+// ---- Custom video tracks and encoded video (ABI 0.11) ----
+
+/**
+ * What is known of an encoded video frame (Agora's EncodedVideoFrameInfo, the
+ * fields this version has): what the host says of a frame it pushes with
+ * RtcEngine::pushEncodedVideoImage(), and what an IVideoEncodedFrameObserver
+ * learns of a received one.
+ */
+struct EncodedVideoFrameInfo {
+    /** The codec: VP8 or VP9. */
+    VIDEO_CODEC_TYPE codecType = VIDEO_CODEC_VP8;
+    /** The picture size in pixels, 0..16384; received: 0 where the frame does
+     *  not carry it (delta frames, VP9). */
+    int width = 0;
+    int height = 0;
+    /** KEY_FRAME for a frame that decodes on its own: set it for each keyframe pushed. */
+    VIDEO_FRAME_TYPE frameType = VIDEO_FRAME_TYPE_DELTA_FRAME;
+    /** 0, 90, 180 or 270 (pushed frames; received frames report 0). */
+    int rotation = 0;
+    /** Pushed: the capture time in ms (any origin, increasing; the RTP
+     *  timestamps follow it). Received: the RTP timestamp in ms. */
+    std::int64_t captureTimeMs = 0;
+    /** Received: the sender. Not read when pushing. */
+    uid_t uid = 0;
+
+    EncodedVideoFrameInfo() noexcept = default;
+    /** A copy of the C struct's fields. */
+    explicit EncodedVideoFrameInfo(const agoraish_encoded_video_frame_info& info) noexcept
+        : codecType(static_cast<VIDEO_CODEC_TYPE>(info.codec_type)),
+          width(info.width),
+          height(info.height),
+          frameType(static_cast<VIDEO_FRAME_TYPE>(info.frame_type)),
+          rotation(info.rotation),
+          captureTimeMs(info.capture_time_ms),
+          uid(info.uid) {}
+};
+
+/**
+ * Each remote video frame before it is decoded (Agora's
+ * IVideoEncodedFrameObserver), in every connection of the engine (its own
+ * and every joinChannelEx() one). Subclass it and register it with
+ * RtcEngine::registerVideoEncodedFrameObserver(). Frames arrive as received
+ * (payload descriptors removed), in order per stream, before decoding: also
+ * those of users without a render sink.
+ *
+ * Ownership: the host owns the observer. It must stay alive until it is
+ * removed (registerVideoEncodedFrameObserver(nullptr), from outside a
+ * callback: that call waits for a running callback) or the engine is
+ * released with release(true); registering another observer does not wait,
+ * so a replaced observer must live until one of those calls returns.
+ *
+ * Thread: the receiving connection's video thread (agoraish-vid<n>); the
+ * connections have a thread each, so callbacks for users of different
+ * connections may run at the same time. An exception that leaves the
+ * callback calls std::terminate.
+ */
+class IVideoEncodedFrameObserver {
+public:
+    /** Virtual, so an observer can be deleted through this base. */
+    virtual ~IVideoEncodedFrameObserver() = default;
+
+    /**
+     * One encoded frame of `uid` (Agora's onEncodedVideoFrameReceived).
+     *
+     * @param imageBuffer  The frame, `length` bytes; valid during the call only.
+     * @param videoEncodedFrameInfo  Codec, frame type, size (where the frame
+     *        carries it), RTP timestamp in ms and sender.
+     * @return Ignored (Agora's has no meaning either).
+     */
+    virtual bool onEncodedVideoFrameReceived(uid_t uid, const std::uint8_t* imageBuffer, std::size_t length,
+                                             const EncodedVideoFrameInfo& videoEncodedFrameInfo) = 0;
+};
+
 /** Internals of the wrapper: not part of the API. */
 namespace detail {
 
@@ -2402,6 +2511,32 @@ inline agoraish_video_frame_observer makeVideoObserverTable(IVideoFrameObserver*
     table.on_render_video_frame = &VideoObserverBridge::render;
     table.user_data = observer;
     return table;
+}
+
+/** The C picture for a C++ one: the same buffers, not a copy. */
+inline agoraish_external_video_frame makeExternalVideoFrame(const ExternalVideoFrame& frame) noexcept {
+    agoraish_external_video_frame f{};
+    f.struct_size = sizeof(f);
+    f.format = frame.format;
+    f.width = frame.width;
+    f.height = frame.height;
+    f.y_buffer = frame.yBuffer;
+    f.u_buffer = frame.uBuffer;
+    f.v_buffer = frame.vBuffer;
+    f.y_stride = frame.yStride;
+    f.u_stride = frame.uStride;
+    f.v_stride = frame.vStride;
+    f.timestamp = frame.timestamp;
+    f.rotation = frame.rotation;
+    return f;
+}
+
+/** The C callback of an IVideoEncodedFrameObserver: `user_data` is the observer. */
+inline void encodedFrameReceived(agoraish_engine_t*, void* userData, std::uint32_t uid, const std::uint8_t* data,
+                                 std::size_t length, const agoraish_encoded_video_frame_info* info) noexcept {
+    if (info == nullptr) return;
+    static_cast<IVideoEncodedFrameObserver*>(userData)->onEncodedVideoFrameReceived(uid, data, length,
+                                                                                    EncodedVideoFrameInfo(*info));
 }
 
 /** The C canvas for a C++ one: the sink's frames go through sinkFrame. */
@@ -3243,19 +3378,7 @@ public:
      *         needs missing; -3 no external source; -7 no engine.
      */
     int pushExternalVideoFrame(const ExternalVideoFrame& frame) noexcept {
-        agoraish_external_video_frame f{};
-        f.struct_size = sizeof(f);
-        f.format = frame.format;
-        f.width = frame.width;
-        f.height = frame.height;
-        f.y_buffer = frame.yBuffer;
-        f.u_buffer = frame.uBuffer;
-        f.v_buffer = frame.vBuffer;
-        f.y_stride = frame.yStride;
-        f.u_stride = frame.uStride;
-        f.v_stride = frame.vStride;
-        f.timestamp = frame.timestamp;
-        f.rotation = frame.rotation;
+        const agoraish_external_video_frame f = detail::makeExternalVideoFrame(frame);
         return agoraish_engine_push_external_video_frame(engine_, &f);
     }
 
@@ -3791,8 +3914,10 @@ public:
      *
      * @param token    The token, or nullptr/"" (then options.token, if set).
      * @param options  Copied.
-     * @return 0; the errors of joinChannel(); -2 a field out of range or an
-     *         unknown custom audio track; -17 already in a channel; -7 no engine.
+     * @return 0; the errors of joinChannel(); -2 a field out of range, an
+     *         unknown custom audio track, an unknown video track or one of the
+     *         other kind (raw or encoded), or two video tracks at once; -17
+     *         already in a channel; -7 no engine.
      */
     int joinChannel(const char* token, const char* channelId, uid_t uid, const ChannelMediaOptions& options) noexcept {
         const agoraish_channel_media_options o = detail::makeMediaOptions(options);
@@ -3804,7 +3929,7 @@ public:
      * (Agora's updateChannelMediaOptions), in a channel or before joining.
      * Everything is checked before anything changes.
      *
-     * @return 0; -2 a field out of range or an unknown custom audio track;
+     * @return 0; -2 a field out of range or a custom track as for joinChannel();
      *         -5 channelProfile in a channel; -113 a token outside a channel;
      *         -7 no engine.
      */
@@ -3828,7 +3953,7 @@ public:
      *                      publishCameraTrack true is -2 (the camera is the own connection's).
      * @param eventHandler  The connection's events, or nullptr for none. Not owned:
      *                      see IRtcEngineEventHandlerEx for how long it must live.
-     * @return 0; -2 a field out of range or an unknown custom audio track;
+     * @return 0; -2 a field out of range or a custom track as for joinChannel();
      *         -102 bad channel name; -17 the engine already has this connection
      *         (or is itself in the channel with this uid); -5 MAX_CONNECTIONS
      *         connections exist; -7 no engine.
@@ -4121,6 +4246,115 @@ public:
         if (frame.type != 0 || frame.bytesPerSample != 2) return -AGORAISH_ERR_INVALID_ARGUMENT;
         return pushExternalAudioFrame(trackId, static_cast<const int16_t*>(frame.buffer), frame.samplesPerChannel,
                                       frame.samplesPerSec, frame.channels);
+    }
+
+    // ---- Custom video tracks and encoded video (ABI 0.11) ----
+
+    /**
+     * Creates a custom video track (Agora's createCustomVideoTrack, with the
+     * id as an out parameter): pictures the host pushes with
+     * pushVideoFrame(frame, trackId) and that connections publish by choosing
+     * it in their ChannelMediaOptions (publishCustomVideoTrack with
+     * customVideoTrackId). Each publishing connection converts, fits and
+     * encodes the pictures as an external video source does, with its own
+     * encoder configuration (setVideoEncoderConfigurationEx()), congestion
+     * control and dual stream.
+     *
+     * @param trackId  Receives the id (1 and up).
+     * @return 0; -2 nullptr trackId; -5 MAX_CUSTOM_VIDEO_TRACKS tracks (raw and
+     *         encoded together) exist; -7 no engine.
+     */
+    int createCustomVideoTrack(track_id_t* trackId) noexcept {
+        return agoraish_engine_create_custom_video_track(engine_, trackId);
+    }
+
+    /**
+     * Creates a custom encoded video track (Agora's
+     * createCustomEncodedVideoTrack, with the id as an out parameter): VP8 or
+     * VP9 frames the host encodes and pushes with pushEncodedVideoImage(),
+     * sent unchanged (packetized per RFC 7741 / RFC 9628) by every connection
+     * that publishes it (publishEncodedVideoTrack with customVideoTrackId).
+     * Receivers' keyframe requests do not reach the host: send a keyframe
+     * every few seconds. Destroy it with destroyCustomVideoTrack().
+     *
+     * @param trackId  Receives the id (1 and up).
+     * @return 0; -2 nullptr trackId; -5 MAX_CUSTOM_VIDEO_TRACKS tracks exist; -7 no engine.
+     */
+    int createCustomEncodedVideoTrack(track_id_t* trackId) noexcept {
+        return agoraish_engine_create_custom_encoded_video_track(engine_, trackId);
+    }
+
+    /** Destroys a custom or custom encoded video track (Agora's destroyCustomVideoTrack):
+     *  connections that published it return to the video they had before.
+     *  @return 0; -2 unknown track; -7 no engine. */
+    int destroyCustomVideoTrack(track_id_t trackId) noexcept {
+        return agoraish_engine_destroy_custom_video_track(engine_, trackId);
+    }
+
+    /** destroyCustomVideoTrack() under Agora's name for encoded tracks
+     *  (destroyCustomEncodedVideoTrack): either destroys either kind. */
+    int destroyCustomEncodedVideoTrack(track_id_t trackId) noexcept { return destroyCustomVideoTrack(trackId); }
+
+    /**
+     * Pushes one picture into a custom video track (Agora's
+     * pushVideoFrame(frame, videoTrackId)), for every connection publishing
+     * it, turned upright by its rotation; with no publisher it is dropped.
+     * Push at the frame rate the connections' encoders are configured for.
+     * Thread: any (pushes are serialized per connection).
+     *
+     * @return 0; -2 an unknown or encoded track, or what pushExternalVideoFrame()
+     *         refuses in `frame` (format, size, stride, rotation, a missing
+     *         plane); -7 no engine.
+     */
+    int pushVideoFrame(const ExternalVideoFrame& frame, track_id_t videoTrackId) noexcept {
+        const agoraish_external_video_frame f = detail::makeExternalVideoFrame(frame);
+        return agoraish_engine_push_external_video_frame_by_id(engine_, &f, videoTrackId);
+    }
+
+    /**
+     * Pushes one encoded frame into a custom encoded video track (Agora's
+     * pushEncodedVideoImage): it leaves at once, unchanged, from every
+     * connection that publishes the track and is in a call. Start with a
+     * keyframe (`frameType` KEY_FRAME); `uid` of the info is not read.
+     * Thread: any.
+     *
+     * @param imageBuffer  The frame, 1..MAX_ENCODED_VIDEO_FRAME_BYTES bytes; read during the call only.
+     * @param videoEncodedFrameInfo  Codec (VP8 or VP9), frame type, size, rotation, capture time.
+     * @return The number of connections that sent it (0 outside a call or with
+     *         no publisher); -2 an unknown or raw track, nullptr or empty data, a
+     *         codec other than VP8 and VP9, another frame type, a size outside
+     *         0..16384 or another rotation; -7 no engine.
+     */
+    int pushEncodedVideoImage(const std::uint8_t* imageBuffer, std::size_t length,
+                              const EncodedVideoFrameInfo& videoEncodedFrameInfo, track_id_t videoTrackId) noexcept {
+        agoraish_encoded_video_frame_info i{};
+        i.struct_size = sizeof(i);
+        i.codec_type = videoEncodedFrameInfo.codecType;
+        i.width = videoEncodedFrameInfo.width;
+        i.height = videoEncodedFrameInfo.height;
+        i.frame_type = videoEncodedFrameInfo.frameType;
+        i.rotation = videoEncodedFrameInfo.rotation;
+        i.capture_time_ms = videoEncodedFrameInfo.captureTimeMs;
+        i.uid = videoEncodedFrameInfo.uid;
+        return agoraish_engine_push_external_encoded_video_frame(engine_, imageBuffer, length, &i, videoTrackId);
+    }
+
+    /**
+     * Registers the encoded frame observer (Agora's
+     * registerVideoEncodedFrameObserver), or removes it with nullptr: it sees
+     * each remote video frame of every connection before decoding. After a
+     * removal returns, no callback runs (unless the call comes from inside
+     * one). See IVideoEncodedFrameObserver for its lifetime and threads.
+     *
+     * @return 0; -7 no engine.
+     */
+    int registerVideoEncodedFrameObserver(IVideoEncodedFrameObserver* observer) noexcept {
+        if (observer == nullptr) return agoraish_engine_register_video_encoded_frame_observer(engine_, nullptr);
+        agoraish_video_encoded_frame_observer table{};
+        table.struct_size = sizeof(table);
+        table.user_data = observer;
+        table.on_encoded_video_frame_received = &detail::encodedFrameReceived;
+        return agoraish_engine_register_video_encoded_frame_observer(engine_, &table);
     }
 
     /**

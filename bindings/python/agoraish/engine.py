@@ -91,6 +91,7 @@ from ._abi import (  # the enums of the header, generated with their documentati
     VideoStreamType,
     CameraCapturerOutputPreference,
     AudioTrackType,
+    VideoFrameType,
 )
 
 __all__ = [
@@ -115,6 +116,7 @@ __all__ = [
     "ConnectionState",
     "DegradationPreference",
     "EchoTestConfiguration",
+    "EncodedVideoFrameInfo",
     "EncryptionErrorType",
     "EncryptionMode",
     "ErrorCode",
@@ -156,9 +158,11 @@ __all__ = [
     "UserOfflineReason",
     "VideoCodecType",
     "VideoDeviceInfo",
+    "VideoEncodedFrameObserver",
     "VideoFormat",
     "VideoFrame",
     "VideoFrameObserver",
+    "VideoFrameType",
     "VideoMirrorMode",
     "VideoObserverPosition",
     "VideoPixelFormat",
@@ -582,7 +586,11 @@ class ChannelMediaOptions:
     ``has_`` flag in C). A connection starts publishing the microphone,
     subscribing to every user's audio and video, and recording and playing on
     the device. A connection publishes one audio track: the microphone, or a
-    custom audio track (``RtcEngine.create_custom_audio_track``), which replaces it.
+    custom audio track (``RtcEngine.create_custom_audio_track``), which
+    replaces it; and one video track: the camera (or external video source,
+    the engine's own connection only), a custom video track
+    (``RtcEngine.create_custom_video_track``) or a custom encoded video track
+    (``RtcEngine.create_custom_encoded_video_track``).
 
     Attributes:
         publish_microphone_track: publish the microphone (unless a custom
@@ -595,6 +603,16 @@ class ChannelMediaOptions:
             been set earlier); False stops publishing it.
         publish_custom_audio_track_id: a track id from
             ``RtcEngine.create_custom_audio_track``.
+        publish_custom_video_track: True publishes the custom video track
+            `custom_video_track_id` (which must then be set, or have been set
+            earlier) instead of the camera; False stops (the connection's
+            video switches return to what they were).
+        publish_encoded_video_track: True publishes the custom encoded video
+            track `custom_video_track_id`; False stops.
+        custom_video_track_id: the custom (or custom encoded) video track
+            published, from ``RtcEngine.create_custom_video_track`` or
+            ``RtcEngine.create_custom_encoded_video_track``. One video track
+            per connection: the camera and a custom track at once is -2.
         auto_subscribe_audio: receive every remote user's audio; False: none
             until ``mute_remote_audio_stream(uid, False)`` asks for a user.
         auto_subscribe_video: as `auto_subscribe_audio`, for video.
@@ -611,12 +629,44 @@ class ChannelMediaOptions:
     publish_camera_track: Optional[bool] = None
     publish_custom_audio_track: Optional[bool] = None
     publish_custom_audio_track_id: Optional[int] = None
+    publish_custom_video_track: Optional[bool] = None
+    publish_encoded_video_track: Optional[bool] = None
+    custom_video_track_id: Optional[int] = None
     auto_subscribe_audio: Optional[bool] = None
     auto_subscribe_video: Optional[bool] = None
     enable_audio_recording_or_playout: Optional[bool] = None
     client_role_type: Optional[int] = None
     channel_profile: Optional[int] = None
     token: Optional[str] = None
+
+
+@dataclasses.dataclass
+class EncodedVideoFrameInfo:
+    """What is known of an encoded video frame (Agora's EncodedVideoFrameInfo;
+    ``agoraish_encoded_video_frame_info``): what the host says of a frame it
+    pushes (``RtcEngine.push_external_encoded_video_frame``), and what a
+    ``VideoEncodedFrameObserver`` is told of a frame received.
+
+    Attributes:
+        codec_type: a ``VideoCodecType``: VP8 or VP9.
+        width, height: the picture size, 0..16384. Received: 0 where the frame
+            does not carry it (delta frames, VP9).
+        frame_type: a ``VideoFrameType``: KEY_FRAME (decodes on its own) or
+            DELTA_FRAME (needs the frames before it).
+        rotation: 0, 90, 180 or 270 (pushed frames; received frames report 0).
+        capture_time_ms: pushed: the capture time in ms (any origin,
+            increasing; the RTP timestamps follow it), None for the monotonic
+            clock. Received: the RTP timestamp in ms.
+        uid: received: the sender (not read for a push).
+    """
+
+    codec_type: int = VideoCodecType.VP8
+    width: int = 0
+    height: int = 0
+    frame_type: int = VideoFrameType.DELTA_FRAME
+    rotation: int = 0
+    capture_time_ms: Optional[int] = None
+    uid: int = 0
 
 
 # --------------------------------------------------------------------------
@@ -791,8 +841,10 @@ def _ref(raw: Optional[Any]) -> Optional[Any]:
 #: The boolean and the integer fields of ``agoraish_channel_media_options``
 #: (each with its ``has_`` flag), in header order.
 _MEDIA_OPTION_FLAGS = ("publish_microphone_track", "publish_camera_track", "publish_custom_audio_track",
+                       "publish_custom_video_track", "publish_encoded_video_track",
                        "auto_subscribe_audio", "auto_subscribe_video", "enable_audio_recording_or_playout")
-_MEDIA_OPTION_INTS = ("publish_custom_audio_track_id", "client_role_type", "channel_profile")
+_MEDIA_OPTION_INTS = ("publish_custom_audio_track_id", "custom_video_track_id", "client_role_type",
+                      "channel_profile")
 
 
 def _c_media_options(options: Optional["ChannelMediaOptions"]) -> Optional[Any]:
@@ -2485,6 +2537,10 @@ class _VideoObserverRegistry:
         self._in_flight = 0  # calls from the video thread, running now
         self._finished = 0  # such calls finished
 
+    @staticmethod
+    def _register_c(handle: int, table: Optional[Any]) -> int:
+        return _ffi.agoraish_engine_register_video_frame_observer(handle, table)
+
     def _swap(self, keep: Optional[_VideoObserverKeepalive]) -> None:
         old, self.current = self.current, keep
         if old is not None:
@@ -2503,7 +2559,7 @@ class _VideoObserverRegistry:
                 self._in_flight += 1
             rc = -_ffi.AGORAISH_ERR_FAILED
             try:
-                rc = _ffi.agoraish_engine_register_video_frame_observer(handle, table)
+                rc = self._register_c(handle, table)
             finally:
                 with self._state_lock:
                     self._in_flight -= 1
@@ -2514,7 +2570,7 @@ class _VideoObserverRegistry:
         with self._call_lock:
             with self._state_lock:
                 quiet, finished = self._in_flight == 0, self._finished
-            rc = _ffi.agoraish_engine_register_video_frame_observer(handle, table)
+            rc = self._register_c(handle, table)
             if rc != 0:
                 return rc
             with self._state_lock:
@@ -2529,6 +2585,100 @@ class _VideoObserverRegistry:
             alive = ([self.current] if self.current is not None else []) + self.retired
             self.current, self.retired = None, []
         return alive
+
+
+# --------------------------------------------------------------------------
+# Encoded video: the encoded frame observer (ABI 0.11)
+# --------------------------------------------------------------------------
+
+
+class VideoEncodedFrameObserver:
+    """Sees each remote video frame before it is decoded (Agora's
+    IVideoEncodedFrameObserver), in every connection of the engine; register
+    it with ``RtcEngine.register_video_encoded_frame_observer``.
+
+    Subclass it and override ``on_encoded_video_frame_received``.
+
+    Thread: the receiving connection's video thread (``agoraish-vid<n>``),
+    before the frame is decoded and rendered; frames of one stream arrive in
+    order. A callback runs in real time: keep it short. An exception raised
+    by a callback is reported through ``sys.unraisablehook`` and does not
+    reach the library.
+    """
+
+    def on_encoded_video_frame_received(self, uid: int, data: bytes, info: EncodedVideoFrameInfo) -> None:
+        """One frame of `uid` as received (descriptors removed): `data` is a
+        copy of the encoded frame (VP8 or VP9), `info` its codec, frame type,
+        size (0 where the frame does not carry it) and RTP timestamp in ms."""
+
+
+def _encoded_frame_info(pointer: Any) -> EncodedVideoFrameInfo:
+    """Copies a ``const agoraish_encoded_video_frame_info *``; fields past its
+    ``struct_size`` keep their defaults, the enums become enum members."""
+    info = _copy_versioned(pointer, EncodedVideoFrameInfo, _ffi.EncodedVideoFrameInfo)
+    info.codec_type = _enum_or_int(VideoCodecType, info.codec_type)
+    info.frame_type = _enum_or_int(VideoFrameType, info.frame_type)
+    return info
+
+
+def _make_encoded_frame_thunk(cell: _HandlerCell) -> Any:
+    name = "on_encoded_video_frame_received"
+
+    def thunk(_engine: Optional[int], _user_data: Optional[int], uid: int, data: Any, length: int,
+              info: Any) -> None:
+        observer = cell.handler
+        if observer is None:
+            return
+        # The connection's video thread, like render sinks: calls made from here do not wait for it.
+        depth = getattr(_THREAD_STATE, "video_depth", 0)
+        _THREAD_STATE.video_depth = depth + 1
+        try:
+            getattr(observer, name)(int(uid), _bytes_at(data, int(length)), _encoded_frame_info(info))
+        except BaseException as error:
+            _report_callback_exception(error, name, observer)
+        finally:
+            _THREAD_STATE.video_depth = depth
+
+    return _ffi.EncodedVideoFrameReceivedCallback(thunk)
+
+
+class _EncodedObserverKeepalive:
+    """What the C engine points at for one registered encoded frame observer:
+    the thunk and the table (the library copies the table, not the function).
+
+    ``local`` is False: its only callback runs on a connection's video thread,
+    which an unregistration waits for (see ``_VideoObserverRegistry``).
+    """
+
+    __slots__ = ("cell", "thunks", "table", "local")
+
+    def __init__(self, observer: object) -> None:
+        self.cell = _HandlerCell(observer)
+        self.thunks: List[Any] = []
+        self.table = _ffi.VideoEncodedFrameObserverTable()
+        self.table.struct_size = ctypes.sizeof(_ffi.VideoEncodedFrameObserverTable)
+        self.table.user_data = None
+        self.local = False
+        if _overrides(observer, "on_encoded_video_frame_received", VideoEncodedFrameObserver):
+            thunk = _make_encoded_frame_thunk(self.cell)
+            self.thunks.append(thunk)
+            self.table.on_encoded_video_frame_received = thunk
+
+    def drop_handler(self) -> None:
+        self.cell.handler = None
+
+
+class _EncodedObserverRegistry(_VideoObserverRegistry):
+    """The encoded frame observers of one engine that the library may still
+    call: the rules of ``_VideoObserverRegistry`` for a render-only observer.
+    After an unregistration (NULL) returns no callback runs, unless it was
+    made on a video thread; a registration over another observer does not
+    wait, so a replaced observer stays in ``retired`` until such an
+    unregistration or the engine's release."""
+
+    @staticmethod
+    def _register_c(handle: int, table: Optional[Any]) -> int:
+        return _ffi.agoraish_engine_register_video_encoded_frame_observer(handle, table)
 
 
 #: The most samples per channel one push or pull carries (one second at 48 kHz; the header's limit).
@@ -2608,7 +2758,8 @@ def _plane_geometry(fmt: int, width: int, height: int) -> Optional[List[Tuple[in
     return None
 
 
-def _check_plane(view: Optional[memoryview], name: str, stride: int, rows: int, cols: int) -> None:
+def _check_plane(view: Optional[memoryview], name: str, stride: int, rows: int, cols: int,
+                 operation: str = "push_external_video_frame") -> None:
     """Raises -2 when `view` is too short for `rows` rows of `cols` bytes, `stride` apart.
 
     Sizes and strides the library rejects by themselves are left to it (it reads nothing then).
@@ -2619,8 +2770,88 @@ def _check_plane(view: Optional[memoryview], name: str, stride: int, rows: int, 
     if len(view) < needed:
         raise AgoraishError(
             -_ffi.AGORAISH_ERR_INVALID_ARGUMENT,
-            f"push_external_video_frame: {name} has {len(view)} bytes, {rows} rows of stride {stride} need {needed}",
+            f"{operation}: {name} has {len(view)} bytes, {rows} rows of stride {stride} need {needed}",
         )
+
+
+def _external_video_frame(width: int, height: int, y: Any, u: Any, v: Any, format: int, y_stride: Optional[int],
+                          u_stride: Optional[int], v_stride: Optional[int], timestamp: Optional[int], rotation: int,
+                          operation: str) -> Tuple[Any, List[Any]]:
+    """The ``agoraish_external_video_frame`` of ``RtcEngine.push_external_video_frame``'s
+    arguments (see there), and the buffers its plane pointers point into: keep
+    them referenced until the push has returned. Raises what the push
+    raises before calling the library, naming `operation`."""
+    width = _c_int(width, "width")
+    height = _c_int(height, "height")
+    fmt = _c_int(format, "format")
+    geometry = _plane_geometry(fmt, width, height)  # (rows, columns) per used plane; None: unknown format
+    views: List[Optional[memoryview]] = []
+    row_lengths: List[Optional[int]] = []
+    for data, name in ((y, "y"), (u, "u"), (v, "v")):
+        view, row = _plane_view(data, name) if data is not None else (None, None)
+        views.append(view)
+        row_lengths.append(row)
+    used = len(geometry) if geometry is not None else 3
+    packed = used > 1 and views[0] is not None and all(view is None for view in views[1:])
+    strides: List[int] = []
+    for i, (given, name) in enumerate(zip((y_stride, u_stride, v_stride), ("y_stride", "u_stride", "v_stride"))):
+        if given is not None:
+            strides.append(_c_int(given, name))
+        elif row_lengths[i] is not None and not packed:
+            strides.append(_c_int(row_lengths[i], name))
+        elif geometry is not None and i < used:
+            strides.append(geometry[i][1])
+        else:
+            strides.append(0)
+    offsets = [0, 0, 0]
+    if packed and geometry is not None:
+        # One buffer: the planes one after the other. Sizes the library rejects read nothing.
+        whole = views[0]
+        assert whole is not None
+        views = [whole if i < used else None for i in range(3)]
+        if all(rows > 0 and strides[i] > 0 for i, (rows, _) in enumerate(geometry)):
+            for i in range(1, used):
+                offsets[i] = offsets[i - 1] + strides[i - 1] * geometry[i - 1][0]
+            if len(whole) < offsets[used - 1]:
+                raise AgoraishError(
+                    -_ffi.AGORAISH_ERR_INVALID_ARGUMENT,
+                    f"{operation}: the picture has {len(whole)} bytes, "
+                    f"the planes before its last need {offsets[used - 1]}",
+                )
+            rows, cols = geometry[used - 1]
+            _check_plane(whole[offsets[used - 1]:], "the last plane", strides[used - 1], rows, cols, operation)
+    elif geometry is not None:
+        for i, (rows, cols) in enumerate(geometry):
+            _check_plane(views[i], "yuv"[i], strides[i], rows, cols, operation)
+
+    holders: List[Any] = []
+    addresses: List[Optional[int]] = []
+    cache: Dict[int, Tuple[Any, Optional[int]]] = {}
+    for view, offset in zip(views, offsets):
+        if view is None:
+            addresses.append(None)
+            continue
+        if id(view) not in cache:
+            cache[id(view)] = _plane_pointer(view)
+        holder, address = cache[id(view)]
+        holders.append(holder)
+        addresses.append(address + offset if address is not None else None)
+
+    frame = _ffi.ExternalVideoFrame()
+    frame.struct_size = ctypes.sizeof(_ffi.ExternalVideoFrame)
+    frame.format = fmt
+    frame.width = width
+    frame.height = height
+    frame.y_buffer, frame.u_buffer, frame.v_buffer = addresses
+    frame.y_stride, frame.u_stride, frame.v_stride = strides
+    if timestamp is None:
+        timestamp = time.monotonic_ns() // 1_000_000
+    stamp = operator.index(timestamp)
+    if not -(2**63) <= stamp < 2**63:
+        raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"timestamp {stamp} does not fit int64_t")
+    frame.timestamp = stamp
+    frame.rotation = _c_int(rotation, "rotation")
+    return frame, holders
 
 
 # --------------------------------------------------------------------------
@@ -2944,6 +3175,7 @@ class RtcEngine:
         self._observers = _ObserverRegistry()
         self._sinks = _SinkRegistry()
         self._video_observers = _VideoObserverRegistry()
+        self._encoded_observers = _EncodedObserverRegistry()
         self._data_lock = threading.Lock()  # serializes the metadata and packet observer registrations
         self._metadata_keepalive: Optional[_MetadataKeepalive] = None
         self._packet_keepalive: Optional[_PacketKeepalive] = None
@@ -3019,8 +3251,8 @@ class RtcEngine:
                 callback objects are then kept for the life of the process
                 (see the module docstring).
 
-        Render sinks (``setup_remote_video``, ``setup_local_video``) and the
-        video frame observer are removed first. The callback objects of the
+        Render sinks (``setup_remote_video``, ``setup_local_video``), the
+        video frame observer and the encoded frame observer are removed first. The callback objects of the
         metadata and packet observers (see ``register_media_metadata_observer``)
         are kept for the life of the process; their observers are dropped.
 
@@ -3038,7 +3270,7 @@ class RtcEngine:
                 self._releases_overlapped = True
             self._releases_in_flight += 1
         rc = -_ffi.AGORAISH_ERR_FAILED
-        video_detached = observer_detached = connection_sinks_detached = False
+        video_detached = observer_detached = encoded_detached = connection_sinks_detached = False
         # From inside an event callback (of another engine: this one's is
         # refused) the library does not wait for this engine's threads.
         waits = sync and not _in_event_callback()
@@ -3046,6 +3278,7 @@ class RtcEngine:
             detached = self._detach_audio_frame_observer()
             video_detached = self._detach_video_sinks()
             observer_detached = self._detach_video_frame_observer()
+            encoded_detached = self._detach_video_frame_observer("_encoded_observers")
             connection_sinks_detached = self._detach_connection_sinks()
             rc = _ffi.agoraish_engine_release(self.handle, 1 if sync else 0)
         finally:
@@ -3060,6 +3293,7 @@ class RtcEngine:
             self._retire_audio_frame_observers(detached)
             self._retire_video_sinks(video_detached)
             self._retire_video_frame_observers(observer_detached)
+            self._retire_video_frame_observers(encoded_detached, "_encoded_observers")
             self._retire_data_observers()
             self._retire_connections(connection_sinks_detached, waits and not overlapped)
         if keepalive is not None:
@@ -3139,13 +3373,15 @@ class RtcEngine:
             else:
                 _keep_forever(keep)
 
-    def _detach_video_frame_observer(self) -> bool:
-        """Before release: removes the video frame observer, which waits for a
-        render callback in progress. True when the library can call no render
-        thunk of an observer any more (also when there was none); False when
-        that cannot be known (see ``_detach_video_sinks``). Capture and
-        pre-encode thunks are kept for the life of the process in any case."""
-        registry = getattr(self, "_video_observers", None)
+    def _detach_video_frame_observer(self, attribute: str = "_video_observers") -> bool:
+        """Before release: removes the video frame observer (or, with
+        `attribute` "_encoded_observers", the encoded frame observer), which
+        waits for a callback in progress on a video thread. True when the
+        library can call no render thunk of an observer any more (also when
+        there was none); False when that cannot be known (see
+        ``_detach_video_sinks``). Capture and pre-encode thunks are kept for
+        the life of the process in any case."""
+        registry = getattr(self, attribute, None)
         if registry is None:
             return True
         with registry._state_lock:
@@ -3158,11 +3394,12 @@ class RtcEngine:
         except BaseException:
             return False
 
-    def _retire_video_frame_observers(self, detached: bool) -> None:
-        """After a successful release: drops the video frame observers, keeping
-        their thunks for the life of the process unless `detached` proved them
-        unused (never for capture and pre-encode thunks)."""
-        registry = getattr(self, "_video_observers", None)
+    def _retire_video_frame_observers(self, detached: bool, attribute: str = "_video_observers") -> None:
+        """After a successful release: drops the video frame observers (or
+        those of `attribute`), keeping their thunks for the life of the process
+        unless `detached` proved them unused (never for capture and pre-encode
+        thunks)."""
+        registry = getattr(self, attribute, None)
         if registry is None:
             return
         for keep in registry.take_all():
@@ -3217,6 +3454,7 @@ class RtcEngine:
             detached = self._detach_audio_frame_observer()
             video_detached = self._detach_video_sinks()
             observer_detached = self._detach_video_frame_observer()
+            encoded_detached = self._detach_video_frame_observer("_encoded_observers")
             connection_sinks_detached = self._detach_connection_sinks()
             rc = _ffi.agoraish_engine_release(handle, 1)
             self._retire_data_observers()
@@ -3224,6 +3462,7 @@ class RtcEngine:
                 self._retire_audio_frame_observers(detached)
                 self._retire_video_sinks(video_detached)
                 self._retire_video_frame_observers(observer_detached)
+                self._retire_video_frame_observers(encoded_detached, "_encoded_observers")
                 self._retire_connections(connection_sinks_detached, not _in_event_callback())
             else:
                 self._retire_connections(False, False)
@@ -3233,9 +3472,10 @@ class RtcEngine:
                 sinks = getattr(self, "_sinks", None)
                 for keep in sinks.take_all() if sinks is not None else ():
                     _keep_forever(keep)
-                video_observers = getattr(self, "_video_observers", None)
-                for keep in video_observers.take_all() if video_observers is not None else ():
-                    _keep_forever(keep)
+                for attribute in ("_video_observers", "_encoded_observers"):
+                    video_observers = getattr(self, attribute, None)
+                    for keep in video_observers.take_all() if video_observers is not None else ():
+                        _keep_forever(keep)
             if rc == -_ffi.AGORAISH_ERR_REFUSED:
                 # Collected on its own event thread: release from another thread.
                 _release_in_background(handle, keepalive)
@@ -3569,8 +3809,11 @@ class RtcEngine:
             AgoraishError: the errors of ``join_channel`` (-102 bad channel
                 name, -5 a ws:// URL to another host, -7 if released); -17
                 already in a channel; -2 None `options`, a field out of range
-                (a role or profile the header does not list) or an unknown
-                custom audio track.
+                (a role or profile the header does not list), an unknown
+                custom audio track, an unknown custom video track or one of
+                the other kind (raw for ``publish_encoded_video_track``,
+                encoded for ``publish_custom_video_track``), or the camera
+                and a custom video track at once.
             TypeError: `options` is neither None nor a ``ChannelMediaOptions``.
 
         Thread: any.
@@ -3590,9 +3833,11 @@ class RtcEngine:
                 they are. A `token` renews the token in a channel.
 
         Raises:
-            AgoraishError: -2 None `options`, a field out of range or an
-                unknown custom audio track; -5 `channel_profile` in a channel;
-                -113 a `token` outside a channel; -7 if released.
+            AgoraishError: -2 None `options`, a field out of range, an
+                unknown custom audio track, an unknown custom video track or
+                one of the other kind, or the camera and a custom video track
+                at once; -5 `channel_profile` in a channel; -113 a `token`
+                outside a channel; -7 if released.
             TypeError: `options` is neither None nor a ``ChannelMediaOptions``.
 
         Thread: any.
@@ -3640,7 +3885,8 @@ class RtcEngine:
             AgoraishError: -2 None `connection` or ``connection.channel_id``,
                 or a bad option (``publish_camera_track=True``: the camera
                 belongs to the engine's own connection; an unknown custom
-                audio track); -102 bad channel name; -17 the engine already
+                audio or video track, or a video track of the other kind);
+                -102 bad channel name; -17 the engine already
                 has this connection (or is itself in the channel with this
                 uid); -5 ``AGORAISH_MAX_CONNECTIONS`` (16) connections exist;
                 -7 if released.
@@ -4942,79 +5188,199 @@ class RtcEngine:
 
         Thread: any (pushes are serialized).
         """
-        width = _c_int(width, "width")
-        height = _c_int(height, "height")
-        fmt = _c_int(format, "format")
-        geometry = _plane_geometry(fmt, width, height)  # (rows, columns) per used plane; None: unknown format
-        views: List[Optional[memoryview]] = []
-        row_lengths: List[Optional[int]] = []
-        for data, name in ((y, "y"), (u, "u"), (v, "v")):
-            view, row = _plane_view(data, name) if data is not None else (None, None)
-            views.append(view)
-            row_lengths.append(row)
-        used = len(geometry) if geometry is not None else 3
-        packed = used > 1 and views[0] is not None and all(view is None for view in views[1:])
-        strides: List[int] = []
-        for i, (given, name) in enumerate(zip((y_stride, u_stride, v_stride), ("y_stride", "u_stride", "v_stride"))):
-            if given is not None:
-                strides.append(_c_int(given, name))
-            elif row_lengths[i] is not None and not packed:
-                strides.append(_c_int(row_lengths[i], name))
-            elif geometry is not None and i < used:
-                strides.append(geometry[i][1])
-            else:
-                strides.append(0)
-        offsets = [0, 0, 0]
-        if packed and geometry is not None:
-            # One buffer: the planes one after the other. Sizes the library rejects read nothing.
-            whole = views[0]
-            assert whole is not None
-            views = [whole if i < used else None for i in range(3)]
-            if all(rows > 0 and strides[i] > 0 for i, (rows, _) in enumerate(geometry)):
-                for i in range(1, used):
-                    offsets[i] = offsets[i - 1] + strides[i - 1] * geometry[i - 1][0]
-                if len(whole) < offsets[used - 1]:
-                    raise AgoraishError(
-                        -_ffi.AGORAISH_ERR_INVALID_ARGUMENT,
-                        f"push_external_video_frame: the picture has {len(whole)} bytes, "
-                        f"the planes before its last need {offsets[used - 1]}",
-                    )
-                rows, cols = geometry[used - 1]
-                _check_plane(whole[offsets[used - 1]:], "the last plane", strides[used - 1], rows, cols)
-        elif geometry is not None:
-            for i, (rows, cols) in enumerate(geometry):
-                _check_plane(views[i], "yuv"[i], strides[i], rows, cols)
-
-        holders: List[Any] = []
-        addresses: List[Optional[int]] = []
-        cache: Dict[int, Tuple[Any, Optional[int]]] = {}
-        for view, offset in zip(views, offsets):
-            if view is None:
-                addresses.append(None)
-                continue
-            if id(view) not in cache:
-                cache[id(view)] = _plane_pointer(view)
-            holder, address = cache[id(view)]
-            holders.append(holder)
-            addresses.append(address + offset if address is not None else None)
-
-        frame = _ffi.ExternalVideoFrame()
-        frame.struct_size = ctypes.sizeof(_ffi.ExternalVideoFrame)
-        frame.format = fmt
-        frame.width = width
-        frame.height = height
-        frame.y_buffer, frame.u_buffer, frame.v_buffer = addresses
-        frame.y_stride, frame.u_stride, frame.v_stride = strides
-        if timestamp is None:
-            timestamp = time.monotonic_ns() // 1_000_000
-        stamp = operator.index(timestamp)
-        if not -(2**63) <= stamp < 2**63:
-            raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"timestamp {stamp} does not fit int64_t")
-        frame.timestamp = stamp
-        frame.rotation = _c_int(rotation, "rotation")
+        frame, holders = _external_video_frame(width, height, y, u, v, format, y_stride, u_stride, v_stride,
+                                               timestamp, rotation, "push_external_video_frame")
         rc = _ffi.agoraish_engine_push_external_video_frame(self.handle, ctypes.byref(frame))
-        del holders, cache
+        del holders
         _check(rc, "push_external_video_frame")
+
+    # -- custom video tracks and encoded video (ABI 0.11) ------------------------------
+
+    def create_custom_video_track(self) -> int:
+        """Creates a custom video track (Agora's createCustomVideoTrack): pictures
+        the host pushes with ``push_external_video_frame_by_id``, sent by every
+        connection that publishes it (``ChannelMediaOptions(publish_custom_video_track=True,
+        custom_video_track_id=...)``) instead of the camera. Each publishing
+        connection converts, fits and encodes the pictures as an external
+        video source does, with its own encoder configuration
+        (``Connection.set_video_encoder_configuration``), congestion control
+        and dual stream.
+
+        Returns:
+            The track's id (1 and up).
+
+        Raises:
+            AgoraishError: -5 ``AGORAISH_MAX_CUSTOM_VIDEO_TRACKS`` (32) custom
+                video tracks (raw and encoded together) exist; -7 if released.
+
+        Thread: any.
+        """
+        track_id = ctypes.c_int32(0)
+        _check(_ffi.agoraish_engine_create_custom_video_track(self.handle, ctypes.byref(track_id)),
+               "create_custom_video_track")
+        return track_id.value
+
+    def create_custom_encoded_video_track(self) -> int:
+        """Creates a custom encoded video track (Agora's createCustomEncodedVideoTrack):
+        VP8 or VP9 frames encoded by the host, pushed with
+        ``push_external_encoded_video_frame`` and sent unchanged (packetized
+        per RFC 7741 / RFC 9628) by every connection that publishes it
+        (``ChannelMediaOptions(publish_encoded_video_track=True, custom_video_track_id=...)``).
+        Receivers' keyframe requests do not reach the host: send a keyframe
+        every few seconds. Destroy it with ``destroy_custom_video_track``.
+
+        Returns:
+            The track's id (1 and up).
+
+        Raises:
+            AgoraishError: -5 ``AGORAISH_MAX_CUSTOM_VIDEO_TRACKS`` (32) custom
+                video tracks (raw and encoded together) exist; -7 if released.
+
+        Thread: any.
+        """
+        track_id = ctypes.c_int32(0)
+        _check(_ffi.agoraish_engine_create_custom_encoded_video_track(self.handle, ctypes.byref(track_id)),
+               "create_custom_encoded_video_track")
+        return track_id.value
+
+    def destroy_custom_video_track(self, track_id: int) -> None:
+        """Destroys a custom (or custom encoded) video track (Agora's
+        destroyCustomVideoTrack): connections that published it return to the
+        video they had before.
+
+        Raises:
+            AgoraishError: -2 an unknown track; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_destroy_custom_video_track(self.handle, _c_int(track_id, "track_id"))
+        _check(rc, "destroy_custom_video_track")
+
+    def push_external_video_frame_by_id(
+        self,
+        track_id: int,
+        width: int,
+        height: int,
+        y: Any,
+        u: Any = None,
+        v: Any = None,
+        *,
+        format: int = VideoPixelFormat.I420,
+        y_stride: Optional[int] = None,
+        u_stride: Optional[int] = None,
+        v_stride: Optional[int] = None,
+        timestamp: Optional[int] = None,
+        rotation: int = 0,
+    ) -> None:
+        """Pushes one picture into a custom video track (Agora's
+        pushVideoFrame(frame, videoTrackId)), for every connection that
+        publishes the track; with no publisher it is dropped.
+
+        Args:
+            track_id: an id from ``create_custom_video_track``.
+            width, height, y, u, v, format, y_stride, u_stride, v_stride,
+            timestamp, rotation: the picture, as ``push_external_video_frame``
+                takes it (formats, planes, strides, capture time and rotation).
+
+        Writable buffers are passed without a copy, read-only ones (bytes)
+        are copied first; the library reads the planes during the call only.
+
+        Raises:
+            AgoraishError: -2 an unknown track or a custom encoded video track,
+                or what ``push_external_video_frame`` refuses in the picture
+                (an unknown format, a size or stride out of range, a plane too
+                short or missing, another rotation); -7 if released.
+            TypeError: a plane that is not a buffer.
+
+        Thread: any (pushes are serialized per connection).
+        """
+        track = _c_int(track_id, "track_id")
+        frame, holders = _external_video_frame(width, height, y, u, v, format, y_stride, u_stride, v_stride,
+                                               timestamp, rotation, "push_external_video_frame_by_id")
+        rc = _ffi.agoraish_engine_push_external_video_frame_by_id(self.handle, ctypes.byref(frame), track)
+        del holders
+        _check(rc, "push_external_video_frame_by_id")
+
+    def push_external_encoded_video_frame(self, data: Any, info: EncodedVideoFrameInfo, track_id: int) -> int:
+        """Pushes one encoded frame into a custom encoded video track (Agora's
+        pushEncodedVideoImage / pushExternalEncodedVideoFrame). It leaves at
+        once, unchanged, in every connection that publishes the track and is
+        in a call.
+
+        Args:
+            data: the frame, a bytes-like object of 1..
+                ``AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES`` (4 MiB) bytes;
+                copied before the call (the library reads it during the call).
+            info: an ``EncodedVideoFrameInfo``: codec (VP8 or VP9), frame type,
+                picture size, rotation and capture time (None: the monotonic
+                clock); its `uid` is not read. None reaches the library as NULL (-2).
+            track_id: an id from ``create_custom_encoded_video_track``.
+
+        Returns:
+            The number of connections that sent it (0 outside a call or with
+            no publisher).
+
+        Raises:
+            AgoraishError: -2 an unknown track or a custom (raw) video track,
+                empty or too large `data`, None `info` or a bad field of it (a
+                codec other than VP8 and VP9, an unknown frame type, a size
+                outside 0..16384, another rotation); -7 if released.
+            TypeError: `data` is not bytes-like, or `info` is neither None nor
+                an ``EncodedVideoFrameInfo``.
+
+        Thread: any.
+        """
+        track = _c_int(track_id, "track_id")
+        payload = _payload(data, "data")
+        raw: Optional[Any] = None
+        if info is not None:
+            if not isinstance(info, EncodedVideoFrameInfo):
+                raise TypeError(f"info must be an EncodedVideoFrameInfo, not {type(info).__name__}")
+            raw = _ffi.EncodedVideoFrameInfo()
+            raw.struct_size = ctypes.sizeof(_ffi.EncodedVideoFrameInfo)
+            raw.codec_type = _c_int(info.codec_type, "info.codec_type")
+            raw.width = _c_int(info.width, "info.width")
+            raw.height = _c_int(info.height, "info.height")
+            raw.frame_type = _c_int(info.frame_type, "info.frame_type")
+            raw.rotation = _c_int(info.rotation, "info.rotation")
+            stamp = time.monotonic_ns() // 1_000_000 if info.capture_time_ms is None \
+                else operator.index(info.capture_time_ms)
+            if not -(2**63) <= stamp < 2**63:
+                raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT,
+                                    f"info.capture_time_ms {stamp} does not fit int64_t")
+            raw.capture_time_ms = stamp
+            raw.uid = _c_uint(info.uid, "info.uid")
+        buffer = (ctypes.c_uint8 * len(payload)).from_buffer_copy(payload) if payload else None
+        rc = _ffi.agoraish_engine_push_external_encoded_video_frame(self.handle, buffer, len(payload), _ref(raw),
+                                                                    track)
+        if rc < 0:
+            raise _library_error(rc, "push_external_encoded_video_frame")
+        return rc
+
+    def register_video_encoded_frame_observer(self, observer: Optional[object]) -> None:
+        """Registers the encoded frame observer (Agora's
+        registerVideoEncodedFrameObserver), or removes it with None. It sees
+        each remote video frame, in every connection of the engine, before
+        it is decoded.
+
+        Args:
+            observer: a ``VideoEncodedFrameObserver`` (or any object with its
+                method), or None. The engine keeps it referenced until it is
+                replaced, removed or the engine is released.
+
+        When a removal returns, the previous observer gets no further callback
+        (unless removed from inside a callback on a video thread). The
+        callback objects of a replaced observer are kept until such a
+        removal or the engine's release.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any, also from inside the observer's callback. The callback
+        runs on the receiving connection's video thread.
+        """
+        keep = _EncodedObserverKeepalive(observer) if observer is not None else None
+        _check(self._encoded_observers.register(self.handle, keep), "register_video_encoded_frame_observer")
 
     def setup_remote_video(
         self,
