@@ -2525,6 +2525,37 @@ typedef struct agoraish_event_handler_ex {
     void (*on_audio_metadata_received)(agoraish_engine_t *engine, void *user_data,
                                        const agoraish_rtc_connection *connection, uint32_t uid,
                                        const uint8_t *metadata, size_t length);
+    void (*on_user_info_updated)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                                 uint32_t uid, const agoraish_user_info *info);
+    void (*on_first_remote_audio_frame)(agoraish_engine_t *engine, void *user_data,
+                                        const agoraish_rtc_connection *connection, uint32_t uid, int elapsed);
+    void (*on_local_audio_state_changed)(agoraish_engine_t *engine, void *user_data,
+                                         const agoraish_rtc_connection *connection, int state, int error);
+    void (*on_active_speaker)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                              uint32_t uid);
+    void (*on_first_local_video_frame_published)(agoraish_engine_t *engine, void *user_data,
+                                                 const agoraish_rtc_connection *connection, int elapsed);
+    void (*on_video_size_changed)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                                  uint32_t uid, int width, int height, int rotation);
+    void (*on_first_local_video_frame)(agoraish_engine_t *engine, void *user_data,
+                                       const agoraish_rtc_connection *connection, int width, int height, int elapsed);
+    void (*on_first_remote_video_frame)(agoraish_engine_t *engine, void *user_data,
+                                        const agoraish_rtc_connection *connection, uint32_t uid, int width,
+                                        int height, int elapsed);
+    void (*on_user_enable_video)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                                 uint32_t uid, int enabled);
+    void (*on_user_enable_local_video)(agoraish_engine_t *engine, void *user_data,
+                                       const agoraish_rtc_connection *connection, uint32_t uid, int enabled);
+    void (*on_local_video_state_changed)(agoraish_engine_t *engine, void *user_data,
+                                         const agoraish_rtc_connection *connection, int state, int error);
+    void (*on_local_video_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                                 const agoraish_local_video_stats *stats);
+    void (*on_local_publish_fallback_to_audio_only)(agoraish_engine_t *engine, void *user_data,
+                                                    const agoraish_rtc_connection *connection,
+                                                    int is_fallback_or_recover);
+    void (*on_remote_subscribe_fallback_to_audio_only)(agoraish_engine_t *engine, void *user_data,
+                                                       const agoraish_rtc_connection *connection, uint32_t uid,
+                                                       int is_fallback_or_recover);
 } agoraish_event_handler_ex;
 
 /**

@@ -348,12 +348,15 @@ extension RtcEngine {
                 tracks.withLock { $0.videoBefore = now }
             }
             setExternalVideoSource(enabled: true)
+            if isConnection { muteLocalVideoStream(false) }
             setVideoEnabled(true)
             log.log(.info, "publishing custom video track \(id)")
         } else if let before {
             tracks.withLock { $0.videoBefore = nil }
+            // A connection has nothing else to send: it stays muted, receiving as its engine says.
+            if isConnection { muteLocalVideoStream(true) }
             setExternalVideoSource(enabled: before.external)
-            setVideoEnabled(before.enabled)
+            setVideoEnabled(isConnection ? owner!.video.settings.withLock { $0.enabled } : before.enabled)
         }
     }
 

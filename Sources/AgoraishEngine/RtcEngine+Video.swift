@@ -12,6 +12,10 @@ extension RtcEngine {
         if !enabled { video.resetReceive() }
         afterLocalVideoChange()
         log.log(.info, "api \(enabled ? "enableVideo" : "disableVideo")")
+        // The engine's switch holds for its connections, except those publishing a custom video track.
+        for c in connections.withLock({ Array($0.values) }) where c.tracks.withLock({ $0.publishedVideo == nil }) {
+            c.setVideoEnabled(enabled)
+        }
     }
 
     /// enableLocalVideo: sending on or off (on by default); receiving goes on.

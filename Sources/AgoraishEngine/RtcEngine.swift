@@ -230,6 +230,14 @@ public final class RtcEngine: Sendable {
         if let owner {
             link.setCAFile(owner.state.withLock { $0.caFile.isEmpty ? nil : $0.caFile })
             device.attach(audio)
+            // A connection never opens the camera; it receives video when its engine
+            // enabled video and sends only what a custom track gives it.
+            let enabled = owner.video.settings.withLock { $0.enabled }
+            video.settings.withLock {
+                $0.externalSource = true
+                $0.enabled = enabled
+                $0.localMuted = true
+            }
         }
     }
 

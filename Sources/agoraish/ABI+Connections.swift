@@ -108,12 +108,21 @@ struct CEventHandlerEx: @unchecked Sendable {
                 message.withCString { cb(engine, ud, c, code, $0) }
             case .userMuteAudio(let uid, let muted): t.on_user_mute_audio?(engine, ud, c, uid, muted ? 1 : 0)
             case .userMuteVideo(let uid, let muted): t.on_user_mute_video?(engine, ud, c, uid, muted ? 1 : 0)
+            case .userEnableVideo(let uid, let enabled): t.on_user_enable_video?(engine, ud, c, uid, enabled ? 1 : 0)
+            case .userEnableLocalVideo(let uid, let enabled):
+                t.on_user_enable_local_video?(engine, ud, c, uid, enabled ? 1 : 0)
+            case .userInfoUpdated(let uid, let account):
+                var info = makeUserInfo(uid: uid, account: account)
+                t.on_user_info_updated?(engine, ud, c, uid, &info)
             default: break
             }
         case .audio(let e):
             switch e {
             case .firstLocalAudioFramePublished(let elapsed): t.on_first_local_audio_frame_published?(engine, ud, c, elapsed)
             case .firstRemoteAudioDecoded(let uid, let elapsed): t.on_first_remote_audio_decoded?(engine, ud, c, uid, elapsed)
+            case .firstRemoteAudioFrame(let uid, let elapsed): t.on_first_remote_audio_frame?(engine, ud, c, uid, elapsed)
+            case .localAudioStateChanged(let state, let error): t.on_local_audio_state_changed?(engine, ud, c, state, error)
+            case .activeSpeaker(let uid): t.on_active_speaker?(engine, ud, c, uid)
             case .remoteAudioStateChanged(let uid, let state, let reason, let elapsed):
                 t.on_remote_audio_state_changed?(engine, ud, c, uid, state, reason, elapsed)
             case .audioVolumeIndication(let speakers, let total):
@@ -146,7 +155,21 @@ struct CEventHandlerEx: @unchecked Sendable {
             case .snapshotTaken(let uid, let path, let width, let height, let error):
                 guard let cb = t.on_snapshot_taken else { return }
                 path.withCString { cb(engine, ud, c, uid, $0, width, height, error) }
-            default: break
+            case .firstLocalVideoFramePublished(let elapsed): t.on_first_local_video_frame_published?(engine, ud, c, elapsed)
+            case .videoSizeChanged(let uid, let width, let height):
+                t.on_video_size_changed?(engine, ud, c, uid, width, height, 0)
+            case .firstLocalVideoFrame(let width, let height, let elapsed):
+                t.on_first_local_video_frame?(engine, ud, c, width, height, elapsed)
+            case .firstRemoteVideoFrame(let uid, let width, let height, let elapsed):
+                t.on_first_remote_video_frame?(engine, ud, c, uid, width, height, elapsed)
+            case .localVideoStateChanged(let state, let error): t.on_local_video_state_changed?(engine, ud, c, state, error)
+            case .localVideoStats(let st):
+                var s = makeLocalVideoStats(st)
+                t.on_local_video_stats?(engine, ud, c, &s)
+            case .localPublishFallback(let isFallback):
+                t.on_local_publish_fallback_to_audio_only?(engine, ud, c, isFallback ? 1 : 0)
+            case .remoteSubscribeFallback(let uid, let isFallback):
+                t.on_remote_subscribe_fallback_to_audio_only?(engine, ud, c, uid, isFallback ? 1 : 0)
             }
         case .data(let e):
             switch e {

@@ -350,20 +350,7 @@ extension CEventHandler {
             table.on_remote_video_state_changed?(engine, ud, uid, state, reason, elapsed)
         case .localVideoStats(let st):
             guard let cb = table.on_local_video_stats else { return }
-            var s = agoraish_local_video_stats()
-            s.struct_size = UInt32(MemoryLayout<agoraish_local_video_stats>.size)
-            s.sent_bitrate = st.sentBitrate
-            s.sent_frame_rate = st.sentFrameRate
-            s.encoder_output_frame_rate = st.encoderOutputFrameRate
-            s.renderer_output_frame_rate = st.rendererOutputFrameRate
-            s.target_bitrate = st.targetBitrate
-            s.target_frame_rate = st.targetFrameRate
-            s.encoded_bitrate = st.encodedBitrate
-            s.encoded_frame_width = st.encodedFrameWidth
-            s.encoded_frame_height = st.encodedFrameHeight
-            s.encoded_frame_count = st.encodedFrameCount
-            s.codec_type = st.codecType
-            s.capture_frame_rate = st.captureFrameRate
+            var s = makeLocalVideoStats(st)
             cb(engine, ud, &s)
         case .remoteVideoStats(let r):
             guard let cb = table.on_remote_video_stats else { return }
@@ -423,5 +410,24 @@ func makeRemoteVideoStats(_ r: RemoteVideoStats) -> agoraish_remote_video_stats 
     s.frozen_rate = r.frozenRate
     s.total_active_time = r.totalActiveTime
     s.publish_duration = r.publishDuration
+    return s
+}
+
+/// The C form of onLocalVideoStats' statistics.
+func makeLocalVideoStats(_ st: LocalVideoStats) -> agoraish_local_video_stats {
+    var s = agoraish_local_video_stats()
+    s.struct_size = UInt32(MemoryLayout<agoraish_local_video_stats>.size)
+    s.sent_bitrate = st.sentBitrate
+    s.sent_frame_rate = st.sentFrameRate
+    s.encoder_output_frame_rate = st.encoderOutputFrameRate
+    s.renderer_output_frame_rate = st.rendererOutputFrameRate
+    s.target_bitrate = st.targetBitrate
+    s.target_frame_rate = st.targetFrameRate
+    s.encoded_bitrate = st.encodedBitrate
+    s.encoded_frame_width = st.encodedFrameWidth
+    s.encoded_frame_height = st.encodedFrameHeight
+    s.encoded_frame_count = st.encodedFrameCount
+    s.codec_type = st.codecType
+    s.capture_frame_rate = st.captureFrameRate
     return s
 }

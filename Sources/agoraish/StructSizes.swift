@@ -55,7 +55,7 @@ enum StructSizes {
     /// `agoraish_channel_media_options` (ABI 0.11).
     static let channelMediaOptions: [Int] = [112]
     /// `agoraish_event_handler_ex` (ABI 0.11).
-    static let eventHandlerEx: [Int] = [240]
+    static let eventHandlerEx: [Int] = [352]
     /// `agoraish_encoded_video_frame_info` (ABI 0.11).
     static let encodedVideoFrameInfo: [Int] = [40]
     /// `agoraish_video_encoded_frame_observer` (ABI 0.11).

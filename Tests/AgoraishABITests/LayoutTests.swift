@@ -508,6 +508,20 @@ import Testing
             "on_snapshot_taken": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_snapshot_taken)!,
             "on_encryption_error": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_encryption_error)!,
             "on_audio_metadata_received": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_audio_metadata_received)!,
+            "on_user_info_updated": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_user_info_updated)!,
+            "on_first_remote_audio_frame": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_first_remote_audio_frame)!,
+            "on_local_audio_state_changed": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_local_audio_state_changed)!,
+            "on_active_speaker": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_active_speaker)!,
+            "on_first_local_video_frame_published": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_first_local_video_frame_published)!,
+            "on_video_size_changed": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_video_size_changed)!,
+            "on_first_local_video_frame": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_first_local_video_frame)!,
+            "on_first_remote_video_frame": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_first_remote_video_frame)!,
+            "on_user_enable_video": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_user_enable_video)!,
+            "on_user_enable_local_video": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_user_enable_local_video)!,
+            "on_local_video_state_changed": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_local_video_state_changed)!,
+            "on_local_video_stats": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_local_video_stats)!,
+            "on_local_publish_fallback_to_audio_only": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_local_publish_fallback_to_audio_only)!,
+            "on_remote_subscribe_fallback_to_audio_only": MemoryLayout<agoraish_event_handler_ex>.offset(of: \.on_remote_subscribe_fallback_to_audio_only)!,
         ]
         layout["agoraish_event_handler_ex"] = eventHandlerEx
 

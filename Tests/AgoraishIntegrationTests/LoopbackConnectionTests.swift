@@ -249,6 +249,16 @@ import Testing
                 && p.link.read { $0.remoteUsers.isSuperset(of: [1, 2]) }
         })
 
+        // A second connection of the peer receives video because its engine enabled it,
+        // publishing none itself.
+        let viewerKey = ConnectionKey(channel: "cams", uid: 12)
+        try p.joinChannelEx(token: "", connection: viewerKey, options: ChannelMediaOptions()) { _ in }
+        let viewer = try #require(p.connection(viewerKey))
+        let viewed = Locked(0)
+        try viewer.setupRemoteVideo(uid: 1) { _, _ in viewed.withLock { $0 += 1 } }
+        #expect(waitUntil { viewer.audio.isMediaBound && viewer.link.read { $0.remoteUsers.contains(1) } })
+        #expect(viewer.video.settings.withLock { $0.enabled && $0.externalSource && !$0.sending })
+
         // 1.5 s at 15 fps: a 320x240 picture into the raw track, a 160x120
         // frame encoded here with libvpx into the encoded one.
         let encoder = try VideoEncoder(settings: .init(codec: .vp8, width: 160, height: 120, frameRate: 15,
@@ -292,6 +302,7 @@ import Testing
         let order = matched.compactMap { f in pushed.firstIndex(of: f) }
         #expect(order == order.sorted(), "in order")
         #expect(observed.withLock { $0.contains { $0.0 == 1 } }, "uid 1's frames are observed too")
+        #expect(viewed.withLock { $0 } >= 15, "the peer's second connection rendered \(viewed.withLock { $0 }) of uid 1's pictures")
         // Destroying the raw track stops uid 1's video; uid 2 goes on.
         try e.destroyCustomVideoTrack(raw)
         #expect(e.tracks.withLock { $0.publishedVideo } == nil)

@@ -16,7 +16,12 @@
 //     byte-for-byte as pushed, in order, without a gap, the first a keyframe,
 //     with the frame types and the keyframes' size, RTP times that step as the
 //     capture times did, and uid 1's frames (E's encoder) too, never on the
-//     caller's thread. pushEncodedVideoImage returns 1 (one connection sends);
+//     caller's thread. The handler of E's second connection sees
+//     onFirstLocalVideoFramePublished and onLocalVideoStateChanged(ENCODING);
+//     the peer's own second connection (uid 12, joinChannelEx, uid 2 muted)
+//     renders uid 1 (setupRemoteVideoEx) and its handler sees
+//     onFirstRemoteVideoFrame(1, 320x240); each with its own connection.
+//     pushEncodedVideoImage returns 1 (one connection sends);
 //     once the second connection stops publishing, 0; after
 //     registerVideoEncodedFrameObserver(nullptr) returns, no frame is
 //     observed; destroying the published raw track stops uid 1's pictures;
@@ -94,20 +99,56 @@ private:
     }
 };
 
-/// E's second connection.
+/// A joinChannelEx() connection of uid `localUid` in kChannel: E's second one, or the peer's.
 class HandlerEx : public agoraish::IRtcEngineEventHandlerEx, public test_support::EventLog<Event> {
 public:
+    explicit HandlerEx(agoraish::uid_t localUid) : localUid_(localUid) {}
+
     void onJoinChannelSuccess(const agoraish::RtcConnection& c, agoraish::uid_t uid, int) override {
-        Event e;
-        e.name = "join";
-        e.uid = uid;
-        e.a = int(c.localUid);
-        record(std::move(e));
+        add(c, "join", uid, int(c.localUid));
+    }
+    void onUserJoined(const agoraish::RtcConnection& c, agoraish::uid_t uid, int) override {
+        add(c, "userJoined", uid);
+    }
+    void onFirstLocalVideoFramePublished(const agoraish::RtcConnection& c, int elapsed) override {
+        add(c, "firstPublished", 0, elapsed);
+    }
+    void onLocalVideoStateChanged(const agoraish::RtcConnection& c, agoraish::LOCAL_VIDEO_STREAM_STATE state,
+                                  agoraish::LOCAL_VIDEO_STREAM_ERROR error) override {
+        add(c, "localVideoState", 0, state, error);
+    }
+    void onFirstRemoteVideoFrame(const agoraish::RtcConnection& c, agoraish::uid_t uid, int width, int height,
+                                 int elapsed) override {
+        add(c, "firstRemoteFrame", uid, width, height);
+        if (elapsed < 0) add(c, "negativeElapsed", uid);
     }
 
-    bool joined() {
-        return waitForMatch(0, [](const Event& e) { return e.name == "join"; }, kWait) >= 0;
+    bool joined() { return waitFor("join", [](const Event&) { return true; }); }
+
+    bool waitFor(const std::string& name, const std::function<bool(const Event&)>& match) {
+        return waitForMatch(0, [&](const Event& e) { return e.name == name && match(e); }, kWait) >= 0;
     }
+
+    /// Events that came with another connection than this one.
+    int wrongConnection() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return wrongConnection_;
+    }
+
+private:
+    void add(const agoraish::RtcConnection& c, const char* name, agoraish::uid_t uid, int a = 0, int b = 0) {
+        Event e;
+        e.name = name;
+        e.uid = uid;
+        e.a = a;
+        e.b = b;
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (c.channelId != kChannel || c.localUid != localUid_) ++wrongConnection_;
+        recordLocked(std::move(e));
+    }
+
+    const agoraish::uid_t localUid_;
+    int wrongConnection_ = 0;  // guarded by mutex_
 };
 
 /// The peer's render sink of one uid: the pictures' count, sizes and mean luma of the bottom half.
@@ -320,8 +361,8 @@ void callStory(const std::string& url, const std::string& dir) {
           "the VP8 frames start with a keyframe, one a second: " + std::to_string(keyframes) + " keyframes");
 
     Handler peerEvents, ownEvents;
-    HandlerEx exEvents;
-    Sink sink1(1), sink2(2);
+    HandlerEx exEvents(2), peerExEvents(12);
+    Sink sink1(1), sink2(2), sink1Ex(1);
     EncodedObserver observer;
     agoraish::RtcEngine peer, e;  // after what they use: they release first
     CHECK_RC(peer.initialize(test_support::contextFor(kApp, &peerEvents, dir + "/peer.log", url)), 0, "peer initialize");
@@ -336,6 +377,19 @@ void callStory(const std::string& url, const std::string& dir) {
     CHECK_RC(peer.registerVideoEncodedFrameObserver(&observer), 0, "peer registerVideoEncodedFrameObserver");
     CHECK_RC(peer.joinChannel(nullptr, kChannel, nullptr, 11), 0, "peer joins");
     CHECK(peerEvents.waitFor("join", [](const Event& ev) { return ev.uid == 11; }), "peer: onJoinChannelSuccess");
+    // The peer also watches uid 1 from a second connection (uid 12), whose handler sees
+    // onFirstRemoteVideoFrame. A connection has video on while it publishes a video
+    // track: it publishes one it never pushes into.
+    agoraish::track_id_t t3 = 0;
+    CHECK_RC(peer.createCustomVideoTrack(&t3), 0, "peer createCustomVideoTrack");
+    agoraish::ChannelMediaOptions watch;
+    watch.publishMicrophoneTrack = false;
+    watch.publishCustomVideoTrack = true;
+    watch.customVideoTrackId = t3;
+    const agoraish::RtcConnection peerSecond(kChannel, 12);
+    CHECK_RC(peer.joinChannelEx(nullptr, peerSecond, watch, &peerExEvents), 0, "peer joinChannelEx(12)");
+    CHECK_RC(peer.setupRemoteVideoEx(agoraish::VideoCanvas(1, &sink1Ex), peerSecond), 0, "peer setupRemoteVideoEx(1)");
+    CHECK(peerExEvents.joined(), "peer's second connection: onJoinChannelSuccess");
 
     // E: no audio; a raw and an encoded track, one per connection; E's connections do not watch each other.
     CHECK_RC(e.disableAudio(), 0, "E disableAudio");
@@ -376,6 +430,11 @@ void callStory(const std::string& url, const std::string& dir) {
     CHECK(exEvents.joined(), "E's second connection: onJoinChannelSuccess");
     CHECK(peerEvents.waitFor("userJoined", [](const Event& ev) { return ev.uid == 1; }), "peer sees uid 1");
     CHECK(peerEvents.waitFor("userJoined", [](const Event& ev) { return ev.uid == 2; }), "peer sees uid 2");
+    // The peer's second connection leaves uid 2 alone: the encoded frame observer sees each of its frames once.
+    CHECK(peerExEvents.waitFor("userJoined", [](const Event& ev) { return ev.uid == 2; }),
+          "peer's second connection sees uid 2");
+    CHECK_RC(peer.muteRemoteVideoStreamEx(2, true, peerSecond), 0,
+             "peer muteRemoteVideoStreamEx(2) on its second connection");
 
     // 3 s of both tracks, in real time.
     I420 picture(kRawWidth, kRawHeight);
@@ -409,6 +468,33 @@ void callStory(const std::string& url, const std::string& dir) {
     CHECK(peerEvents.waitFor("firstDecoded",
                              [](const Event& ev) { return ev.uid == 2 && ev.a == kVp8Width && ev.b == kVp8Height; }),
           "peer: onFirstRemoteVideoDecoded(2, 176x144)");
+
+    // The connections' own handlers: E's second connection sent its first encoded frame
+    // and encodes; the peer's second connection handed uid 1's first picture to its sink.
+    CHECK(exEvents.waitFor("firstPublished", [](const Event& ev) { return ev.a >= 0; }),
+          "E's second connection: onFirstLocalVideoFramePublished");
+    CHECK(exEvents.waitFor("localVideoState",
+                           [](const Event& ev) {
+                               return ev.a == agoraish::LOCAL_VIDEO_STREAM_STATE_ENCODING &&
+                                      ev.b == agoraish::LOCAL_VIDEO_STREAM_ERROR_OK;
+                           }),
+          "E's second connection: onLocalVideoStateChanged(ENCODING, OK)");
+    CHECK(exEvents.countIf([](const Event& ev) { return ev.name == "firstRemoteFrame"; }) == 0,
+          "E's second connection watches nobody: no onFirstRemoteVideoFrame");
+    CHECK(peerExEvents.waitFor("firstRemoteFrame",
+                               [](const Event& ev) { return ev.uid == 1 && ev.a == kRawWidth && ev.b == kRawHeight; }),
+          "peer's second connection: onFirstRemoteVideoFrame(1, 320x240)");
+    const Sink::Report rEx = sink1Ex.report();
+    CHECK(rEx.pictures > 0 && rEx.width == kRawWidth && rEx.height == kRawHeight && rEx.wrongUid == 0,
+          "the peer's second connection renders uid 1: " + std::to_string(rEx.pictures) + " pictures of " +
+              sizeOf(rEx.width, rEx.height));
+    CHECK(peerExEvents.countIf([](const Event& ev) { return ev.name == "firstRemoteFrame" && ev.uid != 1; }) == 0 &&
+              peerExEvents.countIf([](const Event& ev) { return ev.name == "negativeElapsed"; }) == 0,
+          "peer's second connection: onFirstRemoteVideoFrame of uid 1 only, elapsed >= 0");
+    CHECK(exEvents.wrongConnection() == 0 && peerExEvents.wrongConnection() == 0,
+          "each connection's handler gets its own connection");
+    CHECK(exEvents.onCallerThread() == 0 && peerExEvents.onCallerThread() == 0,
+          "no connection callback on the caller's thread");
 
     // The observer saw uid 2's frames as pushed: in order, no gap, byte for byte.
     observer.waitFor(std::size_t(kFrames));
@@ -492,6 +578,8 @@ void callStory(const std::string& url, const std::string& dir) {
 
     CHECK_RC(peer.setupRemoteVideo(agoraish::VideoCanvas(1, nullptr)), 0, "peer unbinds uid 1");
     CHECK_RC(peer.setupRemoteVideo(agoraish::VideoCanvas(2, nullptr)), 0, "peer unbinds uid 2");
+    CHECK_RC(peer.leaveChannelEx(peerSecond), 0, "peer leaveChannelEx(12)");
+    CHECK_RC(peer.destroyCustomVideoTrack(t3), 0, "peer destroyCustomVideoTrack");
     CHECK_RC(e.leaveChannelEx(second), 0, "E leaveChannelEx(2)");
     CHECK_RC(e.release(true), 0, "E release");
     CHECK_RC(peer.release(true), 0, "peer release");

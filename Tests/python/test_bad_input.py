@@ -3671,6 +3671,10 @@ def case_push_encoded_in_a_call(ctx: Ctx) -> None:
         assert time.monotonic() < deadline
         time.sleep(0.01)
     assert push_encoded(ctx.engine, track, 0) == EINVAL, "empty, in a call"
+    # CONNECTED comes with the join's answer; the media path opens just after it.
+    while push_encoded(ctx.engine, track) == 0:
+        assert time.monotonic() < deadline, "no connection sent the frame"
+        time.sleep(0.01)
     assert push_encoded(ctx.engine, track) == 1, "sent by the one connection publishing it"
 
 

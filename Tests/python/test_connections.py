@@ -473,3 +473,199 @@ def test_custom_video_track_and_encoded_track_arrive_as_two_users_with_frames_un
         assert len(observer.frames) == count, "no callback after unregistering"
     connection.leave_channel()
     e.destroy_custom_video_track(encoded)
+
+
+class VideoRecorder(Recorder):
+    """Recorder plus the video events the connections' handlers get instead."""
+
+    def on_first_local_video_frame_published(self, elapsed):
+        self.log.add("on_first_local_video_frame_published", [elapsed])
+
+    def on_local_video_state_changed(self, state, error):
+        self.log.add("on_local_video_state_changed", [state, error])
+
+    def on_first_remote_video_frame(self, uid, width, height, elapsed):
+        self.log.add("on_first_remote_video_frame", [uid, width, height])
+
+    def on_video_size_changed(self, uid, width, height, rotation):
+        self.log.add("on_video_size_changed", [uid, width, height])
+
+    def on_user_enable_video(self, uid, enabled):
+        self.log.add("on_user_enable_video", [uid, enabled])
+
+
+class VideoExRecorder(ExRecorder):
+    """ExRecorder plus a connection's video events."""
+
+    def on_first_local_video_frame_published(self, connection, elapsed):
+        self._add("on_first_local_video_frame_published", connection, elapsed)
+
+    def on_first_local_video_frame(self, connection, width, height, elapsed):
+        self._add("on_first_local_video_frame", connection, width, height)
+
+    def on_local_video_state_changed(self, connection, state, error):
+        self._add("on_local_video_state_changed", connection, state, error)
+
+    def on_first_remote_video_frame(self, connection, uid, width, height, elapsed):
+        self._add("on_first_remote_video_frame", connection, uid, width, height, elapsed)
+
+    def on_video_size_changed(self, connection, uid, width, height, rotation):
+        self._add("on_video_size_changed", connection, uid, width, height, rotation)
+
+    def on_user_enable_video(self, connection, uid, enabled):
+        self._add("on_user_enable_video", connection, uid, enabled)
+
+    def on_user_enable_local_video(self, connection, uid, enabled):
+        self._add("on_user_enable_local_video", connection, uid, enabled)
+
+
+def test_connection_handlers_see_the_video_events_of_their_connection(make_engine, channel_server):
+    # The receiver is a connection too: its sink and its handler are the connection's.
+    # (A connection has video on while it publishes a video track: it publishes
+    # one it never pushes into.)
+    p_log = EventLog("p")
+    p = make_engine(VideoRecorder(p_log), app_id=APP, server_url=channel_server.url)
+    p.enable_video()
+    p.enable_local_audio(False)
+    p.set_external_audio_sink(True, RATE, 1)
+    quiet = dict(publish_microphone_track=False, enable_audio_recording_or_playout=False)
+    rx_key = RtcConnection("exvideo", 9)
+    rx_log = EventLog("p/9")
+    rx = p.join_channel_ex(None, rx_key, ChannelMediaOptions(
+        publish_custom_video_track=True, custom_video_track_id=p.create_custom_video_track(), **quiet),
+        VideoExRecorder(rx_log))
+    sizes: List[Any] = []
+    rx.setup_remote_video(2, lambda frame: sizes.append((frame.width, frame.height)))
+
+    own_log = EventLog("e")
+    e = make_engine(VideoRecorder(own_log), app_id=APP, server_url=channel_server.url)
+    track = e.create_custom_video_track()
+    tx_key = RtcConnection("exvideo", 2)
+    tx_log = EventLog("e/2")
+    tx_handler = VideoExRecorder(tx_log)
+    tx = e.join_channel_ex(None, tx_key, ChannelMediaOptions(
+        publish_custom_video_track=True, custom_video_track_id=track, **quiet), tx_handler)
+    rx_log.wait("on_user_joined", rx_key, 2)
+    tx_log.wait("on_user_joined", tx_key, 9)
+    time.sleep(0.3)  # the media transports bind with STUN
+
+    # 0.8 s at 15 fps: 320x240 pictures, then 160x120 ones.
+    start = time.monotonic()
+    for n in range(12):
+        w, h = (320, 240) if n < 8 else (160, 120)
+        picture = bytes((row + n * 4) & 0xFF for row in range(h) for _ in range(w)) + bytes([128]) * (w * h // 2)
+        e.push_external_video_frame_by_id(track, w, h, picture, timestamp=n * 66)
+        delay = start + (n + 1) * 0.066 - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+
+    # The publishing connection's handler sees its first picture, its first frame sent and the track's state.
+    tx_log.wait("on_first_local_video_frame", tx_key, 320, 240)
+    index = tx_log.wait("on_first_local_video_frame_published", tx_key)
+    assert tx_log.snapshot()[index][1][1] >= 0
+    tx_log.wait("on_local_video_state_changed", tx_key, agoraish.LocalVideoStreamState.ENCODING)
+    tx_log.wait("on_video_size_changed", tx_key, 0, 160, 120, 0)  # uid 0: what it sends
+    state = tx_log.of("on_local_video_state_changed")[-1][1]
+    assert isinstance(state[1], agoraish.LocalVideoStreamState) and isinstance(state[2], agoraish.LocalVideoStreamError)
+
+    # The receiving connection's handler: the first picture at its size, then the new size.
+    index = rx_log.wait("on_first_remote_video_frame", rx_key, 2)
+    _, uid, width, height, elapsed = rx_log.snapshot()[index][1]
+    assert (width, height) == (320, 240) and elapsed >= 0
+    rx_log.wait("on_video_size_changed", rx_key, 2, 160, 120, 0)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and (160, 120) not in sizes:
+        time.sleep(0.02)
+    assert sizes[0] == (320, 240) and (160, 120) in sizes, sizes
+    # Publishing no video track turns the connection's video off: its peer learns it.
+    tx.update_channel_media_options(ChannelMediaOptions(publish_custom_video_track=False))
+    index = rx_log.wait("on_user_enable_video", rx_key, 2)
+    assert rx_log.snapshot()[index][1][2] is False
+    # None of it reaches the engines' own handlers or the other connections.
+    assert not [event for event in own_log.snapshot() if "video" in event[0]], own_log.snapshot()
+    assert not p_log.of("on_first_remote_video_frame", "on_video_size_changed", "on_user_enable_video")
+    assert all(event[1][0] == rx_key for event in rx_log.snapshot())
+    assert all(event[1][0] == tx_key for event in tx_log.snapshot())
+    assert threading.current_thread().name not in tx_handler.threads
+    tx.leave_channel()
+    rx.leave_channel()
+    e.destroy_custom_video_track(track)
+
+
+def test_every_ex_callback_has_a_method_and_converts_as_the_engine_handler_does():
+    import ctypes
+    import inspect
+
+    from agoraish import _abi as ffi
+    from agoraish.engine import _EX_CALLBACKS, _ExKeepalive
+
+    # One method per C entry: the connection, then the EventHandler method's parameters.
+    for spec in _EX_CALLBACKS:
+        method = getattr(agoraish.EventHandlerEx, spec.name, None)
+        assert callable(method), f"EventHandlerEx lacks {spec.name}"
+        ex_params = list(inspect.signature(method).parameters)
+        assert ex_params[:2] == ["self", "connection"], spec.name
+        if spec.name not in ("on_join_channel_success", "on_rejoin_channel_success"):
+            base = list(inspect.signature(getattr(agoraish.EventHandler, spec.name)).parameters)
+            assert ex_params[2:] == base[1:], spec.name
+
+    # The entries added last, called as the library calls them: enums, bools and
+    # structs arrive as for the engine's handler, after the connection.
+    calls: List[Any] = []
+    names = ["on_user_info_updated", "on_first_remote_audio_frame", "on_local_audio_state_changed",
+             "on_active_speaker", "on_first_local_video_frame_published", "on_video_size_changed",
+             "on_first_local_video_frame", "on_first_remote_video_frame", "on_user_enable_video",
+             "on_user_enable_local_video", "on_local_video_state_changed", "on_local_video_stats",
+             "on_local_publish_fallback_to_audio_only", "on_remote_subscribe_fallback_to_audio_only"]
+    handler = type("All", (agoraish.EventHandlerEx,), {
+        name: (lambda name: lambda self, *args: calls.append((name, args)))(name) for name in names})()
+    keep = _ExKeepalive(handler)
+    table = keep.table
+    conn = ffi.RtcConnection()
+    conn.struct_size = ctypes.sizeof(conn)
+    conn.channel_id = b"conv"
+    conn.local_uid = 4
+    c = ctypes.byref(conn)
+    info = ffi.UserInfo()
+    info.uid = 7
+    info.user_account = b"seven"
+    stats = ffi.LocalVideoStats()
+    stats.struct_size = ctypes.sizeof(stats)
+    stats.sent_bitrate = 300
+    table.on_user_info_updated(None, None, c, 7, ctypes.byref(info))
+    table.on_first_remote_audio_frame(None, None, c, 7, 12)
+    table.on_local_audio_state_changed(None, None, c, 1, 0)
+    table.on_active_speaker(None, None, c, 7)
+    table.on_first_local_video_frame_published(None, None, c, 30)
+    table.on_video_size_changed(None, None, c, 7, 160, 120, 0)
+    table.on_first_local_video_frame(None, None, c, 320, 240, 5)
+    table.on_first_remote_video_frame(None, None, c, 7, 320, 240, 40)
+    table.on_user_enable_video(None, None, c, 7, 1)
+    table.on_user_enable_local_video(None, None, c, 7, 0)
+    table.on_local_video_state_changed(None, None, c, 3, 8)
+    table.on_local_video_stats(None, None, c, ctypes.byref(stats))
+    table.on_local_publish_fallback_to_audio_only(None, None, c, 1)
+    table.on_remote_subscribe_fallback_to_audio_only(None, None, c, 7, 0)
+    key = RtcConnection("conv", 4)
+    got = dict(calls)
+    assert [name for name, _ in calls] == names
+    assert got["on_user_info_updated"] == (key, 7, agoraish.UserInfo(7, "seven"))
+    assert got["on_first_remote_audio_frame"] == (key, 7, 12)
+    assert got["on_local_audio_state_changed"] == (key, agoraish.LocalAudioStreamState.RECORDING,
+                                                   agoraish.LocalAudioStreamError.OK)
+    assert type(got["on_local_audio_state_changed"][1]) is agoraish.LocalAudioStreamState
+    assert got["on_active_speaker"] == (key, 7)
+    assert got["on_first_local_video_frame_published"] == (key, 30)
+    assert got["on_video_size_changed"] == (key, 7, 160, 120, 0)
+    assert got["on_first_local_video_frame"] == (key, 320, 240, 5)
+    assert got["on_first_remote_video_frame"] == (key, 7, 320, 240, 40)
+    assert got["on_user_enable_video"] == (key, 7, True) and got["on_user_enable_video"][2] is True
+    assert got["on_user_enable_local_video"][2] is False
+    assert got["on_local_video_state_changed"] == (key, agoraish.LocalVideoStreamState.FAILED,
+                                                   agoraish.LocalVideoStreamError.DEVICE_NOT_FOUND)
+    assert type(got["on_local_video_state_changed"][2]) is agoraish.LocalVideoStreamError
+    assert isinstance(got["on_local_video_stats"][1], agoraish.LocalVideoStats)
+    assert got["on_local_video_stats"][1].sent_bitrate == 300
+    assert got["on_local_publish_fallback_to_audio_only"] == (key, True)
+    assert got["on_remote_subscribe_fallback_to_audio_only"] == (key, 7, False)
+    assert got["on_remote_subscribe_fallback_to_audio_only"][2] is False

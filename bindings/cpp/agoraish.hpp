@@ -2217,6 +2217,117 @@ public:
         (void)metadata;
         (void)length;
     }
+
+    /** A remote user's account in the connection's channel became known (Agora's onUserInfoUpdated). */
+    virtual void onUserInfoUpdated(const RtcConnection& connection, uid_t uid, const UserInfo& info) {
+        (void)connection;
+        (void)uid;
+        (void)info;
+    }
+
+    /** The first audio packet of a remote user arrived (Agora's onFirstRemoteAudioFrame);
+     *  ms since joinChannelEx(). */
+    virtual void onFirstRemoteAudioFrame(const RtcConnection& connection, uid_t uid, int elapsed) {
+        (void)connection;
+        (void)uid;
+        (void)elapsed;
+    }
+
+    /** The connection's local audio state changed (Agora's onLocalAudioStateChanged). */
+    virtual void onLocalAudioStateChanged(const RtcConnection& connection, LOCAL_AUDIO_STREAM_STATE state,
+                                          LOCAL_AUDIO_STREAM_ERROR error) {
+        (void)connection;
+        (void)state;
+        (void)error;
+    }
+
+    /** The loudest remote user of the connection's channel changed (Agora's onActiveSpeaker);
+     *  needs volume indication. */
+    virtual void onActiveSpeaker(const RtcConnection& connection, uid_t uid) {
+        (void)connection;
+        (void)uid;
+    }
+
+    /** The connection sent its first video frame (Agora's onFirstLocalVideoFramePublished);
+     *  ms since joinChannelEx(). */
+    virtual void onFirstLocalVideoFramePublished(const RtcConnection& connection, int elapsed) {
+        (void)connection;
+        (void)elapsed;
+    }
+
+    /** A remote user's picture size changed (Agora's onVideoSizeChanged); rotation is 0. */
+    virtual void onVideoSizeChanged(const RtcConnection& connection, uid_t uid, int width, int height,
+                                    int rotation) {
+        (void)connection;
+        (void)uid;
+        (void)width;
+        (void)height;
+        (void)rotation;
+    }
+
+    /** The first local picture of what the connection publishes (Agora's onFirstLocalVideoFrame),
+     *  as IRtcEngineEventHandler's. */
+    virtual void onFirstLocalVideoFrame(const RtcConnection& connection, int width, int height, int elapsed) {
+        (void)connection;
+        (void)width;
+        (void)height;
+        (void)elapsed;
+    }
+
+    /** The first picture of a remote user handed to its canvas (Agora's onFirstRemoteVideoFrame);
+     *  ms since joinChannelEx(). */
+    virtual void onFirstRemoteVideoFrame(const RtcConnection& connection, uid_t uid, int width, int height,
+                                         int elapsed) {
+        (void)connection;
+        (void)uid;
+        (void)width;
+        (void)height;
+        (void)elapsed;
+    }
+
+    /** A remote user enabled or disabled video (Agora's onUserEnableVideo). */
+    virtual void onUserEnableVideo(const RtcConnection& connection, uid_t uid, bool enabled) {
+        (void)connection;
+        (void)uid;
+        (void)enabled;
+    }
+
+    /** A remote user enabled or disabled its local video (Agora's onUserEnableLocalVideo). */
+    virtual void onUserEnableLocalVideo(const RtcConnection& connection, uid_t uid, bool enabled) {
+        (void)connection;
+        (void)uid;
+        (void)enabled;
+    }
+
+    /** The state of the video the connection publishes changed (Agora's onLocalVideoStateChanged). */
+    virtual void onLocalVideoStateChanged(const RtcConnection& connection, LOCAL_VIDEO_STREAM_STATE state,
+                                          LOCAL_VIDEO_STREAM_ERROR error) {
+        (void)connection;
+        (void)state;
+        (void)error;
+    }
+
+    /** The connection's video sending statistics every 2 s (Agora's onLocalVideoStats). */
+    virtual void onLocalVideoStats(const RtcConnection& connection, const LocalVideoStats& stats) {
+        (void)connection;
+        (void)stats;
+    }
+
+    /** The connection's uplink sends only audio (true), or video again (false)
+     *  (Agora's onLocalPublishFallbackToAudioOnly), as IRtcEngineEventHandler's. */
+    virtual void onLocalPublishFallbackToAudioOnly(const RtcConnection& connection, bool isFallbackOrRecover) {
+        (void)connection;
+        (void)isFallbackOrRecover;
+    }
+
+    /** The connection now receives only the audio of `uid` (true), or its video again
+     *  (false) (Agora's onRemoteSubscribeFallbackToAudioOnly), as IRtcEngineEventHandler's. */
+    virtual void onRemoteSubscribeFallbackToAudioOnly(const RtcConnection& connection, uid_t uid,
+                                                      bool isFallbackOrRecover) {
+        (void)connection;
+        (void)uid;
+        (void)isFallbackOrRecover;
+    }
 };
 
 // ---- Custom video tracks and encoded video (ABI 0.11) ----

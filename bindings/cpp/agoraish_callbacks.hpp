@@ -90,4 +90,18 @@ void bindEventHandlerExTable(Table& table) noexcept {
     bindCallback<&H::onSnapshotTaken>(table.on_snapshot_taken);
     bindCallback<&H::onEncryptionError>(table.on_encryption_error);
     bindCallback<&H::onAudioMetadataReceived>(table.on_audio_metadata_received);
+    bindCallback<&H::onUserInfoUpdated>(table.on_user_info_updated);
+    bindCallback<&H::onFirstRemoteAudioFrame>(table.on_first_remote_audio_frame);
+    bindCallback<&H::onLocalAudioStateChanged>(table.on_local_audio_state_changed);
+    bindCallback<&H::onActiveSpeaker>(table.on_active_speaker);
+    bindCallback<&H::onFirstLocalVideoFramePublished>(table.on_first_local_video_frame_published);
+    bindCallback<&H::onVideoSizeChanged>(table.on_video_size_changed);
+    bindCallback<&H::onFirstLocalVideoFrame>(table.on_first_local_video_frame);
+    bindCallback<&H::onFirstRemoteVideoFrame>(table.on_first_remote_video_frame);
+    bindCallback<&H::onUserEnableVideo>(table.on_user_enable_video);
+    bindCallback<&H::onUserEnableLocalVideo>(table.on_user_enable_local_video);
+    bindCallback<&H::onLocalVideoStateChanged>(table.on_local_video_state_changed);
+    bindCallback<&H::onLocalVideoStats>(table.on_local_video_stats);
+    bindCallback<&H::onLocalPublishFallbackToAudioOnly>(table.on_local_publish_fallback_to_audio_only);
+    bindCallback<&H::onRemoteSubscribeFallbackToAudioOnly>(table.on_remote_subscribe_fallback_to_audio_only);
 }

@@ -1444,6 +1444,20 @@ StreamMessageErrorExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcCo
 SnapshotTakenExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_char_p, c_int, c_int, c_int)
 EncryptionErrorExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
 AudioMetadataReceivedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, POINTER(c_uint8), c_size_t)
+UserInfoUpdatedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, POINTER(UserInfo))
+FirstRemoteAudioFrameExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+LocalAudioStateChangedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_int)
+ActiveSpeakerExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32)
+FirstLocalVideoFramePublishedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
+VideoSizeChangedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
+FirstLocalVideoFrameExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_int, c_int)
+FirstRemoteVideoFrameExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int, c_int, c_int)
+UserEnableVideoExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+UserEnableLocalVideoExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
+LocalVideoStateChangedExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int, c_int)
+LocalVideoStatsExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), POINTER(LocalVideoStats))
+LocalPublishFallbackToAudioOnlyExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_int)
+RemoteSubscribeFallbackToAudioOnlyExCallback = CFUNCTYPE(None, c_void_p, c_void_p, POINTER(RtcConnection), c_uint32, c_int)
 #: One frame as received (descriptors removed), in order per stream,
 #:  before decoding; `data` is valid during the call. Thread: the
 #:  receiving connection's video thread.
@@ -1846,6 +1860,20 @@ EventHandlerEx._fields_ = [
     ("on_snapshot_taken", SnapshotTakenExCallback),
     ("on_encryption_error", EncryptionErrorExCallback),
     ("on_audio_metadata_received", AudioMetadataReceivedExCallback),
+    ("on_user_info_updated", UserInfoUpdatedExCallback),
+    ("on_first_remote_audio_frame", FirstRemoteAudioFrameExCallback),
+    ("on_local_audio_state_changed", LocalAudioStateChangedExCallback),
+    ("on_active_speaker", ActiveSpeakerExCallback),
+    ("on_first_local_video_frame_published", FirstLocalVideoFramePublishedExCallback),
+    ("on_video_size_changed", VideoSizeChangedExCallback),
+    ("on_first_local_video_frame", FirstLocalVideoFrameExCallback),
+    ("on_first_remote_video_frame", FirstRemoteVideoFrameExCallback),
+    ("on_user_enable_video", UserEnableVideoExCallback),
+    ("on_user_enable_local_video", UserEnableLocalVideoExCallback),
+    ("on_local_video_state_changed", LocalVideoStateChangedExCallback),
+    ("on_local_video_stats", LocalVideoStatsExCallback),
+    ("on_local_publish_fallback_to_audio_only", LocalPublishFallbackToAudioOnlyExCallback),
+    ("on_remote_subscribe_fallback_to_audio_only", RemoteSubscribeFallbackToAudioOnlyExCallback),
 ]
 EncodedVideoFrameInfo._fields_ = [
     ("struct_size", c_uint32),
@@ -2058,6 +2086,20 @@ CALLBACKS: Dict[str, Tuple[Tuple[str, Any, Tuple[str, ...]], ...]] = {
         ("on_snapshot_taken", SnapshotTakenExCallback, ("engine", "user_data", "connection", "uid", "path", "width", "height", "error")),
         ("on_encryption_error", EncryptionErrorExCallback, ("engine", "user_data", "connection", "error_type")),
         ("on_audio_metadata_received", AudioMetadataReceivedExCallback, ("engine", "user_data", "connection", "uid", "metadata", "length")),
+        ("on_user_info_updated", UserInfoUpdatedExCallback, ("engine", "user_data", "connection", "uid", "info")),
+        ("on_first_remote_audio_frame", FirstRemoteAudioFrameExCallback, ("engine", "user_data", "connection", "uid", "elapsed")),
+        ("on_local_audio_state_changed", LocalAudioStateChangedExCallback, ("engine", "user_data", "connection", "state", "error")),
+        ("on_active_speaker", ActiveSpeakerExCallback, ("engine", "user_data", "connection", "uid")),
+        ("on_first_local_video_frame_published", FirstLocalVideoFramePublishedExCallback, ("engine", "user_data", "connection", "elapsed")),
+        ("on_video_size_changed", VideoSizeChangedExCallback, ("engine", "user_data", "connection", "uid", "width", "height", "rotation")),
+        ("on_first_local_video_frame", FirstLocalVideoFrameExCallback, ("engine", "user_data", "connection", "width", "height", "elapsed")),
+        ("on_first_remote_video_frame", FirstRemoteVideoFrameExCallback, ("engine", "user_data", "connection", "uid", "width", "height", "elapsed")),
+        ("on_user_enable_video", UserEnableVideoExCallback, ("engine", "user_data", "connection", "uid", "enabled")),
+        ("on_user_enable_local_video", UserEnableLocalVideoExCallback, ("engine", "user_data", "connection", "uid", "enabled")),
+        ("on_local_video_state_changed", LocalVideoStateChangedExCallback, ("engine", "user_data", "connection", "state", "error")),
+        ("on_local_video_stats", LocalVideoStatsExCallback, ("engine", "user_data", "connection", "stats")),
+        ("on_local_publish_fallback_to_audio_only", LocalPublishFallbackToAudioOnlyExCallback, ("engine", "user_data", "connection", "is_fallback_or_recover")),
+        ("on_remote_subscribe_fallback_to_audio_only", RemoteSubscribeFallbackToAudioOnlyExCallback, ("engine", "user_data", "connection", "uid", "is_fallback_or_recover")),
     ),
     "agoraish_video_encoded_frame_observer": (
         ("on_encoded_video_frame_received", EncodedVideoFrameReceivedCallback, ("engine", "user_data", "uid", "data", "length", "info")),

@@ -1335,6 +1335,81 @@ class EventHandlerEx:
     def on_audio_metadata_received(self, connection: RtcConnection, uid: int, metadata: bytes) -> None:
         """Audio metadata `uid` sent in the connection's channel (onAudioMetadataReceived); a copy."""
 
+    # -- the rest of EventHandler's media callbacks ------------------------------
+
+    def on_user_info_updated(self, connection: RtcConnection, uid: int, info: UserInfo) -> None:
+        """A remote user's account in the connection's channel became known (onUserInfoUpdated)."""
+
+    def on_first_remote_audio_frame(self, connection: RtcConnection, uid: int, elapsed: int) -> None:
+        """The first audio packet of a remote user arrived (onFirstRemoteAudioFrame).
+
+        Args:
+            elapsed: milliseconds since ``join_channel_ex``.
+        """
+
+    def on_local_audio_state_changed(
+        self, connection: RtcConnection, state: LocalAudioStreamState, error: LocalAudioStreamError
+    ) -> None:
+        """The connection's local audio state changed (onLocalAudioStateChanged).
+
+        A value the header does not list arrives as a plain int.
+        """
+
+    def on_active_speaker(self, connection: RtcConnection, uid: int) -> None:
+        """The loudest remote user of the connection's channel changed
+        (onActiveSpeaker); needs volume indication."""
+
+    def on_first_local_video_frame_published(self, connection: RtcConnection, elapsed: int) -> None:
+        """The connection sent its first video frame (onFirstLocalVideoFramePublished).
+
+        Args:
+            elapsed: milliseconds since ``join_channel_ex``.
+        """
+
+    def on_video_size_changed(
+        self, connection: RtcConnection, uid: int, width: int, height: int, rotation: int
+    ) -> None:
+        """A remote user's picture size changed (onVideoSizeChanged); `rotation` is 0."""
+
+    def on_first_local_video_frame(self, connection: RtcConnection, width: int, height: int, elapsed: int) -> None:
+        """The first local picture of what the connection publishes (onFirstLocalVideoFrame); see
+        ``EventHandler.on_first_local_video_frame``."""
+
+    def on_first_remote_video_frame(
+        self, connection: RtcConnection, uid: int, width: int, height: int, elapsed: int
+    ) -> None:
+        """The first picture of a remote user was handed to its canvas (onFirstRemoteVideoFrame).
+
+        Args:
+            elapsed: milliseconds since ``join_channel_ex``.
+        """
+
+    def on_user_enable_video(self, connection: RtcConnection, uid: int, enabled: bool) -> None:
+        """A remote user enabled or disabled video (onUserEnableVideo)."""
+
+    def on_user_enable_local_video(self, connection: RtcConnection, uid: int, enabled: bool) -> None:
+        """A remote user enabled or disabled its local video (onUserEnableLocalVideo)."""
+
+    def on_local_video_state_changed(
+        self, connection: RtcConnection, state: LocalVideoStreamState, error: LocalVideoStreamError
+    ) -> None:
+        """The state of the video the connection publishes changed (onLocalVideoStateChanged); see
+        ``EventHandler.on_local_video_state_changed``."""
+
+    def on_local_video_stats(self, connection: RtcConnection, stats: LocalVideoStats) -> None:
+        """The connection's video sending statistics, every 2 s (onLocalVideoStats)."""
+
+    def on_local_publish_fallback_to_audio_only(self, connection: RtcConnection, is_fallback_or_recover: bool) -> None:
+        """The connection's uplink sends only audio (True), or video again (False)
+        (onLocalPublishFallbackToAudioOnly); see ``EventHandler.on_local_publish_fallback_to_audio_only``."""
+
+    def on_remote_subscribe_fallback_to_audio_only(
+        self, connection: RtcConnection, uid: int, is_fallback_or_recover: bool
+    ) -> None:
+        """The connection now receives only the audio of `uid` (True), or its video
+        again (False) (onRemoteSubscribeFallbackToAudioOnly); see
+        ``EventHandler.on_remote_subscribe_fallback_to_audio_only``."""
+
 
 def _text(value: Optional[bytes]) -> str:
     return value.decode("utf-8", "replace") if value is not None else ""
