@@ -13,6 +13,7 @@ public struct ConnectionKey: Hashable, Sendable {
     /// The local uid as given at the join (0: the server picked one).
     public var uid: UInt32
 
+    /// A connection to `channel` as `uid`.
     public init(channel: String, uid: UInt32) {
         self.channel = channel
         self.uid = uid
@@ -53,6 +54,7 @@ public struct ChannelMediaOptions: Sendable, Equatable {
     /// update, renews the connection's token.
     public var token: String?
 
+    /// Options with every field unset.
     public init() {}
 }
 

@@ -289,8 +289,9 @@ public enum VideoEvent: Sendable, Equatable {
 public struct EncodedVideoFrameInfo: Sendable, Equatable {
     /// The codec.
     public var codec: VideoCodec = .vp8
-    /// The picture size; 0 where the frame does not carry it (delta frames, received VP9).
+    /// The picture width; 0 where the frame does not carry it (delta frames, received VP9).
     public var width = 0
+    /// The picture height; 0 where the frame does not carry it.
     public var height = 0
     /// Agora's VIDEO_FRAME_TYPE: KEY_FRAME (3) or DELTA_FRAME (4).
     public var frameType: Int32 = 4
@@ -301,6 +302,7 @@ public struct EncodedVideoFrameInfo: Sendable, Equatable {
     /// The sender (received frames; 0 when sending).
     public var uid: UInt32 = 0
 
+    /// A delta VP8 frame of unknown size, captured at 0.
     public init() {}
 
     /// Whether the frame decodes on its own.
