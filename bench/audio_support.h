@@ -641,6 +641,35 @@ static inline int write_all(int fd, const void *buf, size_t len) {
     return 0;
 }
 
+/** Reads one line (without its newline) from `fd` into `buf`; 0 when a non-empty line came. */
+static inline int read_line(int fd, char *buf, size_t cap) {
+    size_t n = 0;
+    while (n + 1 < cap) {
+        ssize_t got = read(fd, buf + n, 1);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        if (buf[n] == '\n') break;
+        n++;
+    }
+    buf[n] = 0;
+    return n > 0 ? 0 : 1;
+}
+
+/** The body of a benchmark's server process (a forked child): starts an
+ *  embedded server with `config_json` (NULL: the defaults), writes its URL
+ *  and a newline to `url_fd`, serves until `control` reaches EOF. */
+static inline int server_child(const char *lib, const char *config_json, int url_fd, int control) {
+    char url[128], c;
+    agoraish_server_t *server;
+    if (load_audio_api(lib) != 0 || !(server = start_embedded_server(config_json, url, sizeof url))) return 1;
+    strcat(url, "\n");
+    write_all(url_fd, url, strlen(url));
+    close(url_fd);
+    while (read(control, &c, 1) > 0) {}
+    api.server_release(server);
+    return 0;
+}
+
 /*
  * The GStreamer pipelines compared with the engine: Opus with the engine's
  * default settings (speech, 18 kbps VBR, in-band FEC for 10 % loss,

@@ -415,32 +415,6 @@ static int sender_child(const char *lib, const char *url, const char *log, const
     return failures == 0 ? 0 : 1;
 }
 
-/* The server process: starts, writes its URL, serves until `control` closes. */
-static int server_child(const char *lib, int url_fd, int control) {
-    char url[128], c;
-    agoraish_server_t *server;
-    if (load_audio_api(lib) != 0 || !(server = start_embedded_server(SERVER_CONFIG, url, sizeof url))) return 1;
-    strcat(url, "\n");
-    write_all(url_fd, url, strlen(url));
-    close(url_fd);
-    while (read(control, &c, 1) > 0) {}
-    api.server_release(server);
-    return 0;
-}
-
-static int read_line(int fd, char *buf, size_t cap) {
-    size_t n = 0;
-    while (n + 1 < cap) {
-        ssize_t got = read(fd, buf + n, 1);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        if (buf[n] == '\n') break;
-        n++;
-    }
-    buf[n] = 0;
-    return n > 0 ? 0 : 1;
-}
-
 /* The server's control pipe (write end): every child closes it, so that the server sees EOF at the end. */
 static int server_control = -1;
 
@@ -595,7 +569,7 @@ int main(int argc, char **argv) {
     if ((server = fork()) == 0) {
         close(url_pipe[0]);
         close(control[1]);
-        _exit(server_child(argv[1], url_pipe[1], control[0]));
+        _exit(server_child(argv[1], SERVER_CONFIG, url_pipe[1], control[0]));
     }
     close(url_pipe[1]);
     close(control[0]);

@@ -223,32 +223,6 @@ static int receiver_child(const char *lib, const char *url, const char *log, con
     return 0;
 }
 
-/* The server process: starts, writes its URL, serves until `control` closes. */
-static int server_child(const char *lib, int url_fd, int control) {
-    char url[128], c;
-    agoraish_server_t *server;
-    if (load_audio_api(lib) != 0 || !(server = start_embedded_server(NULL, url, sizeof url))) return 1;
-    strcat(url, "\n");
-    write_all(url_fd, url, strlen(url));
-    close(url_fd);
-    while (read(control, &c, 1) > 0) {}
-    api.server_release(server);
-    return 0;
-}
-
-static int read_line(int fd, char *buf, size_t cap) {
-    size_t n = 0;
-    while (n + 1 < cap) {
-        ssize_t got = read(fd, buf + n, 1);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        if (buf[n] == '\n') break;
-        n++;
-    }
-    buf[n] = 0;
-    return n > 0 ? 0 : 1;
-}
-
 /* Sender and receiver processes for one size and codec against the server at `url`. */
 static int run_engines(const char *lib, const char *log_dir, const char *url, const config *c, const codec *kind,
                        sender_result *s, receiver_result *r) {
@@ -681,7 +655,7 @@ int main(int argc, char **argv) {
         close(url_pipe[0]);
         close(control[1]);
         alarm((unsigned)(8 * seconds) + 180);
-        _exit(server_child(lib, url_pipe[1], control[0]));
+        _exit(server_child(lib, NULL, url_pipe[1], control[0]));
     }
     close(url_pipe[1]);
     close(control[0]);

@@ -2764,7 +2764,8 @@ int agoraish_engine_adjust_custom_audio_publish_volume(agoraish_engine_t *engine
  * @param samples_per_channel  0..sample_rate (one second at most per call).
  * @param sample_rate          8000, 16000, 32000, 44100 or 48000.
  * @param channels             1 or 2.
- * @return  0; -2 unknown track, NULL samples or a value out of range;
+ * @return  0; -2 unknown track, NULL samples or a value out of range (or a
+ *          push of another format into the same track at the same moment);
  *          -5 inside an audio observer callback; -7 bad handle.
  * Thread: any (pushes from several threads are serialized per connection).
  */

@@ -129,9 +129,6 @@ extension RtcEngine {
         guard TokenVerifier.isValidChannelName(connection.channel) else { throw .invalidChannelName }
         try checkServerURL()
         if isMainConnection(connection) { throw .joinChannelRejected }
-        let n = connectionSerials.next()
-        var configuration = self.configuration
-        configuration.serverURL = serverURL
         // The connection ends once its leave (leaveChannelEx) has been reported.
         let ending = Locked<RtcEngine?>(nil)
         let sink: @Sendable (EngineEvent) -> Void = { event in
@@ -140,8 +137,7 @@ extension RtcEngine {
                 child.endConnection()
             }
         }
-        let child = try RtcEngine(configuration: configuration, serial: serial, name: "\(serial).\(n)", log: log,
-                                  events: events, owner: self, ending: ending, eventSink: sink)
+        let child = try makeConnection(name: "\(serial).\(connectionSerials.next())", ending: ending, eventSink: sink)
         let refusal = connections.withLock { c -> AgoraError? in
             // release sets the flag before it empties the table: a connection added
             // after that would outlive its engine.
@@ -230,15 +226,12 @@ extension RtcEngine {
     /// connection ends with the probe's result.
     func privateTestConnection() throws(AgoraError) -> RtcEngine {
         guard owner == nil, !isReleased, privateTest.withLock({ $0 == nil }) else { throw .refused }
-        var configuration = self.configuration
-        configuration.serverURL = serverURL
         let sink: @Sendable (EngineEvent) -> Void = { [weak self] event in
             guard let self, case .network(let e) = event else { return }
             emit(event)
             if case .lastmileProbeResult = e { endPrivateTest() }
         }
-        let test = try RtcEngine(configuration: configuration, serial: serial, name: "\(serial).t", log: log,
-                                 events: events, owner: self, eventSink: sink)
+        let test = try makeConnection(name: "\(serial).t", eventSink: sink)
         let added = privateTest.withLock { p -> Bool in
             guard p == nil, !isReleased else { return false }
             p = test
@@ -249,6 +242,15 @@ extension RtcEngine {
             throw .refused
         }
         return test
+    }
+
+    /// A new connection of this engine on its current server, not yet in any table.
+    private func makeConnection(name: String, ending: Locked<RtcEngine?>? = nil,
+                                eventSink: @escaping @Sendable (EngineEvent) -> Void) throws(AgoraError) -> RtcEngine {
+        var configuration = self.configuration
+        configuration.serverURL = serverURL
+        return try RtcEngine(configuration: configuration, serial: serial, name: name, log: log, events: events,
+                             owner: self, ending: ending, eventSink: eventSink)
     }
 
     /// Ends the private test connection, if any.
@@ -442,8 +444,12 @@ extension RtcEngine {
         let publishers = ([self] + connections.withLock { Array($0.values) })
             .filter { $0.tracks.withLock { $0.publishedAudio } == id }
         guard !publishers.isEmpty, samplesPerChannel > 0, let samples else { return }
-        var pcm = Array(UnsafeBufferPointer(start: samples, count: samplesPerChannel * channels))
-        if t.publishVolume != 100 { PCM.applyGain(&pcm, percent: t.publishVolume) }
+        // The host's samples as they are, or scaled once for every publisher.
+        var scaled: [Int16] = []
+        if t.publishVolume != 100 {
+            scaled = Array(UnsafeBufferPointer(start: samples, count: samplesPerChannel * channels))
+            PCM.applyGain(&scaled, percent: t.publishVolume)
+        }
         for c in publishers {
             let source = c.audio.settings.withLock { $0.source }
             if source?.rate != sampleRate || source?.channels != channels {
@@ -451,8 +457,12 @@ extension RtcEngine {
                                       profile: c.audio.settings.withLock { $0.profile })
                 c.device.refresh()
             }
-            _ = try pcm.withUnsafeBufferPointer { p throws(AgoraError) in
-                try c.audio.push(p.baseAddress, samplesPerChannel: samplesPerChannel)
+            if scaled.isEmpty {
+                _ = try c.audio.push(samples, samplesPerChannel: samplesPerChannel, channels: channels)
+            } else {
+                _ = try scaled.withUnsafeBufferPointer { p throws(AgoraError) in
+                    try c.audio.push(p.baseAddress, samplesPerChannel: samplesPerChannel, channels: channels)
+                }
             }
         }
     }

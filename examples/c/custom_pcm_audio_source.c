@@ -232,31 +232,10 @@ static void *push_file(void *arg) {
 
 /* ---- what remote heard --------------------------------------------------------- */
 
-typedef struct {
-    double hz, dbfs;
-} tone_t;
+/* Frequency and level of a tone (example_support.h). */
+typedef example_tone tone_t;
 
-/* Frequency (upward crossings of a hysteresis band) and level, 48 kHz mono. */
-static tone_t analyze(const int16_t *pcm, size_t count) {
-    tone_t t = {0, -120};
-    double energy = 0, band;
-    size_t crossings = 0;
-    int high = 0;
-    for (size_t i = 0; i < count; i++) energy += (double)pcm[i] * pcm[i];
-    if (count == 0 || energy <= 0) return t;
-    band = sqrt(energy / (double)count) / 4;
-    for (size_t i = 0; i < count; i++) {
-        if (!high && pcm[i] > band) {
-            high = 1;
-            crossings++;
-        } else if (high && pcm[i] < -band) {
-            high = 0;
-        }
-    }
-    t.hz = (double)crossings / ((double)count / SINK_RATE);
-    t.dbfs = 10 * log10(energy / (double)count) - 20 * log10(32768.0);
-    return t;
-}
+static tone_t analyze(const int16_t *pcm, size_t count) { return example_analyze_tone(pcm, count, SINK_RATE); }
 
 int main(int argc, char **argv) {
     static const char generated[] = "demo-out/custom_pcm_audio_source.wav";

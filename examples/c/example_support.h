@@ -24,6 +24,7 @@
 #define AGORAISH_EXAMPLE_SUPPORT_H
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -293,6 +294,34 @@ static inline int example_part(agoraish_engine_t *a_engine, example_user *a, ago
 static inline int example_finish(int ok, const char *success) {
     printf("%s\n", ok ? success : "the call did not go as expected");
     return ok ? 0 : 1;
+}
+
+/* The frequency (upward crossings of a hysteresis band at a quarter of the
+ * RMS) and level (dBFS) of `count` mono samples at `rate`; 0 Hz and -120 dBFS
+ * for silence. */
+typedef struct {
+    double hz, dbfs;
+} example_tone;
+
+static inline example_tone example_analyze_tone(const int16_t *pcm, size_t count, int rate) {
+    example_tone t = {0, -120};
+    double energy = 0, band;
+    size_t crossings = 0;
+    int high = 0;
+    for (size_t i = 0; i < count; i++) energy += (double)pcm[i] * pcm[i];
+    if (count == 0 || energy <= 0) return t;
+    band = sqrt(energy / (double)count) / 4;
+    for (size_t i = 0; i < count; i++) {
+        if (!high && pcm[i] > band) {
+            high = 1;
+            crossings++;
+        } else if (high && pcm[i] < -band) {
+            high = 0;
+        }
+    }
+    t.hz = (double)crossings / ((double)count / rate);
+    t.dbfs = 10 * log10(energy / (double)count) - 20 * log10(32768.0);
+    return t;
 }
 
 #endif

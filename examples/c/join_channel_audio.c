@@ -204,32 +204,10 @@ static agoraish_engine_t *create_user(user_t *u, const char *name, int verbose, 
 
 /* ---- audio helpers ----------------------------------------------------------- */
 
-/* Frequency (upward crossings of a hysteresis band) and level of a tone. */
-typedef struct {
-    double hz, dbfs;
-} tone_t;
+/* Frequency and level of a tone (example_support.h). */
+typedef example_tone tone_t;
 
-static tone_t analyze(const int16_t *pcm, size_t count) {
-    tone_t t = {0, -120};
-    double energy = 0, band;
-    size_t crossings = 0;
-    int high = 0;
-    if (count == 0) return t;
-    for (size_t i = 0; i < count; i++) energy += (double)pcm[i] * pcm[i];
-    if (energy <= 0) return t;
-    band = sqrt(energy / (double)count) / 4;
-    for (size_t i = 0; i < count; i++) {
-        if (!high && pcm[i] > band) {
-            high = 1;
-            crossings++;
-        } else if (high && pcm[i] < -band) {
-            high = 0;
-        }
-    }
-    t.hz = (double)crossings / ((double)count / RATE);
-    t.dbfs = 10 * log10(energy / (double)count) - 20 * log10(32768.0);
-    return t;
-}
+static tone_t analyze(const int16_t *pcm, size_t count) { return example_analyze_tone(pcm, count, RATE); }
 
 /* ---- the remote user: talks through an external source ------------------------ */
 

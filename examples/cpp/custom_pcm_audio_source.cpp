@@ -143,32 +143,10 @@ Pcm makeNotes() {
 
 // ---- what remote heard -----------------------------------------------------------
 
-struct Tone {
-    double hz = 0;
-    double dbfs = -120;
-};
+using example::Tone;
 
-// Frequency (upward crossings of a hysteresis band) and level, 48 kHz mono.
-Tone analyze(const int16_t* pcm, std::size_t count) {
-    Tone tone;
-    double energy = 0;
-    for (std::size_t i = 0; i < count; ++i) energy += double(pcm[i]) * pcm[i];
-    if (count == 0 || energy <= 0) return tone;
-    const double band = std::sqrt(energy / double(count)) / 4;
-    std::size_t crossings = 0;
-    bool high = false;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (!high && pcm[i] > band) {
-            high = true;
-            ++crossings;
-        } else if (high && pcm[i] < -band) {
-            high = false;
-        }
-    }
-    tone.hz = double(crossings) / (double(count) / kSinkRate);
-    tone.dbfs = 10 * std::log10(energy / double(count)) - 20 * std::log10(32768.0);
-    return tone;
-}
+// Frequency and level of a tone (example_support.hpp).
+Tone analyze(const int16_t* pcm, std::size_t count) { return example::analyzeTone(pcm, count, kSinkRate); }
 
 }  // namespace
 

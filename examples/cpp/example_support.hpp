@@ -18,7 +18,10 @@
 #include "agoraish.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -175,6 +178,35 @@ inline int part(agoraish::RtcEngine& aEngine, User& a, agoraish::RtcEngine& bEng
     aEngine.leaveChannel();
     if (!a.waitJoined(false)) return fail("waiting for onLeaveChannel", -AGORAISH_ERR_TIMEDOUT);
     return 0;
+}
+
+// The frequency (upward crossings of a hysteresis band at a quarter of the
+// RMS) and level (dBFS) of `count` mono samples at `rate`; 0 Hz and -120 dBFS
+// for silence.
+struct Tone {
+    double hz = 0;
+    double dbfs = -120;
+};
+
+inline Tone analyzeTone(const int16_t* pcm, std::size_t count, int rate) {
+    Tone tone;
+    double energy = 0;
+    for (std::size_t i = 0; i < count; ++i) energy += double(pcm[i]) * pcm[i];
+    if (count == 0 || energy <= 0) return tone;
+    const double band = std::sqrt(energy / double(count)) / 4;
+    std::size_t crossings = 0;
+    bool high = false;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (!high && pcm[i] > band) {
+            high = true;
+            ++crossings;
+        } else if (high && pcm[i] < -band) {
+            high = false;
+        }
+    }
+    tone.hz = double(crossings) / (double(count) / rate);
+    tone.dbfs = 10 * std::log10(energy / double(count)) - 20 * std::log10(32768.0);
+    return tone;
 }
 
 }  // namespace example

@@ -282,13 +282,16 @@ final class AudioPipeline: @unchecked Sendable {
 
     /// pushExternalAudioFrame: any number of samples per channel. Returns the
     /// samples per channel (at 48 kHz) queued and not yet sent.
-    func push(_ samples: UnsafePointer<Int16>?, samplesPerChannel: Int) throws(AgoraError) -> Int {
+    /// With `channels`, a source of another channel count (changed by a
+    /// concurrent push of another format) is `.invalidArgument`.
+    func push(_ samples: UnsafePointer<Int16>?, samplesPerChannel: Int, channels: Int? = nil) throws(AgoraError) -> Int {
         if Self.isInCallback { throw .refused }
         let now = Instant.now()
         return try sendLock.withLock { s throws(AgoraError) -> Int in
             // The format is read under the lock: a concurrent change cannot make
             // this read past the host's buffer.
             guard let source = settings.withLock({ $0.source }) else { throw .notReady }
+            if let channels, channels != source.channels { throw .invalidArgument }
             reconfigure(&s, channels: source.channels)
             var pcm = samplesPerChannel == 0 ? []
                 : Array(UnsafeBufferPointer(start: samples, count: samplesPerChannel * source.channels))
