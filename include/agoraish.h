@@ -66,7 +66,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 11
+#define AGORAISH_ABI_VERSION_MINOR 12
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -1251,6 +1251,42 @@ int agoraish_engine_renew_token(agoraish_engine_t *engine, const char *token);
  * Thread: any.
  */
 int agoraish_engine_switch_channel(agoraish_engine_t *engine, const char *token, const char *channel);
+
+/**
+ * Preload a channel (Agora's preloadChannel), for an audience that hops
+ * between channels (QuickSwitchChannel; docs/quick-switch.md). The engine
+ * opens a signaling connection for `channel` and `uid` now, on which the
+ * server checks the app, the channel name and the token as for a join. The
+ * next join of that channel with that uid (agoraish_engine_join_channel or
+ * _with_options, after leaving the current channel, or switch_channel) goes on
+ * that connection and asks for fast start: the server sends the newest packet
+ * of each audio stream at once and playout begins with it, so the channel is
+ * heard within a few tens of milliseconds of the join. The newest 20 preloads
+ * are kept; the same channel and uid again replaces the token. A token the
+ * server refuses is logged and the preload does nothing (the join reports the
+ * error as usual). Engines only, not connections. Released with the engine.
+ *
+ * @param token    NULL or "" for none; at most 2048 bytes. Copied.
+ * @param channel  Required. Copied.
+ * @param uid      The uid the join will use.
+ * @return  0; -2 NULL channel or a token over 2048 bytes; -102 bad channel
+ *          name; -5 the server URL may not carry tokens (ws:// to a host other
+ *          than loopback); -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_preload_channel(agoraish_engine_t *engine, const char *token, const char *channel,
+                                    uint32_t uid);
+
+/**
+ * Give every preloaded channel a new token (Agora's
+ * updatePreloadChannelToken), e.g. a wildcard token for several channels;
+ * the server checks it again for each.
+ *
+ * @param token  NULL or "" for none; at most 2048 bytes. Copied.
+ * @return  0; -2 a token over 2048 bytes; -8 nothing preloaded; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_update_preload_channel_token(agoraish_engine_t *engine, const char *token);
 
 /**
  * The id of the current or last call (Agora's getCallId), written into a

@@ -28,7 +28,39 @@ final class ChannelLink: Sendable {
         var generation = 0
         /// Address and link changes of the host (rtnetlink); nil where unavailable.
         var watcher: NetworkWatcher?
+        /// Preloaded channels (preloadChannel), by channel and uid.
+        var preloads: [PreloadKey: Preload] = [:]
+        var preloadOrder = 0
     }
+
+    /// A preloaded channel: the join it prepares.
+    struct PreloadKey: Hashable {
+        var channel: String
+        var uid: UInt32
+    }
+
+    /// A preloaded channel's token and its signaling connection, opened ahead
+    /// of the join, on which the server checked the token (`preload`).
+    struct Preload {
+        var token: String
+        var order: Int
+        var client: WebSocketClient? = nil
+        /// The server answered `preloaded` on `client`.
+        var ready = false
+        /// The server refused the token: nothing is opened until the token changes.
+        var refused = false
+        /// Bumped whenever `client` is replaced, so callbacks of an old one do nothing.
+        var generation = 0
+        /// The wait before the connection is opened again after it closed.
+        var backoff: Duration = ChannelLink.preloadRetry
+    }
+
+    /// At most this many channels are preloaded; a newer one replaces the oldest (Agora keeps 20).
+    static let maxPreloads = 20
+    /// The first wait before a preload connection the server closed is opened again (doubled up to 32 s).
+    static let preloadRetry: Duration = .seconds(1)
+    /// How long after the media path opens new remote audio streams start at their first packet (fast start).
+    static let fastStartWindow: Duration = .seconds(1)
 
     /// The engine's audio, fed by the media transport this link opens for each call.
     let audio: AudioPipeline
@@ -125,10 +157,13 @@ final class ChannelLink: Sendable {
             pump()
             disconnect()
             stopMedia()
-            shell.withLock { sh in
+            let preloaded = shell.withLock { sh -> [WebSocketClient] in
                 sh.watcher?.close()
                 sh.watcher = nil
+                defer { sh.preloads = [:] }
+                return sh.preloads.values.compactMap(\.client)
             }
+            for c in preloaded { c.close() }
         }
         loop.stop(wait: wait)
     }
@@ -232,6 +267,21 @@ final class ChannelLink: Sendable {
             sh.generation += 1
             return (sh.url, sh.caFile, sh.generation)
         }
+        // A join of a preloaded channel and uid goes on the connection opened for it,
+        // with fast start; any other connection is opened now.
+        let adopted = takePreloaded()
+        session.withLock { $0.fastStart = adopted != nil }
+        if let adopted {
+            log("signaling: the preloaded connection carries the join")
+            wire(adopted, generation: generation, url: urlText)
+            shell.withLock { $0.client = adopted }
+            loop.post { [self] in
+                guard current(generation) else { return }
+                session.withLock { $0.transportOpened(now: .now()) }
+                pump()
+            }
+            return
+        }
         var context: TLSContext? = nil
         let url = ServerURL(urlText)
         if let url, url.secure {
@@ -253,6 +303,13 @@ final class ChannelLink: Sendable {
             session.withLock { $0.transportOpened(now: .now()) }
             pump()
         }
+        wire(client, generation: generation, url: urlText)
+        shell.withLock { $0.client = client }
+        client.start()
+    }
+
+    /// Points a signaling connection's messages and close at the session.
+    private func wire(_ client: WebSocketClient, generation: Int, url urlText: String) {
         client.onText = { [self] text in
             guard current(generation) else { return }
             session.withLock { $0.received(text, now: .now()) }
@@ -265,8 +322,141 @@ final class ChannelLink: Sendable {
             session.withLock { $0.transportClosed(now: .now()) }
             pump()
         }
-        shell.withLock { $0.client = client }
+    }
+
+    // MARK: - Preloaded channels
+
+    /// preloadChannel: keeps `token` for a later join of `channel` as `uid`
+    /// and opens a signaling connection for it, on which the server checks
+    /// the token. The newest `maxPreloads` are kept. Any thread.
+    func preload(token: String, channel: String, uid: UInt32) {
+        let key = PreloadKey(channel: channel, uid: uid)
+        let evicted = shell.withLock { sh -> [WebSocketClient] in
+            sh.preloadOrder += 1
+            var closing: [WebSocketClient] = []
+            if let old = sh.preloads[key]?.client { closing.append(old) }
+            sh.preloads[key] = Preload(token: token, order: sh.preloadOrder,
+                                       generation: (sh.preloads[key]?.generation ?? 0) + 1)
+            while sh.preloads.count > Self.maxPreloads,
+                  let oldest = sh.preloads.min(by: { $0.value.order < $1.value.order })?.key {
+                if let c = sh.preloads.removeValue(forKey: oldest)?.client { closing.append(c) }
+            }
+            return closing
+        }
+        loop.post { [self] in
+            for c in evicted { c.close() }
+            openPreload(key)
+        }
+    }
+
+    /// updatePreloadChannelToken: every preloaded channel takes `token`; their
+    /// connections are opened again to check it. Any thread.
+    func updatePreloadToken(_ token: String) {
+        let (keys, closing) = shell.withLock { sh -> ([PreloadKey], [WebSocketClient]) in
+            var closing: [WebSocketClient] = []
+            for key in sh.preloads.keys {
+                if let c = sh.preloads[key]!.client { closing.append(c) }
+                sh.preloads[key]!.token = token
+                sh.preloads[key]!.client = nil
+                sh.preloads[key]!.ready = false
+                sh.preloads[key]!.refused = false
+                sh.preloads[key]!.backoff = Self.preloadRetry
+                sh.preloads[key]!.generation += 1
+            }
+            return (Array(sh.preloads.keys), closing)
+        }
+        loop.post { [self] in
+            for c in closing { c.close() }
+            for key in keys { openPreload(key) }
+        }
+    }
+
+    /// The number of preloaded channels, and of those whose connection the server has accepted.
+    var preloadCounts: (kept: Int, ready: Int) {
+        shell.withLock { sh in (sh.preloads.count, sh.preloads.values.filter(\.ready).count) }
+    }
+
+    /// Opens the preload connection of `key` if it has none (loop thread).
+    private func openPreload(_ key: PreloadKey) {
+        let setup = shell.withLock { sh -> (String, String?, String, Int)? in
+            guard let p = sh.preloads[key], p.client == nil, !p.refused else { return nil }
+            return (sh.url, sh.caFile, p.token, p.generation)
+        }
+        guard let (urlText, caFile, token, generation) = setup, let url = ServerURL(urlText) else { return }
+        var context: TLSContext? = nil
+        if url.secure {
+            guard let c = try? TLSContext.client(caFile: caFile) else { return }
+            context = c
+        }
+        let appId = session.withLock { $0.appId }
+        let client = WebSocketClient(loop: loop, url: url, tls: context)
+        let isCurrent = { [self] in shell.withLock { $0.preloads[key]?.generation == generation } }
+        client.onOpen = { [self] in
+            guard isCurrent() else { return }
+            client.send(text: Signaling.Preload(appId: appId, channel: key.channel, token: token, uid: key.uid)
+                .text(id: 1))
+        }
+        client.onText = { [self] text in
+            guard isCurrent(), let f = MessageFields(text: text) else { return }
+            if case .preloaded? = try? SignalingEvent(f) {
+                shell.withLock {
+                    $0.preloads[key]?.ready = true
+                    $0.preloads[key]?.backoff = Self.preloadRetry
+                }
+            } else if case .error(let e)? = try? SignalingEvent(f) {
+                log("preload of \(key.channel) as \(key.uid) refused: \(e.code) \(e.reason)")
+                shell.withLock {
+                    $0.preloads[key]?.refused = e.code == -109 || e.code == -110 || e.code == -101 || e.code == -102
+                }
+                client.close()
+                preloadClosed(key, generation: generation)
+            }
+        }
+        client.onClose = { [self] in
+            guard isCurrent() else { return }
+            preloadClosed(key, generation: generation)
+        }
+        shell.withLock { $0.preloads[key]?.client = client }
         client.start()
+    }
+
+    /// A preload connection closed (the server's authentication timeout, a
+    /// refusal, the network): it is opened again after its back-off (loop thread).
+    private func preloadClosed(_ key: PreloadKey, generation: Int) {
+        let wait = shell.withLock { sh -> Duration? in
+            guard var p = sh.preloads[key], p.generation == generation else { return nil }
+            p.client = nil
+            p.ready = false
+            p.generation += 1
+            let wait = p.backoff
+            p.backoff = min(p.backoff * 2, .seconds(32))
+            sh.preloads[key] = p
+            return p.refused ? nil : wait
+        }
+        guard let wait else { return }
+        _ = loop.schedule(after: wait) { [self] in openPreload(key) }
+    }
+
+    /// The preload connection for the join the session is making, if the
+    /// server accepted it; it leaves the table's care (a new one opens for
+    /// later joins after the usual wait). Loop thread.
+    private func takePreloaded() -> WebSocketClient? {
+        let (channel, uid, plain) = session.withLock {
+            ($0.channelName, $0.joinUid, $0.joinAccount == nil && !$0.inPreCallTest)
+        }
+        guard let channel, plain else { return nil }
+        let key = PreloadKey(channel: channel, uid: uid)
+        let taken = shell.withLock { sh -> (WebSocketClient, Int)? in
+            guard var p = sh.preloads[key], p.ready, let c = p.client else { return nil }
+            p.client = nil
+            p.ready = false
+            p.generation += 1
+            sh.preloads[key] = p
+            return (c, p.generation)
+        }
+        guard let (client, _) = taken else { return nil }
+        _ = loop.schedule(after: Self.preloadRetry) { [self] in openPreload(key) }
+        return client
     }
 
     private func disconnect() {
@@ -330,8 +520,9 @@ final class ChannelLink: Sendable {
         }
         video.send.withLock { $0.encodedFrameCount = 0 }
         video.camera.update()
-        let start = session.withLock { $0.joinRequestedAt }
+        let (start, fast) = session.withLock { ($0.joinRequestedAt, $0.fastStart) }
         audio.callStart.withLock { $0 = start }
+        audio.fastStartUntil.withLock { $0 = fast ? .now() + Self.fastStartWindow : nil }
         audio.resetPublished()
         audio.callBytes.withLock { $0 = (0, 0) }
         device.refresh()

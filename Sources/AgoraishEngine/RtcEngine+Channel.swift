@@ -147,6 +147,46 @@ extension RtcEngine {
         log.log(.info, "api switchChannel \(channel)")
     }
 
+    /// preloadChannel: prepares a later join of `channel` as `uid` with
+    /// `token` (docs/quick-switch.md). The engine opens a signaling connection
+    /// for it now, on which the server checks the app, the channel and the
+    /// token; the join of that channel and uid (joinChannel, or
+    /// joinChannelWithOptions, after leaving the current channel) then goes
+    /// on that connection and asks for fast start, so that the channel's
+    /// audio plays within a few tens of milliseconds. A refused token is
+    /// logged and the join reports the error as usual. The newest 20
+    /// preloads are kept; preloading the same channel and uid again replaces
+    /// the token. A preload connection the server closes (it holds no session
+    /// for longer than `authentication_ms`) is opened again.
+    ///
+    /// - Throws: `.invalidChannelName` for a channel name the server would refuse;
+    ///   `.invalidArgument` for a token longer than 2048 bytes; `.refused` for a
+    ///   server URL that may not carry tokens (checkServerURL); `.notSupported` on a connection.
+    public func preloadChannel(token: String, channel: String, uid: UInt32) throws(AgoraError) {
+        guard owner == nil else { throw .notSupported }
+        guard TokenVerifier.isValidChannelName(channel) else { throw .invalidChannelName }
+        guard token.utf8.count <= 2048 else { throw .invalidArgument }
+        try checkServerURL()
+        link.preload(token: token, channel: channel, uid: uid)
+        log.log(.info, "api preloadChannel \(channel) uid \(uid)")
+    }
+
+    /// updatePreloadChannelToken: every preloaded channel takes `token` (a
+    /// wildcard token for several channels) and is checked again.
+    ///
+    /// - Throws: `.invalidArgument` for a token longer than 2048 bytes;
+    ///   `.invalidState` when nothing is preloaded; `.notSupported` on a connection.
+    public func updatePreloadChannelToken(_ token: String) throws(AgoraError) {
+        guard owner == nil else { throw .notSupported }
+        guard token.utf8.count <= 2048 else { throw .invalidArgument }
+        guard link.preloadCounts.kept > 0 else { throw .invalidState }
+        link.updatePreloadToken(token)
+        log.log(.info, "api updatePreloadChannelToken")
+    }
+
+    /// Channels preloaded, and of those how many the server has accepted (for tests and tools).
+    public var preloadedChannels: (kept: Int, ready: Int) { link.preloadCounts }
+
     /// getCallId: the current or last call's id.
     public func callId() throws(AgoraError) -> String {
         guard let id = link.read({ $0.callId }) else { throw .notInChannel }

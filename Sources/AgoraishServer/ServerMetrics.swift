@@ -77,6 +77,9 @@ final class ServerMetrics {
             metric("agoraish_media_layer_switches_total", "counter",
                    "Subscribers moved to the other stream of a dual-stream publisher, at its keyframe.",
                    [("", "\(media.layerSwitches.load(ordering: .relaxed))")])
+            metric("agoraish_media_fast_start_packets_total", "counter",
+                   "Cached audio packets sent to joiners that asked for fast start (quick switch).",
+                   [("", "\(media.fastStartPackets.load(ordering: .relaxed))")])
             metric("agoraish_media_subscribe_fallbacks_total", "counter",
                    "Times a subscriber's downlink left it only a publisher's audio (subscribe fallback).",
                    [("", "\(media.subscribeFallbacks.load(ordering: .relaxed))")])

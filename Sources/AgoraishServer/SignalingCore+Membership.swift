@@ -89,6 +89,7 @@ extension SignalingCore {
                               identity: identity, token: token, joinExpiry: privateTest ? nil : expiry,
                               connection: conn, lastSeen: now)
         session.mayPublish = mayPublish
+        session.fastStart = request.fastStart && !privateTest
         session.echoMs = echoMs ?? 0
         session.probe = probe
         session.address = address
@@ -115,6 +116,22 @@ extension SignalingCore {
         if isVisible(sessions[sid]!) { announceJoin(sessions[sid]!) }
         // A token with 30 s or less left is announced at once (docs/tokens.md, expiry notices).
         checkSessionTimers(sid, now: now)
+    }
+
+    /// preload (Agora's preloadChannel): the checks of a join, in its order
+    /// (join rate of the address, app, channel name, token), on a connection
+    /// without a session; nothing is held but the connection, which the
+    /// authentication timeout closes unless a join follows. Answered with
+    /// `preloaded` and the join privilege's expiry.
+    mutating func preload(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
+        guard connections[conn]!.session == nil else { throw .code(-17, "already_joined") }
+        try takeJoinBudget(connections[conn]!.address, now: now)
+        let request = try Signaling.Preload(f)
+        guard let app = appAccepted(request.appId) else { throw .code(-101, "invalid_app_id") }
+        guard TokenVerifier.isValidChannelName(request.channel) else { throw .code(-102, "invalid_channel_name") }
+        let expiry = try checkToken(request.token, app: app, appId: request.appId, channel: request.channel,
+                                    identity: .uid(request.uid), now: now)
+        send(conn, Signaling.Preloaded(tokenExpireTs: expiry), id: f.id)
     }
 
     mutating func leave(_ f: MessageFields, _ conn: ConnectionID, _ now: Instant) throws(SignalingFailure) {
@@ -304,6 +321,7 @@ extension SignalingCore {
             srtpProfile: srtpProfile, uplinkKeying: uplink, downlinkKeying: downlink,
             canPublish: isVisible(s) && s.mayPublish)
         grant.echoDelayMs = s.echoMs
+        grant.fastStart = s.fastStart
         sessions[s.id]?.media = grant
         mediaCommands.append(.admit(grant))
         _ = endpoint

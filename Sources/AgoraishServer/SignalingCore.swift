@@ -197,6 +197,7 @@ public struct SignalingCore {
             case .setVideoState: try setVideoState(fields, conn, now)
             case .setVideoSubscription: try setVideoSubscription(fields, conn, now)
             case .probeDownlink: try probeDownlink(fields, conn, now)
+            case .preload: try preload(fields, conn, now)
             case .ping: send(conn, Signaling.Pong(serverTimeMs: unixMillis(now)), id: requestId)
             }
         } catch let failure as SignalingFailure {
@@ -395,6 +396,8 @@ struct Session {
     var audioRtx: [UInt32: UInt32] = [:]
     /// Whether the token lets this user publish (always, unless the app enforces publish privileges).
     var mayPublish = true
+    /// Fast start asked at join (join field `fast_start`).
+    var fastStart = false
 }
 
 /// A stream a participant publishes, as subscribers know it (the server's SSRC).
@@ -442,6 +445,9 @@ public struct MediaGrant: Equatable, Sendable {
     public var videoRtx: [UInt32: UInt32] = [:]
     /// The echo test: the participant's audio is played back to it after this many ms (0: off).
     public var echoDelayMs = 0
+    /// Fast start: when its address is first bound, the participant gets the
+    /// newest packet of each audio stream it receives (docs/protocol.md, Quick switch).
+    public var fastStart = false
 }
 
 /// The users of one channel.

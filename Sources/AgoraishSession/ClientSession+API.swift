@@ -209,7 +209,8 @@ extension ClientSession {
             appId: settings.appId, channel: channel!, token: token,
             uid: account == nil ? (rejoin && localUid != 0 ? localUid : requestedUid) : 0, account: account,
             profile: ChannelProfile(rawValue: profile)!, role: ClientRole(rawValue: role)!,
-            areaCode: settings.areaCode, echoMs: echoIntervalMs, probe: probeTest))
+            areaCode: settings.areaCode, echoMs: echoIntervalMs, probe: probeTest,
+            fastStart: fastStart && !rejoin && echoIntervalMs == nil && !probeTest))
     }
 
     mutating func setState(_ s: ConnectionState, _ reason: ConnectionChangedReason) {

@@ -97,7 +97,7 @@ extension ClientSession {
         case .roleChanged(let m):
             role = m.new.rawValue
             events.append(.clientRoleChanged(old: Int32(m.old.rawValue), new: Int32(m.new.rawValue)))
-        case .tokenRenewed, .pong, .unknown: break
+        case .tokenRenewed, .pong, .preloaded, .unknown: break
         case .accountRegistered(let m):
             accountsByUid[m.uid] = m.account
             events.append(.localUserRegistered(uid: m.uid, account: m.account))

@@ -118,12 +118,20 @@ public struct ClientSession {
     /// The local video switches, and the SSRCs sent (low: 0 without dual stream).
     public internal(set) var localVideoFlags = VideoFlags()
     public internal(set) var localVideoSsrcs: (high: UInt32, low: UInt32) = (0, 0)
+    /// Fast start for the joins on the current transport: set by the shell
+    /// when it hands the session a preloaded connection (preloadChannel), so
+    /// the server sends the newest audio packets at once (docs/protocol.md).
+    public var fastStart = false
     /// Whether a channel (or the echo test's) is joined or being joined, and not being left.
     public var inChannel: Bool { channel != nil && !leaving }
     /// The channel joined or being joined, nil outside one.
     public var channelName: String? { inChannel ? channel : nil }
     /// The uid the join asked for (0: the server picks one).
     public var joinUid: UInt32 { requestedUid }
+    /// The user account the join asked for (nil: a uid join).
+    public var joinAccount: String? { account }
+    /// The app id the session joins with.
+    public var appId: String { settings.appId }
     /// The echo test running (startEchoTest): the delay, in ms, after which the
     /// server plays the user's audio back; nil otherwise.
     public internal(set) var echoIntervalMs: Int? = nil

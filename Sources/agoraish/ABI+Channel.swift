@@ -105,6 +105,19 @@ public func abi_engine_switch_channel(_ p: OpaquePointer?, _ token: UnsafePointe
     }
 }
 
+@_cdecl("agoraish_engine_preload_channel")
+public func abi_engine_preload_channel(_ p: OpaquePointer?, _ token: UnsafePointer<CChar>?,
+                                       _ channel: UnsafePointer<CChar>?, _ uid: UInt32) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in
+        try engine.preloadChannel(token: try optionalCString(token), channel: try requiredCString(channel), uid: uid)
+    }
+}
+
+@_cdecl("agoraish_engine_update_preload_channel_token")
+public func abi_engine_update_preload_channel_token(_ p: OpaquePointer?, _ token: UnsafePointer<CChar>?) -> Int32 {
+    withEngine(p) { engine throws(AgoraError) in try engine.updatePreloadChannelToken(try optionalCString(token)) }
+}
+
 @_cdecl("agoraish_engine_get_call_id")
 public func abi_engine_get_call_id(_ p: OpaquePointer?, _ buf: UnsafeMutablePointer<CChar>?,
                                    _ len: UnsafeMutablePointer<Int>?) -> Int32 {

@@ -28,6 +28,8 @@ private func checkSignaturesAgainstHeader() {
     do { var engineLeaveChannel = CAgoraishABI.agoraish_engine_leave_channel; engineLeaveChannel = abi_engine_leave_channel; _ = engineLeaveChannel }
     do { var engineRenewToken = CAgoraishABI.agoraish_engine_renew_token; engineRenewToken = abi_engine_renew_token; _ = engineRenewToken }
     do { var engineSwitchChannel = CAgoraishABI.agoraish_engine_switch_channel; engineSwitchChannel = abi_engine_switch_channel; _ = engineSwitchChannel }
+    do { var enginePreloadChannel = CAgoraishABI.agoraish_engine_preload_channel; enginePreloadChannel = abi_engine_preload_channel; _ = enginePreloadChannel }
+    do { var engineUpdatePreloadChannelToken = CAgoraishABI.agoraish_engine_update_preload_channel_token; engineUpdatePreloadChannelToken = abi_engine_update_preload_channel_token; _ = engineUpdatePreloadChannelToken }
     do { var engineGetCallId = CAgoraishABI.agoraish_engine_get_call_id; engineGetCallId = abi_engine_get_call_id; _ = engineGetCallId }
     do { var engineGetConnectionState = CAgoraishABI.agoraish_engine_get_connection_state; engineGetConnectionState = abi_engine_get_connection_state; _ = engineGetConnectionState }
     do { var engineSetAudioProfile = CAgoraishABI.agoraish_engine_set_audio_profile; engineSetAudioProfile = abi_engine_set_audio_profile; _ = engineSetAudioProfile }

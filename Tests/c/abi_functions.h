@@ -34,6 +34,8 @@ static int call_agoraish_engine_get_user_info_by_uid(void *handle) { return agor
 static int call_agoraish_engine_leave_channel(void *handle) { return agoraish_engine_leave_channel((agoraish_engine_t *)handle); }
 static int call_agoraish_engine_renew_token(void *handle) { return agoraish_engine_renew_token((agoraish_engine_t *)handle, NULL); }
 static int call_agoraish_engine_switch_channel(void *handle) { return agoraish_engine_switch_channel((agoraish_engine_t *)handle, NULL, NULL); }
+static int call_agoraish_engine_preload_channel(void *handle) { return agoraish_engine_preload_channel((agoraish_engine_t *)handle, NULL, NULL, 0); }
+static int call_agoraish_engine_update_preload_channel_token(void *handle) { return agoraish_engine_update_preload_channel_token((agoraish_engine_t *)handle, NULL); }
 static int call_agoraish_engine_get_call_id(void *handle) { return agoraish_engine_get_call_id((agoraish_engine_t *)handle, NULL, NULL); }
 static int call_agoraish_engine_get_connection_state(void *handle) { return agoraish_engine_get_connection_state((agoraish_engine_t *)handle); }
 static int call_agoraish_engine_set_audio_profile(void *handle) { return agoraish_engine_set_audio_profile((agoraish_engine_t *)handle, 0); }
@@ -180,6 +182,8 @@ static const abi_function abi_engine_functions[] = {
     {"agoraish_engine_leave_channel", call_agoraish_engine_leave_channel},
     {"agoraish_engine_renew_token", call_agoraish_engine_renew_token},
     {"agoraish_engine_switch_channel", call_agoraish_engine_switch_channel},
+    {"agoraish_engine_preload_channel", call_agoraish_engine_preload_channel},
+    {"agoraish_engine_update_preload_channel_token", call_agoraish_engine_update_preload_channel_token},
     {"agoraish_engine_get_call_id", call_agoraish_engine_get_call_id},
     {"agoraish_engine_get_connection_state", call_agoraish_engine_get_connection_state},
     {"agoraish_engine_set_audio_profile", call_agoraish_engine_set_audio_profile},

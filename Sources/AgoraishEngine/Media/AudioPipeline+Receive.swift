@@ -134,6 +134,11 @@ extension AudioPipeline {
         let stream = streams.withLock { map -> RemoteStream? in
             if let s = map[h.ssrc] { return s }
             guard map.count < 64, let s = RemoteStream(ssrc: h.ssrc, channels: channels) else { return nil }
+            // Fast start: the first packet of a stream that begins right after the
+            // media path opened is the server's newest one, already as old as the target delay.
+            if let until = fastStartUntil.withLock({ $0 }), now < until {
+                s.state.withLock { $0.buffer.startsAtFirstPacket = true }
+            }
             map[h.ssrc] = s
             return s
         }

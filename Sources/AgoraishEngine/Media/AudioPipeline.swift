@@ -128,6 +128,9 @@ final class AudioPipeline: @unchecked Sendable {
     let levels = Locked(LevelState())
     /// When the current call's join was requested (elapsed times); nil outside a call.
     let callStart = Locked<Instant?>(nil)
+    /// Until when new remote streams start playout with their first packet
+    /// (a join with fast start, after preloadChannel); nil: never.
+    let fastStartUntil = Locked<Instant?>(nil)
     /// RTP packets of remote audio received so far.
     let receivedPackets = Locked(0)
     /// Audio RTP bytes sent and received in the current call (RtcStats' audio fields).

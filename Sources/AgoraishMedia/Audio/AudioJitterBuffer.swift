@@ -77,6 +77,11 @@ public struct AudioJitterBuffer {
     static let maxDryFrames = 20
     private var scratch: [Int16]
 
+    /// Playout starts with the first packet instead of the target delay after
+    /// it (fast start: the first packet is one the server kept, already as
+    /// old as the target). Cleared when playout restarts.
+    public var startsAtFirstPacket = false
+
     /// A buffer decoding to `channels` channels with the given delay bounds.
     public init(channels: Int = 1, minimumDelay: Duration = .milliseconds(20),
                 maximumDelay: Duration = .milliseconds(400), capacity: Int = 100) throws(OpusError) {
@@ -121,6 +126,7 @@ public struct AudioJitterBuffer {
     /// Forgets buffered audio and the playout position (the stream paused or
     /// was muted); the next packet starts playout afresh. Counters are kept.
     public mutating func reset() {
+        startsAtFirstPacket = false
         packets = [:]
         highestSeq = nil
         nextSeq = nil
@@ -136,7 +142,8 @@ public struct AudioJitterBuffer {
     public mutating func pull(into out: UnsafeMutablePointer<Int16>, now: Instant) -> FrameKind {
         let need = Self.frameSamples * channels
         if !playing {
-            guard let first = firstArrival, now - first >= targetDelay, let lowest = packets.keys.min() else {
+            guard let first = firstArrival, startsAtFirstPacket || now - first >= targetDelay,
+                  let lowest = packets.keys.min() else {
                 out.update(repeating: 0, count: need)
                 return .silence
             }
@@ -278,6 +285,7 @@ public struct AudioJitterBuffer {
 
     /// Stops playout; the next packets start it again after the target delay.
     private mutating func restart() {
+        startsAtFirstPacket = false
         playing = false
         firstArrival = nil
         nextSeq = nil

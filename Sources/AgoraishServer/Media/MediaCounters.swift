@@ -106,6 +106,8 @@ public final class MediaCounters: Sendable {
     /// Consent (RFC 7675): checks sent, and addresses whose consent ran out.
     public let consentChecks = Atomic<Int>(0)
     public let consentExpired = Atomic<Int>(0)
+    /// Fast start: cached audio packets sent to joiners that asked for it.
+    public let fastStartPackets = Atomic<Int>(0)
     private let dropCounts: [Counter]
 
     /// One atomic counter (Atomic itself cannot sit in an array).
@@ -134,6 +136,7 @@ public final class MediaCounters: Sendable {
         if batch.subscribeFallbacks > 0 { subscribeFallbacks.wrappingAdd(batch.subscribeFallbacks, ordering: .relaxed) }
         if batch.consentChecks > 0 { consentChecks.wrappingAdd(batch.consentChecks, ordering: .relaxed) }
         if batch.consentExpired > 0 { consentExpired.wrappingAdd(batch.consentExpired, ordering: .relaxed) }
+        if batch.fastStartPackets > 0 { fastStartPackets.wrappingAdd(batch.fastStartPackets, ordering: .relaxed) }
         if batch.layerKeyframeRequests > 0 {
             layerKeyframeRequests.wrappingAdd(batch.layerKeyframeRequests, ordering: .relaxed)
         }
@@ -158,6 +161,7 @@ struct MediaBatchCounts {
     var nackedUpstream = 0
     var recoveredUpstream = 0
     var subscribeFallbacks = 0
+    var fastStartPackets = 0
     var consentChecks = 0
     var consentExpired = 0
     var drops = [Int](repeating: 0, count: MediaDropReason.allCases.count)

@@ -45,6 +45,9 @@ final class MediaParticipant {
     var rtxToMedia: [UInt32: UInt32]
     /// The echo test: the participant's audio comes back to it after this delay (nil: off).
     let echoDelay: Duration?
+    /// Fast start still to do: at the first binding of its address the
+    /// participant gets the newest packet of each audio stream it receives.
+    var fastStart: Bool
     /// As a subscriber: the next RTX sequence number per server RTX SSRC.
     var rtxSequences: [UInt32: UInt16] = [:]
     /// Congestion control (docs/network.md): arrivals of what this
@@ -103,6 +106,7 @@ final class MediaParticipant {
         videoLowSsrc = grant.videoLowSsrc
         rtxToMedia = grant.videoRtx
         echoDelay = grant.echoDelayMs > 0 ? .milliseconds(Int64(grant.echoDelayMs)) : nil
+        fastStart = grant.fastStart
         self.channel = channel
     }
 }

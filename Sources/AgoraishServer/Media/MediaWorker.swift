@@ -181,6 +181,41 @@ final class MediaWorker: @unchecked Sendable {
         guard let p = participants[session] else { return }
         if p.address != address { p.consented = false }
         p.address = address
+        if p.fastStart, address != nil {
+            p.fastStart = false
+            sendNewestAudio(to: p)
+        }
+    }
+
+    /// How old a cached audio packet may be for fast start: a newer one is
+    /// due within a 20 ms packet time, so playout can begin with this one.
+    static let fastStartMaxAge: Duration = .milliseconds(30)
+
+    /// Fast start (docs/protocol.md, Quick switch): the newest packet of each
+    /// audio stream `p` receives, if it is recent, goes to it at once, so its
+    /// playout need not wait for the publishers' next packets.
+    private func sendNewestAudio(to p: MediaParticipant) {
+        guard let to = p.address else { return }
+        let now = Instant.now()
+        for publisher in p.channel.members where publisher !== p && publisher.canPublish && !publisher.audioMuted {
+            if !p.receivesAllAudio && p.audioSubscription.blocks(publisher.uid) { continue }
+            for ssrc in publisher.ssrcMap.values {
+                guard let cache = p.channel.audioCaches[ssrc], let newest = cache.newest,
+                      now - newest.at <= Self.fastStartMaxAge else { continue }
+                _ = cache.withPacket(newest.sequence, now: now) { packet in
+                    var copy = Array(packet) + [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+                    let n = packet.count
+                    copy.withUnsafeMutableBytes { raw in
+                        stamp(raw.baseAddress!, n, for: p, now: now)
+                        send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in
+                            try p.downlink.protectRtp(slot, length: len)
+                        }
+                    }
+                    counts.fastStartPackets += 1
+                }
+            }
+        }
+        finishBatch()
     }
 
     /// The participant's address answered a consent check.

@@ -32,6 +32,9 @@ final class VideoStreamCache {
     private var windowBytes = 0
     private var windowStart: Instant? = nil
 
+    /// The highest sequence number stored, and when (fast start sends it).
+    private(set) var newest: (sequence: UInt16, at: Instant)? = nil
+
     /// Slots of a reliable data stream's cache (6 s at the 30 messages a second limit, and keepalives).
     static let dataSlots = 512
 
@@ -63,6 +66,7 @@ final class VideoStreamCache {
         sequences[i] = Int32(sequence)
         lengths[i] = length
         stored[i] = now
+        if let n = newest, Int16(bitPattern: sequence &- n.sequence) <= 0 {} else { newest = (sequence, now) }
         windowBytes += length
         if let start = windowStart {
             if now - start >= .seconds(1) {

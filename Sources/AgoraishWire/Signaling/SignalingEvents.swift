@@ -264,6 +264,16 @@ extension Signaling {
         }
     }
 
+    /// `preloaded`: the reply to `preload`, the token checked.
+    public struct Preloaded: SignalingMessage {
+        public static let type = "preloaded"
+        /// When the join privilege ends, unix seconds (apps with a certificate).
+        public var tokenExpireTs: Int64?
+        public init(tokenExpireTs: Int64? = nil) { self.tokenExpireTs = tokenExpireTs }
+        public init(_ f: MessageFields) throws(SignalingFailure) { tokenExpireTs = f.lenientInteger("token_expire_ts") }
+        public func encode(into m: inout [String: JSONValue]) { m.put("token_expire_ts", tokenExpireTs) }
+    }
+
     /// `pong`: the reply to `ping`.
     public struct Pong: SignalingMessage {
         public static let type = "pong"

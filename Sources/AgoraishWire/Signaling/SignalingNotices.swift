@@ -180,6 +180,7 @@ public enum SignalingEvent: Equatable, Sendable {
     case tokenRenewed(Signaling.TokenRenewed)
     case accountRegistered(Signaling.AccountRegistered)
     case pong(Signaling.Pong)
+    case preloaded(Signaling.Preloaded)
     case error(Signaling.ErrorReply)
     case userJoined(Signaling.UserJoined)
     case userOffline(Signaling.UserOffline)
@@ -207,6 +208,7 @@ public enum SignalingEvent: Equatable, Sendable {
         case Signaling.TokenRenewed.type: self = .tokenRenewed(try .init(f))
         case Signaling.AccountRegistered.type: self = .accountRegistered(try .init(f))
         case Signaling.Pong.type: self = .pong(try .init(f))
+        case Signaling.Preloaded.type: self = .preloaded(try .init(f))
         case Signaling.ErrorReply.type: self = .error(try .init(f))
         case Signaling.UserJoined.type: self = .userJoined(try .init(f))
         case Signaling.UserOffline.type: self = .userOffline(try .init(f))
@@ -232,6 +234,7 @@ public enum SignalingEvent: Equatable, Sendable {
         case .tokenRenewed(let m): m
         case .accountRegistered(let m): m
         case .pong(let m): m
+        case .preloaded(let m): m
         case .error(let m): m
         case .userJoined(let m): m
         case .userOffline(let m): m

@@ -22,10 +22,15 @@ extension Signaling {
         public var echoMs: Int?
         /// A last-mile probe (written only when true).
         public var probe: Bool
+        /// Fast start (written only when true): when the client's media
+        /// address is first bound, the server sends it the newest packet of
+        /// each audio stream it receives, so that playout starts without
+        /// waiting for the publishers' next packets (docs/protocol.md, Quick switch).
+        public var fastStart: Bool
 
         public init(appId: String, channel: String, token: String = "", uid: UInt32 = 0, account: String? = nil,
                     profile: ChannelProfile = .communication, role: ClientRole = .broadcaster, areaCode: UInt32? = nil,
-                    echoMs: Int? = nil, probe: Bool = false) {
+                    echoMs: Int? = nil, probe: Bool = false, fastStart: Bool = false) {
             self.appId = appId
             self.channel = channel
             self.token = token
@@ -36,6 +41,7 @@ extension Signaling {
             self.areaCode = areaCode
             self.echoMs = echoMs
             self.probe = probe
+            self.fastStart = fastStart
         }
 
         public init(_ f: MessageFields) throws(SignalingFailure) {
@@ -49,6 +55,7 @@ extension Signaling {
             areaCode = try f.optionalInteger("area_code", in: 0...Int64(UInt32.max)).map { UInt32($0) }
             echoMs = try f.optionalInteger("echo_ms", in: 2000...10_000).map { Int($0) }
             probe = try f.optionalBool("probe") ?? false
+            fastStart = try f.optionalBool("fast_start") ?? false
             // An echo test or a probe, not both.
             guard echoMs == nil || !probe else { throw .badField("probe") }
         }
@@ -63,6 +70,40 @@ extension Signaling {
             m.put("area_code", areaCode)
             m.put("echo_ms", echoMs.map { Int64($0) })
             if probe { m["probe"] = .bool(true) }
+            if fastStart { m["fast_start"] = .bool(true) }
+        }
+    }
+
+    /// `preload` (Agora's preloadChannel): checks ahead of a join that the
+    /// app, the channel name and the token would admit `uid`, on a connection
+    /// that holds no session. Answered with `preloaded` or an error; the
+    /// connection then waits for its `join` (`authentication_ms`).
+    public struct Preload: SignalingMessage {
+        public static let type = "preload"
+        public var appId: String
+        public var channel: String
+        public var token: String
+        public var uid: UInt32
+
+        public init(appId: String, channel: String, token: String = "", uid: UInt32 = 0) {
+            self.appId = appId
+            self.channel = channel
+            self.token = token
+            self.uid = uid
+        }
+
+        public init(_ f: MessageFields) throws(SignalingFailure) {
+            appId = try f.string("app_id")
+            channel = try f.string("channel")
+            token = try f.optionalString("token") ?? ""
+            uid = UInt32(try f.optionalInteger("uid", in: 0...Int64(UInt32.max)) ?? 0)
+        }
+
+        public func encode(into m: inout [String: JSONValue]) {
+            m["app_id"] = .string(appId)
+            m["channel"] = .string(channel)
+            m["token"] = .string(token)
+            m["uid"] = .integer(Int64(uid))
         }
     }
 
@@ -315,6 +356,7 @@ public enum SignalingRequest: Equatable, Sendable {
     case setVideoState(Signaling.SetVideoState)
     case setVideoSubscription(Signaling.SetVideoSubscription)
     case probeDownlink(Signaling.ProbeDownlink)
+    case preload(Signaling.Preload)
 
     /// The request types. The server checks the envelope into one of these
     /// first and reads the fields only after its own checks (a session, the
@@ -329,6 +371,7 @@ public enum SignalingRequest: Equatable, Sendable {
         case setVideoState = "set_video_state"
         case setVideoSubscription = "set_video_subscription"
         case probeDownlink = "probe_downlink"
+        case preload
 
         /// Checks a request's envelope: `v` must be the protocol's
         /// (`unsupported_version`), `type` a string (`bad_field:type`) naming a request (`unknown_type`).
@@ -355,6 +398,7 @@ public enum SignalingRequest: Equatable, Sendable {
         case .setVideoState: self = .setVideoState(try .init(f))
         case .setVideoSubscription: self = .setVideoSubscription(try .init(f))
         case .probeDownlink: self = .probeDownlink(try .init(f))
+        case .preload: self = .preload(try .init(f))
         }
     }
 
@@ -373,6 +417,7 @@ public enum SignalingRequest: Equatable, Sendable {
         case .setVideoState(let m): m
         case .setVideoSubscription(let m): m
         case .probeDownlink(let m): m
+        case .preload(let m): m
         }
     }
 

@@ -23,9 +23,9 @@ from typing import Any, Dict, Tuple
 #:  incompatibly (the SONAME follows it: libagoraish.so.0).
 AGORAISH_ABI_VERSION_MAJOR = 0
 #: ABI minor version: grows when declarations or struct fields are appended.
-AGORAISH_ABI_VERSION_MINOR = 11
+AGORAISH_ABI_VERSION_MINOR = 12
 #: The ABI version as one comparable number: major * 1000 + minor.
-AGORAISH_ABI_VERSION = 11
+AGORAISH_ABI_VERSION = 12
 #: Default size of one log file, in KB (`log_file_size_kb = -1` selects it).
 AGORAISH_LOG_FILE_SIZE_DEFAULT_KB = 1024
 #: Smallest accepted log file size in KB; smaller values are raised to it.
@@ -2134,6 +2134,8 @@ FUNCTIONS: Dict[str, Tuple[Any, Tuple[Any, ...]]] = {
     "agoraish_engine_leave_channel": (c_int, (c_void_p,)),
     "agoraish_engine_renew_token": (c_int, (c_void_p, c_char_p)),
     "agoraish_engine_switch_channel": (c_int, (c_void_p, c_char_p, c_char_p)),
+    "agoraish_engine_preload_channel": (c_int, (c_void_p, c_char_p, c_char_p, c_uint32)),
+    "agoraish_engine_update_preload_channel_token": (c_int, (c_void_p, c_char_p)),
     "agoraish_engine_get_call_id": (c_int, (c_void_p, POINTER(c_char), POINTER(c_size_t))),
     "agoraish_engine_get_connection_state": (c_int, (c_void_p,)),
     "agoraish_engine_set_audio_profile": (c_int, (c_void_p, c_int)),
@@ -2288,6 +2290,8 @@ PARAMETERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "agoraish_engine_leave_channel": (("engine", "engine_handle"),),
     "agoraish_engine_renew_token": (("engine", "engine_handle"), ("token", "char_p")),
     "agoraish_engine_switch_channel": (("engine", "engine_handle"), ("token", "char_p"), ("channel", "char_p")),
+    "agoraish_engine_preload_channel": (("engine", "engine_handle"), ("token", "char_p"), ("channel", "char_p"), ("uid", "int")),
+    "agoraish_engine_update_preload_channel_token": (("engine", "engine_handle"), ("token", "char_p")),
     "agoraish_engine_get_call_id": (("engine", "engine_handle"), ("buf", "buffer"), ("len", "pointer")),
     "agoraish_engine_get_connection_state": (("engine", "engine_handle"),),
     "agoraish_engine_set_audio_profile": (("engine", "engine_handle"), ("profile", "int")),
@@ -2441,6 +2445,8 @@ DOCS: Dict[str, str] = {
     "agoraish_engine_leave_channel": "Leave the channel (Agora's leaveChannel): on_leave_channel with the call's\nstatistics, then on_connection_state_changed(DISCONNECTED, LEAVE_CHANNEL).\nAlso ends a join in progress, a reconnection, or a FAILED state.\n\n@return  0; -18 not in (or joining) a channel; -7 bad handle.\nThread: any.",
     "agoraish_engine_renew_token": "Renew the token (Agora's renewToken). While connected the server checks it\n(on_error 109 or 110 if it refuses; the old token stays in force). After the\ntoken expired (FAILED, TOKEN_EXPIRED) the engine rejoins with it.\n\n@param token  Required, non-empty. Copied.\n@return  0; -2 NULL or empty; -113 not in a channel; -7 bad handle.\nThread: any.",
     "agoraish_engine_switch_channel": "Switch to another channel as audience in live broadcasting (Agora's\nswitchChannel): on_leave_channel, then on_join_channel_success.\n\n@return  0; -2 NULL channel; -102 bad channel name; -5 not audience in live\n         broadcasting; -113 not connected to a channel; -7 bad handle.\nThread: any.",
+    "agoraish_engine_preload_channel": 'Preload a channel (Agora\'s preloadChannel), for an audience that hops\nbetween channels (QuickSwitchChannel; docs/quick-switch.md). The engine\nopens a signaling connection for `channel` and `uid` now, on which the\nserver checks the app, the channel name and the token as for a join. The\nnext join of that channel with that uid (agoraish_engine_join_channel or\n_with_options, after leaving the current channel, or switch_channel) goes on\nthat connection and asks for fast start: the server sends the newest packet\nof each audio stream at once and playout begins with it, so the channel is\nheard within a few tens of milliseconds of the join. The newest 20 preloads\nare kept; the same channel and uid again replaces the token. A token the\nserver refuses is logged and the preload does nothing (the join reports the\nerror as usual). Engines only, not connections. Released with the engine.\n\n@param token    NULL or "" for none; at most 2048 bytes. Copied.\n@param channel  Required. Copied.\n@param uid      The uid the join will use.\n@return  0; -2 NULL channel or a token over 2048 bytes; -102 bad channel\n         name; -5 the server URL may not carry tokens (ws:// to a host other\n         than loopback); -7 bad handle.\nThread: any.',
+    "agoraish_engine_update_preload_channel_token": 'Give every preloaded channel a new token (Agora\'s\nupdatePreloadChannelToken), e.g. a wildcard token for several channels;\nthe server checks it again for each.\n\n@param token  NULL or "" for none; at most 2048 bytes. Copied.\n@return  0; -2 a token over 2048 bytes; -8 nothing preloaded; -7 bad handle.\nThread: any.',
     "agoraish_engine_get_call_id": "The id of the current or last call (Agora's getCallId), written into a\ncaller buffer (`*len` in: capacity, out: size needed with the NUL).\n\n@return  0; -2 NULL len; -6 buffer too small; -113 no call yet; -7 bad handle.\nThread: any.",
     "agoraish_engine_get_connection_state": "The connection state (Agora's getConnectionState).\n\n@return  An `agoraish_connection_state` (positive); -7 or -2 for a bad handle.\nThread: any.",
     "agoraish_engine_set_audio_profile": 'Set the audio profile (Agora 4.x setAudioProfile): the encoder follows it\nat once, for the external source and for capture. See\n`agoraish_audio_profile` for what each means.\n\n@return  0; -2 unknown profile; -7 bad handle.\nThread: any.',

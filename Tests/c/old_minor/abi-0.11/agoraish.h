@@ -66,7 +66,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 10
+#define AGORAISH_ABI_VERSION_MINOR 11
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -1925,8 +1925,12 @@ typedef struct agoraish_lastmile_probe_result {
  *         AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 and today's size, no direction probed, a probed bitrate outside
  *         100000..5000000, a token or channel_id that is not UTF-8, a
  *         channel_id that is not a valid channel name, or no usable server
- *         URL; -5 in a channel, during an echo test or while a last-mile test
- *         or probe runs; -7 bad handle. Thread: any.
+ *         URL; -5 during an echo test or while a last-mile test or probe
+ *         runs; -7 bad handle. Thread: any.
+ * In (or joining) a channel the probe runs beside the call in a private
+ * connection of its own (ABI 0.11): the call goes on, the probe's channel
+ * and connection states are not reported, and its connection ends with
+ * on_lastmile_probe_result.
  */
 int agoraish_engine_start_lastmile_probe_test(agoraish_engine_t *engine, const agoraish_lastmile_probe_config *config);
 
@@ -2061,8 +2065,12 @@ int agoraish_engine_switch_camera(agoraish_engine_t *engine);
  * (a join during the test returns -17). Its join presents no token: where the
  * app has a certificate the server refuses it (see
  * `agoraish_engine_start_echo_test_with_config()`, which takes one).
- * @return 0; -2 interval outside 2..10 or no usable server URL; -5 in a channel,
- *         an echo test running, or a last-mile test or probe running; -7 bad
+ * In (or joining) a channel the test runs beside the call in a private
+ * connection of its own (ABI 0.11): the call goes on, the test uses the audio
+ * device (capture and playout; not an external source or sink), and its
+ * connection states are not reported.
+ * @return 0; -2 interval outside 2..10 or no usable server URL; -5 an echo
+ *         test running, or a last-mile test or probe running; -7 bad
  *         handle. Thread: any.
  */
 int agoraish_engine_start_echo_test(agoraish_engine_t *engine, int interval_in_seconds);
@@ -2103,8 +2111,8 @@ typedef struct agoraish_echo_test_configuration {
  *         both 0, a token or channel_id that is not UTF-8, or a channel_id
  *         that is not a valid channel name; then -4 enable_video nonzero;
  *         then as agoraish_engine_start_echo_test(): -2 no usable server URL,
- *         -5 in a channel, an echo test running, or a last-mile test or probe
- *         running; -7 bad handle. Thread: any.
+ *         -5 an echo test running, or a last-mile test or probe running;
+ *         -7 bad handle. Thread: any.
  */
 int agoraish_engine_start_echo_test_with_config(agoraish_engine_t *engine,
                                                 const agoraish_echo_test_configuration *config);
@@ -2350,6 +2358,549 @@ typedef struct agoraish_packet_observer {
  * @return 0; -2 a struct_size no minor had; -7 bad handle. Thread: any.
  */
 int agoraish_engine_register_packet_observer(agoraish_engine_t *engine, const agoraish_packet_observer *observer);
+
+/* ------------------------------------------------------------------------ */
+/* Connections: several channels per engine (ABI 0.11)                      */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * One channel membership of an engine (Agora's RtcConnection): a channel and
+ * the local uid joined with. An engine's own join (`agoraish_engine_join_channel*`)
+ * is one connection; `agoraish_engine_join_channel_ex()` adds more, in other
+ * channels or in the same channel with another uid. A connection is named by
+ * what the host passed: `local_uid` 0 (the server picks the uid) names the
+ * connection joined with 0.
+ *
+ * Each connection has its own signaling session, media transport, jitter
+ * buffers, encoders, encryption, data streams and statistics. The engine's
+ * audio device is shared: capture goes to every connection that publishes the
+ * microphone, and the remote audio of all connections is mixed for playout.
+ * The camera (or external video source) and the raw audio/video observers
+ * belong to the engine's own connection.
+ */
+typedef struct agoraish_rtc_connection {
+    /** Set to sizeof(agoraish_rtc_connection). */
+    uint32_t struct_size;
+    /** The channel name (the rules of `agoraish_engine_join_channel()`). Copied. */
+    const char *channel_id;
+    /** The local uid (0: the server picks one). */
+    uint32_t local_uid;
+} agoraish_rtc_connection;
+
+/**
+ * What a connection publishes and receives (Agora 4.x ChannelMediaOptions).
+ * Each field is optional, as Agora's Optional<>: a field is read only when its
+ * `has_` flag is nonzero; an unset field leaves the connection's choice as it
+ * is. A connection starts publishing the microphone, subscribing to every
+ * user's audio and video, and recording and playing on the device.
+ * A connection publishes one audio track: the microphone, or a custom audio
+ * track (`agoraish_engine_create_custom_audio_track()`), which replaces it.
+ */
+typedef struct agoraish_channel_media_options {
+    /** Set to sizeof(agoraish_channel_media_options). */
+    uint32_t struct_size;
+    int has_publish_microphone_track;
+    /** Nonzero: publish the microphone (unless a custom audio track is published). */
+    int publish_microphone_track;
+    int has_publish_camera_track;
+    /** Nonzero: publish the camera or external video source. The engine's own
+     *  connection only: nonzero on an `_ex` connection is -2. */
+    int publish_camera_track;
+    int has_publish_custom_audio_track;
+    /** Nonzero: publish the custom audio track `publish_custom_audio_track_id`
+     *  (which must then be set, or set earlier); 0: stop publishing it. */
+    int publish_custom_audio_track;
+    int has_publish_custom_audio_track_id;
+    /** A track id from `agoraish_engine_create_custom_audio_track()`. */
+    int32_t publish_custom_audio_track_id;
+    int has_publish_custom_video_track;
+    /** Nonzero: publish the custom video track `custom_video_track_id`
+     *  (`agoraish_engine_create_custom_video_track()`) instead of the camera;
+     *  0: stop (the connection's video switches return to what they were). */
+    int publish_custom_video_track;
+    int has_publish_encoded_video_track;
+    /** Nonzero: publish the custom encoded video track `custom_video_track_id`
+     *  (`agoraish_engine_create_custom_encoded_video_track()`); 0: stop. */
+    int publish_encoded_video_track;
+    int has_custom_video_track_id;
+    /** The custom (or custom encoded) video track published. One video track
+     *  per connection: the camera and a custom track at once is -2. */
+    int32_t custom_video_track_id;
+    int has_auto_subscribe_audio;
+    /** Nonzero: receive every remote user's audio; 0: none until
+     *  `agoraish_engine_mute_remote_audio_stream(_ex)(uid, 0)` asks for a user. */
+    int auto_subscribe_audio;
+    int has_auto_subscribe_video;
+    /** As `auto_subscribe_audio`, for video. */
+    int auto_subscribe_video;
+    int has_enable_audio_recording_or_playout;
+    /** 0: this connection neither takes the microphone nor plays on the device
+     *  (a custom audio track is still sent; remote audio is still received
+     *  and reported). */
+    int enable_audio_recording_or_playout;
+    int has_client_role_type;
+    /** An `agoraish_client_role`. */
+    int client_role_type;
+    int has_channel_profile;
+    /** An `agoraish_channel_profile`; before joining only (-5 in a channel). */
+    int channel_profile;
+    /** NULL: unset. For a join, the token used when the join's `token` is
+     *  NULL or ""; for an update, renews the connection's token. Copied. */
+    const char *token;
+} agoraish_channel_media_options;
+
+/**
+ * Event callbacks of one `_ex` connection (Agora's IRtcEngineEventHandlerEx).
+ * Each callback receives the engine, the `user_data` given to
+ * `agoraish_engine_join_channel_ex()` and the connection, then the arguments
+ * of the callback of the same name in `agoraish_event_handler`, with the same
+ * meaning. The connection is the one the host joined (its `local_uid` as
+ * given); it is valid only during the callback.
+ * Thread: the engine's event thread, in order with the engine's own events.
+ * Every callback is optional (NULL: not interested).
+ */
+typedef struct agoraish_event_handler_ex {
+    /** Set to sizeof(agoraish_event_handler_ex). */
+    uint32_t struct_size;
+    void (*on_join_channel_success)(agoraish_engine_t *engine, void *user_data,
+                                    const agoraish_rtc_connection *connection, uint32_t uid, int elapsed);
+    void (*on_rejoin_channel_success)(agoraish_engine_t *engine, void *user_data,
+                                      const agoraish_rtc_connection *connection, uint32_t uid, int elapsed);
+    void (*on_leave_channel)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                             const agoraish_rtc_stats *stats);
+    void (*on_user_joined)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                           uint32_t uid, int elapsed);
+    void (*on_user_offline)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                            uint32_t uid, int reason);
+    void (*on_client_role_changed)(agoraish_engine_t *engine, void *user_data,
+                                   const agoraish_rtc_connection *connection, int old_role, int new_role);
+    void (*on_connection_state_changed)(agoraish_engine_t *engine, void *user_data,
+                                        const agoraish_rtc_connection *connection, int state, int reason);
+    void (*on_connection_lost)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection);
+    void (*on_token_privilege_will_expire)(agoraish_engine_t *engine, void *user_data,
+                                           const agoraish_rtc_connection *connection, const char *token);
+    void (*on_request_token)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection);
+    void (*on_error)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                     int err, const char *msg);
+    void (*on_user_mute_audio)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                               uint32_t uid, int muted);
+    void (*on_user_mute_video)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                               uint32_t uid, int muted);
+    void (*on_first_local_audio_frame_published)(agoraish_engine_t *engine, void *user_data,
+                                                 const agoraish_rtc_connection *connection, int elapsed);
+    void (*on_first_remote_audio_decoded)(agoraish_engine_t *engine, void *user_data,
+                                          const agoraish_rtc_connection *connection, uint32_t uid, int elapsed);
+    void (*on_remote_audio_state_changed)(agoraish_engine_t *engine, void *user_data,
+                                          const agoraish_rtc_connection *connection, uint32_t uid,
+                                          int state, int reason, int elapsed);
+    void (*on_audio_volume_indication)(agoraish_engine_t *engine, void *user_data,
+                                       const agoraish_rtc_connection *connection,
+                                       const agoraish_audio_volume_info *speakers, unsigned int speaker_number,
+                                       int total_volume);
+    void (*on_rtc_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                         const agoraish_rtc_stats *stats);
+    void (*on_local_audio_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                                 const agoraish_local_audio_stats *stats);
+    void (*on_remote_audio_stats)(agoraish_engine_t *engine, void *user_data,
+                                  const agoraish_rtc_connection *connection, const agoraish_remote_audio_stats *stats);
+    void (*on_network_quality)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                               uint32_t uid, int tx_quality, int rx_quality);
+    void (*on_first_remote_video_decoded)(agoraish_engine_t *engine, void *user_data,
+                                          const agoraish_rtc_connection *connection, uint32_t uid, int width,
+                                          int height, int elapsed);
+    void (*on_remote_video_state_changed)(agoraish_engine_t *engine, void *user_data,
+                                          const agoraish_rtc_connection *connection, uint32_t uid, int state,
+                                          int reason, int elapsed);
+    void (*on_remote_video_stats)(agoraish_engine_t *engine, void *user_data,
+                                  const agoraish_rtc_connection *connection, const agoraish_remote_video_stats *stats);
+    void (*on_stream_message)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                              uint32_t uid, int stream_id, const uint8_t *data, size_t length, uint64_t sent_ts);
+    void (*on_stream_message_error)(agoraish_engine_t *engine, void *user_data,
+                                    const agoraish_rtc_connection *connection, uint32_t uid, int stream_id,
+                                    int code, int missed, int cached);
+    void (*on_snapshot_taken)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                              uint32_t uid, const char *path, int width, int height, int error);
+    void (*on_encryption_error)(agoraish_engine_t *engine, void *user_data,
+                                const agoraish_rtc_connection *connection, int error_type);
+    void (*on_audio_metadata_received)(agoraish_engine_t *engine, void *user_data,
+                                       const agoraish_rtc_connection *connection, uint32_t uid,
+                                       const uint8_t *metadata, size_t length);
+    void (*on_user_info_updated)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                                 uint32_t uid, const agoraish_user_info *info);
+    void (*on_first_remote_audio_frame)(agoraish_engine_t *engine, void *user_data,
+                                        const agoraish_rtc_connection *connection, uint32_t uid, int elapsed);
+    void (*on_local_audio_state_changed)(agoraish_engine_t *engine, void *user_data,
+                                         const agoraish_rtc_connection *connection, int state, int error);
+    void (*on_active_speaker)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                              uint32_t uid);
+    void (*on_first_local_video_frame_published)(agoraish_engine_t *engine, void *user_data,
+                                                 const agoraish_rtc_connection *connection, int elapsed);
+    void (*on_video_size_changed)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                                  uint32_t uid, int width, int height, int rotation);
+    void (*on_first_local_video_frame)(agoraish_engine_t *engine, void *user_data,
+                                       const agoraish_rtc_connection *connection, int width, int height, int elapsed);
+    void (*on_first_remote_video_frame)(agoraish_engine_t *engine, void *user_data,
+                                        const agoraish_rtc_connection *connection, uint32_t uid, int width,
+                                        int height, int elapsed);
+    void (*on_user_enable_video)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                                 uint32_t uid, int enabled);
+    void (*on_user_enable_local_video)(agoraish_engine_t *engine, void *user_data,
+                                       const agoraish_rtc_connection *connection, uint32_t uid, int enabled);
+    void (*on_local_video_state_changed)(agoraish_engine_t *engine, void *user_data,
+                                         const agoraish_rtc_connection *connection, int state, int error);
+    void (*on_local_video_stats)(agoraish_engine_t *engine, void *user_data, const agoraish_rtc_connection *connection,
+                                 const agoraish_local_video_stats *stats);
+    void (*on_local_publish_fallback_to_audio_only)(agoraish_engine_t *engine, void *user_data,
+                                                    const agoraish_rtc_connection *connection,
+                                                    int is_fallback_or_recover);
+    void (*on_remote_subscribe_fallback_to_audio_only)(agoraish_engine_t *engine, void *user_data,
+                                                       const agoraish_rtc_connection *connection, uint32_t uid,
+                                                       int is_fallback_or_recover);
+} agoraish_event_handler_ex;
+
+/**
+ * Join a channel with media options (Agora 4.x joinChannel(token, channelId,
+ * uid, options)): applies `options`, then joins as `agoraish_engine_join_channel()`.
+ *
+ * @param options  Required. Copied.
+ * @return  0; the errors of `agoraish_engine_join_channel()`; -2 NULL options,
+ *          a struct_size no minor had, an out-of-range field, or an unknown
+ *          custom audio track; -17 already in a channel.
+ * Thread: any.
+ */
+int agoraish_engine_join_channel_with_options(agoraish_engine_t *engine, const char *token, const char *channel_id,
+                                              uint32_t uid, const agoraish_channel_media_options *options);
+
+/**
+ * Change what the engine's own connection publishes and receives (Agora's
+ * updateChannelMediaOptions), in a channel or before joining.
+ *
+ * @return  0; -2 as for the join; -5 channel_profile in a channel;
+ *          -113 a token outside a channel; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_update_channel_media_options(agoraish_engine_t *engine,
+                                                 const agoraish_channel_media_options *options);
+
+/**
+ * Join one more channel (Agora's joinChannelEx): the engine becomes a member
+ * of `connection->channel_id` as `connection->local_uid`, besides its own
+ * channel and its other connections. Events of the connection go to
+ * `handler` (with `user_data`) on the engine's event thread; the engine's
+ * own handler does not see them. Release the engine or call
+ * `agoraish_engine_leave_channel_ex()` to end it; at most
+ * AGORAISH_MAX_CONNECTIONS connections exist besides the engine's own.
+ *
+ * @param token       NULL or "": none (or `options->token`). Copied.
+ * @param connection  Required. Copied.
+ * @param options     NULL: the defaults. Copied.
+ * @param handler     NULL: no callbacks. The table is copied.
+ * @param user_data   Passed back to every callback of `handler`. Owned by the host.
+ * @return  0; -2 NULL connection, a bad struct_size or field; -102 bad channel
+ *          name; -17 the engine already has this connection (or is itself in
+ *          the channel with this uid); -5 AGORAISH_MAX_CONNECTIONS exist;
+ *          -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_join_channel_ex(agoraish_engine_t *engine, const char *token,
+                                    const agoraish_rtc_connection *connection,
+                                    const agoraish_channel_media_options *options,
+                                    const agoraish_event_handler_ex *handler, void *user_data);
+
+/** Connections an engine may hold besides its own. */
+#define AGORAISH_MAX_CONNECTIONS 16
+
+/**
+ * Leave a connection's channel (Agora's leaveChannelEx): on_leave_channel
+ * then on_connection_state_changed(DISCONNECTED) reach its handler, and the
+ * connection ends. Naming the engine's own channel and uid is
+ * `agoraish_engine_leave_channel()`. Other connections are not disturbed.
+ *
+ * @return  0; -2 NULL or bad connection; -18 no such connection; -7 bad handle.
+ * Thread: any, also inside a callback.
+ */
+int agoraish_engine_leave_channel_ex(agoraish_engine_t *engine, const agoraish_rtc_connection *connection);
+
+/**
+ * Change what a connection publishes and receives (Agora's
+ * updateChannelMediaOptionsEx). The errors of
+ * `agoraish_engine_update_channel_media_options()`; -2 for a connection the
+ * engine does not have.
+ */
+int agoraish_engine_update_channel_media_options_ex(agoraish_engine_t *engine,
+                                                    const agoraish_channel_media_options *options,
+                                                    const agoraish_rtc_connection *connection);
+
+/*
+ * The `_ex` twins below do what the function of the same name without `_ex`
+ * does, for the connection named last: one joined with
+ * `agoraish_engine_join_channel_ex()`, or the engine's own connection when
+ * it names the engine's channel and uid. They return what that function
+ * returns, and -2 for a NULL connection, a bad struct_size or a connection
+ * the engine does not have. Thread: any.
+ */
+
+/** getConnectionStateEx: an `agoraish_connection_state`, or a negative error. */
+int agoraish_engine_get_connection_state_ex(agoraish_engine_t *engine, const agoraish_rtc_connection *connection);
+/** getCallIdEx. */
+int agoraish_engine_get_call_id_ex(agoraish_engine_t *engine, char *buf, size_t *len,
+                                   const agoraish_rtc_connection *connection);
+/** getUserInfoByUidEx. */
+int agoraish_engine_get_user_info_by_uid_ex(agoraish_engine_t *engine, uint32_t uid, agoraish_user_info *info,
+                                            const agoraish_rtc_connection *connection);
+/** getUserInfoByUserAccountEx. */
+int agoraish_engine_get_user_info_by_user_account_ex(agoraish_engine_t *engine, const char *user_account,
+                                                     agoraish_user_info *info,
+                                                     const agoraish_rtc_connection *connection);
+/** muteLocalAudioStreamEx. */
+int agoraish_engine_mute_local_audio_stream_ex(agoraish_engine_t *engine, int mute,
+                                               const agoraish_rtc_connection *connection);
+/** muteRemoteAudioStreamEx. */
+int agoraish_engine_mute_remote_audio_stream_ex(agoraish_engine_t *engine, uint32_t uid, int mute,
+                                                const agoraish_rtc_connection *connection);
+/** muteAllRemoteAudioStreamsEx. */
+int agoraish_engine_mute_all_remote_audio_streams_ex(agoraish_engine_t *engine, int mute,
+                                                     const agoraish_rtc_connection *connection);
+/** adjustUserPlaybackSignalVolumeEx. */
+int agoraish_engine_adjust_user_playback_signal_volume_ex(agoraish_engine_t *engine, uint32_t uid, int volume,
+                                                          const agoraish_rtc_connection *connection);
+/** muteRemoteVideoStreamEx. */
+int agoraish_engine_mute_remote_video_stream_ex(agoraish_engine_t *engine, uint32_t uid, int mute,
+                                                const agoraish_rtc_connection *connection);
+/** muteAllRemoteVideoStreamsEx. */
+int agoraish_engine_mute_all_remote_video_streams_ex(agoraish_engine_t *engine, int mute,
+                                                     const agoraish_rtc_connection *connection);
+/** setRemoteVideoStreamTypeEx. */
+int agoraish_engine_set_remote_video_stream_type_ex(agoraish_engine_t *engine, uint32_t uid, int stream_type,
+                                                    const agoraish_rtc_connection *connection);
+/** setupRemoteVideoEx: `on_frame` runs on the connection's own video thread. */
+int agoraish_engine_setup_remote_video_ex(agoraish_engine_t *engine, const agoraish_video_canvas *canvas,
+                                          const agoraish_rtc_connection *connection);
+/** takeSnapshotEx: on_snapshot_taken reaches the connection's handler. */
+int agoraish_engine_take_snapshot_ex(agoraish_engine_t *engine, uint32_t uid, const char *path,
+                                     const agoraish_rtc_connection *connection);
+/** createDataStreamEx(streamId, config, connection). */
+int agoraish_engine_create_data_stream_ex(agoraish_engine_t *engine, int *stream_id,
+                                          const agoraish_data_stream_config *config,
+                                          const agoraish_rtc_connection *connection);
+/** sendStreamMessageEx. */
+int agoraish_engine_send_stream_message_ex(agoraish_engine_t *engine, int stream_id, const void *data, size_t length,
+                                           const agoraish_rtc_connection *connection);
+/** sendAudioMetadataEx. */
+int agoraish_engine_send_audio_metadata_ex(agoraish_engine_t *engine, const void *data, size_t length,
+                                           const agoraish_rtc_connection *connection);
+/** setVideoEncoderConfigurationEx: the connection's own encoder (its custom video track). */
+int agoraish_engine_set_video_encoder_configuration_ex(agoraish_engine_t *engine,
+                                                       const agoraish_video_encoder_configuration *config,
+                                                       const agoraish_rtc_connection *connection);
+/** enableDualStreamModeEx. */
+int agoraish_engine_enable_dual_stream_mode_ex(agoraish_engine_t *engine, int enabled,
+                                               const agoraish_rtc_connection *connection);
+/** muteLocalVideoStreamEx. */
+int agoraish_engine_mute_local_video_stream_ex(agoraish_engine_t *engine, int mute,
+                                               const agoraish_rtc_connection *connection);
+/** setRemoteDefaultVideoStreamTypeEx. */
+int agoraish_engine_set_remote_default_video_stream_type_ex(agoraish_engine_t *engine, int stream_type,
+                                                            const agoraish_rtc_connection *connection);
+/** enableEncryptionEx: each connection has its own key and mode. */
+int agoraish_engine_enable_encryption_ex(agoraish_engine_t *engine, int enabled,
+                                         const agoraish_encryption_config *config,
+                                         const agoraish_rtc_connection *connection);
+
+/* ---- Custom audio tracks ---- */
+
+/** Custom audio track types (Agora's AUDIO_TRACK_TYPE). */
+enum agoraish_audio_track_type {
+    /** Mixable: in Agora's SDK mixed with other tracks of a connection. */
+    AGORAISH_AUDIO_TRACK_MIXABLE = 0,
+    /** Direct: sent as pushed. */
+    AGORAISH_AUDIO_TRACK_DIRECT = 1
+};
+
+/** Custom audio tracks an engine may hold. */
+#define AGORAISH_MAX_CUSTOM_AUDIO_TRACKS 32
+
+/**
+ * Create a custom audio track (Agora's createCustomAudioTrack): PCM the host
+ * pushes with `agoraish_engine_push_external_audio_frame_by_id()` and that
+ * any connection publishes by choosing it in its media options
+ * (publish_custom_audio_track). A connection publishes one audio track, so
+ * both types are sent as pushed, each to every connection publishing it
+ * (encoded once per connection).
+ *
+ * @param track_type  An `agoraish_audio_track_type`.
+ * @param track_id    Required: receives the id (1 and up).
+ * @return  0; -2 NULL track_id or an unknown type; -5 AGORAISH_MAX_CUSTOM_AUDIO_TRACKS
+ *          exist; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_create_custom_audio_track(agoraish_engine_t *engine, int track_type, int32_t *track_id);
+
+/**
+ * Destroy a custom audio track (Agora's destroyCustomAudioTrack). Connections
+ * that published it publish no audio until their options choose the
+ * microphone or another track.
+ *
+ * @return  0; -2 unknown track; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_destroy_custom_audio_track(agoraish_engine_t *engine, int32_t track_id);
+
+/**
+ * The volume of what is sent of a custom audio track (Agora's
+ * adjustCustomAudioPublishVolume), 0..100 (100: as pushed), applied to later pushes.
+ *
+ * @return  0; -2 unknown track or volume out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_adjust_custom_audio_publish_volume(agoraish_engine_t *engine, int32_t track_id, int volume);
+
+/**
+ * Push PCM into a custom audio track (Agora's pushAudioFrame(frame, trackId)):
+ * interleaved 16-bit samples at `sample_rate` with `channels`. Every
+ * connection that publishes the track queues it and sends it in real time,
+ * as `agoraish_engine_push_external_audio_frame()` describes; with no
+ * publisher the audio is dropped.
+ *
+ * @param samples              Required unless `samples_per_channel` is 0; read during the call only.
+ * @param samples_per_channel  0..sample_rate (one second at most per call).
+ * @param sample_rate          8000, 16000, 32000, 44100 or 48000.
+ * @param channels             1 or 2.
+ * @return  0; -2 unknown track, NULL samples or a value out of range (or a
+ *          push of another format into the same track at the same moment);
+ *          -5 inside an audio observer callback; -7 bad handle.
+ * Thread: any (pushes from several threads are serialized per connection).
+ */
+int agoraish_engine_push_external_audio_frame_by_id(agoraish_engine_t *engine, int32_t track_id,
+                                                    const int16_t *samples, int samples_per_channel,
+                                                    int sample_rate, int channels);
+
+/* ---- Custom video tracks and encoded video ---- */
+
+/** Custom video tracks (raw and encoded together) an engine may hold. */
+#define AGORAISH_MAX_CUSTOM_VIDEO_TRACKS 32
+
+/**
+ * Create a custom video track (Agora's createCustomVideoTrack): pictures the
+ * host pushes with `agoraish_engine_push_external_video_frame_by_id()` and
+ * that connections publish by choosing it in their media options
+ * (publish_custom_video_track with custom_video_track_id). Each publishing
+ * connection converts, fits and encodes the pictures as an external video
+ * source does (its own encoder configuration, congestion control and
+ * dual stream).
+ *
+ * @param track_id  Required: receives the id (1 and up).
+ * @return  0; -2 NULL track_id; -5 AGORAISH_MAX_CUSTOM_VIDEO_TRACKS exist; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_create_custom_video_track(agoraish_engine_t *engine, int32_t *track_id);
+
+/**
+ * Destroy a custom (or custom encoded) video track (Agora's
+ * destroyCustomVideoTrack): connections that published it return to the
+ * video they had before.
+ *
+ * @return  0; -2 unknown track; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_destroy_custom_video_track(agoraish_engine_t *engine, int32_t track_id);
+
+/**
+ * Push a picture into a custom video track (Agora's pushVideoFrame(frame,
+ * videoTrackId)), for every connection publishing it; with no publisher it
+ * is dropped.
+ *
+ * @return  0; -2 unknown or encoded track, or what
+ *          `agoraish_engine_push_external_video_frame()` refuses in `frame`;
+ *          -7 bad handle.
+ * Thread: any (pushes are serialized per connection).
+ */
+int agoraish_engine_push_external_video_frame_by_id(agoraish_engine_t *engine,
+                                                    const agoraish_external_video_frame *frame, int32_t track_id);
+
+/** Video frame types (Agora's VIDEO_FRAME_TYPE). */
+enum agoraish_video_frame_type {
+    AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME = 3,   /**< Decodes on its own. */
+    AGORAISH_VIDEO_FRAME_TYPE_DELTA_FRAME = 4  /**< Needs the frames before it. */
+};
+
+/** What is known of an encoded video frame (Agora's EncodedVideoFrameInfo). */
+typedef struct agoraish_encoded_video_frame_info {
+    /** Set to sizeof(agoraish_encoded_video_frame_info). */
+    uint32_t struct_size;
+    /** An `agoraish_video_codec_type`: VP8 or VP9. */
+    int codec_type;
+    /** The picture size (0..16384); received: 0 where the frame does not carry it
+     *  (delta frames, VP9). */
+    int width;
+    int height;
+    /** An `agoraish_video_frame_type`. */
+    int frame_type;
+    /** 0, 90, 180 or 270 (pushed frames; received frames report 0). */
+    int rotation;
+    /** Pushed: the capture time in ms (any origin, increasing; the RTP
+     *  timestamps follow it). Received: the RTP timestamp in ms. */
+    int64_t capture_time_ms;
+    /** Received: the sender. */
+    uint32_t uid;
+} agoraish_encoded_video_frame_info;
+
+/**
+ * Create a custom encoded video track (Agora's createCustomEncodedVideoTrack):
+ * VP8 or VP9 frames encoded by the host, pushed with
+ * `agoraish_engine_push_external_encoded_video_frame()` and sent unchanged
+ * (packetized per RFC 7741 / RFC 9628) by every connection publishing it
+ * (publish_encoded_video_track with custom_video_track_id). Receivers'
+ * keyframe requests do not reach the host: send a keyframe every few seconds.
+ * Destroy it with `agoraish_engine_destroy_custom_video_track()`.
+ *
+ * @return  0; -2 NULL track_id; -5 AGORAISH_MAX_CUSTOM_VIDEO_TRACKS exist; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_create_custom_encoded_video_track(agoraish_engine_t *engine, int32_t *track_id);
+
+/** The largest encoded frame a push takes. */
+#define AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES (4 * 1024 * 1024)
+
+/**
+ * Push one encoded frame into a custom encoded video track (Agora's
+ * pushEncodedVideoImage / pushExternalEncodedVideoFrame). It leaves at once
+ * in a call, for every connection that publishes the track and sends video.
+ *
+ * @param data    The frame (1..AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES bytes); read during the call only.
+ * @param info    Required: codec, frame type, size, capture time.
+ * @return  The number of connections that sent it (0 outside a call or with
+ *          no publisher); -2 unknown or raw track, NULL or empty data, a bad
+ *          `info`; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_push_external_encoded_video_frame(agoraish_engine_t *engine, const uint8_t *data, size_t length,
+                                                      const agoraish_encoded_video_frame_info *info,
+                                                      int32_t track_id);
+
+/**
+ * Sees each remote video frame before it is decoded (Agora's
+ * IVideoEncodedFrameObserver), in every connection of the engine.
+ */
+typedef struct agoraish_video_encoded_frame_observer {
+    /** Set to sizeof(agoraish_video_encoded_frame_observer). */
+    uint32_t struct_size;
+    /** Passed back unchanged. Owned by the host. */
+    void *user_data;
+    /** One frame as received (descriptors removed), in order per stream,
+     *  before decoding; `data` is valid during the call. Thread: the
+     *  receiving connection's video thread. */
+    void (*on_encoded_video_frame_received)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
+                                            const uint8_t *data, size_t length,
+                                            const agoraish_encoded_video_frame_info *info);
+} agoraish_video_encoded_frame_observer;
+
+/**
+ * Register (NULL: unregister) the encoded frame observer (Agora's
+ * registerVideoEncodedFrameObserver). The struct is copied. After
+ * unregistering returns, no callback runs (unless called from one).
+ *
+ * @return  0; -2 a struct_size no minor had; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_register_video_encoded_frame_observer(agoraish_engine_t *engine,
+                                                          const agoraish_video_encoded_frame_observer *observer);
 
 /* ------------------------------------------------------------------------ */
 /* Embedded channel server                                                   */
