@@ -1,7 +1,9 @@
 /*
  * multi_channel.c — what an engine with several connections costs (ABI 0.11:
- * agoraish_engine_join_channel_ex), and how long a cold join takes to play
- * audio, through agoraish, in one run.
+ * agoraish_engine_join_channel_ex), and how long a cold join and a quick
+ * switch between preloaded channels (ABI 0.12:
+ * agoraish_engine_preload_channel) take to play audio, through agoraish, in
+ * one run.
  *
  * Every engine lives in a process of its own, forked before any engine
  * exists (the parent never opens an engine): an embedded server (not
@@ -41,6 +43,21 @@
  * of on_first_remote_audio_decoded on the engine's event thread, with
  * CLOCK_MONOTONIC.
  *
+ * Quick switch to first audio (Agora's QuickSwitchChannel: an audience
+ * preloads the channels it may hop to, then switches with leave and join):
+ * two sender processes pushing the same signal, each in a channel of its own;
+ * a measuring process whose engine (the same settings as the joiner's)
+ * preloads both channels with agoraish_engine_preload_channel for one uid
+ * (SWITCH_UID), waits PRELOAD_WAIT_MS for the server to accept the preloads
+ * (no event tells), joins the first channel with that uid (uncounted) and
+ * then switches JOINS times (after JOIN_WARMUP uncounted switches) to the
+ * other channel: leave_channel, a wait for on_leave_channel, a pause drawn
+ * uniformly from 0..20 ms (for the same reason as the joins'), and
+ * agoraish_engine_join_channel of the other channel with the same uid. A
+ * switch is timed as a join, from right before the join call to the entry of
+ * on_first_remote_audio_decoded. Each switch follows first audio in the
+ * channel left at once, as a user flicking through channels would.
+ *
  *   multi_channel PATH LOG_DIR SECONDS JOINS
  *     -> {"figures": [...]}
  */
@@ -56,9 +73,11 @@
 #define SENDER_UID 1u
 #define RECEIVER_UID 500u
 #define FIRST_JOIN_UID 100000u
+#define SWITCH_UID 600u
+#define PRELOAD_WAIT_MS 300.0     /* from preload_channel to the first join */
 #define SERVER_CONFIG "{\"limits\": {\"joins_per_second_per_address\": 1000000}}"
 
-/* The ABI 0.11 functions (and the device choice) beside audio_support.h's api. */
+/* The ABI 0.11 and 0.12 functions (and the device choice) beside audio_support.h's api. */
 static struct {
     int (*join_channel_with_options)(agoraish_engine_t *, const char *, const char *, uint32_t,
                                      const agoraish_channel_media_options *);
@@ -68,6 +87,7 @@ static struct {
     int (*leave_channel_ex)(agoraish_engine_t *, const agoraish_rtc_connection *);
     int (*set_recording_device)(agoraish_engine_t *, const char *);
     int (*set_playback_device)(agoraish_engine_t *, const char *);
+    int (*preload_channel)(agoraish_engine_t *, const char *, const char *, uint32_t);
 } mc;
 
 static int load_api(const char *path) {
@@ -79,6 +99,7 @@ static int load_api(const char *path) {
     LOOKUP(lib, mc.leave_channel_ex, "agoraish_engine_leave_channel_ex");
     LOOKUP(lib, mc.set_recording_device, "agoraish_engine_set_recording_device");
     LOOKUP(lib, mc.set_playback_device, "agoraish_engine_set_playback_device");
+    LOOKUP(lib, mc.preload_channel, "agoraish_engine_preload_channel");
     return 0;
 }
 
@@ -384,6 +405,79 @@ static int joiner_child(const char *lib, const char *url, const char *log, const
     return rc;
 }
 
+/*
+ * The measuring process of the quick switch figures: preloads PREFIX-0 and
+ * PREFIX-1 for SWITCH_UID, joins PREFIX-0 (uncounted), then JOIN_WARMUP +
+ * joins switches to the other channel (leave, on_leave_channel, a 0..20 ms
+ * pause, join_channel with the same uid), each timed to
+ * on_first_remote_audio_decoded. Writes the counted samples (ms) on one line
+ * to out_fd.
+ */
+static int switcher_child(const char *lib, const char *url, const char *log, const char *prefix, int joins,
+                          int out_fd) {
+    agoraish_engine_t *engine;
+    agoraish_channel_media_options options;
+    char channel[2][64], *line;
+    size_t used = 0, cap = (size_t)joins * 24 + 2;
+    uint64_t rng = 11;
+    int i, k, code, rc = 0;
+    if (load_api(lib) != 0 || !(engine = receiver_create(url, log))) return 1;
+    receive_only(&options);
+    if (mc.update_channel_media_options(engine, &options) != 0) {
+        fprintf(stderr, "update_channel_media_options failed\n");
+        api.engine_release(engine, 1);
+        return 1;
+    }
+    for (k = 0; k < 2; k++) {
+        snprintf(channel[k], sizeof channel[k], "%s-%d", prefix, k);
+        if ((code = mc.preload_channel(engine, NULL, channel[k], SWITCH_UID)) != 0) {
+            fprintf(stderr, "preload_channel(%s) returned %d\n", channel[k], code);
+            api.engine_release(engine, 1);
+            return 1;
+        }
+    }
+    if (!(line = malloc(cap))) return 1;
+    line[0] = 0;
+    sleep_until_ms(now_ms() + PRELOAD_WAIT_MS);
+    if ((code = api.join_channel(engine, NULL, channel[0], NULL, SWITCH_UID)) != 0 || !rx_wait(0, decoded_of, 1)) {
+        fprintf(stderr, "first join: join_channel returned %d or no on_first_remote_audio_decoded\n", code);
+        rc = 1;
+    }
+    /* Switch i goes to channel[(i + JOIN_WARMUP + 1) % 2]: the first one to PREFIX-1. */
+    for (i = -JOIN_WARMUP; i < joins && rc == 0; i++) {
+        int n = i + JOIN_WARMUP + 1;
+        const char *to = channel[n % 2];
+        double start;
+        if ((code = api.leave_channel(engine)) != 0 || !rx_wait(0, left_of, n)) {
+            fprintf(stderr, "switch %d: leave_channel returned %d or no on_leave_channel\n", i, code);
+            rc = 1;
+            break;
+        }
+        /* The same 0..20 ms pause as between the joins, so that the switches meet the sender's packets at
+         * every phase. */
+        sleep_until_ms(now_ms() + 20 * next_uniform(&rng));
+        start = now_ms();
+        if ((code = api.join_channel(engine, NULL, to, NULL, SWITCH_UID)) != 0) {
+            fprintf(stderr, "switch %d: join_channel(%s) returned %d\n", i, to, code);
+            rc = 1;
+        } else if (!rx_wait(0, decoded_of, n + 1)) {
+            fprintf(stderr, "switch %d: no on_first_remote_audio_decoded within %d s\n", i, AUDIO_WAIT_SECONDS);
+            rc = 1;
+        } else if (i >= 0) {
+            pthread_mutex_lock(&rx.mutex);
+            used += (size_t)snprintf(line + used, cap - used, "%.3f ", rx.c[0].decoded_at_ms - start);
+            pthread_mutex_unlock(&rx.mutex);
+        }
+    }
+    api.engine_release(engine, 1);
+    if (rc == 0) {
+        strcat(line, "\n");
+        write_all(out_fd, line, strlen(line));
+    }
+    free(line);
+    return rc;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Senders and the server                                                    */
 /* ------------------------------------------------------------------------ */
@@ -418,9 +512,9 @@ static int sender_child(const char *lib, const char *url, const char *log, const
 /* The server's control pipe (write end): every child closes it, so that the server sees EOF at the end. */
 static int server_control = -1;
 
-/* What the measured process of a group does: receive on connections, or time joins. */
+/* What the measured process of a group does: receive on connections, time joins, or time switches. */
 typedef struct measured {
-    enum { RECEIVER, JOINER } kind;
+    enum { RECEIVER, JOINER, SWITCHER } kind;
     int connections, with_audio, joins;
     double seconds;
 } measured;
@@ -459,6 +553,7 @@ static int run_group(const char *lib, const char *url, const char *log_dir, cons
         if (m->kind == RECEIVER) {
             _exit(receiver_child(lib, url, log, prefix, m->connections, m->with_audio, m->seconds, out[1]));
         }
+        if (m->kind == SWITCHER) _exit(switcher_child(lib, url, log, prefix, m->joins, out[1]));
         snprintf(channel, sizeof channel, "%s-0", prefix);
         _exit(joiner_child(lib, url, log, channel, m->joins, out[1]));
     }
@@ -508,18 +603,20 @@ static int run_receiver(const char *lib, const char *url, const char *log_dir, i
     return 0;
 }
 
-static int run_joins(const char *lib, const char *url, const char *log_dir, int joins, const int16_t *speech,
-                     size_t frames_available, double *samples) {
+/* The cold joins (JOINER: one sender) or the quick switches (SWITCHER: two senders, one per channel). */
+static int run_joins(const char *lib, const char *url, const char *log_dir, int kind, int joins,
+                     const int16_t *speech, size_t frames_available, double *samples) {
     char *line, *p;
     size_t cap = (size_t)joins * 24 + 2;
     measured m;
-    int n = 0;
+    int n = 0, switching = kind == SWITCHER;
     memset(&m, 0, sizeof m);
-    m.kind = JOINER;
+    m.kind = switching ? SWITCHER : JOINER;
     m.joins = joins;
     if (!(line = malloc(cap))) return 1;
-    if (run_group(lib, url, log_dir, "bench-mc-join", 1, speech, frames_available, &m,
-                  (unsigned)(joins + JOIN_WARMUP) * 2 * AUDIO_WAIT_SECONDS + 60, line, cap) != 0) {
+    if (run_group(lib, url, log_dir, switching ? "bench-mc-switch" : "bench-mc-join", switching ? 2 : 1, speech,
+                  frames_available, &m, (unsigned)(joins + JOIN_WARMUP + 1) * 2 * AUDIO_WAIT_SECONDS + 60, line,
+                  cap) != 0) {
         free(line);
         return 1;
     }
@@ -532,7 +629,7 @@ static int run_joins(const char *lib, const char *url, const char *log_dir, int 
     }
     free(line);
     if (n != joins) {
-        fprintf(stderr, "the joiner reported %d of %d joins\n", n, joins);
+        fprintf(stderr, "the %s reported %d of %d joins\n", switching ? "switcher" : "joiner", n, joins);
         return 1;
     }
     return 0;
@@ -546,7 +643,7 @@ static void print_figure(const char *name, double value, const char *unit, const
 int main(int argc, char **argv) {
     static const int counts[] = {1, 2, 4};
     enum { COUNTS = sizeof counts / sizeof counts[0] };
-    double seconds, *samples, per[COUNTS], idle;
+    double seconds, *samples, *switches, per[COUNTS], idle;
     size_t samples_n, frames_available;
     int16_t *speech;
     result res[COUNTS], idle_res;
@@ -562,7 +659,10 @@ int main(int argc, char **argv) {
     /* 20 s of signal, looped. */
     samples_n = (size_t)20 * RATE;
     frames_available = samples_n / FRAME;
-    if (!(speech = malloc(samples_n * sizeof *speech)) || !(samples = calloc((size_t)joins, sizeof *samples))) return 1;
+    if (!(speech = malloc(samples_n * sizeof *speech)) || !(samples = calloc((size_t)joins, sizeof *samples)) ||
+        !(switches = calloc((size_t)joins, sizeof *switches))) {
+        return 1;
+    }
     make_speech(speech, samples_n, RATE, 42);
 
     if (pipe(url_pipe) != 0 || pipe(control) != 0) return 1;
@@ -584,7 +684,8 @@ int main(int argc, char **argv) {
     for (i = 0; i < COUNTS && rc == 0; i++) {
         if (run_receiver(argv[1], url, argv[2], counts[i], 1, seconds, speech, frames_available, &res[i]) != 0) rc = 1;
     }
-    if (rc == 0 && run_joins(argv[1], url, argv[2], joins, speech, frames_available, samples) != 0) rc = 1;
+    if (rc == 0 && run_joins(argv[1], url, argv[2], JOINER, joins, speech, frames_available, samples) != 0) rc = 1;
+    if (rc == 0 && run_joins(argv[1], url, argv[2], SWITCHER, joins, speech, frames_available, switches) != 0) rc = 1;
     close(server_control);
     waitpid(server, &status, 0);
     if (rc != 0) {
@@ -638,9 +739,23 @@ int main(int argc, char **argv) {
     print_figure("join_first_audio_ms_p50", quantile(samples, joins, 0.5), "ms", note, 0);
     snprintf(note, sizeof note, "p99 of the same N=%d joins (min %.2f ms, max %.2f ms)", joins, samples[0],
              samples[joins - 1]);
-    print_figure("join_first_audio_ms_p99", quantile(samples, joins, 0.99), "ms", note, 1);
+    print_figure("join_first_audio_ms_p99", quantile(samples, joins, 0.99), "ms", note, 0);
+    sort_samples(switches, joins);
+    snprintf(note, sizeof note,
+             "median of N=%d quick switches (after preload_channel of both channels for one uid: leave, "
+             "on_leave_channel, a random 0..20 ms pause, then join_channel of the other channel with the same uid "
+             "-> on_first_remote_audio_decoded, host clock) of an engine playing on ALSA null between two channels "
+             "where a sender process each already pushes 48 kHz speech-like audio 10 ms every 10 ms; embedded "
+             "server on 127.0.0.1 in its own process, each switch right after first audio of the one before, "
+             "after a first join and %d warm-up switches",
+             joins, JOIN_WARMUP);
+    print_figure("quick_switch_first_audio_ms_p50", quantile(switches, joins, 0.5), "ms", note, 0);
+    snprintf(note, sizeof note, "p99 of the same N=%d switches (min %.2f ms, max %.2f ms)", joins, switches[0],
+             switches[joins - 1]);
+    print_figure("quick_switch_first_audio_ms_p99", quantile(switches, joins, 0.99), "ms", note, 1);
     printf("]}\n");
     free(speech);
     free(samples);
+    free(switches);
     return 0;
 }

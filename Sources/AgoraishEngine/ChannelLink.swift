@@ -180,8 +180,8 @@ final class ChannelLink: Sendable {
             while let x = s.pollEvent() { e.append(x) }
             return (t, e, s.pollTimeout(), s.streamOwners)
         }
-        let (low, rtx) = session.withLock { ($0.lowVideoStreams, $0.rtxVideoStreams) }
-        video.lowStreams.withLock { $0 = low }
+        let (layers, rtx) = session.withLock { ($0.videoStreamLayers, $0.rtxVideoStreams) }
+        video.streamLayers.withLock { $0 = layers }
         video.rtxStreams.withLock { $0 = rtx }
         audio.rtxStreams.withLock { $0 = rtx }
         syncOwners(owners)
@@ -438,8 +438,8 @@ final class ChannelLink: Sendable {
     }
 
     /// The preload connection for the join the session is making, if the
-    /// server accepted it; it leaves the table's care (a new one opens for
-    /// later joins after the usual wait). Loop thread.
+    /// server accepted it; it leaves the table's care and a new one opens for
+    /// later joins. Loop thread.
     private func takePreloaded() -> WebSocketClient? {
         let (channel, uid, plain) = session.withLock {
             ($0.channelName, $0.joinUid, $0.joinAccount == nil && !$0.inPreCallTest)
@@ -455,7 +455,8 @@ final class ChannelLink: Sendable {
             return (c, p.generation)
         }
         guard let (client, _) = taken else { return nil }
-        _ = loop.schedule(after: Self.preloadRetry) { [self] in openPreload(key) }
+        // A new one at once: the audience may hop back as soon as it leaves.
+        loop.post { [self] in openPreload(key) }
         return client
     }
 

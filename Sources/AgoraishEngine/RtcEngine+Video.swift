@@ -36,12 +36,15 @@ extension RtcEngine {
     /// muted; they also learn which of the three it is (onUserEnableVideo,
     /// onUserEnableLocalVideo, onUserMuteVideo).
     private func afterLocalVideoChange() {
-        let (enabled, local, muted, dual) = video.settings.withLock { ($0.enabled, $0.localEnabled, $0.localMuted, $0.dualStream) }
+        let (enabled, local, muted, dual) = video.settings.withLock { ($0.enabled, $0.localEnabled, $0.localMuted, $0.sendsLow) }
         // The next frame sent after a pause starts with a keyframe.
         if !enabled || !local || muted { video.resetSend() }
         if !enabled || !local { video.localStopped() }
         let ssrcs = video.ssrcs
+        let layers = video.layerStreams
         try? link.call { s, _ throws(SessionError) in
+            // The layers first: the state message that follows carries both.
+            s.setLocalVideoLayers(layers)
             s.setLocalVideoState(enabled: enabled, localEnabled: local, streamMuted: muted,
                                  ssrc: ssrcs.high, lowSsrc: dual ? ssrcs.low : 0,
                                  rtxSsrc: ssrcs.highRtx, lowRtxSsrc: dual ? ssrcs.lowRtx : 0)
@@ -249,19 +252,56 @@ extension RtcEngine {
         log.log(.info, "api setRemoteUserPriority \(uid) \(priority)")
     }
 
-    /// setRemoteVideoStreamType: receive the high (0) or low (1) stream of `uid`.
-    /// The server switches at the next keyframe of the chosen stream.
+    /// setRemoteVideoStreamType: receive the high (0) or low (1) stream of
+    /// `uid`, or a simulcast layer (4...9, LAYER_1...LAYER_6). The server
+    /// switches at the next keyframe of the chosen stream; a layer the
+    /// publisher does not send gives the best one below it it sends (else its
+    /// lowest).
     public func setRemoteVideoStreamType(uid: UInt32, type: Int) throws(AgoraError) {
-        guard uid != 0, type == 0 || type == 1 else { throw .invalidArgument }
-        try changeVideoPolicy { s throws(SessionError) in try s.setRemoteVideoStreamType(uid: uid, low: type == 1) }
+        guard uid != 0, VideoStreamLayer.isValid(Int64(type)) else { throw .invalidArgument }
+        try changeVideoPolicy { s throws(SessionError) in try s.setRemoteVideoStreamType(uid: uid, layer: UInt8(type)) }
         log.log(.info, "api setRemoteVideoStreamType \(uid) \(type)")
     }
 
-    /// setRemoteDefaultVideoStreamType: the stream received of users not named by setRemoteVideoStreamType.
+    /// setRemoteDefaultVideoStreamType: the stream received of users not named
+    /// by setRemoteVideoStreamType (0, 1 or 4...9 as there).
     public func setRemoteDefaultVideoStreamType(_ type: Int) throws(AgoraError) {
-        guard type == 0 || type == 1 else { throw .invalidArgument }
-        try changeVideoPolicy { s throws(SessionError) in s.setRemoteDefaultVideoStreamType(low: type == 1) }
+        guard VideoStreamLayer.isValid(Int64(type)) else { throw .invalidArgument }
+        try changeVideoPolicy { s throws(SessionError) in try s.setRemoteDefaultVideoStreamType(layer: UInt8(type)) }
         log.log(.info, "api setRemoteDefaultVideoStreamType \(type)")
+    }
+
+    /// setSimulcastConfig (docs/video.md, Simulcast): besides the high stream
+    /// (the encoder configuration) the engine sends each enabled layer of
+    /// `layers`, at most three: STREAM_LAYER_1...STREAM_LAYER_6 (indices
+    /// 0...5, received as stream types 4...9) and STREAM_LOW (index 6, the
+    /// low stream, type 1). Each layer is the picture scaled to fit its size
+    /// (never enlarged) at its frame rate (never above the high stream's),
+    /// at the base bitrate for that size. A configuration with no layer
+    /// enabled goes back to enableDualStreamMode's choice.
+    ///
+    /// - Throws: `.invalidArgument` for more than seven entries or three
+    ///   enabled layers, a size outside 16...3840 x 16...2160 or a frame rate
+    ///   outside 1...60 in an enabled layer.
+    public func setSimulcastConfig(_ layers: [SimulcastLayerConfig]) throws(AgoraError) {
+        guard layers.count <= 7 else { throw .invalidArgument }
+        var enabled: [SimulcastLayer] = []
+        for (index, l) in layers.enumerated() where l.enabled {
+            guard (16...3840).contains(l.width), (16...2160).contains(l.height), (1...60).contains(l.frameRate) else {
+                ErrorDetail.set("layer \(index): size 16...3840 x 16...2160 and frame rate 1...60")
+                throw .invalidArgument
+            }
+            enabled.append(SimulcastLayer(type: index == 6 ? VideoStreamLayer.low : UInt8(index + 4),
+                                          width: l.width & ~1, height: l.height & ~1, frameRate: l.frameRate))
+        }
+        guard enabled.count <= 3 else {
+            ErrorDetail.set("at most three layers besides the high stream")
+            throw .invalidArgument
+        }
+        video.setSimulcast(enabled)
+        video.resetSend()
+        afterLocalVideoChange()
+        log.log(.info, "api setSimulcastConfig \(enabled.map { "\($0.type):\($0.width)x\($0.height)@\($0.frameRate)" })")
     }
 
     /// takeSnapshot: the next picture of `uid` (0: the local one) is written to

@@ -170,9 +170,9 @@ public final class ChannelServer: @unchecked Sendable {
                                             consentInterval: config.consentInterval, consentTimeout: config.consentTimeout,
                                             probeLimits: ProbeLimits(amplification: config.probeAmplification,
                                                                      maxBitratePerAddress: config.maxProbeBitratePerAddress),
-                                            onStreamPublished: { [self] session, ssrc, payloadType, low, rtx in
+                                            onStreamPublished: { [self] session, ssrc, payloadType, layer, rtx in
                     newLoop.post { [self] in
-                        core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType, low: low, rtx: rtx)
+                        core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType, layer: layer, rtx: rtx)
                         drainCore(.now())
                     }
                 }, onSubscribeFallback: { [self] session, uid, audioOnly in

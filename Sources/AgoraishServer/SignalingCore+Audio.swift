@@ -47,6 +47,13 @@ extension SignalingCore {
                 sessions[sid]!.videoLowSsrc = ssrc
                 if mediaEndpoint != nil { mediaCommands.append(.setVideoLowStream(session: sid, ssrc: ssrc)) }
             }
+            if let layers = state.layers {
+                let table = Dictionary(uniqueKeysWithValues: layers.map { ($0.ssrc, $0.type) })
+                if table != s.videoLayers {
+                    sessions[sid]!.videoLayers = table
+                    if mediaEndpoint != nil { mediaCommands.append(.setVideoLayers(session: sid, layers: table)) }
+                }
+            }
         } else {
             // The audio stream's SSRC and its retransmissions' (RFC 4588), for NACKs on the uplink.
             // The reliable data stream's too (docs/data-streams.md), the same way.

@@ -346,6 +346,7 @@ extension SignalingCore {
             grant.videoMuted = s.videoMuted
             grant.videoSubscription = s.videoSubscription
             grant.videoLowSsrc = s.videoLowSsrc
+            grant.videoLayers = s.videoLayers
             grant.videoRtx = s.videoRtx.merging(s.audioRtx) { a, _ in a }
             mediaCommands.append(.admit(grant))
         }

@@ -58,6 +58,8 @@ public struct SignalingCore {
         case setVideoSubscription(session: UInt64, VideoSubscription)
         /// The SSRC (the publisher's own) of the participant's low video stream; 0: none.
         case setVideoLowStream(session: UInt64, ssrc: UInt32)
+        /// The participant's simulcast layers: its own SSRCs -> types 4...9 (set_video_state `layers`).
+        case setVideoLayers(session: UInt64, layers: [UInt32: UInt8])
         /// The participant's RTX SSRCs (RFC 4588) and the video SSRCs they retransmit (its own numbers).
         case setVideoRetransmission(session: UInt64, rtxToMedia: [UInt32: UInt32])
         /// A last-mile probe asked for probe packets: `bitrate` bps for `durationMs`.
@@ -128,14 +130,20 @@ public struct SignalingCore {
     }
 
     /// The media plane saw a new stream from `session`: tell the channel.
-    /// A stream seen before with another `low` flag is updated and announced
+    /// A stream seen before as another layer is updated and announced
     /// again (`payloadType` 0 keeps the one it had).
     public mutating func streamPublished(session sid: UInt64, ssrc: UInt32, payloadType: UInt8, low: Bool = false,
                                          rtx: UInt32 = 0) {
+        streamPublished(session: sid, ssrc: ssrc, payloadType: payloadType, layer: low ? VideoStreamLayer.low : 0, rtx: rtx)
+    }
+
+    /// As above, with the stream's layer (`VideoStreamLayer`: 0 high, 1 low, 4...9 simulcast).
+    public mutating func streamPublished(session sid: UInt64, ssrc: UInt32, payloadType: UInt8, layer: UInt8,
+                                         rtx: UInt32 = 0) {
         guard let s = sessions[sid] else { return }
-        var stream = PublishedStream(ssrc: ssrc, payloadType: payloadType, low: low, rtx: rtx)
+        var stream = PublishedStream(ssrc: ssrc, payloadType: payloadType, layer: layer, rtx: rtx)
         if let i = s.streams.firstIndex(where: { $0.ssrc == ssrc }) {
-            guard s.streams[i].low != low else { return }
+            guard s.streams[i].layer != layer else { return }
             stream.payloadType = s.streams[i].payloadType
             stream.rtx = s.streams[i].rtx
             sessions[sid]!.streams[i] = stream
@@ -382,6 +390,8 @@ struct Session {
     var videoSwitches: VideoFlags? = nil
     /// The publisher's own SSRC of its low video stream (dual stream); 0: none.
     var videoLowSsrc: UInt32 = 0
+    /// The publisher's own SSRCs of its simulcast layers -> their types (4...9).
+    var videoLayers: [UInt32: UInt8] = [:]
     /// The echo test's delay in ms (0: a normal session).
     var echoMs = 0
     /// A last-mile probe's private channel (join field `probe`).
@@ -404,14 +414,14 @@ struct Session {
 struct PublishedStream: Equatable {
     var ssrc: UInt32
     var payloadType: UInt8
-    /// The low stream of a dual-stream publisher.
-    var low = false
+    /// Which of the publisher's video streams (`VideoStreamLayer`): 0 high, 1 low, 4...9 a simulcast layer.
+    var layer: UInt8 = 0
     /// The server's RTX SSRC for retransmissions of this (video) stream; 0: none.
     var rtx: UInt32 = 0
 
     /// The stream as stream_added and the joined stream lists carry it.
     func entry(uid: UInt32) -> Signaling.StreamEntry {
-        Signaling.StreamEntry(uid: uid, ssrc: ssrc, payloadType: payloadType, low: low, rtx: rtx)
+        Signaling.StreamEntry(uid: uid, ssrc: ssrc, payloadType: payloadType, layer: layer, rtx: rtx)
     }
 }
 
@@ -441,6 +451,8 @@ public struct MediaGrant: Equatable, Sendable {
     public var videoSubscription = VideoSubscription()
     /// The SSRC of the participant's low video stream (0: none).
     public var videoLowSsrc: UInt32 = 0
+    /// The participant's simulcast layer SSRCs -> their types (4...9).
+    public var videoLayers: [UInt32: UInt8] = [:]
     /// The participant's RTX SSRCs -> the video SSRCs they retransmit.
     public var videoRtx: [UInt32: UInt32] = [:]
     /// The echo test: the participant's audio is played back to it after this many ms (0: off).

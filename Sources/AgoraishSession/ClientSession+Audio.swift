@@ -84,7 +84,17 @@ extension ClientSession {
     mutating func sendVideoState() {
         notify(Signaling.SetVideoState(
             muted: localVideoMuted, switches: localVideoFlags, ssrc: localVideoSsrcs.high, lowSsrc: localVideoSsrcs.low,
-            rtxSsrc: localVideoRtxSsrcs.high, lowRtxSsrc: localVideoRtxSsrcs.low))
+            rtxSsrc: localVideoRtxSsrcs.high, lowRtxSsrc: localVideoRtxSsrcs.low,
+            layers: localVideoLayersTold ? localVideoLayers : nil))
+    }
+
+    /// The simulcast layers sent besides the high and low streams (setSimulcastConfig):
+    /// told now if joined, else with the next join.
+    public mutating func setLocalVideoLayers(_ layers: [Signaling.LayerStream]) {
+        guard layers != localVideoLayers else { return }
+        localVideoLayers = layers
+        localVideoLayersTold = true
+        if joinedAt != nil && transportOpen { sendVideoState() }
     }
 
     mutating func sendSubscription(_ kind: WritableKeyPath<ClientSession, AudioReceivePolicy>) {
@@ -150,16 +160,29 @@ extension ClientSession {
 
     /// setRemoteVideoStreamType(uid, HIGH or LOW).
     public mutating func setRemoteVideoStreamType(uid: UInt32, low: Bool) throws(SessionError) {
-        guard uid != 0 else { throw .invalidArgument }
+        try setRemoteVideoStreamType(uid: uid, layer: low ? VideoStreamLayer.low : VideoStreamLayer.high)
+    }
+
+    /// setRemoteVideoStreamType(uid, type): 0 HIGH, 1 LOW, 4...9 LAYER_1...LAYER_6.
+    public mutating func setRemoteVideoStreamType(uid: UInt32, layer: UInt8) throws(SessionError) {
+        guard uid != 0, VideoStreamLayer.isValid(Int64(layer)) else { throw .invalidArgument }
         var p = videoPolicy
-        p.setStreamType(of: uid, low: low)
+        p.setStreamType(of: uid, layer: layer)
         setPolicy(\.videoPolicy, p)
     }
 
     /// setRemoteDefaultVideoStreamType: the stream of users not named by setRemoteVideoStreamType.
     public mutating func setRemoteDefaultVideoStreamType(low: Bool) {
         var p = videoPolicy
-        p.defaultLow = low
+        p.setDefaultStreamType(low ? VideoStreamLayer.low : VideoStreamLayer.high)
+        setPolicy(\.videoPolicy, p)
+    }
+
+    /// setRemoteDefaultVideoStreamType(type): 0 HIGH, 1 LOW, 4...9 LAYER_1...LAYER_6.
+    public mutating func setRemoteDefaultVideoStreamType(layer: UInt8) throws(SessionError) {
+        guard VideoStreamLayer.isValid(Int64(layer)) else { throw .invalidArgument }
+        var p = videoPolicy
+        p.setDefaultStreamType(layer)
         setPolicy(\.videoPolicy, p)
     }
 

@@ -106,6 +106,7 @@ extension ClientSession {
             let s = m.stream.ssrc
             streamOwners[s] = m.stream.uid
             if m.stream.low { lowVideoStreams.insert(s) } else { lowVideoStreams.remove(s) }
+            videoStreamLayers[s] = m.stream.layer != 0 ? m.stream.layer : nil
             if m.stream.rtx != 0 { rtxVideoStreams[m.stream.rtx] = s }
         case .subscribeFallback(let m):
             // The server forwards only this user's audio to us now (or its video again).
@@ -243,10 +244,12 @@ extension ClientSession {
         if let streams {
             streamOwners = [:]
             lowVideoStreams = []
+            videoStreamLayers = [:]
             rtxVideoStreams = [:]
             for s in streams {
                 streamOwners[s.ssrc] = s.uid
                 if s.low { lowVideoStreams.insert(s.ssrc) }
+                if s.layer != 0 { videoStreamLayers[s.ssrc] = s.layer }
                 if s.rtx != 0 { rtxVideoStreams[s.rtx] = s.ssrc }
             }
         }
@@ -357,6 +360,7 @@ extension ClientSession {
         media = nil
         streamOwners = [:]
         lowVideoStreams = []
+        videoStreamLayers = [:]
         rtxVideoStreams = [:]
         events.append(.mediaStopped)
     }

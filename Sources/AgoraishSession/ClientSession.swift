@@ -145,6 +145,13 @@ public struct ClientSession {
     public var isInCall: Bool { joinedAt != nil && !leaving && !inPreCallTest }
     /// Server SSRCs that are the low stream of a dual-stream publisher.
     public internal(set) var lowVideoStreams: Set<UInt32> = []
+    /// Server SSRCs of video streams other than publishers' high ones -> their
+    /// layer (`VideoStreamLayer`: 1 low, 4...9 simulcast layers).
+    public internal(set) var videoStreamLayers: [UInt32: UInt8] = [:]
+    /// The simulcast layers the local user sends (setSimulcastConfig), told with the video state.
+    public internal(set) var localVideoLayers: [Signaling.LayerStream] = []
+    /// Whether layers were ever told (then an empty list is told too, to end them).
+    var localVideoLayersTold = false
     /// Server RTX SSRC -> the server SSRC of the video stream it retransmits.
     public internal(set) var rtxVideoStreams: [UInt32: UInt32] = [:]
     /// The RTX SSRCs of the local video streams (low: 0 without dual stream).

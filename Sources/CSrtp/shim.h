@@ -162,6 +162,30 @@ static inline int agsh_srtp_use_openssl_gcm(void) {
     return ok;
 }
 
+/*
+ * libsrtp2 built on NSS (Debian's) opens an NSS context for every AES-ICM
+ * cipher it allocates (the key derivation of every session uses one) and
+ * closes it when the cipher is freed. With no other context open, each open
+ * starts NSS from nothing (modules loaded, randomness seeded, about 1.5 ms)
+ * and each close shuts it down again: a few ms per session made. One context
+ * held for the life of the process makes the others a reference count.
+ * Declared as nss.h declares them (NSSInitContext is opaque there too), so
+ * the module needs no NSS include path; the flags are the ones libsrtp2 uses.
+ */
+typedef struct NSSInitContextStr NSSInitContext;
+extern NSSInitContext *NSS_InitContext(const char *configdir, const char *certPrefix, const char *keyPrefix,
+                                       const char *secmodName, void *initParams, unsigned int flags);
+
+/* Opens the process's lasting NSS context (once; later calls do nothing). 1 when one is open. */
+static inline int agsh_srtp_hold_nss(void) {
+    static NSSInitContext *held = NULL;
+    if (held == NULL) {
+        /* NSS_INIT_READONLY | NOCERTDB | NOMODDB | FORCEOPEN | NOROOTINIT */
+        held = NSS_InitContext("", "", "", "", NULL, 0x1 | 0x2 | 0x4 | 0x8 | 0x10);
+    }
+    return held != NULL;
+}
+
 /* Whether a cipher of libsrtp2's AES-128-GCM is now this implementation. */
 static inline int agsh_srtp_gcm_is_openssl(void) {
     srtp_cipher_t *c = NULL;

@@ -373,6 +373,12 @@ public func abi_engine_enable_dual_stream_mode_ex(_ p: OpaquePointer?, _ enabled
     withEngine(p, .named(connection)) { c throws(AgoraError) in c.enableDualStreamMode(enabled != 0) }
 }
 
+@_cdecl("agoraish_engine_set_simulcast_config_ex")
+public func abi_engine_set_simulcast_config_ex(_ p: OpaquePointer?, _ config: UnsafePointer<agoraish_simulcast_config>?,
+                                               _ connection: UnsafePointer<agoraish_rtc_connection>?) -> Int32 {
+    simulcastConfig(p, config, .named(connection))
+}
+
 @_cdecl("agoraish_engine_mute_local_video_stream_ex")
 public func abi_engine_mute_local_video_stream_ex(_ p: OpaquePointer?, _ mute: Int32,
                                                   _ connection: UnsafePointer<agoraish_rtc_connection>?) -> Int32 {

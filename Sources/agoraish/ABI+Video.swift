@@ -212,6 +212,27 @@ public func abi_engine_set_remote_default_video_stream_type(_ p: OpaquePointer?,
     withEngine(p) { engine throws(AgoraError) in try engine.setRemoteDefaultVideoStreamType(Int(type)) }
 }
 
+@_cdecl("agoraish_engine_set_simulcast_config")
+public func abi_engine_set_simulcast_config(_ p: OpaquePointer?,
+                                            _ config: UnsafePointer<agoraish_simulcast_config>?) -> Int32 {
+    simulcastConfig(p, config, .own)
+}
+
+/// setSimulcastConfig(Ex): reads the seven layer entries and hands them to the engine or connection.
+func simulcastConfig(_ p: OpaquePointer?, _ config: UnsafePointer<agoraish_simulcast_config>?, _ target: Target,
+                     function: String = #function) -> Int32 {
+    withEngine(p, target, function: function) { engine throws(AgoraError) in
+        guard let c = readVersioned(config, knownSizes: StructSizes.simulcastConfig) else { throw .invalidArgument }
+        let layers = withUnsafeBytes(of: c.configs) { raw in
+            raw.bindMemory(to: agoraish_stream_layer_config.self).map {
+                SimulcastLayerConfig(width: Int($0.width), height: Int($0.height), frameRate: Int($0.framerate),
+                                     enabled: $0.enable != 0)
+            }
+        }
+        try engine.setSimulcastConfig(layers)
+    }
+}
+
 @_cdecl("agoraish_engine_set_local_publish_fallback_option")
 public func abi_engine_set_local_publish_fallback_option(_ p: OpaquePointer?, _ option: Int32) -> Int32 {
     withEngine(p) { engine throws(AgoraError) in try engine.setLocalPublishFallbackOption(Int(option)) }

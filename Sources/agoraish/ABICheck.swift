@@ -87,6 +87,7 @@ private func checkSignaturesAgainstHeader() {
     do { var engineEnableDualStreamMode = CAgoraishABI.agoraish_engine_enable_dual_stream_mode; engineEnableDualStreamMode = abi_engine_enable_dual_stream_mode; _ = engineEnableDualStreamMode }
     do { var engineSetRemoteVideoStreamType = CAgoraishABI.agoraish_engine_set_remote_video_stream_type; engineSetRemoteVideoStreamType = abi_engine_set_remote_video_stream_type; _ = engineSetRemoteVideoStreamType }
     do { var engineSetRemoteDefaultVideoStreamType = CAgoraishABI.agoraish_engine_set_remote_default_video_stream_type; engineSetRemoteDefaultVideoStreamType = abi_engine_set_remote_default_video_stream_type; _ = engineSetRemoteDefaultVideoStreamType }
+    do { var engineSetSimulcastConfig = CAgoraishABI.agoraish_engine_set_simulcast_config; engineSetSimulcastConfig = abi_engine_set_simulcast_config; _ = engineSetSimulcastConfig }
     do { var engineStartLastmileProbeTest = CAgoraishABI.agoraish_engine_start_lastmile_probe_test; engineStartLastmileProbeTest = abi_engine_start_lastmile_probe_test; _ = engineStartLastmileProbeTest }
     do { var engineStopLastmileProbeTest = CAgoraishABI.agoraish_engine_stop_lastmile_probe_test; engineStopLastmileProbeTest = abi_engine_stop_lastmile_probe_test; _ = engineStopLastmileProbeTest }
     do { var engineEnableLastmileTest = CAgoraishABI.agoraish_engine_enable_lastmile_test; engineEnableLastmileTest = abi_engine_enable_lastmile_test; _ = engineEnableLastmileTest }
@@ -138,6 +139,7 @@ private func checkSignaturesAgainstHeader() {
     do { var engineSendAudioMetadataEx = CAgoraishABI.agoraish_engine_send_audio_metadata_ex; engineSendAudioMetadataEx = abi_engine_send_audio_metadata_ex; _ = engineSendAudioMetadataEx }
     do { var engineSetVideoEncoderConfigurationEx = CAgoraishABI.agoraish_engine_set_video_encoder_configuration_ex; engineSetVideoEncoderConfigurationEx = abi_engine_set_video_encoder_configuration_ex; _ = engineSetVideoEncoderConfigurationEx }
     do { var engineEnableDualStreamModeEx = CAgoraishABI.agoraish_engine_enable_dual_stream_mode_ex; engineEnableDualStreamModeEx = abi_engine_enable_dual_stream_mode_ex; _ = engineEnableDualStreamModeEx }
+    do { var engineSetSimulcastConfigEx = CAgoraishABI.agoraish_engine_set_simulcast_config_ex; engineSetSimulcastConfigEx = abi_engine_set_simulcast_config_ex; _ = engineSetSimulcastConfigEx }
     do { var engineMuteLocalVideoStreamEx = CAgoraishABI.agoraish_engine_mute_local_video_stream_ex; engineMuteLocalVideoStreamEx = abi_engine_mute_local_video_stream_ex; _ = engineMuteLocalVideoStreamEx }
     do { var engineSetRemoteDefaultVideoStreamTypeEx = CAgoraishABI.agoraish_engine_set_remote_default_video_stream_type_ex; engineSetRemoteDefaultVideoStreamTypeEx = abi_engine_set_remote_default_video_stream_type_ex; _ = engineSetRemoteDefaultVideoStreamTypeEx }
     do { var engineEnableEncryptionEx = CAgoraishABI.agoraish_engine_enable_encryption_ex; engineEnableEncryptionEx = abi_engine_enable_encryption_ex; _ = engineEnableEncryptionEx }

@@ -36,6 +36,8 @@ enum StructSizes {
     static let watermarkOptions: [Int] = [40]
     /// `agoraish_camera_capturer_configuration` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12).
     static let cameraCapturerConfiguration: [Int] = [16]
+    /// `agoraish_simulcast_config` (ABI 0.12).
+    static let simulcastConfig: [Int] = [120]
     /// `agoraish_lastmile_probe_config` (ABI 0.7, 0.8, 0.9, 0.10, 0.11, 0.12).
     static let lastmileProbeConfig: [Int] = [20, 40]
     /// `agoraish_lastmile_probe_result` (ABI 0.7, 0.8, 0.9, 0.10, 0.11, 0.12).

@@ -342,6 +342,23 @@ import Testing
         ]
         layout["agoraish_camera_capturer_configuration"] = cameraCapturerConfiguration
 
+        let streamLayerConfig: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_stream_layer_config>.size,
+            "width": MemoryLayout<agoraish_stream_layer_config>.offset(of: \.width)!,
+            "height": MemoryLayout<agoraish_stream_layer_config>.offset(of: \.height)!,
+            "framerate": MemoryLayout<agoraish_stream_layer_config>.offset(of: \.framerate)!,
+            "enable": MemoryLayout<agoraish_stream_layer_config>.offset(of: \.enable)!,
+        ]
+        layout["agoraish_stream_layer_config"] = streamLayerConfig
+
+        let simulcastConfig: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_simulcast_config>.size,
+            "struct_size": MemoryLayout<agoraish_simulcast_config>.offset(of: \.struct_size)!,
+            "configs": MemoryLayout<agoraish_simulcast_config>.offset(of: \.configs)!,
+            "publish_fallback_enable": MemoryLayout<agoraish_simulcast_config>.offset(of: \.publish_fallback_enable)!,
+        ]
+        layout["agoraish_simulcast_config"] = simulcastConfig
+
         let lastmileProbeConfig: [String: Int] = [
             "__size__": MemoryLayout<agoraish_lastmile_probe_config>.size,
             "struct_size": MemoryLayout<agoraish_lastmile_probe_config>.offset(of: \.struct_size)!,

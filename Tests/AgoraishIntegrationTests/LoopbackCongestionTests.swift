@@ -248,7 +248,7 @@ import Testing
         try b.joinChannel(token: "", channel: "prio", info: "", uid: 3)
         #expect(waitUntil { p1.audio.isMediaBound && p2.audio.isMediaBound && b.audio.isMediaBound })
         // Which stream of each publisher B is decoding now.
-        func lowOf(_ uid: UInt32) -> Bool? { b.video.users.withLock { $0[uid]?.lowStream } }
+        func lowOf(_ uid: UInt32) -> Bool? { b.video.users.withLock { $0[uid].map { $0.streamLayer == 1 } } }
         var n = 0
         let settled = try Self.pump([p1, p2], seconds: 15, from: &n, pictures: Self.scene) { lowOf(1) == true && lowOf(2) == false }
         #expect(settled, "user 1 low: \(String(describing: lowOf(1))), user 2 low: \(String(describing: lowOf(2)))")

@@ -96,7 +96,7 @@ import Testing
         let withheld = server.mediaCounters!.drops(.otherLayer)
         #expect(withheld > 0, "each subscriber's copy of the other stream is withheld")
         let c_ = c.video.users.withLock { $0[1] }
-        #expect(c_?.lowStream == true, "c knows it receives the low stream")
+        #expect(c_?.streamLayer == 1, "c knows it receives the low stream")
 
         // c asks for the high stream: the server switches at its next keyframe (it asks for one).
         try c.setRemoteVideoStreamType(uid: 1, type: 0)
@@ -109,6 +109,70 @@ import Testing
         #expect(server.mediaCounters!.layerSwitches.load(ordering: .relaxed) >= 1)
         #expect(server.mediaCounters!.layerKeyframeRequests.load(ordering: .relaxed) >= 1)
         #expect(server.mediaCounters!.drops(.otherLayer) > withheld)
+    }
+
+    @Test func simulcastSubscribersEachGetTheirLayerAndSwitchAtKeyframes() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("video-simulcast")
+        let names = ["a", "b", "c", "d", "e"]
+        let engines = try names.map { try Self.engine(server, dir, $0) }
+        let a = engines[0]
+        defer { for e in engines { try? e.release(sync: true) } }
+        var config = VideoEncoderConfiguration()
+        config.width = 640
+        config.height = 360
+        config.frameRate = 15
+        try a.setVideoEncoderConfiguration(config)
+        a.setVideoEnabled(true)
+        a.setExternalVideoSource(enabled: true)
+        // Three layers besides the high stream: LAYER_1, LAYER_2 and STREAM_LOW.
+        var layers = [SimulcastLayerConfig](repeating: SimulcastLayerConfig(width: 0, height: 0, frameRate: 0, enabled: false),
+                                            count: 7)
+        layers[0] = SimulcastLayerConfig(width: 480, height: 270, frameRate: 15, enabled: true)
+        layers[1] = SimulcastLayerConfig(width: 320, height: 180, frameRate: 15, enabled: true)
+        layers[6] = SimulcastLayerConfig(width: 160, height: 90, frameRate: 15, enabled: true)
+        var four = layers
+        four[2] = SimulcastLayerConfig(width: 240, height: 136, frameRate: 15, enabled: true)
+        #expect(throws: AgoraError.invalidArgument) { try a.setSimulcastConfig(four) }
+        var bad = layers
+        bad[0].frameRate = 61
+        #expect(throws: AgoraError.invalidArgument) { try a.setSimulcastConfig(bad) }
+        try a.setSimulcastConfig(layers)
+
+        // b: LAYER_1 (4), c: LAYER_2 (5), d: LOW (1), e: LAYER_4 (7), which a does not send.
+        let sizes = Locked<[UInt32: [Int]]>([:])
+        for (i, type) in [(1, 4), (2, 5), (3, 1), (4, 7)] {
+            let e = engines[i], id = UInt32(i + 1)
+            e.setVideoEnabled(true)
+            try e.setupRemoteVideo(uid: 1) { _, f in sizes.withLock { $0[id, default: []].append(f.width) } }
+            try e.setRemoteVideoStreamType(uid: 1, type: type)
+        }
+        #expect(throws: AgoraError.invalidArgument) { try engines[1].setRemoteVideoStreamType(uid: 1, type: 3) }
+        #expect(throws: AgoraError.invalidArgument) { try engines[1].setRemoteVideoStreamType(uid: 1, type: 10) }
+        for (i, e) in engines.enumerated() { try e.joinChannel(token: "", channel: "simulcast", info: "", uid: UInt32(i + 1)) }
+        #expect(waitUntil { engines.allSatisfy { $0.audio.isMediaBound } })
+        try Self.run(a, from: 0, count: 30) { Self.picture($0, width: 640, height: 360) }
+        #expect(waitUntil { sizes.withLock { s in (2...5).allSatisfy { (s[UInt32($0)]?.count ?? 0) >= 5 } } })
+        let first = sizes.withLock { $0 }
+        #expect(first[2]?.allSatisfy { $0 == 480 } == true, "b receives LAYER_1: \(first[2] ?? [])")
+        #expect(first[3]?.allSatisfy { $0 == 320 } == true, "c receives LAYER_2: \(first[3] ?? [])")
+        #expect(first[4]?.allSatisfy { $0 == 160 } == true, "d receives the low stream: \(first[4] ?? [])")
+        #expect(first[5]?.allSatisfy { $0 == 160 } == true, "e asked for LAYER_4, not sent: the next below, low: \(first[5] ?? [])")
+        #expect(engines[1].video.users.withLock { $0[1]?.streamLayer } == 4, "b knows it receives LAYER_1")
+        #expect(engines[3].video.users.withLock { $0[1]?.streamLayer } == 1, "d knows it receives the low stream")
+
+        // d asks for LAYER_1: the server switches it at that layer's next keyframe (it asks a for one).
+        let requests = server.mediaCounters!.layerKeyframeRequests.load(ordering: .relaxed)
+        try engines[3].setRemoteVideoStreamType(uid: 1, type: 4)
+        sizes.withLock { $0[4] = [] }
+        try Self.run(a, from: 30, count: 30) { Self.picture($0, width: 640, height: 360) }
+        let after = sizes.withLock { $0[4] ?? [] }
+        #expect(after.last == 480, "d receives LAYER_1 after the switch: \(after)")
+        if let i = after.firstIndex(of: 480) { #expect(after[i...].allSatisfy { $0 == 480 }, "never back: \(after)") }
+        #expect(server.mediaCounters!.layerKeyframeRequests.load(ordering: .relaxed) > requests)
+        #expect(server.mediaCounters!.layerSwitches.load(ordering: .relaxed) >= 1)
     }
 
     @Test func vp9PicturesArriveDecodedAtTheirQuality() throws {

@@ -93,6 +93,7 @@ static int call_agoraish_engine_register_video_frame_observer(void *handle) { re
 static int call_agoraish_engine_enable_dual_stream_mode(void *handle) { return agoraish_engine_enable_dual_stream_mode((agoraish_engine_t *)handle, 0); }
 static int call_agoraish_engine_set_remote_video_stream_type(void *handle) { return agoraish_engine_set_remote_video_stream_type((agoraish_engine_t *)handle, 0, 0); }
 static int call_agoraish_engine_set_remote_default_video_stream_type(void *handle) { return agoraish_engine_set_remote_default_video_stream_type((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_simulcast_config(void *handle) { return agoraish_engine_set_simulcast_config((agoraish_engine_t *)handle, NULL); }
 static int call_agoraish_engine_start_lastmile_probe_test(void *handle) { return agoraish_engine_start_lastmile_probe_test((agoraish_engine_t *)handle, NULL); }
 static int call_agoraish_engine_stop_lastmile_probe_test(void *handle) { return agoraish_engine_stop_lastmile_probe_test((agoraish_engine_t *)handle); }
 static int call_agoraish_engine_enable_lastmile_test(void *handle) { return agoraish_engine_enable_lastmile_test((agoraish_engine_t *)handle); }
@@ -144,6 +145,7 @@ static int call_agoraish_engine_send_stream_message_ex(void *handle) { return ag
 static int call_agoraish_engine_send_audio_metadata_ex(void *handle) { return agoraish_engine_send_audio_metadata_ex((agoraish_engine_t *)handle, NULL, 0, NULL); }
 static int call_agoraish_engine_set_video_encoder_configuration_ex(void *handle) { return agoraish_engine_set_video_encoder_configuration_ex((agoraish_engine_t *)handle, NULL, NULL); }
 static int call_agoraish_engine_enable_dual_stream_mode_ex(void *handle) { return agoraish_engine_enable_dual_stream_mode_ex((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_engine_set_simulcast_config_ex(void *handle) { return agoraish_engine_set_simulcast_config_ex((agoraish_engine_t *)handle, NULL, NULL); }
 static int call_agoraish_engine_mute_local_video_stream_ex(void *handle) { return agoraish_engine_mute_local_video_stream_ex((agoraish_engine_t *)handle, 0, NULL); }
 static int call_agoraish_engine_set_remote_default_video_stream_type_ex(void *handle) { return agoraish_engine_set_remote_default_video_stream_type_ex((agoraish_engine_t *)handle, 0, NULL); }
 static int call_agoraish_engine_enable_encryption_ex(void *handle) { return agoraish_engine_enable_encryption_ex((agoraish_engine_t *)handle, 0, NULL, NULL); }
@@ -241,6 +243,7 @@ static const abi_function abi_engine_functions[] = {
     {"agoraish_engine_enable_dual_stream_mode", call_agoraish_engine_enable_dual_stream_mode},
     {"agoraish_engine_set_remote_video_stream_type", call_agoraish_engine_set_remote_video_stream_type},
     {"agoraish_engine_set_remote_default_video_stream_type", call_agoraish_engine_set_remote_default_video_stream_type},
+    {"agoraish_engine_set_simulcast_config", call_agoraish_engine_set_simulcast_config},
     {"agoraish_engine_start_lastmile_probe_test", call_agoraish_engine_start_lastmile_probe_test},
     {"agoraish_engine_stop_lastmile_probe_test", call_agoraish_engine_stop_lastmile_probe_test},
     {"agoraish_engine_enable_lastmile_test", call_agoraish_engine_enable_lastmile_test},
@@ -292,6 +295,7 @@ static const abi_function abi_engine_functions[] = {
     {"agoraish_engine_send_audio_metadata_ex", call_agoraish_engine_send_audio_metadata_ex},
     {"agoraish_engine_set_video_encoder_configuration_ex", call_agoraish_engine_set_video_encoder_configuration_ex},
     {"agoraish_engine_enable_dual_stream_mode_ex", call_agoraish_engine_enable_dual_stream_mode_ex},
+    {"agoraish_engine_set_simulcast_config_ex", call_agoraish_engine_set_simulcast_config_ex},
     {"agoraish_engine_mute_local_video_stream_ex", call_agoraish_engine_mute_local_video_stream_ex},
     {"agoraish_engine_set_remote_default_video_stream_type_ex", call_agoraish_engine_set_remote_default_video_stream_type_ex},
     {"agoraish_engine_enable_encryption_ex", call_agoraish_engine_enable_encryption_ex},

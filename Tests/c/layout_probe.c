@@ -292,6 +292,17 @@ int main(void) {
     FIELD(agoraish_camera_capturer_configuration, capture_width);
     FIELD(agoraish_camera_capturer_configuration, capture_height);
     end();
+    BEGIN(agoraish_stream_layer_config);
+    FIELD(agoraish_stream_layer_config, width);
+    FIELD(agoraish_stream_layer_config, height);
+    FIELD(agoraish_stream_layer_config, framerate);
+    FIELD(agoraish_stream_layer_config, enable);
+    end();
+    BEGIN(agoraish_simulcast_config);
+    FIELD(agoraish_simulcast_config, struct_size);
+    FIELD(agoraish_simulcast_config, configs);
+    FIELD(agoraish_simulcast_config, publish_fallback_enable);
+    end();
     BEGIN(agoraish_lastmile_probe_config);
     FIELD(agoraish_lastmile_probe_config, struct_size);
     FIELD(agoraish_lastmile_probe_config, probe_uplink);

@@ -1,4 +1,5 @@
-"""Several channels per engine (ABI 0.11 connections): CPU per connection, and a cold join to first audio, from C.
+"""Several channels per engine (ABI 0.11 connections): CPU per connection, and a cold join and a quick switch
+between preloaded channels (ABI 0.12 preload_channel) to first audio, from C.
 
 - multi_channel_cpu_ms_per_s_per_connection_1 / _2 / _4 and
   multi_channel_cpu_ms_per_s_per_connection (the value at 4): bench/multi_channel.c.
@@ -31,6 +32,20 @@
   to first audio steps by 20 ms with that phase). A join is timed from right before the join call on the
   calling thread to the entry of on_first_remote_audio_decoded on the
   engine's event thread, with CLOCK_MONOTONIC; nearest-rank quantiles.
+- quick_switch_first_audio_ms_p50 / quick_switch_first_audio_ms_p99: Agora's
+  QuickSwitchChannel (an audience preloads the channels it may hop to, then
+  switches with leave and join). Two sender processes pushing the same
+  signal, each in a channel of its own; a measuring process whose engine
+  (the same settings as above) preloads both channels with
+  agoraish_engine_preload_channel for one uid, waits 300 ms for the server
+  to accept the preloads, joins the first channel (uncounted), then switches
+  to the other channel JOINS times after 2 uncounted switches: leave_channel,
+  a wait for on_leave_channel, a pause drawn uniformly from 0..20 ms (as
+  between the joins), and agoraish_engine_join_channel of the other channel
+  with the same uid. Each switch follows first audio in the channel left at
+  once. A switch is timed as a join, from right before the join call to the
+  entry of on_first_remote_audio_decoded, with CLOCK_MONOTONIC; nearest-rank
+  quantiles.
 
 Each engine logs to a file in the run's scratch directory.
 """
@@ -50,4 +65,4 @@ def run(ctx) -> List[Figure]:
     joins = ctx.repeats(JOINS)
     program = ctx.compile_c("multi_channel.c", "-ldl", "-lpthread", "-lm")
     return ctx.run_figures([program, ctx.library, ctx.scratch, seconds, joins],
-                           timeout=4 * (seconds + 30) + joins + 60)
+                           timeout=4 * (seconds + 30) + 2 * joins + 60)

@@ -103,12 +103,12 @@ extension VideoPipeline {
 
     /// Counts a packet of a user's video; the first after a stop is STARTING.
     private func packetArrived(uid: UInt32, ssrc: UInt32, bytes: Int, now: Instant) {
-        let low = lowStreams.withLock { $0.contains(ssrc) }
+        let layer = streamLayers.withLock { $0[ssrc] } ?? VideoStreamLayer.high
         let event = users.withLock { map -> VideoEvent? in
             var u = map[uid] ?? RemoteUser()
             defer { map[uid] = u }
             u.bytes += bytes
-            u.lowStream = low
+            u.streamLayer = layer
             if u.publishedAt == nil { u.publishedAt = now }
             guard u.state == 0, !u.remoteMuted, !u.locallyMuted else { return nil }
             u.state = 1

@@ -167,8 +167,12 @@ extension VideoPipeline {
         let configured = c.bitrate > 0 ? c.bitrate
             : VideoEncoderConfiguration.baseBitrate(width: c.width, height: c.height, frameRate: c.frameRate)
                 * (c.bitrate == 0 && s.liveBroadcasting ? 2 : 1)
-        let lowKbps = s.dualStream
-            ? VideoEncoderConfiguration.lowStream(width: c.width, height: c.height, frameRate: c.frameRate).kbps : 0
+        // What the other streams (the low one, simulcast layers) take of the uplink.
+        let lowKbps = s.extraLayers.reduce(0) { sum, l in
+            sum + (l.width == 0
+                ? VideoEncoderConfiguration.lowStream(width: c.width, height: c.height, frameRate: c.frameRate).kbps
+                : VideoEncoderConfiguration.layer(l, width: c.width, height: c.height, frameRate: c.frameRate).kbps)
+        }
         // The uplink's estimate, and what the subscribers' downlinks can take (REMB from the server).
         var target = link.targetBitrate
         if let cap = link.videoCap { target = min(target, cap + (lowKbps + Self.audioReserveKbps) * 1000) }
@@ -249,15 +253,21 @@ extension VideoPipeline {
                     events.append(.localVideoStateChanged(state: 2, error: 0))
                 }
             }
-            if s.dualStream {
-                let low = VideoEncoderConfiguration.lowStream(width: frame.width, height: frame.height, frameRate: c.frameRate)
-                // The low stream keeps to its own frame rate.
-                guard st.low.gate.admits(timestampMs: timestampMs, frameRate: low.frameRate) else { return }
-                let small = PixelConversion.scaled(frame, width: low.width, height: low.height)
-                var lowLayer = st.low
-                defer { st.low = lowLayer }
-                _ = try encode(small, pts: pts, layer: &lowLayer, codec: c.codec, frameRate: low.frameRate,
-                               bitrate: low.kbps, st: &st, link)
+            // The other streams: dual stream's low one, or the simulcast layers,
+            // each scaled from the picture sent and kept to its own frame rate.
+            for extra in s.extraLayers {
+                let shape = extra.width == 0
+                    ? VideoEncoderConfiguration.lowStream(width: frame.width, height: frame.height, frameRate: c.frameRate)
+                    : VideoEncoderConfiguration.layer(extra, width: frame.width, height: frame.height, frameRate: c.frameRate)
+                let isLow = extra.type == VideoStreamLayer.low
+                guard var layer = isLow ? Optional(st.low) : st.layers[extra.type] else { continue }
+                let admitted = layer.gate.admits(timestampMs: timestampMs, frameRate: shape.frameRate)
+                defer { if isLow { st.low = layer } else { st.layers[extra.type] = layer } }
+                guard admitted else { continue }
+                let small = shape.width == frame.width && shape.height == frame.height
+                    ? frame : PixelConversion.scaled(frame, width: shape.width, height: shape.height)
+                _ = try encode(small, pts: pts, layer: &layer, codec: c.codec, frameRate: shape.frameRate,
+                               bitrate: shape.kbps, st: &st, link)
             }
         }
         for e in events { emit(e) }
@@ -267,7 +277,7 @@ extension VideoPipeline {
     /// encoder dropped the picture.
     private func encode(_ frame: I420Frame, pts: Int64, layer: inout Layer, codec: VideoCodec, frameRate: Int,
                         bitrate: Int, st: inout SendState, _ link: MediaTransport) throws(AgoraError) -> Bool {
-        let isLow = layer.ssrc == st.low.ssrc
+        let isLow = layer.ssrc != st.high.ssrc
         if let e = layer.encoder, e.settings.width == frame.width, e.settings.height == frame.height,
            e.settings.codec == codec, e.settings.frameRate == frameRate {
             if e.settings.bitrateKbps != bitrate { try? e.setBitrate(kbps: bitrate) }
@@ -423,6 +433,9 @@ extension VideoPipeline {
             defer { st.packet = packet }
             if st.high.ssrc == ssrc { return answer(&st.high, &packet) }
             if st.low.ssrc == ssrc { return answer(&st.low, &packet) }
+            if let t = st.layers.first(where: { $0.value.ssrc == ssrc })?.key {
+                return answer(&st.layers[t]!, &packet)
+            }
             return 0
         }
         retransmissionCounters.withLock {
@@ -436,6 +449,10 @@ extension VideoPipeline {
         let mine = send.withLock { st -> Bool in
             if st.high.ssrc == ssrc { st.high.keyframeRequested = true; return true }
             if st.low.ssrc == ssrc { st.low.keyframeRequested = true; return true }
+            if let t = st.layers.first(where: { $0.value.ssrc == ssrc })?.key {
+                st.layers[t]!.keyframeRequested = true
+                return true
+            }
             return false
         }
         if mine { keyframeCounters.withLock { $0.requestsReceived += 1 } }
@@ -449,6 +466,10 @@ extension VideoPipeline {
             st.low.keyframeWanted = true
             st.low.gate.reset()
             st.high.gate.reset()
+            for t in st.layers.keys {
+                st.layers[t]!.keyframeWanted = true
+                st.layers[t]!.gate.reset()
+            }
             st.published = false
             st.firstPts = nil
             guard st.localState == 2 else { return false }

@@ -58,6 +58,8 @@ final class VideoPipeline: @unchecked Sendable {
         var encodedObserver: EncodedVideoFrameObserver? = nil
         /// enableDualStreamMode.
         var dualStream = false
+        /// setSimulcastConfig: the layers sent besides the high stream; empty: `dualStream` decides.
+        var simulcast: [SimulcastLayer] = []
         /// addVideoWatermark: the image, its placement, whether the preview shows it.
         var watermark: WatermarkSetting? = nil
         /// setLocalPublishFallbackOption: DISABLED (0) or AUDIO_ONLY (2).
@@ -65,6 +67,14 @@ final class VideoPipeline: @unchecked Sendable {
 
         /// Local pictures are wanted at all (for sending or the preview).
         var capturing: Bool { enabled && localEnabled }
+        /// The streams sent besides the high one, as (layer, type): the simulcast
+        /// configuration's, or the low stream of dual-stream mode.
+        var extraLayers: [SimulcastLayer] {
+            if !simulcast.isEmpty { return simulcast }
+            return dualStream ? [SimulcastLayer(type: VideoStreamLayer.low, width: 0, height: 0, frameRate: 0)] : []
+        }
+        /// Whether the low stream is sent.
+        var sendsLow: Bool { extraLayers.contains { $0.type == VideoStreamLayer.low } }
         var sending: Bool { enabled && localEnabled && !localMuted && inCall }
         var previewShown: Bool { localCanvas != nil && enabled && (previewing || (inCall && localEnabled)) }
     }
@@ -102,6 +112,8 @@ final class VideoPipeline: @unchecked Sendable {
     struct SendState {
         var high = Layer()
         var low = Layer()
+        /// The simulcast layers LAYER_1...LAYER_6 by type (4...9), made when first configured.
+        var layers: [UInt8: Layer] = [:]
         var firstPts: Int64? = nil
         var published = false
         /// LOCAL_VIDEO_STREAM_STATE last reported.
@@ -225,7 +237,8 @@ final class VideoPipeline: @unchecked Sendable {
         var firstDecodedReported = false
         var firstRenderedReported = false
         var size: (Int, Int) = (0, 0)
-        var lowStream = false
+        /// The stream received last (`VideoStreamLayer`: 0 high, 1 low, 4...9 a simulcast layer).
+        var streamLayer: UInt8 = 0
         var lastPicture: Instant? = nil
         var frozenMs: Int64 = 0
         var activeMs: Int64 = 0
@@ -244,8 +257,8 @@ final class VideoPipeline: @unchecked Sendable {
     let users = Locked<[UInt32: RemoteUser]>([:])
     /// Snapshots asked for (takeSnapshot): uid -> file paths.
     let snapshots = Locked<[UInt32: [String]]>([:])
-    /// Streams (SSRCs) that are low streams of dual-stream publishers.
-    let lowStreams = Locked<Set<UInt32>>([])
+    /// Streams (SSRCs) that are not publishers' high streams -> their layer (1 low, 4...9 simulcast).
+    let streamLayers = Locked<[UInt32: UInt8]>([:])
     /// Packets handed to the video thread and not yet assembled. Above
     /// `maxBacklog` (the thread cannot keep up) packets are dropped: the
     /// assembler sees a loss and asks for a keyframe once it catches up.
@@ -308,6 +321,39 @@ final class VideoPipeline: @unchecked Sendable {
     func shutdown(wait: Bool) {
         camera.shutdown()
         loop.stop(wait: wait)
+    }
+
+    /// setSimulcastConfig: the layers to send; each layer type gets its SSRCs the first time.
+    func setSimulcast(_ layers: [SimulcastLayer]) {
+        settings.withLock { $0.simulcast = layers }
+        send.withLock { st in
+            for l in layers where VideoStreamLayer.layers.contains(l.type) && st.layers[l.type] == nil {
+                var taken: Set<UInt32> = [0, st.high.ssrc, st.low.ssrc, st.high.rtxSsrc, st.low.rtxSsrc]
+                for x in st.layers.values { taken.formUnion([x.ssrc, x.rtxSsrc]) }
+                func fresh() -> UInt32 {
+                    while true {
+                        let b = secureRandomBytes(4)
+                        let v = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
+                        if taken.insert(v).inserted { return v }
+                    }
+                }
+                var layer = Layer()
+                layer.ssrc = fresh()
+                layer.rtxSsrc = fresh()
+                let b = secureRandomBytes(4)
+                layer.sequence = UInt16(b[0]) << 8 | UInt16(b[1])
+                layer.pictureId = (UInt16(b[2]) << 8 | UInt16(b[3])) & 0x7FFF
+                st.layers[l.type] = layer
+            }
+        }
+    }
+
+    /// The simulcast layers (LAYER_1...LAYER_6) sent now, with their SSRCs, as signaling tells them.
+    var layerStreams: [Signaling.LayerStream] {
+        let types = settings.withLock { $0.simulcast.map(\.type).filter { VideoStreamLayer.layers.contains($0) } }
+        return send.withLock { st in
+            types.compactMap { t in st.layers[t].map { Signaling.LayerStream(type: t, ssrc: $0.ssrc, rtxSsrc: $0.rtxSsrc) } }
+        }
     }
 
     /// The SSRCs this engine sends video with: (high, low), and their retransmissions'.
@@ -390,7 +436,7 @@ final class VideoPipeline: @unchecked Sendable {
                 let (expected, received) = loss[uid] ?? (0, 0)
                 let e = expected - u.expectedBase, r = received - u.receivedBase
                 s.packetLossRate = e > 0 ? Int32(max(0, min(100, (e - r) * 100 / e))) : 0
-                s.rxStreamType = u.lowStream ? 1 : 0
+                s.rxStreamType = Int32(u.streamLayer)
                 s.totalFrozenTime = Int32(clamping: u.frozenMs)
                 s.totalActiveTime = Int32(clamping: u.activeMs)
                 s.frozenRate = u.activeMs > 0 ? Int32(u.frozenMs * 100 / u.activeMs) : 0

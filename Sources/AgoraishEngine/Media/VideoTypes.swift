@@ -204,6 +204,42 @@ public struct VideoEncoderConfiguration: Equatable, Sendable {
         let fps = min(frameRate, max(5, frameRate / 2))
         return (w, h, fps, baseBitrate(width: w, height: h, frameRate: fps))
     }
+
+    /// A simulcast layer for a picture of `width` x `height` at `frameRate`:
+    /// the picture fitted into the layer's size (never enlarged), at the
+    /// layer's frame rate (never above the high stream's), at the base rate.
+    static func layer(_ l: SimulcastLayer, width: Int, height: Int, frameRate: Int)
+        -> (width: Int, height: Int, frameRate: Int, kbps: Int) {
+        let (fw, fh) = PixelConversion.fitting(width: width, height: height, within: min(width, l.width),
+                                              min(height, l.height))
+        let (w, h) = (max(16, fw & ~1), max(16, fh & ~1))
+        let fps = min(frameRate, l.frameRate)
+        return (w, h, fps, baseBitrate(width: w, height: h, frameRate: fps))
+    }
+}
+
+/// One entry of Agora's SimulcastConfig: a layer's size, frame rate and whether it is sent.
+public struct SimulcastLayerConfig: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var frameRate: Int
+    public var enabled: Bool
+
+    public init(width: Int, height: Int, frameRate: Int, enabled: Bool) {
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.enabled = enabled
+    }
+}
+
+/// A simulcast layer the engine sends: its stream type (`VideoStreamLayer`:
+/// 1 the low stream, 4...9 LAYER_1...LAYER_6), the box it fits into and its frame rate.
+struct SimulcastLayer: Sendable, Equatable {
+    var type: UInt8
+    var width: Int
+    var height: Int
+    var frameRate: Int
 }
 
 /// Agora's LocalVideoStats (onLocalVideoStats, every 2 s in a call).

@@ -25,11 +25,21 @@ final class MediaParticipant {
     }
     private(set) var receivesAllVideo = true
     /// The publisher's own SSRC of its low video stream (dual stream); 0: none.
-    var videoLowSsrc: UInt32
-    /// As a subscriber: per dual-stream publisher (uid), whether the low
-    /// stream is the one forwarded now. It changes to the wanted stream at
-    /// that stream's next keyframe.
-    var forwardedLow: [UInt32: Bool] = [:]
+    var videoLowSsrc: UInt32 { didSet { refreshLayers() } }
+    /// The publisher's own SSRCs of its simulcast layers -> their types (4...9).
+    var videoLayers: [UInt32: UInt8] { didSet { refreshLayers() } }
+    /// The video streams it sends besides the high one, in quality order
+    /// (`VideoStreamLayer`): the layers, then the low stream; empty for a
+    /// publisher of one stream.
+    private(set) var extraLayers: [UInt8] = []
+    /// Every stream the publisher sends, best first.
+    private(set) var publishedLayers: [UInt8] = [VideoStreamLayer.high]
+    /// The publisher sends more than one video stream (dual stream or simulcast).
+    var isLayered: Bool { !extraLayers.isEmpty }
+    /// As a subscriber: per layered publisher (uid), the stream forwarded now
+    /// (`VideoStreamLayer`). It changes to the wanted stream at that stream's
+    /// next keyframe.
+    var forwardedLayer: [UInt32: UInt8] = [:]
     var address: SocketAddress?
     /// The address answered a consent check (last-mile probes go only to such addresses).
     var consented = false
@@ -104,11 +114,40 @@ final class MediaParticipant {
         videoSubscription = grant.videoSubscription
         receivesAllVideo = grant.videoSubscription.blocksNothing
         videoLowSsrc = grant.videoLowSsrc
+        videoLayers = grant.videoLayers
         rtxToMedia = grant.videoRtx
         echoDelay = grant.echoDelayMs > 0 ? .milliseconds(Int64(grant.echoDelayMs)) : nil
         fastStart = grant.fastStart
         self.channel = channel
+        refreshLayers()
     }
+
+    private func refreshLayers() {
+        extraLayers = videoLayers.values.sorted() + (videoLowSsrc != 0 ? [VideoStreamLayer.low] : [])
+        publishedLayers = [VideoStreamLayer.high] + extraLayers
+    }
+
+    /// Which of its video streams the publisher's own SSRC `ssrc` is (0: the high one).
+    func layer(ofOwn ssrc: UInt32) -> UInt8 {
+        if ssrc == videoLowSsrc { return VideoStreamLayer.low }
+        return videoLayers[ssrc] ?? VideoStreamLayer.high
+    }
+
+    /// The publisher's own SSRC of its stream `layer`, if it sends one.
+    func ownSsrc(ofLayer layer: UInt8) -> UInt32? {
+        switch layer {
+        case VideoStreamLayer.high:
+            videoSsrcs.first { $0 != videoLowSsrc && videoLayers[$0] == nil }
+        case VideoStreamLayer.low:
+            videoLowSsrc != 0 ? videoLowSsrc : nil
+        default:
+            videoLayers.first { $0.value == layer }?.key
+        }
+    }
+
+
+    /// The lowest stream it sends.
+    var lowestLayer: UInt8 { extraLayers.last ?? VideoStreamLayer.high }
 }
 
 /// A participant's SRTP contexts: what it sends (inbound here) and what it is sent.

@@ -93,7 +93,7 @@ public final class MediaRouter: @unchecked Sendable {
     /// its video again, because of the subscriber's downlink.
     public init(fd: Int32, workerCount: Int, consentInterval: Duration = .seconds(5), consentTimeout: Duration = .seconds(30),
                 probeLimits: ProbeLimits = ProbeLimits(),
-                onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void,
+                onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, UInt8, UInt32) -> Void,
                 onSubscribeFallback: @escaping @Sendable (UInt64, UInt32, Bool) -> Void = { _, _, _ in }) throws(EventThreadError) {
         self.fd = fd
         self.consentInterval = consentInterval
@@ -173,7 +173,7 @@ public final class MediaRouter: @unchecked Sendable {
             return
         case .setPublisher(let s, _), .setAudioMuted(let s, _), .setAudioSubscription(let s, _),
              .setVideoMuted(let s, _), .setVideoSubscription(let s, _), .setVideoRetransmission(let s, _),
-             .setVideoLowStream(let s, _), .probeDownlink(let s, _, _):
+             .setVideoLowStream(let s, _), .setVideoLayers(let s, _), .probeDownlink(let s, _, _):
             session = s
         }
         guard let e = bySession[session] else { return }
@@ -187,6 +187,7 @@ public final class MediaRouter: @unchecked Sendable {
         case .setVideoSubscription(_, let sub): worker.loop.post { worker.setVideoSubscription(session, sub) }
         case .setVideoRetransmission(_, let pairs): worker.loop.post { worker.setVideoRetransmission(session, pairs) }
         case .setVideoLowStream(_, let ssrc): worker.loop.post { worker.setVideoLowStream(session, ssrc) }
+        case .setVideoLayers(_, let layers): worker.loop.post { worker.setVideoLayers(session, layers) }
         case .probeDownlink(_, let bitrate, let durationMs):
             worker.loop.post { worker.probe(session, bitrate: bitrate, duration: .milliseconds(Int64(durationMs))) }
         }

@@ -22,7 +22,7 @@ extension MediaWorker {
                     left -= size
                 }
             }
-            for p in participants.values where !p.videoSsrcs.isEmpty && p.videoLowSsrc == 0 { sendRemb(to: p) }
+            for p in participants.values where !p.videoSsrcs.isEmpty && !p.isLayered { sendRemb(to: p) }
             // Reliable data the uplink still lacks is asked for again without waiting for the next packet.
             let now = Instant.now()
             for p in participants.values {
@@ -163,20 +163,27 @@ extension MediaWorker {
         TransportFeedback.write(member.downlinkEstimate.packetSent(size: length, at: now), into: raw, at: offset)
     }
 
-    /// Whether subscriber `p` should get the low stream of `uid`: asked for, or all its downlink allows.
-    func wantsLow(_ p: MediaParticipant, _ uid: UInt32) -> Bool {
-        p.videoSubscription.wantsLow(uid) || p.bandwidthLow.contains(uid)
+    /// Which stream of layered publisher `pub` subscriber `p` should get: the
+    /// lowest one while its downlink allows no more, else the one it asked
+    /// for, or the best one below it that `pub` sends (`VideoStreamLayer.resolve`).
+    func wantedLayer(_ p: MediaParticipant, of pub: MediaParticipant) -> UInt8 {
+        if p.bandwidthLow.contains(pub.uid) { return pub.lowestLayer }
+        return subscribedLayer(p, of: pub)
     }
 
-    /// Asks each dual-stream publisher whose other stream subscriber `p` now
+    /// The stream of `pub` that subscriber `p` asked for, as `pub` sends it.
+    func subscribedLayer(_ p: MediaParticipant, of pub: MediaParticipant) -> UInt8 {
+        let asked = p.videoSubscription.wantedLayer(pub.uid)
+        return asked == VideoStreamLayer.high ? asked : VideoStreamLayer.resolve(asked, among: pub.publishedLayers)
+    }
+
+    /// Asks each layered publisher whose other stream subscriber `p` now
     /// wants for a keyframe of it (the switch happens there).
     func requestSwitchKeyframes(for p: MediaParticipant) {
-        for publisher in p.channel.members where publisher !== p && publisher.videoLowSsrc != 0 {
-            let low = wantsLow(p, publisher.uid)
-            guard let current = p.forwardedLow[publisher.uid], current != low else { continue }
-            let wanted = low ? publisher.videoLowSsrc
-                : publisher.ssrcMap.keys.first { $0 != publisher.videoLowSsrc && publisher.videoSsrcs.contains($0) }
-            if let wanted { requestKeyframe(of: publisher, ssrc: wanted) }
+        for publisher in p.channel.members where publisher !== p && publisher.isLayered {
+            let wanted = wantedLayer(p, of: publisher)
+            guard let current = p.forwardedLayer[publisher.uid], current != wanted else { continue }
+            if let ssrc = publisher.ownSsrc(ofLayer: wanted) { requestKeyframe(of: publisher, ssrc: ssrc) }
         }
     }
 
@@ -203,20 +210,25 @@ extension MediaWorker {
             var overBudget = false
             let mayStepUp = p.holdUntil.map { now >= $0 } ?? true
             for pub in publishers {
-                // The choices for this publisher, best first: (rate, low, audio only).
+                // The choices for this publisher, best first: (rate, low, audio only):
+                // the stream asked for, the lowest one it sends, nothing.
+                let asked = subscribedLayer(p, of: pub)
+                let asksLowest = pub.isLayered && asked == pub.lowestLayer
                 var highRate = 0, lowRate = 0
                 for (own, mapped) in pub.ssrcMap where pub.videoSsrcs.contains(own) {
                     let r = p.channel.videoCaches[mapped]?.bitrate ?? 0
-                    if own == pub.videoLowSsrc { lowRate = r } else { highRate = r }
+                    let layer = pub.layer(ofOwn: own)
+                    if layer == asked { highRate = r }
+                    if pub.isLayered && layer == pub.lowestLayer { lowRate = r }
                 }
                 var levels: [(rate: Int, low: Bool, none: Bool)] = []
-                if !p.videoSubscription.wantsLow(pub.uid) { levels.append((highRate, false, false)) }
-                if pub.videoLowSsrc != 0 { levels.append((lowRate, true, false)) }
+                if !asksLowest { levels.append((highRate, false, false)) }
+                if pub.isLayered { levels.append((lowRate, true, false)) }
                 if option == 2 { levels.append((0, false, true)) }
                 guard !levels.isEmpty else { continue }
                 let current = levels.firstIndex { l in
                     l.none ? p.audioOnly.contains(pub.uid)
-                        : !p.audioOnly.contains(pub.uid) && (l.low == (p.bandwidthLow.contains(pub.uid) || p.videoSubscription.wantsLow(pub.uid)))
+                        : !p.audioOnly.contains(pub.uid) && (l.low == (p.bandwidthLow.contains(pub.uid) || asksLowest))
                 } ?? 0
                 var level = current
                 if levels[level].rate > budget, level + 1 < levels.count {
@@ -242,7 +254,7 @@ extension MediaWorker {
                     p.overBudgetSince = nil
                 }
                 let l = levels[level]
-                if l.none { audioOnly.insert(pub.uid) } else if l.low && !p.videoSubscription.wantsLow(pub.uid) { low.insert(pub.uid) }
+                if l.none { audioOnly.insert(pub.uid) } else if l.low && !asksLowest { low.insert(pub.uid) }
                 budget -= l.rate
             }
             if overBudget { p.overBudgetSince = p.overBudgetSince ?? now } else { p.overBudgetSince = nil }

@@ -14,7 +14,7 @@ final class MediaWorker: @unchecked Sendable {
     private let fd: Int32
     private let wakeFd: Int32
     private let counters: MediaCounters
-    private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void
+    private let onStreamPublished: @Sendable (UInt64, UInt32, UInt8, UInt8, UInt32) -> Void
     /// Authenticated SRTP or SRTCP came from a participant's candidate address
     /// (set by the router before any datagram flows).
     var onCandidateProven: (@Sendable (UInt64) -> Void)?
@@ -62,7 +62,7 @@ final class MediaWorker: @unchecked Sendable {
     static let commandsPerTurn = 32
 
     init(index: Int, fd: Int32, counters: MediaCounters, seed: UInt32, probeLimits: ProbeLimits = ProbeLimits(),
-         onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, Bool, UInt32) -> Void,
+         onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, UInt8, UInt32) -> Void,
          onSubscribeFallback: @escaping @Sendable (UInt64, UInt32, Bool) -> Void) throws(EventThreadError) {
         self.fd = fd
         self.counters = counters
@@ -159,8 +159,19 @@ final class MediaWorker: @unchecked Sendable {
         guard let p = participants[session] else { return }
         let old = p.videoLowSsrc
         p.videoLowSsrc = ssrc
-        if ssrc != 0, let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, true, 0) }
-        if old != 0, old != ssrc, let mapped = p.ssrcMap[old] { onStreamPublished(p.session, mapped, 0, false, 0) }
+        if ssrc != 0, let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, VideoStreamLayer.low, 0) }
+        if old != 0, old != ssrc, let mapped = p.ssrcMap[old] { onStreamPublished(p.session, mapped, 0, p.layer(ofOwn: old), 0) }
+    }
+
+    /// The participant named its simulcast layers (its own SSRCs -> 4...9).
+    /// Streams already seen under those SSRCs are announced again as their layers.
+    func setVideoLayers(_ session: UInt64, _ layers: [UInt32: UInt8]) {
+        guard let p = participants[session] else { return }
+        let old = p.videoLayers
+        p.videoLayers = layers
+        for ssrc in Set(old.keys).union(layers.keys) where old[ssrc] != layers[ssrc] {
+            if let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, p.layer(ofOwn: ssrc), 0) }
+        }
     }
 
     /// Sends the publisher an RTCP PLI (RFC 4585 §6.3.1) for one of its streams (its own SSRC).
@@ -238,7 +249,7 @@ final class MediaWorker: @unchecked Sendable {
             p.channel.downlinkLoss[s] = nil
         }
         for m in p.channel.members {
-            m.forwardedLow[p.uid] = nil
+            m.forwardedLayer[p.uid] = nil
             for s in p.ssrcMap.values { m.dataFloors[s] = nil }
         }
         for key in Array(p.channel.downlinkLoss.keys) { p.channel.downlinkLoss[key]?[p.session] = nil }
@@ -369,7 +380,7 @@ final class MediaWorker: @unchecked Sendable {
                 p.channel.dataCaches[ssrc] = cache
                 p.channel.dataStarted[ssrc] = now
             }
-            onStreamPublished(p.session, ssrc, header.payloadType, isVideo && header.ssrc == p.videoLowSsrc, rtx)
+            onStreamPublished(p.session, ssrc, header.payloadType, isVideo ? p.layer(ofOwn: header.ssrc) : 0, rtx)
         }
         if isAudio { p.channel.audioUplinks[ssrc]?.count(header.sequenceNumber) }
         // One cache lookup per video packet.
@@ -380,10 +391,10 @@ final class MediaWorker: @unchecked Sendable {
             cache.missing.received(header.sequenceNumber, now: now)
             if cache.missing.count > 0 { askAgain(p, ownSsrc: header.ssrc, cache: cache, now: now) }
         }
-        // Dual stream: which of the publisher's two video streams this packet is,
-        // and whether it starts a keyframe (where a subscriber may switch to it).
-        let layered = isVideo && p.videoLowSsrc != 0
-        let isLow = layered && header.ssrc == p.videoLowSsrc
+        // Dual stream and simulcast: which of the publisher's video streams this packet
+        // is, and whether it starts a keyframe (where a subscriber may switch to it).
+        let layered = isVideo && p.isLayered
+        let layer = layered ? p.layer(ofOwn: header.ssrc) : VideoStreamLayer.high
         var startsKeyframe: Bool? = nil
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
         // Audio and reliable data: kept for subscribers' NACKs; a publisher that names the
@@ -432,9 +443,9 @@ final class MediaWorker: @unchecked Sendable {
                 continue
             }
             if layered {
-                let wantsLow = wantsLow(member, p.uid)
-                let current = member.forwardedLow[p.uid] ?? wantsLow
-                if isLow != current {
+                let wanted = wantedLayer(member, of: p)
+                let current = member.forwardedLayer[p.uid] ?? wanted
+                if layer != current {
                     // The other stream: taken only when it is the wanted one and a keyframe starts here.
                     if startsKeyframe == nil {
                         let payload = UnsafeRawBufferPointer(start: buffer + header.payloadOffset,
@@ -442,13 +453,13 @@ final class MediaWorker: @unchecked Sendable {
                         startsKeyframe = kind == .vp9
                             ? VP9Payload.startsKeyframe(payload) : VP8Payload.startsKeyframe(payload)
                     }
-                    guard isLow == wantsLow, startsKeyframe == true else {
+                    guard layer == wanted, startsKeyframe == true else {
                         drop(.otherLayer)
                         continue
                     }
                     counts.layerSwitches += 1
                 }
-                member.forwardedLow[p.uid] = isLow
+                member.forwardedLayer[p.uid] = layer
             }
             if let tseqOffset {
                 let seq = member.downlinkEstimate.packetSent(size: plain, at: now)

@@ -47,16 +47,24 @@ extension Signaling {
         public var ssrc: UInt32
         /// The RTP payload type of its first packet (0 when not told).
         public var payloadType: UInt8
-        /// The low stream of a dual-stream publisher (`"layer": "low"`).
-        public var low: Bool
+        /// Which of a publisher's video streams this is (`VideoStreamLayer`):
+        /// 0 the high stream (no `layer` written), 1 the low stream
+        /// (`"layer": "low"`), 4...9 a simulcast layer (`"layer1"` ... `"layer6"`).
+        public var layer: UInt8
         /// The server's RTX SSRC for this stream; 0: none (not written).
         public var rtx: UInt32
+        /// The low stream of a dual-stream publisher.
+        public var low: Bool { layer == VideoStreamLayer.low }
 
         public init(uid: UInt32, ssrc: UInt32, payloadType: UInt8, low: Bool = false, rtx: UInt32 = 0) {
+            self.init(uid: uid, ssrc: ssrc, payloadType: payloadType, layer: low ? VideoStreamLayer.low : 0, rtx: rtx)
+        }
+
+        public init(uid: UInt32, ssrc: UInt32, payloadType: UInt8, layer: UInt8, rtx: UInt32 = 0) {
             self.uid = uid
             self.ssrc = ssrc
             self.payloadType = payloadType
-            self.low = low
+            self.layer = layer
             self.rtx = rtx
         }
 
@@ -65,7 +73,7 @@ extension Signaling {
             guard let ssrc = f.lenientUInt32("ssrc") else { throw .badField("ssrc") }
             self.ssrc = ssrc
             payloadType = f.lenientInteger("payload_type").flatMap { UInt8(exactly: $0) } ?? 0
-            low = f.lenientString("layer") == "low"
+            layer = f.lenientString("layer").flatMap(VideoStreamLayer.type(named:)) ?? 0
             rtx = f.lenientUInt32("rtx_ssrc") ?? 0
         }
 
@@ -73,7 +81,7 @@ extension Signaling {
             m["uid"] = .integer(Int64(uid))
             m["ssrc"] = .integer(Int64(ssrc))
             m["payload_type"] = .integer(Int64(payloadType))
-            if low { m["layer"] = .string("low") }
+            if let name = VideoStreamLayer.name(layer) { m["layer"] = .string(name) }
             if rtx != 0 { m["rtx_ssrc"] = .integer(Int64(rtx)) }
         }
     }

@@ -250,9 +250,12 @@ extension Signaling {
         /// The RTX SSRCs of the high and the low stream.
         public var rtxSsrc: UInt32?
         public var lowRtxSsrc: UInt32?
+        /// The simulcast layers sent besides the high and low streams (nil: not told; [] none).
+        public var layers: [LayerStream]?
 
         public init(muted: Bool, switches: VideoFlags? = nil, ssrc: UInt32? = nil, lowSsrc: UInt32? = nil,
-                    rtxSsrc: UInt32? = nil, lowRtxSsrc: UInt32? = nil) {
+                    rtxSsrc: UInt32? = nil, lowRtxSsrc: UInt32? = nil, layers: [LayerStream]? = nil) {
+            self.layers = layers
             self.muted = muted
             enabled = switches?.enabled
             localEnabled = switches?.localEnabled
@@ -272,6 +275,7 @@ extension Signaling {
             ssrc = try f.optionalSsrc("ssrc")
             rtxSsrc = try f.optionalSsrc("rtx_ssrc")
             lowRtxSsrc = try f.optionalSsrc("low_rtx_ssrc")
+            layers = try LayerStream.list(f, "layers")
         }
 
         public func encode(into m: inout [String: JSONValue]) {
@@ -283,6 +287,7 @@ extension Signaling {
             m.put("ssrc", ssrc)
             m.put("rtx_ssrc", rtxSsrc)
             m.put("low_rtx_ssrc", lowRtxSsrc)
+            if let layers { m["layers"] = .array(layers.map(\.json)) }
         }
 
         /// The switches, when all three were told.
@@ -296,6 +301,7 @@ extension Signaling {
             var pairs: [UInt32: UInt32] = [:]
             if let ssrc, let rtxSsrc, ssrc != 0, rtxSsrc != 0, rtxSsrc != ssrc { pairs[rtxSsrc] = ssrc }
             if let lowSsrc, let lowRtxSsrc, lowSsrc != 0, lowRtxSsrc != 0, lowRtxSsrc != lowSsrc { pairs[lowRtxSsrc] = lowSsrc }
+            for l in layers ?? [] where l.rtxSsrc != 0 && l.rtxSsrc != l.ssrc { pairs[l.rtxSsrc] = l.ssrc }
             return pairs
         }
     }

@@ -19,6 +19,10 @@ public struct SubscriptionPolicy: Equatable, Sendable {
     public var highStream: Set<UInt32> = []
     /// ... and the default (setRemoteDefaultVideoStreamType).
     public var defaultLow = false
+    /// Video only: publishers whose simulcast layer (4...9, LAYER_1...LAYER_6) is wanted ...
+    public var layerStream: [UInt32: UInt8] = [:]
+    /// ... and a layer as the default (nil: `defaultLow` decides).
+    public var defaultLayer: UInt8? = nil
     /// Video only: setRemoteSubscribeFallbackOption — 0 DISABLED, 1
     /// VIDEO_STREAM_LOW (the default: the low stream when the downlink is
     /// short), 2 AUDIO_ONLY (then only the audio).
@@ -35,8 +39,14 @@ public struct SubscriptionPolicy: Equatable, Sendable {
     // MARK: - Queries
 
     /// Whether this subscriber wants the low stream of `uid`.
-    public func wantsLow(_ uid: UInt32) -> Bool {
-        lowStream.contains(uid) || (defaultLow && !highStream.contains(uid))
+    public func wantsLow(_ uid: UInt32) -> Bool { wantedLayer(uid) == VideoStreamLayer.low }
+
+    /// The stream of `uid` this subscriber wants (`VideoStreamLayer`: 0 high, 1 low, 4...9 a layer).
+    public func wantedLayer(_ uid: UInt32) -> UInt8 {
+        if let layer = layerStream[uid] { return layer }
+        if lowStream.contains(uid) { return VideoStreamLayer.low }
+        if highStream.contains(uid) { return VideoStreamLayer.high }
+        return defaultLayer ?? (defaultLow ? VideoStreamLayer.low : VideoStreamLayer.high)
     }
 
     /// Everything is received (the common case, checked first on the hot path).
@@ -84,13 +94,25 @@ public struct SubscriptionPolicy: Equatable, Sendable {
 
     /// setRemoteVideoStreamType(uid, HIGH or LOW).
     public mutating func setStreamType(of uid: UInt32, low: Bool) {
-        if low {
-            lowStream.insert(uid)
-            highStream.remove(uid)
-        } else {
-            lowStream.remove(uid)
-            highStream.insert(uid)
+        setStreamType(of: uid, layer: low ? VideoStreamLayer.low : VideoStreamLayer.high)
+    }
+
+    /// setRemoteVideoStreamType(uid, type): 0 HIGH, 1 LOW, 4...9 LAYER_1...LAYER_6.
+    public mutating func setStreamType(of uid: UInt32, layer: UInt8) {
+        lowStream.remove(uid)
+        highStream.remove(uid)
+        layerStream[uid] = nil
+        switch layer {
+        case VideoStreamLayer.low: lowStream.insert(uid)
+        case VideoStreamLayer.layers: layerStream[uid] = layer
+        default: highStream.insert(uid)
         }
+    }
+
+    /// setRemoteDefaultVideoStreamType(type): 0 HIGH, 1 LOW, 4...9 LAYER_1...LAYER_6.
+    public mutating func setDefaultStreamType(_ layer: UInt8) {
+        defaultLow = layer == VideoStreamLayer.low
+        defaultLayer = VideoStreamLayer.layers.contains(layer) ? layer : nil
     }
 
     /// setRemoteUserPriority: `uid`'s video first (`high`), or no longer
@@ -112,6 +134,16 @@ public struct SubscriptionPolicy: Equatable, Sendable {
         lowStream = try f.uidList("low", limit: Self.listLimit)
         highStream = try f.uidList("high", limit: Self.listLimit)
         defaultLow = try f.optionalBool("default_low") ?? false
+        if let v = f.members["layers"], v != .null {
+            guard case .array(let items) = v, items.count <= Self.listLimit else { throw .badField("layers") }
+            for item in items {
+                guard case .array(let pair) = item, pair.count == 2, let u = pair[0].integerValue,
+                      let uid = UInt32(exactly: u), uid > 0, let t = pair[1].integerValue, (4...9).contains(t)
+                else { throw .badField("layers") }
+                layerStream[uid] = UInt8(t)
+            }
+        }
+        defaultLayer = try f.optionalInteger("default_layer", in: 4...9).map { UInt8($0) }
         fallback = Int(try f.optionalInteger("fallback", in: 0...2) ?? 1)
         priorityUid = try f.optionalInteger("priority_uid", in: 1...Int64(UInt32.max)).map { UInt32($0) }
     }
@@ -126,6 +158,12 @@ public struct SubscriptionPolicy: Equatable, Sendable {
         m["low"] = list(lowStream)
         m["high"] = list(highStream)
         m["default_low"] = .bool(defaultLow)
+        if !layerStream.isEmpty {
+            m["layers"] = .array(layerStream.sorted { $0.key < $1.key }.map {
+                .array([.integer(Int64($0.key)), .integer(Int64($0.value))])
+            })
+        }
+        m.put("default_layer", defaultLayer.map { Int64($0) })
         m["fallback"] = .integer(Int64(fallback))
         m["priority_uid"] = priorityUid.map { .integer(Int64($0)) } ?? .null
     }

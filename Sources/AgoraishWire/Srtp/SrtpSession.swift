@@ -113,10 +113,13 @@ public final class SrtpSession: @unchecked Sendable {
 /// libsrtp2 is initialised once per process (a second srtp_init() fails),
 /// with OpenSSL's AES-GCM in place of the one it was built with (Debian's uses
 /// NSS, which sets up a PKCS #11 context for every packet); libsrtp2 checks it
-/// against its own test vectors first and keeps its own if they fail.
+/// against its own test vectors first and keeps its own if they fail. One NSS
+/// context stays open for the process, so making a session (its key
+/// derivation runs on NSS's AES) does not start and stop NSS each time.
 private let srtpLibrary: Bool = {
     guard srtp_init() == srtp_err_status_ok else { return false }
     _ = agsh_srtp_use_openssl_gcm()
+    _ = agsh_srtp_hold_nss()
     return true
 }()
 

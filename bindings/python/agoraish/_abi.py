@@ -718,13 +718,58 @@ class RenderMode(enum.IntEnum):
 AGORAISH_VIDEO_STREAM_HIGH = 0
 #: The low stream.
 AGORAISH_VIDEO_STREAM_LOW = 1
+#: Simulcast layer 1 (ABI 0.12).
+AGORAISH_VIDEO_STREAM_LAYER_1 = 4
+#: Simulcast layer 2 (ABI 0.12).
+AGORAISH_VIDEO_STREAM_LAYER_2 = 5
+#: Simulcast layer 3 (ABI 0.12).
+AGORAISH_VIDEO_STREAM_LAYER_3 = 6
+#: Simulcast layer 4 (ABI 0.12).
+AGORAISH_VIDEO_STREAM_LAYER_4 = 7
+#: Simulcast layer 5 (ABI 0.12).
+AGORAISH_VIDEO_STREAM_LAYER_5 = 8
+#: Simulcast layer 6 (ABI 0.12).
+AGORAISH_VIDEO_STREAM_LAYER_6 = 9
 
 
 class VideoStreamType(enum.IntEnum):
-    """Which stream of a dual-stream publisher to receive (Agora's REMOTE_VIDEO_STREAM_TYPE)."""
+    """Which stream of a publisher to receive (Agora's VIDEO_STREAM_TYPE): the
+     high or low stream of dual stream, or a simulcast layer (ABI 0.12).
+    """
 
     HIGH = AGORAISH_VIDEO_STREAM_HIGH
     LOW = AGORAISH_VIDEO_STREAM_LOW
+    LAYER_1 = AGORAISH_VIDEO_STREAM_LAYER_1
+    LAYER_2 = AGORAISH_VIDEO_STREAM_LAYER_2
+    LAYER_3 = AGORAISH_VIDEO_STREAM_LAYER_3
+    LAYER_4 = AGORAISH_VIDEO_STREAM_LAYER_4
+    LAYER_5 = AGORAISH_VIDEO_STREAM_LAYER_5
+    LAYER_6 = AGORAISH_VIDEO_STREAM_LAYER_6
+
+AGORAISH_STREAM_LAYER_1 = 0
+AGORAISH_STREAM_LAYER_2 = 1
+AGORAISH_STREAM_LAYER_3 = 2
+AGORAISH_STREAM_LAYER_4 = 3
+AGORAISH_STREAM_LAYER_5 = 4
+AGORAISH_STREAM_LAYER_6 = 5
+AGORAISH_STREAM_LOW = 6
+AGORAISH_STREAM_LAYER_COUNT_MAX = 7
+
+
+class StreamLayerIndex(enum.IntEnum):
+    """The entries of agoraish_simulcast_config::configs (Agora's
+     SimulcastConfig::StreamLayerIndex, ABI 0.12). Layer n is received as
+     AGORAISH_VIDEO_STREAM_LAYER_n, STREAM_LOW as AGORAISH_VIDEO_STREAM_LOW.
+    """
+
+    LAYER_1 = AGORAISH_STREAM_LAYER_1
+    LAYER_2 = AGORAISH_STREAM_LAYER_2
+    LAYER_3 = AGORAISH_STREAM_LAYER_3
+    LAYER_4 = AGORAISH_STREAM_LAYER_4
+    LAYER_5 = AGORAISH_STREAM_LAYER_5
+    LAYER_6 = AGORAISH_STREAM_LAYER_6
+    LOW = AGORAISH_STREAM_LOW
+    LAYER_COUNT_MAX = AGORAISH_STREAM_LAYER_COUNT_MAX
 
 #: The encoder's size and frame rate.
 AGORAISH_CAPTURER_OUTPUT_PREFERENCE_AUTO = 0
@@ -988,6 +1033,7 @@ ENUMS: Dict[str, Any] = {
     "agoraish_video_mirror_mode": VideoMirrorMode,
     "agoraish_render_mode": RenderMode,
     "agoraish_video_stream_type": VideoStreamType,
+    "agoraish_stream_layer_index": StreamLayerIndex,
     "agoraish_camera_capturer_output_preference": CameraCapturerOutputPreference,
     "agoraish_local_video_stream_state": LocalVideoStreamState,
     "agoraish_local_video_stream_error": LocalVideoStreamError,
@@ -1124,6 +1170,16 @@ class VideoDeviceInfo(Structure):
 
 class CameraCapturerConfiguration(Structure):
     """Agora's CameraCapturerConfiguration, as far as Linux has it."""
+
+
+class StreamLayerConfig(Structure):
+    """One simulcast layer (Agora's SimulcastConfig::StreamLayerConfig, ABI 0.12)."""
+
+
+class SimulcastConfig(Structure):
+    """Agora's SimulcastConfig (ABI 0.12): up to three enabled layers besides the
+     high stream (the encoder configuration), indexed by agoraish_stream_layer_index.
+    """
 
 
 class LastmileProbeConfig(Structure):
@@ -1731,6 +1787,17 @@ CameraCapturerConfiguration._fields_ = [
     ("capture_width", c_int),
     ("capture_height", c_int),
 ]
+StreamLayerConfig._fields_ = [
+    ("width", c_int),
+    ("height", c_int),
+    ("framerate", c_int),
+    ("enable", c_int),
+]
+SimulcastConfig._fields_ = [
+    ("struct_size", c_uint32),
+    ("configs", (StreamLayerConfig * 7)),
+    ("publish_fallback_enable", c_int),
+]
 LastmileProbeConfig._fields_ = [
     ("struct_size", c_uint32),
     ("probe_uplink", c_int),
@@ -1922,6 +1989,8 @@ STRUCTS: Dict[str, Any] = {
     "agoraish_video_format": VideoFormat,
     "agoraish_video_device_info": VideoDeviceInfo,
     "agoraish_camera_capturer_configuration": CameraCapturerConfiguration,
+    "agoraish_stream_layer_config": StreamLayerConfig,
+    "agoraish_simulcast_config": SimulcastConfig,
     "agoraish_lastmile_probe_config": LastmileProbeConfig,
     "agoraish_lastmile_probe_one_way_result": LastmileProbeOneWayResult,
     "agoraish_lastmile_probe_result": LastmileProbeResult,
@@ -1962,6 +2031,8 @@ agoraish_watermark_options = WatermarkOptions
 agoraish_video_format = VideoFormat
 agoraish_video_device_info = VideoDeviceInfo
 agoraish_camera_capturer_configuration = CameraCapturerConfiguration
+agoraish_stream_layer_config = StreamLayerConfig
+agoraish_simulcast_config = SimulcastConfig
 agoraish_lastmile_probe_config = LastmileProbeConfig
 agoraish_lastmile_probe_one_way_result = LastmileProbeOneWayResult
 agoraish_lastmile_probe_result = LastmileProbeResult
@@ -2193,6 +2264,7 @@ FUNCTIONS: Dict[str, Tuple[Any, Tuple[Any, ...]]] = {
     "agoraish_engine_enable_dual_stream_mode": (c_int, (c_void_p, c_int)),
     "agoraish_engine_set_remote_video_stream_type": (c_int, (c_void_p, c_uint32, c_int)),
     "agoraish_engine_set_remote_default_video_stream_type": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_simulcast_config": (c_int, (c_void_p, POINTER(SimulcastConfig))),
     "agoraish_engine_start_lastmile_probe_test": (c_int, (c_void_p, POINTER(LastmileProbeConfig))),
     "agoraish_engine_stop_lastmile_probe_test": (c_int, (c_void_p,)),
     "agoraish_engine_enable_lastmile_test": (c_int, (c_void_p,)),
@@ -2244,6 +2316,7 @@ FUNCTIONS: Dict[str, Tuple[Any, Tuple[Any, ...]]] = {
     "agoraish_engine_send_audio_metadata_ex": (c_int, (c_void_p, c_void_p, c_size_t, POINTER(RtcConnection))),
     "agoraish_engine_set_video_encoder_configuration_ex": (c_int, (c_void_p, POINTER(VideoEncoderConfiguration), POINTER(RtcConnection))),
     "agoraish_engine_enable_dual_stream_mode_ex": (c_int, (c_void_p, c_int, POINTER(RtcConnection))),
+    "agoraish_engine_set_simulcast_config_ex": (c_int, (c_void_p, POINTER(SimulcastConfig), POINTER(RtcConnection))),
     "agoraish_engine_mute_local_video_stream_ex": (c_int, (c_void_p, c_int, POINTER(RtcConnection))),
     "agoraish_engine_set_remote_default_video_stream_type_ex": (c_int, (c_void_p, c_int, POINTER(RtcConnection))),
     "agoraish_engine_enable_encryption_ex": (c_int, (c_void_p, c_int, POINTER(EncryptionConfig), POINTER(RtcConnection))),
@@ -2349,6 +2422,7 @@ PARAMETERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "agoraish_engine_enable_dual_stream_mode": (("engine", "engine_handle"), ("enabled", "int")),
     "agoraish_engine_set_remote_video_stream_type": (("engine", "engine_handle"), ("uid", "int"), ("stream_type", "int")),
     "agoraish_engine_set_remote_default_video_stream_type": (("engine", "engine_handle"), ("stream_type", "int")),
+    "agoraish_engine_set_simulcast_config": (("engine", "engine_handle"), ("config", "struct_pointer")),
     "agoraish_engine_start_lastmile_probe_test": (("engine", "engine_handle"), ("config", "struct_pointer")),
     "agoraish_engine_stop_lastmile_probe_test": (("engine", "engine_handle"),),
     "agoraish_engine_enable_lastmile_test": (("engine", "engine_handle"),),
@@ -2400,6 +2474,7 @@ PARAMETERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "agoraish_engine_send_audio_metadata_ex": (("engine", "engine_handle"), ("data", "pointer"), ("length", "int"), ("connection", "struct_pointer")),
     "agoraish_engine_set_video_encoder_configuration_ex": (("engine", "engine_handle"), ("config", "struct_pointer"), ("connection", "struct_pointer")),
     "agoraish_engine_enable_dual_stream_mode_ex": (("engine", "engine_handle"), ("enabled", "int"), ("connection", "struct_pointer")),
+    "agoraish_engine_set_simulcast_config_ex": (("engine", "engine_handle"), ("config", "struct_pointer"), ("connection", "struct_pointer")),
     "agoraish_engine_mute_local_video_stream_ex": (("engine", "engine_handle"), ("mute", "int"), ("connection", "struct_pointer")),
     "agoraish_engine_set_remote_default_video_stream_type_ex": (("engine", "engine_handle"), ("stream_type", "int"), ("connection", "struct_pointer")),
     "agoraish_engine_enable_encryption_ex": (("engine", "engine_handle"), ("enabled", "int"), ("config", "struct_pointer"), ("connection", "struct_pointer")),
@@ -2502,8 +2577,9 @@ DOCS: Dict[str, str] = {
     "agoraish_engine_set_remote_render_mode": "Render and mirror mode of a remote user's canvas (Agora's setRemoteRenderMode).\n @return 0; -2 uid 0 or unknown mode; -3 no canvas bound for uid; -7 bad handle. Thread: any.",
     "agoraish_engine_register_video_frame_observer": "Register (or with NULL unregister) a video frame observer (Agora's\nregisterVideoFrameObserver). The struct is copied. Unregistering returns once\nno render callback of the old observer runs (unless called from one).\n@return 0; -2 a struct_size no minor had or unknown position bits; -7 bad handle. Thread: any.",
     "agoraish_engine_enable_dual_stream_mode": "Also send a low stream (Agora's enableDualStreamMode): the picture fitted\ninside 320 x 180, half the frame rate (at least 5), Agora's base bitrate\nfor that size. Subscribers choose a stream; the server forwards one.\n@return 0; -7 bad handle. Thread: any.",
-    "agoraish_engine_set_remote_video_stream_type": "Receive the high (0) or low (1) stream of `uid` (Agora's\nsetRemoteVideoStreamType). The server switches at the next keyframe of the\nchosen stream (it asks the publisher for one). A publisher without dual\nstream sends its one stream to everyone.\n@return 0; -2 uid 0 or another type; -7 bad handle. Thread: any.",
-    "agoraish_engine_set_remote_default_video_stream_type": "The stream received of users not named by set_remote_video_stream_type\n (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 bad handle.",
+    "agoraish_engine_set_remote_video_stream_type": "Receive the high (0) or low (1) stream of `uid`, or a simulcast layer\n(AGORAISH_VIDEO_STREAM_LAYER_1..6, 4..9; ABI 0.12) (Agora's\nsetRemoteVideoStreamType). The server switches at the next keyframe of the\nchosen stream (it asks the publisher for one). A publisher without dual\nstream or simulcast sends its one stream to everyone; a layer the publisher\ndoes not send gives the best stream below it that it sends, else its lowest.\n@return 0; -2 uid 0 or another type; -7 bad handle. Thread: any.",
+    "agoraish_engine_set_remote_default_video_stream_type": "The stream received of users not named by set_remote_video_stream_type\n (Agora's setRemoteDefaultVideoStreamType; the same types).\n @return 0; -2 another type; -7 bad handle.",
+    "agoraish_engine_set_simulcast_config": "Send simulcast layers (Agora's setSimulcastConfig; docs/video.md,\nSimulcast): besides the high stream, each enabled layer is the picture\nscaled to fit its box at its frame rate and the base bitrate for its size,\non a stream of its own; subscribers pick one with\nagoraish_engine_set_remote_video_stream_type and the server forwards each\nsubscriber its layer, switching at keyframes. STREAM_LOW is the low stream\n(the one dual stream sends, at the size given here). While a configuration\nwith enabled layers is set it replaces enable_dual_stream_mode; one with\nnone enabled goes back to it. Copied.\n@return  0; -2 NULL, a struct_size no minor had, more than three enabled\n         layers, or an enabled layer's size or frame rate out of range;\n         -7 bad handle.\nThread: any.",
     "agoraish_engine_start_lastmile_probe_test": 'Probe the last mile before joining (Agora\'s startLastmileProbeTest): the\nengine joins a private channel of the server, sends probe packets at the\nexpected uplink bitrate for 2 s and reads the server\'s transport-wide\nfeedback on them, then has the server send probes at the expected downlink\nbitrate for 2 s and measures them. on_lastmile_quality comes after the\nuplink phase, on_lastmile_probe_result about 5 s after the start; the\nprivate channel is then left (its join and leave are not reported). A join\nends the probe.\n\nWhere the app has a certificate the server checks the probe\'s join like any\nother: `token` must be valid for `channel_id` (NULL or "": "probe") and\nuid 0, the identity the probe joins with (a token built for uid 0, which\nAccessToken2 and AccessToken treat as any uid; a token for another uid or an\naccount is refused). A refused join is reported as on the channel:\non_connection_state_changed(FAILED, INVALID_TOKEN) (or TOKEN_EXPIRED after\non_request_token), then at once on_lastmile_probe_result with state\nUNAVAILABLE, and the probe ends (DISCONNECTED).\n@return 0; -2 NULL config, a struct_size other than\n        AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7 and today\'s size, no direction probed, a probed bitrate outside\n        100000..5000000, a token or channel_id that is not UTF-8, a\n        channel_id that is not a valid channel name, or no usable server\n        URL; -5 during an echo test or while a last-mile test or probe\n        runs; -7 bad handle. Thread: any.\nIn (or joining) a channel the probe runs beside the call in a private\nconnection of its own (ABI 0.11): the call goes on, the probe\'s channel\nand connection states are not reported, and its connection ends with\non_lastmile_probe_result.',
     "agoraish_engine_stop_lastmile_probe_test": "End a probe early (Agora's stopLastmileProbeTest): no result is reported.\n @return 0; -5 no probe running; -7 bad handle. Thread: any.",
     "agoraish_engine_enable_lastmile_test": "Report the last mile's quality every 2 s before joining (Agora's\nenableLastmileTest): 0.7 s of probes each way at the configured video\nbitrate (at least 100 kbps), then on_lastmile_quality, repeated until\nagoraish_engine_disable_lastmile_test() or a join. Its join presents no\ntoken: where the app has a certificate the server refuses it\n(on_connection_state_changed(FAILED, INVALID_TOKEN), one on_lastmile_quality\nUNKNOWN (0), and the test ends); use a probe with a token there.\n@return 0; -2 no usable server URL; -5 in a channel, during an echo test or\n        while a last-mile test or probe runs; -7 bad handle. Thread: any.",
@@ -2555,6 +2631,7 @@ DOCS: Dict[str, str] = {
     "agoraish_engine_send_audio_metadata_ex": 'sendAudioMetadataEx.',
     "agoraish_engine_set_video_encoder_configuration_ex": "setVideoEncoderConfigurationEx: the connection's own encoder (its custom video track).",
     "agoraish_engine_enable_dual_stream_mode_ex": 'enableDualStreamModeEx.',
+    "agoraish_engine_set_simulcast_config_ex": "setSimulcastConfigEx (ABI 0.12): the connection's own layers.",
     "agoraish_engine_mute_local_video_stream_ex": 'muteLocalVideoStreamEx.',
     "agoraish_engine_set_remote_default_video_stream_type_ex": 'setRemoteDefaultVideoStreamTypeEx.',
     "agoraish_engine_enable_encryption_ex": 'enableEncryptionEx: each connection has its own key and mode.',
