@@ -8,38 +8,9 @@ final class MediaParticipant {
     let uplink: SrtpSession
     let downlink: SrtpSession
     let channel: MediaChannel
-    var canPublish: Bool
-    /// The participant muted its audio: none of its audio is forwarded.
-    var audioMuted: Bool
-    /// Whose audio this participant receives.
-    var audioSubscription: AudioSubscription {
-        didSet { receivesAllAudio = audioSubscription.blocksNothing }
-    }
-    /// The common case, kept as a flag so forwarding checks one byte per copy.
-    private(set) var receivesAllAudio = true
-    /// The participant muted its video: none of its video is forwarded.
-    var videoMuted: Bool
-    /// Whose video this participant receives.
-    var videoSubscription: VideoSubscription {
-        didSet { receivesAllVideo = videoSubscription.blocksNothing }
-    }
-    private(set) var receivesAllVideo = true
-    /// The publisher's own SSRC of its low video stream (dual stream); 0: none.
-    var videoLowSsrc: UInt32 { didSet { refreshLayers() } }
-    /// The publisher's own SSRCs of its simulcast layers -> their types (4...9).
-    var videoLayers: [UInt32: UInt8] { didSet { refreshLayers() } }
-    /// The video streams it sends besides the high one, in quality order
-    /// (`VideoStreamLayer`): the layers, then the low stream; empty for a
-    /// publisher of one stream.
-    private(set) var extraLayers: [UInt8] = []
-    /// Every stream the publisher sends, best first.
-    private(set) var publishedLayers: [UInt8] = [VideoStreamLayer.high]
-    /// The publisher sends more than one video stream (dual stream or simulcast).
-    var isLayered: Bool { !extraLayers.isEmpty }
-    /// As a subscriber: per layered publisher (uid), the stream forwarded now
-    /// (`VideoStreamLayer`). It changes to the wanted stream at that stream's
-    /// next keyframe.
-    var forwardedLayer: [UInt32: UInt8] = [:]
+    /// The participant as a publisher and as a subscriber (the router core's state).
+    var publisher: PublisherState
+    var subscriber: SubscriberState
     var address: SocketAddress?
     /// The address answered a consent check (last-mile probes go only to such addresses).
     var consented = false
@@ -49,8 +20,6 @@ final class MediaParticipant {
     var probeBytesOut = 0
     /// Publisher SSRC -> server SSRC (remapped at ingress).
     var ssrcMap: [UInt32: UInt32] = [:]
-    /// The publisher's own SSRCs that carry video.
-    var videoSsrcs: Set<UInt32> = []
     /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (its own numbers).
     var rtxToMedia: [UInt32: UInt32]
     /// The echo test: the participant's audio comes back to it after this delay (nil: off).
@@ -67,10 +36,6 @@ final class MediaParticipant {
     /// what the server sends it.
     var downlinkEstimate = BandwidthEstimator(settings: .init(startBitrate: 2_000_000, minBitrate: 50_000,
                                                               maxBitrate: 20_000_000))
-    /// Subscribe fallback: publishers (uid) this subscriber gets the low
-    /// stream of, or only the audio of, because its downlink cannot carry more.
-    var bandwidthLow: Set<UInt32> = []
-    var audioOnly: Set<UInt32> = []
     /// Since when what is forwarded has not fitted the estimate.
     var overBudgetSince: Instant? = nil
     /// When the downlink last lost more than 2 % (congestion, not a slow receiver).
@@ -106,48 +71,15 @@ final class MediaParticipant {
         uid = grant.uid
         uplink = keys.uplink
         downlink = keys.downlink
-        canPublish = grant.canPublish
-        audioMuted = grant.audioMuted
-        audioSubscription = grant.audioSubscription
-        receivesAllAudio = grant.audioSubscription.blocksNothing
-        videoMuted = grant.videoMuted
-        videoSubscription = grant.videoSubscription
-        receivesAllVideo = grant.videoSubscription.blocksNothing
-        videoLowSsrc = grant.videoLowSsrc
-        videoLayers = grant.videoLayers
+        publisher = PublisherState(uid: grant.uid, canPublish: grant.canPublish, audioMuted: grant.audioMuted,
+                                   videoMuted: grant.videoMuted, videoLowSsrc: grant.videoLowSsrc,
+                                   videoLayers: grant.videoLayers)
+        subscriber = SubscriberState(audio: grant.audioSubscription, video: grant.videoSubscription)
         rtxToMedia = grant.videoRtx
         echoDelay = grant.echoDelayMs > 0 ? .milliseconds(Int64(grant.echoDelayMs)) : nil
         fastStart = grant.fastStart
         self.channel = channel
-        refreshLayers()
     }
-
-    private func refreshLayers() {
-        extraLayers = videoLayers.values.sorted() + (videoLowSsrc != 0 ? [VideoStreamLayer.low] : [])
-        publishedLayers = [VideoStreamLayer.high] + extraLayers
-    }
-
-    /// Which of its video streams the publisher's own SSRC `ssrc` is (0: the high one).
-    func layer(ofOwn ssrc: UInt32) -> UInt8 {
-        if ssrc == videoLowSsrc { return VideoStreamLayer.low }
-        return videoLayers[ssrc] ?? VideoStreamLayer.high
-    }
-
-    /// The publisher's own SSRC of its stream `layer`, if it sends one.
-    func ownSsrc(ofLayer layer: UInt8) -> UInt32? {
-        switch layer {
-        case VideoStreamLayer.high:
-            videoSsrcs.first { $0 != videoLowSsrc && videoLayers[$0] == nil }
-        case VideoStreamLayer.low:
-            videoLowSsrc != 0 ? videoLowSsrc : nil
-        default:
-            videoLayers.first { $0.value == layer }?.key
-        }
-    }
-
-
-    /// The lowest stream it sends.
-    var lowestLayer: UInt8 { extraLayers.last ?? VideoStreamLayer.high }
 }
 
 /// A participant's SRTP contexts: what it sends (inbound here) and what it is sent.

@@ -22,7 +22,7 @@ extension MediaWorker {
                     left -= size
                 }
             }
-            for p in participants.values where !p.videoSsrcs.isEmpty && !p.isLayered { sendRemb(to: p) }
+            for p in participants.values where !p.publisher.videoSsrcs.isEmpty && !p.publisher.isLayered { sendRemb(to: p) }
             // Reliable data the uplink still lacks is asked for again without waiting for the next packet.
             let now = Instant.now()
             for p in participants.values {
@@ -64,10 +64,10 @@ extension MediaWorker {
         let now = Instant.now()
         var cap: Int? = nil
         for m in publisher.channel.members where m !== publisher && m.address != nil {
-            guard !m.videoSubscription.blocks(publisher.uid), !m.audioOnly.contains(publisher.uid),
+            guard !m.subscriber.videoSubscription.blocks(publisher.uid), !m.subscriber.audioOnly.contains(publisher.uid),
                   m.lastDownlinkCongestion.map({ now - $0 < Self.rembHold }) == true else { continue }
             let others = m.channel.members.filter { $0 !== m }
-            let videos = others.filter { !$0.videoSsrcs.isEmpty && !$0.videoMuted && !m.videoSubscription.blocks($0.uid) }.count
+            let videos = others.filter { !$0.publisher.videoSsrcs.isEmpty && !$0.publisher.videoMuted && !m.subscriber.videoSubscription.blocks($0.uid) }.count
             // A queue standing on the downlink: less than what it carried, until the estimate comes down.
             let carries = m.downlinkEstimate.senderBound()
             let share = max(0, carries - audioForwarded(to: m) * Self.audioAllowance) / max(1, videos)
@@ -79,7 +79,7 @@ extension MediaWorker {
         }
         if let last = publisher.lastRemb, now - last.at < .seconds(1), abs(cap - last.bitrate) * 10 < last.bitrate { return }
         publisher.lastRemb = (cap, now)
-        var remb = Remb(sender: .none, bitrate: cap, ssrcs: publisher.videoSsrcs.map { Ssrc($0) }).bytes
+        var remb = Remb(sender: .none, bitrate: cap, ssrcs: publisher.publisher.videoSsrcs.map { Ssrc($0) }).bytes
         remb.withUnsafeMutableBytes { raw in
             send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in try publisher.downlink.protectRtcp(slot, length: len) }
         }
@@ -89,7 +89,7 @@ extension MediaWorker {
     /// publishes audio, unmuted, that `m` does not block.
     func audioForwarded(to m: MediaParticipant) -> Int {
         m.channel.members.reduce(0) { n, o in
-            n + (o !== m && !o.audioMuted && !m.audioSubscription.blocks(o.uid) && o.ssrcMap.count > o.videoSsrcs.count ? 1 : 0)
+            n + (o !== m && !o.publisher.audioMuted && !m.subscriber.audioSubscription.blocks(o.uid) && o.ssrcMap.count > o.publisher.videoSsrcs.count ? 1 : 0)
         }
     }
 
@@ -163,27 +163,14 @@ extension MediaWorker {
         TransportFeedback.write(member.downlinkEstimate.packetSent(size: length, at: now), into: raw, at: offset)
     }
 
-    /// Which stream of layered publisher `pub` subscriber `p` should get: the
-    /// lowest one while its downlink allows no more, else the one it asked
-    /// for, or the best one below it that `pub` sends (`VideoStreamLayer.resolve`).
-    func wantedLayer(_ p: MediaParticipant, of pub: MediaParticipant) -> UInt8 {
-        if p.bandwidthLow.contains(pub.uid) { return pub.lowestLayer }
-        return subscribedLayer(p, of: pub)
-    }
-
-    /// The stream of `pub` that subscriber `p` asked for, as `pub` sends it.
-    func subscribedLayer(_ p: MediaParticipant, of pub: MediaParticipant) -> UInt8 {
-        let asked = p.videoSubscription.wantedLayer(pub.uid)
-        return asked == VideoStreamLayer.high ? asked : VideoStreamLayer.resolve(asked, among: pub.publishedLayers)
-    }
-
     /// Asks each layered publisher whose other stream subscriber `p` now
     /// wants for a keyframe of it (the switch happens there).
     func requestSwitchKeyframes(for p: MediaParticipant) {
-        for publisher in p.channel.members where publisher !== p && publisher.isLayered {
-            let wanted = wantedLayer(p, of: publisher)
-            guard let current = p.forwardedLayer[publisher.uid], current != wanted else { continue }
-            if let ssrc = publisher.ownSsrc(ofLayer: wanted) { requestKeyframe(of: publisher, ssrc: ssrc) }
+        for publisher in p.channel.members where publisher !== p {
+            if let wanted = p.subscriber.pendingSwitch(of: publisher.publisher),
+               let ssrc = publisher.publisher.ownSsrc(ofLayer: wanted) {
+                requestKeyframe(of: publisher, ssrc: ssrc)
+            }
         }
     }
 
@@ -195,27 +182,28 @@ extension MediaWorker {
     /// `stepDownAfter` with loss seen lately; a step up needs 30 % headroom and
     /// waits out the hold.
     func allocate(_ p: MediaParticipant, now: Instant) {
-        let option = p.videoSubscription.fallback
+        let option = p.subscriber.videoSubscription.fallback
         var low: Set<UInt32> = [], audioOnly: Set<UInt32> = []
         var nextNeed: Int? = nil
         if option != 0 {
             let publishers = p.channel.members.filter {
-                $0 !== p && !$0.videoSsrcs.isEmpty && !$0.videoMuted && !p.videoSubscription.blocks($0.uid)
+                $0 !== p && !$0.publisher.videoSsrcs.isEmpty && !$0.publisher.videoMuted && !p.subscriber.videoSubscription.blocks($0.uid)
             }.sorted { a, b in
-                let ha = a.uid == p.videoSubscription.priorityUid, hb = b.uid == p.videoSubscription.priorityUid
+                let ha = a.uid == p.subscriber.videoSubscription.priorityUid, hb = b.uid == p.subscriber.videoSubscription.priorityUid
                 return ha != hb ? ha : a.uid < b.uid
             }
             var budget = p.downlinkEstimate.target - audioForwarded(to: p) * Self.audioAllowance
             let congested = p.lastDownlinkLoss.map { now - $0 < .seconds(5) } ?? false
             var overBudget = false
             let mayStepUp = p.holdUntil.map { now >= $0 } ?? true
-            for pub in publishers {
+            for member in publishers {
+                let pub = member.publisher
                 // The choices for this publisher, best first: (rate, low, audio only):
                 // the stream asked for, the lowest one it sends, nothing.
-                let asked = subscribedLayer(p, of: pub)
+                let asked = p.subscriber.subscribedLayer(of: pub)
                 let asksLowest = pub.isLayered && asked == pub.lowestLayer
                 var highRate = 0, lowRate = 0
-                for (own, mapped) in pub.ssrcMap where pub.videoSsrcs.contains(own) {
+                for (own, mapped) in member.ssrcMap where pub.videoSsrcs.contains(own) {
                     let r = p.channel.videoCaches[mapped]?.bitrate ?? 0
                     let layer = pub.layer(ofOwn: own)
                     if layer == asked { highRate = r }
@@ -227,8 +215,8 @@ extension MediaWorker {
                 if option == 2 { levels.append((0, false, true)) }
                 guard !levels.isEmpty else { continue }
                 let current = levels.firstIndex { l in
-                    l.none ? p.audioOnly.contains(pub.uid)
-                        : !p.audioOnly.contains(pub.uid) && (l.low == (p.bandwidthLow.contains(pub.uid) || asksLowest))
+                    l.none ? p.subscriber.audioOnly.contains(pub.uid)
+                        : !p.subscriber.audioOnly.contains(pub.uid) && (l.low == (p.subscriber.bandwidthLow.contains(pub.uid) || asksLowest))
                 } ?? 0
                 var level = current
                 if levels[level].rate > budget, level + 1 < levels.count {
@@ -271,13 +259,13 @@ extension MediaWorker {
             p.downlinkEstimate.drainsStandingQueue = true
             p.paddingRate = 0
         }
-        let changedLow = low != p.bandwidthLow
-        for uid in audioOnly.symmetricDifference(p.audioOnly) {
+        let changedLow = low != p.subscriber.bandwidthLow
+        for uid in audioOnly.symmetricDifference(p.subscriber.audioOnly) {
             onSubscribeFallback(p.session, uid, audioOnly.contains(uid))
             counts.subscribeFallbacks += audioOnly.contains(uid) ? 1 : 0
         }
-        p.audioOnly = audioOnly
-        p.bandwidthLow = low
+        p.subscriber.audioOnly = audioOnly
+        p.subscriber.bandwidthLow = low
         if changedLow { requestSwitchKeyframes(for: p) }
     }
 }

@@ -130,19 +130,19 @@ final class MediaWorker: @unchecked Sendable {
         participants[grant.session] = p
     }
 
-    func setPublisher(_ session: UInt64, _ canPublish: Bool) { participants[session]?.canPublish = canPublish }
+    func setPublisher(_ session: UInt64, _ canPublish: Bool) { participants[session]?.publisher.canPublish = canPublish }
 
-    func setAudioMuted(_ session: UInt64, _ muted: Bool) { participants[session]?.audioMuted = muted }
+    func setAudioMuted(_ session: UInt64, _ muted: Bool) { participants[session]?.publisher.audioMuted = muted }
 
     func setAudioSubscription(_ session: UInt64, _ sub: AudioSubscription) {
-        participants[session]?.audioSubscription = sub
+        participants[session]?.subscriber.audioSubscription = sub
     }
 
-    func setVideoMuted(_ session: UInt64, _ muted: Bool) { participants[session]?.videoMuted = muted }
+    func setVideoMuted(_ session: UInt64, _ muted: Bool) { participants[session]?.publisher.videoMuted = muted }
 
     func setVideoSubscription(_ session: UInt64, _ sub: VideoSubscription) {
         guard let p = participants[session] else { return }
-        p.videoSubscription = sub
+        p.subscriber.videoSubscription = sub
         // A subscriber that now wants the other stream of a publisher gets it
         // at that stream's next keyframe: ask the publisher for one.
         if sub.fallback == 0 { allocate(p, now: .now()) }
@@ -157,20 +157,20 @@ final class MediaWorker: @unchecked Sendable {
 
     func setVideoLowStream(_ session: UInt64, _ ssrc: UInt32) {
         guard let p = participants[session] else { return }
-        let old = p.videoLowSsrc
-        p.videoLowSsrc = ssrc
+        let old = p.publisher.videoLowSsrc
+        p.publisher.videoLowSsrc = ssrc
         if ssrc != 0, let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, VideoStreamLayer.low, 0) }
-        if old != 0, old != ssrc, let mapped = p.ssrcMap[old] { onStreamPublished(p.session, mapped, 0, p.layer(ofOwn: old), 0) }
+        if old != 0, old != ssrc, let mapped = p.ssrcMap[old] { onStreamPublished(p.session, mapped, 0, p.publisher.layer(ofOwn: old), 0) }
     }
 
     /// The participant named its simulcast layers (its own SSRCs -> 4...9).
     /// Streams already seen under those SSRCs are announced again as their layers.
     func setVideoLayers(_ session: UInt64, _ layers: [UInt32: UInt8]) {
         guard let p = participants[session] else { return }
-        let old = p.videoLayers
-        p.videoLayers = layers
+        let old = p.publisher.videoLayers
+        p.publisher.videoLayers = layers
         for ssrc in Set(old.keys).union(layers.keys) where old[ssrc] != layers[ssrc] {
-            if let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, p.layer(ofOwn: ssrc), 0) }
+            if let mapped = p.ssrcMap[ssrc] { onStreamPublished(p.session, mapped, 0, p.publisher.layer(ofOwn: ssrc), 0) }
         }
     }
 
@@ -208,8 +208,8 @@ final class MediaWorker: @unchecked Sendable {
     private func sendNewestAudio(to p: MediaParticipant) {
         guard let to = p.address else { return }
         let now = Instant.now()
-        for publisher in p.channel.members where publisher !== p && publisher.canPublish && !publisher.audioMuted {
-            if !p.receivesAllAudio && p.audioSubscription.blocks(publisher.uid) { continue }
+        for publisher in p.channel.members where publisher !== p && publisher.publisher.admits(.audio) == nil {
+            if !p.subscriber.receivesAllAudio && p.subscriber.audioSubscription.blocks(publisher.uid) { continue }
             for ssrc in publisher.ssrcMap.values {
                 guard let cache = p.channel.audioCaches[ssrc], let newest = cache.newest,
                       now - newest.at <= Self.fastStartMaxAge else { continue }
@@ -249,7 +249,7 @@ final class MediaWorker: @unchecked Sendable {
             p.channel.downlinkLoss[s] = nil
         }
         for m in p.channel.members {
-            m.forwardedLayer[p.uid] = nil
+            m.subscriber.forwardedLayer[p.uid] = nil
             for s in p.ssrcMap.values { m.dataFloors[s] = nil }
         }
         for key in Array(p.channel.downlinkLoss.keys) { p.channel.downlinkLoss[key]?[p.session] = nil }
@@ -315,7 +315,7 @@ final class MediaWorker: @unchecked Sendable {
         let payloadType = PayloadType(header.payloadType)
         if payloadType == .probe
             || (header.paddingLength > 0 && header.payloadOffset + header.paddingLength == plain) { return drop(.probe) }
-        guard p.canPublish else { return drop(.notPublisher) }
+        guard p.publisher.canPublish else { return drop(.notPublisher) }
         var retransmitted = false
         if payloadType.isVideoRtx || payloadType == .opusRtx || payloadType == .reliableDataRtx {
             // A retransmission the server asked for: it becomes the original packet (RFC 4588 §4).
@@ -335,8 +335,8 @@ final class MediaWorker: @unchecked Sendable {
         let isAudio = kind.isAudio
         let isVideo = kind.isVideoMedia
         let isData = kind == .reliableData || kind == .unreliableData
-        if isAudio && p.audioMuted { return drop(.audioMuted) }
-        if isVideo && p.videoMuted { return drop(.videoMuted) }
+        let routed: RoutedKind = isAudio ? .audio : isVideo ? .video : .data
+        if let refused = p.publisher.admits(routed) { return drop(refused) }
         let ssrc: UInt32
         if let mapped = p.ssrcMap[header.ssrc] {
             ssrc = mapped
@@ -349,7 +349,7 @@ final class MediaWorker: @unchecked Sendable {
             p.channel.streams[ssrc] = (p, header.ssrc)
             var rtx: UInt32 = 0
             if isVideo {
-                p.videoSsrcs.insert(header.ssrc)
+                p.publisher.videoSsrcs.insert(header.ssrc)
                 rtx = p.channel.allocateSsrc()
                 p.channel.rtxSsrcs.insert(rtx)
                 p.channel.videoCaches[ssrc] = VideoStreamCache(rtxSsrc: rtx, payloadType: header.payloadType)
@@ -380,7 +380,7 @@ final class MediaWorker: @unchecked Sendable {
                 p.channel.dataCaches[ssrc] = cache
                 p.channel.dataStarted[ssrc] = now
             }
-            onStreamPublished(p.session, ssrc, header.payloadType, isVideo ? p.layer(ofOwn: header.ssrc) : 0, rtx)
+            onStreamPublished(p.session, ssrc, header.payloadType, isVideo ? p.publisher.layer(ofOwn: header.ssrc) : 0, rtx)
         }
         if isAudio { p.channel.audioUplinks[ssrc]?.count(header.sequenceNumber) }
         // One cache lookup per video packet.
@@ -393,9 +393,10 @@ final class MediaWorker: @unchecked Sendable {
         }
         // Dual stream and simulcast: which of the publisher's video streams this packet
         // is, and whether it starts a keyframe (where a subscriber may switch to it).
-        let layered = isVideo && p.isLayered
-        let layer = layered ? p.layer(ofOwn: header.ssrc) : VideoStreamLayer.high
+        let layer = isVideo && p.publisher.isLayered ? p.publisher.layer(ofOwn: header.ssrc) : VideoStreamLayer.high
         var startsKeyframe: Bool? = nil
+        // The publisher's routing state, read once for all its subscribers.
+        let publisher = p.publisher
         RtpHeader.rewriteSsrc(UnsafeMutableRawBufferPointer(start: buffer, count: plain), ssrc)
         // Audio and reliable data: kept for subscribers' NACKs; a publisher that names the
         // stream's RTX stream is asked for what the uplink lost.
@@ -430,36 +431,20 @@ final class MediaWorker: @unchecked Sendable {
         }
         for member in p.channel.members where member !== p {
             guard let to = member.address else { continue }
-            if isAudio && !member.receivesAllAudio && member.audioSubscription.blocks(p.uid) {
-                drop(.unsubscribed)
-                continue
-            }
-            if isVideo && !member.receivesAllVideo && member.videoSubscription.blocks(p.uid) {
-                drop(.unsubscribed)
-                continue
-            }
-            if isVideo && !member.audioOnly.isEmpty && member.audioOnly.contains(p.uid) {
-                drop(.fallback)
-                continue
-            }
-            if layered {
-                let wanted = wantedLayer(member, of: p)
-                let current = member.forwardedLayer[p.uid] ?? wanted
-                if layer != current {
-                    // The other stream: taken only when it is the wanted one and a keyframe starts here.
-                    if startsKeyframe == nil {
-                        let payload = UnsafeRawBufferPointer(start: buffer + header.payloadOffset,
-                                                             count: max(0, plain - header.payloadOffset - header.paddingLength))
-                        startsKeyframe = kind == .vp9
-                            ? VP9Payload.startsKeyframe(payload) : VP8Payload.startsKeyframe(payload)
-                    }
-                    guard layer == wanted, startsKeyframe == true else {
-                        drop(.otherLayer)
-                        continue
-                    }
-                    counts.layerSwitches += 1
+            let verdict = member.subscriber.route(routed, layer: layer, from: publisher) {
+                if startsKeyframe == nil {
+                    let payload = UnsafeRawBufferPointer(start: buffer + header.payloadOffset,
+                                                         count: max(0, plain - header.payloadOffset - header.paddingLength))
+                    startsKeyframe = kind == .vp9 ? VP9Payload.startsKeyframe(payload) : VP8Payload.startsKeyframe(payload)
                 }
-                member.forwardedLayer[p.uid] = layer
+                return startsKeyframe!
+            }
+            switch verdict {
+            case .forward: break
+            case .switched: counts.layerSwitches += 1
+            case .drop(let reason):
+                drop(reason)
+                continue
             }
             if let tseqOffset {
                 let seq = member.downlinkEstimate.packetSent(size: plain, at: now)
@@ -494,7 +479,7 @@ final class MediaWorker: @unchecked Sendable {
         let compound = RtcpCompound(UnsafeRawBufferPointer(start: buffer, count: plain))
         guard plain >= 8, compound.isWellFormed else { return drop(.malformed) }
         if compound.leading?.type == .senderReport {
-            guard p.canPublish else { return drop(.notPublisher) }
+            guard p.publisher.canPublish else { return drop(.notPublisher) }
             // Packets that do not read as their type travel on untouched.
             var packets = compound.map { m in
                 (try? m.parse()) ?? .unknown(type: m.type, format: m.format, bytes: Array(m.bytes))
