@@ -1062,8 +1062,8 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *                              baseline for loss measurements)
  *   "rtc.allow_insecure_signaling" boolean: false (the default) refuses
  *                              ws:// (no TLS) to a host other than loopback
- *                              with -5 from joins, the echo test, the
- *                              last-mile test and account registration (its
+ *                              with -5 from joins, preloads, the echo test,
+ *                              the last-mile test and account registration (its
  *                              tokens, media keys and resume tokens would
  *                              travel readable); true allows it
  *
@@ -1300,8 +1300,7 @@ int agoraish_engine_preload_channel(agoraish_engine_t *engine, const char *token
 
 /**
  * Give every preloaded channel a new token (Agora's
- * updatePreloadChannelToken), e.g. a wildcard token for several channels;
- * the server checks it again for each.
+ * updatePreloadChannelToken); the server checks it again for each.
  *
  * @param token  NULL or "" for none; at most 2048 bytes. Copied.
  * @return  0; -2 a token over 2048 bytes; -8 nothing preloaded; -7 bad handle.

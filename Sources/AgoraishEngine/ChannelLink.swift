@@ -390,31 +390,32 @@ final class ChannelLink: Sendable {
         }
         let appId = session.withLock { $0.appId }
         let client = WebSocketClient(loop: loop, url: url, tls: context)
-        let isCurrent = { [self] in shell.withLock { $0.preloads[key]?.generation == generation } }
-        client.onOpen = { [self] in
+        // Weak captures: the client holds these closures, and the link holds the client.
+        let isCurrent = { [weak self] in self?.shell.withLock { $0.preloads[key]?.generation == generation } ?? false }
+        client.onOpen = { [weak client] in
             guard isCurrent() else { return }
-            client.send(text: Signaling.Preload(appId: appId, channel: key.channel, token: token, uid: key.uid)
+            client?.send(text: Signaling.Preload(appId: appId, channel: key.channel, token: token, uid: key.uid)
                 .text(id: 1))
         }
-        client.onText = { [self] text in
-            guard isCurrent(), let f = MessageFields(text: text) else { return }
+        client.onText = { [weak self, weak client] text in
+            guard let self, isCurrent(), let f = MessageFields(text: text) else { return }
             if case .preloaded? = try? SignalingEvent(f) {
-                shell.withLock {
+                self.shell.withLock {
                     $0.preloads[key]?.ready = true
                     $0.preloads[key]?.backoff = Self.preloadRetry
                 }
             } else if case .error(let e)? = try? SignalingEvent(f) {
-                log("preload of \(key.channel) as \(key.uid) refused: \(e.code) \(e.reason)")
-                shell.withLock {
+                self.log("preload of \(key.channel) as \(key.uid) refused: \(e.code) \(e.reason)")
+                self.shell.withLock {
                     $0.preloads[key]?.refused = e.code == -109 || e.code == -110 || e.code == -101 || e.code == -102
                 }
-                client.close()
-                preloadClosed(key, generation: generation)
+                client?.close()
+                self.preloadClosed(key, generation: generation)
             }
         }
-        client.onClose = { [self] in
-            guard isCurrent() else { return }
-            preloadClosed(key, generation: generation)
+        client.onClose = { [weak self] in
+            guard let self, isCurrent() else { return }
+            self.preloadClosed(key, generation: generation)
         }
         shell.withLock { $0.preloads[key]?.client = client }
         client.start()

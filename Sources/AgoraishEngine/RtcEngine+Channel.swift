@@ -171,8 +171,8 @@ extension RtcEngine {
         log.log(.info, "api preloadChannel \(channel) uid \(uid)")
     }
 
-    /// updatePreloadChannelToken: every preloaded channel takes `token` (a
-    /// wildcard token for several channels) and is checked again.
+    /// updatePreloadChannelToken: every preloaded channel takes `token` and is
+    /// checked again for each.
     ///
     /// - Throws: `.invalidArgument` for a token longer than 2048 bytes;
     ///   `.invalidState` when nothing is preloaded; `.notSupported` on a connection.

@@ -17,6 +17,13 @@
  *           channel names (-102), bad accounts (-134), bad roles and profiles
  *           (-2), and calls in the wrong state (-18, -113, -17, -5, -4); the
  *           accepted edges run against an embedded server.
+ * Preload 0.12: preload_channel with the channel rows' names, tokens of 2048
+ *           bytes (0) and 2049 bytes (-2, after the name), uids 0 and
+ *           UINT32_MAX, a ws:// server URL to a host other than loopback (-5,
+ *           after the arguments), in a call, and a join of a preloaded
+ *           channel; update_preload_channel_token with nothing preloaded (-8,
+ *           also after refused preloads; a 2049-byte token is -2 first), then
+ *           0 for NULL, empty and 2048-byte tokens.
  * Audio:    every ABI 0.4 audio function with every bad handle above; volumes,
  *           intervals, smoothing, uids, observer formats (rate, channels,
  *           mode, samples per call), position bits and struct_size, recording
@@ -898,6 +905,8 @@ typedef enum {
     F_LEAVE,
     F_RENEW,
     F_SWITCH,
+    F_PRELOAD,
+    F_UPDATE_PRELOAD,
     F_CALL_ID,
     F_STATE
 } channel_fn_t;
@@ -905,7 +914,8 @@ typedef enum {
 static const char *const channel_fn_names[] = {
     "set_channel_profile", "set_client_role", "join_channel", "join_channel_with_user_account",
     "register_local_user_account", "get_user_info_by_user_account", "get_user_info_by_uid", "leave_channel",
-    "renew_token", "switch_channel", "get_call_id", "get_connection_state",
+    "renew_token", "switch_channel", "preload_channel", "update_preload_channel_token", "get_call_id",
+    "get_connection_state",
 };
 
 /** One call: the function and its arguments (unused ones stay zero). */
@@ -913,11 +923,11 @@ typedef struct {
     const char *name;
     channel_fn_t fn;
     int value;          /* profile or role */
-    const char *token;  /* join, join_account, switch, renew */
-    const char *text;   /* channel (join, join_account, switch), app id (register),
+    const char *token;  /* join, join_account, switch, renew, preload, update_preload */
+    const char *text;   /* channel (join, join_account, switch, preload), app id (register),
                            account (get_user_info_by_user_account) */
     const char *text2;  /* info (join), account (join_account, register) */
-    uint32_t uid;
+    uint32_t uid;       /* join, get_user_info_by_uid, preload */
     int null_out;       /* get_user_info_*: NULL info; get_call_id: NULL len */
     int expected;
 } channel_row_t;
@@ -938,6 +948,8 @@ static int run_channel_row(agoraish_engine_t *engine, const channel_row_t *row) 
     case F_LEAVE: return agoraish_engine_leave_channel(engine);
     case F_RENEW: return agoraish_engine_renew_token(engine, row->token);
     case F_SWITCH: return agoraish_engine_switch_channel(engine, row->token, row->text);
+    case F_PRELOAD: return agoraish_engine_preload_channel(engine, row->token, row->text, row->uid);
+    case F_UPDATE_PRELOAD: return agoraish_engine_update_preload_channel_token(engine, row->token);
     case F_CALL_ID: return agoraish_engine_get_call_id(engine, buf, row->null_out ? NULL : &len);
     case F_STATE: return agoraish_engine_get_connection_state(engine);
     }
@@ -954,6 +966,8 @@ static void run_channel_rows(agoraish_engine_t *engine, const char *where, const
 }
 
 static char channel_63[64], channel_64[65], account_255[256], account_256[257];
+/* Preload tokens: at most 2048 bytes. */
+static char token_2048[2049], token_2049[2050];
 
 /** The channel functions on the live engine, which is in no channel and has no
  *  reachable server: every row is decided before anything is sent. */
@@ -1014,11 +1028,51 @@ static void test_channel_rows_not_joined(void) {
         {"not joined", F_RENEW, .token = "token", .expected = E_NOT_IN_CHANNEL},
         {"NULL channel", F_SWITCH, .text = NULL, .expected = E_INVALID},
         {"not joined", F_SWITCH, .text = "bad-input", .expected = E_NOT_IN_CHANNEL},
+        {"nothing preloaded", F_UPDATE_PRELOAD, .token = "token", .expected = E_STATE},
+        {"NULL token, nothing preloaded", F_UPDATE_PRELOAD, .token = NULL, .expected = E_STATE},
+        {"empty token, nothing preloaded", F_UPDATE_PRELOAD, .token = "", .expected = E_STATE},
+        {"token of 2049 bytes (checked first)", F_UPDATE_PRELOAD, .token = token_2049, .expected = E_INVALID},
+        {"token not UTF-8", F_UPDATE_PRELOAD, .token = "tok\xff", .expected = E_INVALID},
+        {"NULL channel", F_PRELOAD, .text = NULL, .uid = 7, .expected = E_INVALID},
+        {"empty channel", F_PRELOAD, .text = "", .uid = 7, .expected = E_CHANNEL},
+        {"channel of 64 bytes", F_PRELOAD, .text = channel_64, .uid = 7, .expected = E_CHANNEL},
+        {"channel with '/'", F_PRELOAD, .text = "bad/name", .uid = 7, .expected = E_CHANNEL},
+        {"channel with '*'", F_PRELOAD, .text = "a*b", .uid = 7, .expected = E_CHANNEL},
+        {"channel with a newline", F_PRELOAD, .text = "a\nb", .uid = 7, .expected = E_CHANNEL},
+        {"channel not ASCII", F_PRELOAD, .text = "caf\xc3\xa9", .uid = 7, .expected = E_CHANNEL},
+        {"channel not UTF-8", F_PRELOAD, .text = "chan\xff", .uid = 7, .expected = E_INVALID},
+        {"token of 2049 bytes", F_PRELOAD, .token = token_2049, .text = "bad-input", .uid = 7, .expected = E_INVALID},
+        {"token not UTF-8", F_PRELOAD, .token = "tok\xff", .text = "bad-input", .uid = 7, .expected = E_INVALID},
+        {"bad name and a token of 2049 bytes (the name first)", F_PRELOAD, .token = token_2049, .text = "bad/name",
+         .uid = 7, .expected = E_CHANNEL},
+        {"nothing preloaded after refused preloads", F_UPDATE_PRELOAD, .token = "token", .expected = E_STATE},
         {"NULL len", F_CALL_ID, .null_out = 1, .expected = E_INVALID},
         {"before any call", F_CALL_ID, .expected = E_NOT_IN_CHANNEL},
         {"never joined", F_STATE, .expected = AGORAISH_CONNECTION_STATE_DISCONNECTED},
     };
     run_channel_rows(live, "on an engine in no channel", rows, COUNT(rows));
+}
+
+/** preload_channel on an engine whose server URL is ws:// to a host other than
+ *  loopback: -5 once the arguments pass (nothing listens there; nothing is
+ *  opened). update_preload_channel_token has nothing to refuse it for. */
+static void test_preload_insecure_server(void) {
+    agoraish_engine_t *engine = new_engine(LIVE_APP_ID, NULL, "ws://10.99.0.1:7450", "preload-remote.log");
+    const channel_row_t rows[] = {
+        {"ws:// to 10.99.0.1", F_PRELOAD, .text = "bad-input", .uid = 7, .expected = E_REFUSED},
+        {"ws:// to 10.99.0.1, with a token", F_PRELOAD, .token = "token", .text = "bad-input", .uid = 7,
+         .expected = E_REFUSED},
+        {"bad name (checked first)", F_PRELOAD, .text = "bad/name", .uid = 7, .expected = E_CHANNEL},
+        {"token of 2049 bytes (checked first)", F_PRELOAD, .token = token_2049, .text = "bad-input", .uid = 7,
+         .expected = E_INVALID},
+        {"nothing preloaded", F_UPDATE_PRELOAD, .token = "token", .expected = E_STATE},
+    };
+    CHECK(engine != NULL, "create an engine for ws://10.99.0.1:7450: last error %d", agoraish_get_last_error());
+    if (!engine) return;
+    run_channel_rows(engine, "with a ws:// server URL to another host", rows, COUNT(rows));
+    CHECK(agoraish_engine_get_connection_state(engine) == AGORAISH_CONNECTION_STATE_DISCONNECTED,
+          "a refused preload starts nothing");
+    CHECK(agoraish_engine_release(engine, 1) == 0, "release the ws:// engine");
 }
 
 /* ---- Rows that need a server: an engine with a small event recorder ---- */
@@ -1154,13 +1208,48 @@ static void test_channel_rows_with_server(void) {
               "get_call_id with the exact size");
     }
 
+    /* preload_channel and update_preload_channel_token: nothing preloaded yet,
+     * then the accepted edges; a join of a preloaded channel and a preload in
+     * a call follow in the switch rows. */
+    {
+        const channel_row_t rows[] = {
+            {"nothing preloaded", F_UPDATE_PRELOAD, .token = "", .expected = E_STATE},
+            {"bad name", F_PRELOAD, .text = "bad/name", .uid = 7, .expected = E_CHANNEL},
+            {"still nothing preloaded", F_UPDATE_PRELOAD, .token = NULL, .expected = E_STATE},
+            {"NULL token", F_PRELOAD, .token = NULL, .text = "bad-input-preload", .uid = 7, .expected = 0},
+            {"after a preload", F_UPDATE_PRELOAD, .token = "token", .expected = 0},
+            {"empty token", F_PRELOAD, .token = "", .text = "bad-input-preload-2", .uid = 7, .expected = 0},
+            {"the same channel and uid again", F_PRELOAD, .text = "bad-input-preload", .uid = 7, .expected = 0},
+            {"a token of 2048 bytes", F_PRELOAD, .token = token_2048, .text = "bad-input-preload", .uid = 8,
+             .expected = 0},
+            {"a 63-byte channel of every allowed kind, uid 2^32-1", F_PRELOAD, .text = channel_63,
+             .uid = 4294967295u, .expected = 0},
+            {"uid 0", F_PRELOAD, .text = "bad-input-preload", .uid = 0, .expected = 0},
+            {"the live broadcasting channel, uid 9", F_PRELOAD, .text = "bad-input-live-broadcast", .uid = 9,
+             .expected = 0},
+            {"empty channel", F_PRELOAD, .text = "", .uid = 7, .expected = E_CHANNEL},
+            {"token of 2049 bytes", F_PRELOAD, .token = token_2049, .text = "bad-input", .uid = 7,
+             .expected = E_INVALID},
+            {"a token of 2048 bytes", F_UPDATE_PRELOAD, .token = token_2048, .expected = 0},
+            {"token of 2049 bytes", F_UPDATE_PRELOAD, .token = token_2049, .expected = E_INVALID},
+            {"NULL token", F_UPDATE_PRELOAD, .token = NULL, .expected = 0},
+            {"empty token", F_UPDATE_PRELOAD, .token = "", .expected = 0},
+        };
+        run_channel_rows(engine, "before joining", rows, COUNT(rows));
+    }
+
     /* Live broadcasting audience: switch_channel checks the new name. */
     CHECK(agoraish_engine_set_channel_profile(engine, AGORAISH_CHANNEL_PROFILE_LIVE_BROADCASTING) == 0,
           "set_channel_profile(LIVE_BROADCASTING) for the switch rows");
     CHECK(agoraish_engine_set_client_role(engine, AGORAISH_CLIENT_ROLE_AUDIENCE) == 0, "set_client_role(AUDIENCE)");
     {
-        const channel_row_t join = {"as audience", F_JOIN, .text = "bad-input-live-broadcast", .expected = 0};
+        /* Preloaded above with uid 9: the join goes on the preloaded connection. */
+        const channel_row_t join = {"as audience, preloaded", F_JOIN, .text = "bad-input-live-broadcast", .uid = 9,
+                                    .expected = 0};
         const channel_row_t in_call[] = {
+            {"another channel in a call", F_PRELOAD, .text = "bad-input-preload-3", .uid = 9, .expected = 0},
+            {"bad name in a call", F_PRELOAD, .text = "a/b", .uid = 9, .expected = E_CHANNEL},
+            {"in a call", F_UPDATE_PRELOAD, .token = "token", .expected = 0},
             {"NULL channel", F_SWITCH, .text = NULL, .expected = E_INVALID},
             {"empty channel", F_SWITCH, .text = "", .expected = E_CHANNEL},
             {"channel of 64 bytes", F_SWITCH, .text = channel_64, .expected = E_CHANNEL},
@@ -4844,6 +4933,10 @@ static void build_inputs(void) {
     account_255[sizeof account_255 - 1] = '\0';
     memset(account_256, 'a', sizeof account_256 - 1);
     account_256[sizeof account_256 - 1] = '\0';
+    memset(token_2048, 't', sizeof token_2048 - 1);
+    token_2048[sizeof token_2048 - 1] = '\0';
+    memset(token_2049, 't', sizeof token_2049 - 1);
+    token_2049[sizeof token_2049 - 1] = '\0';
     /* 4096 bytes: one over the limit. */
     n = (size_t)snprintf(path_too_long, sizeof path_too_long, "%s/", tmpdir);
     memset(path_too_long + n, 'p', sizeof path_too_long - 1 - n);
@@ -4893,7 +4986,7 @@ int main(void) {
     build_inputs();
     CHECK(strlen(json_max) == 65536 && strlen(json_too_long) == 65537 && strlen(path_too_long) == 4096 &&
               strlen(channel_63) == 63 && strlen(channel_64) == 64 && strlen(account_255) == 255 &&
-              strlen(account_256) == 256,
+              strlen(account_256) == 256 && strlen(token_2048) == 2048 && strlen(token_2049) == 2049,
           "test inputs have the wrong sizes");
 
     live = create_with_log("bad-input-live", "live.log");
@@ -4913,6 +5006,7 @@ int main(void) {
         test_server_create();
         test_server_states();
         test_channel_rows_not_joined();
+        test_preload_insecure_server();
         test_channel_rows_with_server();
         test_audio_rows();
         test_audio_device_buffers();

@@ -4,7 +4,7 @@ docs/protocol.md, docs/server.md "Limits and abuse").
 1. Signaling without TLS only to loopback: an engine refuses (-5) a ws://
    server URL whose host is not loopback unless "rtc.allow_insecure_signaling"
    is on; every entry point that connects (joins, the echo test, the last-mile
-   test, account registration) checks it. In a network namespace of the test's
+   test, account registration, preloading a channel) checks it. In a network namespace of the test's
    own a listener on 10.99.0.1 shows that a refused join opens no connection
    and an allowed one does.
 2. A replayed join pushes the real user out only until it joins again: after
@@ -107,6 +107,7 @@ CONNECTING_CALLS = [
     ("register_local_user_account", (APP, "alice")),
     ("start_lastmile_probe_test", (LastmileProbeConfig(True, True, 500_000, 500_000),)),
     ("enable_lastmile_test", ()),
+    ("preload_channel", (None, "plain", 1)),
 ]
 
 

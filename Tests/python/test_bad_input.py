@@ -596,6 +596,81 @@ def case_switch_channel_names(ctx: Ctx) -> None:
     assert switch(audience, b"other") == 0
 
 
+def preload(engine: int, channel: Optional[bytes], token: Optional[bytes] = None, uid: int = 7) -> int:
+    return _ffi.agoraish_engine_preload_channel(engine, token, channel, uid)
+
+
+def update_preload(engine: int, token: Optional[bytes]) -> int:
+    return _ffi.agoraish_engine_update_preload_channel_token(engine, token)
+
+
+#: A ws:// server URL whose host is not loopback (nothing listens there; nothing is opened).
+NOT_LOOPBACK = b"ws://10.99.0.1:7450"
+
+
+def case_preload_refused_keeps_nothing(ctx: Ctx) -> None:
+    assert preload(ctx.engine, None) == EINVAL
+    assert preload(ctx.engine, b"chan\xff") == EINVAL, "not UTF-8"
+    assert preload(ctx.engine, b"ch", token=b"t" * 2049) == EINVAL
+    assert update_preload(ctx.engine, b"token") == ESTATE, "refused preloads keep nothing"
+    assert _ffi.agoraish_engine_get_connection_state(ctx.engine) == 1, "a preload is no join"
+
+
+def case_preload_tokens(ctx: Ctx) -> None:
+    for token in (None, b"", b"007abc", b"t" * 2048, "\u00e9".encode() * 1024):
+        assert preload(ctx.engine, b"preload", token) == 0, token
+    for token in (b"t" * 2049, "\u00e9".encode() * 1024 + b"t", b"t" * 100000, b"tok\xff"):
+        assert preload(ctx.engine, b"preload", token) == EINVAL, token[:8]
+    assert preload(ctx.engine, b"bad/name", b"t" * 2049) == ECHANNEL, "the channel name is checked first"
+    assert preload(ctx.engine, None, b"t" * 2049) == EINVAL
+
+
+def case_preload_not_loopback(ctx: Ctx) -> None:
+    engine = engine_with(ctx, server_url=NOT_LOOPBACK)
+    assert preload(engine, b"ch") == EREFUSED
+    assert preload(engine, b"ch", b"007abc") == EREFUSED
+    assert preload(engine, b"bad/name") == ECHANNEL, "the arguments first"
+    assert preload(engine, b"ch", b"t" * 2049) == EINVAL, "the arguments first"
+    assert update_preload(engine, b"token") == ESTATE, "nothing preloaded"
+    assert _ffi.agoraish_engine_get_connection_state(engine) == 1
+
+
+def case_preload_in_a_call(ctx: Ctx) -> None:
+    audience = connected_engine(ctx, profile=1, role=2)
+    assert preload(audience, b"next") == 0
+    assert preload(audience, b"bad/name") == ECHANNEL
+    assert update_preload(audience, b"token") == 0
+    assert _ffi.agoraish_engine_get_connection_state(audience) == 3, "preloading leaves the call alone"
+
+
+def case_preload_then_join(ctx: Ctx) -> None:
+    # The join of a preloaded channel and uid is accepted and connects as any join.
+    watch = StateWatch()
+    ctx.keep.append(watch)
+    engine = engine_with(ctx, event_handler=ctypes.pointer(watch.table))
+    channel = f"bad-input-{next(_CHANNELS)}".encode()
+    assert preload(engine, channel, uid=77) == 0
+    assert join(engine, channel, uid=77) == 0
+    watch.wait(3)
+    assert preload(engine, channel, uid=77) == 0, "the channel it is in"
+
+
+def case_update_preload_nothing_preloaded(ctx: Ctx) -> None:
+    for token in (None, b"", b"007abc"):
+        assert update_preload(ctx.engine, token) == ESTATE, token
+    assert update_preload(ctx.engine, b"t" * 2049) == EINVAL, "the token is checked first"
+    assert update_preload(ctx.engine, b"\xff") == EINVAL, "not UTF-8"
+
+
+def case_update_preload_tokens(ctx: Ctx) -> None:
+    assert preload(ctx.engine, b"preload-1") == 0
+    assert preload(ctx.engine, b"preload-2", uid=8) == 0
+    for token in (None, b"", b"007abc", b"t" * 2048):
+        assert update_preload(ctx.engine, token) == 0, token
+    for token in (b"t" * 2049, b"tok\xff"):
+        assert update_preload(ctx.engine, token) == EINVAL, token[:8]
+
+
 def call_id(engine: int, capacity: Optional[int], with_len: bool = True) -> Tuple[int, int, bytes]:
     length = ctypes.c_size_t(capacity or 0)
     buf = ctypes.create_string_buffer(b"\xaa" * capacity, capacity) if capacity is not None else None
@@ -3893,6 +3968,26 @@ ROWS: Dict[str, Row] = {
             ("channel", "not audience in live broadcasting: -5", case_switch_not_audience),
             ("channel", "bad names -102, NULL -2, valid", case_switch_channel_names),
             ("token", "not UTF-8", case_switch_channel_names),
+        ],
+    ),
+    "agoraish_engine_preload_channel": Row(
+        [
+            ("channel", "NULL, not UTF-8: -2; nothing kept", case_preload_refused_keeps_nothing),
+            ("channel", "bad names: -102", case_bad_channel_names(lambda e, name: preload(e, name))),
+            ("channel", "good names", all_rc(0, on_engine(lambda e, name: preload(e, name)),
+                                             (b"a", b"a" * 63, ALLOWED_CHANNEL_CHARS))),
+            ("channel", "in a call: 0, bad name -102", case_preload_in_a_call),
+            ("channel", "then joined", case_preload_then_join),
+            ("token", "NULL, empty, 2048 bytes; 2049 bytes and not UTF-8: -2", case_preload_tokens),
+            ("token", "a ws:// server URL to another host: -5", case_preload_not_loopback),
+            ("uid", "0, 1, 2**32-1", all_rc(0, on_engine(lambda e, uid: preload(e, b"ch", uid=uid)),
+                                            (0, 1, 2**32 - 1))),
+        ],
+    ),
+    "agoraish_engine_update_preload_channel_token": Row(
+        [
+            ("token", "nothing preloaded: -8; 2049 bytes, not UTF-8: -2", case_update_preload_nothing_preloaded),
+            ("token", "NULL, empty, 2048 bytes after preloads; 2049 bytes: -2", case_update_preload_tokens),
         ],
     ),
     "agoraish_engine_get_call_id": Row(

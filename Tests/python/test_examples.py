@@ -1,7 +1,7 @@
 """The Python examples (examples/python), each run as its own program, as a
 reader would run it: `sys.executable examples/python/<name>.py`; and the C
-and C++ builds (build/examples, `make hosts`) of the data, metadata and
-encryption examples, which tell the same stories.
+and C++ builds (build/examples, `make hosts`) of the data, metadata,
+encryption and quick switch examples, which tell the same stories.
 
 Each example starts a channel server inside its process and checks its own
 story (what the remote user heard, what the observer saw, ...); it exits 0
@@ -10,7 +10,7 @@ audio and video ones pace themselves in real time, so running them side by
 side on a small machine would only test the machine) in a temporary working
 directory, so the files they write under demo-out/ stay out of the checkout,
 with the library under test (AGORAISH_LIBRARY) and their logs in the test's
-directory. About 75 s in all.
+directory. About 90 s in all.
 """
 
 from __future__ import annotations
@@ -133,6 +133,28 @@ def test_connection_example(name, timeout, last_line, tmp_path):
     check_success(out, last_line)
 
 
+# (example, timeout in seconds, its last line on success): preloaded channels
+# (ABI 0.12), the same story in C, C++ and Python.
+QUICK_SWITCH_EXAMPLES = [
+    ("quick_switch_channel", 30, "done: viewer heard each channel's host right after every switch"),
+]
+
+
+def check_switches(stdout: str) -> None:
+    """quick_switch_channel's report of each of its five joins: the first audio's delay and the tone heard."""
+    joins = re.findall(r'"(quick-switch-[12])": uid (\d+) decoded (\d+) ms after join\w*; heard (\d+) Hz', stdout)
+    assert [(channel, int(uid)) for channel, uid, _, _ in joins] == [
+        ("quick-switch-1", 101), ("quick-switch-2", 102)] * 2 + [("quick-switch-1", 101)], stdout
+    assert all(abs(int(hz) - (440 if channel.endswith("1") else 1000)) < 10 for channel, _, _, hz in joins), stdout
+
+
+@pytest.mark.parametrize("name,timeout,last_line", QUICK_SWITCH_EXAMPLES, ids=[case[0] for case in QUICK_SWITCH_EXAMPLES])
+def test_quick_switch_example(name, timeout, last_line, tmp_path):
+    out = run_example(name, tmp_path, timeout)
+    check_success(out, last_line)
+    check_switches(out.stdout)
+
+
 def run_built_example(program: Path, workdir: Path, timeout: float) -> subprocess.CompletedProcess:
     """A C or C++ example of build/examples (make hosts), run in `workdir` with the library under test."""
     logs = workdir / "logs"
@@ -171,6 +193,17 @@ def test_built_connection_example(name, timeout, last_line, language, tmp_path):
     if not program.exists():
         pytest.skip(f"{program.relative_to(ROOT)} is not built (make hosts builds it)")
     check_success(run_built_example(program, tmp_path, timeout), last_line)
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@pytest.mark.parametrize("name,timeout,last_line", QUICK_SWITCH_EXAMPLES, ids=[case[0] for case in QUICK_SWITCH_EXAMPLES])
+def test_built_quick_switch_example(name, timeout, last_line, language, tmp_path):
+    program = ROOT / "build" / "examples" / (name if language == "c" else f"{name}_cpp")
+    if not program.exists():
+        pytest.skip(f"{program.relative_to(ROOT)} is not built (make hosts builds it)")
+    out = run_built_example(program, tmp_path, timeout)
+    check_success(out, last_line)
+    check_switches(out.stdout)
 
 
 @pytest.mark.parametrize("name", ["hello_engine", "join_channel"])

@@ -161,6 +161,17 @@
  *     info.captureTimeMs = nowMs;
  *     engine.pushEncodedVideoImage(vp8, vp8Length, info, video);   // in a call: 1 (connection)
  *
+ * Quick switching (ABI 0.12, Agora's QuickSwitchChannel): preloadChannel()
+ * prepares later joins of a channel with a uid, so that after leaveChannel()
+ * a joinChannel() of a preloaded channel is heard within a few tens of
+ * milliseconds; updatePreloadChannelToken() renews their token:
+ *
+ *     engine.preloadChannel(nullptr, "first", 7);
+ *     engine.preloadChannel(nullptr, "second", 7);
+ *     engine.joinChannel(nullptr, "first", nullptr, 7);
+ *     engine.leaveChannel();
+ *     engine.joinChannel(nullptr, "second", nullptr, 7);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -3992,6 +4003,37 @@ public:
      */
     int switchChannel(const char* token, const char* channelId) noexcept {
         return agoraish_engine_switch_channel(engine_, token, channelId);
+    }
+
+    /**
+     * Preloads a channel (Agora's preloadChannel), for an audience that hops
+     * between channels (QuickSwitchChannel): the engine opens a signaling
+     * connection for channelId and uid now, on which the server checks the
+     * token as for a join. The next join of that channel with that uid
+     * (joinChannel after leaveChannel, or switchChannel) goes on it and asks
+     * for fast start, so the channel's audio is heard within a few tens of
+     * milliseconds. The newest 20 preloads are kept; the same channel and uid
+     * again replaces the token. A token the server refuses is logged and the
+     * join reports the error.
+     *
+     * @param token  nullptr or "" for none; at most 2048 bytes. Copied.
+     * @return 0; -2 nullptr channelId or a token over 2048 bytes; -102 bad
+     *         channel name; -5 a ws:// server URL to a host other than
+     *         loopback; -7 no engine.
+     */
+    int preloadChannel(const char* token, const char* channelId, uid_t uid) noexcept {
+        return agoraish_engine_preload_channel(engine_, token, channelId, uid);
+    }
+
+    /**
+     * Gives every preloaded channel a new token (Agora's
+     * updatePreloadChannelToken); the server checks it again for each.
+     *
+     * @param token  nullptr or "" for none; at most 2048 bytes. Copied.
+     * @return 0; -2 a token over 2048 bytes; -8 nothing preloaded; -7 no engine.
+     */
+    int updatePreloadChannelToken(const char* token) noexcept {
+        return agoraish_engine_update_preload_channel_token(engine_, token);
     }
 
     /**

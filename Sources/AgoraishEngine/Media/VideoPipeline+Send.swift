@@ -292,11 +292,7 @@ extension VideoPipeline {
             layer.keyframeWanted = true
         }
         let started = Instant.now()
-        var key = layer.keyframeWanted
-        if layer.keyframeRequested, layer.lastKeyframeAt.map({ started - $0 >= Self.keyframeRequestInterval }) ?? true {
-            key = true
-        }
-        layer.keyframeWanted = false
+        let key = layer.takesKeyframe(now: started, interval: Self.keyframeRequestInterval)
         guard let frames = try? layer.encoder!.encode(frame, pts: pts, keyframe: key) else { throw .failed }
         for f in frames {
             sendFrame(f.data, isKeyframe: f.isKeyframe, pts: f.pts, width: frame.width, height: frame.height, codec: codec,
@@ -340,57 +336,31 @@ extension VideoPipeline {
     /// track) for `layer` and sends it, keeping its history for NACKs.
     func sendFrame(_ data: [UInt8], isKeyframe: Bool, pts: Int64, width: Int, height: Int, codec: VideoCodec,
                    layer: inout Layer, st: inout SendState, _ link: MediaTransport, started: Instant, isLow: Bool) {
-        let pt = Self.payloadType(codec)
-        let now = Instant.now()
-        let payloads = codec == .vp9
-            ? VP9Payload.packetize(data, pictureId: layer.pictureId, keyframe: isKeyframe,
-                                   width: width, height: height, maxPayload: Self.maxPayload)
-            : VP8Payload.packetize(data, pictureId: layer.pictureId, maxPayload: Self.maxPayload)
-        let timestamp = UInt32(truncatingIfNeeded: pts)
-        var bytes = 0
         protection.refresh(&st.crypto)
-        for (i, plain) in payloads.enumerated() {
-            var header = RtpHeader(marker: i == payloads.count - 1, payloadType: pt,
-                                   sequenceNumber: layer.sequence, timestamp: timestamp, ssrc: layer.ssrc).serialized
-            // One extension word for the transport-wide sequence number (written as the packet leaves).
-            header[0] |= 0x10
-            header += [0xBE, 0xDE, 0, 1, TransportFeedback.extensionId << 4 | 1, 0, 0, 0]
-            var payload = plain
-            if st.crypto.active {
-                // The descriptor (and a VP8 frame tag's first byte) stays readable for
-                // the server; the host's observer and the cipher get the rest.
-                let clear = Self.clearPrefix(plain, codec: codec)
-                guard let out = protection.outgoing(Array(plain[clear...]), .video, &st.crypto) else { continue }
-                payload = Array(plain[..<clear]) + out
-                if let mode = st.crypto.mode {
-                    header[15] = 2  // two extension words: the mode follows
-                    header[19] = RtpHeaderExtension.payloadProtectionId << 4
-                    header += [UInt8(mode.rawValue), 0, 0, 0]
-                }
-            }
-            let n = header.count + payload.count
-            let packet = header + payload
-            layer.history.store(packet, sequence: layer.sequence, now: now)
+        let packets = layer.packets(of: data, isKeyframe: isKeyframe, pts: pts, width: width, height: height, codec: codec,
+                                    maxPayload: Self.maxPayload, now: .now(), encodedAt: started) { plain in
+            guard st.crypto.active else { return (plain, nil) }
+            // The descriptor (and a VP8 frame tag's first byte) stays readable for
+            // the server; the host's observer and the cipher get the rest.
+            let clear = Self.clearPrefix(plain, codec: codec)
+            guard let out = protection.outgoing(Array(plain[clear...]), .video, &st.crypto) else { return nil }
+            return (Array(plain[..<clear]) + out, st.crypto.mode.map { UInt8($0.rawValue) })
+        }
+        var bytes = 0
+        for packet in packets {
             st.packet.withUnsafeMutableBytes { raw in
                 raw.copyBytes(from: packet)
-                link.send(rtp: raw.baseAddress!, length: n)
+                link.send(rtp: raw.baseAddress!, length: packet.count)
             }
-            layer.sequence &+= 1
-            bytes += n
-            st.period.sentPackets += 1
+            bytes += packet.count
         }
-        layer.pictureId = VP8Payload.next(layer.pictureId)
-        layer.framesSent += 1
+        st.period.sentPackets += packets.count
         st.period.sentBytes += bytes
         if !isLow {
             st.period.sentFrames += 1
             st.period.encodedBytes += data.count
         }
-        if isKeyframe {
-            keyframeCounters.withLock { $0.keyframesSent += 1 }
-            layer.lastKeyframeAt = started
-            layer.keyframeRequested = false
-        }
+        if isKeyframe { keyframeCounters.withLock { $0.keyframesSent += 1 } }
     }
 
     /// Bytes at the start of a video RTP payload that end-to-end protection
@@ -412,22 +382,14 @@ extension VideoPipeline {
         let now = Instant.now()
         let sent = send.withLock { st -> Int in
             func answer(_ layer: inout Layer, _ packet: inout [UInt8]) -> Int {
-                var n = 0
-                for seq in sequences {
-                    guard let original = layer.history.packet(seq, now: now),
-                          let pt = original.count > 1 ? original[1] & 0x7F : nil,
-                          let rtx = RtxPacket.wrap(original, rtxPayloadType: (PayloadType(pt) == .vp9 ? PayloadType.vp9Rtx : .vp8Rtx).rawValue,
-                                                   rtxSsrc: layer.rtxSsrc, rtxSequence: layer.rtxSequence),
-                          rtx.count <= packet.count - SrtpSession.maxTrailer
-                    else { continue }
-                    layer.rtxSequence &+= 1
+                let rtx = layer.retransmissions(of: sequences, now: now, maxLength: packet.count - SrtpSession.maxTrailer)
+                for p in rtx {
                     packet.withUnsafeMutableBytes { raw in
-                        raw.copyBytes(from: rtx)
-                        link.send(rtp: raw.baseAddress!, length: rtx.count)
+                        raw.copyBytes(from: p)
+                        link.send(rtp: raw.baseAddress!, length: p.count)
                     }
-                    n += 1
                 }
-                return n
+                return rtx.count
             }
             var packet = st.packet
             defer { st.packet = packet }

@@ -88,25 +88,8 @@ final class VideoPipeline: @unchecked Sendable {
         var prepared: (size: (Int, Int), mark: Watermark)? = nil
     }
 
-    /// One encoding sent: the high stream, or the low one of dual-stream mode.
-    struct Layer {
-        var encoder: VideoEncoder? = nil
-        var ssrc: UInt32 = 0
-        var sequence: UInt16 = 0
-        var pictureId: UInt16 = 0
-        var keyframeWanted = true
-        /// A receiver asked for a keyframe (PLI/FIR): honoured at most every `keyframeRequestInterval`.
-        var keyframeRequested = false
-        var lastKeyframeAt: Instant? = nil
-        var framesSent = 0
-        /// Thins the pictures offered to this layer's frame rate.
-        var gate = FrameRateGate()
-        /// Retransmissions (RFC 4588) go on their own SSRC with their own numbers.
-        var rtxSsrc: UInt32 = 0
-        var rtxSequence: UInt16 = 0
-        /// What was sent, to answer NACKs.
-        var history = PacketHistory(capacity: 1024, maxAge: .seconds(1))
-    }
+    /// One encoding sent: the high stream, the low one, or a simulcast layer.
+    typealias Layer = VideoSendStream
 
     /// The sending side, under `send`'s lock.
     struct SendState {

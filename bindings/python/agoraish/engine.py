@@ -3853,6 +3853,55 @@ class RtcEngine:
         )
         _check(rc, "switch_channel")
 
+    def preload_channel(self, token: Optional[str], channel_id: str, uid: int) -> None:
+        """Preloads a channel (Agora's preloadChannel), for an audience that hops
+        between channels (QuickSwitchChannel).
+
+        The engine opens a signaling connection for `channel_id` and `uid` now,
+        on which the server checks the app, the channel name and the token as
+        for a join. The next join of that channel with that uid
+        (``join_channel`` or ``join_channel_with_options`` after
+        ``leave_channel``, or ``switch_channel``) goes on that connection and
+        asks for fast start: the channel's audio is heard within a few tens of
+        milliseconds of the join. The newest 20 preloads are kept; the same
+        channel and uid again replaces the token. A token the server refuses
+        is logged and the preload does nothing (the join reports the error).
+        Released with the engine.
+
+        Args:
+            token: the token, or None/"" for none; at most 2048 bytes.
+            channel_id: the channel name (the rules of ``join_channel``).
+            uid: the uid the join will use.
+
+        Raises:
+            AgoraishError: -102 bad channel name; -2 None `channel_id`, a
+                token over 2048 bytes, strings C cannot take or a uid outside
+                0..2**32-1; -5 a ws:// server URL to a host other than
+                loopback; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_preload_channel(
+            self.handle, _c_string(token, "token"), _c_string(channel_id, "channel_id"), _c_uint(uid, "uid")
+        )
+        _check(rc, "preload_channel")
+
+    def update_preload_channel_token(self, token: Optional[str]) -> None:
+        """Gives every preloaded channel a new token (Agora's
+        updatePreloadChannelToken); the server checks it again for each.
+
+        Args:
+            token: the token, or None/"" for none; at most 2048 bytes.
+
+        Raises:
+            AgoraishError: -8 nothing preloaded; -2 a token over 2048 bytes or
+                a string C cannot take; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_update_preload_channel_token(self.handle, _c_string(token, "token"))
+        _check(rc, "update_preload_channel_token")
+
     def get_call_id(self) -> str:
         """The id of the current or last call (Agora's getCallId).
 
