@@ -2502,8 +2502,10 @@ typedef struct agoraish_channel_media_options {
     /** Nonzero: publish the microphone (unless a custom audio track is published). */
     int publish_microphone_track;
     int has_publish_camera_track;
-    /** Nonzero: publish the camera or external video source. The engine's own
-     *  connection only: nonzero on an `_ex` connection is -2. */
+    /** Nonzero: publish the camera or external video source. On an `_ex`
+     *  connection (ABI 0.12; -2 before): the engine's pictures, fitted and
+     *  encoded by that connection with its own encoder configuration; with a
+     *  custom video track at once it is -2 (one video track per connection). */
     int publish_camera_track;
     int has_publish_custom_audio_track;
     /** Nonzero: publish the custom audio track `publish_custom_audio_track_id`

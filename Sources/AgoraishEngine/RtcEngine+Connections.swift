@@ -265,10 +265,6 @@ extension RtcEngine {
         // Everything is checked before anything changes.
         if let r = o.clientRoleType, r != 1 && r != 2 { throw .invalidArgument }
         if let p = o.channelProfile, p != 0 && p != 1 { throw .invalidArgument }
-        if isConnection && o.publishCameraTrack == true {
-            ErrorDetail.set("the camera is published by the engine's own connection only")
-            throw .invalidArgument
-        }
         let current = tracks.withLock { $0.publishedAudio }
         var track = current
         if o.publishCustomAudioTrack == false { track = nil }
@@ -326,8 +322,12 @@ extension RtcEngine {
                 throw .invalidArgument
             }
             chosen = id
+        } else if o.publishCameraTrack == true {
+            // Another connection publishes the engine's camera as a track of its own.
+            chosen = isConnection ? Self.cameraTrack : nil
         } else if (o.publishCustomVideoTrack == false && currentEncoded == false)
-                    || (o.publishEncodedVideoTrack == false && currentEncoded == true) || o.publishCameraTrack == true {
+                    || (o.publishEncodedVideoTrack == false && currentEncoded == true)
+                    || (o.publishCameraTrack == false && current == Self.cameraTrack) {
             chosen = nil
         } else if let id = o.customVideoTrackId, let kind = currentEncoded {
             guard kinds[id] == kind else {
@@ -354,7 +354,7 @@ extension RtcEngine {
             setExternalVideoSource(enabled: true)
             if isConnection { muteLocalVideoStream(false) }
             setVideoEnabled(true)
-            log.log(.info, "publishing custom video track \(id)")
+            log.log(.info, id == Self.cameraTrack ? "publishing the engine's camera" : "publishing custom video track \(id)")
         } else if let before {
             tracks.withLock { $0.videoBefore = nil }
             // A connection has nothing else to send: it stays muted, receiving as its engine says.
@@ -501,6 +501,19 @@ extension RtcEngine {
             c.publishVideoTrack(nil)
         }
         log.log(.info, "api destroyCustomVideoTrack \(id)")
+    }
+
+    /// The track id under which a connection other than the engine's own
+    /// publishes the engine's camera (publishCameraTrack): custom tracks are 1 and up.
+    static let cameraTrack: Int32 = 0
+
+    /// Each local picture of the engine's camera (or external source), for the
+    /// other connections that publish the camera: each fits, encodes and
+    /// sends it as its own (the calling thread: the camera's, or the host's).
+    func forwardCamera(_ picture: I420Frame, timestampMs: Int64) {
+        for c in connections.withLock({ Array($0.values) }) where c.tracks.withLock({ $0.publishedVideo }) == Self.cameraTrack {
+            try? c.video.capture(picture, timestampMs: timestampMs)
+        }
     }
 
     /// The connections (this engine's own first) publishing video track `id`.

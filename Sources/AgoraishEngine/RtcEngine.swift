@@ -231,13 +231,17 @@ public final class RtcEngine: Sendable {
             link.setCAFile(owner.state.withLock { $0.caFile.isEmpty ? nil : $0.caFile })
             device.attach(audio)
             // A connection never opens the camera; it receives video when its engine
-            // enabled video and sends only what a custom track gives it.
+            // enabled video and sends only what a custom track, or its engine's
+            // camera (publishCameraTrack), gives it.
             let enabled = owner.video.settings.withLock { $0.enabled }
             video.settings.withLock {
                 $0.externalSource = true
                 $0.enabled = enabled
                 $0.localMuted = true
             }
+        } else {
+            // The engine's local pictures also go to the connections that publish its camera.
+            video.localForward.withLock { $0 = { [weak self] frame, ms in self?.forwardCamera(frame, timestampMs: ms) } }
         }
     }
 

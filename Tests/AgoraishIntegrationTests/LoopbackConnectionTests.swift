@@ -309,6 +309,54 @@ import Testing
         #expect(!e.video.settings.withLock { $0.enabled })
     }
 
+    @Test func anotherConnectionPublishesTheEnginesCamera() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("connections-camera")
+        func engine(_ name: String) throws -> RtcEngine {
+            try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: "\(dir)/\(name).log")) { _ in }
+        }
+        let e = try engine("e"), red = try engine("red"), blue = try engine("blue")
+        defer { for x in [e, red, blue] { try? x.release(sync: true) } }
+        // A peer in each channel renders E.
+        let widths = Locked<[String: [Int]]>([:])
+        for (peer, channel, uid, name) in [(red, "cam-red", UInt32(11), "red"), (blue, "cam-blue", UInt32(21), "blue")] {
+            peer.setVideoEnabled(true)
+            try peer.setupRemoteVideo(uid: name == "red" ? 1 : 2) { _, f in widths.withLock { $0[name, default: []].append(f.width) } }
+            try peer.joinChannel(token: "", channel: channel, info: "", uid: uid)
+        }
+        // E's local video (an external source here, as the camera would be) goes to its own
+        // connection in red and, with publishCameraTrack, to its connection in blue.
+        var config = VideoEncoderConfiguration()
+        config.width = 320
+        config.height = 240
+        try e.setVideoEncoderConfiguration(config)
+        e.setVideoEnabled(true)
+        e.setExternalVideoSource(enabled: true)
+        try e.joinChannel(token: "", channel: "cam-red", info: "", uid: 1)
+        var toBlue = ChannelMediaOptions()
+        toBlue.publishMicrophoneTrack = false
+        toBlue.publishCameraTrack = true
+        let key = ConnectionKey(channel: "cam-blue", uid: 2)
+        try e.joinChannelEx(token: "", connection: key, options: toBlue) { _ in }
+        let ex = try #require(e.connection(key))
+        #expect(waitUntil { [e, ex, red, blue].allSatisfy { $0.audio.isMediaBound } })
+        try LoopbackVideoFeatureTests.run(e, from: 0, count: 20) { LoopbackVideoFeatureTests.picture($0) }
+        #expect(waitUntil { widths.withLock { ($0["red"]?.count ?? 0) >= 5 && ($0["blue"]?.count ?? 0) >= 5 } },
+                "both channels see E: \(widths.withLock { $0.mapValues(\.count) })")
+        #expect(widths.withLock { $0["blue"]?.allSatisfy { $0 == 320 } } == true)
+
+        // Blue stops publishing the camera: red goes on, blue gets nothing more.
+        toBlue.publishCameraTrack = false
+        try ex.updateChannelMediaOptions(toBlue)
+        try LoopbackVideoFeatureTests.run(e, from: 20, count: 5) { LoopbackVideoFeatureTests.picture($0) }
+        let (r, b) = widths.withLock { ($0["red"]?.count ?? 0, $0["blue"]?.count ?? 0) }
+        try LoopbackVideoFeatureTests.run(e, from: 25, count: 15) { LoopbackVideoFeatureTests.picture($0) }
+        #expect(waitUntil { (widths.withLock { $0["red"]?.count } ?? 0) >= r + 8 })
+        #expect(widths.withLock { $0["blue"]?.count ?? 0 } <= b + 1, "blue no longer gets E's pictures")
+    }
+
     @Test func theEchoTestAndTheProbeRunBesideACallInPrivateConnections() throws {
         let server = ChannelServer(config: loopbackServerConfig())
         try server.start()

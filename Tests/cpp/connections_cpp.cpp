@@ -581,7 +581,9 @@ void badInputStory(const std::string& dir) {
     // Options out of range, also for the engine's own connection; nothing is joined.
     agoraish::ChannelMediaOptions camera;
     camera.publishCameraTrack = true;
-    CHECK_RC(e.joinChannelEx(nullptr, nowhere, camera, nullptr), kInvalid, "joinChannelEx(publishCameraTrack): -2");
+    camera.publishEncodedVideoTrack = true;
+    CHECK_RC(e.joinChannelEx(nullptr, nowhere, camera, nullptr), kInvalid,
+             "joinChannelEx(the camera and an encoded track): -2");
     agoraish::ChannelMediaOptions role;
     role.clientRoleType = static_cast<agoraish::CLIENT_ROLE_TYPE>(3);
     CHECK_RC(e.joinChannelEx(nullptr, nowhere, role, nullptr), kInvalid, "joinChannelEx(role 3): -2");

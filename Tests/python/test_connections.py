@@ -236,7 +236,8 @@ def test_bad_input_and_unknown_connections_or_tracks(make_engine, channel_server
         e.join_channel_ex(None, RtcConnection("x", None))  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         e.join_channel_ex(None, "x")  # type: ignore[arg-type]
-    expect_error(-2, lambda: e.join_channel_ex(None, RtcConnection("x", 5), ChannelMediaOptions(publish_camera_track=True)))
+    expect_error(-2, lambda: e.join_channel_ex(None, RtcConnection("x", 5), ChannelMediaOptions(
+        publish_camera_track=True, publish_encoded_video_track=True)))
     expect_error(-2, lambda: e.join_channel_ex(None, RtcConnection("x", 5), ChannelMediaOptions(
         publish_custom_audio_track=True, publish_custom_audio_track_id=track + 100)))
     expect_error(-102, lambda: e.join_channel_ex(None, RtcConnection("no/slash", 5)))
@@ -276,7 +277,8 @@ def test_bad_input_and_unknown_connections_or_tracks(make_engine, channel_server
                                                  agoraish.ConnectionState.CONNECTED)
     expect_error(-2, lambda: connection.mute_remote_audio_stream(0, True))
     expect_error(-2, lambda: connection.setup_remote_video(0, lambda frame: None))
-    expect_error(-2, lambda: connection.update_channel_media_options(ChannelMediaOptions(publish_camera_track=True)))
+    expect_error(-2, lambda: connection.update_channel_media_options(ChannelMediaOptions(
+        publish_camera_track=True, publish_custom_video_track=True)))
     expect_error(-2, lambda: connection.get_user_info_by_uid(12345))
     expect_error(-2, lambda: connection.get_user_info_by_user_account("nobody"))
     expect_error(-17, lambda: e.join_channel_ex(None, RtcConnection("methods", 7)))

@@ -30,6 +30,7 @@ extension VideoPipeline {
             }
         }
         for e in events { emit(e) }
+        if let forward = localForward.withLock({ $0 }) { forward(frame, timestampMs) }
         if s.previewShown { preview(frame, s) }
         takeSnapshots(of: 0, frame, timestampMs)
         guard s.sending, let link = transport.withLock({ $0 }) else { return }
