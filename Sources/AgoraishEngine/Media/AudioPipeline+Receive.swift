@@ -35,6 +35,7 @@ final class RemoteStream: @unchecked Sendable {
     let ssrc: UInt32
     let state: Locked<State>
 
+
     init?(ssrc: UInt32, channels: Int) {
         guard let b = Self.makeBuffer(channels: channels) else { return nil }
         self.ssrc = ssrc
@@ -45,6 +46,38 @@ final class RemoteStream: @unchecked Sendable {
     /// clean path; jitter and underruns raise it.
     static func makeBuffer(channels: Int) -> AudioJitterBuffer? {
         try? AudioJitterBuffer(channels: channels, minimumDelay: .milliseconds(10))
+    }
+}
+
+extension RemoteStream.State {
+    /// One packet of the stream (the receive step, without IO or clock reads):
+    /// into the jitter buffer, through the NACK list, and the playout delay's
+    /// floor set for the path's loss (docs/network.md, Audio retransmission).
+    /// Returns the sequence numbers to NACK now, and whether this packet
+    /// recovered a loss in time to play.
+    mutating func receive(sequence: UInt16, timestamp: UInt32, payload: [UInt8], arrival now: Instant,
+                          retransmitted: Bool, rtt: Duration, lossRecovery: Bool) -> (nack: [UInt16], recovered: Bool) {
+        // A packet that fills a gap (an RTX from the server, or the original
+        // the server got back from the publisher and forwarded late) is a
+        // recovery, not jitter.
+        let before = nack.recovered
+        nack.received(sequence, now: now)
+        let fills = retransmitted || nack.recovered > before
+        let result = buffer.insert(sequence: sequence, timestamp: timestamp, payload: payload, arrival: now,
+                                   retransmitted: fills)
+        if nack.count > 0 { lossSeenAt = now }
+        // While the path loses, playout keeps a round trip and a packet in
+        // hand (up to 120 ms of round trip), and when it loses in bursts the
+        // whole burst as well: a burst's retransmissions can only be asked
+        // for once the packet after it has come. 10 s without loss gives it back.
+        let lossy = lossRecovery && rtt < .milliseconds(120) && lossSeenAt.map { now - $0 < .seconds(10) } == true
+        let floor: Duration = lossy ? AudioPipeline.playoutFloor(rtt: rtt, packet: buffer.packetDuration,
+                                                                 burst: nack.longestRecentGap(now: now, window: .seconds(10)))
+                                    : .zero
+        if buffer.delayFloor != floor { buffer.delayFloor = floor }
+        let recovered = fills && result == .accepted
+        guard lossy, !retransmitted, nack.count > 0 else { return ([], recovered) }
+        return (nack.due(now: now, rtt: rtt), recovered)
     }
 }
 
@@ -150,33 +183,15 @@ extension AudioPipeline {
         let link = transport.withLock { $0 }
         let recovery = settings.withLock { $0.lossRecovery }
         let rtt = link?.rtt ?? .milliseconds(100)
-        let nack = stream.state.withLock { st -> [UInt16] in
+        let (nack, recovered) = stream.state.withLock { st -> ([UInt16], Bool) in
             if st.uid == 0 { st.uid = uid }
             if st.buffer.channels != channels, let b = RemoteStream.makeBuffer(channels: channels) {
                 st.buffer = b  // the sender changed its channel count: start afresh
             }
-            // A packet that fills a gap (an RTX from the server, or the original
-            // the server got back from the publisher and forwarded late) is a
-            // recovery, not jitter.
-            let before = st.nack.recovered
-            st.nack.received(h.sequenceNumber, now: now)
-            let fills = retransmitted || st.nack.recovered > before
-            let result = st.buffer.insert(sequence: h.sequenceNumber, timestamp: h.timestamp, payload: payload,
-                                          arrival: now, retransmitted: fills)
-            if fills && result == .accepted { retransmissionCounters.withLock { $0.recovered += 1 } }
-            if st.nack.count > 0 { st.lossSeenAt = now }
-            // While the path loses, playout keeps a round trip and a packet in
-            // hand (up to 120 ms of round trip), and when it loses in bursts the
-            // whole burst as well: a burst's retransmissions can only be asked
-            // for once the packet after it has come. 10 s without loss gives it back.
-            let lossy = recovery && rtt < .milliseconds(120) && st.lossSeenAt.map { now - $0 < .seconds(10) } == true
-            let floor: Duration = lossy ? Self.playoutFloor(rtt: rtt, packet: st.buffer.packetDuration,
-                                                            burst: st.nack.longestRecentGap(now: now, window: .seconds(10)))
-                                        : .zero
-            if st.buffer.delayFloor != floor { st.buffer.delayFloor = floor }
-            guard lossy, !retransmitted, st.nack.count > 0 else { return [] }
-            return st.nack.due(now: now, rtt: rtt)
+            return st.receive(sequence: h.sequenceNumber, timestamp: h.timestamp, payload: payload, arrival: now,
+                              retransmitted: retransmitted, rtt: rtt, lossRecovery: recovery)
         }
+        if recovered { retransmissionCounters.withLock { $0.recovered += 1 } }
         if !nack.isEmpty, let link {
             link.send(rtcp: GenericNack(sender: .none, media: Ssrc(h.ssrc), sequences: nack))
             retransmissionCounters.withLock { $0.nacked += nack.count }
