@@ -14,6 +14,7 @@ An example's user subclasses ExampleUser and adds its own callbacks and
 fields (guarded by `self.changed` too). Importing this module also imports
 `_checkout`, so it runs from a checkout before anything is installed.
 """
+import math
 import sys
 import threading
 import time
@@ -40,6 +41,24 @@ def sleep_until(start: float, offset_ms: float) -> None:
     delay = start + offset_ms / 1000 - time.monotonic()
     if delay > 0:
         time.sleep(delay)
+
+
+def frequency(pcm: Sequence[int], rate: int = 48000) -> float:
+    """Frequency of mono audio at `rate`: upward crossings of a hysteresis band
+    (a quarter of the RMS), so noise near zero does not count."""
+    count = len(pcm)
+    energy = float(sum(s * s for s in pcm)) if count else 0.0
+    if energy <= 0:
+        return 0.0
+    band = math.sqrt(energy / count) / 4
+    crossings, high = 0, False
+    for s in pcm:
+        if not high and s > band:
+            high = True
+            crossings += 1
+        elif high and s < -band:
+            high = False
+    return crossings / (count / rate)
 
 
 def name_of(value: object) -> str:

@@ -33,7 +33,7 @@ from typing import List, Sequence
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
-from example_support import ExampleUser, has_left, is_joined, run_call, say, sleep_until
+from example_support import ExampleUser, frequency, has_left, is_joined, run_call, say, sleep_until
 
 CHANNELS = ("quick-switch-1", "quick-switch-2")
 HOST_UIDS = (101, 102)
@@ -89,22 +89,6 @@ def push_tones(hosts: Sequence[agoraish.RtcEngine], stop: threading.Event) -> No
             host.push_external_audio_frame(tone[at:at + FRAME])
         k += 1
         sleep_until(start, k * 10)
-
-
-def frequency(pcm: Sequence[int]) -> float:
-    """Frequency (upward crossings of a hysteresis band) of 48 kHz mono."""
-    energy = float(sum(s * s for s in pcm))
-    if not pcm or energy <= 0:
-        return 0.0
-    band = math.sqrt(energy / len(pcm)) / 4
-    crossings, high = 0, False
-    for s in pcm:
-        if not high and s > band:
-            high = True
-            crossings += 1
-        elif high and s < -band:
-            high = False
-    return crossings / (len(pcm) / RATE)
 
 
 # ---- the call ---------------------------------------------------------------------------

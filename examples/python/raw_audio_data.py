@@ -42,11 +42,11 @@ import operator
 import sys
 import threading
 import time
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
-from example_support import ExampleUser, meet, part, run_call, say, sleep_until
+from example_support import ExampleUser, frequency, meet, part, run_call, say, sleep_until
 
 try:
     import numpy
@@ -300,23 +300,6 @@ def talk(engine: agoraish.RtcEngine, thread_name: str, voice: array.array, stop:
             break
         engine.push_external_audio_frame(frames[k * 480:(k + 1) * 480])
         sleep_until(start, (k + 1) * 10)
-
-
-def frequency(pcm: Sequence[int]) -> float:
-    """Frequency of 48 kHz mono audio: upward crossings of a hysteresis band."""
-    count = len(pcm)
-    energy = float(sum(map(operator.mul, pcm, pcm))) if count else 0.0
-    if energy <= 0:
-        return 0.0
-    band = math.sqrt(energy / count) / 4
-    crossings, high = 0, False
-    for s in pcm:
-        if not high and s > band:
-            high = True
-            crossings += 1
-        elif high and s < -band:
-            high = False
-    return crossings / (count / 48000)
 
 
 # ---- the call ----------------------------------------------------------------------------

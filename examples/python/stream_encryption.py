@@ -35,11 +35,11 @@ import math
 import sys
 import threading
 import time
-from typing import List, Optional
+from typing import Optional
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
-from example_support import ExampleUser, meet, name_of, part, run_call, say, sleep_until
+from example_support import ExampleUser, frequency, meet, name_of, part, run_call, say, sleep_until
 
 CHANNEL = "stream-encryption"
 KEY = "3f8a61c2d95e4b07a1c6e2f0b8d4973a"
@@ -129,22 +129,6 @@ def tone_frame(k: int) -> array.array:
     """The k-th 10 ms of the tone, 48 kHz mono."""
     return array.array("h", (int(8000 * math.sin(2 * math.pi * TONE_HZ * (k * FRAME + i) / RATE))
                              for i in range(FRAME)))
-
-
-def frequency(pcm: List[int]) -> float:
-    """Frequency (upward crossings of a hysteresis band) of 48 kHz mono."""
-    energy = float(sum(s * s for s in pcm))
-    if not pcm or energy <= 0:
-        return 0.0
-    band = math.sqrt(energy / len(pcm)) / 4
-    crossings, high = 0, False
-    for s in pcm:
-        if not high and s > band:
-            high = True
-            crossings += 1
-        elif high and s < -band:
-            high = False
-    return crossings / (len(pcm) / RATE)
 
 
 def send_message(name: str, engine: agoraish.RtcEngine, text: str) -> None:
