@@ -508,12 +508,18 @@ extension RtcEngine {
     static let cameraTrack: Int32 = 0
 
     /// Each local picture of the engine's camera (or external source), for the
-    /// other connections that publish the camera: each fits, encodes and
-    /// sends it as its own (the calling thread: the camera's, or the host's).
-    func forwardCamera(_ picture: I420Frame, timestampMs: Int64) {
-        for c in connections.withLock({ Array($0.values) }) where c.tracks.withLock({ $0.publishedVideo }) == Self.cameraTrack {
-            try? c.video.capture(picture, timestampMs: timestampMs)
-        }
+    /// other connections that publish the camera (the calling thread: the
+    /// camera's, or the host's). The picture is encoded once: when the
+    /// engine's own connection sends it, they follow its encoder (returned);
+    /// else the first of them encodes it and the others follow that one.
+    func forwardCamera(_ picture: I420Frame, timestampMs: Int64, engineSends: Bool) -> [VideoPipeline] {
+        let publishers = connections.withLock { Array($0.values) }
+            .filter { $0.tracks.withLock { $0.publishedVideo } == Self.cameraTrack && $0.video.isSending }
+            .sorted { $0.serial < $1.serial }
+        if engineSends { return publishers.map(\.video) }
+        guard let lead = publishers.first else { return [] }
+        try? lead.video.capture(picture, timestampMs: timestampMs, followers: publishers.dropFirst().map(\.video))
+        return []
     }
 
     /// The connections (this engine's own first) publishing video track `id`.
@@ -522,9 +528,11 @@ extension RtcEngine {
     }
 
     /// pushExternalVideoFrame(frame, videoTrackId): one picture for every
-    /// connection publishing the custom video track `id` (each converts,
-    /// fits and encodes it as `pushExternalVideoFrame` does). With no
-    /// publisher the picture is dropped.
+    /// connection publishing the custom video track `id`. It is encoded once,
+    /// by the first publisher that sends (it converts, fits and encodes it as
+    /// `pushExternalVideoFrame` does, at its encoder configuration and its
+    /// uplink's rate); the others send those frames. With no publisher the
+    /// picture is dropped.
     ///
     /// - Throws: `.invalidArgument` for an unknown or encoded track and what
     ///   pushExternalVideoFrame throws for the picture.
@@ -534,7 +542,11 @@ extension RtcEngine {
         guard tracks.withLock({ $0.video[id] }) == false else { throw .invalidArgument }
         guard (16...4096).contains(source.width), (16...4096).contains(source.height), source.isComplete,
               [0, 90, 180, 270].contains(rotation) else { throw .invalidArgument }
-        for c in videoPublishers(id) { try c.pushExternalVideoFrame(source, rotation: rotation, timestampMs: timestampMs) }
+        let publishers = videoPublishers(id)
+        let sending = publishers.filter { $0.video.isSending }
+        guard let lead = sending.first ?? publishers.first else { return }
+        try lead.pushExternalVideoFrame(source, rotation: rotation, timestampMs: timestampMs,
+                                        followers: sending.dropFirst().map(\.video))
     }
 
     /// Largest encoded frame a push takes (4 MiB).

@@ -115,6 +115,13 @@ extension RtcEngine {
     ///   a size outside 16...4096 (even), planes and strides that do not fit
     ///   it, or another rotation.
     public func pushExternalVideoFrame(_ source: PictureSource, rotation: Int = 0, timestampMs: Int64) throws(AgoraError) {
+        try pushExternalVideoFrame(source, rotation: rotation, timestampMs: timestampMs, followers: [])
+    }
+
+    /// pushExternalVideoFrame, encoding for `followers` too (connections
+    /// publishing the same custom video track send the frames encoded here).
+    func pushExternalVideoFrame(_ source: PictureSource, rotation: Int, timestampMs: Int64,
+                                followers: [VideoPipeline]) throws(AgoraError) {
         guard (16...4096).contains(source.width), (16...4096).contains(source.height), source.isComplete,
               [0, 90, 180, 270].contains(rotation) else {
             throw .invalidArgument
@@ -124,7 +131,7 @@ extension RtcEngine {
             throw .invalidArgument
         }
         video.settings.withLock { $0.liveBroadcasting = link.read { $0.profile } == 1 }
-        try video.capture(upright, timestampMs: timestampMs)
+        try video.capture(upright, timestampMs: timestampMs, followers: followers)
     }
 
     /// pushExternalVideoFrame for I420 planes with their strides.

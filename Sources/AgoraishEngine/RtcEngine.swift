@@ -241,7 +241,9 @@ public final class RtcEngine: Sendable {
             }
         } else {
             // The engine's local pictures also go to the connections that publish its camera.
-            video.localForward.withLock { $0 = { [weak self] frame, ms in self?.forwardCamera(frame, timestampMs: ms) } }
+            video.localForward.withLock {
+                $0 = { [weak self] frame, ms, sending in self?.forwardCamera(frame, timestampMs: ms, engineSends: sending) ?? [] }
+            }
         }
     }
 

@@ -168,6 +168,7 @@ import Testing
         #expect(throws: AgoraError.invalidArgument) { try one.updateChannelMediaOptions(bad) }
         var camera = ChannelMediaOptions()
         camera.publishCameraTrack = true
+        camera.publishCustomVideoTrack = true
         #expect(throws: AgoraError.invalidArgument) { try one.updateChannelMediaOptions(camera) }
         #expect(one.tracks.withLock { $0.publishedAudio } == nil)
     }
@@ -346,6 +347,8 @@ import Testing
         #expect(waitUntil { widths.withLock { ($0["red"]?.count ?? 0) >= 5 && ($0["blue"]?.count ?? 0) >= 5 } },
                 "both channels see E: \(widths.withLock { $0.mapValues(\.count) })")
         #expect(widths.withLock { $0["blue"]?.allSatisfy { $0 == 320 } } == true)
+        // Encoded once: blue sends the frames of the engine's encoder and has none of its own.
+        #expect(e.video.send.withLock { $0.high.encoder } != nil && ex.video.send.withLock { $0.high.encoder } == nil)
 
         // Blue stops publishing the camera: red goes on, blue gets nothing more.
         toBlue.publishCameraTrack = false
@@ -355,6 +358,54 @@ import Testing
         try LoopbackVideoFeatureTests.run(e, from: 25, count: 15) { LoopbackVideoFeatureTests.picture($0) }
         #expect(waitUntil { (widths.withLock { $0["red"]?.count } ?? 0) >= r + 8 })
         #expect(widths.withLock { $0["blue"]?.count ?? 0 } <= b + 1, "blue no longer gets E's pictures")
+    }
+
+    @Test func aCustomVideoTrackPublishedByTwoConnectionsIsEncodedOnce() throws {
+        let server = ChannelServer(config: loopbackServerConfig())
+        try server.start()
+        defer { server.stop() }
+        let dir = makeTemporaryDirectory("connections-shared-track")
+        func engine(_ name: String) throws -> RtcEngine {
+            try RtcEngine(configuration: .init(appId: Self.app, serverURL: server.url, logFile: "\(dir)/\(name).log")) { _ in }
+        }
+        let e = try engine("e"), one = try engine("one"), two = try engine("two")
+        defer { for x in [e, one, two] { try? x.release(sync: true) } }
+        let counts = Locked<[String: Int]>([:])
+        for (peer, channel, name) in [(one, "shared-1", "one"), (two, "shared-2", "two")] {
+            peer.setVideoEnabled(true)
+            try peer.setupRemoteVideo(uid: name == "one" ? 1 : 2) { _, _ in counts.withLock { $0[name, default: 0] += 1 } }
+            try peer.joinChannel(token: "", channel: channel, info: "", uid: name == "one" ? 11 : 21)
+        }
+        let track = try e.createCustomVideoTrack(encoded: false)
+        var options = ChannelMediaOptions()
+        options.publishMicrophoneTrack = false
+        options.publishCustomVideoTrack = true
+        options.customVideoTrackId = track
+        try e.joinChannel(token: "", channel: "shared-1", uid: 1, options: options)
+        let key = ConnectionKey(channel: "shared-2", uid: 2)
+        try e.joinChannelEx(token: "", connection: key, options: options) { _ in }
+        let ex = try #require(e.connection(key))
+        #expect(waitUntil { [e, ex, one, two].allSatisfy { $0.audio.isMediaBound } })
+        var deadline = Instant.now()
+        for n in 0..<20 {
+            let f = LoopbackVideoFeatureTests.picture(n)
+            try f.y.withUnsafeBytes { y in
+                try f.u.withUnsafeBytes { u in
+                    try f.v.withUnsafeBytes { v in
+                        try e.pushExternalVideoFrame(track: track, PictureSource(
+                            format: .i420, width: f.width, height: f.height, plane0: y.baseAddress!, stride0: f.width,
+                            plane1: u.baseAddress!, stride1: f.chromaWidth, plane2: v.baseAddress!, stride2: f.chromaWidth),
+                            timestampMs: Int64(n) * 66)
+                    }
+                }
+            }
+            deadline = deadline + .milliseconds(66)
+            sleepUntil(deadline)
+        }
+        #expect(waitUntil { counts.withLock { ($0["one"] ?? 0) >= 5 && ($0["two"] ?? 0) >= 5 } },
+                "both channels see the track: \(counts.withLock { $0 })")
+        let encoders = [e, ex].filter { $0.video.send.withLock { $0.high.encoder } != nil }.count
+        #expect(encoders == 1, "one encoder for the track, whichever connection leads")
     }
 
     @Test func theEchoTestAndTheProbeRunBesideACallInPrivateConnections() throws {

@@ -8,8 +8,10 @@ extension VideoPipeline {
     /// One local picture (I420, upright). Called by pushExternalVideoFrame on
     /// the host's thread or by the camera thread. Observed, previewed and, in
     /// a call, encoded and sent; the size may change from picture to picture
-    /// (the encoder follows, starting with a keyframe).
-    func capture(_ picture: I420Frame, timestampMs: Int64) throws(AgoraError) {
+    /// (the encoder follows, starting with a keyframe). `followers` are other
+    /// connections' pipelines that publish the same track: they send the
+    /// frames encoded here (a track is encoded once, docs/connections.md).
+    func capture(_ picture: I420Frame, timestampMs: Int64, followers: [VideoPipeline] = []) throws(AgoraError) {
         let s = settings.withLock { $0 }
         guard s.capturing else { return }
         var frame = picture
@@ -30,12 +32,24 @@ extension VideoPipeline {
             }
         }
         for e in events { emit(e) }
-        if let forward = localForward.withLock({ $0 }) { forward(frame, timestampMs) }
+        let link = s.sending ? transport.withLock({ $0 }) : nil
+        // The engine's pipeline: the other connections that publish its camera
+        // follow this one while it sends, else take the picture themselves.
+        var followers = followers
+        if let forward = localForward.withLock({ $0 }) { followers += forward(frame, timestampMs, link != nil) }
         if s.previewShown { preview(frame, s) }
         takeSnapshots(of: 0, frame, timestampMs)
-        guard s.sending, let link = transport.withLock({ $0 }) else { return }
-        try encodeAndSend(frame, timestampMs: timestampMs, s, link)
+        guard let link else { return }
+        try encodeAndSend(frame, timestampMs: timestampMs, s, link, followers: followers)
     }
+
+    /// Whether this pipeline sends video now (in a call, video on, not muted).
+    var isSending: Bool { settings.withLock { $0.sending } && transport.withLock { $0 } != nil }
+
+    /// As a follower of another pipeline's encoder: whether its high stream
+    /// needs a keyframe to start (a new call or resume) and whether a receiver
+    /// asked for one.
+    var keyframeNeeds: (start: Bool, asked: Bool) { send.withLock { ($0.high.keyframeWanted, $0.high.keyframeRequested) } }
 
     /// Hands a copy of a local picture to the preview sink on the video thread.
     private func preview(_ frame: I420Frame, _ s: Settings) {
@@ -163,7 +177,8 @@ extension VideoPipeline {
         return p
     }
 
-    private func encodeAndSend(_ picture: I420Frame, timestampMs: Int64, _ s: Settings, _ link: MediaTransport) throws(AgoraError) {
+    private func encodeAndSend(_ picture: I420Frame, timestampMs: Int64, _ s: Settings, _ link: MediaTransport,
+                               followers: [VideoPipeline]) throws(AgoraError) {
         let c = s.configuration
         let configured = c.bitrate > 0 ? c.bitrate
             : VideoEncoderConfiguration.baseBitrate(width: c.width, height: c.height, frameRate: c.frameRate)
@@ -214,9 +229,18 @@ extension VideoPipeline {
         link.setPacingFloor((bitrate + lowKbps) * 1000)
         var events: [VideoEvent] = []
         var sentPicture = false
+        // Followers' keyframe needs join this encoder's; its frames go to them after the lock.
+        let needs = followers.map(\.keyframeNeeds)
+        var forwarded: [EncodedFrame] = []
         defer {
             // Outside the lock: the host's metadata source may call into the engine.
             if sentPicture, let hook = pictureSent.withLock({ $0 }) { hook(timestampMs) }
+            for f in forwarded {
+                for follower in followers {
+                    _ = follower.sendEncoded(f.data, isKeyframe: f.isKeyframe, width: frame.width, height: frame.height,
+                                             codec: c.codec, timestampMs: timestampMs)
+                }
+            }
         }
         try send.withLock { st throws(AgoraError) in
             let first = st.firstPts ?? timestampMs
@@ -229,10 +253,12 @@ extension VideoPipeline {
                                                thinning: plan.frameRate < c.frameRate)
             var high = st.high
             defer { st.high = high }
+            if needs.contains(where: \.start) { high.keyframeWanted = true }
+            if needs.contains(where: \.asked) { high.keyframeRequested = true }
             var sentHigh = false
             if sendHigh {
                 sentHigh = try encode(frame, pts: pts, layer: &high, codec: c.codec, frameRate: c.frameRate,
-                                      bitrate: bitrate, st: &st, link)
+                                      bitrate: bitrate, st: &st, link) { if !followers.isEmpty { forwarded.append($0) } }
             }
             if sentHigh {
                 sentPicture = true
@@ -277,7 +303,8 @@ extension VideoPipeline {
     /// Encodes one picture for one layer and sends its packets. False when the
     /// encoder dropped the picture.
     private func encode(_ frame: I420Frame, pts: Int64, layer: inout Layer, codec: VideoCodec, frameRate: Int,
-                        bitrate: Int, st: inout SendState, _ link: MediaTransport) throws(AgoraError) -> Bool {
+                        bitrate: Int, st: inout SendState, _ link: MediaTransport,
+                        encoded: (EncodedFrame) -> Void = { _ in }) throws(AgoraError) -> Bool {
         let isLow = layer.ssrc != st.high.ssrc
         if let e = layer.encoder, e.settings.width == frame.width, e.settings.height == frame.height,
            e.settings.codec == codec, e.settings.frameRate == frameRate {
@@ -298,6 +325,7 @@ extension VideoPipeline {
         for f in frames {
             sendFrame(f.data, isKeyframe: f.isKeyframe, pts: f.pts, width: frame.width, height: frame.height, codec: codec,
                       layer: &layer, st: &st, link, started: started, isLow: isLow)
+            encoded(f)
         }
         return !frames.isEmpty
     }
@@ -316,6 +344,8 @@ extension VideoPipeline {
             var high = st.high
             sendFrame(data, isKeyframe: isKeyframe, pts: (timestampMs &- first) &* 90, width: width, height: height,
                       codec: codec, layer: &high, st: &st, link, started: .now(), isLow: false)
+            // A keyframe from elsewhere (the host, or the encoder this stream follows) starts the stream.
+            if isKeyframe { high.keyframeWanted = false }
             st.high = high
             st.period.encoded += 1
             st.encodedFrameCount += 1

@@ -241,8 +241,9 @@ final class VideoPipeline: @unchecked Sendable {
     /// Snapshots asked for (takeSnapshot): uid -> file paths.
     let snapshots = Locked<[UInt32: [String]]>([:])
     /// Each local picture also goes here (the engine's own pipeline: to the
-    /// other connections that publish the camera); nil: nowhere else.
-    let localForward = Locked<(@Sendable (I420Frame, Int64) -> Void)?>(nil)
+    /// other connections that publish the camera), with whether this pipeline
+    /// sends it; returns the pipelines that follow this one's encoder (nil: none).
+    let localForward = Locked<(@Sendable (I420Frame, Int64, Bool) -> [VideoPipeline])?>(nil)
     /// Streams (SSRCs) that are not publishers' high streams -> their layer (1 low, 4...9 simulcast).
     let streamLayers = Locked<[UInt32: UInt8]>([:])
     /// Packets handed to the video thread and not yet assembled. Above
