@@ -524,7 +524,8 @@ extension RtcEngine {
 
     /// The connections (this engine's own first) publishing video track `id`.
     private func videoPublishers(_ id: Int32) -> [RtcEngine] {
-        ([self] + connections.withLock { Array($0.values) }).filter { $0.tracks.withLock { $0.publishedVideo } == id }
+        ([self] + connections.withLock { Array($0.values) }.sorted { $0.serial < $1.serial })
+            .filter { $0.tracks.withLock { $0.publishedVideo } == id }
     }
 
     /// pushExternalVideoFrame(frame, videoTrackId): one picture for every
