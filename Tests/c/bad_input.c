@@ -52,13 +52,21 @@
  *           and remote (render mode, mirror mode, view sizes: 0 x 0 or
  *           2..4096 on both sides); the render mode setters (-2 before -3);
  *           the preview; observer struct_size and position bits; dual stream
- *           and stream types; snapshot paths (-2 before -113) and, in a call,
+ *           and stream types (0, 1 and the simulcast layers 4..9, ABI 0.12);
+ *           snapshot paths (-2 before -113) and, in a call,
  *           the ninth waiting snapshot of a user (-12) and the -1 results when
  *           the call ends; watermark files (PNGs written here: missing, a
  *           directory, text, truncated, 4097 wide) and rectangles; camera
  *           indexes, ids, the caller-buffer convention of
  *           get_current_video_device, capture configurations and switch_camera
  *           (-4 with fewer than two cameras). Outside and in a call.
+ * Simulcast 0.12: set_simulcast_config with NULL, struct_size 0, 4, one byte
+ *           short, 8 bytes long or UINT32_MAX, four and seven entries enabled
+ *           (any nonzero enable), an enabled entry's width, height or frame
+ *           rate out of 16..3840, 16..2160, 1..60 (-2); the edges, odd sizes,
+ *           entries not enabled holding anything, any publish_fallback_enable
+ *           (0). Outside and in a call, and set_simulcast_config_ex on a
+ *           connection of that call (besides the connection rows below).
  * Fallback 0.7: the three ABI 0.7 functions with every bad handle above;
  *           publish fallback options (0 and 2 only), subscribe fallback
  *           options (0..2), remote user priorities (uid not 0; 50 and 100
@@ -2810,7 +2818,8 @@ static void test_register_video_frame_observer(void) {
 /* ---- Dual stream ---- */
 
 /** enable_dual_stream_mode (any int), set_remote_video_stream_type (uid not 0,
- *  type 0 or 1) and set_remote_default_video_stream_type (0 or 1). */
+ *  type 0, 1 or a simulcast layer 4..9) and set_remote_default_video_stream_type
+ *  (the same types). */
 static void run_stream_type_rows(agoraish_engine_t *engine, const char *where) {
     static const int flags[] = {1, 0, -1, INT_MAX, INT_MIN, 0};
     const struct {
@@ -2820,13 +2829,23 @@ static void run_stream_type_rows(agoraish_engine_t *engine, const char *where) {
     } rows[] = {
         {"uid 0, high", 0, 0, E_INVALID},
         {"uid 0, low", 0, 1, E_INVALID},
+        {"uid 0, layer 1", 0, AGORAISH_VIDEO_STREAM_LAYER_1, E_INVALID},
         {"type 2", 7, 2, E_INVALID},
+        {"type 3", 7, 3, E_INVALID},
+        {"type 10", 7, 10, E_INVALID},
         {"type -1", 7, -1, E_INVALID},
         {"type INT_MAX", 7, INT_MAX, E_INVALID},
         {"type INT_MIN", 7, INT_MIN, E_INVALID},
         {"a user not (yet) in a call, low", 7, 1, 0},
         {"low twice", 7, 1, 0},
         {"uid 2^32-1, low", 4294967295u, 1, 0},
+        {"layer 1 (4)", 7, AGORAISH_VIDEO_STREAM_LAYER_1, 0},
+        {"layer 2 (5)", 7, AGORAISH_VIDEO_STREAM_LAYER_2, 0},
+        {"layer 3 (6)", 7, AGORAISH_VIDEO_STREAM_LAYER_3, 0},
+        {"layer 4 (7)", 7, AGORAISH_VIDEO_STREAM_LAYER_4, 0},
+        {"layer 5 (8)", 7, AGORAISH_VIDEO_STREAM_LAYER_5, 0},
+        {"layer 6 (9)", 7, AGORAISH_VIDEO_STREAM_LAYER_6, 0},
+        {"uid 2^32-1, layer 6", 4294967295u, AGORAISH_VIDEO_STREAM_LAYER_6, 0},
         {"high", 7, 0, 0},
         {"uid 2^32-1, high", 4294967295u, 0, 0},
     };
@@ -2834,7 +2853,10 @@ static void run_stream_type_rows(agoraish_engine_t *engine, const char *where) {
         const char *name;
         int type, expected;
     } default_rows[] = {
-        {"2", 2, E_INVALID}, {"-1", -1, E_INVALID}, {"INT_MAX", INT_MAX, E_INVALID}, {"low", 1, 0}, {"high", 0, 0},
+        {"2", 2, E_INVALID},   {"3", 3, E_INVALID},   {"10", 10, E_INVALID},   {"-1", -1, E_INVALID},
+        {"INT_MAX", INT_MAX, E_INVALID},            {"INT_MIN", INT_MIN, E_INVALID},
+        {"layer 1 (4)", 4, 0}, {"layer 2 (5)", 5, 0}, {"layer 3 (6)", 6, 0}, {"layer 4 (7)", 7, 0},
+        {"layer 5 (8)", 8, 0}, {"layer 6 (9)", 9, 0}, {"low", 1, 0},          {"high", 0, 0},
     };
     size_t i;
     for (i = 0; i < COUNT(flags); i++) {
@@ -2850,6 +2872,107 @@ static void run_stream_type_rows(agoraish_engine_t *engine, const char *where) {
         int rc = agoraish_engine_set_remote_default_video_stream_type(engine, default_rows[i].type);
         CHECK(rc == default_rows[i].expected, "set_remote_default_video_stream_type(%s) %s: returned %d, expected %d",
               default_rows[i].name, where, rc, default_rows[i].expected);
+    }
+}
+
+/* ---- Simulcast (ABI 0.12) ---- */
+
+/** One entry of agoraish_simulcast_config::configs a row sets. */
+typedef struct {
+    int index, width, height, framerate, enable;
+} layer_row_t;
+
+/** set_simulcast_config, or its _ex twin on `connection` when that is not NULL:
+ *  NULL, a struct_size other than ABI 0.12's, more than three entries enabled
+ *  (any nonzero `enable`), an enabled entry's size outside 16..3840 x 16..2160
+ *  or frame rate outside 1..60: -2; entries not enabled are not read;
+ *  publish_fallback_enable is any int; the edges are 0. Ends with no entry
+ *  enabled (dual stream as enable_dual_stream_mode chose). */
+static void run_simulcast_rows(agoraish_engine_t *engine, const agoraish_rtc_connection *connection,
+                               const char *where) {
+    enum { L1 = AGORAISH_STREAM_LAYER_1, L2 = AGORAISH_STREAM_LAYER_2, L3 = AGORAISH_STREAM_LAYER_3,
+           L4 = AGORAISH_STREAM_LAYER_4, L5 = AGORAISH_STREAM_LAYER_5, L6 = AGORAISH_STREAM_LAYER_6,
+           LOW = AGORAISH_STREAM_LOW };
+    const uint32_t full = sizeof(agoraish_simulcast_config);
+    const struct {
+        const char *name;
+        int null_config;
+        int set_size;
+        uint32_t struct_size;
+        int publish_fallback_enable;
+        size_t count;
+        layer_row_t layers[AGORAISH_STREAM_LAYER_COUNT_MAX];
+        int expected;
+    } rows[] = {
+        {"NULL", .null_config = 1, .expected = E_INVALID},
+        {"struct_size 0", .set_size = 1, .struct_size = 0, .expected = E_INVALID},
+        {"struct_size 4", .set_size = 1, .struct_size = 4, .expected = E_INVALID},
+        {"struct_size one byte short", .set_size = 1, .struct_size = full - 1, .expected = E_INVALID},
+        {"struct_size 8 bytes long", .set_size = 1, .struct_size = full + 8, .expected = E_INVALID},
+        {"struct_size UINT32_MAX", .set_size = 1, .struct_size = UINT32_MAX, .expected = E_INVALID},
+        {"no entry enabled", .expected = 0},
+        {"LAYER_1 480x270, LAYER_2 320x180, STREAM_LOW 160x90", .count = 3,
+         .layers = {{L1, 480, 270, 15, 1}, {L2, 320, 180, 15, 1}, {LOW, 160, 90, 15, 1}}, .expected = 0},
+        {"four entries enabled", .count = 4,
+         .layers = {{L1, 480, 270, 15, 1}, {L2, 320, 180, 15, 1}, {L3, 240, 136, 15, 1}, {LOW, 160, 90, 15, 1}},
+         .expected = E_INVALID},
+        {"all seven enabled", .count = 7,
+         .layers = {{L1, 160, 90, 15, 1}, {L2, 160, 90, 15, 1}, {L3, 160, 90, 15, 1}, {L4, 160, 90, 15, 1},
+                    {L5, 160, 90, 15, 1}, {L6, 160, 90, 15, 1}, {LOW, 160, 90, 15, 1}},
+         .expected = E_INVALID},
+        {"four enabled with enable -1 and INT_MIN", .count = 4,
+         .layers = {{L1, 480, 270, 15, -1}, {L2, 320, 180, 15, INT_MIN}, {L3, 240, 136, 15, 2}, {L4, 160, 90, 15, 1}},
+         .expected = E_INVALID},
+        {"width 0", .count = 1, .layers = {{L1, 0, 270, 15, 1}}, .expected = E_INVALID},
+        {"width 15", .count = 1, .layers = {{L1, 15, 270, 15, 1}}, .expected = E_INVALID},
+        {"width 3841", .count = 1, .layers = {{L1, 3841, 270, 15, 1}}, .expected = E_INVALID},
+        {"width -480", .count = 1, .layers = {{L1, -480, 270, 15, 1}}, .expected = E_INVALID},
+        {"width INT_MAX", .count = 1, .layers = {{L1, INT_MAX, 270, 15, 1}}, .expected = E_INVALID},
+        {"height 0", .count = 1, .layers = {{L2, 320, 0, 15, 1}}, .expected = E_INVALID},
+        {"height 15", .count = 1, .layers = {{L2, 320, 15, 15, 1}}, .expected = E_INVALID},
+        {"height 2161", .count = 1, .layers = {{L2, 320, 2161, 15, 1}}, .expected = E_INVALID},
+        {"height INT_MIN", .count = 1, .layers = {{L2, 320, INT_MIN, 15, 1}}, .expected = E_INVALID},
+        {"framerate 0", .count = 1, .layers = {{LOW, 160, 90, 0, 1}}, .expected = E_INVALID},
+        {"framerate 61", .count = 1, .layers = {{LOW, 160, 90, 61, 1}}, .expected = E_INVALID},
+        {"framerate -1", .count = 1, .layers = {{LOW, 160, 90, -1, 1}}, .expected = E_INVALID},
+        {"framerate INT_MAX", .count = 1, .layers = {{LOW, 160, 90, INT_MAX, 1}}, .expected = E_INVALID},
+        {"enable 2 with width 15", .count = 1, .layers = {{L6, 15, 90, 15, 2}}, .expected = E_INVALID},
+        {"a bad entry beside good ones", .count = 3,
+         .layers = {{L1, 480, 270, 15, 1}, {L2, 320, 180, 61, 1}, {LOW, 160, 90, 15, 1}}, .expected = E_INVALID},
+        {"16x16 at 1 fps", .count = 1, .layers = {{L1, 16, 16, 1, 1}}, .expected = 0},
+        {"3840x2160 at 60 fps", .count = 1, .layers = {{L6, 3840, 2160, 60, 1}}, .expected = 0},
+        {"odd sizes 17x17 (rounded down)", .count = 1, .layers = {{L3, 17, 17, 15, 1}}, .expected = 0},
+        {"enable -1 and INT_MIN", .count = 2, .layers = {{L4, 320, 180, 15, -1}, {L5, 160, 90, 15, INT_MIN}},
+         .expected = 0},
+        {"entries not enabled are not read", .count = 6,
+         .layers = {{L1, 480, 270, 15, 1}, {L2, -1, INT_MAX, 0, 0}, {L3, 0, 0, 0, 0}, {L4, 3841, 2161, 61, 0},
+                    {L5, INT_MIN, INT_MIN, INT_MIN, 0}, {LOW, 160, 90, 15, 1}},
+         .expected = 0},
+        {"publish_fallback_enable 1", .publish_fallback_enable = 1, .count = 1, .layers = {{LOW, 160, 90, 15, 1}},
+         .expected = 0},
+        {"publish_fallback_enable INT_MIN", .publish_fallback_enable = INT_MIN, .count = 1,
+         .layers = {{LOW, 160, 90, 15, 1}}, .expected = 0},
+        {"no entry enabled again", .expected = 0},
+    };
+    size_t i, k;
+    for (i = 0; i < COUNT(rows); i++) {
+        agoraish_simulcast_config config;
+        const agoraish_simulcast_config *arg = rows[i].null_config ? NULL : &config;
+        int rc;
+        memset(&config, 0, sizeof config);
+        config.struct_size = rows[i].set_size ? rows[i].struct_size : full;
+        config.publish_fallback_enable = rows[i].publish_fallback_enable;
+        for (k = 0; k < rows[i].count; k++) {
+            const layer_row_t *l = &rows[i].layers[k];
+            config.configs[l->index].width = l->width;
+            config.configs[l->index].height = l->height;
+            config.configs[l->index].framerate = l->framerate;
+            config.configs[l->index].enable = l->enable;
+        }
+        rc = connection ? agoraish_engine_set_simulcast_config_ex(engine, arg, connection)
+                        : agoraish_engine_set_simulcast_config(engine, arg);
+        CHECK(rc == rows[i].expected, "set_simulcast_config%s(%s) %s: returned %d, expected %d", connection ? "_ex" : "",
+              rows[i].name, where, rc, rows[i].expected);
     }
 }
 
@@ -3305,6 +3428,18 @@ static void test_video_in_a_call(void) {
     run_local_canvas_rows(engine, "in a call");
     run_render_mode_rows(engine, "in a call");
     run_stream_type_rows(engine, "in a call");
+    run_simulcast_rows(engine, NULL, "in a call");
+    /* The _ex twin on a connection of the same engine (joining: the rows need no call). */
+    {
+        agoraish_rtc_connection connection;
+        memset(&connection, 0, sizeof connection);
+        connection.struct_size = sizeof connection;
+        connection.channel_id = "bad-input-video-ex";
+        connection.local_uid = 11;
+        CHECK_RC(agoraish_engine_join_channel_ex(engine, NULL, &connection, NULL, NULL, NULL), 0, "join_channel_ex");
+        run_simulcast_rows(engine, &connection, "on a connection");
+        CHECK_RC(agoraish_engine_leave_channel_ex(engine, &connection), 0, "leave_channel_ex");
+    }
     run_fallback_rows(engine, "in a call");
     /* Snapshots of users who send nothing wait: eight per user, the ninth is
      * -12; the call's end fails the waiting ones with -1. */
@@ -4307,6 +4442,16 @@ static int ex_encoder_configuration(agoraish_engine_t *e, const agoraish_rtc_con
 static int ex_dual_stream(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
     return agoraish_engine_enable_dual_stream_mode_ex(e, 1, c);
 }
+static int ex_simulcast_config(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
+    agoraish_simulcast_config config;
+    memset(&config, 0, sizeof config);
+    config.struct_size = sizeof config;
+    config.configs[AGORAISH_STREAM_LOW].width = 160;
+    config.configs[AGORAISH_STREAM_LOW].height = 90;
+    config.configs[AGORAISH_STREAM_LOW].framerate = 15;
+    config.configs[AGORAISH_STREAM_LOW].enable = 1;
+    return agoraish_engine_set_simulcast_config_ex(e, &config, c);
+}
 static int ex_mute_local_video(agoraish_engine_t *e, const agoraish_rtc_connection *c) {
     return agoraish_engine_mute_local_video_stream_ex(e, 1, c);
 }
@@ -4335,6 +4480,7 @@ static const ex_function_t ex_functions[] = {
     {"enable_encryption_ex", ex_enable_encryption},
     {"set_video_encoder_configuration_ex", ex_encoder_configuration},
     {"enable_dual_stream_mode_ex", ex_dual_stream},
+    {"set_simulcast_config_ex", ex_simulcast_config},
     {"mute_local_video_stream_ex", ex_mute_local_video},
     {"set_remote_default_video_stream_type_ex", ex_default_stream_type},
 };
@@ -4517,8 +4663,10 @@ static void test_connections(void) {
     c.channel_id = "bad-input";
     o.has_publish_camera_track = 1;
     o.publish_camera_track = 1;
+    o.has_publish_custom_video_track = 1;
+    o.publish_custom_video_track = 1;
     CHECK_RC(agoraish_engine_join_channel_ex(live, NULL, &c, &o, NULL, NULL), E_INVALID,
-             "join_channel_ex publishing the camera");
+             "join_channel_ex publishing the camera and a custom video track");
     CHECK_RC(agoraish_engine_join_channel_with_options(live, NULL, NULL, 5, &o), E_INVALID,
              "join_channel_with_options(NULL channel)");
     o = unset_options();
@@ -5024,6 +5172,7 @@ int main(void) {
         test_preview();
         test_register_video_frame_observer();
         run_stream_type_rows(live, "in no call");
+        run_simulcast_rows(live, NULL, "in no call");
         run_fallback_rows(live, "in no call");
         test_take_snapshot_in_no_call();
         test_add_video_watermark();

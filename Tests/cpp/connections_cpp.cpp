@@ -567,6 +567,7 @@ void badInputStory(const std::string& dir) {
     CHECK_RC(e.setVideoEncoderConfigurationEx(agoraish::VideoEncoderConfiguration(), nowhere), kInvalid,
              "setVideoEncoderConfigurationEx(unknown)");
     CHECK_RC(e.enableDualStreamModeEx(true, nowhere), kInvalid, "enableDualStreamModeEx(unknown)");
+    CHECK_RC(e.setSimulcastConfigEx(agoraish::SimulcastConfig(), nowhere), kInvalid, "setSimulcastConfigEx(unknown)");
     CHECK_RC(e.muteLocalVideoStreamEx(true, nowhere), kInvalid, "muteLocalVideoStreamEx(unknown)");
     CHECK_RC(e.setRemoteDefaultVideoStreamTypeEx(agoraish::REMOTE_VIDEO_STREAM_LOW, nowhere), kInvalid,
              "setRemoteDefaultVideoStreamTypeEx(unknown)");

@@ -477,6 +477,33 @@ void argumentStory(const std::string& dir) {
     CHECK_RC(e.setRemoteVideoStreamType(0, agoraish::REMOTE_VIDEO_STREAM_LOW), -2, "setRemoteVideoStreamType uid 0");
     CHECK_RC(e.setRemoteDefaultVideoStreamType(static_cast<agoraish::REMOTE_VIDEO_STREAM_TYPE>(2)), -2,
              "setRemoteDefaultVideoStreamType(2)");
+    CHECK_RC(e.setRemoteVideoStreamType(7, agoraish::VIDEO_STREAM_LAYER_6), 0, "setRemoteVideoStreamType LAYER_6");
+    CHECK_RC(e.setRemoteDefaultVideoStreamType(agoraish::VIDEO_STREAM_LAYER_1), 0,
+             "setRemoteDefaultVideoStreamType LAYER_1");
+    CHECK_RC(e.setRemoteDefaultVideoStreamType(static_cast<agoraish::VIDEO_STREAM_TYPE>(10)), -2,
+             "setRemoteDefaultVideoStreamType(10)");
+
+    // Simulcast (ABI 0.12): at most three layers, each inside 16..3840 x 16..2160 at 1..60 fps.
+    using Simulcast = agoraish::SimulcastConfig;
+    Simulcast simulcast;
+    CHECK_RC(e.setSimulcastConfig(simulcast), 0, "setSimulcastConfig with no layer");
+    simulcast.configs[Simulcast::STREAM_LAYER_1] = {{480, 270}, 15, true};
+    simulcast.configs[Simulcast::STREAM_LAYER_2] = {{320, 180}, 15, true};
+    simulcast.configs[Simulcast::STREAM_LOW] = {{160, 90}, 15, true};
+    simulcast.configs[Simulcast::STREAM_LAYER_6] = {{3841, 5000}, 0, false};  // not enabled: not read
+    CHECK_RC(e.setSimulcastConfig(simulcast), 0, "setSimulcastConfig with three layers");
+    simulcast.configs[Simulcast::STREAM_LAYER_3] = {{240, 136}, 15, true};
+    CHECK_RC(e.setSimulcastConfig(simulcast), -2, "setSimulcastConfig with four layers");
+    simulcast.configs[Simulcast::STREAM_LAYER_3].enable = false;
+    simulcast.configs[Simulcast::STREAM_LOW].dimensions = {15, 90};
+    CHECK_RC(e.setSimulcastConfig(simulcast), -2, "setSimulcastConfig with a layer 15 wide");
+    simulcast.configs[Simulcast::STREAM_LOW].dimensions = {160, 2161};
+    CHECK_RC(e.setSimulcastConfig(simulcast), -2, "setSimulcastConfig with a layer 2161 high");
+    simulcast.configs[Simulcast::STREAM_LOW] = {{160, 90}, 61, true};
+    CHECK_RC(e.setSimulcastConfig(simulcast), -2, "setSimulcastConfig at 61 fps");
+    simulcast.configs[Simulcast::STREAM_LOW].framerate = 60;
+    simulcast.publish_fallback_enable = true;
+    CHECK_RC(e.setSimulcastConfig(simulcast), 0, "setSimulcastConfig at 60 fps");
     CHECK_RC(e.takeSnapshot(1, (dir + "/x.jpg").c_str()), -113, "takeSnapshot in no call");
     CHECK_RC(e.takeSnapshot(1, (dir + "/x.gif").c_str()), -2, "takeSnapshot .gif");
     agoraish::WatermarkOptions mark;

@@ -2049,14 +2049,19 @@ def case_video_observer_null_callbacks(ctx: Ctx) -> None:
     assert register_video_observer(e, None) == 0
 
 
+#: Stream types: the high and low streams and the simulcast layers 4..9 (ABI 0.12); anything else -2.
+REJECTED_STREAM_TYPES = (-1, 2, 3, 10, 11, INT_MAX, INT_MIN)
+ACCEPTED_STREAM_TYPES = (1, 0, 4, 5, 6, 7, 8, 9, 1, 0)
+
+
 def stream_type_values_case(call: Callable[[int, int], int]) -> Callable[[Ctx], None]:
-    """A stream type: 0 (high) and 1 (low); anything else -2, before and in a call."""
+    """A stream type: 0 (high), 1 (low) and 4..9 (simulcast layers); anything else -2, before and in a call."""
 
     def case(ctx: Ctx) -> None:
         for engine in (ctx.engine, connected_engine(ctx)):
-            for value in (-1, 2, 3, INT_MAX, INT_MIN):
+            for value in REJECTED_STREAM_TYPES:
                 assert call(engine, value) == EINVAL, value
-            for value in (1, 0, 1, 0):
+            for value in ACCEPTED_STREAM_TYPES:
                 assert call(engine, value) == 0, value
 
     return case
@@ -2064,11 +2069,79 @@ def stream_type_values_case(call: Callable[[int, int], int]) -> Callable[[Ctx], 
 
 def case_stream_type_uids(ctx: Ctx) -> None:
     e = ctx.engine
-    for stream_type in (0, 1):
+    for stream_type in (0, 1, 4, 9):
         assert _ffi.agoraish_engine_set_remote_video_stream_type(e, 0, stream_type) == EINVAL, "uid 0"
         for uid in (1, 12345, 2**32 - 1):  # users that have not joined (yet)
             assert _ffi.agoraish_engine_set_remote_video_stream_type(e, uid, stream_type) == 0, uid
-    assert _ffi.agoraish_engine_set_remote_video_stream_type(e, 0, 7) == EINVAL, "uid 0 and a bad type"
+    assert _ffi.agoraish_engine_set_remote_video_stream_type(e, 0, 10) == EINVAL, "uid 0 and a bad type"
+
+
+# -- simulcast (ABI 0.12) -----------------------------------------------------
+
+SIMULCAST_SIZE = ctypes.sizeof(_ffi.SimulcastConfig)
+L1, L2, L3, L4, L5, L6, LOW = range(_ffi.AGORAISH_STREAM_LAYER_COUNT_MAX)
+
+
+def simulcast_config(layers: Optional[Dict[int, Tuple[int, int, int, int]]] = None, struct_size: Optional[int] = None,
+                     publish_fallback_enable: int = 0) -> _ffi.SimulcastConfig:
+    """A simulcast configuration with `layers` {index: (width, height, framerate, enable)}, the others zero."""
+    config = _ffi.SimulcastConfig()
+    config.struct_size = SIMULCAST_SIZE if struct_size is None else struct_size
+    config.publish_fallback_enable = publish_fallback_enable
+    for index, (width, height, framerate, enable) in (layers or {}).items():
+        entry = config.configs[index]
+        entry.width, entry.height, entry.framerate, entry.enable = width, height, framerate, enable
+    return config
+
+
+THREE_LAYERS = {L1: (480, 270, 15, 1), L2: (320, 180, 15, 1), LOW: (160, 90, 15, 1)}
+#: Configurations every set_simulcast_config(_ex) refuses with -2.
+BAD_SIMULCAST: List[Tuple[str, Optional[_ffi.SimulcastConfig]]] = [
+    ("NULL", None),
+    ("four enabled", simulcast_config({**THREE_LAYERS, L3: (240, 136, 15, 1)})),
+    ("all seven enabled", simulcast_config({i: (160, 90, 15, 1) for i in range(7)})),
+    ("four enabled by -1, INT_MIN, 2 and 1", simulcast_config(
+        {L1: (480, 270, 15, -1), L2: (320, 180, 15, INT_MIN), L3: (240, 136, 15, 2), L4: (160, 90, 15, 1)})),
+    *((f"width {w}", simulcast_config({L1: (w, 270, 15, 1)})) for w in (0, 15, 3841, -480, INT_MAX, INT_MIN)),
+    *((f"height {h}", simulcast_config({L2: (320, h, 15, 1)})) for h in (0, 15, 2161, -180, INT_MAX, INT_MIN)),
+    *((f"framerate {f}", simulcast_config({LOW: (160, 90, f, 1)})) for f in (0, 61, -1, INT_MAX, INT_MIN)),
+    ("enable 2 with width 15", simulcast_config({L6: (15, 90, 15, 2)})),
+    ("a bad entry beside good ones", simulcast_config({**THREE_LAYERS, L2: (320, 180, 61, 1)})),
+]
+#: Configurations set_simulcast_config(_ex) accepts; the last enables nothing.
+GOOD_SIMULCAST: List[Tuple[str, _ffi.SimulcastConfig]] = [
+    ("LAYER_1, LAYER_2 and STREAM_LOW", simulcast_config(THREE_LAYERS)),
+    ("16x16 at 1 fps", simulcast_config({L1: (16, 16, 1, 1)})),
+    ("3840x2160 at 60 fps", simulcast_config({L6: (3840, 2160, 60, 1)})),
+    ("odd sizes (rounded down)", simulcast_config({L3: (17, 17, 15, 1), L4: (641, 359, 15, 1)})),
+    ("enable -1 and INT_MIN", simulcast_config({L4: (320, 180, 15, -1), L5: (160, 90, 15, INT_MIN)})),
+    ("entries not enabled are not read", simulcast_config(
+        {L1: (480, 270, 15, 1), L2: (-1, INT_MAX, 0, 0), L4: (3841, 2161, 61, 0), L5: (INT_MIN, INT_MIN, INT_MIN, 0),
+         L6: (0, 0, 0, 0), LOW: (160, 90, 15, 1)})),
+    ("publish_fallback_enable 1", simulcast_config({LOW: (160, 90, 15, 1)}, publish_fallback_enable=1)),
+    ("publish_fallback_enable INT_MIN", simulcast_config({LOW: (160, 90, 15, 1)}, publish_fallback_enable=INT_MIN)),
+    ("nothing enabled", simulcast_config()),
+]
+
+
+def assert_simulcast_rows(set_config: Callable[[Optional[_ffi.SimulcastConfig]], int]) -> None:
+    got = {label: set_config(config) for label, config in BAD_SIMULCAST}
+    assert got == {label: EINVAL for label, _ in BAD_SIMULCAST}
+    got = {label: set_config(config) for label, config in GOOD_SIMULCAST}
+    assert got == {label: 0 for label, _ in GOOD_SIMULCAST}
+
+
+def case_simulcast_configs(ctx: Ctx) -> None:
+    for engine in (ctx.engine, connected_engine(ctx)):
+        assert_simulcast_rows(lambda config: _ffi.agoraish_engine_set_simulcast_config(engine, ref(config)))
+
+
+def case_simulcast_struct_sizes(ctx: Ctx) -> None:
+    for size in (0, 4, 8, SIMULCAST_SIZE - 1, SIMULCAST_SIZE + 1, SIMULCAST_SIZE + 4, SIMULCAST_SIZE + 8, 2**32 - 1):
+        config = simulcast_config(THREE_LAYERS, struct_size=size)
+        assert _ffi.agoraish_engine_set_simulcast_config(ctx.engine, ctypes.byref(config)) == size_rc(
+            "agoraish_simulcast_config", size), size
+    assert size_rc("agoraish_simulcast_config", SIMULCAST_SIZE) == 0
 
 
 # -- fallback and priority (ABI 0.7) -----------------------------------------
@@ -3415,6 +3488,14 @@ def case_encoder_ex(ctx: Ctx) -> None:
     assert set_ex(ctx.engine, ctypes.byref(encoder_config()), c) == 0
 
 
+def case_simulcast_ex(ctx: Ctx) -> None:
+    c = ref(joined_ex(ctx, connected=False))
+    assert_simulcast_rows(lambda config: _ffi.agoraish_engine_set_simulcast_config_ex(ctx.engine, ref(config), c))
+    for size in (0, SIMULCAST_SIZE - 1, SIMULCAST_SIZE + 8):
+        config = simulcast_config(THREE_LAYERS, struct_size=size)
+        assert _ffi.agoraish_engine_set_simulcast_config_ex(ctx.engine, ctypes.byref(config), c) == EINVAL, size
+
+
 def case_encryption_ex(ctx: Ctx) -> None:
     c = ref(joined_ex(ctx, connected=False))
     enable = _ffi.agoraish_engine_enable_encryption_ex
@@ -3486,6 +3567,8 @@ EX_CALLS: Dict[str, Callable[[int, object], int]] = {
     "agoraish_engine_set_video_encoder_configuration_ex": lambda e, c: (
         _ffi.agoraish_engine_set_video_encoder_configuration_ex(e, ctypes.byref(encoder_config()), c)),
     "agoraish_engine_enable_dual_stream_mode_ex": _ex(_ffi.agoraish_engine_enable_dual_stream_mode_ex, 1),
+    "agoraish_engine_set_simulcast_config_ex": lambda e, c: _ffi.agoraish_engine_set_simulcast_config_ex(
+        e, ctypes.byref(simulcast_config(THREE_LAYERS)), c),
     "agoraish_engine_mute_local_video_stream_ex": _ex(_ffi.agoraish_engine_mute_local_video_stream_ex, 1),
     "agoraish_engine_set_remote_default_video_stream_type_ex": _ex(
         _ffi.agoraish_engine_set_remote_default_video_stream_type_ex, 1),
@@ -4293,13 +4376,21 @@ ROWS: Dict[str, Row] = {
     "agoraish_engine_set_remote_video_stream_type": Row(
         [
             ("uid", "0: -2; users not (yet) joined: 0", case_stream_type_uids),
-            ("stream_type", "other than 0 and 1: -2, before and in a call",
+            ("stream_type", "other than 0, 1 and 4..9: -2, before and in a call",
              stream_type_values_case(lambda e, v: _ffi.agoraish_engine_set_remote_video_stream_type(e, 4242, v))),
         ],
     ),
     "agoraish_engine_set_remote_default_video_stream_type": Row(
-        [("stream_type", "other than 0 and 1: -2, before and in a call",
+        [("stream_type", "other than 0, 1 and 4..9: -2, before and in a call",
           stream_type_values_case(_ffi.agoraish_engine_set_remote_default_video_stream_type))],
+    ),
+    "agoraish_engine_set_simulcast_config": Row(
+        [
+            ("config", "NULL, more than three enabled (any nonzero enable), an enabled entry's size outside "
+             "16..3840 x 16..2160 or frame rate outside 1..60: -2; the edges, odd sizes, entries not enabled "
+             "holding anything, any publish_fallback_enable: 0; before and in a call", case_simulcast_configs),
+            ("config", "struct_size other than ABI 0.12's: -2", case_simulcast_struct_sizes),
+        ],
     ),
     "agoraish_engine_start_lastmile_probe_test": Row(
         [
@@ -4579,9 +4670,9 @@ ROWS: Dict[str, Row] = {
         "agoraish_engine_set_remote_video_stream_type_ex",
         ("uid", "0: -2; users not (yet) joined", ex_values_case(
             _ex_value_first(_ffi.agoraish_engine_set_remote_video_stream_type_ex, 1), (0,), (1, 12345, 2**32 - 1))),
-        ("stream_type", "-1, 2, 3: -2; 0 and 1", ex_values_case(
-            _ex_value(_ffi.agoraish_engine_set_remote_video_stream_type_ex, 7), (-1, 2, 3, INT_MAX, INT_MIN),
-            (1, 0))),
+        ("stream_type", "-1, 2, 3, 10: -2; 0, 1 and 4..9", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_set_remote_video_stream_type_ex, 7), REJECTED_STREAM_TYPES,
+            ACCEPTED_STREAM_TYPES)),
     ),
     "agoraish_engine_setup_remote_video_ex": _ex_rows(
         "agoraish_engine_setup_remote_video_ex",
@@ -4619,15 +4710,19 @@ ROWS: Dict[str, Row] = {
         ("enabled", "any int", ex_values_case(
             _ex_value(_ffi.agoraish_engine_enable_dual_stream_mode_ex), (), ANY_INTS)),
     ),
+    "agoraish_engine_set_simulcast_config_ex": _ex_rows(
+        "agoraish_engine_set_simulcast_config_ex",
+        ("config", "the rows of set_simulcast_config and bad struct_size: -2; the edges: 0", case_simulcast_ex),
+    ),
     "agoraish_engine_mute_local_video_stream_ex": _ex_rows(
         "agoraish_engine_mute_local_video_stream_ex",
         ("mute", "any int", ex_values_case(_ex_value(_ffi.agoraish_engine_mute_local_video_stream_ex), (), ANY_INTS)),
     ),
     "agoraish_engine_set_remote_default_video_stream_type_ex": _ex_rows(
         "agoraish_engine_set_remote_default_video_stream_type_ex",
-        ("stream_type", "-1, 2, 3: -2; 0 and 1", ex_values_case(
-            _ex_value(_ffi.agoraish_engine_set_remote_default_video_stream_type_ex), (-1, 2, 3, INT_MAX, INT_MIN),
-            (1, 0))),
+        ("stream_type", "-1, 2, 3, 10: -2; 0, 1 and 4..9", ex_values_case(
+            _ex_value(_ffi.agoraish_engine_set_remote_default_video_stream_type_ex), REJECTED_STREAM_TYPES,
+            ACCEPTED_STREAM_TYPES)),
     ),
     "agoraish_engine_enable_encryption_ex": _ex_rows(
         "agoraish_engine_enable_encryption_ex",

@@ -1,7 +1,7 @@
 """The Python examples (examples/python), each run as its own program, as a
 reader would run it: `sys.executable examples/python/<name>.py`; and the C
 and C++ builds (build/examples, `make hosts`) of the data, metadata,
-encryption and quick switch examples, which tell the same stories.
+encryption, quick switch and simulcast examples, which tell the same stories.
 
 Each example starts a channel server inside its process and checks its own
 story (what the remote user heard, what the observer saw, ...); it exits 0
@@ -10,7 +10,7 @@ audio and video ones pace themselves in real time, so running them side by
 side on a small machine would only test the machine) in a temporary working
 directory, so the files they write under demo-out/ stay out of the checkout,
 with the library under test (AGORAISH_LIBRARY) and their logs in the test's
-directory. About 90 s in all.
+directory. About 100 s in all.
 """
 
 from __future__ import annotations
@@ -155,6 +155,33 @@ def test_quick_switch_example(name, timeout, last_line, tmp_path):
     check_switches(out.stdout)
 
 
+# (example, timeout in seconds, its last line on success): simulcast layers
+# (ABI 0.12), the same story in C, C++ and Python.
+SIMULCAST_EXAMPLES = [
+    ("simulcast", 30, "done: each viewer received the stream it asked for, and viewer3 its new one"),
+]
+
+
+def check_layers(stdout: str) -> None:
+    """simulcast's report: the picture size each viewer settled on for the stream type it asked for (LAYER_1,
+    LAYER_2, LOW of a 640x360 host with LAYER_1 480x270, LAYER_2 320x180, LOW 160x90), and viewer3's after it
+    switched to LAYER_1."""
+    asked = re.findall(r"(viewer[123])\s+asked for (\d+) \((\w+)\), receives (\d+)x(\d+)", stdout)
+    assert [(viewer, int(t), name, int(w), int(h)) for viewer, t, name, w, h in asked] == [
+        ("viewer1", 4, "LAYER_1", 480, 270), ("viewer2", 5, "LAYER_2", 320, 180), ("viewer3", 1, "LOW", 160, 90)], stdout
+    switched = re.findall(r"(viewer3)\s+switched to (\d+) \((\w+)\), receives (\d+)x(\d+) \(was (\d+)x(\d+)\)",
+                          stdout)
+    assert [(viewer, int(t), name, int(w), int(h), int(w0), int(h0)) for viewer, t, name, w, h, w0, h0 in switched] == [
+        ("viewer3", 4, "LAYER_1", 480, 270, 160, 90)], stdout
+
+
+@pytest.mark.parametrize("name,timeout,last_line", SIMULCAST_EXAMPLES, ids=[case[0] for case in SIMULCAST_EXAMPLES])
+def test_simulcast_example(name, timeout, last_line, tmp_path):
+    out = run_example(name, tmp_path, timeout)
+    check_success(out, last_line)
+    check_layers(out.stdout)
+
+
 def run_built_example(program: Path, workdir: Path, timeout: float) -> subprocess.CompletedProcess:
     """A C or C++ example of build/examples (make hosts), run in `workdir` with the library under test."""
     logs = workdir / "logs"
@@ -204,6 +231,17 @@ def test_built_quick_switch_example(name, timeout, last_line, language, tmp_path
     out = run_built_example(program, tmp_path, timeout)
     check_success(out, last_line)
     check_switches(out.stdout)
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@pytest.mark.parametrize("name,timeout,last_line", SIMULCAST_EXAMPLES, ids=[case[0] for case in SIMULCAST_EXAMPLES])
+def test_built_simulcast_example(name, timeout, last_line, language, tmp_path):
+    program = ROOT / "build" / "examples" / (name if language == "c" else f"{name}_cpp")
+    if not program.exists():
+        pytest.skip(f"{program.relative_to(ROOT)} is not built (make hosts builds it)")
+    out = run_built_example(program, tmp_path, timeout)
+    check_success(out, last_line)
+    check_layers(out.stdout)
 
 
 @pytest.mark.parametrize("name", ["hello_engine", "join_channel"])

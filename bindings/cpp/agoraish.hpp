@@ -172,6 +172,16 @@
  *     engine.leaveChannel();
  *     engine.joinChannel(nullptr, "second", nullptr, 7);
  *
+ * Simulcast (ABI 0.12, Agora's setSimulcastConfig): up to three streams besides
+ * the high one, each the picture fitted into its own box at its own frame rate;
+ * each subscriber asks for one with setRemoteVideoStreamType():
+ *
+ *     agoraish::SimulcastConfig simulcast;
+ *     simulcast.configs[agoraish::SimulcastConfig::STREAM_LAYER_1] = {{480, 270}, 15, true};
+ *     simulcast.configs[agoraish::SimulcastConfig::STREAM_LOW] = {{160, 90}, 15, true};
+ *     host.setSimulcastConfig(simulcast);             // setSimulcastConfigEx(simulcast, connection)
+ *     viewer.setRemoteVideoStreamType(hostUid, agoraish::VIDEO_STREAM_LAYER_1);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -505,13 +515,31 @@ enum REMOTE_VIDEO_STATE_REASON : int {
     REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK_RECOVERY = AGORAISH_REMOTE_VIDEO_STATE_REASON_AUDIO_FALLBACK_RECOVERY,
 };
 
-/** Which stream of a dual-stream publisher to receive (Agora's REMOTE_VIDEO_STREAM_TYPE). */
+/** Which stream of a publisher to receive (Agora's REMOTE_VIDEO_STREAM_TYPE, and
+ *  Agora 4.x's VIDEO_STREAM_TYPE with the simulcast layers, ABI 0.12): the high
+ *  or low stream of dual stream, or a layer set with setSimulcastConfig(). */
 enum REMOTE_VIDEO_STREAM_TYPE : int {
     /** The full-size stream (the default). */
     REMOTE_VIDEO_STREAM_HIGH = 0,
-    /** The small one: inside 320 x 180, half the frame rate. */
+    /** The small one: inside 320 x 180, half the frame rate (or SimulcastConfig::STREAM_LOW's box). */
     REMOTE_VIDEO_STREAM_LOW = 1,
+    /** Agora 4.x's names (VIDEO_STREAM_TYPE): the high stream. */
+    VIDEO_STREAM_HIGH = AGORAISH_VIDEO_STREAM_HIGH,
+    /** The low stream. */
+    VIDEO_STREAM_LOW = AGORAISH_VIDEO_STREAM_LOW,
+    /** Simulcast layer 1..6: SimulcastConfig::STREAM_LAYER_1..6 of the publisher (ABI 0.12). */
+    VIDEO_STREAM_LAYER_1 = AGORAISH_VIDEO_STREAM_LAYER_1,
+    VIDEO_STREAM_LAYER_2 = AGORAISH_VIDEO_STREAM_LAYER_2,
+    VIDEO_STREAM_LAYER_3 = AGORAISH_VIDEO_STREAM_LAYER_3,
+    VIDEO_STREAM_LAYER_4 = AGORAISH_VIDEO_STREAM_LAYER_4,
+    VIDEO_STREAM_LAYER_5 = AGORAISH_VIDEO_STREAM_LAYER_5,
+    VIDEO_STREAM_LAYER_6 = AGORAISH_VIDEO_STREAM_LAYER_6,
 };
+
+/** Agora 4.x's name of REMOTE_VIDEO_STREAM_TYPE: the same type, so either
+ *  name's values go to setRemoteVideoStreamType() and compare with
+ *  RemoteVideoStats::rxStreamType. */
+using VIDEO_STREAM_TYPE = REMOTE_VIDEO_STREAM_TYPE;
 
 /** How complete a last-mile probe's result is (Agora's LASTMILE_PROBE_RESULT_STATE). */
 enum LASTMILE_PROBE_RESULT_STATE : int {
@@ -885,7 +913,7 @@ struct RemoteVideoStats {
     int rendererOutputFrameRate = 0;
     /** Percent of the period's packets lost (before recovery). */
     int packetLossRate = 0;
-    /** The stream received: high or low (dual stream). */
+    /** The stream received: high or low (dual stream), or a simulcast layer (VIDEO_STREAM_LAYER_1..6). */
     REMOTE_VIDEO_STREAM_TYPE rxStreamType = REMOTE_VIDEO_STREAM_HIGH;
     /** ms: the sum of the gaps of 500 ms or more between two pictures since the video started. */
     int totalFrozenTime = 0;
@@ -1297,6 +1325,54 @@ struct VideoEncoderConfiguration {
     VideoEncoderConfiguration(const VideoDimensions& d, int fps, int kbps) noexcept
         : dimensions(d), frameRate(fps), bitrate(kbps) {}
 };
+
+/**
+ * The streams sent besides the high one (Agora's SimulcastConfig, ABI 0.12),
+ * for setSimulcastConfig(): each enabled entry of `configs` is the high
+ * stream's picture fitted into `dimensions` (aspect ratio kept, never
+ * enlarged) at `framerate`, on a stream of its own. At most three enabled.
+ *
+ *     agoraish::SimulcastConfig simulcast;
+ *     auto& layer1 = simulcast.configs[agoraish::SimulcastConfig::STREAM_LAYER_1];
+ *     layer1.dimensions = {480, 270};
+ *     layer1.framerate = 15;
+ *     layer1.enable = true;
+ *     engine.setSimulcastConfig(simulcast);
+ */
+struct SimulcastConfig {
+    /** The entries of `configs` (Agora's SimulcastConfig::StreamLayerIndex). Layer n is
+     *  received as VIDEO_STREAM_LAYER_n, STREAM_LOW as VIDEO_STREAM_LOW. */
+    enum StreamLayerIndex : int {
+        STREAM_LAYER_1 = AGORAISH_STREAM_LAYER_1,
+        STREAM_LAYER_2 = AGORAISH_STREAM_LAYER_2,
+        STREAM_LAYER_3 = AGORAISH_STREAM_LAYER_3,
+        STREAM_LAYER_4 = AGORAISH_STREAM_LAYER_4,
+        STREAM_LAYER_5 = AGORAISH_STREAM_LAYER_5,
+        STREAM_LAYER_6 = AGORAISH_STREAM_LAYER_6,
+        /** The low stream (dual stream's, at the size given here). */
+        STREAM_LOW = AGORAISH_STREAM_LOW,
+        STREAM_LAYER_COUNT_MAX = AGORAISH_STREAM_LAYER_COUNT_MAX,
+    };
+
+    /** One layer (Agora's SimulcastConfig::StreamLayerConfig). Only enabled entries are read. */
+    struct StreamLayerConfig {
+        /** The box the picture is fitted into: 16..3840 x 16..2160. */
+        VideoDimensions dimensions{0, 0};
+        /** Frames per second, 1..60 (never above the high stream's). */
+        int framerate = 0;
+        /** Send this layer. */
+        bool enable = false;
+    };
+
+    /** Indexed by StreamLayerIndex; all disabled by default. */
+    StreamLayerConfig configs[STREAM_LAYER_COUNT_MAX];
+    /** Read and ignored: the publish fallback of setLocalPublishFallbackOption() applies. */
+    bool publish_fallback_enable = false;
+};
+
+/** SimulcastConfig::StreamLayerIndex and SimulcastConfig::StreamLayerConfig by their own names. */
+using StreamLayerIndex = SimulcastConfig::StreamLayerIndex;
+using StreamLayerConfig = SimulcastConfig::StreamLayerConfig;
 
 /**
  * A picture pushed with RtcEngine::pushExternalVideoFrame() (Agora's
@@ -2535,6 +2611,20 @@ inline agoraish_event_handler_ex makeEventTableEx() noexcept {
 }
 
 /** The C connection for a C++ one: `channel_id` points into `connection`. */
+inline agoraish_simulcast_config makeSimulcastConfig(const SimulcastConfig& config) noexcept {
+    agoraish_simulcast_config c{};
+    c.struct_size = sizeof(c);
+    for (int i = 0; i < SimulcastConfig::STREAM_LAYER_COUNT_MAX; ++i) {
+        const SimulcastConfig::StreamLayerConfig& layer = config.configs[i];
+        c.configs[i].width = layer.dimensions.width;
+        c.configs[i].height = layer.dimensions.height;
+        c.configs[i].framerate = layer.framerate;
+        c.configs[i].enable = layer.enable ? 1 : 0;
+    }
+    c.publish_fallback_enable = config.publish_fallback_enable ? 1 : 0;
+    return c;
+}
+
 inline agoraish_rtc_connection makeConnection(const RtcConnection& connection) noexcept {
     agoraish_rtc_connection c{};
     c.struct_size = sizeof(c);
@@ -3611,17 +3701,38 @@ public:
         return agoraish_engine_enable_dual_stream_mode(engine_, enabled ? 1 : 0);
     }
 
-    /** Receives the high or low stream of `uid` (Agora's setRemoteVideoStreamType);
-     *  the server switches at the next keyframe of that stream.
+    /** Receives the high or low stream of `uid`, or one of its simulcast layers
+     *  (VIDEO_STREAM_LAYER_1..6) (Agora's setRemoteVideoStreamType); the server
+     *  switches at the next keyframe of that stream. A layer the publisher does not
+     *  send gives the best stream below it that it sends, else its lowest.
      *  @return 0; -2 uid 0 or another type; -7 no engine. */
     int setRemoteVideoStreamType(uid_t uid, REMOTE_VIDEO_STREAM_TYPE streamType) noexcept {
         return agoraish_engine_set_remote_video_stream_type(engine_, uid, streamType);
     }
 
     /** The stream received of users not named by setRemoteVideoStreamType()
-     *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 no engine. */
+     *  (Agora's setRemoteDefaultVideoStreamType; the same types). @return 0; -2 another
+     *  type; -7 no engine. */
     int setRemoteDefaultVideoStreamType(REMOTE_VIDEO_STREAM_TYPE streamType) noexcept {
         return agoraish_engine_set_remote_default_video_stream_type(engine_, streamType);
+    }
+
+    // ---- Simulcast (ABI 0.12) ----
+
+    /**
+     * Sends simulcast layers besides the high stream (Agora's setSimulcastConfig):
+     * each enabled entry of `config.configs` is the picture fitted into its box at
+     * its frame rate and the base bitrate for its size, on a stream of its own;
+     * subscribers pick one with setRemoteVideoStreamType() (VIDEO_STREAM_LAYER_n
+     * for STREAM_LAYER_n, VIDEO_STREAM_LOW for STREAM_LOW). A configuration with an
+     * entry enabled replaces enableDualStreamMode() while it is set; one with none
+     * enabled goes back to it. Copied.
+     * @return 0; -2 more than three entries enabled, or an enabled entry's size
+     *         (16..3840 x 16..2160) or frame rate (1..60) out of range; -7 no engine.
+     */
+    int setSimulcastConfig(const SimulcastConfig& config) noexcept {
+        const agoraish_simulcast_config c = detail::makeSimulcastConfig(config);
+        return agoraish_engine_set_simulcast_config(engine_, &c);
     }
 
     // ---- Fallback and priority (ABI 0.7) ----
@@ -4234,7 +4345,8 @@ public:
         return agoraish_engine_mute_all_remote_video_streams_ex(engine_, mute ? 1 : 0, &c);
     }
 
-    /** Receives the high or low stream of `uid` in a connection (Agora's setRemoteVideoStreamTypeEx).
+    /** Receives the high or low stream of `uid`, or one of its simulcast layers, in a connection
+     *  (Agora's setRemoteVideoStreamTypeEx).
      *  @return 0; -2 uid 0, another type or unknown connection; -7 no engine. */
     int setRemoteVideoStreamTypeEx(uid_t uid, REMOTE_VIDEO_STREAM_TYPE streamType,
                                    const RtcConnection& connection) noexcept {
@@ -4267,6 +4379,15 @@ public:
     int enableDualStreamModeEx(bool enabled, const RtcConnection& connection) noexcept {
         const agoraish_rtc_connection c = detail::makeConnection(connection);
         return agoraish_engine_enable_dual_stream_mode_ex(engine_, enabled ? 1 : 0, &c);
+    }
+
+    /** Sends a connection's own simulcast layers (Agora's setSimulcastConfigEx, ABI 0.12),
+     *  as enableDualStreamModeEx() sets its low stream.
+     *  @return as setSimulcastConfig(); -2 also for an unknown connection. */
+    int setSimulcastConfigEx(const SimulcastConfig& config, const RtcConnection& connection) noexcept {
+        const agoraish_simulcast_config v = detail::makeSimulcastConfig(config);
+        const agoraish_rtc_connection c = detail::makeConnection(connection);
+        return agoraish_engine_set_simulcast_config_ex(engine_, &v, &c);
     }
 
     /** Stops or resumes sending a connection's video (Agora's muteLocalVideoStreamEx).

@@ -89,6 +89,7 @@ from ._abi import (  # the enums of the header, generated with their documentati
     OrientationMode,
     DegradationPreference,
     VideoStreamType,
+    StreamLayerIndex,
     CameraCapturerOutputPreference,
     AudioTrackType,
     VideoFrameType,
@@ -153,7 +154,10 @@ __all__ = [
     "RtcConnection",
     "RtcEngine",
     "RtcStats",
+    "SimulcastConfig",
     "StreamFallbackOptions",
+    "StreamLayerConfig",
+    "StreamLayerIndex",
     "UserInfo",
     "UserOfflineReason",
     "VideoCodecType",
@@ -392,7 +396,8 @@ class RemoteVideoStats:
         decoder_output_frame_rate: pictures per second decoded.
         renderer_output_frame_rate: pictures per second handed to the user's canvas.
         packet_loss_rate: percent of the period's packets lost (before recovery).
-        rx_stream_type: a ``VideoStreamType``: 0 the high stream, 1 the low one.
+        rx_stream_type: a ``VideoStreamType``: 0 the high stream, 1 the low one,
+            4..9 a simulcast layer (LAYER_1..LAYER_6).
         total_frozen_time: ms: the sum of the gaps of 500 ms or more between two
             pictures since the video started.
         frozen_rate: total_frozen_time as a percent of total_active_time.
@@ -463,6 +468,56 @@ class EchoTestConfiguration:
     token: Optional[str] = None
     channel_id: Optional[str] = None
     interval_in_seconds: int = 2
+
+
+@dataclasses.dataclass
+class StreamLayerConfig:
+    """One simulcast layer (Agora's SimulcastConfig.StreamLayerConfig;
+    ``agoraish_stream_layer_config``, ABI 0.12), an entry of
+    ``SimulcastConfig.configs``.
+
+    Attributes:
+        width, height: the box the layer's picture is fitted into (aspect
+            ratio kept, never enlarged): 16..3840 x 16..2160 when enabled.
+        framerate: frames per second, 1..60 when enabled (never above the
+            high stream's).
+        enable: send the layer. The other fields of a layer not enabled are
+            not read.
+    """
+
+    width: int = 0
+    height: int = 0
+    framerate: int = 0
+    enable: bool = False
+
+
+def _disabled_layers() -> List[StreamLayerConfig]:
+    return [StreamLayerConfig() for _ in range(StreamLayerIndex.LAYER_COUNT_MAX)]
+
+
+@dataclasses.dataclass
+class SimulcastConfig:
+    """The streams sent besides the high one (Agora's SimulcastConfig;
+    ``agoraish_simulcast_config``, ABI 0.12), for
+    ``RtcEngine.set_simulcast_config`` and ``Connection.set_simulcast_config``::
+
+        config = agoraish.SimulcastConfig()
+        config.configs[agoraish.StreamLayerIndex.LAYER_1] = agoraish.StreamLayerConfig(480, 270, 15, True)
+        config.configs[agoraish.StreamLayerIndex.LOW] = agoraish.StreamLayerConfig(160, 90, 15, True)
+        engine.set_simulcast_config(config)
+
+    Attributes:
+        configs: seven ``StreamLayerConfig``, indexed by ``StreamLayerIndex``:
+            LAYER_1..LAYER_6 (0..5), received as ``VideoStreamType.LAYER_1``
+            .. ``LAYER_6``, and LOW (6), the low stream
+            (``VideoStreamType.LOW``). At most three enabled. By default all
+            seven are disabled.
+        publish_fallback_enable: read and ignored (the publish fallback of
+            ``RtcEngine.set_local_publish_fallback_option`` applies).
+    """
+
+    configs: List[StreamLayerConfig] = dataclasses.field(default_factory=_disabled_layers)
+    publish_fallback_enable: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -867,6 +922,32 @@ def _c_media_options(options: Optional["ChannelMediaOptions"]) -> Optional[Any]:
             setattr(raw, "has_" + name, 1)
             setattr(raw, name, _c_int(value, f"options.{name}"))
     raw.token = _c_string(options.token, "options.token")
+    return raw
+
+
+def _c_simulcast_config(config: "SimulcastConfig") -> Any:
+    """The ``agoraish_simulcast_config`` of a ``SimulcastConfig``: each
+    enabled entry of `configs` with its box and frame rate (the fields of
+    the others are not read, and left 0)."""
+    if not isinstance(config, SimulcastConfig):
+        raise TypeError(f"config must be a SimulcastConfig, not {type(config).__name__}")
+    layers = list(config.configs)
+    if len(layers) != _ffi.AGORAISH_STREAM_LAYER_COUNT_MAX:
+        raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT,
+                            f"{len(layers)} layer configs (not {_ffi.AGORAISH_STREAM_LAYER_COUNT_MAX})")
+    raw = _ffi.SimulcastConfig()
+    raw.struct_size = ctypes.sizeof(_ffi.SimulcastConfig)
+    for index, layer in enumerate(layers):
+        if not isinstance(layer, StreamLayerConfig):
+            raise TypeError(f"configs[{index}] must be a StreamLayerConfig, not {type(layer).__name__}")
+        if not layer.enable:
+            continue
+        entry = raw.configs[index]
+        entry.width = _c_int(layer.width, f"configs[{index}].width")
+        entry.height = _c_int(layer.height, f"configs[{index}].height")
+        entry.framerate = _c_int(layer.framerate, f"configs[{index}].framerate")
+        entry.enable = 1
+    raw.publish_fallback_enable = 1 if config.publish_fallback_enable else 0
     return raw
 
 
@@ -5688,14 +5769,18 @@ class RtcEngine:
         _check(rc, "enable_dual_stream_mode")
 
     def set_remote_video_stream_type(self, uid: int, stream_type: int) -> None:
-        """Receives the high or low stream of `uid` (Agora's setRemoteVideoStreamType).
+        """Receives the high or low stream of `uid`, or one of its simulcast
+        layers (Agora's setRemoteVideoStreamType).
 
         The server switches at the next keyframe of the chosen stream (it asks
-        the publisher for one). A publisher without dual stream sends its one
-        stream to everyone.
+        the publisher for one). A publisher without dual stream or simulcast
+        sends its one stream to everyone; a layer the publisher does not send
+        gives the best stream below it that it sends (in the order HIGH,
+        LAYER_1 .. LAYER_6, LOW), else its lowest.
 
         Args:
-            stream_type: a ``VideoStreamType``.
+            stream_type: a ``VideoStreamType``: HIGH (0), LOW (1) or
+                LAYER_1 .. LAYER_6 (4..9, ABI 0.12).
 
         Raises:
             AgoraishError: -2 uid 0 or another type; -7 if released.
@@ -5709,7 +5794,8 @@ class RtcEngine:
 
     def set_remote_default_video_stream_type(self, stream_type: int) -> None:
         """The stream received of users not named by ``set_remote_video_stream_type``
-        (Agora's setRemoteDefaultVideoStreamType): a ``VideoStreamType``.
+        (Agora's setRemoteDefaultVideoStreamType): a ``VideoStreamType``, the
+        same types.
 
         Raises:
             AgoraishError: -2 another type; -7 if released.
@@ -5720,6 +5806,40 @@ class RtcEngine:
             self.handle, _c_int(stream_type, "stream_type")
         )
         _check(rc, "set_remote_default_video_stream_type")
+
+    def set_simulcast_config(self, config: SimulcastConfig) -> None:
+        """Sends simulcast layers besides the high stream (Agora's
+        setSimulcastConfig, ABI 0.12).
+
+        Each enabled entry of `config.configs` is the picture of the high
+        stream fitted into the entry's box (aspect ratio kept, never
+        enlarged) at the entry's frame rate and the base bitrate for its
+        size, on a stream of its own (own encoder and SSRC, keyframes every
+        3 s and on request). Subscribers pick one with
+        ``set_remote_video_stream_type`` (``VideoStreamType.LAYER_n`` for
+        ``StreamLayerIndex.LAYER_n``, ``VideoStreamType.LOW`` for
+        ``StreamLayerIndex.LOW``) and the server forwards each its stream,
+        switching at keyframes. A configuration with an entry enabled replaces
+        ``enable_dual_stream_mode`` while it is set (LOW is then the low
+        stream, at the size given here); one with none enabled goes back to
+        what ``enable_dual_stream_mode`` chose. Each change starts every
+        stream again at a keyframe.
+
+        Args:
+            config: a ``SimulcastConfig``.
+
+        Raises:
+            AgoraishError: -2 more than three entries enabled, an enabled
+                entry's size outside 16..3840 x 16..2160 or frame rate outside
+                1..60, `configs` not seven entries (or a value no C int
+                holds); -7 if released.
+            TypeError: `config` is not a ``SimulcastConfig`` or an entry not a
+                ``StreamLayerConfig``.
+
+        Thread: any.
+        """
+        raw = _c_simulcast_config(config)
+        _check(_ffi.agoraish_engine_set_simulcast_config(self.handle, ctypes.byref(raw)), "set_simulcast_config")
 
     def set_local_publish_fallback_option(self, option: int) -> None:
         """What the engine does when the uplink cannot carry video (Agora's
@@ -6327,6 +6447,22 @@ class Connection:
         rc = _ffi.agoraish_engine_enable_dual_stream_mode_ex(self._engine.handle, 1 if enabled else 0, self._ref())
         _check(rc, "enable_dual_stream_mode_ex")
 
+    def set_simulcast_config(self, config: SimulcastConfig) -> None:
+        """Sends simulcast layers besides the connection's high stream (Agora's
+        setSimulcastConfigEx, ABI 0.12), as ``enable_dual_stream_mode`` sets
+        its low stream; see ``RtcEngine.set_simulcast_config``.
+
+        Raises:
+            AgoraishError: as ``RtcEngine.set_simulcast_config``; -2 also for
+                no such connection; -7 if the engine is released.
+            TypeError: as ``RtcEngine.set_simulcast_config``.
+
+        Thread: any.
+        """
+        raw = _c_simulcast_config(config)
+        rc = _ffi.agoraish_engine_set_simulcast_config_ex(self._engine.handle, ctypes.byref(raw), self._ref())
+        _check(rc, "set_simulcast_config_ex")
+
     def mute_local_video_stream(self, mute: bool) -> None:
         """Stops or resumes sending the connection's video (Agora's muteLocalVideoStreamEx).
 
@@ -6341,7 +6477,7 @@ class Connection:
     def set_remote_default_video_stream_type(self, stream_type: int) -> None:
         """The stream received on this connection of users not named by
         ``set_remote_video_stream_type`` (Agora's setRemoteDefaultVideoStreamTypeEx):
-        a ``VideoStreamType``.
+        a ``VideoStreamType`` (HIGH, LOW or LAYER_1 .. LAYER_6).
 
         Raises:
             AgoraishError: -2 another type or no such connection; -7 if the engine is released.
@@ -6381,8 +6517,9 @@ class Connection:
         _check(rc, "mute_all_remote_video_streams_ex")
 
     def set_remote_video_stream_type(self, uid: int, stream_type: int) -> None:
-        """Receives the high or low stream of `uid` on this connection (Agora's
-        setRemoteVideoStreamTypeEx): a ``VideoStreamType``.
+        """Receives the high or low stream of `uid`, or one of its simulcast
+        layers, on this connection (Agora's setRemoteVideoStreamTypeEx): a
+        ``VideoStreamType``; see ``RtcEngine.set_remote_video_stream_type``.
 
         Raises:
             AgoraishError: -2 uid 0, another type or no such connection; -7
