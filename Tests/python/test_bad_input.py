@@ -3195,8 +3195,8 @@ def case_options_join_ex(ctx: Ctx) -> None:
         if join_rc == 0:
             assert _ffi.agoraish_engine_leave_channel_ex(ctx.engine, ref(c)) == 0, label
     assert join_ex(ctx.engine, connection(), None) == 0, "NULL: the defaults"
-    assert join_ex(ctx.engine, connection(b"camera"), options(publish_camera_track=1)) == EINVAL, \
-        "the camera belongs to the engine's own connection"
+    assert join_ex(ctx.engine, connection(b"camera"), options(publish_camera_track=1, publish_custom_video_track=1)) \
+        == EINVAL, "the camera and a custom video track: one video track per connection"
 
 
 def case_options_update(ctx: Ctx) -> None:
@@ -3582,7 +3582,8 @@ def case_update_options_ex(ctx: Ctx) -> None:
         if o is not None and o.token is not None and update_rc == ENOTIN:
             continue  # in a call a token renews the connection's token
         assert update(ctx.engine, ref(o), c) == update_rc, label
-    assert update(ctx.engine, ref(options(publish_camera_track=1)), c) == EINVAL, "the camera"
+    assert update(ctx.engine, ref(options(publish_camera_track=1, publish_encoded_video_track=1)), c) == EINVAL, \
+        "the camera and an encoded track"
     assert update(ctx.engine, ref(options(channel_profile=1)), c) == EREFUSED, "channel_profile in a call"
     assert update(ctx.engine, ref(options(token=b"renewed")), c) == 0
 
@@ -4597,7 +4598,7 @@ ROWS: Dict[str, Row] = {
             ("connection", "malformed: -2; bad names: -102; uids; twice or the engine's own: -17",
              case_join_ex_connections),
             ("connection", "AGORAISH_MAX_CONNECTIONS, then -5", case_join_ex_limit),
-            ("options", "the rows of join_channel_with_options; NULL the defaults; the camera: -2",
+            ("options", "the rows of join_channel_with_options; NULL the defaults; the camera with a custom track: -2",
              case_options_join_ex),
             ("token", "not UTF-8: -2; NULL, empty, a token", case_join_ex_tokens),
             ("handler", "struct_size 0, short or long: -2; each minor's; NULL", case_join_ex_handlers),
@@ -4609,7 +4610,7 @@ ROWS: Dict[str, Row] = {
     ),
     "agoraish_engine_update_channel_media_options_ex": _ex_rows(
         "agoraish_engine_update_channel_media_options_ex",
-        ("options", "the rows of update_channel_media_options; the camera: -2; in a call", case_update_options_ex),
+        ("options", "the rows of update_channel_media_options; the camera with an encoded track: -2; in a call", case_update_options_ex),
     ),
     "agoraish_engine_get_connection_state_ex": _ex_rows(
         "agoraish_engine_get_connection_state_ex",
