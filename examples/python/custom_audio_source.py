@@ -27,7 +27,6 @@ AGORAISH_LIBRARY says otherwise, uses the checkout's dist/lib (`make dist`):
 """
 import array
 import math
-import operator
 import sys
 import threading
 import time
@@ -35,7 +34,7 @@ from typing import List, NamedTuple, Sequence, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
-from example_support import ExampleUser, is_joined, part, run_call, say, sees_peer, sleep_until
+from example_support import ExampleUser, analyze, is_joined, part, run_call, say, sees_peer, sleep_until
 
 CHANNEL = "custom-audio-source"
 LOCAL_UID, REMOTE_UID = 1, 2
@@ -100,23 +99,6 @@ def push_tracks(engine: agoraish.RtcEngine, tracks: Sequence[Tuple[int, Track]],
 # ---- what remote heard ------------------------------------------------------------------
 
 
-def analyze(pcm: Sequence[int]) -> Tuple[float, float]:
-    """Frequency (upward crossings of a hysteresis band) and level (dBFS), 48 kHz mono."""
-    count = len(pcm)
-    energy = float(sum(map(operator.mul, pcm, pcm))) if count else 0.0
-    if energy <= 0:
-        return 0.0, -120.0
-    band = math.sqrt(energy / count) / 4
-    crossings, high = 0, False
-    for s in pcm:
-        if not high and s > band:
-            high = True
-            crossings += 1
-        elif high and s < -band:
-            high = False
-    return crossings / (count / SINK_RATE), 10 * math.log10(energy / count) - 20 * math.log10(32768.0)
-
-
 # ---- the call ---------------------------------------------------------------------------
 
 
@@ -178,7 +160,7 @@ def listen(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, 
     results: List[Tuple[float, float]] = []
     for phase in range(3):
         begin = (phase * PHASE_MS + LATENCY_MS) * SINK_RATE // 1000
-        results.append(analyze(heard[begin:(phase + 1) * PHASE_MS * SINK_RATE // 1000]))
+        results.append(analyze(heard[begin:(phase + 1) * PHASE_MS * SINK_RATE // 1000], SINK_RATE))
     expected = [(LOW, "low"), (HIGH, "high"), (HIGH, "high at half volume")]
     ok = True
     for (hz, dbfs), (track, label) in zip(results, expected):

@@ -23,17 +23,16 @@ otherwise, uses the checkout's dist/lib (`make dist`):
 """
 import array
 import math
-import operator
 import os
 import sys
 import threading
 import time
 import wave
-from typing import List, NamedTuple, Sequence, Tuple
+from typing import List, NamedTuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
-from example_support import ExampleUser, meet, name_of, part, run_call, say, sleep_until
+from example_support import ExampleUser, analyze, meet, name_of, part, run_call, say, sleep_until
 
 CHANNEL = "custom-pcm-audio-source"
 SINK_RATE = 48000
@@ -152,23 +151,6 @@ def push_file(engine: agoraish.RtcEngine, pcm: Pcm, returned: List[int], stop: t
 # ---- what remote heard -----------------------------------------------------------------
 
 
-def analyze(pcm: Sequence[int]) -> Tuple[float, float]:
-    """Frequency (upward crossings of a hysteresis band) and level, 48 kHz mono."""
-    count = len(pcm)
-    energy = float(sum(map(operator.mul, pcm, pcm))) if count else 0.0
-    if energy <= 0:
-        return 0.0, -120.0
-    band = math.sqrt(energy / count) / 4
-    crossings, high = 0, False
-    for s in pcm:
-        if not high and s > band:
-            high = True
-            crossings += 1
-        elif high and s < -band:
-            high = False
-    return crossings / (count / SINK_RATE), 10 * math.log10(energy / count) - 20 * math.log10(32768.0)
-
-
 # ---- the call ------------------------------------------------------------------------------
 
 
@@ -229,7 +211,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine, lo
     while onset + (s + 1) * SINK_RATE <= len(heard):
         # Each second without its first and last 150 ms.
         begin = onset + s * SINK_RATE + SINK_RATE * 15 // 100
-        hz, dbfs = analyze(heard[begin:begin + SINK_RATE * 70 // 100])
+        hz, dbfs = analyze(heard[begin:begin + SINK_RATE * 70 // 100], SINK_RATE)
         if not check_notes:
             say("remote", f"second {s + 1}: {hz:.0f} Hz at {dbfs:.1f} dBFS")
         elif s < len(NOTES):

@@ -18,7 +18,7 @@ import math
 import sys
 import threading
 import time
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
@@ -43,13 +43,14 @@ def sleep_until(start: float, offset_ms: float) -> None:
         time.sleep(delay)
 
 
-def frequency(pcm: Sequence[int], rate: int = 48000) -> float:
-    """Frequency of mono audio at `rate`: upward crossings of a hysteresis band
-    (a quarter of the RMS), so noise near zero does not count."""
+def analyze(pcm: Sequence[int], rate: int = 48000) -> Tuple[float, float]:
+    """Frequency and level (dBFS) of mono audio at `rate`: upward crossings of
+    a hysteresis band (a quarter of the RMS, so noise near zero does not
+    count), and the RMS against full scale; (0, -120) for silence."""
     count = len(pcm)
     energy = float(sum(s * s for s in pcm)) if count else 0.0
     if energy <= 0:
-        return 0.0
+        return 0.0, -120.0
     band = math.sqrt(energy / count) / 4
     crossings, high = 0, False
     for s in pcm:
@@ -58,7 +59,45 @@ def frequency(pcm: Sequence[int], rate: int = 48000) -> float:
             crossings += 1
         elif high and s < -band:
             high = False
-    return crossings / (count / rate)
+    return crossings / (count / rate), 10 * math.log10(energy / count) - 20 * math.log10(32768.0)
+
+
+def frequency(pcm: Sequence[int], rate: int = 48000) -> float:
+    """Frequency of mono audio at `rate` (see `analyze`)."""
+    return analyze(pcm, rate)[0]
+
+
+class Camera:
+    """Pushes `pictures` (I420 planes of `width` x `height`, in turn) into an
+    engine's external video source at `fps` on its own thread until stopped,
+    as a camera would."""
+
+    def __init__(self, engine: agoraish.RtcEngine, width: int, height: int, fps: int,
+                 pictures: Sequence[Tuple[bytes, bytes, bytes]], who: str = "host") -> None:
+        self.engine = engine
+        self.width, self.height, self.fps = width, height, fps
+        self.pictures = list(pictures)
+        self.who = who
+        self.stopping = threading.Event()
+        self.pushed = 0
+        self.refused = 0
+        self.thread = threading.Thread(target=self.run, name=f"{who}-camera")
+
+    def run(self) -> None:
+        start = time.monotonic()
+        while not self.stopping.is_set():
+            n = self.pushed
+            try:
+                self.engine.push_external_video_frame(self.width, self.height, *self.pictures[n % len(self.pictures)],
+                                                      timestamp=n * 1000 // self.fps)
+            except agoraish.AgoraishError as error:
+                if self.refused == 0:
+                    say(self.who, f"push_external_video_frame({n}) = {error.code}")
+                self.refused += 1
+            self.pushed += 1
+            delay = start + self.pushed / self.fps - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
 
 
 def name_of(value: object) -> str:

@@ -31,18 +31,17 @@ the checkout's dist/lib (`make dist`):
 """
 import array
 import math
-import operator
 import os
 import shutil
 import sys
 import tempfile
 import threading
 import time
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
-from example_support import ExampleUser, meet, name_of, part, run_call, say, sleep_until
+from example_support import ExampleUser, analyze, meet, name_of, part, run_call, say, sleep_until
 
 CHANNEL = "join-channel-audio"
 LOCAL_UID = 1001
@@ -138,23 +137,6 @@ def tone(hz: float, amplitude: float, count: int) -> array.array:
     return array.array("h", (int(amplitude * math.sin(step * i)) for i in range(count)))
 
 
-def analyze(pcm: Sequence[int]) -> Tuple[float, float]:
-    """Frequency (upward crossings of a hysteresis band) and level (dBFS) of a tone at 48 kHz."""
-    count = len(pcm)
-    energy = float(sum(map(operator.mul, pcm, pcm))) if count else 0.0
-    if energy <= 0:
-        return 0.0, -120.0
-    band = math.sqrt(energy / count) / 4
-    crossings, high = 0, False
-    for s in pcm:
-        if not high and s > band:
-            high = True
-            crossings += 1
-        elif high and s < -band:
-            high = False
-    return crossings / (count / RATE), 10 * math.log10(energy / count) - 20 * math.log10(32768.0)
-
-
 # ---- the remote user: talks through an external source ---------------------------------
 
 
@@ -211,7 +193,7 @@ def analyze_speaker(directory: str) -> Tuple[float, float]:
     first = next((i for i, s in enumerate(played) if abs(s) >= 1000), len(played)) + RATE * 3 // 10
     if first >= len(played):
         return 0.0, -120.0
-    return analyze(played[first:first + 2 * RATE])
+    return analyze(played[first:first + 2 * RATE], RATE)
 
 
 def list_devices(engine: agoraish.RtcEngine) -> None:
@@ -275,7 +257,7 @@ def call(local_engine: agoraish.RtcEngine, remote_engine: agoraish.RtcEngine,
     for p, volume in enumerate(PHASE_VOLUMES):
         begin = (p * PHASE_MS + 600) // 10 * FRAME
         end = (p + 1) * PHASE_MS // 10 * FRAME
-        hz, dbfs = analyze(heard[begin:end])
+        hz, dbfs = analyze(heard[begin:end], RATE)
         if first_dbfs is None:
             first_dbfs = dbfs
         say("remote", f"heard {hz:.0f} Hz at {dbfs:.1f} dBFS ({dbfs - first_dbfs:+.1f} dB) "

@@ -30,13 +30,12 @@ the checkout's dist/lib (`make dist`):
     python3 examples/python/simulcast.py
 """
 import sys
-import threading
 import time
 from typing import List, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
-from example_support import ExampleUser, has_left, is_joined, run_call, say, sees_peer
+from example_support import Camera, ExampleUser, has_left, is_joined, run_call, say, sees_peer
 
 CHANNEL = "simulcast"
 HOST_UID = 100
@@ -107,34 +106,6 @@ def draw_picture(n: int) -> Tuple[bytes, bytes, bytes]:
     return luma, grey, grey
 
 
-class Camera:
-    """Pushes pictures at FPS on its own thread until stopped."""
-
-    def __init__(self, engine: agoraish.RtcEngine) -> None:
-        self.engine = engine
-        self.stopping = threading.Event()
-        self.pushed = 0
-        self.refused = 0
-        self.pictures = [draw_picture(n) for n in range(FPS)]
-        self.thread = threading.Thread(target=self.run, name="host-camera")
-
-    def run(self) -> None:
-        start = time.monotonic()
-        while not self.stopping.is_set():
-            n = self.pushed
-            try:
-                self.engine.push_external_video_frame(WIDTH, HEIGHT, *self.pictures[n % FPS],
-                                                      timestamp=n * 1000 // FPS)
-            except agoraish.AgoraishError as error:
-                if self.refused == 0:
-                    say("host", f"push_external_video_frame({n}) = {error.code}")
-                self.refused += 1
-            self.pushed += 1
-            delay = start + self.pushed / FPS - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-
-
 # ---- the show ---------------------------------------------------------------------------------
 
 
@@ -158,7 +129,7 @@ def call(engines: List[agoraish.RtcEngine], host: ExampleUser, viewers: List[Vie
     host_engine.join_channel(None, CHANNEL, uid=HOST_UID)
     if not host.wait_until(is_joined, "join"):
         return False
-    camera = Camera(host_engine)
+    camera = Camera(host_engine, WIDTH, HEIGHT, FPS, [draw_picture(n) for n in range(FPS)])
     camera.thread.start()
     try:
         # The viewers: join, watch the host, and ask each for its stream.
