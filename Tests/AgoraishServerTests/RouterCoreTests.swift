@@ -133,4 +133,41 @@ import Testing
         #expect(sub.route(.video, layer: 0, from: single) { Issue.record("no keyframe test"); return false } == .forward)
         #expect(sub.forwardedLayer.isEmpty)
     }
+
+    @Test func theRtcpPolicyRoutesEachPacketByWhatItIs() {
+        #expect(RtcpRoute(.pictureLossIndication(PictureLossIndication(sender: .none, media: Ssrc(77)))) == .toPublisher(server: 77))
+        #expect(RtcpRoute(.fullIntraRequest(FullIntraRequest(sender: .none, entries: [.init(ssrc: Ssrc(78), sequence: 1)])))
+                == .toPublisher(server: 78))
+        #expect(RtcpRoute(.genericNack(GenericNack(sender: .none, media: Ssrc(77), sequences: [5, 6]))) == .answerNack)
+        #expect(RtcpRoute(.genericNack(GenericNack(sender: .none, media: Ssrc(77), pairs: []))) == .end, "nothing asked")
+        #expect(RtcpRoute(.receiverReport(ReceiverReport(ssrc: Ssrc(1), reports: [ReportBlock(ssrc: Ssrc(77))])))
+                == .receiverReport)
+        #expect(RtcpRoute(.goodbye(Goodbye(sources: [Ssrc(1)]))) == .end)
+        #expect(RtcpRoute(.remb(Remb(sender: .none, bitrate: 500_000, ssrcs: [Ssrc(77)]))) == .end, "the server makes its own")
+        // A subscriber's sender report is not a publisher's compound: it ends here too.
+        let sr = SenderReport(ssrc: Ssrc(10), ntpTime: 1, rtpTimestamp: 2, packetCount: 3, octetCount: 4)
+        #expect(RtcpRoute(.senderReport(sr)) == .end)
+        // An unknown feedback type naming a stream goes to its publisher.
+        var app = [UInt8](repeating: 0, count: 12)
+        app[0] = 0x8F; app[1] = 206; app[3] = 2; app[11] = 99
+        #expect(RtcpRoute(.unknown(type: .payloadSpecificFeedback, format: 15, bytes: app)) == .toPublisher(server: 99))
+    }
+
+    @Test func aPublishersReportsAreRenamedToTheServersSsrcs() {
+        let sr = SenderReport(ssrc: Ssrc(10), ntpTime: 1, rtpTimestamp: 2, packetCount: 3, octetCount: 4)
+        let unknown = SenderReport(ssrc: Ssrc(11), ntpTime: 1, rtpTimestamp: 2, packetCount: 3, octetCount: 4)
+        let sdes = SourceDescription(chunks: [.init(source: Ssrc(10), items: [.init(type: 1, value: Array("cname".utf8))])])
+        let bye = Goodbye(sources: [Ssrc(10)])
+        let out = RtcpRoute.publisherReports([.senderReport(sr), .sourceDescription(sdes), .senderReport(unknown), .goodbye(bye)],
+                                             ssrcMap: [10: 5000])
+        guard case .senderReport(let a) = out[0], case .sourceDescription(let b) = out[1],
+              case .senderReport(let c) = out[2], case .goodbye = out[3] else {
+            Issue.record("the packets keep their kinds and order: \(out)")
+            return
+        }
+        #expect(a.ssrc == Ssrc(5000) && a.ntpTime == 1 && a.packetCount == 3)
+        #expect(b.chunks[0].source == Ssrc(5000) && b.chunks[0].items == sdes.chunks[0].items)
+        #expect(c.ssrc == Ssrc(11), "an SSRC the server does not know travels unchanged")
+        #expect(out[3] == .goodbye(bye))
+    }
 }

@@ -485,20 +485,7 @@ final class MediaWorker: @unchecked Sendable {
                 (try? m.parse()) ?? .unknown(type: m.type, format: m.format, bytes: Array(m.bytes))
             }
             answerSenderReports(packets, from: p)
-            for i in packets.indices {
-                switch packets[i] {
-                case .senderReport(var sr):
-                    guard let mapped = p.ssrcMap[sr.ssrc.rawValue] else { continue }
-                    sr.ssrc = Ssrc(mapped)
-                    packets[i] = .senderReport(sr)
-                case .sourceDescription(var sdes) where !sdes.chunks.isEmpty:
-                    guard let mapped = p.ssrcMap[sdes.chunks[0].source.rawValue] else { continue }
-                    sdes.chunks[0].source = Ssrc(mapped)
-                    packets[i] = .sourceDescription(sdes)
-                default:
-                    continue
-                }
-            }
+            packets = RtcpRoute.publisherReports(packets, ssrcMap: p.ssrcMap)
             var out = RtcpCompound.serialized(packets)
             out.withUnsafeMutableBytes { raw in
                 for member in p.channel.members where member !== p {
@@ -514,8 +501,9 @@ final class MediaWorker: @unchecked Sendable {
         for member in compound {
             // Packets that do not read as their type are left out.
             guard let packet = try? member.parse() else { continue }
-            switch packet {
-            case .transportFeedback(let f):
+            switch RtcpRoute(packet) {
+            case .downlinkFeedback:
+                guard case .transportFeedback(let f) = packet else { continue }
                 // Feedback on what the server sent this participant: its downlink estimate, and what it receives.
                 // A downlink is congested when it loses, or already when a queue stands: a publisher
                 // sending more than it carries fills the queue first, so the bound comes before the loss.
@@ -527,22 +515,19 @@ final class MediaWorker: @unchecked Sendable {
                 }
                 allocate(p, now: now)
                 forwarded = true
-            case .receiverReport(let rr):
+            case .receiverReport:
+                guard case .receiverReport(let rr) = packet else { continue }
                 // A subscriber's receiver report: what it loses of each stream, remembered per stream.
                 for b in rr.reports where p.channel.streams[b.ssrc.rawValue] != nil {
                     p.channel.downlinkLoss[b.ssrc.rawValue, default: [:]][p.session] = b.fractionLost
                 }
-            case .genericNack(let nack):
-                // Generic NACK: answered from the cache on this hop, as RTX; ends here.
-                if !nack.pairs.isEmpty {
-                    answerNack(nack, to: p)
-                    forwarded = true
-                }
-            case .pictureLossIndication, .fullIntraRequest, .unknown:
-                // Other feedback (PLI, FIR, ...) goes to the publisher of the stream it names,
-                // named by the publisher's own SSRC.
-                guard let target = packet.feedbackTarget, let (publisher, original) = p.channel.streams[target.rawValue],
-                      let to = publisher.address else { continue }
+            case .answerNack:
+                guard case .genericNack(let nack) = packet else { continue }
+                answerNack(nack, to: p)
+                forwarded = true
+            case .toPublisher(let target):
+                // Named by the server's SSRC; the publisher knows its own.
+                guard let (publisher, original) = p.channel.streams[target], let to = publisher.address else { continue }
                 var out = packet.retargeted(to: Ssrc(original)).serialized()
                 out.withUnsafeMutableBytes { raw in
                     send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in
@@ -550,7 +535,7 @@ final class MediaWorker: @unchecked Sendable {
                     }
                 }
                 forwarded = true
-            default:
+            case .end:
                 continue
             }
         }

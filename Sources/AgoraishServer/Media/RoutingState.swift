@@ -169,3 +169,52 @@ struct SubscriberState {
         }
     }
 }
+
+/// The RTCP policy (docs/media-plane.md, RTCP): what becomes of each packet a
+/// participant sends, decided from the packet alone.
+enum RtcpRoute: Equatable {
+    /// Transport-wide feedback on what the server sends the participant: its downlink estimate.
+    case downlinkFeedback
+    /// A receiver report: the loss it reports of each stream is remembered.
+    case receiverReport
+    /// A generic NACK: answered from the cache on this hop, as RTX.
+    case answerNack
+    /// Other feedback (PLI, FIR, ...) naming a stream: to that stream's
+    /// publisher, retargeted to its own SSRC (`server` is the SSRC named).
+    case toPublisher(server: UInt32)
+    /// Everything else ends here (goodbyes, REMB, a subscriber's sender reports).
+    case end
+
+    /// The route of one packet of a compound that does not lead with a sender report.
+    init(_ packet: RtcpPacket) {
+        switch packet {
+        case .transportFeedback: self = .downlinkFeedback
+        case .receiverReport: self = .receiverReport
+        case .genericNack(let n): self = n.pairs.isEmpty ? .end : .answerNack
+        case .pictureLossIndication, .fullIntraRequest, .unknown:
+            self = packet.feedbackTarget.map { .toPublisher(server: $0.rawValue) } ?? .end
+        default: self = .end
+        }
+    }
+
+    /// A publisher's compound (it leads with a sender report) goes to the
+    /// channel with its sender reports and first SDES chunks renamed to the
+    /// server's SSRCs (`ssrcMap`: the publisher's own -> the server's); a
+    /// packet naming an SSRC the server does not know travels unchanged.
+    static func publisherReports(_ packets: [RtcpPacket], ssrcMap: [UInt32: UInt32]) -> [RtcpPacket] {
+        packets.map { packet in
+            switch packet {
+            case .senderReport(var sr):
+                guard let mapped = ssrcMap[sr.ssrc.rawValue] else { return packet }
+                sr.ssrc = Ssrc(mapped)
+                return .senderReport(sr)
+            case .sourceDescription(var sdes) where !sdes.chunks.isEmpty:
+                guard let mapped = ssrcMap[sdes.chunks[0].source.rawValue] else { return packet }
+                sdes.chunks[0].source = Ssrc(mapped)
+                return .sourceDescription(sdes)
+            default:
+                return packet
+            }
+        }
+    }
+}
