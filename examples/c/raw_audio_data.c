@@ -242,25 +242,6 @@ static void *talk(void *arg) {
     return NULL;
 }
 
-/* Frequency of 48 kHz mono audio: upward crossings of a hysteresis band. */
-static double frequency(const int16_t *pcm, long count) {
-    double energy = 0, band;
-    long crossings = 0;
-    int high = 0;
-    for (long i = 0; i < count; i++) energy += (double)pcm[i] * pcm[i];
-    if (count <= 0 || energy <= 0) return 0;
-    band = sqrt(energy / (double)count) / 4;
-    for (long i = 0; i < count; i++) {
-        if (!high && pcm[i] > band) {
-            high = 1;
-            crossings++;
-        } else if (high && pcm[i] < -band) {
-            high = 0;
-        }
-    }
-    return (double)crossings / ((double)count / 48000);
-}
-
 int main(void) {
     static int16_t heard[CALL_MS / 10 * 480];
     static observed_t observed;
@@ -369,7 +350,7 @@ int main(void) {
                       + observed.before_mixing.calls - calls_after;
         say("local", "callbacks after unregistering: %d", calls_after);
     }
-    remote_heard = frequency(heard + 100 * 480, (CALL_MS / 10 - 100) * 480);
+    remote_heard = example_analyze_tone(heard + 100 * 480, (size_t)((CALL_MS / 10 - 100) * 480), 48000).hz;
     say("remote", "heard %.0f Hz from local (local's microphone: %.0f Hz)", remote_heard, LOCAL_HZ);
 
     ok = only_tone(&observed.record.heard, LOCAL_HZ) && only_tone(&observed.record.written, 2 * LOCAL_HZ)

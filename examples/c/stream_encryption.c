@@ -165,25 +165,6 @@ static int protect(agoraish_engine_t *engine, user_t *u) {
 
 /* ---- the tone and what remote heard ------------------------------------------------- */
 
-/* Frequency (upward crossings of a hysteresis band) of `count` samples at RATE. */
-static double frequency(const int16_t *pcm, size_t count) {
-    double energy = 0, band;
-    size_t crossings = 0;
-    int high = 0;
-    for (size_t i = 0; i < count; i++) energy += (double)pcm[i] * pcm[i];
-    if (count == 0 || energy <= 0) return 0;
-    band = sqrt(energy / (double)count) / 4;
-    for (size_t i = 0; i < count; i++) {
-        if (!high && pcm[i] > band) {
-            high = 1;
-            crossings++;
-        } else if (high && pcm[i] < -band) {
-            high = 0;
-        }
-    }
-    return (double)crossings / ((double)count / RATE);
-}
-
 static int send_message(agoraish_engine_t *engine, user_t *u, const char *text) {
     int stream = 0, rc = agoraish_engine_create_data_stream(engine, &stream, 1, 1);
     if (rc == 0) rc = agoraish_engine_send_stream_message(engine, stream, text, strlen(text));
@@ -246,7 +227,9 @@ int main(void) {
 
     /* What remote heard: one second from 150 ms after the sound began. */
     while (onset < total && abs(heard[onset]) < 500) onset++;
-    if (onset + RATE * 115 / 100 <= total) hz = frequency(heard + onset + RATE * 15 / 100, RATE);
+    if (onset + RATE * 115 / 100 <= total) {
+        hz = example_analyze_tone(heard + onset + RATE * 15 / 100, RATE, RATE).hz;
+    }
     say("remote", "heard %.0f Hz (local pushed %.0f Hz)", hz, TONE_HZ);
 
     example_lock(&local->base);

@@ -22,6 +22,7 @@
 //
 //   make hosts && build/examples/join_channel_audio_cpp
 #include "agoraish.hpp"
+#include "example_support.hpp"
 
 #include <algorithm>
 #include <array>
@@ -247,33 +248,6 @@ public:
 
 // ---- audio helpers ----------------------------------------------------------------------
 
-struct Tone {
-    double hz = 0;
-    double dbfs = -120;
-};
-
-// Frequency (upward crossings of a hysteresis band) and level of 48 kHz mono audio.
-Tone analyze(const int16_t* pcm, std::size_t count) {
-    Tone tone;
-    double energy = 0;
-    for (std::size_t i = 0; i < count; ++i) energy += double(pcm[i]) * pcm[i];
-    if (count == 0 || energy <= 0) return tone;
-    const double band = std::sqrt(energy / double(count)) / 4;
-    std::size_t crossings = 0;
-    bool high = false;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (!high && pcm[i] > band) {
-            high = true;
-            ++crossings;
-        } else if (high && pcm[i] < -band) {
-            high = false;
-        }
-    }
-    tone.hz = double(crossings) / (double(count) / kRate);
-    tone.dbfs = 10 * std::log10(energy / double(count)) - 20 * std::log10(32768.0);
-    return tone;
-}
-
 int16_t sample(double amplitude, double hz, long index) {
     return int16_t(amplitude * std::sin(2 * kPi * hz * double(index) / kRate));
 }
@@ -300,7 +274,7 @@ bool makeDevices(const fs::path& dir) {
 
 // What the speaker played (raw 16-bit mono, 48 kHz): remote's tone, from 300 ms
 // after it starts, for up to 2 s.
-Tone analyzeSpeaker(const fs::path& dir) {
+example::Tone analyzeSpeaker(const fs::path& dir) {
     std::ifstream in(dir / "speaker.raw", std::ios::binary);
     std::vector<int16_t> played;
     char bytes[2];
@@ -308,8 +282,8 @@ Tone analyzeSpeaker(const fs::path& dir) {
     std::size_t first = 0;
     while (first < played.size() && std::abs(played[first]) < 1000) ++first;
     first += kRate * 3 / 10;
-    if (first >= played.size()) return Tone();
-    return analyze(played.data() + first, std::min<std::size_t>(played.size() - first, 2 * kRate));
+    if (first >= played.size()) return example::Tone();
+    return example::analyzeTone(played.data() + first, std::min<std::size_t>(played.size() - first, 2 * kRate), kRate);
 }
 
 int fail(const char* what, int rc) {
@@ -416,10 +390,10 @@ int run(const fs::path& dir) {
     // What remote heard of local in each phase (from 600 ms into it, past the
     // path's delay), and what local's speaker played of remote.
     bool ok = true;
-    Tone first;
+    example::Tone first;
     for (std::size_t p = 0; p < kPhaseVolumes.size(); ++p) {
         const std::size_t from = (p * kPhaseFrames + 60) * kFrame, to = (p + 1) * kPhaseFrames * kFrame;
-        const Tone tone = analyze(heard.data() + from, to - from);
+        const example::Tone tone = example::analyzeTone(heard.data() + from, to - from, kRate);
         if (p == 0) first = tone;
         const double change = tone.dbfs - first.dbfs;
         say("remote", "heard ", fixed(tone.hz, 0), " Hz at ", fixed(tone.dbfs, 1), " dBFS (",
@@ -427,7 +401,7 @@ int run(const fs::path& dir) {
         ok = ok && std::abs(tone.hz - kMicHz) < 10
              && std::abs(change - 20 * std::log10(kPhaseVolumes[p] / 100.0)) < 1.5;
     }
-    const Tone played = analyzeSpeaker(dir);
+    const example::Tone played = analyzeSpeaker(dir);
     say("local", "its speaker played ", fixed(played.hz, 0), " Hz at ", fixed(played.dbfs, 1), " dBFS (remote sent ",
         fixed(kRemoteHz, 0), " Hz)");
     ok = ok && std::abs(played.hz - kRemoteHz) < 10;

@@ -235,25 +235,6 @@ void talk(agoraish::RtcEngine& engine, const char* threadName, double hz) {
     }
 }
 
-// Frequency of 48 kHz mono audio: upward crossings of a hysteresis band.
-double frequency(const int16_t* pcm, std::size_t count) {
-    double energy = 0;
-    for (std::size_t i = 0; i < count; ++i) energy += double(pcm[i]) * pcm[i];
-    if (count == 0 || energy <= 0) return 0;
-    const double band = std::sqrt(energy / double(count)) / 4;
-    std::size_t crossings = 0;
-    bool high = false;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (!high && pcm[i] > band) {
-            high = true;
-            ++crossings;
-        } else if (high && pcm[i] < -band) {
-            high = false;
-        }
-    }
-    return double(crossings) / (double(count) / 48000);
-}
-
 }  // namespace
 
 int main() {
@@ -320,7 +301,7 @@ int main() {
         agoraish::RtcEngine::getErrorDescription(observer.record.nestedPush), ")");
     const int callsAfter = observer.totalCalls() - callsAtUnregister;
     say("local", "callbacks after unregistering: ", callsAfter);
-    const double remoteHeard = frequency(heard.data() + 100 * 480, heard.size() - 100 * 480);
+    const double remoteHeard = example::analyzeTone(heard.data() + 100 * 480, heard.size() - 100 * 480, 48000).hz;
     say("remote", "heard ", fixed(remoteHeard, 0), " Hz from local (local's microphone: ", fixed(kLocalHz, 0), " Hz)");
 
     const bool ok = observer.record.heard.onlyTone(kLocalHz) && observer.record.written.onlyTone(2 * kLocalHz)

@@ -152,25 +152,6 @@ int protect(const char* who, agoraish::RtcEngine& engine, XorObserver& observer)
     return rc;
 }
 
-// Frequency (upward crossings of a hysteresis band) of `count` samples at kRate.
-double frequency(const std::int16_t* pcm, std::size_t count) {
-    double energy = 0;
-    for (std::size_t i = 0; i < count; ++i) energy += double(pcm[i]) * pcm[i];
-    if (count == 0 || energy <= 0) return 0;
-    const double band = std::sqrt(energy / double(count)) / 4;
-    std::size_t crossings = 0;
-    bool high = false;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (!high && pcm[i] > band) {
-            high = true;
-            ++crossings;
-        } else if (high && pcm[i] < -band) {
-            high = false;
-        }
-    }
-    return double(crossings) / (double(count) / kRate);
-}
-
 int sendMessage(const char* who, agoraish::RtcEngine& engine, const std::string& text) {
     int stream = 0;
     int rc = engine.createDataStream(&stream, true, true);
@@ -230,7 +211,9 @@ int main() {
     std::size_t onset = 0;
     while (onset < heard.size() && std::abs(heard[onset]) < 500) ++onset;
     double hz = 0;
-    if (onset + kRate * 115 / 100 <= heard.size()) hz = frequency(heard.data() + onset + kRate * 15 / 100, kRate);
+    if (onset + kRate * 115 / 100 <= heard.size()) {
+        hz = example::analyzeTone(heard.data() + onset + kRate * 15 / 100, kRate, kRate).hz;
+    }
     say("remote", "heard ", int(std::lround(hz)), " Hz (local pushed ", kToneHz, " Hz)");
     say("local", "observer: ", localXor.sent(), " audio payloads XORed before encryption; message \"",
         local.message(), "\"; ", local.encryptionErrors(), " encryption errors");
