@@ -447,15 +447,15 @@ final class ChannelLink: Sendable {
         }
         guard let channel, plain else { return nil }
         let key = PreloadKey(channel: channel, uid: uid)
-        let taken = shell.withLock { sh -> (WebSocketClient, Int)? in
+        let taken = shell.withLock { sh -> WebSocketClient? in
             guard var p = sh.preloads[key], p.ready, let c = p.client else { return nil }
             p.client = nil
             p.ready = false
             p.generation += 1
             sh.preloads[key] = p
-            return (c, p.generation)
+            return c
         }
-        guard let (client, _) = taken else { return nil }
+        guard let client = taken else { return nil }
         // A new one at once: the audience may hop back as soon as it leaves.
         loop.post { [self] in openPreload(key) }
         return client

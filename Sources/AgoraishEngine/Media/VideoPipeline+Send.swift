@@ -184,11 +184,7 @@ extension VideoPipeline {
             : VideoEncoderConfiguration.baseBitrate(width: c.width, height: c.height, frameRate: c.frameRate)
                 * (c.bitrate == 0 && s.liveBroadcasting ? 2 : 1)
         // What the other streams (the low one, simulcast layers) take of the uplink.
-        let lowKbps = s.extraLayers.reduce(0) { sum, l in
-            sum + (l.width == 0
-                ? VideoEncoderConfiguration.lowStream(width: c.width, height: c.height, frameRate: c.frameRate).kbps
-                : VideoEncoderConfiguration.layer(l, width: c.width, height: c.height, frameRate: c.frameRate).kbps)
-        }
+        let lowKbps = s.extraLayers.reduce(0) { $0 + $1.shape(width: c.width, height: c.height, frameRate: c.frameRate).kbps }
         // The uplink's estimate, and what the subscribers' downlinks can take (REMB from the server).
         var target = link.targetBitrate
         if let cap = link.videoCap { target = min(target, cap + (lowKbps + Self.audioReserveKbps) * 1000) }
@@ -283,9 +279,7 @@ extension VideoPipeline {
             // The other streams: dual stream's low one, or the simulcast layers,
             // each scaled from the picture sent and kept to its own frame rate.
             for extra in s.extraLayers {
-                let shape = extra.width == 0
-                    ? VideoEncoderConfiguration.lowStream(width: frame.width, height: frame.height, frameRate: c.frameRate)
-                    : VideoEncoderConfiguration.layer(extra, width: frame.width, height: frame.height, frameRate: c.frameRate)
+                let shape = extra.shape(width: frame.width, height: frame.height, frameRate: c.frameRate)
                 let isLow = extra.type == VideoStreamLayer.low
                 guard var layer = isLow ? Optional(st.low) : st.layers[extra.type] else { continue }
                 let admitted = layer.gate.admits(timestampMs: timestampMs, frameRate: shape.frameRate)

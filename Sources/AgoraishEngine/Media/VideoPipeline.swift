@@ -71,7 +71,7 @@ final class VideoPipeline: @unchecked Sendable {
         /// configuration's, or the low stream of dual-stream mode.
         var extraLayers: [SimulcastLayer] {
             if !simulcast.isEmpty { return simulcast }
-            return dualStream ? [SimulcastLayer(type: VideoStreamLayer.low, width: 0, height: 0, frameRate: 0)] : []
+            return dualStream ? [.dualStreamLow] : []
         }
         /// Whether the low stream is sent.
         var sendsLow: Bool { extraLayers.contains { $0.type == VideoStreamLayer.low } }

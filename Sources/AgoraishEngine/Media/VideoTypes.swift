@@ -1,4 +1,5 @@
 import AgoraishMedia
+import AgoraishWire
 
 /// One picture handed to a render sink (setupLocalVideo / setupRemoteVideo): I420 planes.
 public struct VideoFrameView {
@@ -240,6 +241,17 @@ struct SimulcastLayer: Sendable, Equatable {
     var width: Int
     var height: Int
     var frameRate: Int
+
+    /// Dual stream's low stream (enableDualStreamMode): no box of its own, its shape follows the picture.
+    static let dualStreamLow = SimulcastLayer(type: VideoStreamLayer.low, width: 0, height: 0, frameRate: 0)
+
+    /// What this stream is for a picture of `width` x `height` at `frameRate`:
+    /// dual stream's low stream, or the layer's box and frame rate.
+    func shape(width: Int, height: Int, frameRate: Int) -> (width: Int, height: Int, frameRate: Int, kbps: Int) {
+        self == Self.dualStreamLow
+            ? VideoEncoderConfiguration.lowStream(width: width, height: height, frameRate: frameRate)
+            : VideoEncoderConfiguration.layer(self, width: width, height: height, frameRate: frameRate)
+    }
 }
 
 /// Agora's LocalVideoStats (onLocalVideoStats, every 2 s in a call).

@@ -68,7 +68,7 @@ extension Signaling {
             for item in items {
                 guard case .object(let o) = item else { throw .badField(key) }
                 let g = MessageFields(o)
-                guard let t = g.lenientInteger("type"), VideoStreamLayer.layers.contains(UInt8(clamping: t)), t <= 9,
+                guard let t = g.lenientInteger("type"), (4...9).contains(t),
                       let ssrc = g.lenientUInt32("ssrc"), ssrc != 0,
                       !out.contains(where: { $0.type == UInt8(t) || $0.ssrc == ssrc }) else { throw .badField(key) }
                 out.append(LayerStream(type: UInt8(t), ssrc: ssrc, rtxSsrc: g.lenientUInt32("rtx_ssrc") ?? 0))
