@@ -86,15 +86,17 @@ let package = Package(
         .target(name: "AgoraishTesting"),
         // The channel server: signaling, membership, tokens, the SFU media plane
         // (the shim for *mmsg batches). Never imports the engine.
-        .target(name: "AgoraishServer", dependencies: ["AgoraishWire", "AgoraishIO", "CAgoraishShim"]),
+        .target(name: "AgoraishServer", dependencies: ["AgoraishWire", "AgoraishIO", "CAgoraishShim"],
+                // The web client and pages the server serves (docs/web.md), compiled in as bytes.
+                resources: [.embedInCode("Web/agoraish.js"), .embedInCode("Web/call.html"), .embedInCode("Web/status.html")]),
         .executableTarget(name: "agoraish-server", dependencies: ["AgoraishServer", "AgoraishWire"]),
         .executableTarget(name: "agoraish-token", dependencies: ["AgoraishWire"]),
         // Fuzz entries for every parser of untrusted input (docs/fuzzing.md).
-        .executableTarget(name: "agoraish-fuzz", dependencies: ["AgoraishWire", "AgoraishServer", "AgoraishSession"]),
+        .executableTarget(name: "agoraish-fuzz", dependencies: ["AgoraishWire", "AgoraishServer", "AgoraishSession", "AgoraishIO"]),
         // Measurements of internal code the C ABI does not reach, for bench/ (bench/benchmarks/encryption.py).
         .executableTarget(name: "agoraish-bench", dependencies: ["AgoraishWire"]),
 
-        .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "CAgoraishShim", "AgoraishTesting"]),
+        .testTarget(name: "AgoraishIOTests", dependencies: ["AgoraishIO", "AgoraishWire", "CAgoraishShim", "AgoraishTesting"]),
         .testTarget(name: "AgoraishEngineTests",
                     dependencies: ["AgoraishEngine", "AgoraishIO", "AgoraishMedia", "AgoraishWire", "AgoraishTesting", "CAgoraishShim"]),
         .testTarget(name: "AgoraishMediaTests", dependencies: ["AgoraishMedia", "AgoraishWire", "CJpeg"]),

@@ -8,7 +8,7 @@ DEBS=(
   pkg-config gcc g++ make valgrind openssl
   libopus-dev libvpx-dev libsrtp2-dev libasound2-dev libv4l-dev libssl-dev zlib1g-dev libspeexdsp-dev libopusenc-dev libyuv-dev ffmpeg
   libturbojpeg0-dev libpng-dev
-  iproute2 util-linux
+  iproute2 util-linux chromium
 )
 PY_MODULES=(pytest websockets pylibsrtp clang numpy)    # import names
 PY_PACKAGES=(pytest websockets pylibsrtp clang==21.1.7 numpy)  # the matching PyPI names (clang: the bindings of the toolchain's libclang 21)

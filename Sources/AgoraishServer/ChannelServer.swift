@@ -23,6 +23,8 @@ public final class ChannelServer: @unchecked Sendable {
     private var boundMediaPort: UInt16 = 0
     private var router: MediaRouter?
     private var tls: TLSContext?
+    /// The media plane's DTLS certificate for browsers, made at the first start.
+    private var certificate: DtlsCertificate?
 
     // Loop-thread state.
     private var core: SignalingCore
@@ -164,12 +166,14 @@ public final class ChannelServer: @unchecked Sendable {
                 if httpFd >= 0 { close(httpFd) }
                 throw .bind("event loop: \(error)")
             }
+            if certificate == nil { certificate = try? DtlsCertificate.generate() }
             let newRouter: MediaRouter
             do {
                 newRouter = try MediaRouter(fd: udpFd, workerCount: config.mediaWorkers,
                                             consentInterval: config.consentInterval, consentTimeout: config.consentTimeout,
                                             probeLimits: ProbeLimits(amplification: config.probeAmplification,
                                                                      maxBitratePerAddress: config.maxProbeBitratePerAddress),
+                                            certificate: certificate,
                                             onStreamPublished: { [self] session, ssrc, payloadType, layer, rtx in
                     newLoop.post { [self] in
                         core.streamPublished(session: session, ssrc: ssrc, payloadType: payloadType, layer: layer, rtx: rtx)
@@ -193,8 +197,10 @@ public final class ChannelServer: @unchecked Sendable {
             let advertised = config.mediaAdvertisedHost
                 ?? (["0.0.0.0", "::", ""].contains(config.signalingHost) ? "127.0.0.1" : config.signalingHost)
             let mediaPort = boundMediaPort
+            let fingerprint = certificate?.fingerprint
             newLoop.post { [self] in
                 core.mediaEndpoint = (advertised, mediaPort)
+                core.dtlsFingerprint = fingerprint
                 // Sessions kept from a previous start (within the drop timeout) need the new media plane.
                 core.readmitMedia()
                 drainCore(.now())
@@ -376,6 +382,8 @@ public final class ChannelServer: @unchecked Sendable {
         do {
             (path, response) = try WebSocketHandshake.accept(head)
         } catch {
+            // Not an upgrade: the web client and the call page are served here (docs/web.md).
+            if serveWebAsset(peer, head, from: WebAsset.signalingPort) { return }
             respond(peer, status: "400 Bad Request", body: "expected a WebSocket upgrade on /v1/signal\n")
             return
         }
@@ -611,7 +619,10 @@ public final class ChannelServer: @unchecked Sendable {
     }
 
     private func respond(_ peer: Peer, status: String, body: String, contentType: String = "text/plain; charset=utf-8") {
-        let bytes = Array(body.utf8)
+        respond(peer, status: status, bytes: Array(body.utf8), contentType: contentType)
+    }
+
+    private func respond(_ peer: Peer, status: String, bytes: [UInt8], contentType: String) {
         let head = HTTPHead(startLine: "HTTP/1.1 \(status)", fields: [
             ("Content-Type", contentType), ("Content-Length", String(bytes.count)), ("Connection", "close"),
         ])
@@ -640,18 +651,35 @@ public final class ChannelServer: @unchecked Sendable {
         case "/status":
             respond(peer, status: "200 OK", body: statusJSON(), contentType: "application/json")
         default:
-            respond(peer, status: "404 Not Found", body: "try /metrics or /status\n")
+            if serveWebAsset(peer, head, from: WebAsset.httpPort) { return }
+            respond(peer, status: "404 Not Found", body: "try /metrics, /status or /status.html\n")
         }
     }
 
+    /// Serves a GET for one of `assets`' paths (the query string aside);
+    /// false when the request is for none of them.
+    private func serveWebAsset(_ peer: Peer, _ head: HTTPHead, from assets: [String: WebAsset]) -> Bool {
+        let parts = head.startLine.split(separator: " ")
+        guard parts.count == 3, parts[0] == "GET",
+              let asset = assets[String(parts[1].prefix { $0 != "?" })] else { return false }
+        respond(peer, status: "200 OK", bytes: asset.bytes, contentType: asset.contentType)
+        return true
+    }
+
     private func statusJSON() -> String {
+        let rates = currentRouter()?.participantRates() ?? [:]
         let channels: [JSONValue] = core.channelSummaries().map { ch in
             .object([
                 "app_id": .string(ch.app), "channel": .string(ch.channel), "profile": .integer(ch.profile.rawValue),
                 "users": .array(ch.users.map { u in
                     var o: [String: JSONValue] = ["uid": .integer(Int64(u.uid)), "role": .integer(u.role.rawValue),
-                                                  "connected": .bool(u.connected)]
+                                                  "connected": .bool(u.connected), "client": .string(u.webrtc ? "web" : "native")]
                     if let a = u.account { o["account"] = .string(a) }
+                    if let r = rates[u.session] {
+                        o["bitrate_in_kbps"] = .integer(Int64(r.bitsIn / 1000))
+                        o["bitrate_out_kbps"] = .integer(Int64(r.bitsOut / 1000))
+                        o["loss_percent"] = .integer(Int64(r.lossPercent))
+                    }
                     return .object(o)
                 }),
             ])
@@ -751,4 +779,24 @@ public enum ServerError: Error, Equatable, CustomStringConvertible {
         case .config(let why): "bad configuration: \(why)"
         }
     }
+}
+
+/// A file of the web client compiled into the server (Sources/AgoraishServer/Web, docs/web.md).
+struct WebAsset {
+    let bytes: [UInt8]
+    let contentType: String
+
+    static let script = "text/javascript; charset=utf-8"
+    static let html = "text/html; charset=utf-8"
+
+    /// Public, beside the WebSocket: the web client and the call page.
+    static let signalingPort: [String: WebAsset] = [
+        "/sdk/agoraish.js": WebAsset(bytes: PackageResources.agoraish_js, contentType: script),
+        "/call": WebAsset(bytes: PackageResources.call_html, contentType: html),
+    ]
+    /// Beside /status (behind the admin token when there is one): the status page, and the client it may use.
+    static let httpPort: [String: WebAsset] = [
+        "/status.html": WebAsset(bytes: PackageResources.status_html, contentType: html),
+        "/sdk/agoraish.js": WebAsset(bytes: PackageResources.agoraish_js, contentType: script),
+    ]
 }

@@ -50,7 +50,7 @@ public struct ServerConfig: Sendable, Equatable {
     /// Most users in one channel.
     public var maxUsersPerChannel = 1_000
     /// Largest signaling message, in bytes.
-    public var maxMessageBytes = 16 * 1024
+    public var maxMessageBytes = 64 * 1024
     /// Most user accounts registered per app (register_account and account joins).
     public var maxAccountsPerApp = 100_000
     /// Most open TCP connections (signaling and HTTP) at once. What

@@ -90,6 +90,7 @@ extension SignalingCore {
                               connection: conn, lastSeen: now)
         session.mayPublish = mayPublish
         session.fastStart = request.fastStart && !privateTest
+        session.webrtc = request.webrtc && !privateTest
         session.echoMs = echoMs ?? 0
         session.probe = probe
         session.address = address
@@ -322,6 +323,7 @@ extension SignalingCore {
             canPublish: isVisible(s) && s.mayPublish)
         grant.echoDelayMs = s.echoMs
         grant.fastStart = s.fastStart
+        grant.webrtc = s.webrtc
         sessions[s.id]?.media = grant
         mediaCommands.append(.admit(grant))
         _ = endpoint

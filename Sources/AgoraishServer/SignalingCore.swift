@@ -64,6 +64,8 @@ public struct SignalingCore {
         case setVideoRetransmission(session: UInt64, rtxToMedia: [UInt32: UInt32])
         /// A last-mile probe asked for probe packets: `bitrate` bps for `durationMs`.
         case probeDownlink(session: UInt64, bitrate: Int, durationMs: Int)
+        /// A browser's offer was answered: its DTLS peer and how its RTP differs from the engine's.
+        case webrtcNegotiated(session: UInt64, WebRtcPeer)
     }
 
     /// The configuration in force.
@@ -103,6 +105,8 @@ public struct SignalingCore {
     public var mediaEndpoint: (host: String, port: UInt16)? = nil
     /// The SRTP profile offered to clients.
     public var srtpProfile: SrtpProfile = .aeadAes128Gcm
+    /// The SHA-256 fingerprint of the media plane's DTLS certificate (nil: no WebRTC).
+    public var dtlsFingerprint: String? = nil
     /// Secret random bytes (SRTP keys, ICE passwords, resume tokens).
     let random: @Sendable (Int) -> [UInt8]
 
@@ -206,6 +210,7 @@ public struct SignalingCore {
             case .setVideoSubscription: try setVideoSubscription(fields, conn, now)
             case .probeDownlink: try probeDownlink(fields, conn, now)
             case .preload: try preload(fields, conn, now)
+            case .webrtcOffer: try webrtcOffer(fields, conn, now)
             case .ping: send(conn, Signaling.Pong(serverTimeMs: unixMillis(now)), id: requestId)
             }
         } catch let failure as SignalingFailure {
@@ -315,14 +320,16 @@ public struct SignalingCore {
     /// The role is what the user may do: in a communication channel everyone
     /// may publish, so everyone is a broadcaster whatever role the client sent.
     public func channelSummaries() -> [(app: String, channel: String, profile: ChannelProfile,
-                                        users: [(uid: UInt32, role: ClientRole, account: String?, connected: Bool)])] {
+                                        users: [(uid: UInt32, role: ClientRole, account: String?, connected: Bool,
+                                                 session: UInt64, webrtc: Bool)])] {
         channels.values.sorted { ($0.key.app, $0.key.name) < ($1.key.app, $1.key.name) }.map { ch in
-            let users = ch.members.keys.sorted().compactMap { uid -> (UInt32, ClientRole, String?, Bool)? in
+            let users = ch.members.keys.sorted().compactMap {
+                uid -> (uid: UInt32, role: ClientRole, account: String?, connected: Bool, session: UInt64, webrtc: Bool)? in
                 guard let s = sessions[ch.members[uid]!] else { return nil }
                 let role: ClientRole = ch.profile == .communication ? .broadcaster : s.role
-                return (uid, role, s.account, s.connection != nil)
+                return (uid, role, s.account, s.connection != nil, s.id, s.webrtc)
             }
-            return (ch.key.app, ch.key.name, ch.profile, users.map { (uid: $0.0, role: $0.1, account: $0.2, connected: $0.3) })
+            return (ch.key.app, ch.key.name, ch.profile, users)
         }
     }
 
@@ -408,6 +415,10 @@ struct Session {
     var mayPublish = true
     /// Fast start asked at join (join field `fast_start`).
     var fastStart = false
+    /// A browser: media negotiated with `webrtc_offer`, keyed by DTLS-SRTP (join field `webrtc`).
+    var webrtc = false
+    /// The version of the session's last SDP answer (o= line).
+    var answerVersion: UInt64 = 0
 }
 
 /// A stream a participant publishes, as subscribers know it (the server's SSRC).
@@ -460,6 +471,9 @@ public struct MediaGrant: Equatable, Sendable {
     /// Fast start: when its address is first bound, the participant gets the
     /// newest packet of each audio stream it receives (docs/protocol.md, Quick switch).
     public var fastStart = false
+    /// A browser: its SRTP keys come from DTLS on the media port once its
+    /// offer is answered (`webrtcNegotiated`), not from the keys above.
+    public var webrtc = false
 }
 
 /// The users of one channel.

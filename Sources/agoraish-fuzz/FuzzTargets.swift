@@ -1,3 +1,4 @@
+import AgoraishIO
 import AgoraishServer
 import AgoraishSession
 import AgoraishWire
@@ -6,7 +7,7 @@ import AgoraishWire
 /// behind one fuzz entry. Every entry must return normally for every input:
 /// a trap or a sanitizer report is a bug.
 enum FuzzTarget: String, CaseIterable {
-    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006, video, data, json
+    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006, video, data, json, sdp, dtls
 
     func run(_ data: [UInt8]) {
         switch self {
@@ -122,6 +123,8 @@ enum FuzzTarget: String, CaseIterable {
             var client = WebSocketConnection(role: .client, maxMessage: 4096)
             client.receive(data)
             while client.pollMessage() != nil {}
+        case .dtls:
+            Self.dtls(data)
         case .http:
             if let (head, _) = try? HTTPHead.parse(data[...]) {
                 _ = try? WebSocketHandshake.accept(head)
@@ -131,6 +134,8 @@ enum FuzzTarget: String, CaseIterable {
             Self.signaling(String(decoding: data, as: UTF8.self))
         case .json:
             Self.json(String(decoding: data, as: UTF8.self))
+        case .sdp:
+            Self.sdp(String(decoding: data, as: UTF8.self))
         case .client:
             Self.client(String(decoding: data, as: UTF8.self))
         case .token007, .token006:
@@ -157,6 +162,27 @@ enum FuzzTarget: String, CaseIterable {
         precondition((try? JSONValue.parse(again.serialized)) == again, "serialized JSON parses to the same value")
     }
 
+    /// `SessionDescription.parse` and `WebRtcNegotiation.negotiate`
+    /// (Sdp/): what parses serializes to text that parses back to an equal
+    /// value, and an offer is answered (or refused) without a trap, with an
+    /// answer that parses back to itself.
+    static func sdp(_ text: String) {
+        guard let offer = try? SessionDescription.parse(text) else { return }
+        precondition((try? SessionDescription.parse(offer.serialized)) == offer, "parsed SDP reads back from its serialization")
+        let stream = { (ssrc: UInt32, kind: String) in
+            ReceiveStream(ssrc: ssrc, rtxSsrc: ssrc + 1, kind: kind, streamId: "agoraish-7", trackId: "\(kind)-7")
+        }
+        let parameters = WebRtcAnswerParameters(
+            iceUfrag: "Srv1", icePassword: "serverpasswordserverpw1",
+            fingerprint: (0..<32).map { _ in "AB" }.joined(separator: ":"), host: "2001:db8::7", port: 40000,
+            receive: ["0": stream(10, "audio"), "1": stream(20, "video"), "2": stream(30, "video")],
+            sessionId: 1, sessionVersion: 1)
+        guard let n = try? WebRtcNegotiation.negotiate(offer: offer, parameters: parameters) else { return }
+        precondition((try? SessionDescription.parse(n.answer.serialized)) == n.answer, "an answer reads back")
+        precondition(n.answer.media.count == offer.media.count, "an answer has the offer's m-sections")
+        precondition(n.receiving.isSubset(of: [10, 11, 20, 21, 30, 31]), "the answer announces only the server's streams")
+    }
+
     /// Feeds server messages (one per line) to a client session that is joining,
     /// then lets a long time pass: nothing a server says may trap the client.
     static func client(_ text: String) {
@@ -174,6 +200,43 @@ enum FuzzTarget: String, CaseIterable {
         while s.pollTransmit() != nil {}
         while s.pollEvent() != nil {}
         _ = s.pollTimeout()
+    }
+
+    /// The certificate of every `dtls` run (a key per input would only be slower).
+    static let dtlsCertificate = try? DtlsCertificate.generate(commonName: "fuzz")
+
+    /// `DtlsEndpoint` as a server meeting a stranger: one fresh endpoint is fed
+    /// the input as one datagram, another the input cut into datagrams (each a
+    /// 2-byte big-endian length, then up to that many bytes); then both get
+    /// their timer, a send, a close and a record after it. What they answer
+    /// fits the MTU, `received` keeps its cap, and no keys come out (the input
+    /// cannot finish a handshake against the server's fresh random).
+    static func dtls(_ data: [UInt8]) {
+        guard let certificate = dtlsCertificate else { return }
+        func server() -> DtlsEndpoint? {
+            try? DtlsEndpoint(role: .server, certificate: certificate, remoteFingerprint: ("sha-256", certificate.fingerprint),
+                              profiles: [.aeadAes128Gcm, .aes128CmHmacSha1_80])
+        }
+        func check(_ out: [[UInt8]]) { precondition(out.allSatisfy { $0.count <= DtlsEndpoint.mtu }, "datagrams fit the MTU") }
+        guard let whole = server(), let cut = server() else { return }
+        check(data.withUnsafeBytes { whole.receive($0) })
+        var i = 0, count = 0
+        while i + 2 <= data.count && count < 64 {
+            let n = Int(data[i]) << 8 | Int(data[i + 1])
+            let datagram = Array(data[(i + 2)..<min(data.count, i + 2 + n)])
+            check(datagram.withUnsafeBytes { cut.receive($0) })
+            i += 2 + n
+            count += 1
+        }
+        for endpoint in [whole, cut] {
+            check(endpoint.handleTimeout())
+            _ = endpoint.nextTimeout
+            check(endpoint.send([1, 2, 3]))
+            precondition(endpoint.received.count <= DtlsEndpoint.maxReceived, "received keeps its cap")
+            precondition(endpoint.srtp == nil, "no keys from a stranger")
+            check(endpoint.close())
+            precondition(data.withUnsafeBytes { endpoint.receive($0) }.isEmpty, "nothing after close")
+        }
     }
 
     /// Feeds one message, then each line of it, to a core with users in a channel.

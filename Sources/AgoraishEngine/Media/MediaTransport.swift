@@ -611,7 +611,7 @@ final class MediaTransport: @unchecked Sendable {
                     if let plain = try? inbound.unprotectRtcp(raw.baseAddress!, length: n) {
                         handleRtcp(UnsafeRawBufferPointer(start: raw.baseAddress!, count: plain))
                     }
-                case .unknown:
+                case .dtls, .unknown:
                     break
                 }
             }

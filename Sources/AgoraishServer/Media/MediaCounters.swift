@@ -51,6 +51,10 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     /// Last-mile probe packets not sent: the client sent too little for them
     /// (amplification bound) or its address reached its probe rate.
     case probeBudget
+    /// A browser's packet with a payload type its answer did not take, or one
+    /// subscriber's copy not sent because the browser's answer did not name
+    /// the stream (docs/web.md).
+    case notNegotiated
 
     /// The Prometheus label value.
     public var label: String {
@@ -75,6 +79,7 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .rtxBudget: "rtx_budget"
         case .stunReplay: "stun_replay"
         case .probeBudget: "probe_budget"
+        case .notNegotiated: "not_negotiated"
         }
     }
 }

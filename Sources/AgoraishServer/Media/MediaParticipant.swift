@@ -5,9 +5,15 @@ import AgoraishWire
 final class MediaParticipant {
     let session: UInt64
     let uid: UInt32
-    let uplink: SrtpSession
-    let downlink: SrtpSession
+    /// Its SRTP contexts: from signaling, or for a browser from DTLS once
+    /// that completes (`MediaWorker.rekey`).
+    private(set) var uplink: SrtpSession
+    private(set) var downlink: SrtpSession
+    /// Contexts replaced by a rekey, freed with the participant (off the forwarding threads).
+    private var retired: [MediaKeys] = []
     let channel: MediaChannel
+    /// A browser's payload types, extension ids and what it may be sent (nil: an engine).
+    var webrtc: WebRtcRewrite?
     /// The participant as a publisher and as a subscriber (the router core's state).
     var publisher: PublisherState
     var subscriber: SubscriberState
@@ -18,6 +24,12 @@ final class MediaParticipant {
     /// it: probes stay within `ProbeLimits.amplification` times what it sent.
     var bytesIn = 0
     var probeBytesOut = 0
+    /// RTP bytes protected for it (after its rewrites), for /status.
+    var bytesOut = 0
+    /// `bytesIn` and `bytesOut` at the last rates published.
+    var lastCounted = (bytesIn: 0, bytesOut: 0)
+    /// Its streams' (server SSRC) packets expected and received at the last rates published.
+    var lastCountedStreams: [UInt32: (expected: Int, received: Int)] = [:]
     /// Publisher SSRC -> server SSRC (remapped at ingress).
     var ssrcMap: [UInt32: UInt32] = [:]
     /// The publisher's RTX SSRCs -> the video SSRCs they retransmit (its own numbers).
@@ -82,10 +94,48 @@ final class MediaParticipant {
     }
 }
 
+extension MediaParticipant {
+    /// New SRTP contexts (a browser's, from DTLS); the old ones are kept until the participant goes.
+    func rekey(_ keys: MediaKeys) {
+        retired.append(MediaKeys(uplink: uplink, downlink: downlink))
+        uplink = keys.uplink
+        downlink = keys.downlink
+    }
+
+    /// Protects a plain RTP packet for this participant in place, after
+    /// putting a browser's numbers in it; 0 when a browser is not to get it.
+    @inline(__always)
+    func protectRtp(_ packet: UnsafeMutableRawPointer, length: Int) throws(SrtpError) -> Int {
+        if let webrtc, !webrtc.egress(packet, length) { return 0 }
+        bytesOut &+= length
+        return try downlink.protectRtp(packet, length: length)
+    }
+}
+
+/// A participant's traffic over the last second, as /status shows it.
+public struct ParticipantRates: Sendable, Equatable {
+    /// RTP and RTCP bits a second from it, and RTP bits a second to it.
+    public var bitsIn: Int
+    public var bitsOut: Int
+    /// The loss of its uplink streams at the server, in percent (the worst stream's).
+    public var lossPercent: Int
+}
+
 /// A participant's SRTP contexts: what it sends (inbound here) and what it is sent.
 struct MediaKeys: @unchecked Sendable {
     let uplink: SrtpSession
     let downlink: SrtpSession
+
+    init(uplink: SrtpSession, downlink: SrtpSession) {
+        self.uplink = uplink
+        self.downlink = downlink
+    }
+
+    /// A browser's contexts from its DTLS-SRTP keying (RFC 5764 §4.2).
+    init(profile: SrtpProfile, remote: [UInt8], local: [UInt8]) throws(SrtpError) {
+        uplink = try SrtpSession(profile: profile, keying: remote, inbound: true)
+        downlink = try SrtpSession(profile: profile, keying: local, inbound: false)
+    }
 
     init(_ grant: MediaGrant) throws(SrtpError) {
         uplink = try SrtpSession(profile: grant.srtpProfile, keying: grant.uplinkKeying, inbound: true)

@@ -57,6 +57,13 @@ public final class MediaRouter: @unchecked Sendable {
         var seen: [[UInt8]] = []
         /// Consent ran out once: from then on only an answered check binds an address.
         var expired = false
+        /// A browser (docs/web.md): keyed by DTLS on this port once its offer
+        /// is answered; it checks consent itself (its binding requests refresh it).
+        var webrtc = false
+        var dtls: DtlsEndpoint? = nil
+        /// The browser's certificate fingerprint the endpoint checks, and whether its keys reached the worker.
+        var dtlsFingerprint = ""
+        var dtlsKeyed = false
     }
 
     /// A datagram from a candidate address goes to its worker with this bit set in the session.
@@ -72,6 +79,8 @@ public final class MediaRouter: @unchecked Sendable {
     static let checksKept = 8
     private let consentInterval: Duration
     private let consentTimeout: Duration
+    /// The certificate browsers see in the answer's fingerprint (nil: no WebRTC).
+    private let certificate: DtlsCertificate?
     private var byCandidate: [SocketAddress: (session: UInt64, worker: Int)] = [:]
     private var random = SplitMix64(seed: 0)
 
@@ -92,12 +101,13 @@ public final class MediaRouter: @unchecked Sendable {
     /// a subscriber (session) gets only the audio of a publisher (uid), or
     /// its video again, because of the subscriber's downlink.
     public init(fd: Int32, workerCount: Int, consentInterval: Duration = .seconds(5), consentTimeout: Duration = .seconds(30),
-                probeLimits: ProbeLimits = ProbeLimits(),
+                probeLimits: ProbeLimits = ProbeLimits(), certificate: DtlsCertificate? = nil,
                 onStreamPublished: @escaping @Sendable (UInt64, UInt32, UInt8, UInt8, UInt32) -> Void,
                 onSubscribeFallback: @escaping @Sendable (UInt64, UInt32, Bool) -> Void = { _, _, _ in }) throws(EventThreadError) {
         self.fd = fd
         self.consentInterval = consentInterval
         self.consentTimeout = consentTimeout
+        self.certificate = certificate
         var seed: UInt32 = 0
         _ = agsh_random_bytes(&seed, 4)
         random = SplitMix64(seed: UInt64(seed) << 32 | UInt64(seed))
@@ -159,8 +169,10 @@ public final class MediaRouter: @unchecked Sendable {
         if case .admit(let grant) = command, let keys {
             removeEntry(grant.session)
             let w = worker(for: grant.app + "\u{0}" + grant.channel)
-            bySession[grant.session] = Entry(session: grant.session, ufrag: grant.iceUfrag,
-                                             password: Array(grant.icePassword.utf8), worker: w, address: nil)
+            var entry = Entry(session: grant.session, ufrag: grant.iceUfrag, password: Array(grant.icePassword.utf8),
+                              worker: w, address: nil)
+            entry.webrtc = grant.webrtc
+            bySession[grant.session] = entry
             byUfrag[grant.iceUfrag] = grant.session
             workers[w].loop.post { [worker = workers[w]] in worker.admit(grant, keys: keys) }
             return
@@ -171,15 +183,19 @@ public final class MediaRouter: @unchecked Sendable {
         case .remove(let s):
             removeEntry(s)
             return
+        case .webrtcNegotiated(let s, let peer):
+            negotiated(s, peer)
+            return
         case .setPublisher(let s, _), .setAudioMuted(let s, _), .setAudioSubscription(let s, _),
              .setVideoMuted(let s, _), .setVideoSubscription(let s, _), .setVideoRetransmission(let s, _),
              .setVideoLowStream(let s, _), .setVideoLayers(let s, _), .probeDownlink(let s, _, _):
             session = s
+        case .webrtcNegotiated: return
         }
         guard let e = bySession[session] else { return }
         let worker = workers[e.worker]
         switch command {
-        case .admit, .remove: break
+        case .admit, .remove, .webrtcNegotiated: break
         case .setPublisher(_, let canPublish): worker.loop.post { worker.setPublisher(session, canPublish) }
         case .setAudioMuted(_, let muted): worker.loop.post { worker.setAudioMuted(session, muted) }
         case .setAudioSubscription(_, let sub): worker.loop.post { worker.setAudioSubscription(session, sub) }
@@ -191,6 +207,13 @@ public final class MediaRouter: @unchecked Sendable {
         case .probeDownlink(_, let bitrate, let durationMs):
             worker.loop.post { worker.probe(session, bitrate: bitrate, duration: .milliseconds(Int64(durationMs))) }
         }
+    }
+
+    /// Each participant's (session's) rates over the last second; any thread.
+    public func participantRates() -> [UInt64: ParticipantRates] {
+        var all: [UInt64: ParticipantRates] = [:]
+        for w in workers { w.rates.withLock { all.merge($0) { a, _ in a } } }
+        return all
     }
 
     /// Stops the threads and closes the socket.
@@ -259,6 +282,8 @@ public final class MediaRouter: @unchecked Sendable {
             }
         case .stun:
             answerStun(buffer, length, from: address)
+        case .dtls:
+            handleDtls(buffer, length, from: address)
         case .unknown:
             counts.drops[MediaDropReason.malformed.rawValue] += 1
         }
@@ -348,7 +373,7 @@ public final class MediaRouter: @unchecked Sendable {
             for (session, e) in bySession {
                 guard e.address != nil else { continue }
                 if now >= (e.consentAt ?? e.boundAt) + consentTimeout { expired.append(session) }
-                else if now >= e.nextCheck { due.append(session) }
+                else if now >= e.nextCheck && !e.webrtc { due.append(session) }
             }
             for session in expired {
                 let e = bySession[session]!
@@ -390,6 +415,10 @@ public final class MediaRouter: @unchecked Sendable {
             return
         }
         var checkAfterAnswer = false
+        if entry.webrtc && address == entry.address && !entry.seen.contains(request.transactionId) {
+            // A browser's own consent check (RFC 7675) from its bound address refreshes its consent.
+            bySession[session]!.consentAt = .now()
+        }
         if entry.seen.contains(request.transactionId) {
             // A retransmission is answered where it came from; a replay from elsewhere moves nothing.
             guard address == entry.address || address == entry.candidate else {
@@ -425,6 +454,64 @@ public final class MediaRouter: @unchecked Sendable {
             counts.drops[MediaDropReason.sendFailed.rawValue] += 1
         }
         // The answer first, then the check: a client reads its answer before anything else.
-        if checkAfterAnswer { sendConsentCheck(session, to: address, now: .now()) }
+        // A browser's address proves itself with DTLS instead.
+        if checkAfterAnswer && !entry.webrtc { sendConsentCheck(session, to: address, now: .now()) }
+    }
+
+    // MARK: - WebRTC (receive thread)
+
+    /// A browser's offer was answered: its DTLS endpoint (a new one when its
+    /// certificate changed), and its numbers for the worker.
+    private func negotiated(_ session: UInt64, _ peer: WebRtcPeer) {
+        guard let entry = bySession[session], entry.webrtc, let certificate else { return }
+        if entry.dtls == nil || entry.dtlsFingerprint != peer.fingerprint {
+            bySession[session]!.dtls = try? DtlsEndpoint(
+                role: .server, certificate: certificate,
+                remoteFingerprint: (algorithm: peer.fingerprintAlgorithm, value: peer.fingerprint),
+                profiles: [.aeadAes128Gcm, .aes128CmHmacSha1_80])
+            bySession[session]!.dtlsFingerprint = peer.fingerprint
+            bySession[session]!.dtlsKeyed = false
+        }
+        let worker = workers[entry.worker]
+        worker.loop.post { worker.setWebRtc(session, peer) }
+    }
+
+    /// A DTLS datagram: to the endpoint of the browser whose address (bound,
+    /// or a candidate from its binding request) it came from. A completed
+    /// handshake (with the fingerprint of the browser's offer) keys its SRTP
+    /// and proves its address.
+    private func handleDtls(_ buffer: UnsafeMutableRawPointer, _ length: Int, from address: SocketAddress) {
+        guard let session = (byAddress[address] ?? byCandidate[address])?.session, let entry = bySession[session],
+              let dtls = entry.dtls else {
+            counts.drops[MediaDropReason.unknownSource.rawValue] += 1
+            return
+        }
+        for datagram in dtls.receive(UnsafeRawBufferPointer(start: buffer, count: length)) {
+            let sent = datagram.withUnsafeBytes { raw in
+                address.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }
+            }
+            if sent > 0 {
+                counts.packetsOut += 1
+                counts.bytesOut += sent
+            }
+        }
+        switch dtls.state {
+        case .connected:
+            guard !entry.dtlsKeyed, let srtp = dtls.srtp else { return }
+            bySession[session]!.dtlsKeyed = true
+            guard let keys = try? MediaKeys(profile: srtp.profile, remote: srtp.remote, local: srtp.local) else { return }
+            let worker = workers[entry.worker]
+            // The keys reach the worker before the binding below does.
+            if entry.worker == 0 { worker.rekey(session, keys) } else { worker.loop.post { worker.rekey(session, keys) } }
+            if address == entry.candidate {
+                promote(session, consent: true)
+            } else if address == entry.address {
+                bySession[session]!.consentAt = .now()
+            }
+        case .failed:
+            counts.drops[MediaDropReason.authentication.rawValue] += 1
+        default:
+            break
+        }
     }
 }

@@ -11,6 +11,8 @@ extension MediaWorker {
     /// back, so their estimate learns when the downlink recovers.
     func scheduleFeedback() {
         _ = loop.schedule(after: Self.feedbackInterval) { [self] in
+            feedbackTicks &+= 1
+            if feedbackTicks % 10 == 0 { publishRates() }
             for p in participants.values where p.downlinkEstimate.growthCeiling != nil && p.paddingRate > 0 {
                 // Up to the unused share of the estimate, this interval's worth.
                 var left = p.paddingRate / 8 / 10
@@ -108,7 +110,7 @@ extension MediaWorker {
         p.paddingSequence &+= 1
         packet.withUnsafeMutableBytes { raw in
             stamp(raw.baseAddress!, raw.count, for: p, now: now)
-            send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in try p.downlink.protectRtp(slot, length: len) }
+            send(raw.baseAddress!, raw.count, to: to) { slot, len throws(SrtpError) in try p.protectRtp(slot, length: len) }
         }
     }
 
@@ -281,5 +283,30 @@ public struct ProbeLimits: Sendable {
     public init(amplification: Int = 10, maxBitratePerAddress: Int = 5_000_000) {
         self.amplification = amplification
         self.maxBitratePerAddress = maxBitratePerAddress
+    }
+
+}
+
+extension MediaWorker {
+    /// Every second: each participant's rates for /status, into the worker's share of the router's table.
+    func publishRates() {
+        var table: [UInt64: ParticipantRates] = [:]
+        table.reserveCapacity(participants.count)
+        for p in participants.values {
+            var worst = 0
+            for mapped in p.ssrcMap.values {
+                // The loss over the last second of each audio and video stream.
+                guard let counter = p.channel.videoCaches[mapped]?.uplink ?? p.channel.audioUplinks[mapped] else { continue }
+                let last = p.lastCountedStreams[mapped] ?? (0, 0)
+                let expected = counter.expected - last.expected, received = counter.received - last.received
+                if expected > 0 { worst = max(worst, max(0, expected - received) * 100 / expected) }
+                p.lastCountedStreams[mapped] = (counter.expected, counter.received)
+            }
+            table[p.session] = ParticipantRates(bitsIn: (p.bytesIn - p.lastCounted.bytesIn) * 8,
+                                                bitsOut: (p.bytesOut - p.lastCounted.bytesOut) * 8,
+                                                lossPercent: worst)
+            p.lastCounted = (p.bytesIn, p.bytesOut)
+        }
+        rates.withLock { $0 = table }
     }
 }

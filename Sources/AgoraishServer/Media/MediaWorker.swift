@@ -44,6 +44,11 @@ final class MediaWorker: @unchecked Sendable {
     /// The first wait before a step up, doubled (to at most a minute) each time one is undone within 10 s.
     static let stepUpHold: Duration = .seconds(4)
 
+    /// Each participant's rates over the last second (written by the worker each second, read by /status).
+    let rates = Locked<[UInt64: ParticipantRates]>([:])
+    /// Feedback timer ticks (rates are published every tenth).
+    var feedbackTicks = 0
+
     // Worker-thread state.
     var participants: [UInt64: MediaParticipant] = [:]
     /// Echo tests: audio packets (plain, server SSRC) waiting to go back to their sender.
@@ -187,6 +192,12 @@ final class MediaWorker: @unchecked Sendable {
         counts.layerKeyframeRequests += 1
     }
 
+    /// A browser's offer was answered: its numbers and what it may be sent.
+    func setWebRtc(_ session: UInt64, _ peer: WebRtcPeer) { participants[session]?.webrtc = WebRtcRewrite(peer) }
+
+    /// A browser's DTLS handshake gave its SRTP keys.
+    func rekey(_ session: UInt64, _ keys: MediaKeys) { participants[session]?.rekey(keys) }
+
     /// Media for the participant goes to `address` now (nil: nowhere, its consent ran out).
     func bind(_ session: UInt64, _ address: SocketAddress?) {
         guard let p = participants[session] else { return }
@@ -219,7 +230,7 @@ final class MediaWorker: @unchecked Sendable {
                     copy.withUnsafeMutableBytes { raw in
                         stamp(raw.baseAddress!, n, for: p, now: now)
                         send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in
-                            try p.downlink.protectRtp(slot, length: len)
+                            try p.protectRtp(slot, length: len)
                         }
                     }
                     counts.fastStartPackets += 1
@@ -303,6 +314,7 @@ final class MediaWorker: @unchecked Sendable {
             return drop(error == .replay ? .replay : .authentication)
         }
         if fromCandidate { onCandidateProven?(p.session) }
+        if let webrtc = p.webrtc, !webrtc.ingress(buffer, plain) { return drop(.notNegotiated) }
         guard var header = try? RtpHeader.parse(UnsafeRawBufferPointer(start: buffer, count: plain)) else {
             return drop(.malformed)
         }
@@ -460,7 +472,7 @@ final class MediaWorker: @unchecked Sendable {
                 buffer.storeBytes(of: UInt8(value >> 8), toByteOffset: at, as: UInt8.self)
                 buffer.storeBytes(of: UInt8(value & 0xFF), toByteOffset: at + 1, as: UInt8.self)
             }
-            send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.downlink.protectRtp(slot, length: n) }
+            send(buffer, plain, to: to) { slot, n throws(SrtpError) in try member.protectRtp(slot, length: n) }
         }
     }
 
@@ -585,7 +597,7 @@ final class MediaWorker: @unchecked Sendable {
                 let n = e.packet.count
                 copy.withUnsafeMutableBytes { raw in
                     stamp(raw.baseAddress!, n, for: e.to, now: now)
-                    send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try e.to.downlink.protectRtp(slot, length: len) }
+                    send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try e.to.protectRtp(slot, length: len) }
                 }
             }
             finishBatch()
@@ -636,7 +648,7 @@ final class MediaWorker: @unchecked Sendable {
             rtx += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
             rtx.withUnsafeMutableBytes { raw in
                 stamp(raw.baseAddress!, n, for: member, now: now)
-                send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try member.downlink.protectRtp(slot, length: len) }
+                send(raw.baseAddress!, n, to: to) { slot, len throws(SrtpError) in try member.protectRtp(slot, length: len) }
             }
             counts.retransmitted += 1
         }
@@ -652,6 +664,8 @@ final class MediaWorker: @unchecked Sendable {
         slot.copyMemory(from: packet, byteCount: length)
         let n: Int
         do { n = try protect(slot, length) } catch { return drop(.sendFailed) }
+        // A browser's answer did not name this stream (or its payload type).
+        guard n > 0 else { return drop(.notNegotiated) }
         tx[txCount].buffer = slot
         tx[txCount].length = n
         tx[txCount].addr = to.storage

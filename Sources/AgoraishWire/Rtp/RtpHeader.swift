@@ -81,6 +81,8 @@ public enum MediaPacketKind: Sendable, Equatable {
     case stun
     case rtp
     case rtcp
+    /// A DTLS record (first byte 20...63, RFC 7983 §7): a browser's DTLS-SRTP handshake.
+    case dtls
     case unknown
 
     /// Classifies by the first two bytes.
@@ -88,6 +90,7 @@ public enum MediaPacketKind: Sendable, Equatable {
         guard p.count >= 2 else { return .unknown }
         let b0 = p[0]
         if b0 < 4 { return StunMessage.isStun(p) ? .stun : .unknown }
+        if b0 >= 20 && b0 <= 63 { return .dtls }
         guard b0 >= 128 && b0 <= 191 else { return .unknown }
         // RTCP packet types 192–223 occupy the whole second byte (no marker bit).
         let pt = p[1]

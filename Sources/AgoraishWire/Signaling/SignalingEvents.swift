@@ -292,6 +292,15 @@ extension Signaling {
         public func encode(into m: inout [String: JSONValue]) { m.put("server_time_ms", serverTimeMs) }
     }
 
+    /// `webrtc_answer`: the reply to `webrtc_offer`, the server's SDP answer.
+    public struct WebRtcAnswer: SignalingMessage {
+        public static let type = "webrtc_answer"
+        public var sdp: String
+        public init(sdp: String) { self.sdp = sdp }
+        public init(_ f: MessageFields) throws(SignalingFailure) { sdp = try f.string("sdp") }
+        public func encode(into m: inout [String: JSONValue]) { m["sdp"] = .string(sdp) }
+    }
+
     /// `error`: a request failed. Read as a client takes it: a code that is
     /// not a negative Agora error (-100000 ... -1) counts as -1, a missing reason as "".
     public struct ErrorReply: SignalingMessage {

@@ -27,10 +27,13 @@ extension Signaling {
         /// each audio stream it receives, so that playout starts without
         /// waiting for the publishers' next packets (docs/protocol.md, Quick switch).
         public var fastStart: Bool
+        /// A browser (written only when true): the session's media is negotiated
+        /// with `webrtc_offer` and keyed by DTLS-SRTP, not by the `media` keys.
+        public var webrtc: Bool
 
         public init(appId: String, channel: String, token: String = "", uid: UInt32 = 0, account: String? = nil,
                     profile: ChannelProfile = .communication, role: ClientRole = .broadcaster, areaCode: UInt32? = nil,
-                    echoMs: Int? = nil, probe: Bool = false, fastStart: Bool = false) {
+                    echoMs: Int? = nil, probe: Bool = false, fastStart: Bool = false, webrtc: Bool = false) {
             self.appId = appId
             self.channel = channel
             self.token = token
@@ -42,6 +45,7 @@ extension Signaling {
             self.echoMs = echoMs
             self.probe = probe
             self.fastStart = fastStart
+            self.webrtc = webrtc
         }
 
         public init(_ f: MessageFields) throws(SignalingFailure) {
@@ -56,6 +60,7 @@ extension Signaling {
             echoMs = try f.optionalInteger("echo_ms", in: 2000...10_000).map { Int($0) }
             probe = try f.optionalBool("probe") ?? false
             fastStart = try f.optionalBool("fast_start") ?? false
+            webrtc = try f.optionalBool("webrtc") ?? false
             // An echo test or a probe, not both.
             guard echoMs == nil || !probe else { throw .badField("probe") }
         }
@@ -71,6 +76,66 @@ extension Signaling {
             m.put("echo_ms", echoMs.map { Int64($0) })
             if probe { m["probe"] = .bool(true) }
             if fastStart { m["fast_start"] = .bool(true) }
+            if webrtc { m["webrtc"] = .bool(true) }
+        }
+    }
+
+    /// `webrtc_offer`: a browser's SDP offer (docs/protocol.md), and which
+    /// server stream each of its receiving m-sections is to carry.
+    public struct WebRtcOffer: SignalingMessage {
+        public static let type = "webrtc_offer"
+        /// One receiving m-section: its mid, the server's SSRC of the stream
+        /// it carries and that stream's RTX SSRC (0: none).
+        public struct Receive: Equatable, Sendable {
+            public var mid: String
+            public var ssrc: UInt32
+            public var rtxSsrc: UInt32
+            public init(mid: String, ssrc: UInt32, rtxSsrc: UInt32 = 0) {
+                self.mid = mid
+                self.ssrc = ssrc
+                self.rtxSsrc = rtxSsrc
+            }
+        }
+        /// At most this many receiving m-sections in one offer.
+        public static let maxReceive = 64
+        /// The offer's SDP text.
+        public var sdp: String
+        public var receive: [Receive]
+
+        public init(sdp: String, receive: [Receive] = []) {
+            self.sdp = sdp
+            self.receive = receive
+        }
+
+        /// `receive`: at most `maxReceive` objects, each with a `mid` of 1...32
+        /// bytes and a non-zero `ssrc`; no mid and no SSRC twice.
+        public init(_ f: MessageFields) throws(SignalingFailure) {
+            sdp = try f.string("sdp")
+            receive = []
+            guard let v = f.members["receive"], v != .null else { return }
+            guard case .array(let items) = v, items.count <= Self.maxReceive else { throw .badField("receive") }
+            for item in items {
+                guard case .object(let o) = item else { throw .badField("receive") }
+                let g = MessageFields(o)
+                guard let mid = g.lenientString("mid"), (1...32).contains(mid.utf8.count),
+                      let ssrc = g.lenientUInt32("ssrc"), ssrc != 0,
+                      !receive.contains(where: { $0.mid == mid || $0.ssrc == ssrc }) else { throw .badField("receive") }
+                let rtx: UInt32
+                if let r = g.members["rtx_ssrc"], r != .null {
+                    guard let n = g.lenientUInt32("rtx_ssrc") else { throw .badField("receive") }
+                    rtx = n
+                } else {
+                    rtx = 0
+                }
+                receive.append(Receive(mid: mid, ssrc: ssrc, rtxSsrc: rtx))
+            }
+        }
+
+        public func encode(into m: inout [String: JSONValue]) {
+            m["sdp"] = .string(sdp)
+            m["receive"] = .array(receive.map {
+                .object(["mid": .string($0.mid), "ssrc": .integer(Int64($0.ssrc)), "rtx_ssrc": .integer(Int64($0.rtxSsrc))])
+            })
         }
     }
 
@@ -363,6 +428,7 @@ public enum SignalingRequest: Equatable, Sendable {
     case setVideoSubscription(Signaling.SetVideoSubscription)
     case probeDownlink(Signaling.ProbeDownlink)
     case preload(Signaling.Preload)
+    case webrtcOffer(Signaling.WebRtcOffer)
 
     /// The request types. The server checks the envelope into one of these
     /// first and reads the fields only after its own checks (a session, the
@@ -378,6 +444,7 @@ public enum SignalingRequest: Equatable, Sendable {
         case setVideoSubscription = "set_video_subscription"
         case probeDownlink = "probe_downlink"
         case preload
+        case webrtcOffer = "webrtc_offer"
 
         /// Checks a request's envelope: `v` must be the protocol's
         /// (`unsupported_version`), `type` a string (`bad_field:type`) naming a request (`unknown_type`).
@@ -405,6 +472,7 @@ public enum SignalingRequest: Equatable, Sendable {
         case .setVideoSubscription: self = .setVideoSubscription(try .init(f))
         case .probeDownlink: self = .probeDownlink(try .init(f))
         case .preload: self = .preload(try .init(f))
+        case .webrtcOffer: self = .webrtcOffer(try .init(f))
         }
     }
 
@@ -424,6 +492,7 @@ public enum SignalingRequest: Equatable, Sendable {
         case .setVideoSubscription(let m): m
         case .probeDownlink(let m): m
         case .preload(let m): m
+        case .webrtcOffer(let m): m
         }
     }
 
