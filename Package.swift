@@ -35,6 +35,9 @@ let package = Package(
         systemLibrary("COpusEnc", "libopusenc", "libopusenc-dev"),
         systemLibrary("CJpeg", "libturbojpeg", "libturbojpeg0-dev"),
         systemLibrary("CPng", "libpng", "libpng-dev"),
+        // Debian's usrsctp.pc adds -DINET -DINET6, which SwiftPM refuses with a warning
+        // on every build; usrsctp.h needs neither, and the library is on the default path.
+        .systemLibrary(name: "CUsrsctp", providers: [.apt(["libusrsctp-dev"])]),
         // Debian's libyuv ships no pkg-config file.
         .systemLibrary(name: "CYuv", providers: [.apt(["libyuv-dev"])]),
         // What Swift cannot call directly: variadic *_ctl functions, function-like
@@ -64,7 +67,7 @@ let package = Package(
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
         // Threads, sockets, timers, the clock, files, TLS: the only home of the
         // outside world. Knows no RTC semantics and neither half of the stack.
-        .target(name: "AgoraishIO", dependencies: ["AgoraishWire", "CAgoraishShim", "COpenSSL"]),
+        .target(name: "AgoraishIO", dependencies: ["AgoraishWire", "CAgoraishShim", "COpenSSL", "CUsrsctp"]),
         // The engine: public Swift API named after the documented surface. Drives
         // Session and Media on IO's loops and threads; owns devices (ALSA, V4L2
         // through the shim) and media files. Never imports the server.

@@ -63,6 +63,7 @@ BENCHMARKS: List[str] = [
     "sfu_forward",
     "abuse",
     "sfu_video_dual",
+    "webrtc",
     "audio_delay",
     "audio_cpu",
     "multi_channel",

@@ -26,11 +26,12 @@ public enum DtlsError: Error, Equatable, CustomStringConvertible {
     /// The association is closed (close_notify sent or received).
     case closed
 
+    /// The error as one line, for logs and `DtlsEndpoint.State.failed`.
     public var description: String {
         switch self {
         case .setup(let s): "DTLS setup: \(s)"
         case .handshake(let s): "DTLS handshake: \(s)"
-        case .fingerprint: "DTLS: the peer's certificate does not match its fingerprint"
+        case .fingerprint: "DTLS: fingerprint refused (malformed, an unknown hash, or not the peer's certificate)"
         case .connection(let s): "DTLS: \(s)"
         case .closed: "DTLS: closed"
         }

@@ -15,15 +15,18 @@ public struct WebRtcPeer: Equatable, Sendable {
     /// The server SSRCs (media and RTX) the answer told the browser it
     /// receives: the only ones forwarded to it.
     public var receiving: Set<UInt32>
+    /// The answer accepted a data channel section: data streams reach the browser over SCTP.
+    public var dataChannel: Bool
 
     public init(fingerprintAlgorithm: String, fingerprint: String, payloadTypes: [UInt8: UInt8], audioLevelId: UInt8,
-                transportSequenceId: UInt8, receiving: Set<UInt32>) {
+                transportSequenceId: UInt8, receiving: Set<UInt32>, dataChannel: Bool = false) {
         self.fingerprintAlgorithm = fingerprintAlgorithm
         self.fingerprint = fingerprint
         self.payloadTypes = payloadTypes
         self.audioLevelId = audioLevelId
         self.transportSequenceId = transportSequenceId
         self.receiving = receiving
+        self.dataChannel = dataChannel
     }
 }
 
@@ -68,7 +71,7 @@ extension SignalingCore {
         let peer = WebRtcPeer(fingerprintAlgorithm: negotiation.remoteFingerprint.algorithm,
                               fingerprint: negotiation.remoteFingerprint.value, payloadTypes: types,
                               audioLevelId: negotiation.audioLevelId, transportSequenceId: negotiation.transportSequenceId,
-                              receiving: negotiation.receiving)
+                              receiving: negotiation.receiving, dataChannel: negotiation.sctpPort != nil)
         mediaCommands.append(.webrtcNegotiated(session: sid, peer))
         send(conn, Signaling.WebRtcAnswer(sdp: negotiation.answer.serialized), id: f.id)
     }

@@ -7,7 +7,7 @@ import AgoraishWire
 /// behind one fuzz entry. Every entry must return normally for every input:
 /// a trap or a sanitizer report is a bug.
 enum FuzzTarget: String, CaseIterable {
-    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006, video, data, json, sdp, dtls
+    case rtp, rtcp, stun, websocket, http, signaling, client, token007, token006, video, data, json, sdp, dtls, sctp
 
     func run(_ data: [UInt8]) {
         switch self {
@@ -125,6 +125,8 @@ enum FuzzTarget: String, CaseIterable {
             while client.pollMessage() != nil {}
         case .dtls:
             Self.dtls(data)
+        case .sctp:
+            Self.sctp(data)
         case .http:
             if let (head, _) = try? HTTPHead.parse(data[...]) {
                 _ = try? WebSocketHandshake.accept(head)
@@ -237,6 +239,60 @@ enum FuzzTarget: String, CaseIterable {
             check(endpoint.close())
             precondition(data.withUnsafeBytes { endpoint.receive($0) }.isEmpty, "nothing after close")
         }
+    }
+
+    /// `SctpAssociation` (usrsctp's packet parsing; the project's DCEP, channel
+    /// and notification handling): the input as one packet to a fresh server;
+    /// then, to the server of an established pair, cut into frames (a 2-byte
+    /// big-endian length, a kind byte, up to that many bytes). Kind bit 0
+    /// clear: the bytes are chunks. Set: they become one DATA chunk with the
+    /// next TSN (2-byte stream, PPID 50 + byte % 8, U/B/E flags from the low
+    /// bits of the next byte, then the payload), so DCEP and messages reach the
+    /// channels. Each packet gets the pair's ports, verification tag and a
+    /// valid CRC32c. Then timers, a send and a close on every channel, an abort.
+    static func sctp(_ data: [UInt8]) {
+        guard let fresh = try? SctpAssociation(role: .server) else { return }
+        _ = fresh.receive(data)
+        precondition(fresh.pollEvents().count <= SctpAssociation.maxEvents, "events keep their cap")
+        guard let client = try? SctpAssociation(role: .client), let server = try? SctpAssociation(role: .server) else { return }
+        let initPacket = client.start().first ?? []
+        var toServer = [initPacket], toClient = server.start(), header: [UInt8] = []
+        for _ in 0..<8 {
+            for p in toServer { toClient += server.receive(p) }
+            toServer = toClient.flatMap { client.receive($0) }
+            toClient = []
+            if let last = toServer.last { header = Array(last.prefix(8)) }  // ports, the server's verification tag
+        }
+        // The client's initial TSN (its INIT, RFC 9260 §3.3.2): the server expects it next.
+        guard server.state == .up, header.count == 8, initPacket.count >= 32, initPacket[12] == 1 else { return }
+        var tsn = initPacket[28..<32].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        var ssn: [UInt16: UInt16] = [:]
+        func be(_ v: UInt32, _ bytes: Int) -> [UInt8] { (0..<bytes).reversed().map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        var i = 0, count = 0
+        while i + 3 <= data.count && count < 64 {
+            let n = Int(data[i]) << 8 | Int(data[i + 1]), kind = data[i + 2]
+            var chunks = Array(data[(i + 3)..<min(data.count, i + 3 + n)])
+            i += 3 + n
+            count += 1
+            if kind & 1 == 1 && chunks.count >= 4 {
+                let stream = UInt16(chunks[0]) << 8 | UInt16(chunks[1]), flags = chunks[3] & 0x07
+                let sequence = ssn[stream, default: 0], payload = chunks[4...], length = 16 + payload.count
+                if flags & 0x05 == 0x01 { ssn[stream] = sequence &+ 1 }  // an ordered message ends (E without U)
+                chunks = [0x00, flags] + be(UInt32(length), 2) + be(tsn, 4) + be(UInt32(stream), 2) + be(UInt32(sequence), 2)
+                    + be(50 + UInt32(chunks[2] % 8), 4) + payload + [UInt8](repeating: 0, count: (4 - length % 4) % 4)
+                tsn &+= 1
+            }
+            _ = server.receive(SctpAssociation.withChecksum(header + [0, 0, 0, 0] + chunks))
+        }
+        SctpAssociation.handleTimers(elapsed: .milliseconds(200))
+        _ = server.pollTransmits()
+        precondition(server.pollEvents().count <= SctpAssociation.maxEvents, "events keep their cap")
+        for channel in server.channels {
+            _ = try? server.send(channel: channel, [1, 2, 3], binary: true)
+            _ = try? server.close(channel: channel)
+        }
+        _ = server.close()
+        precondition(server.state == .closed && server.channels.isEmpty, "an aborted association has no channels")
     }
 
     /// Feeds one message, then each line of it, to a core with users in a channel.

@@ -631,6 +631,8 @@ CLIENT_JS = r"""
     client.on("user-joined", user => note("user-joined", {uid: user.uid}));
     client.on("user-left", (user, reason) => note("user-left", {uid: user.uid, reason: reason ?? null}));
     client.on("user-unpublished", (user, kind) => note("user-unpublished", {uid: user.uid, kind}));
+    client.on("stream-message", (uid, payload, info) =>
+      note("stream-message", {uid, text: new TextDecoder().decode(payload), streamId: info?.streamId ?? null}));
     client.on("connection-state-change", (current, previous, reason) =>
       note("connection-state-change", {current, previous, reason: reason ?? null}));
     client.on("user-published", async (user, kind) => {

@@ -222,6 +222,17 @@ def test_unpublish_and_mute_reach_the_other_side(scenario):
         assert (1, "audio") in kinds and (1, "video") not in kinds, "only the audio was unpublished"
 
 
+def test_stream_messages_cross_between_a_browser_and_an_engine(scenario):
+    out = scenario("data_messages")
+    c = out.checks
+    with explained(out):
+        assert all(r["ok"] for r in c["browser_sent"]), "the browser sends five messages"
+        assert c["native_got"] == [[71, 1, f"web {i}"] for i in range(5)], "in order, as the browser's stream 1"
+        got = [(e["uid"], e["text"]) for e in c["browser_got"]]
+        assert got == [(1, f"native {i}") for i in range(5)], "in order, from the engine's uid"
+        assert not c["too_large"]["ok"] and c["too_large"]["error"]["code"] == "INVALID_PARAMS"
+
+
 def test_the_status_page_lists_the_channel_and_its_users(scenario):
     out = scenario("status_page")
     c = out.checks

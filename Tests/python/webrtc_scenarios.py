@@ -150,6 +150,9 @@ class Native:
             def on_error(self, err, msg):
                 native._event("error", int(err), msg)
 
+            def on_stream_message(self, uid, stream_id, data, sent_ts):
+                native._event("stream_message", uid, int(stream_id), bytes(data))
+
         class Ears(agoraish.AudioFrameObserver):
             def on_playback_audio_frame_before_mixing(self, uid, frame):
                 native._heard(uid, frame.bytes())
@@ -608,6 +611,31 @@ def mute_and_unpublish(run: Run) -> None:
     time.sleep(0.5)
     run.check("browser_unpublished", [e for e in web.events() if e["ev"] == "user-unpublished"])
     run.mark("browser told of the mute")
+
+
+@scenario
+def data_messages(run: Run) -> None:
+    """Stream messages each way: the browser's reliable channel reaches the engine as the browser's
+    data stream 1, in order; the engine's data stream reaches the browser's `stream-message`."""
+    run.start_server()
+    native = run.native(1, "data", tone_hz=None, video=False)
+    web = run.web("browser", 71)
+    web.must_join("data")
+    sent = run.check("browser_sent", web.js(
+        "const out = []; for (let i = 0; i < 5; i++) out.push(await __t.attempt(() => __t.client.sendStreamMessage('web ' + i)));"
+        "return out;"))
+    got = wait_until(lambda: [e for e in native.events if e[0] == "stream_message"][4:5], 10.0, "five messages at the engine")
+    run.check("native_got", [[e[1][0], e[1][1], e[1][2].decode()] for e in native.events if e[0] == "stream_message"])
+    run.mark("browser to engine")
+    stream = native.engine.create_data_stream(True, True)
+    for i in range(5):
+        native.engine.send_stream_message(stream, f"native {i}".encode())
+        time.sleep(0.05)
+    web.page.wait_for("__t.events.filter(e => e.ev === 'stream-message').length >= 5", 10, "five messages at the browser")
+    run.check("browser_got", [e for e in web.events() if e["ev"] == "stream-message"])
+    run.check("too_large", web.js("return await __t.attempt(() => __t.client.sendStreamMessage(new Uint8Array(1025)))"))
+    run.mark("engine to browser")
+    del got, sent
 
 
 @scenario

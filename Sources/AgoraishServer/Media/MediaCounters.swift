@@ -55,6 +55,9 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
     /// subscriber's copy not sent because the browser's answer did not name
     /// the stream (docs/web.md).
     case notNegotiated
+    /// A browser's data channel message over the data stream limits (30
+    /// messages, 6 KB a second, 1 KB each; docs/data-streams.md).
+    case dataLimit
 
     /// The Prometheus label value.
     public var label: String {
@@ -80,6 +83,7 @@ public enum MediaDropReason: Int, CaseIterable, Sendable {
         case .stunReplay: "stun_replay"
         case .probeBudget: "probe_budget"
         case .notNegotiated: "not_negotiated"
+        case .dataLimit: "data_limit"
         }
     }
 }

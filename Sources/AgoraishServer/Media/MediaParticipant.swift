@@ -14,6 +14,8 @@ final class MediaParticipant {
     let channel: MediaChannel
     /// A browser's payload types, extension ids and what it may be sent (nil: an engine).
     var webrtc: WebRtcRewrite?
+    /// A browser's data streams, once it sent or was sent data.
+    var browserData: BrowserData?
     /// The participant as a publisher and as a subscriber (the router core's state).
     var publisher: PublisherState
     var subscriber: SubscriberState

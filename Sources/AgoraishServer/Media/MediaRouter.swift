@@ -64,6 +64,11 @@ public final class MediaRouter: @unchecked Sendable {
         /// The browser's certificate fingerprint the endpoint checks, and whether its keys reached the worker.
         var dtlsFingerprint = ""
         var dtlsKeyed = false
+        /// Its data channels (SCTP over the DTLS association): channel id ->
+        /// whether it is the reliable one; the reliable channel messages go out on.
+        var sctp: SctpAssociation? = nil
+        var dataChannels: [UInt16: Bool] = [:]
+        var dataOut: UInt16? = nil
     }
 
     /// A datagram from a candidate address goes to its worker with this bit set in the session.
@@ -82,6 +87,11 @@ public final class MediaRouter: @unchecked Sendable {
     /// The certificate browsers see in the answer's fingerprint (nil: no WebRTC).
     private let certificate: DtlsCertificate?
     private var byCandidate: [SocketAddress: (session: UInt64, worker: Int)] = [:]
+    /// Browser sessions whose DTLS handshake is under way (their retransmission timers run).
+    private var handshaking = Set<UInt64>()
+    /// Browser sessions with data channels (their SCTP timers run).
+    private var dataSessions = Set<UInt64>()
+    private var lastSctpTimers = Instant.now()
     private var random = SplitMix64(seed: 0)
 
     // Receive-thread state.
@@ -140,6 +150,9 @@ public final class MediaRouter: @unchecked Sendable {
                 loop.post { [weak self] in self?.promote(session, consent: false) }
             }
             w.release = { [keyThread] p in keyThread.post { withExtendedLifetime(p) {} } }
+            w.onBrowserData = { [weak self] session, message in
+                self?.loop.post { [weak self] in self?.sendToBrowser(session, message) }
+            }
         }
     }
 
@@ -370,6 +383,29 @@ public final class MediaRouter: @unchecked Sendable {
         loop.schedule(after: .milliseconds(100)) { [self] in
             let now = Instant.now()
             var expired: [UInt64] = [], due: [UInt64] = []
+            defer { lastSctpTimers = now }
+            if !dataSessions.isEmpty {
+                // SCTP's timers (retransmission, heartbeats) for every browser's data channels.
+                SctpAssociation.handleTimers(elapsed: now - lastSctpTimers)
+                for session in dataSessions {
+                    guard let e = bySession[session], let sctp = e.sctp, let dtls = e.dtls else {
+                        dataSessions.remove(session)
+                        continue
+                    }
+                    let out = sctp.pollTransmits()
+                    if !out.isEmpty, let to = e.address ?? e.candidate { sendSctp(out, over: dtls, to: to) }
+                    sctpEvents(session)
+                }
+            }
+            for session in handshaking {
+                // A browser's DTLS flight that went unanswered is sent again when its timer runs out.
+                guard let e = bySession[session], let dtls = e.dtls, case .handshaking = dtls.state else {
+                    handshaking.remove(session)
+                    continue
+                }
+                guard let wait = dtls.nextTimeout, wait <= .zero, let to = e.address ?? e.candidate else { continue }
+                sendDatagrams(dtls.handleTimeout(), to: to)
+            }
             for (session, e) in bySession {
                 guard e.address != nil else { continue }
                 if now >= (e.consentAt ?? e.boundAt) + consentTimeout { expired.append(session) }
@@ -471,6 +507,14 @@ public final class MediaRouter: @unchecked Sendable {
                 profiles: [.aeadAes128Gcm, .aes128CmHmacSha1_80])
             bySession[session]!.dtlsFingerprint = peer.fingerprint
             bySession[session]!.dtlsKeyed = false
+            handshaking.insert(session)
+            bySession[session]!.sctp = nil
+            bySession[session]!.dataChannels = [:]
+            bySession[session]!.dataOut = nil
+        }
+        if peer.dataChannel && bySession[session]!.sctp == nil {
+            bySession[session]!.sctp = try? SctpAssociation(role: .server, port: WebRtcNegotiation.serverSctpPort)
+            dataSessions.insert(session)
         }
         let worker = workers[entry.worker]
         worker.loop.post { worker.setWebRtc(session, peer) }
@@ -486,13 +530,13 @@ public final class MediaRouter: @unchecked Sendable {
             counts.drops[MediaDropReason.unknownSource.rawValue] += 1
             return
         }
-        for datagram in dtls.receive(UnsafeRawBufferPointer(start: buffer, count: length)) {
-            let sent = datagram.withUnsafeBytes { raw in
-                address.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }
-            }
-            if sent > 0 {
-                counts.packetsOut += 1
-                counts.bytesOut += sent
+        sendDatagrams(dtls.receive(UnsafeRawBufferPointer(start: buffer, count: length)), to: address)
+        if !dtls.received.isEmpty {
+            let packets = dtls.received
+            dtls.received = []
+            if let sctp = entry.sctp {
+                for packet in packets { sendSctp(sctp.receive(packet), over: dtls, to: address) }
+                sctpEvents(session)
             }
         }
         switch dtls.state {
@@ -514,4 +558,67 @@ public final class MediaRouter: @unchecked Sendable {
             break
         }
     }
+
+    private func sendDatagrams(_ datagrams: [[UInt8]], to address: SocketAddress) {
+        for datagram in datagrams {
+            let sent = datagram.withUnsafeBytes { raw in
+                address.withSockaddr { sa, len in sendto(fd, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT), sa, len) }
+            }
+            if sent > 0 {
+                counts.packetsOut += 1
+                counts.bytesOut += sent
+            }
+        }
+    }
+
+    /// SCTP packets out through the browser's DTLS association.
+    private func sendSctp(_ packets: [[UInt8]], over dtls: DtlsEndpoint, to address: SocketAddress) {
+        for packet in packets { sendDatagrams(dtls.send(packet), to: address) }
+    }
+
+    /// What the browser's SCTP association reported: its channels opened
+    /// and closed, and messages, which go to the worker as the browser's data streams.
+    private func sctpEvents(_ session: UInt64) {
+        guard let entry = bySession[session], let sctp = entry.sctp else { return }
+        for event in sctp.pollEvents() {
+            switch event {
+            case .open(let channel, let label, _, _, _, _):
+                // The web client's two channels; any other is left unused.
+                guard label == BrowserChannels.reliable || label == BrowserChannels.unreliable else { continue }
+                let reliable = label == BrowserChannels.reliable
+                bySession[session]!.dataChannels[channel] = reliable
+                if reliable { bySession[session]!.dataOut = channel }
+            case .message(let channel, let data, _):
+                guard let reliable = bySession[session]!.dataChannels[channel] else { continue }
+                let worker = workers[entry.worker]
+                if entry.worker == 0 {
+                    worker.browserMessage(session, reliable: reliable, data)
+                } else {
+                    worker.loop.post { worker.browserMessage(session, reliable: reliable, data) }
+                }
+            case .closed(let channel):
+                bySession[session]!.dataChannels[channel] = nil
+                if bySession[session]!.dataOut == channel { bySession[session]!.dataOut = nil }
+            case .associationUp, .associationDown:
+                break
+            }
+        }
+    }
+
+    /// A message for a browser's reliable data channel (from a worker).
+    func sendToBrowser(_ session: UInt64, _ message: [UInt8]) {
+        guard let entry = bySession[session], let sctp = entry.sctp, let dtls = entry.dtls, let channel = entry.dataOut,
+              let to = entry.address else { return }
+        guard let packets = try? sctp.send(channel: channel, message, binary: true) else {
+            counts.drops[MediaDropReason.dataLimit.rawValue] += 1
+            return
+        }
+        sendSctp(packets, over: dtls, to: to)
+    }
+}
+
+/// The labels of the web client's data channels (docs/web.md, Data streams).
+enum BrowserChannels {
+    static let reliable = "agoraish-data"
+    static let unreliable = "agoraish-data-unreliable"
 }

@@ -1,3 +1,4 @@
+import Glibc
 import AgoraishIO
 import AgoraishWire
 
@@ -13,6 +14,7 @@ extension MediaWorker {
         _ = loop.schedule(after: Self.feedbackInterval) { [self] in
             feedbackTicks &+= 1
             if feedbackTicks % 10 == 0 { publishRates() }
+            browserKeepalives(now: .now())
             for p in participants.values where p.downlinkEstimate.growthCeiling != nil && p.paddingRate > 0 {
                 // Up to the unused share of the estimate, this interval's worth.
                 var left = p.paddingRate / 8 / 10
@@ -100,7 +102,8 @@ extension MediaWorker {
     /// transport-wide sequence. The probe SSRC is the participant's own,
     /// reserved in the channel, and numbered so SRTP's replay check passes each one.
     func sendProbe(to p: MediaParticipant, _ make: (UInt32, UInt16, Instant) -> [UInt8]) {
-        guard let to = p.address else { return }
+        // Padding on an SSRC of its own would reach a browser as an unsignaled stream: browsers get none.
+        guard let to = p.address, p.webrtc == nil else { return }
         if p.paddingSsrc == 0 {
             p.paddingSsrc = p.channel.allocateSsrc()
             p.channel.rtxSsrcs.insert(p.paddingSsrc)
@@ -161,6 +164,8 @@ extension MediaWorker {
     /// Writes the subscriber's next transport-wide sequence number into a packet that has the extension.
     func stamp(_ packet: UnsafeMutableRawPointer, _ length: Int, for member: MediaParticipant, now: Instant) {
         let raw = UnsafeMutableRawBufferPointer(start: packet, count: length)
+        // A packet a browser will not be sent takes no number: its feedback would count it lost.
+        if let webrtc = member.webrtc, !webrtc.accepts(UnsafeRawBufferPointer(raw)) { return }
         guard let (_, offset) = TransportFeedback.sequenceNumber(in: UnsafeRawBufferPointer(raw)) else { return }
         TransportFeedback.write(member.downlinkEstimate.packetSent(size: length, at: now), into: raw, at: offset)
     }
@@ -308,5 +313,93 @@ extension MediaWorker {
             p.lastCounted = (p.bytesIn, p.bytesOut)
         }
         rates.withLock { $0 = table }
+    }
+}
+
+// MARK: - Browsers' data channels
+
+/// Unix milliseconds (the `sent_ts` of data stream items).
+func wallClockMilliseconds() -> Int64 {
+    var t = timespec()
+    clock_gettime(CLOCK_REALTIME, &t)
+    return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec) / 1_000_000
+}
+
+extension MediaWorker {
+    /// A message from a browser's data channel (`reliable`: its ordered,
+    /// reliable channel): sent on as the browser's data stream, within the
+    /// limits of an engine's (docs/data-streams.md); over them it is dropped
+    /// (`data_limit`).
+    func browserMessage(_ session: UInt64, reliable: Bool, _ payload: [UInt8]) {
+        guard let p = participants[session], p.webrtc != nil else { return }
+        let data = p.browserData ?? BrowserData(seed: UInt16(truncatingIfNeeded: session &* 40_503))
+        p.browserData = data
+        let now = Instant.now()
+        let wallMs = UInt64(max(0, wallClockMilliseconds()))
+        guard let (header, isReliable) = try? data.sender.admit(
+            streamId: reliable ? BrowserData.reliableStream : BrowserData.unreliableStream, size: payload.count, now: now,
+            wallClockMs: wallMs) else { return drop(.dataLimit) }
+        var item = header
+        if isReliable {
+            if data.callStart == nil { data.callStart = data.sequence }
+            item.start = data.callStart!
+        }
+        sendBrowserItem(p, data, item, payload, reliable: isReliable, wallMs: wallMs)
+        if isReliable { data.sender.reliableSent(now: now) }
+        finishBatch()
+    }
+
+    /// Keepalives after a browser's reliable items, as an engine sends them,
+    /// so receivers learn of a lost last item.
+    func browserKeepalives(now: Instant) {
+        for p in participants.values {
+            guard let data = p.browserData, let start = data.callStart, data.sender.keepaliveDue(now: now) else { continue }
+            let wallMs = UInt64(max(0, wallClockMilliseconds()))
+            sendBrowserItem(p, data, DataStreamPacket.Header(kind: .keepalive, ordered: true, start: start), [],
+                            reliable: true, wallMs: wallMs)
+        }
+    }
+
+    private func sendBrowserItem(_ p: MediaParticipant, _ data: BrowserData, _ item: DataStreamPacket.Header,
+                                 _ payload: [UInt8], reliable: Bool, wallMs: UInt64) {
+        let sequence = reliable ? data.sequence : data.unreliableSequence
+        var packet = RtpHeader(marker: false, payloadType: reliable ? PayloadType.reliableData.rawValue : PayloadType.unreliableData.rawValue,
+                               sequenceNumber: sequence, timestamp: UInt32(truncatingIfNeeded: wallMs &* 90),
+                               ssrc: reliable ? BrowserData.reliableSsrc : BrowserData.unreliableSsrc).serialized
+        if reliable { data.sequence &+= 1 } else { data.unreliableSequence &+= 1 }
+        packet += item.serialized
+        packet += payload
+        let n = packet.count
+        packet += [UInt8](repeating: 0, count: SrtpSession.maxTrailer)
+        packet.withUnsafeMutableBytes { raw in forwardPlain(raw.baseAddress!, n, from: p) }
+    }
+
+    /// An engine's data packet for a browser: its items, put back in order
+    /// for a reliable stream, go to the browser's data channel as messages.
+    func deliverData(to member: MediaParticipant, from p: MediaParticipant, _ buffer: UnsafeMutableRawPointer, _ length: Int,
+                     header: RtpHeader, ssrc: UInt32, now: Instant) {
+        let body = UnsafeRawBufferPointer(start: buffer + header.payloadOffset,
+                                          count: max(0, length - header.payloadOffset - header.paddingLength))
+        guard var item = DataStreamPacket.Header.parse(body) else { return drop(.malformed) }
+        let payload = Array(body[DataStreamPacket.headerSize...])
+        let data = member.browserData ?? BrowserData(seed: UInt16(truncatingIfNeeded: member.session &* 40_503))
+        member.browserData = data
+        let outputs: [DataStreamReceiver.Output]
+        if PayloadType(header.payloadType) == .unreliableData {
+            var once = DataStreamReceiver()
+            outputs = once.receivedUnreliable(header: item, payload: payload)
+        } else {
+            var receiver = data.receivers[ssrc] ?? DataStreamReceiver()
+            // A browser that came after the stream began waits for nothing sent before it.
+            if data.receivers[ssrc] == nil, let began = p.channel.dataStarted[ssrc], member.admittedAt > began {
+                item.start = header.sequenceNumber
+            }
+            outputs = receiver.receivedReliable(sequence: header.sequenceNumber, header: item, payload: payload, now: now)
+            data.receivers[ssrc] = receiver
+        }
+        for case .deliver(let d) in outputs where d.header.kind == .message {
+            onBrowserData(member.session, BrowserData.frame(uid: p.uid, streamId: d.header.streamId,
+                                                            sentMs: d.header.timestampMs, d.payload))
+        }
     }
 }

@@ -18,6 +18,8 @@ final class MediaWorker: @unchecked Sendable {
     /// Authenticated SRTP or SRTCP came from a participant's candidate address
     /// (set by the router before any datagram flows).
     var onCandidateProven: (@Sendable (UInt64) -> Void)?
+    /// A message for a browser's data channel (session, framed message; docs/web.md), set by the router.
+    var onBrowserData: (UInt64, [UInt8]) -> Void = { _, _ in }
     /// Hands a removed participant to the thread that frees SRTP contexts.
     var release: (MediaParticipant) -> Void = { _ in }
     /// Whether the datagram being processed came from a candidate address.
@@ -193,7 +195,17 @@ final class MediaWorker: @unchecked Sendable {
     }
 
     /// A browser's offer was answered: its numbers and what it may be sent.
-    func setWebRtc(_ session: UInt64, _ peer: WebRtcPeer) { participants[session]?.webrtc = WebRtcRewrite(peer) }
+    /// A video stream the browser's answer adds gets a keyframe request at once,
+    /// instead of after the browser's first undecodable packets.
+    func setWebRtc(_ session: UInt64, _ peer: WebRtcPeer) {
+        guard let p = participants[session] else { return }
+        let before = p.webrtc?.receiving ?? []
+        p.webrtc = WebRtcRewrite(peer)
+        for ssrc in peer.receiving.subtracting(before) where p.channel.videoCaches[ssrc] != nil {
+            if let (publisher, original) = p.channel.streams[ssrc] { requestKeyframe(of: publisher, ssrc: original) }
+        }
+        finishBatch()
+    }
 
     /// A browser's DTLS handshake gave its SRTP keys.
     func rekey(_ session: UInt64, _ keys: MediaKeys) { participants[session]?.rekey(keys) }
@@ -315,6 +327,13 @@ final class MediaWorker: @unchecked Sendable {
         }
         if fromCandidate { onCandidateProven?(p.session) }
         if let webrtc = p.webrtc, !webrtc.ingress(buffer, plain) { return drop(.notNegotiated) }
+        forwardPlain(buffer, plain, from: p)
+    }
+
+    /// Forwards a plain RTP packet of `p` (unprotected, or made here for a
+    /// browser's data channel message) to the other members of its channel.
+    func forwardPlain(_ buffer: UnsafeMutableRawPointer, _ length: Int, from p: MediaParticipant) {
+        var plain = length
         guard var header = try? RtpHeader.parse(UnsafeRawBufferPointer(start: buffer, count: plain)) else {
             return drop(.malformed)
         }
@@ -456,6 +475,16 @@ final class MediaWorker: @unchecked Sendable {
             case .switched: counts.layerSwitches += 1
             case .drop(let reason):
                 drop(reason)
+                continue
+            }
+            // A browser gets data streams as messages on its data channel, not as RTP.
+            if isData && member.webrtc != nil {
+                deliverData(to: member, from: p, buffer, plain, header: header, ssrc: ssrc, now: now)
+                continue
+            }
+            // A stream a browser's answer did not name is not sent to it, and takes no transport-wide number.
+            if let webrtc = member.webrtc, !webrtc.receiving.contains(ssrc) {
+                drop(.notNegotiated)
                 continue
             }
             if let tseqOffset {

@@ -59,6 +59,13 @@ final class WebRtcRewrite {
         return true
     }
 
+    /// Whether a plain RTP packet's SSRC is one the browser receives.
+    func accepts(_ packet: UnsafeRawBufferPointer) -> Bool {
+        guard packet.count >= 12 else { return false }
+        let ssrc = UInt32(packet[8]) << 24 | UInt32(packet[9]) << 16 | UInt32(packet[10]) << 8 | UInt32(packet[11])
+        return receiving.contains(ssrc)
+    }
+
     /// A plain RTP packet about to be protected for the browser, rewritten
     /// into its numbers. False when the browser is not to get it.
     func egress(_ packet: UnsafeMutableRawPointer, _ length: Int) -> Bool {
@@ -101,5 +108,44 @@ final class WebRtcRewrite {
             packet.storeBytes(of: map[Int(id)] << 4 | byte & 0x0F, toByteOffset: at, as: UInt8.self)
             at += 2 + Int(byte & 0x0F)
         }
+    }
+}
+
+/// A browser's data channel as the media plane sees it (docs/web.md, Data
+/// streams): what it sends becomes its data streams as an engine sends
+/// them (RTP payload types 100 and 102, same limits), and the engines'
+/// streams reach it as whole messages, in order, on its channel.
+final class BrowserData {
+    /// The stream ids the browser's two channels stand for: reliable and ordered, and unreliable.
+    static let reliableStream: Int32 = 1
+    static let unreliableStream: Int32 = 2
+    /// The browser's own SSRCs of the two streams (remapped at ingress like any).
+    static let reliableSsrc: UInt32 = 0xDA7A_0001
+    static let unreliableSsrc: UInt32 = 0xDA7A_0002
+    /// The bytes in front of each message to the browser: version 1, uid, stream id, sent time (ms).
+    static let frameHeader = 14
+
+    var sender = DataStreamSender()
+    var sequence: UInt16
+    var unreliableSequence: UInt16 = 0
+    /// The sequence number of the first reliable item (nil: none sent yet).
+    var callStart: UInt16? = nil
+    /// Per publisher stream (server SSRC): its reliable items put back in order.
+    var receivers: [UInt32: DataStreamReceiver] = [:]
+
+    init(seed: UInt16) {
+        sequence = seed
+        _ = try? sender.create(reliable: true, ordered: true, syncWithAudio: false)
+        _ = try? sender.create(reliable: false, ordered: false, syncWithAudio: false)
+    }
+
+    /// A message for the browser: the frame header, then the payload.
+    static func frame(uid: UInt32, streamId: UInt8, sentMs: UInt64, _ payload: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = [1]
+        out.reserveCapacity(frameHeader + payload.count)
+        for i in 0..<4 { out.append(UInt8(truncatingIfNeeded: uid >> (24 - 8 * i))) }
+        out.append(streamId)
+        for i in 0..<8 { out.append(UInt8(truncatingIfNeeded: sentMs >> (56 - 8 * i))) }
+        return out + payload
     }
 }

@@ -38,6 +38,12 @@ const STATS_INTERVAL_MS = 2000;
 const DEFAULT_MAX_MESSAGE_BYTES = 65536;
 /** The most entries `webrtc_offer.receive` may have (docs/protocol.md, webrtc_offer). */
 const MAX_RECEIVE = 64;
+/** The data channels (docs/web.md, Data streams): reliable and ordered, and unreliable. */
+const DATA_LABEL = "agoraish-data", DATA_LABEL_UNRELIABLE = "agoraish-data-unreliable";
+/** An engine's limits on stream messages: 1 KB each; within any second 30 messages and 6 KB. */
+const MAX_STREAM_MESSAGE = 1024, MAX_STREAM_MESSAGES_PER_SECOND = 30, MAX_STREAM_BYTES_PER_SECOND = 6144;
+/** Bytes in front of each message the server sends: version, uid, stream id, sent time. */
+const DATA_FRAME_HEADER = 14;
 /** Channel names: 1–63 characters from this set (docs/protocol.md, Concepts). */
 const CHANNEL_RE = /^[a-zA-Z0-9 !#$%&()+\-:;<=.>?@[\]^_{}|~,]{1,63}$/;
 /** Header extensions offered; the rest are stopped to keep offers small. */
@@ -835,6 +841,9 @@ class AgoraishClient extends Emitter {
     this._needsNegotiation = false;
     this._sentState = { audio: "", video: "" };
     this._sentSubs = { audio: "", video: "" };
+    this._dc = null;            // the data channels of the PeerConnection
+    this._dcUnreliable = null;
+    this._dataWindow = [];      // {at, bytes} of the stream messages sent in the last second
 
     this._stats = { rtc: null, remoteAudio: {}, remoteVideo: {}, localAudio: {}, localVideo: {} };
     this._prevStats = null;
@@ -1357,6 +1366,55 @@ class AgoraishClient extends Emitter {
     if (changed && this.connectionState === "CONNECTED") await this.#negotiate();
   }
 
+  /**
+   * Sends a message to every other user of the channel, as an engine's data
+   * stream (Agora's sendStreamMessage): `needRetry` true on the reliable,
+   * ordered channel (stream id 1 at the engines), false on the unreliable one
+   * (stream id 2). At most 1024 bytes; within any second 30 messages and
+   * 6144 bytes (INVALID_PARAMS, STREAM_MESSAGE_LIMIT). Audience members of a
+   * live channel cannot send (INVALID_OPERATION).
+   */
+  async sendStreamMessage(message, needRetry = true) {
+    const bytes = typeof message === "string" ? new TextEncoder().encode(message)
+      : message instanceof Uint8Array ? message : ArrayBuffer.isView(message) ? new Uint8Array(message.buffer, message.byteOffset, message.byteLength)
+      : message instanceof ArrayBuffer ? new Uint8Array(message) : null;
+    if (!bytes || bytes.length === 0 || bytes.length > MAX_STREAM_MESSAGE) {
+      throw new AgoraRTCError("INVALID_PARAMS", `a stream message is 1 to ${MAX_STREAM_MESSAGE} bytes`);
+    }
+    if (this.connectionState !== "CONNECTED") throw new AgoraRTCError("INVALID_OPERATION", "not in a channel");
+    if (this.mode === "live" && this.role === "audience") throw new AgoraRTCError("INVALID_OPERATION", "an audience member cannot send stream messages");
+    const now = performance.now();
+    this._dataWindow = this._dataWindow.filter((w) => now - w.at < 990);
+    if (this._dataWindow.length >= MAX_STREAM_MESSAGES_PER_SECOND
+        || this._dataWindow.reduce((n, w) => n + w.bytes, 0) + bytes.length > MAX_STREAM_BYTES_PER_SECOND) {
+      throw new AgoraRTCError("STREAM_MESSAGE_LIMIT", "30 messages or 6144 bytes in the last second");
+    }
+    const dc = needRetry ? this._dc : this._dcUnreliable;
+    if (!dc) throw new AgoraRTCError("INVALID_OPERATION", "no media connection");
+    if (dc.readyState !== "open") {
+      if (!this._pc.remoteDescription) this.#negotiateInBackground("data channel");
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new AgoraRTCError("DATACHANNEL_TIMEOUT", "the data channel did not open")), REQUEST_TIMEOUT_MS);
+        dc.addEventListener("open", () => { clearTimeout(timer); resolve(); }, { once: true });
+      });
+    }
+    this._dataWindow.push({ at: now, bytes: bytes.length });
+    dc.send(bytes);
+  }
+
+  /** A message from the server's data channel: who sent it, then the payload. */
+  #streamMessage(data) {
+    if (!(data instanceof ArrayBuffer) || data.byteLength < DATA_FRAME_HEADER) return;
+    const view = new DataView(data);
+    if (view.getUint8(0) !== 1) return;
+    const numeric = view.getUint32(1);
+    const streamId = view.getUint8(5);
+    const sentTs = Number(view.getBigUint64(6));
+    const payload = new Uint8Array(data, DATA_FRAME_HEADER);
+    const uid = this._peers.get(numeric)?.user.uid ?? numeric;
+    this.emit("stream-message", uid, payload, { streamId, sentTs });
+  }
+
   #peerOf(user) {
     if (user instanceof RemoteUser) return this._peers.get(user.numericUid);
     if (typeof user === "number") return this._peers.get(user);
@@ -1405,6 +1463,13 @@ class AgoraishClient extends Emitter {
       }
     };
     this._pc = pc;
+    // The data channels are in every offer, so stream messages work without media.
+    this._dc = pc.createDataChannel(DATA_LABEL, { ordered: true });
+    this._dcUnreliable = pc.createDataChannel(DATA_LABEL_UNRELIABLE, { ordered: false, maxRetransmits: 0 });
+    for (const dc of [this._dc, this._dcUnreliable]) {
+      dc.binaryType = "arraybuffer";
+      dc.onmessage = (e) => { if (pc === this._pc) this.#streamMessage(e.data); };
+    }
     // A new PeerConnection: every transceiver is new; the model (slots) stays.
     for (const kind of KINDS) Object.assign(this._send[kind], { tr: null, answered: false, ssrc: 0, rtx: 0 });
     this._recv = this._recv.filter((s) => s.uid !== null);
@@ -1468,8 +1533,6 @@ class AgoraishClient extends Emitter {
       trimTransceiver(slot.tr, slot.kind, slot.pt === PT_VP9 ? "vp9" : slot.pt === PT_VP8 ? "vp8" : this.codec);
       if (slot.uid !== null) wanted.push({ slot, uid: slot.uid, ssrc: slot.ssrc, rtx: slot.rtx });
     }
-    if (!pc.getTransceivers().length) return;
-
     const offer = await pc.createOffer(this._iceRestart ? { iceRestart: true } : undefined);
     await pc.setLocalDescription(offer);
     const included = wanted.filter((w) => w.slot.tr.mid != null);

@@ -102,8 +102,7 @@ public struct WebRtcAnswerParameters: Sendable {
 ///   VP9 (profile-id 0 or none), each with its RTX (`apt=`). Only the first
 ///   payload type of each codec is taken; one that another section uses for a
 ///   different codec, or in 64...95 (RFC 5761 §4), is left out. Everything
-///   else (H264, AV1, red, ulpfec, CN, telephone-event, data channels, ...)
-///   is rejected: port 0, its kind, proto and formats echoed, its mid kept,
+///   else (H264, AV1, red, ulpfec, CN, telephone-event, ...) is rejected: port 0, its kind, proto and formats echoed, its mid kept,
 ///   out of the answer's BUNDLE group (RFC 8843 §7.3.3).
 /// - Header extensions: only the audio level (RFC 6464) and the
 ///   transport-wide sequence number, with the offer's ids, when the id is
@@ -118,6 +117,10 @@ public struct WebRtcAnswerParameters: Sendable {
 ///   when it names them; Chrome's simulcast offers do not) and payload type.
 /// - `a=extmap-allow-mixed` is not answered: the browser then writes one-byte
 ///   extension headers only.
+/// - Data channels: the first bundled `m=application` section with proto
+///   `UDP/DTLS/SCTP` and format `webrtc-datachannel` (RFC 8841) is accepted
+///   with `a=sctp-port:5000` and `a=max-message-size:65536`; any other
+///   application section is rejected.
 public struct WebRtcNegotiation: Sendable {
     /// The answer; `answer.serialized` is the text for the browser.
     public var answer: SessionDescription
@@ -144,6 +147,15 @@ public struct WebRtcNegotiation: Sendable {
     public var receiving: Set<UInt32>
     /// The mids of the accepted m-sections, in order: the answer's BUNDLE group.
     public var bundle: [String]
+    /// The browser's SCTP port when the answer accepted a data channel section (nil: none).
+    public var sctpPort: UInt16?
+
+    /// The SCTP port of the server's end of the data channels.
+    public static let serverSctpPort: UInt16 = 5000
+    /// The largest data channel message the server takes (RFC 8841 §6).
+    public static let maxDataMessage = 65536
+    /// The transport of data channels (RFC 8841).
+    public static let dataProto = "UDP/DTLS/SCTP"
 
     /// The URI of the audio level header extension (RFC 6464).
     public static let audioLevelUri = "urn:ietf:params:rtp-hdrext:ssrc-audio-level"
@@ -180,7 +192,14 @@ public struct WebRtcNegotiation: Sendable {
         // Codecs, section by section; a payload type keeps one meaning across the bundle.
         var payloadTypes: [UInt8: PayloadType] = [:]
         var plans: [SectionPlan?] = []
+        var dataMid: String? = nil
         for m in offer.media {
+            if dataMid == nil, m.kind == "application", let mid = m.mid, bundled.contains(mid), m.proto == dataProto,
+               m.formats == ["webrtc-datachannel"], m.port != 0 || m.isBundleOnly {
+                dataMid = mid
+                plans.append(SectionPlan(data: mid))
+                continue
+            }
             guard let mid = m.mid, bundled.contains(mid), m.kind == "audio" || m.kind == "video", m.proto == proto,
                   m.port != 0 || m.isBundleOnly, m.rtcpMux || offer.attribute(named: "rtcp-mux") != nil
             else { plans.append(nil); continue }
@@ -201,8 +220,17 @@ public struct WebRtcNegotiation: Sendable {
                          SdpAttribute("group", (["BUNDLE"] + accepted.map(\.1.mid)).joined(separator: " ")),
                          SdpAttribute("msid-semantic", " WMS *")])
         var sending: [SentStream] = [], receiving = Set<UInt32>()
+        var sctpPort: UInt16? = nil
         for (m, plan) in zip(offer.media, plans) {
             guard let plan else { answer.media.append(rejected(m)); continue }
+            if plan.isData {
+                var section = plan.dataAnswer(parameters)
+                section.attributes += [SdpAttribute("candidate", "1 1 udp 2130706431 \(parameters.host) \(parameters.port) typ host"),
+                                       SdpAttribute("end-of-candidates")]
+                answer.media.append(section)
+                sctpPort = m.sctpPort ?? serverSctpPort
+                continue
+            }
             let stream = parameters.receive[plan.mid]
             let offered = offer.direction(of: m)
             if let stream, offered.receives, stream.kind != m.kind {
@@ -235,7 +263,7 @@ public struct WebRtcNegotiation: Sendable {
             answer: answer, remoteUfrag: transport.ufrag, remotePassword: transport.password,
             remoteFingerprint: transport.fingerprint, payloadTypes: payloadTypes,
             audioLevelId: UInt8(level ?? 0), transportSequenceId: UInt8(transportSequence ?? 0),
-            sending: sending, receiving: receiving, bundle: accepted.map(\.1.mid))
+            sending: sending, receiving: receiving, bundle: accepted.map(\.1.mid), sctpPort: sctpPort)
     }
 
     /// The offer's transport, from the BUNDLE tag section (RFC 8843 §7.3.1).
@@ -337,6 +365,26 @@ private struct SectionPlan {
 
     var mid: String
     var codecs: [Accepted] = []
+    /// A data channel section (no codecs).
+    var isData = false
+
+    init(data mid: String) {
+        self.mid = mid
+        isData = true
+    }
+
+    /// The accepted data channel section (RFC 8841 §5).
+    func dataAnswer(_ p: WebRtcAnswerParameters) -> MediaDescription {
+        let ip6 = p.host.utf8.contains(UInt8(ascii: ":"))
+        var s = MediaDescription(kind: "application", port: 9, proto: WebRtcNegotiation.dataProto,
+                                 formats: ["webrtc-datachannel"],
+                                 connection: SdpConnection(addressType: ip6 ? "IP6" : "IP4", address: ip6 ? "::" : "0.0.0.0"))
+        s.attributes = [SdpAttribute("mid", mid), SdpAttribute("ice-ufrag", p.iceUfrag), SdpAttribute("ice-pwd", p.icePassword),
+                        SdpAttribute("fingerprint", "sha-256 \(p.fingerprint)"), SdpAttribute("setup", "passive"),
+                        SdpAttribute("sctp-port", String(WebRtcNegotiation.serverSctpPort)),
+                        SdpAttribute("max-message-size", String(WebRtcNegotiation.maxDataMessage))]
+        return s
+    }
 
     /// Takes the section's codecs the server speaks, in the offer's order;
     /// `taken` is what earlier sections made of each payload type.
