@@ -39,7 +39,7 @@ CXX_TESTS  := $(patsubst Tests/cpp/%.cpp,$(BUILD)/tests/%,$(wildcard Tests/cpp/*
 C_EXAMPLES := $(patsubst examples/c/%.c,$(BUILD)/examples/%,$(wildcard examples/c/*.c))
 CXX_EXAMPLES := $(patsubst examples/cpp/%.cpp,$(BUILD)/examples/%_cpp,$(wildcard examples/cpp/*.cpp))
 
-FUZZ_TARGETS := rtp rtcp stun websocket http signaling client token007 token006 video data json sdp dtls
+FUZZ_TARGETS := rtp rtcp stun websocket http signaling client token007 token006 video data json sdp dtls sctp
 FUZZ_SCRATCH := .build/fuzz
 # -sanitize-coverage is spelled out: measured with this toolchain, a clean build with
 # --sanitize=fuzzer --sanitize=address alone gave libFuzzer 127 counters; with it, 78 833.

@@ -34,7 +34,8 @@ import Glibc
 // fires, to pick the chunks sent at least an RTO ago. So `handleTimers` must be
 // fed real elapsed time: on a virtual clock the timers fire but retransmit
 // nothing that was sent within the real RTO. (INIT retransmission, delayed
-// SACKs and fast retransmission do not look at the wall clock.)
+// SACKs and fast retransmission do not look at it: the tests run on virtual
+// time for those.)
 //
 // One file of about 1000 lines: its parts (DCEP's wire format, the process's
 // usrsctp with its C callbacks, one association's state) share the private
@@ -673,8 +674,8 @@ final class SctpCore {
         path.spp_pathmtu = UInt32(maxPacketSize - sctpCommonHeaderSize)
         try set("SCTP_PEER_ADDR_PARAMS", Int32(IPPROTO_SCTP), SCTP_PEER_ADDR_PARAMS, path)
         var local = connAddress(port: port)
-        let bound = withUnsafeMutableBytes(of: &local) {
-            usrsctp_bind(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_conn>.size))
+        let bound = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { usrsctp_bind(s, $0, socklen_t(MemoryLayout<sockaddr_conn>.size)) }
         }
         guard bound == 0 else { throw .setup(SocketError(call: "usrsctp_bind", errno: errno).description) }
     }
@@ -703,8 +704,8 @@ final class SctpCore {
         guard state == .new, let s = socket else { return }
         state = .connecting
         var remote = connAddress(port: remotePort)
-        let rc = withUnsafeMutableBytes(of: &remote) {
-            usrsctp_connect(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(MemoryLayout<sockaddr_conn>.size))
+        let rc = withUnsafeMutablePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { usrsctp_connect(s, $0, socklen_t(MemoryLayout<sockaddr_conn>.size)) }
         }
         if rc != 0 && errno != EINPROGRESS { goDown() }
         process()

@@ -636,6 +636,8 @@ public final class ChannelServer: @unchecked Sendable {
             respond(peer, status: "405 Method Not Allowed", body: "GET only\n")
             return
         }
+        // The status page holds no data (it reads /status with the token the operator gives it).
+        if serveWebAsset(peer, head, from: WebAsset.httpPort) { return }
         if let admin = config.adminToken {
             let given = head.field("Authorization") ?? ""
             guard TokenCrypto.constantTimeEqual(Array(given.utf8), Array("Bearer \(admin)".utf8)) else {
@@ -651,7 +653,6 @@ public final class ChannelServer: @unchecked Sendable {
         case "/status":
             respond(peer, status: "200 OK", body: statusJSON(), contentType: "application/json")
         default:
-            if serveWebAsset(peer, head, from: WebAsset.httpPort) { return }
             respond(peer, status: "404 Not Found", body: "try /metrics, /status or /status.html\n")
         }
     }
@@ -794,7 +795,7 @@ struct WebAsset {
         "/sdk/agoraish.js": WebAsset(bytes: PackageResources.agoraish_js, contentType: script),
         "/call": WebAsset(bytes: PackageResources.call_html, contentType: html),
     ]
-    /// Beside /status (behind the admin token when there is one): the status page, and the client it may use.
+    /// Beside /status: the status page (public: it shows only what /status gives the token it is given), and the client.
     static let httpPort: [String: WebAsset] = [
         "/status.html": WebAsset(bytes: PackageResources.status_html, contentType: html),
         "/sdk/agoraish.js": WebAsset(bytes: PackageResources.agoraish_js, contentType: script),

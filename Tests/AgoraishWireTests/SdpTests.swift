@@ -333,13 +333,16 @@ import Testing
         #expect(m.receiving == [0x2222] && m.payloadTypes == [111: .opus, 96: .vp8, 98: .vp9])
     }
 
-    @Test func h264OnlyVideoAndDataChannelsAreRejectedOutOfTheBundle() throws {
+    @Test func dataChannelsAreAnsweredAndH264OnlyVideoIsRejectedOutOfTheBundle() throws {
         let data = try Self.negotiate(ChromeOffer.audioAndDataChannel)
-        let rejected = data.answer.media[1]
-        #expect(rejected.port == 0 && rejected.kind == "application" && rejected.proto == "UDP/DTLS/SCTP")
-        #expect(rejected.formats == ["webrtc-datachannel"] && Self.lines(rejected) == ["mid:1"])
-        #expect(data.answer.groups == [SdpGroup(semantics: "BUNDLE", mids: ["0"])] && data.bundle == ["0"])
+        let application = data.answer.media[1]
+        #expect(application.port == 9 && application.kind == "application" && application.proto == "UDP/DTLS/SCTP")
+        #expect(application.formats == ["webrtc-datachannel"] && application.sctpPort == 5000)
+        #expect(application.maxMessageSize == 65536 && application.mid == "1")
+        #expect(data.answer.groups == [SdpGroup(semantics: "BUNDLE", mids: ["0", "1"])] && data.bundle == ["0", "1"])
         #expect(data.answer.media[0].direction == .recvonly && data.payloadTypes == [111: .opus])
+        #expect(data.sctpPort != nil)
+        #expect(try SessionDescription.parse(data.answer.serialized) == data.answer)
 
         // Chrome's offer with every codec but H264 (and its RTX) taken out of the video section.
         let h264Only = Self.editing(ChromeOffer.audioVideo) { line in
@@ -370,8 +373,11 @@ import Testing
         #expect(try Self.negotiate(noMux).answer.media.map(\.port) == [0, 9])
         let stopped = Self.editing(ChromeOffer.audioVideo) { $0.hasPrefix("m=audio 9 ") ? "m=audio 0" + $0.dropFirst(9) : $0 }
         #expect(try Self.negotiate(stopped).bundle == ["1"])
+        // Data channels alone are a call too (stream messages without media).
         let onlyData = Self.editing(ChromeOffer.audioAndDataChannel) { $0 == "a=group:BUNDLE 0 1" ? "a=group:BUNDLE 1" : $0 }
-        #expect(throws: SdpError.unsupported("no m-section to accept")) { try Self.negotiate(onlyData) }
+        #expect(try Self.negotiate(onlyData).bundle == ["1"])
+        let noneAtAll = Self.editing(onlyData) { $0.hasPrefix("m=application 9 ") ? "m=application 0 " + $0.dropFirst(16) : $0 }
+        #expect(throws: SdpError.unsupported("no m-section to accept")) { try Self.negotiate(noneAtAll) }
     }
 
     @Test func simulcastOfferIsAnsweredWithOneStreamAndNoRids() throws {

@@ -33,6 +33,7 @@ import Testing
         .join(.init(appId: "app", channel: "probe", probe: true)),
         .join(.init(appId: "app", channel: "next", uid: 7, fastStart: true)),
         .preload(.init(appId: "app", channel: "next", token: "007p", uid: 7)),
+        .webrtcOffer(.init(sdp: "v=0\r\n", receive: [.init(mid: "1", ssrc: 5000, rtxSsrc: 5001)])),
         .leave(.init()),
         .setRole(.init(role: .broadcaster)),
         .renewToken(.init(token: "007y")),

@@ -472,9 +472,11 @@ def test_metrics_and_status(client, server):
     carol_uid = next(u["uid"] for c in status["channels"] for u in c["users"] if u.get("account"))
     assert status["channels"] == [
         {"app_id": APP, "channel": "metered", "profile": 0, "users": sorted([
-            {"uid": 1, "role": 1, "connected": True},
-            {"uid": carol_uid, "role": 1, "connected": True, "account": "carol@example"}], key=lambda u: u["uid"])},
-        {"app_id": APP, "channel": "other", "profile": 0, "users": [{"uid": 2, "role": 1, "connected": True}]},
+            {"uid": 1, "role": 1, "connected": True, "client": "native"},
+            {"uid": carol_uid, "role": 1, "connected": True, "account": "carol@example", "client": "native"}],
+            key=lambda u: u["uid"])},
+        {"app_id": APP, "channel": "other", "profile": 0,
+         "users": [{"uid": 2, "role": 1, "connected": True, "client": "native"}]},
     ]
 
     assert http_get(server.http_port, "/nothing")[0] == 404

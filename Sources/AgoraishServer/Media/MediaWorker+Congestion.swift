@@ -297,7 +297,8 @@ extension MediaWorker {
     func publishRates() {
         var table: [UInt64: ParticipantRates] = [:]
         table.reserveCapacity(participants.count)
-        for p in participants.values {
+        // Only participants whose media flows (a bound address) have rates to show.
+        for p in participants.values where p.address != nil {
             var worst = 0
             for mapped in p.ssrcMap.values {
                 // The loss over the last second of each audio and video stream.
