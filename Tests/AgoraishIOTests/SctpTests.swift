@@ -193,7 +193,7 @@ import Testing
         let pair = try SctpPair.connected()
         let channel = try pair.openFromClient("sturdy")
         _ = pair.takeServerEvents()
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         var real: [[UInt8]] = []
         for i in 0..<5 { real += try pair.client.send(channel: channel, [UInt8](repeating: UInt8(i), count: 300), binary: true) }
         for _ in 0..<300 {
@@ -549,18 +549,5 @@ final class DtlsSctpLink {
             fromClient(client.pollTransmits())
             fromServer(server.pollTransmits())
         }
-    }
-}
-
-/// A deterministic generator (SplitMix64) for reproducible garbage.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -51,12 +51,7 @@ final class WebRtcRewrite {
     /// numbers. False when its payload type was not negotiated.
     func ingress(_ packet: UnsafeMutableRawPointer, _ length: Int) -> Bool {
         guard length >= 12 else { return false }
-        let second = packet.load(fromByteOffset: 1, as: UInt8.self)
-        let mapped = typeIn[Int(second & 0x7F)]
-        guard mapped != 0xFF else { return false }
-        packet.storeBytes(of: second & 0x80 | mapped, toByteOffset: 1, as: UInt8.self)
-        Self.renumberExtensions(packet, length, extensionIn)
-        return true
+        return Self.renumber(packet, length, types: typeIn, extensions: extensionIn)
     }
 
     /// Whether a plain RTP packet's SSRC is one the browser receives.
@@ -75,11 +70,17 @@ final class WebRtcRewrite {
             | UInt32(packet.load(fromByteOffset: 10, as: UInt8.self)) << 8
             | UInt32(packet.load(fromByteOffset: 11, as: UInt8.self))
         guard receiving.contains(ssrc) else { return false }
+        return Self.renumber(packet, length, types: typeOut, extensions: extensionOut)
+    }
+
+    /// The payload type (marker bit kept) and extension ids of a packet of
+    /// at least 12 bytes through the tables; false for an unmapped type.
+    private static func renumber(_ packet: UnsafeMutableRawPointer, _ length: Int, types: [UInt8], extensions: [UInt8]) -> Bool {
         let second = packet.load(fromByteOffset: 1, as: UInt8.self)
-        let mapped = typeOut[Int(second & 0x7F)]
+        let mapped = types[Int(second & 0x7F)]
         guard mapped != 0xFF else { return false }
         packet.storeBytes(of: second & 0x80 | mapped, toByteOffset: 1, as: UInt8.self)
-        Self.renumberExtensions(packet, length, extensionOut)
+        renumberExtensions(packet, length, extensions)
         return true
     }
 

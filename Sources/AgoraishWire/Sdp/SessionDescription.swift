@@ -376,7 +376,9 @@ extension SessionDescription {
             portCount = c
         }
         let proto = String(f[2])
-        if proto.contains("RTP/") {
+        // An RTP profile (RTP/AVP, UDP/TLS/RTP/SAVPF, ...); split on a Character
+        // (String.contains(String) would link the regex engine into the library).
+        if proto.split(separator: "/").contains("RTP") {
             for format in f[3...] where number(format, as: UInt8.self).map({ $0 > 127 }) ?? true {
                 throw .malformed(line: n, "an RTP format is not a payload type 0...127")
             }
