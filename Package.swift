@@ -35,6 +35,11 @@ let package = Package(
         systemLibrary("COpusEnc", "libopusenc", "libopusenc-dev"),
         systemLibrary("CJpeg", "libturbojpeg", "libturbojpeg0-dev"),
         systemLibrary("CPng", "libpng", "libpng-dev"),
+        // FFmpeg's libraries: media files and URLs (player, audio mixing, effects, recorder).
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat",
+                       providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]),
+        // Rubber Band: every change of pitch or speed.
+        systemLibrary("CRubberBand", "rubberband", "librubberband-dev"),
         // Debian's usrsctp.pc adds -DINET -DINET6, which SwiftPM refuses with a warning
         // on every build; usrsctp.h needs neither, and the library is on the default path.
         .systemLibrary(name: "CUsrsctp", providers: [.apt(["libusrsctp-dev"])]),
@@ -61,7 +66,7 @@ let package = Package(
         // Media processing, pure: codecs, jitter buffers, mixing, picture coding.
         // Buffers in, buffers out; no threads, sockets, clocks or files (the shim
         // only for the codecs' variadic *_ctl calls).
-        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CYuv", "CJpeg", "CPng", "CAgoraishShim"]),
+        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CYuv", "CJpeg", "CPng", "CRubberBand", "CAgoraishShim"]),
         // Sans-IO state machines: the client's life in channels. Events and `now`
         // in, transmits, timers and events out.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),
@@ -71,7 +76,7 @@ let package = Package(
         // The engine: public Swift API named after the documented surface. Drives
         // Session and Media on IO's loops and threads; owns devices (ALSA, V4L2
         // through the shim) and media files. Never imports the server.
-        .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishSession", "AgoraishMedia", "AgoraishIO", "CAlsa", "COpusEnc", "CAgoraishShim"]),
+        .target(name: "AgoraishEngine", dependencies: ["AgoraishWire", "AgoraishSession", "AgoraishMedia", "AgoraishIO", "CAlsa", "COpusEnc", "CAgoraishShim", "CFFmpeg"]),
         // The @_cdecl C ABI layer -> libagoraish.so. Links the engine and the
         // embedded server; validates, converts, calls, maps errors.
         .target(

@@ -8,6 +8,8 @@ DEBS=(
   pkg-config gcc g++ make valgrind openssl
   libopus-dev libvpx-dev libsrtp2-dev libasound2-dev libv4l-dev libssl-dev zlib1g-dev libspeexdsp-dev libopusenc-dev libyuv-dev ffmpeg
   libturbojpeg0-dev libpng-dev libusrsctp-dev
+  libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev librubberband-dev
+  nginx libnginx-mod-rtmp
   iproute2 util-linux chromium
 )
 PY_MODULES=(pytest websockets pylibsrtp clang numpy)    # import names

@@ -16,4 +16,6 @@ public enum EngineEvent: Sendable, Equatable {
     case network(NetworkEvent)
     /// A data event (stream messages and their errors, audio metadata, encryption errors).
     case data(DataEvent)
+    /// An audio mixing or audio effect event.
+    case media(MediaEvent)
 }

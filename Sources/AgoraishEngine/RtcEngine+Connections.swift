@@ -53,6 +53,12 @@ public struct ChannelMediaOptions: Sendable, Equatable {
     /// A token: for a join, used when the join's own token is empty; for an
     /// update, renews the connection's token.
     public var token: String?
+    /// Publish the audio of media player `publishMediaPlayerId` (it replaces the microphone or custom track).
+    public var publishMediaPlayerAudioTrack: Bool?
+    /// Publish the pictures of media player `publishMediaPlayerId` as the connection's video track.
+    public var publishMediaPlayerVideoTrack: Bool?
+    /// The media player (createMediaPlayer) whose tracks are published.
+    public var publishMediaPlayerId: Int32?
 
     /// Options with every field unset.
     public init() {}
@@ -261,8 +267,9 @@ extension RtcEngine {
 
     // MARK: - Options
 
-    private func applyMediaOptions(_ o: ChannelMediaOptions, joining: Bool) throws(AgoraError) {
+    private func applyMediaOptions(_ options: ChannelMediaOptions, joining: Bool) throws(AgoraError) {
         // Everything is checked before anything changes.
+        let o = try translatePlayerOptions(options)
         if let r = o.clientRoleType, r != 1 && r != 2 { throw .invalidArgument }
         if let p = o.channelProfile, p != 0 && p != 1 { throw .invalidArgument }
         let current = tracks.withLock { $0.publishedAudio }
@@ -375,7 +382,7 @@ extension RtcEngine {
         guard owner == nil else { throw .refused }
         guard type == 0 || type == 1 else { throw .invalidArgument }
         let id = tracks.withLock { t -> Int32? in
-            guard t.audio.count < Self.maxCustomTracks else { return nil }
+            guard t.audio.keys.filter({ $0 < MediaPlayer.trackBase }).count < Self.maxCustomTracks else { return nil }
             while t.audio[t.nextAudioId] != nil || t.nextAudioId <= 0 { t.nextAudioId = t.nextAudioId &+ 1 }
             let id = t.nextAudioId
             t.nextAudioId = t.nextAudioId &+ 1
@@ -477,7 +484,7 @@ extension RtcEngine {
     public func createCustomVideoTrack(encoded: Bool) throws(AgoraError) -> Int32 {
         guard owner == nil else { throw .refused }
         let id = tracks.withLock { t -> Int32? in
-            guard t.video.count < Self.maxCustomTracks else { return nil }
+            guard t.video.keys.filter({ $0 < MediaPlayer.trackBase }).count < Self.maxCustomTracks else { return nil }
             while t.video[t.nextVideoId] != nil || t.nextVideoId <= 0 { t.nextVideoId = t.nextVideoId &+ 1 }
             let id = t.nextVideoId
             t.nextVideoId = t.nextVideoId &+ 1
@@ -591,7 +598,7 @@ extension RtcEngine {
     }
 
     /// The custom audio tracks, by id.
-    public var customAudioTracks: [Int32] { root.tracks.withLock { $0.audio.keys.sorted() } }
+    public var customAudioTracks: [Int32] { root.tracks.withLock { $0.audio.keys.filter { $0 < MediaPlayer.trackBase }.sorted() } }
 }
 
 let connectionSerials = SerialCounter()

@@ -30,6 +30,8 @@ public final class RtcEngine: Sendable {
     let ending: Locked<RtcEngine?>?
     /// The custom audio tracks (createCustomAudioTrack) and what the engine's connections publish.
     let tracks = Locked(TrackState())
+    /// Media players, audio mixing and effects, media recorders (the engine's own; connections have none).
+    let media = Locked(MediaState())
     let link: ChannelLink
     /// The audio path (sending, receiving, observers, recording).
     let audio: AudioPipeline
@@ -286,6 +288,7 @@ public final class RtcEngine: Sendable {
             defer { p = nil }
             return p.map { [$0] } ?? []
         }
+        shutdownMedia(wait: wait)
         for c in others { c.releaseConnection(wait: wait) }
         link.shutdown(wait: wait)
         device.shutdown(wait: wait)

@@ -112,7 +112,7 @@ public func abi_engine_enable_audio_volume_indication(_ p: OpaquePointer?, _ int
 // MARK: - Raw audio
 
 /// Calls a C observer callback with an agoraish_audio_frame over `view`.
-private func callObserver(_ view: AudioFrameView,
+func callObserver(_ view: AudioFrameView,
                           _ body: (UnsafeMutablePointer<agoraish_audio_frame>) -> Int32) -> Bool {
     var frame = agoraish_audio_frame()
     frame.type = 0

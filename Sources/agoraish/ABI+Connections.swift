@@ -56,6 +56,9 @@ func readMediaOptions(_ p: UnsafePointer<agoraish_channel_media_options>?, optio
     o.enableAudioRecordingOrPlayout = flag(c.has_enable_audio_recording_or_playout, c.enable_audio_recording_or_playout)
     o.clientRoleType = number(c.has_client_role_type, c.client_role_type)
     o.channelProfile = number(c.has_channel_profile, c.channel_profile)
+    o.publishMediaPlayerAudioTrack = flag(c.has_publish_media_player_audio_track, c.publish_media_player_audio_track)
+    o.publishMediaPlayerVideoTrack = flag(c.has_publish_media_player_video_track, c.publish_media_player_video_track)
+    o.publishMediaPlayerId = number(c.has_publish_media_player_id, c.publish_media_player_id)
     if let t = c.token {
         guard let text = readCString(t) else {
             ErrorDetail.set("token is not UTF-8")
@@ -184,7 +187,7 @@ struct CEventHandlerEx: @unchecked Sendable {
             case .encryptionError(let type):
                 t.on_encryption_error?(engine, ud, c, type.rawValue)
             }
-        case .apiCallExecuted, .network:
+        case .apiCallExecuted, .network, .media:
             break
         }
     }

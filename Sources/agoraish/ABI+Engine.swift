@@ -26,6 +26,10 @@ struct CEventHandler: @unchecked Sendable {
             deliverVideo(e, engine)
         case .data(let e):
             deliverData(e, engine)
+        case .media(.audioMixingStateChanged(let state, let reason)):
+            table.on_audio_mixing_state_changed?(engine, table.user_data, state, reason)
+        case .media(.audioEffectFinished(let soundId)):
+            table.on_audio_effect_finished?(engine, table.user_data, soundId)
         case .network(.lastmileQuality(let q)):
             table.on_lastmile_quality?(engine, table.user_data, q)
         case .network(.lastmileProbeResult(let r)):

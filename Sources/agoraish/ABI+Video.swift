@@ -88,12 +88,12 @@ public func abi_engine_setup_local_video(_ p: OpaquePointer?, _ canvas: UnsafePo
 }
 
 /// A canvas struct of ABI 0.5 (without render mode, mirror mode and view size) or later.
-private func readCanvas(_ canvas: UnsafePointer<agoraish_video_canvas>?) -> agoraish_video_canvas? {
+func readCanvas(_ canvas: UnsafePointer<agoraish_video_canvas>?) -> agoraish_video_canvas? {
     readVersioned(canvas, knownSizes: StructSizes.videoCanvas)
 }
 
 /// The Swift canvas for a C one; nil when `on_frame` is NULL (unbind).
-private func makeCanvas(_ c: agoraish_video_canvas, _ handle: OpaquePointer?) -> VideoCanvas? {
+func makeCanvas(_ c: agoraish_video_canvas, _ handle: OpaquePointer?) -> VideoCanvas? {
     guard let cb = c.on_frame else { return nil }
     let ud = c.user_data
     return VideoCanvas(renderMode: c.render_mode == 0 ? 1 : Int(c.render_mode), mirrorMode: Int(c.mirror_mode),
@@ -104,7 +104,7 @@ private func makeCanvas(_ c: agoraish_video_canvas, _ handle: OpaquePointer?) ->
 }
 
 /// A C frame over a read-only view (render sinks must not write it).
-private func cFrame(_ view: VideoFrameView) -> agoraish_video_frame {
+func cFrame(_ view: VideoFrameView) -> agoraish_video_frame {
     var frame = agoraish_video_frame()
     frame.type = 1
     frame.width = Int32(view.width)
@@ -116,6 +116,10 @@ private func cFrame(_ view: VideoFrameView) -> agoraish_video_frame {
     frame.u_buffer = UnsafeMutablePointer(mutating: view.u.baseAddress)
     frame.v_buffer = UnsafeMutablePointer(mutating: view.v.baseAddress)
     frame.render_time_ms = view.renderTimeMs
+    if let alpha = view.alpha {
+        frame.alpha_buffer = UnsafeMutablePointer(mutating: alpha.baseAddress)
+        frame.alpha_stride = Int32(view.alphaStride)
+    }
     return frame
 }
 

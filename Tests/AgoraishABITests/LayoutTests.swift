@@ -158,6 +158,8 @@ import Testing
             "v_buffer": MemoryLayout<agoraish_video_frame>.offset(of: \.v_buffer)!,
             "rotation": MemoryLayout<agoraish_video_frame>.offset(of: \.rotation)!,
             "render_time_ms": MemoryLayout<agoraish_video_frame>.offset(of: \.render_time_ms)!,
+            "alpha_buffer": MemoryLayout<agoraish_video_frame>.offset(of: \.alpha_buffer)!,
+            "alpha_stride": MemoryLayout<agoraish_video_frame>.offset(of: \.alpha_stride)!,
         ]
         layout["agoraish_video_frame"] = videoFrame
 
@@ -248,6 +250,8 @@ import Testing
             "on_stream_message_error": MemoryLayout<agoraish_event_handler>.offset(of: \.on_stream_message_error)!,
             "on_encryption_error": MemoryLayout<agoraish_event_handler>.offset(of: \.on_encryption_error)!,
             "on_audio_metadata_received": MemoryLayout<agoraish_event_handler>.offset(of: \.on_audio_metadata_received)!,
+            "on_audio_mixing_state_changed": MemoryLayout<agoraish_event_handler>.offset(of: \.on_audio_mixing_state_changed)!,
+            "on_audio_effect_finished": MemoryLayout<agoraish_event_handler>.offset(of: \.on_audio_effect_finished)!,
         ]
         layout["agoraish_event_handler"] = eventHandler
 
@@ -490,6 +494,12 @@ import Testing
             "has_channel_profile": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_channel_profile)!,
             "channel_profile": MemoryLayout<agoraish_channel_media_options>.offset(of: \.channel_profile)!,
             "token": MemoryLayout<agoraish_channel_media_options>.offset(of: \.token)!,
+            "has_publish_media_player_audio_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_media_player_audio_track)!,
+            "publish_media_player_audio_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_media_player_audio_track)!,
+            "has_publish_media_player_video_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_media_player_video_track)!,
+            "publish_media_player_video_track": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_media_player_video_track)!,
+            "has_publish_media_player_id": MemoryLayout<agoraish_channel_media_options>.offset(of: \.has_publish_media_player_id)!,
+            "publish_media_player_id": MemoryLayout<agoraish_channel_media_options>.offset(of: \.publish_media_player_id)!,
         ]
         layout["agoraish_channel_media_options"] = channelMediaOptions
 
@@ -572,6 +582,96 @@ import Testing
             "config_json": MemoryLayout<agoraish_server_config>.offset(of: \.config_json)!,
         ]
         layout["agoraish_server_config"] = serverConfig
+
+        let playerStreamInfo: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_player_stream_info>.size,
+            "struct_size": MemoryLayout<agoraish_player_stream_info>.offset(of: \.struct_size)!,
+            "stream_index": MemoryLayout<agoraish_player_stream_info>.offset(of: \.stream_index)!,
+            "stream_type": MemoryLayout<agoraish_player_stream_info>.offset(of: \.stream_type)!,
+            "codec_name": MemoryLayout<agoraish_player_stream_info>.offset(of: \.codec_name)!,
+            "language": MemoryLayout<agoraish_player_stream_info>.offset(of: \.language)!,
+            "video_frame_rate": MemoryLayout<agoraish_player_stream_info>.offset(of: \.video_frame_rate)!,
+            "video_bit_rate": MemoryLayout<agoraish_player_stream_info>.offset(of: \.video_bit_rate)!,
+            "video_width": MemoryLayout<agoraish_player_stream_info>.offset(of: \.video_width)!,
+            "video_height": MemoryLayout<agoraish_player_stream_info>.offset(of: \.video_height)!,
+            "video_rotation": MemoryLayout<agoraish_player_stream_info>.offset(of: \.video_rotation)!,
+            "audio_sample_rate": MemoryLayout<agoraish_player_stream_info>.offset(of: \.audio_sample_rate)!,
+            "audio_channels": MemoryLayout<agoraish_player_stream_info>.offset(of: \.audio_channels)!,
+            "audio_bits_per_sample": MemoryLayout<agoraish_player_stream_info>.offset(of: \.audio_bits_per_sample)!,
+            "duration": MemoryLayout<agoraish_player_stream_info>.offset(of: \.duration)!,
+        ]
+        layout["agoraish_player_stream_info"] = playerStreamInfo
+
+        let mediaPlayerObserver: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_media_player_observer>.size,
+            "struct_size": MemoryLayout<agoraish_media_player_observer>.offset(of: \.struct_size)!,
+            "user_data": MemoryLayout<agoraish_media_player_observer>.offset(of: \.user_data)!,
+            "on_player_source_state_changed": MemoryLayout<agoraish_media_player_observer>.offset(of: \.on_player_source_state_changed)!,
+            "on_position_changed": MemoryLayout<agoraish_media_player_observer>.offset(of: \.on_position_changed)!,
+            "on_player_event": MemoryLayout<agoraish_media_player_observer>.offset(of: \.on_player_event)!,
+            "on_play_buffer_updated": MemoryLayout<agoraish_media_player_observer>.offset(of: \.on_play_buffer_updated)!,
+            "on_completed": MemoryLayout<agoraish_media_player_observer>.offset(of: \.on_completed)!,
+        ]
+        layout["agoraish_media_player_observer"] = mediaPlayerObserver
+
+        let mediaPlayerAudioFrameObserver: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_media_player_audio_frame_observer>.size,
+            "struct_size": MemoryLayout<agoraish_media_player_audio_frame_observer>.offset(of: \.struct_size)!,
+            "user_data": MemoryLayout<agoraish_media_player_audio_frame_observer>.offset(of: \.user_data)!,
+            "on_frame": MemoryLayout<agoraish_media_player_audio_frame_observer>.offset(of: \.on_frame)!,
+        ]
+        layout["agoraish_media_player_audio_frame_observer"] = mediaPlayerAudioFrameObserver
+
+        let mediaPlayerVideoFrameObserver: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_media_player_video_frame_observer>.size,
+            "struct_size": MemoryLayout<agoraish_media_player_video_frame_observer>.offset(of: \.struct_size)!,
+            "user_data": MemoryLayout<agoraish_media_player_video_frame_observer>.offset(of: \.user_data)!,
+            "on_frame": MemoryLayout<agoraish_media_player_video_frame_observer>.offset(of: \.on_frame)!,
+        ]
+        layout["agoraish_media_player_video_frame_observer"] = mediaPlayerVideoFrameObserver
+
+        let recorderStreamInfo: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_recorder_stream_info>.size,
+            "struct_size": MemoryLayout<agoraish_recorder_stream_info>.offset(of: \.struct_size)!,
+            "channel_id": MemoryLayout<agoraish_recorder_stream_info>.offset(of: \.channel_id)!,
+            "uid": MemoryLayout<agoraish_recorder_stream_info>.offset(of: \.uid)!,
+            "type": MemoryLayout<agoraish_recorder_stream_info>.offset(of: \.type)!,
+        ]
+        layout["agoraish_recorder_stream_info"] = recorderStreamInfo
+
+        let mediaRecorderConfiguration: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_media_recorder_configuration>.size,
+            "struct_size": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.struct_size)!,
+            "storage_path": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.storage_path)!,
+            "container_format": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.container_format)!,
+            "stream_type": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.stream_type)!,
+            "max_duration_ms": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.max_duration_ms)!,
+            "recorder_info_update_interval": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.recorder_info_update_interval)!,
+            "width": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.width)!,
+            "height": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.height)!,
+            "fps": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.fps)!,
+            "sample_rate": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.sample_rate)!,
+            "channel_num": MemoryLayout<agoraish_media_recorder_configuration>.offset(of: \.channel_num)!,
+        ]
+        layout["agoraish_media_recorder_configuration"] = mediaRecorderConfiguration
+
+        let recorderInfo: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_recorder_info>.size,
+            "struct_size": MemoryLayout<agoraish_recorder_info>.offset(of: \.struct_size)!,
+            "file_name": MemoryLayout<agoraish_recorder_info>.offset(of: \.file_name)!,
+            "duration_ms": MemoryLayout<agoraish_recorder_info>.offset(of: \.duration_ms)!,
+            "file_size": MemoryLayout<agoraish_recorder_info>.offset(of: \.file_size)!,
+        ]
+        layout["agoraish_recorder_info"] = recorderInfo
+
+        let mediaRecorderObserver: [String: Int] = [
+            "__size__": MemoryLayout<agoraish_media_recorder_observer>.size,
+            "struct_size": MemoryLayout<agoraish_media_recorder_observer>.offset(of: \.struct_size)!,
+            "user_data": MemoryLayout<agoraish_media_recorder_observer>.offset(of: \.user_data)!,
+            "on_recorder_state_changed": MemoryLayout<agoraish_media_recorder_observer>.offset(of: \.on_recorder_state_changed)!,
+            "on_recorder_info_updated": MemoryLayout<agoraish_media_recorder_observer>.offset(of: \.on_recorder_info_updated)!,
+        ]
+        layout["agoraish_media_recorder_observer"] = mediaRecorderObserver
         return layout
     }
 

@@ -164,6 +164,69 @@ static int call_agoraish_server_stop(void *handle) { return agoraish_server_stop
 static int call_agoraish_server_release(void *handle) { return agoraish_server_release((agoraish_server_t *)handle); }
 static int call_agoraish_server_get_url(void *handle) { return agoraish_server_get_url((agoraish_server_t *)handle, NULL, NULL); }
 static int call_agoraish_server_get_http_port(void *handle) { return agoraish_server_get_http_port((agoraish_server_t *)handle); }
+static int call_agoraish_engine_create_media_player(void *handle) { return agoraish_engine_create_media_player((agoraish_engine_t *)handle, NULL); }
+static int call_agoraish_engine_destroy_media_player(void *handle) { return agoraish_engine_destroy_media_player((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_media_player_open(void *handle) { return agoraish_media_player_open((agoraish_engine_t *)handle, 0, NULL, 0); }
+static int call_agoraish_media_player_play(void *handle) { return agoraish_media_player_play((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_media_player_pause(void *handle) { return agoraish_media_player_pause((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_media_player_resume(void *handle) { return agoraish_media_player_resume((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_media_player_stop(void *handle) { return agoraish_media_player_stop((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_media_player_seek(void *handle) { return agoraish_media_player_seek((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_media_player_set_loop_count(void *handle) { return agoraish_media_player_set_loop_count((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_media_player_get_duration(void *handle) { return agoraish_media_player_get_duration((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_get_play_position(void *handle) { return agoraish_media_player_get_play_position((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_get_state(void *handle) { return agoraish_media_player_get_state((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_get_stream_count(void *handle) { return agoraish_media_player_get_stream_count((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_get_stream_info(void *handle) { return agoraish_media_player_get_stream_info((agoraish_engine_t *)handle, 0, 0, NULL); }
+static int call_agoraish_media_player_select_audio_track(void *handle) { return agoraish_media_player_select_audio_track((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_media_player_set_playback_speed(void *handle) { return agoraish_media_player_set_playback_speed((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_media_player_adjust_playout_volume(void *handle) { return agoraish_media_player_adjust_playout_volume((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_media_player_get_playout_volume(void *handle) { return agoraish_media_player_get_playout_volume((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_adjust_publish_signal_volume(void *handle) { return agoraish_media_player_adjust_publish_signal_volume((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_media_player_get_publish_signal_volume(void *handle) { return agoraish_media_player_get_publish_signal_volume((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_mute(void *handle) { return agoraish_media_player_mute((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_media_player_get_mute(void *handle) { return agoraish_media_player_get_mute((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_set_view(void *handle) { return agoraish_media_player_set_view((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_set_render_mode(void *handle) { return agoraish_media_player_set_render_mode((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_media_player_register_player_source_observer(void *handle) { return agoraish_media_player_register_player_source_observer((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_register_audio_frame_observer(void *handle) { return agoraish_media_player_register_audio_frame_observer((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_player_register_video_frame_observer(void *handle) { return agoraish_media_player_register_video_frame_observer((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_engine_start_audio_mixing(void *handle) { return agoraish_engine_start_audio_mixing((agoraish_engine_t *)handle, NULL, 0, 0, 0); }
+static int call_agoraish_engine_stop_audio_mixing(void *handle) { return agoraish_engine_stop_audio_mixing((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_pause_audio_mixing(void *handle) { return agoraish_engine_pause_audio_mixing((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_resume_audio_mixing(void *handle) { return agoraish_engine_resume_audio_mixing((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_adjust_audio_mixing_volume(void *handle) { return agoraish_engine_adjust_audio_mixing_volume((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_adjust_audio_mixing_playout_volume(void *handle) { return agoraish_engine_adjust_audio_mixing_playout_volume((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_adjust_audio_mixing_publish_volume(void *handle) { return agoraish_engine_adjust_audio_mixing_publish_volume((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_get_audio_mixing_playout_volume(void *handle) { return agoraish_engine_get_audio_mixing_playout_volume((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_get_audio_mixing_publish_volume(void *handle) { return agoraish_engine_get_audio_mixing_publish_volume((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_get_audio_mixing_duration(void *handle) { return agoraish_engine_get_audio_mixing_duration((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_get_audio_mixing_current_position(void *handle) { return agoraish_engine_get_audio_mixing_current_position((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_set_audio_mixing_position(void *handle) { return agoraish_engine_set_audio_mixing_position((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_audio_mixing_pitch(void *handle) { return agoraish_engine_set_audio_mixing_pitch((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_audio_mixing_playback_speed(void *handle) { return agoraish_engine_set_audio_mixing_playback_speed((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_preload_effect(void *handle) { return agoraish_engine_preload_effect((agoraish_engine_t *)handle, 0, NULL, 0); }
+static int call_agoraish_engine_play_effect(void *handle) { return agoraish_engine_play_effect((agoraish_engine_t *)handle, 0, NULL, 0, 0, 0, 0, 0, 0); }
+static int call_agoraish_engine_stop_effect(void *handle) { return agoraish_engine_stop_effect((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_stop_all_effects(void *handle) { return agoraish_engine_stop_all_effects((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_pause_effect(void *handle) { return agoraish_engine_pause_effect((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_pause_all_effects(void *handle) { return agoraish_engine_pause_all_effects((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_resume_effect(void *handle) { return agoraish_engine_resume_effect((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_resume_all_effects(void *handle) { return agoraish_engine_resume_all_effects((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_unload_effect(void *handle) { return agoraish_engine_unload_effect((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_unload_all_effects(void *handle) { return agoraish_engine_unload_all_effects((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_set_effects_volume(void *handle) { return agoraish_engine_set_effects_volume((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_get_effects_volume(void *handle) { return agoraish_engine_get_effects_volume((agoraish_engine_t *)handle); }
+static int call_agoraish_engine_set_volume_of_effect(void *handle) { return agoraish_engine_set_volume_of_effect((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_engine_get_volume_of_effect(void *handle) { return agoraish_engine_get_volume_of_effect((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_get_effect_duration(void *handle) { return agoraish_engine_get_effect_duration((agoraish_engine_t *)handle, NULL); }
+static int call_agoraish_engine_set_effect_position(void *handle) { return agoraish_engine_set_effect_position((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_engine_get_effect_current_position(void *handle) { return agoraish_engine_get_effect_current_position((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_create_media_recorder(void *handle) { return agoraish_engine_create_media_recorder((agoraish_engine_t *)handle, NULL, NULL); }
+static int call_agoraish_media_recorder_set_observer(void *handle) { return agoraish_media_recorder_set_observer((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_recorder_start_recording(void *handle) { return agoraish_media_recorder_start_recording((agoraish_engine_t *)handle, 0, NULL); }
+static int call_agoraish_media_recorder_stop_recording(void *handle) { return agoraish_media_recorder_stop_recording((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_destroy_media_recorder(void *handle) { return agoraish_engine_destroy_media_recorder((agoraish_engine_t *)handle, 0); }
 
 /** The functions taking an `agoraish_engine_t *`, in header order. */
 static const abi_function abi_engine_functions[] = {
@@ -309,6 +372,69 @@ static const abi_function abi_engine_functions[] = {
     {"agoraish_engine_create_custom_encoded_video_track", call_agoraish_engine_create_custom_encoded_video_track},
     {"agoraish_engine_push_external_encoded_video_frame", call_agoraish_engine_push_external_encoded_video_frame},
     {"agoraish_engine_register_video_encoded_frame_observer", call_agoraish_engine_register_video_encoded_frame_observer},
+    {"agoraish_engine_create_media_player", call_agoraish_engine_create_media_player},
+    {"agoraish_engine_destroy_media_player", call_agoraish_engine_destroy_media_player},
+    {"agoraish_media_player_open", call_agoraish_media_player_open},
+    {"agoraish_media_player_play", call_agoraish_media_player_play},
+    {"agoraish_media_player_pause", call_agoraish_media_player_pause},
+    {"agoraish_media_player_resume", call_agoraish_media_player_resume},
+    {"agoraish_media_player_stop", call_agoraish_media_player_stop},
+    {"agoraish_media_player_seek", call_agoraish_media_player_seek},
+    {"agoraish_media_player_set_loop_count", call_agoraish_media_player_set_loop_count},
+    {"agoraish_media_player_get_duration", call_agoraish_media_player_get_duration},
+    {"agoraish_media_player_get_play_position", call_agoraish_media_player_get_play_position},
+    {"agoraish_media_player_get_state", call_agoraish_media_player_get_state},
+    {"agoraish_media_player_get_stream_count", call_agoraish_media_player_get_stream_count},
+    {"agoraish_media_player_get_stream_info", call_agoraish_media_player_get_stream_info},
+    {"agoraish_media_player_select_audio_track", call_agoraish_media_player_select_audio_track},
+    {"agoraish_media_player_set_playback_speed", call_agoraish_media_player_set_playback_speed},
+    {"agoraish_media_player_adjust_playout_volume", call_agoraish_media_player_adjust_playout_volume},
+    {"agoraish_media_player_get_playout_volume", call_agoraish_media_player_get_playout_volume},
+    {"agoraish_media_player_adjust_publish_signal_volume", call_agoraish_media_player_adjust_publish_signal_volume},
+    {"agoraish_media_player_get_publish_signal_volume", call_agoraish_media_player_get_publish_signal_volume},
+    {"agoraish_media_player_mute", call_agoraish_media_player_mute},
+    {"agoraish_media_player_get_mute", call_agoraish_media_player_get_mute},
+    {"agoraish_media_player_set_view", call_agoraish_media_player_set_view},
+    {"agoraish_media_player_set_render_mode", call_agoraish_media_player_set_render_mode},
+    {"agoraish_media_player_register_player_source_observer", call_agoraish_media_player_register_player_source_observer},
+    {"agoraish_media_player_register_audio_frame_observer", call_agoraish_media_player_register_audio_frame_observer},
+    {"agoraish_media_player_register_video_frame_observer", call_agoraish_media_player_register_video_frame_observer},
+    {"agoraish_engine_start_audio_mixing", call_agoraish_engine_start_audio_mixing},
+    {"agoraish_engine_stop_audio_mixing", call_agoraish_engine_stop_audio_mixing},
+    {"agoraish_engine_pause_audio_mixing", call_agoraish_engine_pause_audio_mixing},
+    {"agoraish_engine_resume_audio_mixing", call_agoraish_engine_resume_audio_mixing},
+    {"agoraish_engine_adjust_audio_mixing_volume", call_agoraish_engine_adjust_audio_mixing_volume},
+    {"agoraish_engine_adjust_audio_mixing_playout_volume", call_agoraish_engine_adjust_audio_mixing_playout_volume},
+    {"agoraish_engine_adjust_audio_mixing_publish_volume", call_agoraish_engine_adjust_audio_mixing_publish_volume},
+    {"agoraish_engine_get_audio_mixing_playout_volume", call_agoraish_engine_get_audio_mixing_playout_volume},
+    {"agoraish_engine_get_audio_mixing_publish_volume", call_agoraish_engine_get_audio_mixing_publish_volume},
+    {"agoraish_engine_get_audio_mixing_duration", call_agoraish_engine_get_audio_mixing_duration},
+    {"agoraish_engine_get_audio_mixing_current_position", call_agoraish_engine_get_audio_mixing_current_position},
+    {"agoraish_engine_set_audio_mixing_position", call_agoraish_engine_set_audio_mixing_position},
+    {"agoraish_engine_set_audio_mixing_pitch", call_agoraish_engine_set_audio_mixing_pitch},
+    {"agoraish_engine_set_audio_mixing_playback_speed", call_agoraish_engine_set_audio_mixing_playback_speed},
+    {"agoraish_engine_preload_effect", call_agoraish_engine_preload_effect},
+    {"agoraish_engine_play_effect", call_agoraish_engine_play_effect},
+    {"agoraish_engine_stop_effect", call_agoraish_engine_stop_effect},
+    {"agoraish_engine_stop_all_effects", call_agoraish_engine_stop_all_effects},
+    {"agoraish_engine_pause_effect", call_agoraish_engine_pause_effect},
+    {"agoraish_engine_pause_all_effects", call_agoraish_engine_pause_all_effects},
+    {"agoraish_engine_resume_effect", call_agoraish_engine_resume_effect},
+    {"agoraish_engine_resume_all_effects", call_agoraish_engine_resume_all_effects},
+    {"agoraish_engine_unload_effect", call_agoraish_engine_unload_effect},
+    {"agoraish_engine_unload_all_effects", call_agoraish_engine_unload_all_effects},
+    {"agoraish_engine_set_effects_volume", call_agoraish_engine_set_effects_volume},
+    {"agoraish_engine_get_effects_volume", call_agoraish_engine_get_effects_volume},
+    {"agoraish_engine_set_volume_of_effect", call_agoraish_engine_set_volume_of_effect},
+    {"agoraish_engine_get_volume_of_effect", call_agoraish_engine_get_volume_of_effect},
+    {"agoraish_engine_get_effect_duration", call_agoraish_engine_get_effect_duration},
+    {"agoraish_engine_set_effect_position", call_agoraish_engine_set_effect_position},
+    {"agoraish_engine_get_effect_current_position", call_agoraish_engine_get_effect_current_position},
+    {"agoraish_engine_create_media_recorder", call_agoraish_engine_create_media_recorder},
+    {"agoraish_media_recorder_set_observer", call_agoraish_media_recorder_set_observer},
+    {"agoraish_media_recorder_start_recording", call_agoraish_media_recorder_start_recording},
+    {"agoraish_media_recorder_stop_recording", call_agoraish_media_recorder_stop_recording},
+    {"agoraish_engine_destroy_media_recorder", call_agoraish_engine_destroy_media_recorder},
 };
 
 /** The functions taking an `agoraish_server_t *`, in header order. */

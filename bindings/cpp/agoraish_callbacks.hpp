@@ -56,6 +56,8 @@ void bindEventHandlerTable(Table& table) noexcept {
     bindCallback<&H::onStreamMessageError>(table.on_stream_message_error);
     bindCallback<&H::onEncryptionError>(table.on_encryption_error);
     bindCallback<&H::onAudioMetadataReceived>(table.on_audio_metadata_received);
+    bindCallback<&H::onAudioMixingStateChanged>(table.on_audio_mixing_state_changed);
+    bindCallback<&H::onAudioEffectFinished>(table.on_audio_effect_finished);
 }
 
 /** Binds every callback of `agoraish_event_handler_ex` to the method of `H` with its name. */

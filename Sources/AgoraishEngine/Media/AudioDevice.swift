@@ -202,6 +202,10 @@ final class AudioDeviceModule: @unchecked Sendable {
                     captured = buffer
                 }
             }
+            // Without a capture device, music being mixed is still sent (over silence).
+            if captured == nil && d.captureFailed && pipeline.hasSendFeeds {
+                captured = [Int16](repeating: 0, count: AudioPipeline.frame)
+            }
             if let frame = captured {
                 if c.capture { pipeline.captured(frame, channels: 1) }
                 for a in c.connections where a.capture { a.pipeline.captured(frame, channels: 1) }
@@ -360,7 +364,7 @@ final class AudioDeviceModule: @unchecked Sendable {
 extension AudioPipeline {
     /// Whether playout has work even without a device: remote audio, an observer or a recording.
     var needsPlayoutClock: Bool {
-        streams.withLock { !$0.isEmpty } || settings.withLock { $0.observer != nil } || recorder.withLock { $0 != nil }
+        streams.withLock { !$0.isEmpty } || settings.withLock { $0.observer != nil } || recorder.withLock { $0 != nil } || feeds.withLock { !$0.playout.isEmpty }
     }
 
     /// Computes and emits onAudioVolumeIndication (local report, then the remote

@@ -351,6 +351,7 @@ extension AudioPipeline {
                 }
                 var frame = convertChannels(decoded, from: decoded.count / Self.frame, to: 2)
                 if uid != 0 && (blocked.all || blocked.isBlocked(uid)) { continue }
+                for tap in recordTaps.withLock({ Array($0.values) }) { tap(uid, frame, 2) }
                 PCM.applyGain(&frame, percent: userVolumes[uid] ?? 100)
                 let volume = PCM.volume(frame)
                 if uid != 0 { levels.withLock { $0.remotePeak[uid] = max($0.remotePeak[uid] ?? 0, volume) } }
@@ -378,6 +379,7 @@ extension AudioPipeline {
         }
         var out = mix.map { Int16(clamping: $0) }
         PCM.applyGain(&out, percent: playbackVolume)
+        mixFeeds(\.playout, into: &out, channels: 2)
         if p.tapGeneration != generation {
             p.tapGeneration = generation
             p.playbackTap = nil

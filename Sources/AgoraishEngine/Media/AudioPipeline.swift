@@ -122,6 +122,10 @@ final class AudioPipeline: @unchecked Sendable {
     let retransmissionCounters = Locked((nacked: 0, recovered: 0, retransmitted: 0))
     /// Record frames kept for the mixed position and recording (48 kHz mono, 10 ms each).
     let recordedForMix = Locked<[[Int16]]>([])
+    /// Music and media players mixed into this path (audio mixing, effects, players' local playout).
+    let feeds = Locked(AudioFeeds())
+    /// Media recorders' taps: (uid, 48 kHz PCM, channels); uid 0 is what is sent, others a remote user's decoded audio.
+    let recordTaps = Locked<[ObjectIdentifier: (UInt32, [Int16], Int) -> Void]>([:])
     /// The file recorder (startAudioRecording).
     let recorder = Locked<AudioRecorder?>(nil)
     /// Volume levels for onAudioVolumeIndication.
@@ -369,6 +373,8 @@ final class AudioPipeline: @unchecked Sendable {
         let epoch = local.withLock { $0.epoch }
         if local.withLock({ $0.state == 0 || $0.state == 3 }) { setLocalState(1, 0, epoch: epoch) }
         PCM.applyGain(&pcm, percent: volume)
+        mixFeeds(\.send, into: &pcm, channels: channels)
+        for tap in recordTaps.withLock({ Array($0.values) }) { tap(0, pcm, channels) }
         if let observer, observer.positions.contains(.record), let onRecord = observer.onRecord {
             if s.tapGeneration != generation || s.tap?.engineChannels != channels {
                 s.tap = AudioFrameTap(parameters: params, engineChannels: channels)
@@ -516,4 +522,16 @@ final class AudioPipeline: @unchecked Sendable {
 
     /// The next call should announce its first frame again.
     func resetPublished() { local.withLock { $0.published = false } }
+
+    /// Mixes 10 ms of each feed of `kind` into `pcm` (48 kHz, `channels`).
+    func mixFeeds(_ kind: KeyPath<AudioFeeds, [ObjectIdentifier: AudioFeed]>, into pcm: inout [Int16], channels: Int) {
+        let list = feeds.withLock { Array($0[keyPath: kind].values) }
+        for feed in list {
+            guard let chunk = feed.read() else { continue }
+            PCM.mix(&pcm, convertChannels(chunk, from: 2, to: channels))
+        }
+    }
+
+    /// Whether music is waiting to be mixed into what is sent.
+    var hasSendFeeds: Bool { feeds.withLock { !$0.send.isEmpty } }
 }

@@ -183,6 +183,7 @@ extension VideoPipeline {
         let timeMs = now.nanoseconds / 1_000_000
         let view = VideoFrameView(width: w, height: h, y: picture.y, u: picture.u, v: picture.v,
                                   yStride: picture.yStride, uvStride: picture.uvStride, renderTimeMs: timeMs)
+        for tap in recordTaps.withLock({ Array($0.values) }) { tap(uid, view) }
         let observed = observer.flatMap { $0.position & 2 != 0 ? $0.onRender : nil }
         if observed == nil && !wantsSnapshot && !(canvas?.transforms(local: false) ?? false) {
             // The common case: the sink sees the decoder's own planes.

@@ -18,6 +18,10 @@ extension VideoPipeline {
         if let obs = s.observer, obs.position & 1 != 0, let cb = obs.onCapture {
             guard frame.withBuffer(timeMs: timestampMs, cb) else { return }
         }
+        let taps = recordTaps.withLock { Array($0.values) }
+        if !taps.isEmpty {
+            frame.withView(timeMs: Instant.now().nanoseconds / 1_000_000) { view in for tap in taps { tap(0, view) } }
+        }
         var events: [VideoEvent] = []
         send.withLock { st in
             st.period.captured += 1

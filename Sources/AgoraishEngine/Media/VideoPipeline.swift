@@ -33,6 +33,9 @@ final class VideoPipeline: @unchecked Sendable {
     /// How long a receiver waits before asking again for a packet it NACKed.
     static let nackInterval: Duration = .milliseconds(30)
 
+    /// Media recorders' taps: (uid, picture); uid 0 is each local picture as captured or pushed, others a remote user's decoded pictures.
+    let recordTaps = Locked<[ObjectIdentifier: (UInt32, VideoFrameView) -> Void]>([:])
+
     struct Settings {
         var enabled = false
         /// enableLocalVideo (on by default).

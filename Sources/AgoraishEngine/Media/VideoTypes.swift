@@ -13,6 +13,10 @@ public struct VideoFrameView {
     public var uvStride: Int
     /// When the picture was decoded (remote) or captured (local), on the engine's monotonic clock, in ms.
     public var renderTimeMs: Int64
+    /// The alpha plane (width x height) of a picture that has one (a media player's source with alpha).
+    public var alpha: UnsafeBufferPointer<UInt8>? = nil
+    /// Bytes per row of `alpha`.
+    public var alphaStride = 0
 }
 
 /// A writable picture handed to a video frame observer (Agora's VideoFrame,

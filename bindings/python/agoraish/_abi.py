@@ -23,9 +23,9 @@ from typing import Any, Dict, Tuple
 #:  incompatibly (the SONAME follows it: libagoraish.so.0).
 AGORAISH_ABI_VERSION_MAJOR = 0
 #: ABI minor version: grows when declarations or struct fields are appended.
-AGORAISH_ABI_VERSION_MINOR = 12
+AGORAISH_ABI_VERSION_MINOR = 13
 #: The ABI version as one comparable number: major * 1000 + minor.
-AGORAISH_ABI_VERSION = 12
+AGORAISH_ABI_VERSION = 13
 #: Default size of one log file, in KB (`log_file_size_kb = -1` selects it).
 AGORAISH_LOG_FILE_SIZE_DEFAULT_KB = 1024
 #: Smallest accepted log file size in KB; smaller values are raised to it.
@@ -65,6 +65,12 @@ AGORAISH_MAX_CUSTOM_AUDIO_TRACKS = 32
 AGORAISH_MAX_CUSTOM_VIDEO_TRACKS = 32
 #: The largest encoded frame a push takes.
 AGORAISH_MAX_ENCODED_VIDEO_FRAME_BYTES = 4194304
+#: Players an engine may hold at once.
+AGORAISH_MAX_MEDIA_PLAYERS = 16
+#: Effects an engine plays or holds preloaded at once.
+AGORAISH_MAX_AUDIO_EFFECTS = 16
+#: Recorders an engine may hold at once.
+AGORAISH_MAX_MEDIA_RECORDERS = 8
 
 # --------------------------------------------------------------------------
 # Enums: each member as a constant and the enum as an IntEnum
@@ -1003,6 +1009,190 @@ class VideoFrameType(enum.IntEnum):
     KEY_FRAME = AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME
     DELTA_FRAME = AGORAISH_VIDEO_FRAME_TYPE_DELTA_FRAME
 
+#: Nothing opened.
+AGORAISH_PLAYER_STATE_IDLE = 0
+#: open() was called; the source is being opened.
+AGORAISH_PLAYER_STATE_OPENING = 1
+#: Opened: ready to play.
+AGORAISH_PLAYER_STATE_OPEN_COMPLETED = 2
+AGORAISH_PLAYER_STATE_PLAYING = 3
+AGORAISH_PLAYER_STATE_PAUSED = 4
+#: The end was reached (then ALL_LOOPS_COMPLETED).
+AGORAISH_PLAYER_STATE_PLAYBACK_COMPLETED = 5
+#: Every loop played; play() starts again from 0.
+AGORAISH_PLAYER_STATE_PLAYBACK_ALL_LOOPS_COMPLETED = 6
+#: stop(): the source is closed.
+AGORAISH_PLAYER_STATE_STOPPED = 7
+#: Opening or reading failed (the reason says why).
+AGORAISH_PLAYER_STATE_FAILED = 100
+
+
+class MediaPlayerState(enum.IntEnum):
+    """A player's state (Agora's MEDIA_PLAYER_STATE)."""
+
+    IDLE = AGORAISH_PLAYER_STATE_IDLE
+    OPENING = AGORAISH_PLAYER_STATE_OPENING
+    OPEN_COMPLETED = AGORAISH_PLAYER_STATE_OPEN_COMPLETED
+    PLAYING = AGORAISH_PLAYER_STATE_PLAYING
+    PAUSED = AGORAISH_PLAYER_STATE_PAUSED
+    PLAYBACK_COMPLETED = AGORAISH_PLAYER_STATE_PLAYBACK_COMPLETED
+    PLAYBACK_ALL_LOOPS_COMPLETED = AGORAISH_PLAYER_STATE_PLAYBACK_ALL_LOOPS_COMPLETED
+    STOPPED = AGORAISH_PLAYER_STATE_STOPPED
+    FAILED = AGORAISH_PLAYER_STATE_FAILED
+
+AGORAISH_PLAYER_REASON_NONE = 0
+AGORAISH_PLAYER_REASON_INVALID_ARGUMENTS = -1
+AGORAISH_PLAYER_REASON_INTERNAL = -2
+AGORAISH_PLAYER_REASON_NO_RESOURCE = -3
+#: Not a media file (random bytes, truncated headers).
+AGORAISH_PLAYER_REASON_INVALID_MEDIA_SOURCE = -4
+#: No audio or video stream.
+AGORAISH_PLAYER_REASON_UNKNOWN_STREAM_TYPE = -5
+#: No decoder for any stream.
+AGORAISH_PLAYER_REASON_CODEC_NOT_SUPPORTED = -7
+#: Missing file, refused connection, HTTP 404.
+AGORAISH_PLAYER_REASON_URL_NOT_FOUND = -10
+#: A read timed out or the network dropped.
+AGORAISH_PLAYER_REASON_INTERRUPTED = -13
+
+
+class MediaPlayerReason(enum.IntEnum):
+    """Why a player's state changed (Agora's MEDIA_PLAYER_REASON)."""
+
+    NONE = AGORAISH_PLAYER_REASON_NONE
+    INVALID_ARGUMENTS = AGORAISH_PLAYER_REASON_INVALID_ARGUMENTS
+    INTERNAL = AGORAISH_PLAYER_REASON_INTERNAL
+    NO_RESOURCE = AGORAISH_PLAYER_REASON_NO_RESOURCE
+    INVALID_MEDIA_SOURCE = AGORAISH_PLAYER_REASON_INVALID_MEDIA_SOURCE
+    UNKNOWN_STREAM_TYPE = AGORAISH_PLAYER_REASON_UNKNOWN_STREAM_TYPE
+    CODEC_NOT_SUPPORTED = AGORAISH_PLAYER_REASON_CODEC_NOT_SUPPORTED
+    URL_NOT_FOUND = AGORAISH_PLAYER_REASON_URL_NOT_FOUND
+    INTERRUPTED = AGORAISH_PLAYER_REASON_INTERRUPTED
+
+AGORAISH_PLAYER_EVENT_SEEK_BEGIN = 0
+AGORAISH_PLAYER_EVENT_SEEK_COMPLETE = 1
+#: The source cannot seek (a live stream) or the seek failed.
+AGORAISH_PLAYER_EVENT_SEEK_ERROR = 2
+AGORAISH_PLAYER_EVENT_AUDIO_TRACK_CHANGED = 5
+#: Audio ran out before its time (the network is late).
+AGORAISH_PLAYER_EVENT_BUFFER_LOW = 6
+#: Audio flows again.
+AGORAISH_PLAYER_EVENT_BUFFER_RECOVER = 7
+#: The first picture went to the canvas and observers.
+AGORAISH_PLAYER_EVENT_FIRST_DISPLAYED = 13
+
+
+class MediaPlayerEvent(enum.IntEnum):
+    """Events of a player (Agora's MEDIA_PLAYER_EVENT)."""
+
+    SEEK_BEGIN = AGORAISH_PLAYER_EVENT_SEEK_BEGIN
+    SEEK_COMPLETE = AGORAISH_PLAYER_EVENT_SEEK_COMPLETE
+    SEEK_ERROR = AGORAISH_PLAYER_EVENT_SEEK_ERROR
+    AUDIO_TRACK_CHANGED = AGORAISH_PLAYER_EVENT_AUDIO_TRACK_CHANGED
+    BUFFER_LOW = AGORAISH_PLAYER_EVENT_BUFFER_LOW
+    BUFFER_RECOVER = AGORAISH_PLAYER_EVENT_BUFFER_RECOVER
+    FIRST_DISPLAYED = AGORAISH_PLAYER_EVENT_FIRST_DISPLAYED
+
+AGORAISH_MEDIA_STREAM_TYPE_UNKNOWN = 0
+AGORAISH_MEDIA_STREAM_TYPE_VIDEO = 1
+AGORAISH_MEDIA_STREAM_TYPE_AUDIO = 2
+AGORAISH_MEDIA_STREAM_TYPE_SUBTITLE = 3
+
+
+class MediaStreamType(enum.IntEnum):
+    """A stream's kind (Agora's MEDIA_STREAM_TYPE)."""
+
+    UNKNOWN = AGORAISH_MEDIA_STREAM_TYPE_UNKNOWN
+    VIDEO = AGORAISH_MEDIA_STREAM_TYPE_VIDEO
+    AUDIO = AGORAISH_MEDIA_STREAM_TYPE_AUDIO
+    SUBTITLE = AGORAISH_MEDIA_STREAM_TYPE_SUBTITLE
+
+AGORAISH_AUDIO_MIXING_STATE_PLAYING = 710
+AGORAISH_AUDIO_MIXING_STATE_PAUSED = 711
+AGORAISH_AUDIO_MIXING_STATE_STOPPED = 713
+AGORAISH_AUDIO_MIXING_STATE_FAILED = 714
+
+
+class AudioMixingState(enum.IntEnum):
+    """States of audio mixing (Agora's AUDIO_MIXING_STATE_TYPE)."""
+
+    PLAYING = AGORAISH_AUDIO_MIXING_STATE_PLAYING
+    PAUSED = AGORAISH_AUDIO_MIXING_STATE_PAUSED
+    STOPPED = AGORAISH_AUDIO_MIXING_STATE_STOPPED
+    FAILED = AGORAISH_AUDIO_MIXING_STATE_FAILED
+
+AGORAISH_AUDIO_MIXING_REASON_OK = 0
+#: The file or URL cannot be opened or decoded.
+AGORAISH_AUDIO_MIXING_REASON_CAN_NOT_OPEN = 701
+#: start within 500 ms of the previous start.
+AGORAISH_AUDIO_MIXING_REASON_TOO_FREQUENT_CALL = 702
+#: Reading stopped before the end.
+AGORAISH_AUDIO_MIXING_REASON_INTERRUPTED_EOF = 703
+#: One play ended; the next begins.
+AGORAISH_AUDIO_MIXING_REASON_ONE_LOOP_COMPLETED = 721
+AGORAISH_AUDIO_MIXING_REASON_ALL_LOOPS_COMPLETED = 723
+AGORAISH_AUDIO_MIXING_REASON_STOPPED_BY_USER = 724
+AGORAISH_AUDIO_MIXING_REASON_PAUSED_BY_USER = 725
+AGORAISH_AUDIO_MIXING_REASON_RESUMED_BY_USER = 726
+
+
+class AudioMixingReason(enum.IntEnum):
+    """Why audio mixing changed state (Agora's AUDIO_MIXING_REASON_TYPE)."""
+
+    OK = AGORAISH_AUDIO_MIXING_REASON_OK
+    CAN_NOT_OPEN = AGORAISH_AUDIO_MIXING_REASON_CAN_NOT_OPEN
+    TOO_FREQUENT_CALL = AGORAISH_AUDIO_MIXING_REASON_TOO_FREQUENT_CALL
+    INTERRUPTED_EOF = AGORAISH_AUDIO_MIXING_REASON_INTERRUPTED_EOF
+    ONE_LOOP_COMPLETED = AGORAISH_AUDIO_MIXING_REASON_ONE_LOOP_COMPLETED
+    ALL_LOOPS_COMPLETED = AGORAISH_AUDIO_MIXING_REASON_ALL_LOOPS_COMPLETED
+    STOPPED_BY_USER = AGORAISH_AUDIO_MIXING_REASON_STOPPED_BY_USER
+    PAUSED_BY_USER = AGORAISH_AUDIO_MIXING_REASON_PAUSED_BY_USER
+    RESUMED_BY_USER = AGORAISH_AUDIO_MIXING_REASON_RESUMED_BY_USER
+
+AGORAISH_RECORDER_STATE_ERROR = -1
+AGORAISH_RECORDER_STATE_START = 2
+AGORAISH_RECORDER_STATE_STOP = 3
+
+
+class RecorderState(enum.IntEnum):
+    """Recorder states (Agora's RecorderState)."""
+
+    ERROR = AGORAISH_RECORDER_STATE_ERROR
+    START = AGORAISH_RECORDER_STATE_START
+    STOP = AGORAISH_RECORDER_STATE_STOP
+
+AGORAISH_RECORDER_REASON_NONE = 0
+#: The file cannot be created or written.
+AGORAISH_RECORDER_REASON_WRITE_FAILED = 1
+#: No audio or video arrived to record.
+AGORAISH_RECORDER_REASON_NO_STREAM = 2
+#: max_duration_ms reached: the recording stopped.
+AGORAISH_RECORDER_REASON_OVER_MAX_DURATION = 3
+#: The recorded user's stream changed (reported, recording goes on).
+AGORAISH_RECORDER_REASON_CONFIG_CHANGED = 4
+
+
+class RecorderReason(enum.IntEnum):
+    """Why a recorder's state changed (Agora's RecorderReasonCode)."""
+
+    NONE = AGORAISH_RECORDER_REASON_NONE
+    WRITE_FAILED = AGORAISH_RECORDER_REASON_WRITE_FAILED
+    NO_STREAM = AGORAISH_RECORDER_REASON_NO_STREAM
+    OVER_MAX_DURATION = AGORAISH_RECORDER_REASON_OVER_MAX_DURATION
+    CONFIG_CHANGED = AGORAISH_RECORDER_REASON_CONFIG_CHANGED
+
+AGORAISH_MEDIA_RECORDER_STREAM_AUDIO = 1
+AGORAISH_MEDIA_RECORDER_STREAM_VIDEO = 2
+AGORAISH_MEDIA_RECORDER_STREAM_BOTH = 3
+
+
+class MediaRecorderStreamType(enum.IntEnum):
+    """What is recorded (Agora's MediaRecorderStreamType)."""
+
+    AUDIO = AGORAISH_MEDIA_RECORDER_STREAM_AUDIO
+    VIDEO = AGORAISH_MEDIA_RECORDER_STREAM_VIDEO
+    BOTH = AGORAISH_MEDIA_RECORDER_STREAM_BOTH
+
 
 #: Every enum of the header, keyed by its C name.
 ENUMS: Dict[str, Any] = {
@@ -1048,6 +1238,15 @@ ENUMS: Dict[str, Any] = {
     "agoraish_encryption_error_type": EncryptionErrorType,
     "agoraish_audio_track_type": AudioTrackType,
     "agoraish_video_frame_type": VideoFrameType,
+    "agoraish_media_player_state": MediaPlayerState,
+    "agoraish_media_player_reason": MediaPlayerReason,
+    "agoraish_media_player_event": MediaPlayerEvent,
+    "agoraish_media_stream_type": MediaStreamType,
+    "agoraish_audio_mixing_state": AudioMixingState,
+    "agoraish_audio_mixing_reason": AudioMixingReason,
+    "agoraish_recorder_state": RecorderState,
+    "agoraish_recorder_reason": RecorderReason,
+    "agoraish_media_recorder_stream_type": MediaRecorderStreamType,
 }
 
 # --------------------------------------------------------------------------
@@ -1296,6 +1495,40 @@ class ServerConfig(Structure):
     """
 
 
+class PlayerStreamInfo(Structure):
+    """One stream of an opened source (Agora's PlayerStreamInfo)."""
+
+
+class MediaPlayerObserverTable(Structure):
+    """A player's events (Agora's IMediaPlayerSourceObserver). NULL callbacks are
+    skipped. Thread: the engine's event thread, in order with its other events.
+    """
+
+
+class MediaPlayerAudioFrameObserverTable(Structure):
+    """A player's audio as it plays (Agora's IAudioPcmFrameSink on the player)."""
+
+
+class MediaPlayerVideoFrameObserverTable(Structure):
+    """A player's pictures as they are shown (Agora's IVideoFrameObserver on the player)."""
+
+
+class RecorderStreamInfo(Structure):
+    """Whose stream a recorder records (Agora's RecorderStreamInfo)."""
+
+
+class MediaRecorderConfiguration(Structure):
+    """How to record (Agora's MediaRecorderConfiguration). Zero fields take the defaults given."""
+
+
+class RecorderInfo(Structure):
+    """What has been recorded so far (Agora's RecorderInfo)."""
+
+
+class MediaRecorderObserverTable(Structure):
+    """A recorder's events (Agora's IMediaRecorderObserver). Thread: the engine's event thread."""
+
+
 # --------------------------------------------------------------------------
 # Callback types, one per function-pointer field
 # --------------------------------------------------------------------------
@@ -1441,6 +1674,11 @@ EncryptionErrorCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int)
 #: Audio metadata a remote user sent with agoraish_engine_send_audio_metadata()
 #:  (onAudioMetadataReceived), valid during the call only. Event thread.
 AudioMetadataReceivedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, POINTER(c_uint8), c_size_t)
+#: The music of audio mixing changed state (onAudioMixingStateChanged): an
+#:  `agoraish_audio_mixing_state` and an `agoraish_audio_mixing_reason`. Event thread.
+AudioMixingStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int)
+#: An audio effect played all its loops (onAudioEffectFinished). Event thread.
+AudioEffectFinishedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int)
 #: Local audio before encoding, in the format of set_recording_audio_frame_parameters.
 RecordAudioFrameCallback = CFUNCTYPE(c_int, c_void_p, c_void_p, POINTER(AudioFrame))
 #: The mix of remote audio before playout (set_playback_audio_frame_parameters).
@@ -1518,6 +1756,27 @@ RemoteSubscribeFallbackToAudioOnlyExCallback = CFUNCTYPE(None, c_void_p, c_void_
 #:  before decoding; `data` is valid during the call. Thread: the
 #:  receiving connection's video thread.
 EncodedVideoFrameReceivedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_uint32, POINTER(c_uint8), c_size_t, POINTER(EncodedVideoFrameInfo))
+#: onPlayerSourceStateChanged: an `agoraish_media_player_state` and an `agoraish_media_player_reason`.
+PlayerSourceStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int, c_int)
+#: onPositionChanged: every second while playing; `timestamp_ms` on the engine's monotonic clock.
+PositionChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int64, c_int64)
+#: onPlayerEvent: an `agoraish_media_player_event`, the position (ms) and a message ("" or
+#:  text; valid during the call).
+PlayerEventCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int, c_int64, c_char_p)
+#: onPlayBufferUpdated: ms of audio decoded ahead, every second while playing.
+PlayBufferUpdatedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_int64)
+#: onCompleted: the last loop ended.
+CompletedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int)
+#: Each 10 ms at 48 kHz stereo, after speed and pitch, before volumes; read-only.
+#:  Thread: the player's ("agoraish-mp<n>").
+MediaPlayerAudioFrameCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, POINTER(AudioFrame))
+#: Each picture when its time comes, I420 at the source's size (with `alpha_buffer`
+#:  when the source has alpha); read-only. Thread: the player's.
+MediaPlayerVideoFrameCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, POINTER(VideoFrame))
+#: onRecorderStateChanged: an `agoraish_recorder_state` and an `agoraish_recorder_reason`.
+RecorderStateChangedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_char_p, c_uint32, c_int, c_int)
+#: onRecorderInfoUpdated: every recorder_info_update_interval ms while recording.
+RecorderInfoUpdatedCallback = CFUNCTYPE(None, c_void_p, c_void_p, c_int, c_char_p, c_uint32, POINTER(RecorderInfo))
 
 # --------------------------------------------------------------------------
 # Struct fields, in the header's order
@@ -1638,6 +1897,8 @@ VideoFrame._fields_ = [
     ("v_buffer", POINTER(c_uint8)),
     ("rotation", c_int),
     ("render_time_ms", c_int64),
+    ("alpha_buffer", POINTER(c_uint8)),
+    ("alpha_stride", c_int),
 ]
 LocalVideoStats._fields_ = [
     ("struct_size", c_uint32),
@@ -1719,6 +1980,8 @@ EventHandlerTable._fields_ = [
     ("on_stream_message_error", StreamMessageErrorCallback),
     ("on_encryption_error", EncryptionErrorCallback),
     ("on_audio_metadata_received", AudioMetadataReceivedCallback),
+    ("on_audio_mixing_state_changed", AudioMixingStateChangedCallback),
+    ("on_audio_effect_finished", AudioEffectFinishedCallback),
 ]
 EngineConfig._fields_ = [
     ("struct_size", c_uint32),
@@ -1895,6 +2158,12 @@ ChannelMediaOptions._fields_ = [
     ("has_channel_profile", c_int),
     ("channel_profile", c_int),
     ("token", c_char_p),
+    ("has_publish_media_player_audio_track", c_int),
+    ("publish_media_player_audio_track", c_int),
+    ("has_publish_media_player_video_track", c_int),
+    ("publish_media_player_video_track", c_int),
+    ("has_publish_media_player_id", c_int),
+    ("publish_media_player_id", c_int),
 ]
 EventHandlerEx._fields_ = [
     ("struct_size", c_uint32),
@@ -1964,6 +2233,72 @@ ServerConfig._fields_ = [
     ("http_port", c_int32),
     ("config_json", c_char_p),
 ]
+PlayerStreamInfo._fields_ = [
+    ("struct_size", c_uint32),
+    ("stream_index", c_int),
+    ("stream_type", c_int),
+    ("codec_name", (c_char * 32)),
+    ("language", (c_char * 32)),
+    ("video_frame_rate", c_int),
+    ("video_bit_rate", c_int),
+    ("video_width", c_int),
+    ("video_height", c_int),
+    ("video_rotation", c_int),
+    ("audio_sample_rate", c_int),
+    ("audio_channels", c_int),
+    ("audio_bits_per_sample", c_int),
+    ("duration", c_int64),
+]
+MediaPlayerObserverTable._fields_ = [
+    ("struct_size", c_uint32),
+    ("user_data", c_void_p),
+    ("on_player_source_state_changed", PlayerSourceStateChangedCallback),
+    ("on_position_changed", PositionChangedCallback),
+    ("on_player_event", PlayerEventCallback),
+    ("on_play_buffer_updated", PlayBufferUpdatedCallback),
+    ("on_completed", CompletedCallback),
+]
+MediaPlayerAudioFrameObserverTable._fields_ = [
+    ("struct_size", c_uint32),
+    ("user_data", c_void_p),
+    ("on_frame", MediaPlayerAudioFrameCallback),
+]
+MediaPlayerVideoFrameObserverTable._fields_ = [
+    ("struct_size", c_uint32),
+    ("user_data", c_void_p),
+    ("on_frame", MediaPlayerVideoFrameCallback),
+]
+RecorderStreamInfo._fields_ = [
+    ("struct_size", c_uint32),
+    ("channel_id", c_char_p),
+    ("uid", c_uint32),
+    ("type", c_int),
+]
+MediaRecorderConfiguration._fields_ = [
+    ("struct_size", c_uint32),
+    ("storage_path", c_char_p),
+    ("container_format", c_int),
+    ("stream_type", c_int),
+    ("max_duration_ms", c_int),
+    ("recorder_info_update_interval", c_int),
+    ("width", c_int),
+    ("height", c_int),
+    ("fps", c_int),
+    ("sample_rate", c_int),
+    ("channel_num", c_int),
+]
+RecorderInfo._fields_ = [
+    ("struct_size", c_uint32),
+    ("file_name", c_char_p),
+    ("duration_ms", c_uint),
+    ("file_size", c_uint),
+]
+MediaRecorderObserverTable._fields_ = [
+    ("struct_size", c_uint32),
+    ("user_data", c_void_p),
+    ("on_recorder_state_changed", RecorderStateChangedCallback),
+    ("on_recorder_info_updated", RecorderInfoUpdatedCallback),
+]
 
 #: Every struct of the header, keyed by its C name.
 STRUCTS: Dict[str, Any] = {
@@ -2007,6 +2342,14 @@ STRUCTS: Dict[str, Any] = {
     "agoraish_encoded_video_frame_info": EncodedVideoFrameInfo,
     "agoraish_video_encoded_frame_observer": VideoEncodedFrameObserverTable,
     "agoraish_server_config": ServerConfig,
+    "agoraish_player_stream_info": PlayerStreamInfo,
+    "agoraish_media_player_observer": MediaPlayerObserverTable,
+    "agoraish_media_player_audio_frame_observer": MediaPlayerAudioFrameObserverTable,
+    "agoraish_media_player_video_frame_observer": MediaPlayerVideoFrameObserverTable,
+    "agoraish_recorder_stream_info": RecorderStreamInfo,
+    "agoraish_media_recorder_configuration": MediaRecorderConfiguration,
+    "agoraish_recorder_info": RecorderInfo,
+    "agoraish_media_recorder_observer": MediaRecorderObserverTable,
 }
 
 agoraish_user_info = UserInfo
@@ -2049,6 +2392,14 @@ agoraish_event_handler_ex = EventHandlerEx
 agoraish_encoded_video_frame_info = EncodedVideoFrameInfo
 agoraish_video_encoded_frame_observer = VideoEncodedFrameObserverTable
 agoraish_server_config = ServerConfig
+agoraish_player_stream_info = PlayerStreamInfo
+agoraish_media_player_observer = MediaPlayerObserverTable
+agoraish_media_player_audio_frame_observer = MediaPlayerAudioFrameObserverTable
+agoraish_media_player_video_frame_observer = MediaPlayerVideoFrameObserverTable
+agoraish_recorder_stream_info = RecorderStreamInfo
+agoraish_media_recorder_configuration = MediaRecorderConfiguration
+agoraish_recorder_info = RecorderInfo
+agoraish_media_recorder_observer = MediaRecorderObserverTable
 
 #: The callbacks of each callback struct: (field, callback type, parameter names),
 #: in header order.
@@ -2101,6 +2452,8 @@ CALLBACKS: Dict[str, Tuple[Tuple[str, Any, Tuple[str, ...]], ...]] = {
         ("on_stream_message_error", StreamMessageErrorCallback, ("engine", "user_data", "uid", "stream_id", "code", "missed", "cached")),
         ("on_encryption_error", EncryptionErrorCallback, ("engine", "user_data", "error_type")),
         ("on_audio_metadata_received", AudioMetadataReceivedCallback, ("engine", "user_data", "uid", "metadata", "length")),
+        ("on_audio_mixing_state_changed", AudioMixingStateChangedCallback, ("engine", "user_data", "state", "reason")),
+        ("on_audio_effect_finished", AudioEffectFinishedCallback, ("engine", "user_data", "sound_id")),
     ),
     "agoraish_audio_frame_observer": (
         ("on_record_audio_frame", RecordAudioFrameCallback, ("engine", "user_data", "frame")),
@@ -2174,6 +2527,23 @@ CALLBACKS: Dict[str, Tuple[Tuple[str, Any, Tuple[str, ...]], ...]] = {
     ),
     "agoraish_video_encoded_frame_observer": (
         ("on_encoded_video_frame_received", EncodedVideoFrameReceivedCallback, ("engine", "user_data", "uid", "data", "length", "info")),
+    ),
+    "agoraish_media_player_observer": (
+        ("on_player_source_state_changed", PlayerSourceStateChangedCallback, ("engine", "user_data", "player_id", "state", "reason")),
+        ("on_position_changed", PositionChangedCallback, ("engine", "user_data", "player_id", "position_ms", "timestamp_ms")),
+        ("on_player_event", PlayerEventCallback, ("engine", "user_data", "player_id", "event", "elapsed_time", "message")),
+        ("on_play_buffer_updated", PlayBufferUpdatedCallback, ("engine", "user_data", "player_id", "play_cached_buffer")),
+        ("on_completed", CompletedCallback, ("engine", "user_data", "player_id")),
+    ),
+    "agoraish_media_player_audio_frame_observer": (
+        ("on_frame", MediaPlayerAudioFrameCallback, ("engine", "user_data", "player_id", "frame")),
+    ),
+    "agoraish_media_player_video_frame_observer": (
+        ("on_frame", MediaPlayerVideoFrameCallback, ("engine", "user_data", "player_id", "frame")),
+    ),
+    "agoraish_media_recorder_observer": (
+        ("on_recorder_state_changed", RecorderStateChangedCallback, ("engine", "user_data", "recorder_id", "channel_id", "uid", "state", "reason")),
+        ("on_recorder_info_updated", RecorderInfoUpdatedCallback, ("engine", "user_data", "recorder_id", "channel_id", "uid", "info")),
     ),
 }
 
@@ -2336,6 +2706,69 @@ FUNCTIONS: Dict[str, Tuple[Any, Tuple[Any, ...]]] = {
     "agoraish_server_release": (c_int, (c_void_p,)),
     "agoraish_server_get_url": (c_int, (c_void_p, POINTER(c_char), POINTER(c_size_t))),
     "agoraish_server_get_http_port": (c_int, (c_void_p,)),
+    "agoraish_engine_create_media_player": (c_int, (c_void_p, POINTER(c_int))),
+    "agoraish_engine_destroy_media_player": (c_int, (c_void_p, c_int)),
+    "agoraish_media_player_open": (c_int, (c_void_p, c_int, c_char_p, c_int64)),
+    "agoraish_media_player_play": (c_int, (c_void_p, c_int)),
+    "agoraish_media_player_pause": (c_int, (c_void_p, c_int)),
+    "agoraish_media_player_resume": (c_int, (c_void_p, c_int)),
+    "agoraish_media_player_stop": (c_int, (c_void_p, c_int)),
+    "agoraish_media_player_seek": (c_int, (c_void_p, c_int, c_int64)),
+    "agoraish_media_player_set_loop_count": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_media_player_get_duration": (c_int, (c_void_p, c_int, POINTER(c_int64))),
+    "agoraish_media_player_get_play_position": (c_int, (c_void_p, c_int, POINTER(c_int64))),
+    "agoraish_media_player_get_state": (c_int, (c_void_p, c_int, POINTER(c_int))),
+    "agoraish_media_player_get_stream_count": (c_int, (c_void_p, c_int, POINTER(c_int64))),
+    "agoraish_media_player_get_stream_info": (c_int, (c_void_p, c_int, c_int64, POINTER(PlayerStreamInfo))),
+    "agoraish_media_player_select_audio_track": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_media_player_set_playback_speed": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_media_player_adjust_playout_volume": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_media_player_get_playout_volume": (c_int, (c_void_p, c_int, POINTER(c_int))),
+    "agoraish_media_player_adjust_publish_signal_volume": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_media_player_get_publish_signal_volume": (c_int, (c_void_p, c_int, POINTER(c_int))),
+    "agoraish_media_player_mute": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_media_player_get_mute": (c_int, (c_void_p, c_int, POINTER(c_int))),
+    "agoraish_media_player_set_view": (c_int, (c_void_p, c_int, POINTER(VideoCanvas))),
+    "agoraish_media_player_set_render_mode": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_media_player_register_player_source_observer": (c_int, (c_void_p, c_int, POINTER(MediaPlayerObserverTable))),
+    "agoraish_media_player_register_audio_frame_observer": (c_int, (c_void_p, c_int, POINTER(MediaPlayerAudioFrameObserverTable))),
+    "agoraish_media_player_register_video_frame_observer": (c_int, (c_void_p, c_int, POINTER(MediaPlayerVideoFrameObserverTable))),
+    "agoraish_engine_start_audio_mixing": (c_int, (c_void_p, c_char_p, c_int, c_int, c_int)),
+    "agoraish_engine_stop_audio_mixing": (c_int, (c_void_p,)),
+    "agoraish_engine_pause_audio_mixing": (c_int, (c_void_p,)),
+    "agoraish_engine_resume_audio_mixing": (c_int, (c_void_p,)),
+    "agoraish_engine_adjust_audio_mixing_volume": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_adjust_audio_mixing_playout_volume": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_adjust_audio_mixing_publish_volume": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_get_audio_mixing_playout_volume": (c_int, (c_void_p,)),
+    "agoraish_engine_get_audio_mixing_publish_volume": (c_int, (c_void_p,)),
+    "agoraish_engine_get_audio_mixing_duration": (c_int, (c_void_p,)),
+    "agoraish_engine_get_audio_mixing_current_position": (c_int, (c_void_p,)),
+    "agoraish_engine_set_audio_mixing_position": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_audio_mixing_pitch": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_audio_mixing_playback_speed": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_preload_effect": (c_int, (c_void_p, c_int, c_char_p, c_int)),
+    "agoraish_engine_play_effect": (c_int, (c_void_p, c_int, c_char_p, c_int, c_double, c_double, c_int, c_int, c_int)),
+    "agoraish_engine_stop_effect": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_stop_all_effects": (c_int, (c_void_p,)),
+    "agoraish_engine_pause_effect": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_pause_all_effects": (c_int, (c_void_p,)),
+    "agoraish_engine_resume_effect": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_resume_all_effects": (c_int, (c_void_p,)),
+    "agoraish_engine_unload_effect": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_unload_all_effects": (c_int, (c_void_p,)),
+    "agoraish_engine_set_effects_volume": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_get_effects_volume": (c_int, (c_void_p,)),
+    "agoraish_engine_set_volume_of_effect": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_engine_get_volume_of_effect": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_get_effect_duration": (c_int, (c_void_p, c_char_p)),
+    "agoraish_engine_set_effect_position": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_engine_get_effect_current_position": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_create_media_recorder": (c_int, (c_void_p, POINTER(RecorderStreamInfo), POINTER(c_int))),
+    "agoraish_media_recorder_set_observer": (c_int, (c_void_p, c_int, POINTER(MediaRecorderObserverTable))),
+    "agoraish_media_recorder_start_recording": (c_int, (c_void_p, c_int, POINTER(MediaRecorderConfiguration))),
+    "agoraish_media_recorder_stop_recording": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_destroy_media_recorder": (c_int, (c_void_p, c_int)),
 }
 
 #: Each function's parameters: (name, kind); kinds are int, char_p, buffer, pointer,
@@ -2494,6 +2927,69 @@ PARAMETERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "agoraish_server_release": (("server", "server_handle"),),
     "agoraish_server_get_url": (("server", "server_handle"), ("buf", "buffer"), ("len", "pointer")),
     "agoraish_server_get_http_port": (("server", "server_handle"),),
+    "agoraish_engine_create_media_player": (("engine", "engine_handle"), ("player_id", "pointer")),
+    "agoraish_engine_destroy_media_player": (("engine", "engine_handle"), ("player_id", "int")),
+    "agoraish_media_player_open": (("engine", "engine_handle"), ("player_id", "int"), ("url", "char_p"), ("start_pos", "int")),
+    "agoraish_media_player_play": (("engine", "engine_handle"), ("player_id", "int")),
+    "agoraish_media_player_pause": (("engine", "engine_handle"), ("player_id", "int")),
+    "agoraish_media_player_resume": (("engine", "engine_handle"), ("player_id", "int")),
+    "agoraish_media_player_stop": (("engine", "engine_handle"), ("player_id", "int")),
+    "agoraish_media_player_seek": (("engine", "engine_handle"), ("player_id", "int"), ("position_ms", "int")),
+    "agoraish_media_player_set_loop_count": (("engine", "engine_handle"), ("player_id", "int"), ("loop_count", "int")),
+    "agoraish_media_player_get_duration": (("engine", "engine_handle"), ("player_id", "int"), ("duration_ms", "pointer")),
+    "agoraish_media_player_get_play_position": (("engine", "engine_handle"), ("player_id", "int"), ("position_ms", "pointer")),
+    "agoraish_media_player_get_state": (("engine", "engine_handle"), ("player_id", "int"), ("state", "pointer")),
+    "agoraish_media_player_get_stream_count": (("engine", "engine_handle"), ("player_id", "int"), ("count", "pointer")),
+    "agoraish_media_player_get_stream_info": (("engine", "engine_handle"), ("player_id", "int"), ("index", "int"), ("info", "struct_pointer")),
+    "agoraish_media_player_select_audio_track": (("engine", "engine_handle"), ("player_id", "int"), ("index", "int")),
+    "agoraish_media_player_set_playback_speed": (("engine", "engine_handle"), ("player_id", "int"), ("speed", "int")),
+    "agoraish_media_player_adjust_playout_volume": (("engine", "engine_handle"), ("player_id", "int"), ("volume", "int")),
+    "agoraish_media_player_get_playout_volume": (("engine", "engine_handle"), ("player_id", "int"), ("volume", "pointer")),
+    "agoraish_media_player_adjust_publish_signal_volume": (("engine", "engine_handle"), ("player_id", "int"), ("volume", "int")),
+    "agoraish_media_player_get_publish_signal_volume": (("engine", "engine_handle"), ("player_id", "int"), ("volume", "pointer")),
+    "agoraish_media_player_mute": (("engine", "engine_handle"), ("player_id", "int"), ("muted", "int")),
+    "agoraish_media_player_get_mute": (("engine", "engine_handle"), ("player_id", "int"), ("muted", "pointer")),
+    "agoraish_media_player_set_view": (("engine", "engine_handle"), ("player_id", "int"), ("canvas", "struct_pointer")),
+    "agoraish_media_player_set_render_mode": (("engine", "engine_handle"), ("player_id", "int"), ("render_mode", "int")),
+    "agoraish_media_player_register_player_source_observer": (("engine", "engine_handle"), ("player_id", "int"), ("observer", "struct_pointer")),
+    "agoraish_media_player_register_audio_frame_observer": (("engine", "engine_handle"), ("player_id", "int"), ("observer", "struct_pointer")),
+    "agoraish_media_player_register_video_frame_observer": (("engine", "engine_handle"), ("player_id", "int"), ("observer", "struct_pointer")),
+    "agoraish_engine_start_audio_mixing": (("engine", "engine_handle"), ("file_path", "char_p"), ("loopback", "int"), ("cycle", "int"), ("start_pos", "int")),
+    "agoraish_engine_stop_audio_mixing": (("engine", "engine_handle"),),
+    "agoraish_engine_pause_audio_mixing": (("engine", "engine_handle"),),
+    "agoraish_engine_resume_audio_mixing": (("engine", "engine_handle"),),
+    "agoraish_engine_adjust_audio_mixing_volume": (("engine", "engine_handle"), ("volume", "int")),
+    "agoraish_engine_adjust_audio_mixing_playout_volume": (("engine", "engine_handle"), ("volume", "int")),
+    "agoraish_engine_adjust_audio_mixing_publish_volume": (("engine", "engine_handle"), ("volume", "int")),
+    "agoraish_engine_get_audio_mixing_playout_volume": (("engine", "engine_handle"),),
+    "agoraish_engine_get_audio_mixing_publish_volume": (("engine", "engine_handle"),),
+    "agoraish_engine_get_audio_mixing_duration": (("engine", "engine_handle"),),
+    "agoraish_engine_get_audio_mixing_current_position": (("engine", "engine_handle"),),
+    "agoraish_engine_set_audio_mixing_position": (("engine", "engine_handle"), ("pos_ms", "int")),
+    "agoraish_engine_set_audio_mixing_pitch": (("engine", "engine_handle"), ("pitch", "int")),
+    "agoraish_engine_set_audio_mixing_playback_speed": (("engine", "engine_handle"), ("speed", "int")),
+    "agoraish_engine_preload_effect": (("engine", "engine_handle"), ("sound_id", "int"), ("file_path", "char_p"), ("start_pos", "int")),
+    "agoraish_engine_play_effect": (("engine", "engine_handle"), ("sound_id", "int"), ("file_path", "char_p"), ("loop_count", "int"), ("pitch", "int"), ("pan", "int"), ("gain", "int"), ("publish", "int"), ("start_pos", "int")),
+    "agoraish_engine_stop_effect": (("engine", "engine_handle"), ("sound_id", "int")),
+    "agoraish_engine_stop_all_effects": (("engine", "engine_handle"),),
+    "agoraish_engine_pause_effect": (("engine", "engine_handle"), ("sound_id", "int")),
+    "agoraish_engine_pause_all_effects": (("engine", "engine_handle"),),
+    "agoraish_engine_resume_effect": (("engine", "engine_handle"), ("sound_id", "int")),
+    "agoraish_engine_resume_all_effects": (("engine", "engine_handle"),),
+    "agoraish_engine_unload_effect": (("engine", "engine_handle"), ("sound_id", "int")),
+    "agoraish_engine_unload_all_effects": (("engine", "engine_handle"),),
+    "agoraish_engine_set_effects_volume": (("engine", "engine_handle"), ("volume", "int")),
+    "agoraish_engine_get_effects_volume": (("engine", "engine_handle"),),
+    "agoraish_engine_set_volume_of_effect": (("engine", "engine_handle"), ("sound_id", "int"), ("volume", "int")),
+    "agoraish_engine_get_volume_of_effect": (("engine", "engine_handle"), ("sound_id", "int")),
+    "agoraish_engine_get_effect_duration": (("engine", "engine_handle"), ("file_path", "char_p")),
+    "agoraish_engine_set_effect_position": (("engine", "engine_handle"), ("sound_id", "int"), ("pos_ms", "int")),
+    "agoraish_engine_get_effect_current_position": (("engine", "engine_handle"), ("sound_id", "int")),
+    "agoraish_engine_create_media_recorder": (("engine", "engine_handle"), ("info", "struct_pointer"), ("recorder_id", "pointer")),
+    "agoraish_media_recorder_set_observer": (("engine", "engine_handle"), ("recorder_id", "int"), ("observer", "struct_pointer")),
+    "agoraish_media_recorder_start_recording": (("engine", "engine_handle"), ("recorder_id", "int"), ("config", "struct_pointer")),
+    "agoraish_media_recorder_stop_recording": (("engine", "engine_handle"), ("recorder_id", "int")),
+    "agoraish_engine_destroy_media_recorder": (("engine", "engine_handle"), ("recorder_id", "int")),
 }
 
 #: Each function's documentation, as the header gives it.
@@ -2651,4 +3147,67 @@ DOCS: Dict[str, str] = {
     "agoraish_server_release": 'Stop if running and free the server. Idempotent like engine release.\n\n@return  0; -7 NULL; -2 a handle of another type.\nThread: any.',
     "agoraish_server_get_url": 'The URL engines use to reach the server, "ws://host:port" (pass it as\n`agoraish_engine_config.server_url`), into a caller buffer.\n\n@return  0; -3 not running; -2 NULL len; -6 buffer too small; -7/-2 bad handle.\nThread: any.',
     "agoraish_server_get_http_port": 'The bound HTTP port (/metrics, /status), or 0 when disabled.\n\n@return  The port (>= 0); -3 not running; -7/-2 bad handle.\nThread: any.',
+    "agoraish_engine_create_media_player": "Create a media player (Agora's createMediaPlayer).\n@param player_id  Required: receives the id (1 and up).\n@return  0; -2 NULL player_id; -5 AGORAISH_MAX_MEDIA_PLAYERS exist; -7 bad handle.\nThread: any.",
+    "agoraish_engine_destroy_media_player": "Destroy a media player (Agora's destroyMediaPlayer): it stops, its thread\nends, and connections publishing it publish nothing in its place. No\ncallback of it runs after the call returns (unless made from the player's\nown callback, which then finishes first).\n@return  0; -2 unknown player; -7 bad handle. Thread: any.",
+    "agoraish_media_player_open": 'Open a file or URL (open): state OPENING at once, then OPEN_COMPLETED or\nFAILED with a reason, through the observer. Opening again replaces the\nsource.\n@param url        A path, file://, http(s)://, an HLS playlist or rtmp://; copied. 1..4095 bytes.\n@param start_pos  Ms to start at (0..; ignored for a live source).\n@return  0; -2 unknown player, NULL or empty url, negative start_pos; -7 bad handle.\nThread: any.',
+    "agoraish_media_player_play": 'Play (play): from OPEN_COMPLETED or PAUSED; after ALL_LOOPS_COMPLETED from the start.\n @return 0; -2 unknown player; -8 nothing opened; -7 bad handle. Thread: any.',
+    "agoraish_media_player_pause": 'Pause (pause). @return 0; -2; -8 not playing; -7. Thread: any.',
+    "agoraish_media_player_resume": 'Resume after pause (resume). @return 0; -2; -8 not paused; -7. Thread: any.',
+    "agoraish_media_player_stop": 'Stop and close the source (stop): state STOPPED. @return 0; -2; -7. Thread: any.',
+    "agoraish_media_player_seek": 'Seek (seek): to `position_ms`, exactly (decoding resumes at the keyframe\nbefore it and output starts at the position); events SEEK_BEGIN then\nSEEK_COMPLETE or SEEK_ERROR (a live source).\n@return 0; -2 unknown player or negative position; -8 nothing opened; -7. Thread: any.',
+    "agoraish_media_player_set_loop_count": 'Loops after the first play (setLoopCount): 0 plays once, n plays n + 1 times, -1 forever.\n @return 0; -2 unknown player or below -1; -7. Thread: any.',
+    "agoraish_media_player_get_duration": "The source's duration in ms, 0 for a live source (getDuration).\n @return 0; -2 unknown player or NULL; -8 nothing opened; -7. Thread: any.",
+    "agoraish_media_player_get_play_position": 'The position in ms (getPlayPosition). @return 0; -2; -8 nothing opened; -7. Thread: any.',
+    "agoraish_media_player_get_state": 'The state (getState): an `agoraish_media_player_state`. @return 0; -2; -7. Thread: any.',
+    "agoraish_media_player_get_stream_count": 'The number of streams of the source (getStreamCount). @return 0; -2; -8 nothing opened; -7.',
+    "agoraish_media_player_get_stream_info": 'One stream (getStreamInfo); `info->struct_size` set by the caller.\n @return 0; -2 unknown player, NULL, bad struct_size or index out of range; -8 nothing opened; -7.',
+    "agoraish_media_player_select_audio_track": 'Decode audio stream `index` (a stream_index of type AUDIO) from now on (selectAudioTrack);\n event AUDIO_TRACK_CHANGED. @return 0; -2 unknown player or not an audio stream; -8 nothing opened; -7.',
+    "agoraish_media_player_set_playback_speed": 'Playback speed in percent (setPlaybackSpeed): 30..400, 100 normal. Audio\nkeeps its pitch (Rubber Band time stretching); pictures follow.\n@return 0; -2 unknown player or out of range; -7. Thread: any.',
+    "agoraish_media_player_adjust_playout_volume": 'Local playout volume (adjustPlayoutVolume) 0..400, 100 as decoded. @return 0; -2; -7.',
+    "agoraish_media_player_get_playout_volume": 'The local playout volume (getPlayoutVolume). @return 0; -2; -7.',
+    "agoraish_media_player_adjust_publish_signal_volume": 'Published volume (adjustPublishSignalVolume) 0..400, 100 as decoded. @return 0; -2; -7.',
+    "agoraish_media_player_get_publish_signal_volume": 'The published volume (getPublishSignalVolume). @return 0; -2; -7.',
+    "agoraish_media_player_mute": "Mute (mute): the player's audio is neither played nor published (pictures go on).\n @return 0; -2; -7. Thread: any.",
+    "agoraish_media_player_get_mute": 'Whether muted (getMute). @return 0; -2; -7.',
+    "agoraish_media_player_set_view": "Bind the player's canvas (setView; NULL or a NULL `on_frame`: unbind):\n`on_frame` gets each picture with uid 0, fitted to the view size by\n`render_mode` when one is set, with its alpha plane when the source has\none. Thread: the player's.\n@return 0; -2 unknown player or bad struct_size; -7. Thread: any.",
+    "agoraish_media_player_set_render_mode": "The canvas's RENDER_MODE_TYPE (setRenderMode): 1 HIDDEN, 2 FIT, 4 FILL.\n @return 0; -2 unknown player or mode; -7.",
+    "agoraish_media_player_register_player_source_observer": "Register (NULL: unregister) the player's event observer (registerPlayerSourceObserver).\n The struct is copied. @return 0; -2 unknown player or bad struct_size; -7. Thread: any.",
+    "agoraish_media_player_register_audio_frame_observer": "Register (NULL: unregister) the player's audio frame observer (registerAudioFrameObserver).\n @return 0; -2; -7. Thread: any.",
+    "agoraish_media_player_register_video_frame_observer": "Register (NULL: unregister) the player's video frame observer (registerVideoFrameObserver).\n @return 0; -2; -7. Thread: any.",
+    "agoraish_engine_start_audio_mixing": 'Start audio mixing (startAudioMixing): PLAYING (reason OK) once the file\nopened, FAILED with CAN_NOT_OPEN when it cannot. A running mixing is\nreplaced.\n@param file_path  A path or URL as for the media player; copied.\n@param loopback   Nonzero: only the local user hears the music (not published).\n@param cycle      Plays: 1 once, n times, -1 forever (0 is -2).\n@param start_pos  Ms to start at (0..).\n@return 0; -2 NULL or empty path, cycle 0 or below -1, negative start_pos;\n        -12 within 500 ms of the previous start (also reported as FAILED,\n        TOO_FREQUENT_CALL); -7 bad handle. Thread: any.',
+    "agoraish_engine_stop_audio_mixing": 'Stop audio mixing (stopAudioMixing): STOPPED, STOPPED_BY_USER. @return 0; -8 none running; -7.',
+    "agoraish_engine_pause_audio_mixing": 'Pause (pauseAudioMixing): PAUSED, PAUSED_BY_USER. @return 0; -8 not playing; -7.',
+    "agoraish_engine_resume_audio_mixing": 'Resume (resumeAudioMixing): PLAYING, RESUMED_BY_USER. @return 0; -8 not paused; -7.',
+    "agoraish_engine_adjust_audio_mixing_volume": 'Both the local and the published volume of the music (adjustAudioMixingVolume), 0..100.\n @return 0; -2 out of range; -7.',
+    "agoraish_engine_adjust_audio_mixing_playout_volume": "The music's local volume (adjustAudioMixingPlayoutVolume), 0..100. @return 0; -2; -7.",
+    "agoraish_engine_adjust_audio_mixing_publish_volume": "The music's published volume (adjustAudioMixingPublishVolume), 0..100. @return 0; -2; -7.",
+    "agoraish_engine_get_audio_mixing_playout_volume": 'getAudioMixingPlayoutVolume. @return the volume (0..100); -7 bad handle.',
+    "agoraish_engine_get_audio_mixing_publish_volume": 'getAudioMixingPublishVolume. @return the volume (0..100); -7 bad handle.',
+    "agoraish_engine_get_audio_mixing_duration": "The music's duration in ms (getAudioMixingDuration). @return ms (>= 0); -8 nothing opened; -7.",
+    "agoraish_engine_get_audio_mixing_current_position": "The music's position in ms (getAudioMixingCurrentPosition). @return ms; -8 nothing opened; -7.",
+    "agoraish_engine_set_audio_mixing_position": 'Move the music to `pos_ms` (setAudioMixingPosition). @return 0; -2 negative; -8 nothing opened; -7.',
+    "agoraish_engine_set_audio_mixing_pitch": "The music's pitch in semitones (setAudioMixingPitch), -12..12, 0 unchanged (speed kept).\n @return 0; -2 out of range; -7.",
+    "agoraish_engine_set_audio_mixing_playback_speed": "The music's speed in percent (setAudioMixingPlaybackSpeed), 50..400, 100 normal (pitch kept).\n @return 0; -2 out of range; -7.",
+    "agoraish_engine_preload_effect": 'Preload an effect (preloadEffect): the file is opened and checked now\n(this call blocks until it is, at most 10 s) so a later play_effect of the\nid starts at once.\n@return 0; -2 NULL path or negative start_pos; -1 the file cannot be opened or decoded;\n        -5 AGORAISH_MAX_AUDIO_EFFECTS held; -7 bad handle. Thread: any (not the event thread of a URL).',
+    "agoraish_engine_play_effect": 'Play an effect (playEffect). A sound id already playing is restarted.\n@param file_path   The file (NULL or "": the one preloaded for the id).\n@param loop_count  0 once, 1 twice, ..., -1 until stopped.\n@param pitch       0.5..2.0 (1.0 unchanged): the pitch factor.\n@param pan         -1.0 (left) .. 0 (centre) .. 1.0 (right).\n@param gain        0..100 (100 as decoded).\n@param publish     Nonzero: remote users hear it too; 0: local only.\n@param start_pos   Ms to start at (0..).\n@return 0; -2 a value out of range or no path for an id not preloaded; -5 AGORAISH_MAX_AUDIO_EFFECTS\n        held; -7 bad handle. A file that fails to open ends the effect (on_audio_effect_finished is\n        not called; the log says why). Thread: any.',
+    "agoraish_engine_stop_effect": 'stopEffect: stops it (not reported as finished). @return 0; -2 not playing; -7.',
+    "agoraish_engine_stop_all_effects": 'stopAllEffects. @return 0; -7.',
+    "agoraish_engine_pause_effect": 'pauseEffect. @return 0; -2 not playing; -7.',
+    "agoraish_engine_pause_all_effects": 'pauseAllEffects. @return 0; -7.',
+    "agoraish_engine_resume_effect": 'resumeEffect. @return 0; -2 not paused; -7.',
+    "agoraish_engine_resume_all_effects": 'resumeAllEffects. @return 0; -7.',
+    "agoraish_engine_unload_effect": 'unloadEffect: stops it and forgets the preload. @return 0; -2 unknown id; -7.',
+    "agoraish_engine_unload_all_effects": 'unloadAllEffects. @return 0; -7.',
+    "agoraish_engine_set_effects_volume": "The volume of every effect (setEffectsVolume), 0..100, on top of each one's own. @return 0; -2; -7.",
+    "agoraish_engine_get_effects_volume": 'getEffectsVolume. @return 0..100; -7.',
+    "agoraish_engine_set_volume_of_effect": "One effect's volume (setVolumeOfEffect), 0..100. @return 0; -2 unknown id or range; -7.",
+    "agoraish_engine_get_volume_of_effect": 'getVolumeOfEffect. @return 0..100; -2 unknown id; -7.',
+    "agoraish_engine_get_effect_duration": "A file's duration in ms (getEffectDuration); opens the file (blocks, at most 10 s).\n @return ms (>= 0); -2 NULL path; -1 cannot be opened; -7.",
+    "agoraish_engine_set_effect_position": 'Move a playing effect (setEffectPosition). @return 0; -2 not playing or negative; -7.',
+    "agoraish_engine_get_effect_current_position": "A playing effect's position in ms (getEffectCurrentPosition). @return ms; -2 not playing; -7.",
+    "agoraish_engine_create_media_recorder": "Create a recorder for one user's stream (createMediaRecorder).\n@param recorder_id  Required: receives the id (1 and up).\n@return 0; -2 NULL info or recorder_id, bad struct_size, an invalid channel name; -4 type PREVIEW;\n        -5 AGORAISH_MAX_MEDIA_RECORDERS exist; -7 bad handle. Thread: any.",
+    "agoraish_media_recorder_set_observer": "Set (NULL: remove) a recorder's observer (setMediaRecorderObserver); copied.\n @return 0; -2 unknown recorder or bad struct_size; -7. Thread: any.",
+    "agoraish_media_recorder_start_recording": 'Start recording (startRecording): the file is created now; START is\nreported, or ERROR with WRITE_FAILED.\n@return 0; -2 unknown recorder, NULL config or path, a value out of range; -4 another container;\n        -8 already recording; -7. Thread: any.',
+    "agoraish_media_recorder_stop_recording": 'Stop (stopRecording): the file is finished before the call returns; STOP is reported.\n @return 0; -2 unknown recorder; -8 not recording; -7. Thread: any (not a callback of the recorder).',
+    "agoraish_engine_destroy_media_recorder": 'Destroy a recorder (destroyMediaRecorder), stopping it first. @return 0; -2 unknown; -7.',
 }

@@ -66,7 +66,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 11
+#define AGORAISH_ABI_VERSION_MINOR 12
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -514,10 +514,31 @@ enum agoraish_render_mode {
     AGORAISH_RENDER_MODE_FILL = 4      /**< Stretched to the view. */
 };
 
-/** Which stream of a dual-stream publisher to receive (Agora's REMOTE_VIDEO_STREAM_TYPE). */
+/** Which stream of a publisher to receive (Agora's VIDEO_STREAM_TYPE): the
+ *  high or low stream of dual stream, or a simulcast layer (ABI 0.12). */
 enum agoraish_video_stream_type {
-    AGORAISH_VIDEO_STREAM_HIGH = 0, /**< The high stream. */
-    AGORAISH_VIDEO_STREAM_LOW = 1   /**< The low stream. */
+    AGORAISH_VIDEO_STREAM_HIGH = 0,    /**< The high stream. */
+    AGORAISH_VIDEO_STREAM_LOW = 1,     /**< The low stream. */
+    AGORAISH_VIDEO_STREAM_LAYER_1 = 4, /**< Simulcast layer 1 (ABI 0.12). */
+    AGORAISH_VIDEO_STREAM_LAYER_2 = 5, /**< Simulcast layer 2 (ABI 0.12). */
+    AGORAISH_VIDEO_STREAM_LAYER_3 = 6, /**< Simulcast layer 3 (ABI 0.12). */
+    AGORAISH_VIDEO_STREAM_LAYER_4 = 7, /**< Simulcast layer 4 (ABI 0.12). */
+    AGORAISH_VIDEO_STREAM_LAYER_5 = 8, /**< Simulcast layer 5 (ABI 0.12). */
+    AGORAISH_VIDEO_STREAM_LAYER_6 = 9  /**< Simulcast layer 6 (ABI 0.12). */
+};
+
+/** The entries of agoraish_simulcast_config::configs (Agora's
+ *  SimulcastConfig::StreamLayerIndex, ABI 0.12). Layer n is received as
+ *  AGORAISH_VIDEO_STREAM_LAYER_n, STREAM_LOW as AGORAISH_VIDEO_STREAM_LOW. */
+enum agoraish_stream_layer_index {
+    AGORAISH_STREAM_LAYER_1 = 0,
+    AGORAISH_STREAM_LAYER_2 = 1,
+    AGORAISH_STREAM_LAYER_3 = 2,
+    AGORAISH_STREAM_LAYER_4 = 3,
+    AGORAISH_STREAM_LAYER_5 = 4,
+    AGORAISH_STREAM_LAYER_6 = 5,
+    AGORAISH_STREAM_LOW = 6,
+    AGORAISH_STREAM_LAYER_COUNT_MAX = 7
 };
 
 /** What the camera captures at (Agora's CAPTURER_OUTPUT_PREFERENCE), the
@@ -1041,8 +1062,8 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *                              baseline for loss measurements)
  *   "rtc.allow_insecure_signaling" boolean: false (the default) refuses
  *                              ws:// (no TLS) to a host other than loopback
- *                              with -5 from joins, the echo test, the
- *                              last-mile test and account registration (its
+ *                              with -5 from joins, preloads, the echo test,
+ *                              the last-mile test and account registration (its
  *                              tokens, media keys and resume tokens would
  *                              travel readable); true allows it
  *
@@ -1251,6 +1272,41 @@ int agoraish_engine_renew_token(agoraish_engine_t *engine, const char *token);
  * Thread: any.
  */
 int agoraish_engine_switch_channel(agoraish_engine_t *engine, const char *token, const char *channel);
+
+/**
+ * Preload a channel (Agora's preloadChannel), for an audience that hops
+ * between channels (QuickSwitchChannel; docs/quick-switch.md). The engine
+ * opens a signaling connection for `channel` and `uid` now, on which the
+ * server checks the app, the channel name and the token as for a join. The
+ * next join of that channel with that uid (agoraish_engine_join_channel or
+ * _with_options, after leaving the current channel, or switch_channel) goes on
+ * that connection and asks for fast start: the server sends the newest packet
+ * of each audio stream at once and playout begins with it, so the channel is
+ * heard within a few tens of milliseconds of the join. The newest 20 preloads
+ * are kept; the same channel and uid again replaces the token. A token the
+ * server refuses is logged and the preload does nothing (the join reports the
+ * error as usual). Engines only, not connections. Released with the engine.
+ *
+ * @param token    NULL or "" for none; at most 2048 bytes. Copied.
+ * @param channel  Required. Copied.
+ * @param uid      The uid the join will use.
+ * @return  0; -2 NULL channel or a token over 2048 bytes; -102 bad channel
+ *          name; -5 the server URL may not carry tokens (ws:// to a host other
+ *          than loopback); -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_preload_channel(agoraish_engine_t *engine, const char *token, const char *channel,
+                                    uint32_t uid);
+
+/**
+ * Give every preloaded channel a new token (Agora's
+ * updatePreloadChannelToken); the server checks it again for each.
+ *
+ * @param token  NULL or "" for none; at most 2048 bytes. Copied.
+ * @return  0; -2 a token over 2048 bytes; -8 nothing preloaded; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_update_preload_channel_token(agoraish_engine_t *engine, const char *token);
 
 /**
  * The id of the current or last call (Agora's getCallId), written into a
@@ -1836,17 +1892,60 @@ int agoraish_engine_register_video_frame_observer(agoraish_engine_t *engine,
 int agoraish_engine_enable_dual_stream_mode(agoraish_engine_t *engine, int enabled);
 
 /**
- * Receive the high (0) or low (1) stream of `uid` (Agora's
+ * Receive the high (0) or low (1) stream of `uid`, or a simulcast layer
+ * (AGORAISH_VIDEO_STREAM_LAYER_1..6, 4..9; ABI 0.12) (Agora's
  * setRemoteVideoStreamType). The server switches at the next keyframe of the
  * chosen stream (it asks the publisher for one). A publisher without dual
- * stream sends its one stream to everyone.
+ * stream or simulcast sends its one stream to everyone; a layer the publisher
+ * does not send gives the best stream below it that it sends, else its lowest.
  * @return 0; -2 uid 0 or another type; -7 bad handle. Thread: any.
  */
 int agoraish_engine_set_remote_video_stream_type(agoraish_engine_t *engine, uint32_t uid, int stream_type);
 
 /** The stream received of users not named by set_remote_video_stream_type
- *  (Agora's setRemoteDefaultVideoStreamType). @return 0; -2 another type; -7 bad handle. */
+ *  (Agora's setRemoteDefaultVideoStreamType; the same types).
+ *  @return 0; -2 another type; -7 bad handle. */
 int agoraish_engine_set_remote_default_video_stream_type(agoraish_engine_t *engine, int stream_type);
+
+/** One simulcast layer (Agora's SimulcastConfig::StreamLayerConfig, ABI 0.12). */
+typedef struct agoraish_stream_layer_config {
+    /** The box the layer's picture fits into (16..3840 x 16..2160 when
+     *  enabled; never larger than the high stream's picture). */
+    int width;
+    int height;
+    /** Frames per second, 1..60 when enabled (never above the high stream's). */
+    int framerate;
+    /** Nonzero: the layer is sent. */
+    int enable;
+} agoraish_stream_layer_config;
+
+/** Agora's SimulcastConfig (ABI 0.12): up to three enabled layers besides the
+ *  high stream (the encoder configuration), indexed by agoraish_stream_layer_index. */
+typedef struct agoraish_simulcast_config {
+    /** Set to sizeof(agoraish_simulcast_config). */
+    uint32_t struct_size;
+    agoraish_stream_layer_config configs[AGORAISH_STREAM_LAYER_COUNT_MAX];
+    /** Agora's publish_fallback_enable: read and ignored (the publish fallback
+     *  of agoraish_engine_set_local_publish_fallback_option applies). */
+    int publish_fallback_enable;
+} agoraish_simulcast_config;
+
+/**
+ * Send simulcast layers (Agora's setSimulcastConfig; docs/video.md,
+ * Simulcast): besides the high stream, each enabled layer is the picture
+ * scaled to fit its box at its frame rate and the base bitrate for its size,
+ * on a stream of its own; subscribers pick one with
+ * agoraish_engine_set_remote_video_stream_type and the server forwards each
+ * subscriber its layer, switching at keyframes. STREAM_LOW is the low stream
+ * (the one dual stream sends, at the size given here). While a configuration
+ * with enabled layers is set it replaces enable_dual_stream_mode; one with
+ * none enabled goes back to it. Copied.
+ * @return  0; -2 NULL, a struct_size no minor had, more than three enabled
+ *          layers, or an enabled layer's size or frame rate out of range;
+ *          -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_simulcast_config(agoraish_engine_t *engine, const agoraish_simulcast_config *config);
 
 /** Agora's LastmileProbeConfig (ABI 0.7), with the probe's token (ABI 0.9). */
 typedef struct agoraish_lastmile_probe_config {
@@ -2403,8 +2502,10 @@ typedef struct agoraish_channel_media_options {
     /** Nonzero: publish the microphone (unless a custom audio track is published). */
     int publish_microphone_track;
     int has_publish_camera_track;
-    /** Nonzero: publish the camera or external video source. The engine's own
-     *  connection only: nonzero on an `_ex` connection is -2. */
+    /** Nonzero: publish the camera or external video source. On an `_ex`
+     *  connection (ABI 0.12; -2 before): the engine's pictures, fitted and
+     *  encoded by that connection with its own encoder configuration; with a
+     *  custom video track at once it is -2 (one video track per connection). */
     int publish_camera_track;
     int has_publish_custom_audio_track;
     /** Nonzero: publish the custom audio track `publish_custom_audio_track_id`
@@ -2696,6 +2797,9 @@ int agoraish_engine_set_video_encoder_configuration_ex(agoraish_engine_t *engine
 /** enableDualStreamModeEx. */
 int agoraish_engine_enable_dual_stream_mode_ex(agoraish_engine_t *engine, int enabled,
                                                const agoraish_rtc_connection *connection);
+/** setSimulcastConfigEx (ABI 0.12): the connection's own layers. */
+int agoraish_engine_set_simulcast_config_ex(agoraish_engine_t *engine, const agoraish_simulcast_config *config,
+                                            const agoraish_rtc_connection *connection);
 /** muteLocalVideoStreamEx. */
 int agoraish_engine_mute_local_video_stream_ex(agoraish_engine_t *engine, int mute,
                                                const agoraish_rtc_connection *connection);
