@@ -596,6 +596,14 @@ typedef struct agoraish_external_video_frame {
     int64_t timestamp;      /**< Capture time in ms (any origin, increasing). */
     /* ABI 0.6 */
     int rotation;           /**< 0, 90, 180 or 270: the picture is turned clockwise by this much before use. */
+    /* ABI 0.13 */
+    /** An alpha plane for the picture (width x height bytes, 0 transparent .. 255 opaque;
+     *  Agora's alphaBuffer), read during the call; NULL: opaque. It goes with the picture
+     *  to the local canvas and the capture and pre-encode observers (turned, mirrored and
+     *  fitted with it); remote users receive no alpha (VP8/VP9 over RTP carry none). */
+    const void *alpha_buffer;
+    /** Bytes per row of `alpha_buffer` (>= width). */
+    int alpha_stride;
 } agoraish_external_video_frame;
 
 /** A picture handed to a render sink or a video frame observer (Agora's

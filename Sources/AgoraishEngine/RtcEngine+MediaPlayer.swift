@@ -100,23 +100,14 @@ public final class MediaPlayer: @unchecked Sendable {
         let (canvas, observer) = settings.withLock { ($0.canvas, $0.videoObserver) }
         let f = picture.frame
         let ms = Instant.now().nanoseconds / 1_000_000
-        if let observer { Self.view(f, alpha: picture.alpha, ms: ms, observer) }
+        if let observer { f.withView(timeMs: ms, observer) }
         if let canvas {
-            if canvas.viewWidth > 0 && canvas.viewHeight > 0 && (canvas.viewWidth != f.width || canvas.viewHeight != f.height) {
-                // Fitted pictures lose the alpha plane's geometry: it is fitted alike.
-                let fitted = PixelConversion.rendered(f, mode: canvas.renderMode, width: canvas.viewWidth & ~1,
-                                                      height: canvas.viewHeight & ~1)
-                var alpha: [UInt8]? = nil
-                if let a = picture.alpha {
-                    var plane = I420Frame(width: f.width, height: f.height)
-                    plane.y = a
-                    alpha = PixelConversion.rendered(plane, mode: canvas.renderMode, width: fitted.width,
-                                                     height: fitted.height).y
-                }
-                Self.view(fitted, alpha: alpha, ms: ms) { canvas.deliver(0, $0) }
-            } else {
-                Self.view(f, alpha: picture.alpha, ms: ms) { canvas.deliver(0, $0) }
-            }
+            // Fitted to the view when it has a size (the alpha plane with it).
+            let fits = canvas.viewWidth > 0 && canvas.viewHeight > 0
+                && (canvas.viewWidth & ~1 != f.width || canvas.viewHeight & ~1 != f.height)
+            let shown = fits ? PixelConversion.rendered(f, mode: canvas.renderMode, width: canvas.viewWidth & ~1,
+                                                        height: canvas.viewHeight & ~1) : f
+            shown.withView(timeMs: ms) { canvas.deliver(0, $0) }
         }
         let timestamp = picture.ptsMs
         f.y.withUnsafeBytes { y in
@@ -127,24 +118,6 @@ public final class MediaPlayer: @unchecked Sendable {
                                                plane1: u.baseAddress!, stride1: f.chromaWidth,
                                                plane2: v.baseAddress!, stride2: f.chromaWidth)
                     try? engine.pushExternalVideoFrame(track: trackId, source, timestampMs: timestamp)
-                }
-            }
-        }
-    }
-
-    private static func view(_ f: I420Frame, alpha: [UInt8]?, ms: Int64, _ body: (VideoFrameView) -> Void) {
-        f.y.withUnsafeBufferPointer { y in
-            f.u.withUnsafeBufferPointer { u in
-                f.v.withUnsafeBufferPointer { v in
-                    if let alpha {
-                        alpha.withUnsafeBufferPointer { a in
-                            body(VideoFrameView(width: f.width, height: f.height, y: y, u: u, v: v, yStride: f.width,
-                                                uvStride: f.chromaWidth, renderTimeMs: ms, alpha: a, alphaStride: f.width))
-                        }
-                    } else {
-                        body(VideoFrameView(width: f.width, height: f.height, y: y, u: u, v: v, yStride: f.width,
-                                            uvStride: f.chromaWidth, renderTimeMs: ms))
-                    }
                 }
             }
         }

@@ -60,9 +60,17 @@ func readExternalVideoFrame(_ frame: UnsafePointer<agoraish_external_video_frame
     guard let f = readVersioned(frame, knownSizes: StructSizes.externalVideoFrame),
           let format = VideoPixelFormat(rawValue: f.format), let y = f.y_buffer
     else { throw .invalidArgument }
-    let source = PictureSource(format: format, width: Int(f.width), height: Int(f.height),
+    var source = PictureSource(format: format, width: Int(f.width), height: Int(f.height),
                                plane0: y, stride0: Int(f.y_stride), plane1: f.u_buffer, stride1: Int(f.u_stride),
                                plane2: f.v_buffer, stride2: Int(f.v_stride))
+    if let a = f.alpha_buffer {
+        guard f.alpha_stride >= f.width else {
+            ErrorDetail.set("alpha_stride \(f.alpha_stride) is below the width \(f.width)")
+            throw .invalidArgument
+        }
+        source.alpha = a
+        source.alphaStride = Int(f.alpha_stride)
+    }
     return (source, Int(f.rotation), f.timestamp)
 }
 
@@ -136,6 +144,10 @@ private func cFrame(_ b: VideoFrameBuffer) -> agoraish_video_frame {
     frame.u_buffer = b.u.baseAddress
     frame.v_buffer = b.v.baseAddress
     frame.render_time_ms = b.renderTimeMs
+    if let a = b.alpha {
+        frame.alpha_buffer = a.baseAddress
+        frame.alpha_stride = Int32(b.width)
+    }
     return frame
 }
 

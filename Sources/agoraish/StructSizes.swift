@@ -17,7 +17,7 @@ enum StructSizes {
     /// `agoraish_video_encoder_configuration` (ABI 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
     static let videoEncoderConfiguration: [Int] = [28, 40]
     /// `agoraish_external_video_frame` (ABI 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
-    static let externalVideoFrame: [Int] = [64, 72]
+    static let externalVideoFrame: [Int] = [64, 72, 88]
     /// `agoraish_local_video_stats` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
     static let localVideoStats: [Int] = [52]
     /// `agoraish_remote_video_stats` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).

@@ -142,6 +142,8 @@ import Testing
             "v_stride": MemoryLayout<agoraish_external_video_frame>.offset(of: \.v_stride)!,
             "timestamp": MemoryLayout<agoraish_external_video_frame>.offset(of: \.timestamp)!,
             "rotation": MemoryLayout<agoraish_external_video_frame>.offset(of: \.rotation)!,
+            "alpha_buffer": MemoryLayout<agoraish_external_video_frame>.offset(of: \.alpha_buffer)!,
+            "alpha_stride": MemoryLayout<agoraish_external_video_frame>.offset(of: \.alpha_stride)!,
         ]
         layout["agoraish_external_video_frame"] = externalVideoFrame
 

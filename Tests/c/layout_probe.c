@@ -130,6 +130,8 @@ int main(void) {
     FIELD(agoraish_external_video_frame, v_stride);
     FIELD(agoraish_external_video_frame, timestamp);
     FIELD(agoraish_external_video_frame, rotation);
+    FIELD(agoraish_external_video_frame, alpha_buffer);
+    FIELD(agoraish_external_video_frame, alpha_stride);
     end();
     BEGIN(agoraish_video_frame);
     FIELD(agoraish_video_frame, type);

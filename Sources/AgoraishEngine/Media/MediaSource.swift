@@ -39,10 +39,9 @@ public struct MediaStreamInfo: Sendable, Equatable {
     public var durationMs: Int64 = 0
 }
 
-/// A decoded picture: I420 and, for video with an alpha channel, its alpha plane (width x height).
+/// A decoded picture (I420, with its alpha plane when the video has an alpha channel) and its time.
 struct DecodedPicture {
     var frame: I420Frame
-    var alpha: [UInt8]?
     var ptsMs: Int64
 }
 
@@ -350,7 +349,6 @@ final class MediaSource {
         let fmt = AVPixelFormat(rawValue: f.pointee.format)
         let hasAlpha = fmt == AV_PIX_FMT_YUVA420P
         var out = I420Frame(width: w, height: h)
-        var alpha: [UInt8]? = nil
         if fmt == AV_PIX_FMT_YUV420P || fmt == AV_PIX_FMT_YUVJ420P || hasAlpha {
             // Already planar 4:2:0: copy the planes.
             Self.copyPlane(f.pointee.data.0!, Int(f.pointee.linesize.0), into: &out.y, width: w, height: h)
@@ -359,7 +357,7 @@ final class MediaSource {
             if hasAlpha, let a = f.pointee.data.3 {
                 var plane = [UInt8](repeating: 255, count: w * h)
                 Self.copyPlane(a, Int(f.pointee.linesize.3), into: &plane, width: w, height: h)
-                alpha = plane
+                out.alpha = plane
             }
         } else {
             scaler = sws_getCachedContext(scaler, f.pointee.width, f.pointee.height, fmt, Int32(w), Int32(h),
@@ -382,7 +380,7 @@ final class MediaSource {
             }
             guard ok else { return nil }
         }
-        return DecodedPicture(frame: out, alpha: alpha, ptsMs: ptsMs)
+        return DecodedPicture(frame: out, ptsMs: ptsMs)
     }
 
     private static func copyPlane(_ src: UnsafeMutablePointer<UInt8>, _ stride: Int, into dst: inout [UInt8], width: Int, height: Int) {

@@ -31,17 +31,26 @@ public struct VideoFrameBuffer {
     public var uvStride: Int
     /// Milliseconds: the capture time pushed (capture, pre-encode) or the decode time (render).
     public var renderTimeMs: Int64
+    /// The alpha plane (width x height, stride width) of a picture that has one; read-only.
+    public var alpha: UnsafeMutableBufferPointer<UInt8>? = nil
 }
 
 extension I420Frame {
     /// Runs `body` with the planes as a writable `VideoFrameBuffer`.
     mutating func withBuffer<R>(timeMs: Int64, _ body: (VideoFrameBuffer) -> R) -> R {
         let (w, h, cw) = (width, height, chromaWidth)
+        var alphaPlane = alpha
         return y.withUnsafeMutableBufferPointer { y in
             u.withUnsafeMutableBufferPointer { u in
                 v.withUnsafeMutableBufferPointer { v in
-                    body(VideoFrameBuffer(width: w, height: h, y: y, u: u, v: v, yStride: w, uvStride: cw,
-                                          renderTimeMs: timeMs))
+                    guard alphaPlane != nil else {
+                        return body(VideoFrameBuffer(width: w, height: h, y: y, u: u, v: v, yStride: w, uvStride: cw,
+                                                     renderTimeMs: timeMs))
+                    }
+                    return alphaPlane!.withUnsafeMutableBufferPointer { a in
+                        body(VideoFrameBuffer(width: w, height: h, y: y, u: u, v: v, yStride: w, uvStride: cw,
+                                              renderTimeMs: timeMs, alpha: a))
+                    }
                 }
             }
         }
@@ -52,8 +61,14 @@ extension I420Frame {
         y.withUnsafeBufferPointer { y in
             u.withUnsafeBufferPointer { u in
                 v.withUnsafeBufferPointer { v in
-                    body(VideoFrameView(width: width, height: height, y: y, u: u, v: v, yStride: width,
-                                        uvStride: chromaWidth, renderTimeMs: timeMs))
+                    guard let alpha else {
+                        return body(VideoFrameView(width: width, height: height, y: y, u: u, v: v, yStride: width,
+                                                   uvStride: chromaWidth, renderTimeMs: timeMs))
+                    }
+                    return alpha.withUnsafeBufferPointer { a in
+                        body(VideoFrameView(width: width, height: height, y: y, u: u, v: v, yStride: width,
+                                            uvStride: chromaWidth, renderTimeMs: timeMs, alpha: a, alphaStride: width))
+                    }
                 }
             }
         }
@@ -75,6 +90,15 @@ extension I420Frame {
             v.withUnsafeMutableBufferPointer { d in
                 (d.baseAddress! + row * cw).update(from: view.v.baseAddress! + row * view.uvStride, count: cw)
             }
+        }
+        if let a = view.alpha, view.alphaStride >= view.width {
+            var plane = [UInt8](repeating: 255, count: view.width * view.height)
+            plane.withUnsafeMutableBufferPointer { d in
+                for row in 0..<view.height {
+                    (d.baseAddress! + row * view.width).update(from: a.baseAddress! + row * view.alphaStride, count: view.width)
+                }
+            }
+            alpha = plane
         }
     }
 }

@@ -29,6 +29,9 @@ public struct PictureSource {
     public var stride1: Int
     public var plane2: UnsafeRawPointer?
     public var stride2: Int
+    /// An alpha plane (width x height) the picture carries, and its stride; nil: opaque.
+    public var alpha: UnsafeRawPointer? = nil
+    public var alphaStride = 0
 
     public init(format: VideoPixelFormat, width: Int, height: Int, plane0: UnsafeRawPointer, stride0: Int,
                 plane1: UnsafeRawPointer? = nil, stride1: Int = 0, plane2: UnsafeRawPointer? = nil, stride2: Int = 0) {
@@ -88,7 +91,27 @@ public enum PixelConversion {
                 }
             }
         }
-        return rc == 0 ? f : nil
+        guard rc == 0 else { return nil }
+        if let a = s.alpha, s.alphaStride >= s.width {
+            var plane = [UInt8](repeating: 255, count: s.width * s.height)
+            plane.withUnsafeMutableBufferPointer { d in
+                for row in 0..<s.height {
+                    (d.baseAddress! + row * s.width).update(from: a.assumingMemoryBound(to: UInt8.self) + row * s.alphaStride,
+                                                            count: s.width)
+                }
+            }
+            f.alpha = plane
+        }
+        return f
+    }
+
+    /// `f`'s alpha plane as the luma of a picture of its own, for a transform
+    /// to act on; nil when `f` has none.
+    private static func alphaPicture(_ f: I420Frame) -> I420Frame? {
+        guard let a = f.alpha, a.count == f.width * f.height else { return nil }
+        var p = I420Frame(width: f.width, height: f.height)
+        p.y = a
+        return p
     }
 
     /// The picture scaled (box filter) to `width` x `height`.
@@ -112,6 +135,7 @@ public enum PixelConversion {
                 }
             }
         }
+        out.alpha = alphaPicture(f).map { scaled($0, width: width, height: height).y }
         return out
     }
 
@@ -154,7 +178,9 @@ public enum PixelConversion {
                 }
             }
         }
-        return rc == 0 ? out : nil
+        guard rc == 0 else { return nil }
+        out.alpha = alphaPicture(f).flatMap { rotated($0, degrees: degrees)?.y }
+        return out
     }
 
     /// The picture mirrored left to right (libyuv I420Mirror).
@@ -176,6 +202,7 @@ public enum PixelConversion {
                 }
             }
         }
+        out.alpha = alphaPicture(f).map { mirrored($0).y }
         return out
     }
 
@@ -219,6 +246,15 @@ public enum PixelConversion {
                 out.u.replaceSubrange(d ..< d + icw, with: inner.u[row * icw ..< row * icw + icw])
                 out.v.replaceSubrange(d ..< d + icw, with: inner.v[row * icw ..< row * icw + icw])
             }
+            if let innerAlpha = inner.alpha {
+                // The bars are transparent.
+                var a = [UInt8](repeating: 0, count: width * height)
+                for row in 0..<h {
+                    a.replaceSubrange((y0 + row) * width + x0 ..< (y0 + row) * width + x0 + w,
+                                      with: innerAlpha[row * w ..< row * w + w])
+                }
+                out.alpha = a
+            }
             return out
         default:
             let (x, y, w, h) = centreCrop(of: f, toAspectOf: width, height)
@@ -242,6 +278,7 @@ public enum PixelConversion {
                     }
                 }
             }
+            out.alpha = alphaPicture(f).map { rendered($0, mode: mode, width: width, height: height).y }
             return out
         }
     }
@@ -269,6 +306,7 @@ public enum PixelConversion {
                 }
             }
         }
+        out.alpha = alphaPicture(f).map { cropped($0, toAspectOf: width, height).y }
         return out
     }
 }

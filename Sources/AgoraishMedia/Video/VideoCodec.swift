@@ -22,6 +22,10 @@ public struct I420Frame: Equatable, Sendable {
     public var y: [UInt8]
     public var u: [UInt8]
     public var v: [UInt8]
+    /// The alpha plane (width x height, 0 transparent ... 255 opaque) of a
+    /// picture that has one; every transform of `PixelConversion` carries it
+    /// along, encoders ignore it.
+    public var alpha: [UInt8]? = nil
 
     public var chromaWidth: Int { (width + 1) / 2 }
     public var chromaHeight: Int { (height + 1) / 2 }

@@ -1884,6 +1884,8 @@ ExternalVideoFrame._fields_ = [
     ("v_stride", c_int),
     ("timestamp", c_int64),
     ("rotation", c_int),
+    ("alpha_buffer", c_void_p),
+    ("alpha_stride", c_int),
 ]
 VideoFrame._fields_ = [
     ("type", c_int),
