@@ -628,7 +628,8 @@ typedef struct agoraish_video_frame {
     /* ABI 0.13 */
     /** The alpha plane (width x height, 0 transparent .. 255 opaque) of a
      *  picture that has one: a media player's video with an alpha channel
-     *  (WebM VP8/VP9 with alpha). NULL otherwise. Read-only. */
+     *  (WebM VP8/VP9 with alpha), or a pushed external frame that brought
+     *  one (local canvas and observers). NULL otherwise. Read-only. */
     uint8_t *alpha_buffer;
     /** Bytes per row of `alpha_buffer`. */
     int alpha_stride;
@@ -3138,8 +3139,9 @@ int agoraish_server_get_http_port(agoraish_server_t *server);
  * A media player plays a file or URL in real time with FFmpeg's libraries:
  * local files (MP4, WebM, MKV, Ogg, WAV, MP3, FLAC, ... and the codecs
  * FFmpeg decodes) and http(s)://, HLS (.m3u8) and rtmp:// URLs. Its audio
- * is played locally (mixed into the engine's playout: the device or the
- * external sink) and its pictures go to its canvas; a connection publishes
+ * is played locally (mixed into the engine's playout: the device while the
+ * engine is in a call, or the external sink whenever the host pulls) and
+ * its pictures go to its canvas; a connection publishes
  * them by choosing the player in its media options
  * (publish_media_player_audio_track / _video_track with
  * publish_media_player_id), so remote users see and hear the file.
@@ -3360,12 +3362,13 @@ int agoraish_media_player_get_mute(agoraish_engine_t *engine, int player_id, int
 /**
  * Bind the player's canvas (setView; NULL or a NULL `on_frame`: unbind):
  * `on_frame` gets each picture with uid 0, fitted to the view size by
- * `render_mode` when one is set, with its alpha plane when the source has
+ * `render_mode` when one is set, mirrored when `mirror_mode` is 1 (ENABLED;
+ * 0 AUTO and 2 leave it as it is), with its alpha plane when the source has
  * one. Thread: the player's.
  * @return 0; -2 unknown player or bad struct_size; -7. Thread: any.
  */
 int agoraish_media_player_set_view(agoraish_engine_t *engine, int player_id, const agoraish_video_canvas *canvas);
-/** The canvas's RENDER_MODE_TYPE (setRenderMode): 1 HIDDEN, 2 FIT, 4 FILL.
+/** The canvas's RENDER_MODE_TYPE (setRenderMode): 1 HIDDEN, 2 FIT, 3 ADAPTIVE (as HIDDEN), 4 FILL.
  *  @return 0; -2 unknown player or mode; -7. */
 int agoraish_media_player_set_render_mode(agoraish_engine_t *engine, int player_id, int render_mode);
 
@@ -3411,7 +3414,7 @@ enum agoraish_audio_mixing_state {
 enum agoraish_audio_mixing_reason {
     AGORAISH_AUDIO_MIXING_REASON_OK = 0,
     AGORAISH_AUDIO_MIXING_REASON_CAN_NOT_OPEN = 701,       /**< The file or URL cannot be opened or decoded. */
-    AGORAISH_AUDIO_MIXING_REASON_TOO_FREQUENT_CALL = 702,  /**< start within 500 ms of the previous start. */
+    AGORAISH_AUDIO_MIXING_REASON_TOO_FREQUENT_CALL = 702,  /**< start within 100 ms of the previous start. */
     AGORAISH_AUDIO_MIXING_REASON_INTERRUPTED_EOF = 703,    /**< Reading stopped before the end. */
     AGORAISH_AUDIO_MIXING_REASON_ONE_LOOP_COMPLETED = 721, /**< One play ended; the next begins. */
     AGORAISH_AUDIO_MIXING_REASON_ALL_LOOPS_COMPLETED = 723,
@@ -3429,12 +3432,13 @@ enum agoraish_audio_mixing_reason {
  * @param cycle      Plays: 1 once, n times, -1 forever (0 is -2).
  * @param start_pos  Ms to start at (0..).
  * @return 0; -2 NULL or empty path, cycle 0 or below -1, negative start_pos;
- *         -12 within 500 ms of the previous start (also reported as FAILED,
+ *         -12 within 100 ms of the previous start (also reported as FAILED,
  *         TOO_FREQUENT_CALL); -7 bad handle. Thread: any.
  */
 int agoraish_engine_start_audio_mixing(agoraish_engine_t *engine, const char *file_path, int loopback, int cycle,
                                        int start_pos);
-/** Stop audio mixing (stopAudioMixing): STOPPED, STOPPED_BY_USER. @return 0; -8 none running; -7. */
+/** Stop audio mixing (stopAudioMixing): STOPPED, STOPPED_BY_USER. @return 0; -8 none running (never
+ *  started, or it ended or failed on its own); -7. */
 int agoraish_engine_stop_audio_mixing(agoraish_engine_t *engine);
 /** Pause (pauseAudioMixing): PAUSED, PAUSED_BY_USER. @return 0; -8 not playing; -7. */
 int agoraish_engine_pause_audio_mixing(agoraish_engine_t *engine);
@@ -3469,8 +3473,8 @@ int agoraish_engine_set_audio_mixing_playback_speed(agoraish_engine_t *engine, i
 
 /**
  * Preload an effect (preloadEffect): the file is opened and checked now
- * (this call blocks until it is, at most 10 s) so a later play_effect of the
- * id starts at once.
+ * (this call blocks until it is, at most 10 s); a later play_effect of the
+ * id may then pass no path, and starts at `start_pos` when it gives 0.
  * @return 0; -2 NULL path or negative start_pos; -1 the file cannot be opened or decoded;
  *         -5 AGORAISH_MAX_AUDIO_EFFECTS held; -7 bad handle. Thread: any (not the event thread of a URL).
  */
@@ -3554,7 +3558,7 @@ enum agoraish_recorder_reason {
     AGORAISH_RECORDER_REASON_WRITE_FAILED = 1,       /**< The file cannot be created or written. */
     AGORAISH_RECORDER_REASON_NO_STREAM = 2,          /**< No audio or video arrived to record. */
     AGORAISH_RECORDER_REASON_OVER_MAX_DURATION = 3,  /**< max_duration_ms reached: the recording stopped. */
-    AGORAISH_RECORDER_REASON_CONFIG_CHANGED = 4      /**< The recorded user's stream changed (reported, recording goes on). */
+    AGORAISH_RECORDER_REASON_CONFIG_CHANGED = 4      /**< Agora's value; not reported: a size change is letterboxed and recording goes on. */
 };
 
 /** What is recorded (Agora's MediaRecorderStreamType). */
@@ -3571,7 +3575,8 @@ enum agoraish_media_recorder_stream_type {
 typedef struct agoraish_recorder_stream_info {
     /** Set to sizeof(agoraish_recorder_stream_info). */
     uint32_t struct_size;
-    /** The channel of the engine's own connection (the channel it joined or will join); copied. */
+    /** The channel: a join_channel_ex connection in this channel when there is one at
+     *  start_recording, else the engine's own connection; copied. */
     const char *channel_id;
     /** 0: the local user; else a remote user of the channel. */
     uint32_t uid;

@@ -146,7 +146,7 @@ extension RtcEngine {
         }
         media.withLock { $0.mixing = mixing }
         audio.feeds.withLock { f in
-            f.send[ObjectIdentifier(mixing)] = mixing.sendFeed
+            if !loopback { f.send[ObjectIdentifier(mixing)] = mixing.sendFeed }
             f.playout[ObjectIdentifier(mixing)] = mixing.playoutFeed
         }
         device.refresh()
@@ -179,7 +179,11 @@ extension RtcEngine {
     /// stopAudioMixing.
     public func stopAudioMixing() throws(AgoraError) {
         guard owner == nil else { throw .refused }
-        guard stopMixing(report: true) else { throw .invalidState }
+        // Music that ended or failed on its own is cleared without a report: nothing was running.
+        let over = media.withLock { $0.mixing }.map {
+            [.playbackAllLoopsCompleted, .failed, .stopped].contains($0.playback.snapshot.withLock { $0.state })
+        } ?? true
+        guard stopMixing(report: !over), !over else { throw .invalidState }
         log.log(.info, "api stopAudioMixing")
     }
 
@@ -294,13 +298,17 @@ extension RtcEngine {
         guard loopCount >= -1, pitch >= 0.5, pitch <= 2, pan >= -1, pan <= 1, (0...100).contains(gain),
               startPositionMs >= 0 else { throw .invalidArgument }
         let file: String
+        var start = startPositionMs
+        let preloaded = media.withLock { $0.effects.preloaded[soundId] }
         if let path, !path.isEmpty {
             try checkPath(path)
             file = path
         } else {
-            guard let p = media.withLock({ $0.effects.preloaded[soundId]?.path }) else { throw .invalidArgument }
-            file = p
+            guard let p = preloaded else { throw .invalidArgument }
+            file = p.path
         }
+        // The preload's start position applies when the play gives none.
+        if start == 0, let p = preloaded, p.path == file { start = p.startMs }
         let effect = try AudioEffect(soundId: soundId, engine: self, pan: pan, gain: gain, publish: publish)
         effect.playback.settings.withLock {
             $0.loops = loopCount
@@ -318,11 +326,11 @@ extension RtcEngine {
         }
         if let old { detachEffect(old) }
         audio.feeds.withLock { f in
-            f.send[ObjectIdentifier(effect)] = effect.sendFeed
+            if publish { f.send[ObjectIdentifier(effect)] = effect.sendFeed }
             f.playout[ObjectIdentifier(effect)] = effect.playoutFeed
         }
         device.refresh()
-        effect.playback.send(.open(url: file, startMs: Int64(startPositionMs)))
+        effect.playback.send(.open(url: file, startMs: Int64(start)))
         effect.playback.send(.play)
         log.log(.info, "api playEffect \(soundId) \(file.prefix(200)) loops \(loopCount) pitch \(pitch) pan \(pan) gain \(gain) publish \(publish)")
     }

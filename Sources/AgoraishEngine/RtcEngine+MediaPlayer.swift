@@ -68,11 +68,12 @@ public final class MediaPlayer: @unchecked Sendable {
     }
 
     /// Hands an observer call to the engine's event thread.
+    /// The observer is read when the event is delivered, so none reaches an
+    /// observer after it was replaced or the player destroyed.
     private func notify(_ body: @escaping @Sendable (MediaPlayerObserver) -> Void) {
-        let observer = settings.withLock { $0.observer }
-        engine.events.post { [weak engine] in
-            guard let engine, !engine.isReleased else { return }
-            body(observer)
+        engine.events.post { [weak self, weak engine] in
+            guard let self, let engine, !engine.isReleased else { return }
+            body(self.settings.withLock { $0.observer })
         }
     }
 
@@ -105,11 +106,13 @@ public final class MediaPlayer: @unchecked Sendable {
             // Fitted to the view when it has a size (the alpha plane with it).
             let fits = canvas.viewWidth > 0 && canvas.viewHeight > 0
                 && (canvas.viewWidth & ~1 != f.width || canvas.viewHeight & ~1 != f.height)
-            let shown = fits ? PixelConversion.rendered(f, mode: canvas.renderMode, width: canvas.viewWidth & ~1,
+            var shown = fits ? PixelConversion.rendered(f, mode: canvas.renderMode, width: canvas.viewWidth & ~1,
                                                         height: canvas.viewHeight & ~1) : f
+            if canvas.mirrorMode == 1 { shown = PixelConversion.mirrored(shown) }
             shown.withView(timeMs: ms) { canvas.deliver(0, $0) }
         }
-        let timestamp = picture.ptsMs
+        // Sent pictures are stamped with when they are shown, so loops, seeks and speed keep RTP time moving forward.
+        let timestamp = ms
         f.y.withUnsafeBytes { y in
             f.u.withUnsafeBytes { u in
                 f.v.withUnsafeBytes { v in

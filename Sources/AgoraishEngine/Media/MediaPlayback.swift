@@ -84,7 +84,7 @@ final class MediaPlayback: @unchecked Sendable {
 
     /// What commands set and the thread reads each step.
     struct Settings {
-        /// Playback speed in percent (50...400 for the player, 100 normal).
+        /// Playback speed in percent (30...400 for the player, 50...400 for music, 100 normal).
         var speed = 100
         /// Pitch factor (1: unchanged).
         var pitch = 1.0
@@ -117,6 +117,8 @@ final class MediaPlayback: @unchecked Sendable {
     private var nextReport = Instant.now()
     private var starved = false
     private var shownFirst = false
+    /// The speed the wall clock drives the position at (nil: the audio drives it); a change re-anchors the clock.
+    private var clockFollows: Int? = nil
 
     init(name: String, outputs: PlaybackOutputs) throws(AgoraError) {
         self.name = name
@@ -200,6 +202,7 @@ final class MediaPlayback: @unchecked Sendable {
                 let s = try MediaSource(url: url, wantVideo: want, interrupt: flag)
                 if startMs > 0, s.isSeekable { try s.seek(toMs: startMs) }
                 source = s
+                shownFirst = false
                 position = max(0, s.isSeekable ? startMs : 0)
                 loopsPlayed = 0
                 stretcher = nil
@@ -291,6 +294,7 @@ final class MediaPlayback: @unchecked Sendable {
         nextAudio = now
         anchorWall = now
         anchorPos = position
+        clockFollows = nil
         nextReport = now + .seconds(1)
     }
 
@@ -317,7 +321,16 @@ final class MediaPlayback: @unchecked Sendable {
             setState(.failed, error.rawValue)
             return -1
         }
-        if s.hasAudio {
+        // The clock follows the audio while there is audio to play; pictures past the
+        // audio's end (or a source without audio) follow the wall clock from there.
+        let audioDone = s.ended && s.audio.isEmpty && (stretcher?.framesAvailable ?? 0) == 0
+        let clockSpeed = s.hasAudio && !audioDone ? nil : speedPercent
+        if clockSpeed != clockFollows {
+            clockFollows = clockSpeed
+            anchorWall = now
+            anchorPos = position
+        }
+        if s.hasAudio && !audioDone {
             var emitted = 0
             while nextAudio <= now && emitted < 20 {
                 guard let chunk = nextChunk(s, speed: speed, pitch: pitch) else {

@@ -1,6 +1,7 @@
 import AgoraishIO
 import AgoraishMedia
 import AgoraishWire
+import CAgoraishShim
 import CFFmpeg
 import Glibc
 import Synchronization
@@ -55,11 +56,11 @@ public final class MediaRecorder: @unchecked Sendable {
         self.engine = engine
     }
 
+    /// The observer is read when the event is delivered, so none reaches an observer after it was replaced.
     private func report(_ state: Int32, _ reason: Int32) {
-        let o = observer.withLock { $0 }
-        engine.events.post { [weak engine] in
-            guard let engine, !engine.isReleased else { return }
-            o.onStateChanged?(state, reason)
+        engine.events.post { [weak self, weak engine] in
+            guard let self, let engine, !engine.isReleased else { return }
+            self.observer.withLock { $0 }.onStateChanged?(state, reason)
         }
     }
 
@@ -83,15 +84,22 @@ public final class MediaRecorder: @unchecked Sendable {
                 self?.finishedOnItsOwn(reason)
             } info: { [weak self] file, ms, size in
                 guard let self else { return }
-                let o = self.observer.withLock { $0 }
-                self.engine.events.post { o.onInfoUpdated?(file, ms, size) }
+                self.engine.events.post { [weak self] in self?.observer.withLock { $0 }.onInfoUpdated?(file, ms, size) }
             }
         } catch {
             engine.log.log(.warning, "recorder \(id): \(config.storagePath.prefix(200)) cannot be written")
             report(-1, 1)
             return
         }
-        session.withLock { $0 = s }
+        let claimed = session.withLock { current -> Bool in
+            guard current == nil else { return false }
+            current = s
+            return true
+        }
+        guard claimed else {
+            _ = s.finish()
+            throw .invalidState
+        }
         let key = ObjectIdentifier(self)
         let uid = self.uid
         let target = engine.connection(forChannel: channel) ?? engine
@@ -105,17 +113,16 @@ public final class MediaRecorder: @unchecked Sendable {
                 $0[key] = { u, view in if u == uid { s.video(view) } }
             }
         }
-        tapped = target
+        tapped.withLock { $0 = target }
         engine.log.log(.info, "recorder \(id) (\(channel) uid \(uid)) started: \(config.storagePath.prefix(200))")
         report(2, 0)
     }
 
     /// The engine or connection whose paths are tapped.
-    private var tapped: RtcEngine?
+    private let tapped = Locked<RtcEngine?>(nil)
 
     private func untap() {
-        guard let t = tapped else { return }
-        tapped = nil
+        guard let t = tapped.withLock({ t -> RtcEngine? in defer { t = nil }; return t }) else { return }
         let key = ObjectIdentifier(self)
         t.audio.recordTaps.withLock { _ = $0.removeValue(forKey: key) }
         t.video.recordTaps.withLock { _ = $0.removeValue(forKey: key) }
@@ -155,7 +162,11 @@ final class RecordingSession: @unchecked Sendable {
     enum Result: Equatable { case written, empty, failed }
 
     let config: MediaRecorderConfiguration
-    private let thread: EventThread
+    /// Work for the recorder's thread, which also checks the duration and reports progress every 100 ms.
+    private let queue = Locked<[() -> Void]>([])
+    private let worker = EventThreadHandle()
+    private let wakeFd: Int32
+    private let stopping = Atomic<Bool>(false)
     private let started = Instant.now()
     private let pending = Atomic<Int>(0)
     private let ended = Atomic<Bool>(false)
@@ -202,9 +213,12 @@ final class RecordingSession: @unchecked Sendable {
             output = nil
             throw .failed
         }
+        wakeFd = eventfd(0, Int32(EFD_CLOEXEC))
         do {
-            thread = try EventThread(name: name)
+            guard wakeFd >= 0 else { throw EventThreadError.startFailed(errno: errno) }
+            try worker.start(name: name) { [self] in run() }
         } catch {
+            if wakeFd >= 0 { Glibc.close(wakeFd) }
             avio_closep(&ctx.pointee.pb)
             avformat_free_context(ctx)
             output = nil
@@ -214,8 +228,43 @@ final class RecordingSession: @unchecked Sendable {
     }
 
     deinit {
+        Glibc.close(wakeFd)
         av_packet_free(&packet)
         av_frame_free(&frame)
+    }
+
+    private func post(_ work: @escaping () -> Void) {
+        queue.withLock { $0.append(work) }
+        var one: UInt64 = 1
+        _ = write(wakeFd, &one, 8)
+    }
+
+    private func run() {
+        while true {
+            let work = queue.withLock { q -> [() -> Void] in defer { q.removeAll() }; return q }
+            for w in work { w() }
+            if stopping.load(ordering: .acquiring) && queue.withLock({ $0.isEmpty }) { break }
+            tick()
+            var pfd = pollfd(fd: wakeFd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 100) > 0 {
+                var value: UInt64 = 0
+                _ = read(wakeFd, &value, 8)
+            }
+        }
+    }
+
+    /// The longest recording and the progress reports, on the clock rather than on frames.
+    private func tick() {
+        guard output != nil, !ended.load(ordering: .relaxed) else { return }
+        if config.infoUpdateIntervalMs > 0 && Instant.now() >= nextInfo {
+            nextInfo = nextInfo + .milliseconds(config.infoUpdateIntervalMs)
+            let size = output.flatMap { $0.pointee.pb.map { avio_size($0) } } ?? 0
+            onInfo(config.storagePath, UInt32(clamping: elapsedMs), UInt32(clamping: max(0, size)))
+        }
+        if elapsedMs >= config.maxDurationMs {
+            ended.store(true, ordering: .relaxed)
+            onEnd(3)
+        }
     }
 
     private var elapsedMs: Int64 { Int64((Instant.now() - started) / .milliseconds(1)) }
@@ -225,7 +274,7 @@ final class RecordingSession: @unchecked Sendable {
         guard !ended.load(ordering: .relaxed) else { return }
         let at = Instant.now()
         pending.add(1, ordering: .relaxed)
-        thread.post { [self] in
+        post { [self] in
             pending.subtract(1, ordering: .relaxed)
             take(isVideo: false, at: at, audio: pcm, channels: channels, picture: nil)
         }
@@ -238,7 +287,7 @@ final class RecordingSession: @unchecked Sendable {
         // Fitted to the configured size now (letterboxed), so a size change never reaches the encoder.
         let picture = PixelConversion.rendered(I420Frame(copying: view), mode: 2, width: config.width, height: config.height)
         pending.add(1, ordering: .relaxed)
-        thread.post { [self] in
+        post { [self] in
             pending.subtract(1, ordering: .relaxed)
             take(isVideo: true, at: at, audio: [], channels: 0, picture: picture)
         }
@@ -262,15 +311,6 @@ final class RecordingSession: @unchecked Sendable {
             for e in queued { encode(isVideo: e.isVideo, at: e.at, audio: e.audio, channels: e.channels, picture: e.picture) }
         } else {
             encode(isVideo: isVideo, at: at, audio: audio, channels: channels, picture: picture)
-        }
-        if config.infoUpdateIntervalMs > 0 && Instant.now() >= nextInfo {
-            nextInfo = nextInfo + .milliseconds(config.infoUpdateIntervalMs)
-            let size = output.flatMap { $0.pointee.pb.map { avio_size($0) } } ?? 0
-            onInfo(config.storagePath, UInt32(clamping: elapsedMs), UInt32(clamping: size))
-        }
-        if elapsedMs >= config.maxDurationMs, !ended.load(ordering: .relaxed) {
-            ended.store(true, ordering: .relaxed)
-            onEnd(3)
         }
     }
 
@@ -432,15 +472,29 @@ final class RecordingSession: @unchecked Sendable {
     func finish() -> Result {
         ended.store(true, ordering: .relaxed)
         let result = Locked<Result?>(nil)
-        thread.post { [self] in
+        post { [self] in
             let r = close()
             result.withLock { $0 = r }
         }
-        thread.shutdown(wait: true)
+        stopping.store(true, ordering: .releasing)
+        var one: UInt64 = 1
+        _ = write(wakeFd, &one, 8)
+        worker.finish(wait: true)
         return result.withLock { $0 } ?? close()
     }
 
     private func close() -> Result {
+        // Stopped before the streams were decided: what came so far is written.
+        if !headerWritten && !failed && !early.isEmpty {
+            let wantsAudio = config.streamType & 1 != 0, wantsVideo = config.streamType & 2 != 0
+            if openStreams(audio: wantsAudio && sawAudio, video: wantsVideo && sawVideo) {
+                let queued = early
+                early = []
+                for e in queued { encode(isVideo: e.isVideo, at: e.at, audio: e.audio, channels: e.channels, picture: e.picture) }
+            } else {
+                failed = true
+            }
+        }
         guard let out = output else { return .failed }
         output = nil
         if headerWritten {
@@ -461,10 +515,10 @@ final class RecordingSession: @unchecked Sendable {
         if videoCodec != nil { avcodec_free_context(&videoCodec) }
         if audioCodec != nil { avcodec_free_context(&audioCodec) }
         if resampler != nil { swr_free(&resampler) }
-        if !headerWritten || !wroteSomething {
+        if failed || !headerWritten || !wroteSomething {
             unlink(config.storagePath)
-            return failed && headerWritten ? .failed : .empty
+            return failed ? .failed : .empty
         }
-        return failed ? .failed : .written
+        return .written
     }
 }

@@ -57,6 +57,8 @@ final class MediaSource {
     static let readTimeout = Duration.seconds(5)
     /// The protocols a source may use (no pipes, no devices, no concatenation of local files by a playlist).
     static let protocols = "file,http,https,tcp,tls,crypto,rtmp,rtmps,rtmpt,httpproxy,data"
+    /// Decoded pictures waiting at most (older ones are dropped beyond it).
+    static let maxPictures = 90
 
     /// What the interrupt callback reads: an abort flag and a deadline.
     final class Interrupt: @unchecked Sendable {
@@ -121,7 +123,8 @@ final class MediaSource {
         ctx = opened
         format = ctx
         guard avformat_find_stream_info(ctx, nil) >= 0 else {
-            throw flag.aborted.load(ordering: .relaxed) ? .interrupted : .invalidMediaSource
+            let timedOut = Instant.now().nanoseconds > flag.deadline.load(ordering: .relaxed)
+            throw flag.aborted.load(ordering: .relaxed) || timedOut ? .interrupted : .invalidMediaSource
         }
         flag.deadline.store(Int64.max, ordering: .relaxed)
         if ctx.pointee.duration > 0 { durationMs = ctx.pointee.duration / 1000 }
@@ -256,7 +259,10 @@ final class MediaSource {
         interrupt.deadline.store(Int64.max, ordering: .relaxed)
         if rc < 0 {
             let aborted = interrupt.aborted.load(ordering: .relaxed) || rc == agff_error_exit()
-            if rc == agff_error_eof() || (!aborted && ctx.pointee.pb?.pointee.eof_reached != 0) {
+            // avio marks failed reads as the end too; its error tells them apart.
+            let pb = ctx.pointee.pb?.pointee
+            let endOfData = pb.map { $0.eof_reached != 0 && ($0.error == 0 || $0.error == agff_error_eof()) } ?? false
+            if rc == agff_error_eof() || (!aborted && endOfData) {
                 drain()
                 ended = true
                 return false
@@ -339,6 +345,8 @@ final class MediaSource {
             let pts = ptsMs(f, stream: videoStream) ?? (pictures.last.map { $0.ptsMs + 33 } ?? 0)
             if pts < discardBeforeMs { continue }
             if let p = picture(f, ptsMs: pts) { pictures.append(p) }
+            // A file whose audio lies far from its pictures cannot make the queue grow without bound.
+            if pictures.count > Self.maxPictures { pictures.removeFirst(pictures.count - Self.maxPictures) }
         }
     }
 
