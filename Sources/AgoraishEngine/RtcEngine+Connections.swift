@@ -291,7 +291,9 @@ extension RtcEngine {
         if let r = o.clientRoleType { try setClientRole(r) }
         if let a = o.autoSubscribeAudio { try muteAllRemoteAudioStreams(!a) }
         if let v = o.autoSubscribeVideo { try muteAllRemoteVideoStreams(!v) }
-        if let c = o.publishCameraTrack { muteLocalVideoStream(!c) }
+        // publish_camera_track 0 beside a custom (or media player) video track says "not the
+        // camera", not "send no video".
+        if let c = o.publishCameraTrack, c || videoTrack == nil { muteLocalVideoStream(!c) }
         if let m = o.publishMicrophoneTrack { audio.settings.withLock { $0.publishMicrophone = m } }
         if let d = o.enableAudioRecordingOrPlayout { audio.settings.withLock { $0.deviceEnabled = d } }
         if track != current {
@@ -359,7 +361,8 @@ extension RtcEngine {
                 tracks.withLock { $0.videoBefore = now }
             }
             setExternalVideoSource(enabled: true)
-            if isConnection { muteLocalVideoStream(false) }
+            // Choosing a track to publish is asking to send it.
+            muteLocalVideoStream(false)
             setVideoEnabled(true)
             log.log(.info, id == Self.cameraTrack ? "publishing the engine's camera" : "publishing custom video track \(id)")
         } else if let before {

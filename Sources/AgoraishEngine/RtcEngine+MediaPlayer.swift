@@ -134,13 +134,13 @@ public final class MediaPlayer: @unchecked Sendable {
             throw .invalidArgument
         }
         playoutFeed.clear()
-        playback.snapshot.withLock { $0.state = .opening }
         notify { $0.onStateChanged?(MediaPlayerState.opening.rawValue, 0) }
         playback.send(.open(url: url, startMs: startPositionMs))
         engine.log.log(.info, "api mediaPlayer \(id) open \(url.prefix(200)) at \(startPositionMs)")
     }
 
-    private var state: MediaPlayerState { playback.snapshot.withLock { $0.state } }
+    /// The state once the commands already sent are carried out.
+    private var state: MediaPlayerState { playback.effectiveState }
 
     private var isOpen: Bool {
         [.openCompleted, .playing, .paused, .playbackCompleted, .playbackAllLoopsCompleted].contains(state)
@@ -389,7 +389,10 @@ extension RtcEngine {
         guard owner == nil else { throw .refused }
         guard type == 0 || type == 1 else { throw .invalidArgument }
         guard type == 0 else { throw .notSupported }
-        guard !channel.isEmpty, channel.utf8.count <= 64, !channel.utf8.contains(0) else { throw .invalidArgument }
+        guard TokenVerifier.isValidChannelName(channel) else {
+            ErrorDetail.set("channel_id is not a valid channel name")
+            throw .invalidArgument
+        }
         let recorder = media.withLock { m -> MediaRecorder? in
             guard m.recorders.count < Self.maxMediaRecorders else { return nil }
             while m.recorders[m.nextRecorderId] != nil || m.nextRecorderId <= 0 {

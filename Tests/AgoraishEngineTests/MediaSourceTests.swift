@@ -32,9 +32,10 @@ import Testing
     /// Decodes everything; returns the left channel.
     private func decodeAll(_ s: MediaSource) throws -> [Int16] {
         var left: [Int16] = []
-        while try s.step() || s.bufferedAudioMs > 0 {
-            let chunk = s.takeAudio(480)
-            if chunk.isEmpty && s.ended { break }
+        var step = MediaSource.Step.decoded
+        while step != .ended || s.bufferedAudioMs > 0 {
+            if step != .ended { step = try s.step(wait: true) }
+            let chunk = s.takeAudio(4800)
             left += stride(from: 0, to: chunk.count, by: 2).map { chunk[$0] }
         }
         return left
@@ -66,7 +67,7 @@ import Testing
         writeWav(path, hz: 440, seconds: 3, rate: 48000, channels: 2)
         let s = try MediaSource(url: path)
         try s.seek(toMs: 1250)
-        _ = try s.step()
+        _ = try s.step(wait: true)
         #expect(s.audioPtsMs == 1250)
         let rest = try decodeAll(s)
         #expect(abs(rest.count - 48000 * 1750 / 1000) < 960)

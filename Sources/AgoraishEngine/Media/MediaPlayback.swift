@@ -135,14 +135,36 @@ final class MediaPlayback: @unchecked Sendable {
 
     deinit { close(wakeFd) }
 
-    /// Queues a command; open, stop and seek also interrupt a blocking open or read.
+    /// Queues a command; open and stop also interrupt a blocking open.
+    /// The state the command leads to counts for the checks of later calls at once.
     func send(_ command: Command) {
         switch command {
-        case .open, .stop, .seek: interrupt.withLock { $0.aborted.store(true, ordering: .relaxed) }
+        // A blocking open on the thread gives way to the next open or a stop (reads happen on the source's reader).
+        case .open, .stop: interrupt.withLock { $0.aborted.store(true, ordering: .relaxed) }
         default: break
         }
-        commands.withLock { $0.append(command) }
+        commands.withLock { c in
+            c.append(command)
+            let current = pendingState ?? snapshot.withLock { $0.state }
+            switch command {
+            case .open: pendingState = .opening
+            case .play: if current != .opening && current != .idle && current != .stopped && current != .failed { pendingState = .playing }
+            case .pause: if current == .playing || current == .opening || current == .openCompleted { pendingState = .paused }
+            case .resume: if current == .paused { pendingState = .playing }
+            case .stop: pendingState = .stopped
+            case .seek, .selectAudioTrack: break
+            }
+        }
         wake()
+    }
+
+    /// What a command leads to while it waits for the thread (under the commands' lock).
+    private var pendingState: MediaPlayerState?
+
+    /// The state once the commands already sent are carried out (as far as
+    /// they can tell: an open may still fail).
+    var effectiveState: MediaPlayerState {
+        commands.withLock { _ in pendingState } ?? snapshot.withLock { $0.state }
     }
 
     /// Ends the thread; with `wait`, returns after it ended.
@@ -161,8 +183,13 @@ final class MediaPlayback: @unchecked Sendable {
         _ = write(wakeFd, &one, 8)
     }
 
+    /// Moves to `s` and reports it; with no command waiting the prediction of
+    /// later calls' checks gives way to it first, so a host acting on the report sees it.
     private func setState(_ s: MediaPlayerState, _ reason: Int32 = 0) {
-        snapshot.withLock { $0.state = s }
+        commands.withLock { c in
+            snapshot.withLock { $0.state = s }
+            if c.isEmpty { pendingState = nil }
+        }
         outputs.state(s, reason)
     }
 
@@ -172,6 +199,9 @@ final class MediaPlayback: @unchecked Sendable {
         while !stopping.load(ordering: .acquiring) {
             let pending = commands.withLock { c -> [Command] in defer { c.removeAll() }; return c }
             for c in pending where !stopping.load(ordering: .acquiring) { handle(c) }
+            if !pending.isEmpty {
+                commands.withLock { c in if c.isEmpty { pendingState = nil } }
+            }
             var timeoutMs: Int32 = -1
             if playing, source != nil {
                 timeoutMs = pump(now: .now())
@@ -310,7 +340,7 @@ final class MediaPlayback: @unchecked Sendable {
                 let needAudio = s.hasAudio && s.bufferedAudioMs < 200
                 let needVideo = s.hasVideo && s.pictures.count < 4 && !(s.hasAudio && s.bufferedAudioMs > 2000)
                 guard needAudio || needVideo else { break }
-                _ = try s.step()
+                if try s.step() == .waiting { break }
                 steps += 1
             }
         } catch {

@@ -196,11 +196,12 @@ final class RecordingSession: @unchecked Sendable {
     private var packet = av_packet_alloc()
     private var frame = av_frame_alloc()
 
-    /// Raw frames waiting for the thread, at most (beyond it pictures are dropped).
+    /// Pictures waiting for the thread, at most (beyond it new ones are dropped; audio never is).
     static let maxPending = 60
 
     init(config: MediaRecorderConfiguration, name: String, onEnd: @escaping @Sendable (Int32) -> Void,
          info: @escaping @Sendable (String, UInt32, UInt32) -> Void) throws(AgoraError) {
+        _ = MediaSource.setup
         self.config = config
         self.onEnd = onEnd
         self.onInfo = info
@@ -258,7 +259,7 @@ final class RecordingSession: @unchecked Sendable {
         guard output != nil, !ended.load(ordering: .relaxed) else { return }
         if config.infoUpdateIntervalMs > 0 && Instant.now() >= nextInfo {
             nextInfo = nextInfo + .milliseconds(config.infoUpdateIntervalMs)
-            let size = output.flatMap { $0.pointee.pb.map { avio_size($0) } } ?? 0
+            let size = output.flatMap { $0.pointee.pb.map { avio_tell($0) } } ?? 0
             onInfo(config.storagePath, UInt32(clamping: elapsedMs), UInt32(clamping: max(0, size)))
         }
         if elapsedMs >= config.maxDurationMs {
@@ -273,9 +274,7 @@ final class RecordingSession: @unchecked Sendable {
     func audio(_ pcm: [Int16], channels: Int) {
         guard !ended.load(ordering: .relaxed) else { return }
         let at = Instant.now()
-        pending.add(1, ordering: .relaxed)
         post { [self] in
-            pending.subtract(1, ordering: .relaxed)
             take(isVideo: false, at: at, audio: pcm, channels: channels, picture: nil)
         }
     }
@@ -293,8 +292,9 @@ final class RecordingSession: @unchecked Sendable {
         }
     }
 
+    /// What arrived before the recording ended is still written (the end only stops new arrivals).
     private func take(isVideo: Bool, at: Instant, audio: [Int16], channels: Int, picture: I420Frame?) {
-        guard !failed, !ended.load(ordering: .relaxed) else { return }
+        guard !failed, output != nil else { return }
         if !headerWritten {
             if isVideo { sawVideo = true } else { sawAudio = true }
             if firstArrival == nil { firstArrival = at }
@@ -496,7 +496,7 @@ final class RecordingSession: @unchecked Sendable {
             }
         }
         guard let out = output else { return .failed }
-        output = nil
+        defer { output = nil }
         if headerWritten {
             if let c = audioCodec, let st = audioStream {
                 let frameSize = Int(c.pointee.frame_size > 0 ? c.pointee.frame_size : 1024)

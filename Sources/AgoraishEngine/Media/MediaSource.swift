@@ -91,7 +91,8 @@ final class MediaSource {
     private(set) var streams: [MediaStreamInfo] = []
     private(set) var durationMs: Int64 = 0
 
-    private static let setup: Void = {
+    /// FFmpeg's process-wide setup: quiet logs (the libraries write to stderr otherwise), the network.
+    static let setup: Void = {
         av_log_set_level(AV_LOG_QUIET)
         avformat_network_init()
     }()
@@ -144,6 +145,7 @@ final class MediaSource {
     }
 
     deinit {
+        reader?.stop()
         if resampler != nil { swr_free(&resampler) }
         if scaler != nil { sws_freeContext(scaler) }
         if audioCodec != nil { avcodec_free_context(&audioCodec) }
@@ -158,10 +160,12 @@ final class MediaSource {
     /// Whether the source has a video stream being decoded.
     var hasVideo: Bool { videoStream >= 0 }
 
-    private static func reason(_ rc: Int32, interrupted i: Interrupt) -> MediaSourceError {
+    static func reason(_ rc: Int32, interrupted i: Interrupt) -> MediaSourceError {
         if i.aborted.load(ordering: .relaxed) || rc == agff_error_exit() { return .interrupted }
+        // A server that accepted but never answered timed out: interrupted, not missing.
+        if rc == -ETIMEDOUT { return .interrupted }
         if rc == agff_error_enoent() || rc == agff_error_http_not_found() || rc == -ECONNREFUSED
-            || rc == -EHOSTUNREACH || rc == -ENETUNREACH || rc == -ETIMEDOUT { return .urlNotFound }
+            || rc == -EHOSTUNREACH || rc == -ENETUNREACH { return .urlNotFound }
         if rc == agff_error_decoder_not_found() { return .codecNotSupported }
         if rc == agff_error_enomem() { return .noResource }
         if rc == -EACCES || rc == -EPERM { return .urlNotFound }
@@ -190,7 +194,8 @@ final class MediaSource {
         } else if type == 2 {
             info.audioSampleRate = Int(p.sample_rate)
             info.audioChannels = Int(p.ch_layout.nb_channels)
-            info.audioBitsPerSample = Int(p.bits_per_raw_sample != 0 ? p.bits_per_raw_sample : p.bits_per_coded_sample)
+            // PCM's sample size; 0 for compressed audio.
+            info.audioBitsPerSample = Int(av_get_bits_per_sample(p.codec_id))
         }
         if s.pointee.duration > 0 && s.pointee.duration != agff_nopts() {
             info.durationMs = av_rescale_q(s.pointee.duration, s.pointee.time_base, AVRational(num: 1, den: 1000))
@@ -249,25 +254,35 @@ final class MediaSource {
         audio.removeAll()
     }
 
-    /// Reads and decodes one packet. Returns false at the end of the source
-    /// (everything decoded); throws when the source fails.
-    func step() throws(MediaSourceError) -> Bool {
-        guard let ctx = format, let packet else { throw .internalError }
-        if ended { return false }
-        interrupt.deadline.store((Instant.now() + Self.readTimeout).nanoseconds, ordering: .relaxed)
-        let rc = av_read_frame(ctx, packet)
-        interrupt.deadline.store(Int64.max, ordering: .relaxed)
-        if rc < 0 {
-            let aborted = interrupt.aborted.load(ordering: .relaxed) || rc == agff_error_exit()
-            // avio marks failed reads as the end too; its error tells them apart.
-            let pb = ctx.pointee.pb?.pointee
-            let endOfData = pb.map { $0.eof_reached != 0 && ($0.error == 0 || $0.error == agff_error_eof()) } ?? false
-            if rc == agff_error_eof() || (!aborted && endOfData) {
-                drain()
-                ended = true
-                return false
-            }
-            throw Self.reason(rc, interrupted: interrupt)
+    /// What one step of decoding found.
+    enum Step: Equatable {
+        /// A packet was decoded (it may have given no output yet).
+        case decoded
+        /// No packet has been read yet (the network is slower than playback).
+        case waiting
+        /// The end of the source: everything is decoded.
+        case ended
+    }
+
+    /// Decodes the next packet the reader has read (with `wait`, waiting for
+    /// one). Throws when reading failed (after every packet read before the
+    /// failure was decoded).
+    func step(wait: Bool = false) throws(MediaSourceError) -> Step {
+        guard let packet else { throw .internalError }
+        if ended { return .ended }
+        if reader == nil { startReader() }
+        guard let reader else { throw .noResource }
+        switch reader.take(into: packet, wait: wait) {
+        case .packet:
+            break
+        case .empty:
+            return .waiting
+        case .end:
+            drain()
+            ended = true
+            return .ended
+        case .failed(let error):
+            throw error
         }
         defer { av_packet_unref(packet) }
         let index = Int(packet.pointee.stream_index)
@@ -276,7 +291,15 @@ final class MediaSource {
         } else if index == videoStream, let c = videoCodec {
             if avcodec_send_packet(c, packet) >= 0 { receiveVideo(c) }
         }
-        return true
+        return .decoded
+    }
+
+    /// The thread that reads packets ahead; started by the first step.
+    private var reader: PacketReader?
+
+    private func startReader() {
+        guard let ctx = format else { return }
+        reader = PacketReader(format: ctx, interrupt: interrupt, name: "agoraish-rd")
     }
 
     /// Flushes the decoders at the end of the source.
@@ -420,9 +443,14 @@ final class MediaSource {
         let target = max(0, durationMs > 0 ? min(ms, durationMs) : ms)
         var ts = target * 1000
         if ctx.pointee.start_time != agff_nopts() && ctx.pointee.start_time > 0 { ts += ctx.pointee.start_time }
-        interrupt.deadline.store((Instant.now() + Self.readTimeout).nanoseconds, ordering: .relaxed)
-        defer { interrupt.deadline.store(Int64.max, ordering: .relaxed) }
-        let rc = avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)
+        // The reader stands still (a read in progress is interrupted) while the context moves.
+        let interrupt = self.interrupt
+        let move = { () -> Int32 in
+            interrupt.deadline.store((Instant.now() + Self.readTimeout).nanoseconds, ordering: .relaxed)
+            defer { interrupt.deadline.store(Int64.max, ordering: .relaxed) }
+            return avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)
+        }
+        let rc = reader.map { $0.paused(move) } ?? move()
         guard rc >= 0 else { throw Self.reason(rc, interrupted: interrupt) }
         if let c = audioCodec { avcodec_flush_buffers(c) }
         if let c = videoCodec { avcodec_flush_buffers(c) }
@@ -437,5 +465,160 @@ final class MediaSource {
     var isSeekable: Bool {
         guard let pb = format?.pointee.pb else { return false }
         return pb.pointee.seekable != 0 && durationMs > 0
+    }
+}
+
+/// Reads packets of a source ahead of decoding on a thread of its own
+/// ("agoraish-rd"), so a slow network never blocks the playback thread: it
+/// keeps playing what was read, reports a low buffer, and learns of a failure
+/// only after the packets read before it. At most `maxPackets` packets or
+/// `maxBytes` bytes wait.
+final class PacketReader: @unchecked Sendable {
+    enum Taken { case packet, empty, end, failed(MediaSourceError) }
+
+    static let maxPackets = 600
+    static let maxBytes = 32 << 20
+
+    private let format: UnsafeMutablePointer<AVFormatContext>
+    private let interrupt: MediaSource.Interrupt
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let thread = EventThreadHandle()
+    // Guarded by `mutex`.
+    private var queue: [UnsafeMutablePointer<AVPacket>] = []
+    private var head = 0
+    private var bytes = 0
+    private var finished: Taken? = nil
+    private var pauseAsked = 0
+    private var standing = false
+    private var stopping = false
+
+    init(format: UnsafeMutablePointer<AVFormatContext>, interrupt: MediaSource.Interrupt, name: String) {
+        self.format = format
+        self.interrupt = interrupt
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(cond, nil)
+        do {
+            try thread.start(name: name) { [self] in run() }
+        } catch {
+            finished = .failed(.noResource)
+        }
+    }
+
+    deinit {
+        for p in queue[head...] { var q: UnsafeMutablePointer<AVPacket>? = p; av_packet_free(&q) }
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        cond.deallocate()
+        mutex.deallocate()
+    }
+
+    private var count: Int { queue.count - head }
+
+    private func run() {
+        pthread_mutex_lock(mutex)
+        while true {
+            while !stopping && (pauseAsked > 0 || finished != nil || count >= Self.maxPackets || bytes >= Self.maxBytes) {
+                if pauseAsked > 0 && !standing {
+                    standing = true
+                    pthread_cond_broadcast(cond)
+                }
+                pthread_cond_wait(cond, mutex)
+            }
+            if stopping { break }
+            standing = false
+            pthread_mutex_unlock(mutex)
+            var packet = av_packet_alloc()
+            interrupt.deadline.store((Instant.now() + MediaSource.readTimeout).nanoseconds, ordering: .relaxed)
+            let rc = packet.map { av_read_frame(format, $0) } ?? agff_error_enomem()
+            interrupt.deadline.store(Int64.max, ordering: .relaxed)
+            let aborted = interrupt.aborted.load(ordering: .relaxed) || rc == agff_error_exit()
+            pthread_mutex_lock(mutex)
+            if rc >= 0, let p = packet {
+                queue.append(p)
+                bytes += Int(p.pointee.size)
+            } else {
+                av_packet_free(&packet)
+                if pauseAsked > 0 || stopping {
+                    // Interrupted for a seek or the end: nothing failed.
+                } else {
+                    // avio marks failed reads as the end too; its error tells them apart.
+                    let pb = format.pointee.pb?.pointee
+                    let endOfData = pb.map { $0.eof_reached != 0 && ($0.error == 0 || $0.error == agff_error_eof()) } ?? false
+                    if rc == agff_error_eof() || (!aborted && endOfData) {
+                        finished = .end
+                    } else {
+                        finished = .failed(MediaSource.reason(rc, interrupted: interrupt))
+                    }
+                }
+            }
+            pthread_cond_broadcast(cond)
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Moves the oldest packet into `packet`; with `wait`, waits for one or the end.
+    func take(into packet: UnsafeMutablePointer<AVPacket>, wait: Bool) -> Taken {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while count == 0 && finished == nil && wait && !stopping { pthread_cond_wait(cond, mutex) }
+        guard count > 0 else {
+            if let finished { return finished }
+            return .empty
+        }
+        let p = queue[head]
+        head += 1
+        bytes -= Int(p.pointee.size)
+        if head > 256 && head * 2 > queue.count {
+            queue.removeFirst(head)
+            head = 0
+        }
+        av_packet_move_ref(packet, p)
+        var q: UnsafeMutablePointer<AVPacket>? = p
+        av_packet_free(&q)
+        pthread_cond_broadcast(cond)
+        return .packet
+    }
+
+    /// Packets read and not yet taken.
+    var bufferedPackets: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return count
+    }
+
+    /// Runs `body` with the reader standing still (a read in progress is
+    /// interrupted), then drops what was read and reads on from where the
+    /// context was left.
+    func paused<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        pauseAsked += 1
+        interrupt.aborted.store(true, ordering: .relaxed)
+        pthread_cond_broadcast(cond)
+        while !standing && !stopping && finished == nil { pthread_cond_wait(cond, mutex) }
+        // Standing, or idle at the end (the end is cleared: a seek may go back).
+        interrupt.aborted.store(false, ordering: .relaxed)
+        pthread_mutex_unlock(mutex)
+        let result = body()
+        pthread_mutex_lock(mutex)
+        for p in queue[head...] { var q: UnsafeMutablePointer<AVPacket>? = p; av_packet_free(&q) }
+        queue.removeAll()
+        head = 0
+        bytes = 0
+        finished = nil
+        pauseAsked -= 1
+        pthread_cond_broadcast(cond)
+        pthread_mutex_unlock(mutex)
+        return result
+    }
+
+    /// Ends the thread and waits for it (the context stays the caller's).
+    func stop() {
+        pthread_mutex_lock(mutex)
+        stopping = true
+        interrupt.aborted.store(true, ordering: .relaxed)
+        pthread_cond_broadcast(cond)
+        pthread_mutex_unlock(mutex)
+        thread.finish(wait: true)
     }
 }
