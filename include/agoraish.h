@@ -2580,7 +2580,8 @@ typedef struct agoraish_channel_media_options {
     int has_publish_media_player_video_track;
     /** Nonzero: publish the pictures of media player `publish_media_player_id`
      *  as the connection's video track (with the camera or a custom video
-     *  track at once it is -2); 0: stop. */
+     *  track at once it is -2, and so is publish_camera_track 1 while a
+     *  player's pictures are published and this is not set to 0); 0: stop. */
     int publish_media_player_video_track;
     int has_publish_media_player_id;
     /** The media player (`agoraish_engine_create_media_player()`) whose tracks are published. */

@@ -340,7 +340,8 @@ extension RtcEngine {
     /// ChannelMediaOptions' media player fields, as the custom track fields they stand for.
     func translatePlayerOptions(_ o: ChannelMediaOptions) throws(AgoraError) -> ChannelMediaOptions {
         var o = o
-        guard o.publishMediaPlayerAudioTrack != nil || o.publishMediaPlayerVideoTrack != nil else { return o }
+        guard o.publishMediaPlayerAudioTrack != nil || o.publishMediaPlayerVideoTrack != nil || o.publishCameraTrack == true
+        else { return o }
         let currentAudio = tracks.withLock { $0.publishedAudio }
         let currentVideo = tracks.withLock { $0.publishedVideo }
         func playerTrack() throws(AgoraError) -> Int32 {
@@ -357,6 +358,11 @@ extension RtcEngine {
             } else if let c = currentAudio, c >= MediaPlayer.trackBase {
                 o.publishCustomAudioTrack = false
             }
+        }
+        if o.publishCameraTrack == true, o.publishMediaPlayerVideoTrack != false,
+           let c = currentVideo, c >= MediaPlayer.trackBase {
+            ErrorDetail.set("the connection publishes media player \(c - MediaPlayer.trackBase)'s video: one video track per connection")
+            throw .invalidArgument
         }
         if let v = o.publishMediaPlayerVideoTrack {
             if v {

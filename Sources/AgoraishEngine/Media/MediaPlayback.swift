@@ -272,7 +272,6 @@ final class MediaPlayback: @unchecked Sendable {
             playing = true
             setState(.playing)
         case .stop:
-            guard source != nil || snapshot.withLock({ $0.state }) != .idle else { return }
             source = nil
             playing = false
             stretcher = nil

@@ -366,7 +366,8 @@ final class RecordingSession: @unchecked Sendable {
     private func encode(isVideo: Bool, at: Instant, audio: [Int16], channels: Int, picture: I420Frame?) {
         let ms = Int64((at - started) / .milliseconds(1))
         if isVideo, let picture, let c = videoCodec, let f = frame {
-            let pts = ms * Int64(config.fps) / 1000
+            // The first picture stands from the start of the file, so the track lasts as long as the recording.
+            let pts = lastVideoPts < 0 ? 0 : ms * Int64(config.fps) / 1000
             guard pts > lastVideoPts else { return }  // two pictures in one frame interval: the first is kept
             lastVideoPts = pts
             f.pointee.format = AV_PIX_FMT_YUV420P.rawValue
@@ -458,6 +459,8 @@ final class RecordingSession: @unchecked Sendable {
         guard let out = output, let pkt = packet else { return }
         guard avcodec_send_frame(c, f) >= 0 else { return }
         while avcodec_receive_packet(c, pkt) >= 0 {
+            // A picture lasts one frame interval (so does the last: the track ends after it).
+            if pkt.pointee.duration == 0 && c.pointee.codec_type == AVMEDIA_TYPE_VIDEO { pkt.pointee.duration = 1 }
             av_packet_rescale_ts(pkt, c.pointee.time_base, st.pointee.time_base)
             pkt.pointee.stream_index = st.pointee.index
             if av_interleaved_write_frame(out, pkt) < 0 {

@@ -1124,7 +1124,7 @@ class AudioMixingState(enum.IntEnum):
 AGORAISH_AUDIO_MIXING_REASON_OK = 0
 #: The file or URL cannot be opened or decoded.
 AGORAISH_AUDIO_MIXING_REASON_CAN_NOT_OPEN = 701
-#: start within 500 ms of the previous start.
+#: start within 100 ms of the previous start.
 AGORAISH_AUDIO_MIXING_REASON_TOO_FREQUENT_CALL = 702
 #: Reading stopped before the end.
 AGORAISH_AUDIO_MIXING_REASON_INTERRUPTED_EOF = 703
@@ -1168,7 +1168,7 @@ AGORAISH_RECORDER_REASON_WRITE_FAILED = 1
 AGORAISH_RECORDER_REASON_NO_STREAM = 2
 #: max_duration_ms reached: the recording stopped.
 AGORAISH_RECORDER_REASON_OVER_MAX_DURATION = 3
-#: The recorded user's stream changed (reported, recording goes on).
+#: Agora's value; not reported: a size change is letterboxed and recording goes on.
 AGORAISH_RECORDER_REASON_CONFIG_CHANGED = 4
 
 
@@ -3171,13 +3171,13 @@ DOCS: Dict[str, str] = {
     "agoraish_media_player_get_publish_signal_volume": 'The published volume (getPublishSignalVolume). @return 0; -2; -7.',
     "agoraish_media_player_mute": "Mute (mute): the player's audio is neither played nor published (pictures go on).\n @return 0; -2; -7. Thread: any.",
     "agoraish_media_player_get_mute": 'Whether muted (getMute). @return 0; -2; -7.',
-    "agoraish_media_player_set_view": "Bind the player's canvas (setView; NULL or a NULL `on_frame`: unbind):\n`on_frame` gets each picture with uid 0, fitted to the view size by\n`render_mode` when one is set, with its alpha plane when the source has\none. Thread: the player's.\n@return 0; -2 unknown player or bad struct_size; -7. Thread: any.",
-    "agoraish_media_player_set_render_mode": "The canvas's RENDER_MODE_TYPE (setRenderMode): 1 HIDDEN, 2 FIT, 4 FILL.\n @return 0; -2 unknown player or mode; -7.",
+    "agoraish_media_player_set_view": "Bind the player's canvas (setView; NULL or a NULL `on_frame`: unbind):\n`on_frame` gets each picture with uid 0, fitted to the view size by\n`render_mode` when one is set, mirrored when `mirror_mode` is 1 (ENABLED;\n0 AUTO and 2 leave it as it is), with its alpha plane when the source has\none. Thread: the player's.\n@return 0; -2 unknown player or bad struct_size; -7. Thread: any.",
+    "agoraish_media_player_set_render_mode": "The canvas's RENDER_MODE_TYPE (setRenderMode): 1 HIDDEN, 2 FIT, 3 ADAPTIVE (as HIDDEN), 4 FILL.\n @return 0; -2 unknown player or mode; -7.",
     "agoraish_media_player_register_player_source_observer": "Register (NULL: unregister) the player's event observer (registerPlayerSourceObserver).\n The struct is copied. @return 0; -2 unknown player or bad struct_size; -7. Thread: any.",
     "agoraish_media_player_register_audio_frame_observer": "Register (NULL: unregister) the player's audio frame observer (registerAudioFrameObserver).\n @return 0; -2; -7. Thread: any.",
     "agoraish_media_player_register_video_frame_observer": "Register (NULL: unregister) the player's video frame observer (registerVideoFrameObserver).\n @return 0; -2; -7. Thread: any.",
-    "agoraish_engine_start_audio_mixing": 'Start audio mixing (startAudioMixing): PLAYING (reason OK) once the file\nopened, FAILED with CAN_NOT_OPEN when it cannot. A running mixing is\nreplaced.\n@param file_path  A path or URL as for the media player; copied.\n@param loopback   Nonzero: only the local user hears the music (not published).\n@param cycle      Plays: 1 once, n times, -1 forever (0 is -2).\n@param start_pos  Ms to start at (0..).\n@return 0; -2 NULL or empty path, cycle 0 or below -1, negative start_pos;\n        -12 within 500 ms of the previous start (also reported as FAILED,\n        TOO_FREQUENT_CALL); -7 bad handle. Thread: any.',
-    "agoraish_engine_stop_audio_mixing": 'Stop audio mixing (stopAudioMixing): STOPPED, STOPPED_BY_USER. @return 0; -8 none running; -7.',
+    "agoraish_engine_start_audio_mixing": 'Start audio mixing (startAudioMixing): PLAYING (reason OK) once the file\nopened, FAILED with CAN_NOT_OPEN when it cannot. A running mixing is\nreplaced.\n@param file_path  A path or URL as for the media player; copied.\n@param loopback   Nonzero: only the local user hears the music (not published).\n@param cycle      Plays: 1 once, n times, -1 forever (0 is -2).\n@param start_pos  Ms to start at (0..).\n@return 0; -2 NULL or empty path, cycle 0 or below -1, negative start_pos;\n        -12 within 100 ms of the previous start (also reported as FAILED,\n        TOO_FREQUENT_CALL); -7 bad handle. Thread: any.',
+    "agoraish_engine_stop_audio_mixing": 'Stop audio mixing (stopAudioMixing): STOPPED, STOPPED_BY_USER. @return 0; -8 none running (never\n started, or it ended or failed on its own); -7.',
     "agoraish_engine_pause_audio_mixing": 'Pause (pauseAudioMixing): PAUSED, PAUSED_BY_USER. @return 0; -8 not playing; -7.',
     "agoraish_engine_resume_audio_mixing": 'Resume (resumeAudioMixing): PLAYING, RESUMED_BY_USER. @return 0; -8 not paused; -7.',
     "agoraish_engine_adjust_audio_mixing_volume": 'Both the local and the published volume of the music (adjustAudioMixingVolume), 0..100.\n @return 0; -2 out of range; -7.',
@@ -3190,7 +3190,7 @@ DOCS: Dict[str, str] = {
     "agoraish_engine_set_audio_mixing_position": 'Move the music to `pos_ms` (setAudioMixingPosition). @return 0; -2 negative; -8 nothing opened; -7.',
     "agoraish_engine_set_audio_mixing_pitch": "The music's pitch in semitones (setAudioMixingPitch), -12..12, 0 unchanged (speed kept).\n @return 0; -2 out of range; -7.",
     "agoraish_engine_set_audio_mixing_playback_speed": "The music's speed in percent (setAudioMixingPlaybackSpeed), 50..400, 100 normal (pitch kept).\n @return 0; -2 out of range; -7.",
-    "agoraish_engine_preload_effect": 'Preload an effect (preloadEffect): the file is opened and checked now\n(this call blocks until it is, at most 10 s) so a later play_effect of the\nid starts at once.\n@return 0; -2 NULL path or negative start_pos; -1 the file cannot be opened or decoded;\n        -5 AGORAISH_MAX_AUDIO_EFFECTS held; -7 bad handle. Thread: any (not the event thread of a URL).',
+    "agoraish_engine_preload_effect": 'Preload an effect (preloadEffect): the file is opened and checked now\n(this call blocks until it is, at most 10 s); a later play_effect of the\nid may then pass no path, and starts at `start_pos` when it gives 0.\n@return 0; -2 NULL path or negative start_pos; -1 the file cannot be opened or decoded;\n        -5 AGORAISH_MAX_AUDIO_EFFECTS held; -7 bad handle. Thread: any (not the event thread of a URL).',
     "agoraish_engine_play_effect": 'Play an effect (playEffect). A sound id already playing is restarted.\n@param file_path   The file (NULL or "": the one preloaded for the id).\n@param loop_count  0 once, 1 twice, ..., -1 until stopped.\n@param pitch       0.5..2.0 (1.0 unchanged): the pitch factor.\n@param pan         -1.0 (left) .. 0 (centre) .. 1.0 (right).\n@param gain        0..100 (100 as decoded).\n@param publish     Nonzero: remote users hear it too; 0: local only.\n@param start_pos   Ms to start at (0..).\n@return 0; -2 a value out of range or no path for an id not preloaded; -5 AGORAISH_MAX_AUDIO_EFFECTS\n        held; -7 bad handle. A file that fails to open ends the effect (on_audio_effect_finished is\n        not called; the log says why). Thread: any.',
     "agoraish_engine_stop_effect": 'stopEffect: stops it (not reported as finished). @return 0; -2 not playing; -7.',
     "agoraish_engine_stop_all_effects": 'stopAllEffects. @return 0; -7.',
