@@ -128,13 +128,12 @@ public final class MediaPlayer: @unchecked Sendable {
 
     // MARK: - Control (Agora's IMediaPlayer)
 
-    /// open: OPENING now, then OPEN_COMPLETED or FAILED through the observer.
+    /// open: OPENING (in order with the states of earlier calls), then OPEN_COMPLETED or FAILED through the observer.
     public func open(_ url: String, startPositionMs: Int64) throws(AgoraError) {
         guard !url.isEmpty, url.utf8.count <= 4095, !url.utf8.contains(0), startPositionMs >= 0 else {
             throw .invalidArgument
         }
         playoutFeed.clear()
-        notify { $0.onStateChanged?(MediaPlayerState.opening.rawValue, 0) }
         playback.send(.open(url: url, startMs: startPositionMs))
         engine.log.log(.info, "api mediaPlayer \(id) open \(url.prefix(200)) at \(startPositionMs)")
     }

@@ -227,6 +227,7 @@ final class MediaPlayback: @unchecked Sendable {
             if commands.withLock({ $0.contains { if case .open = $0 { return true }; if case .stop = $0 { return true }; return false } }) {
                 return
             }
+            setState(.opening)
             do {
                 let want = settings.withLock { $0.wantVideo }
                 let s = try MediaSource(url: url, wantVideo: want, interrupt: flag)
