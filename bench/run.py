@@ -71,6 +71,7 @@ BENCHMARKS: List[str] = [
     "video_cpu",
     "video_delay",
     "video_loss",
+    "media",
     "bwe_convergence",
     "data_stream",
     "encryption",

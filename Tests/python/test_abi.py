@@ -120,6 +120,7 @@ def _ctypes_for(ctype: str, ffi):
         "double": ctypes.c_double,
         "int *": ctypes.POINTER(ctypes.c_int),
         "int32_t *": ctypes.POINTER(ctypes.c_int32),
+        "int64_t *": ctypes.POINTER(ctypes.c_int64),
         "int16_t *": ctypes.POINTER(ctypes.c_int16),
         "const int16_t *": ctypes.POINTER(ctypes.c_int16),
         "size_t *": ctypes.POINTER(ctypes.c_size_t),

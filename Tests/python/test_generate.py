@@ -6,6 +6,7 @@ added to the header reaches every mirror with one command.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -65,9 +66,15 @@ def test_a_new_function_and_callback_reach_every_mirror(tmp_path):
     assert '"on_abigen_probe": MemoryLayout<agoraish_event_handler>.offset(of: \\.on_abigen_probe)!' in text(
         "Tests/AgoraishABITests/LayoutTests.swift")
     # The event handler grew by one pointer: its new size is known, the old ones still are.
+    # The current minor's size is rewritten from the header: when the handler already
+    # grew in this minor, its grown size replaces that one (no release had it).
     def known(text_: str):
         line = next(l for l in text_.splitlines() if "static let eventHandler:" in l)
         return [int(v) for v in line.split("= [")[1].rstrip("]").split(",")]
 
     old = known((ROOT / "Sources" / "agoraish" / "StructSizes.swift").read_text(encoding="utf-8"))
-    assert known(text("Sources/agoraish/StructSizes.swift")) == old + [old[-1] + 8]
+    history = json.loads((ROOT / "include" / "abi" / "struct-sizes.json").read_text(encoding="utf-8"))
+    current = max(history, key=lambda minor: tuple(int(part) for part in minor.split(".")))
+    earlier = {sizes.get("agoraish_event_handler") for minor, sizes in history.items() if minor != current}
+    kept = old if history[current]["agoraish_event_handler"] in earlier else old[:-1]
+    assert known(text("Sources/agoraish/StructSizes.swift")) == kept + [old[-1] + 8]

@@ -182,6 +182,27 @@
  *     host.setSimulcastConfig(simulcast);             // setSimulcastConfigEx(simulcast, connection)
  *     viewer.setRemoteVideoStreamType(hostUid, agoraish::VIDEO_STREAM_LAYER_1);
  *
+ * Media (ABI 0.13): a `MediaPlayer` (Agora's IMediaPlayer) plays a file or
+ * URL locally and, chosen in a connection's ChannelMediaOptions, publishes
+ * it; audio mixing (startAudioMixing, onAudioMixingStateChanged) mixes music
+ * into what the engine publishes, audio effects (playEffect,
+ * onAudioEffectFinished) play short sounds; a `MediaRecorder` (Agora's
+ * IMediaRecorder) writes one user's stream to an MP4 file:
+ *
+ *     agoraish::MediaPlayer player;
+ *     engine.createMediaPlayer(player);
+ *     player.registerPlayerSourceObserver(&observer);   // onPlayerSourceStateChanged(OPEN_COMPLETED, ...)
+ *     player.open("movie.mp4", 0);
+ *     player.play();                                     // once opened
+ *     agoraish::ChannelMediaOptions options;
+ *     options.publishMicrophoneTrack = false;
+ *     options.publishCameraTrack = false;
+ *     options.publishMediaPlayerAudioTrack = true;
+ *     options.publishMediaPlayerVideoTrack = true;
+ *     options.publishMediaPlayerId = player.getMediaPlayerId();
+ *     engine.joinChannel(nullptr, "demo", 0, options);
+ *     engine.playEffect(1, "ding.wav", 0, 1.0, 0.0, 100, true);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -662,6 +683,146 @@ enum VIDEO_FRAME_TYPE : int {
     VIDEO_FRAME_TYPE_KEY_FRAME = AGORAISH_VIDEO_FRAME_TYPE_KEY_FRAME,
     /** Needs the frames before it. */
     VIDEO_FRAME_TYPE_DELTA_FRAME = AGORAISH_VIDEO_FRAME_TYPE_DELTA_FRAME,
+};
+
+// ---- Media player, audio mixing and effects, media recorder (ABI 0.13) ----
+
+/** Players an engine may hold at once (AGORAISH_MAX_MEDIA_PLAYERS). */
+constexpr int MAX_MEDIA_PLAYERS = AGORAISH_MAX_MEDIA_PLAYERS;
+/** Effects an engine plays or holds preloaded at once (AGORAISH_MAX_AUDIO_EFFECTS). */
+constexpr int MAX_AUDIO_EFFECTS = AGORAISH_MAX_AUDIO_EFFECTS;
+/** Recorders an engine may hold at once (AGORAISH_MAX_MEDIA_RECORDERS). */
+constexpr int MAX_MEDIA_RECORDERS = AGORAISH_MAX_MEDIA_RECORDERS;
+
+/** A media player's state (Agora's MEDIA_PLAYER_STATE), for
+ *  IMediaPlayerSourceObserver::onPlayerSourceStateChanged and MediaPlayer::getState(). */
+enum MEDIA_PLAYER_STATE : int {
+    /** Nothing opened. */
+    PLAYER_STATE_IDLE = AGORAISH_PLAYER_STATE_IDLE,
+    /** open() was called; the source is being opened. */
+    PLAYER_STATE_OPENING = AGORAISH_PLAYER_STATE_OPENING,
+    /** Opened: ready to play. */
+    PLAYER_STATE_OPEN_COMPLETED = AGORAISH_PLAYER_STATE_OPEN_COMPLETED,
+    PLAYER_STATE_PLAYING = AGORAISH_PLAYER_STATE_PLAYING,
+    PLAYER_STATE_PAUSED = AGORAISH_PLAYER_STATE_PAUSED,
+    /** The end was reached (then PLAYBACK_ALL_LOOPS_COMPLETED after the last loop). */
+    PLAYER_STATE_PLAYBACK_COMPLETED = AGORAISH_PLAYER_STATE_PLAYBACK_COMPLETED,
+    /** Every loop played; play() starts again from 0. */
+    PLAYER_STATE_PLAYBACK_ALL_LOOPS_COMPLETED = AGORAISH_PLAYER_STATE_PLAYBACK_ALL_LOOPS_COMPLETED,
+    /** stop(): the source is closed. */
+    PLAYER_STATE_STOPPED = AGORAISH_PLAYER_STATE_STOPPED,
+    /** Opening or reading failed (the reason says why). */
+    PLAYER_STATE_FAILED = AGORAISH_PLAYER_STATE_FAILED,
+};
+
+/** Why a media player's state changed (Agora's MEDIA_PLAYER_REASON). */
+enum MEDIA_PLAYER_REASON : int {
+    PLAYER_REASON_NONE = AGORAISH_PLAYER_REASON_NONE,
+    PLAYER_REASON_INVALID_ARGUMENTS = AGORAISH_PLAYER_REASON_INVALID_ARGUMENTS,
+    PLAYER_REASON_INTERNAL = AGORAISH_PLAYER_REASON_INTERNAL,
+    PLAYER_REASON_NO_RESOURCE = AGORAISH_PLAYER_REASON_NO_RESOURCE,
+    /** Not a media file (random bytes, truncated headers). */
+    PLAYER_REASON_INVALID_MEDIA_SOURCE = AGORAISH_PLAYER_REASON_INVALID_MEDIA_SOURCE,
+    /** No audio or video stream. */
+    PLAYER_REASON_UNKNOWN_STREAM_TYPE = AGORAISH_PLAYER_REASON_UNKNOWN_STREAM_TYPE,
+    /** No decoder for any stream. */
+    PLAYER_REASON_CODEC_NOT_SUPPORTED = AGORAISH_PLAYER_REASON_CODEC_NOT_SUPPORTED,
+    /** A missing file, a refused connection, HTTP 404. */
+    PLAYER_REASON_URL_NOT_FOUND = AGORAISH_PLAYER_REASON_URL_NOT_FOUND,
+    /** A read timed out or the network dropped. */
+    PLAYER_REASON_INTERRUPTED = AGORAISH_PLAYER_REASON_INTERRUPTED,
+};
+
+/** Events of a media player (Agora's MEDIA_PLAYER_EVENT), for IMediaPlayerSourceObserver::onPlayerEvent. */
+enum MEDIA_PLAYER_EVENT : int {
+    PLAYER_EVENT_SEEK_BEGIN = AGORAISH_PLAYER_EVENT_SEEK_BEGIN,
+    PLAYER_EVENT_SEEK_COMPLETE = AGORAISH_PLAYER_EVENT_SEEK_COMPLETE,
+    /** The source cannot seek (a live stream) or the seek failed. */
+    PLAYER_EVENT_SEEK_ERROR = AGORAISH_PLAYER_EVENT_SEEK_ERROR,
+    PLAYER_EVENT_AUDIO_TRACK_CHANGED = AGORAISH_PLAYER_EVENT_AUDIO_TRACK_CHANGED,
+    /** Audio ran out before its time (the network is late). */
+    PLAYER_EVENT_BUFFER_LOW = AGORAISH_PLAYER_EVENT_BUFFER_LOW,
+    /** Audio flows again. */
+    PLAYER_EVENT_BUFFER_RECOVER = AGORAISH_PLAYER_EVENT_BUFFER_RECOVER,
+    /** The first picture went to the canvas and observers. */
+    PLAYER_EVENT_FIRST_DISPLAYED = AGORAISH_PLAYER_EVENT_FIRST_DISPLAYED,
+};
+
+/** A stream's kind (Agora's MEDIA_STREAM_TYPE), in PlayerStreamInfo. */
+enum MEDIA_STREAM_TYPE : int {
+    STREAM_TYPE_UNKNOWN = AGORAISH_MEDIA_STREAM_TYPE_UNKNOWN,
+    STREAM_TYPE_VIDEO = AGORAISH_MEDIA_STREAM_TYPE_VIDEO,
+    STREAM_TYPE_AUDIO = AGORAISH_MEDIA_STREAM_TYPE_AUDIO,
+    STREAM_TYPE_SUBTITLE = AGORAISH_MEDIA_STREAM_TYPE_SUBTITLE,
+};
+
+/** States of audio mixing (Agora's AUDIO_MIXING_STATE_TYPE), for onAudioMixingStateChanged. */
+enum AUDIO_MIXING_STATE_TYPE : int {
+    AUDIO_MIXING_STATE_PLAYING = AGORAISH_AUDIO_MIXING_STATE_PLAYING,
+    AUDIO_MIXING_STATE_PAUSED = AGORAISH_AUDIO_MIXING_STATE_PAUSED,
+    AUDIO_MIXING_STATE_STOPPED = AGORAISH_AUDIO_MIXING_STATE_STOPPED,
+    AUDIO_MIXING_STATE_FAILED = AGORAISH_AUDIO_MIXING_STATE_FAILED,
+};
+
+/** Why audio mixing changed state (Agora's AUDIO_MIXING_REASON_TYPE), for onAudioMixingStateChanged. */
+enum AUDIO_MIXING_REASON_TYPE : int {
+    AUDIO_MIXING_REASON_OK = AGORAISH_AUDIO_MIXING_REASON_OK,
+    /** The file or URL cannot be opened or decoded. */
+    AUDIO_MIXING_REASON_CAN_NOT_OPEN = AGORAISH_AUDIO_MIXING_REASON_CAN_NOT_OPEN,
+    /** startAudioMixing() within 100 ms of the previous start. */
+    AUDIO_MIXING_REASON_TOO_FREQUENT_CALL = AGORAISH_AUDIO_MIXING_REASON_TOO_FREQUENT_CALL,
+    /** Reading stopped before the end. */
+    AUDIO_MIXING_REASON_INTERRUPTED_EOF = AGORAISH_AUDIO_MIXING_REASON_INTERRUPTED_EOF,
+    /** One play ended; the next begins. */
+    AUDIO_MIXING_REASON_ONE_LOOP_COMPLETED = AGORAISH_AUDIO_MIXING_REASON_ONE_LOOP_COMPLETED,
+    AUDIO_MIXING_REASON_ALL_LOOPS_COMPLETED = AGORAISH_AUDIO_MIXING_REASON_ALL_LOOPS_COMPLETED,
+    AUDIO_MIXING_REASON_STOPPED_BY_USER = AGORAISH_AUDIO_MIXING_REASON_STOPPED_BY_USER,
+    AUDIO_MIXING_REASON_PAUSED_BY_USER = AGORAISH_AUDIO_MIXING_REASON_PAUSED_BY_USER,
+    AUDIO_MIXING_REASON_RESUMED_BY_USER = AGORAISH_AUDIO_MIXING_REASON_RESUMED_BY_USER,
+};
+
+/** A media recorder's state (Agora's RecorderState), for IMediaRecorderObserver::onRecorderStateChanged. */
+enum RecorderState : int {
+    RECORDER_STATE_ERROR = AGORAISH_RECORDER_STATE_ERROR,
+    RECORDER_STATE_START = AGORAISH_RECORDER_STATE_START,
+    RECORDER_STATE_STOP = AGORAISH_RECORDER_STATE_STOP,
+};
+
+/** Why a media recorder's state changed (Agora's RecorderReasonCode). */
+enum RecorderReasonCode : int {
+    RECORDER_REASON_NONE = AGORAISH_RECORDER_REASON_NONE,
+    /** The file cannot be created or written. */
+    RECORDER_REASON_WRITE_FAILED = AGORAISH_RECORDER_REASON_WRITE_FAILED,
+    /** No audio or video arrived to record. */
+    RECORDER_REASON_NO_STREAM = AGORAISH_RECORDER_REASON_NO_STREAM,
+    /** maxDurationMs reached: the recording stopped. */
+    RECORDER_REASON_OVER_MAX_DURATION = AGORAISH_RECORDER_REASON_OVER_MAX_DURATION,
+    /** Agora's value; not reported: a size change is letterboxed and recording goes on. */
+    RECORDER_REASON_CONFIG_CHANGED = AGORAISH_RECORDER_REASON_CONFIG_CHANGED,
+};
+
+/** What a media recorder records (Agora's MediaRecorderStreamType). Agora
+ *  names the members STREAM_TYPE_AUDIO, ...; here they carry the C names'
+ *  prefix, because MEDIA_STREAM_TYPE has STREAM_TYPE_AUDIO and
+ *  STREAM_TYPE_VIDEO in the same namespace. */
+enum MediaRecorderStreamType : int {
+    MEDIA_RECORDER_STREAM_AUDIO = AGORAISH_MEDIA_RECORDER_STREAM_AUDIO,
+    MEDIA_RECORDER_STREAM_VIDEO = AGORAISH_MEDIA_RECORDER_STREAM_VIDEO,
+    MEDIA_RECORDER_STREAM_BOTH = AGORAISH_MEDIA_RECORDER_STREAM_BOTH,
+};
+
+/** A media recorder's container (Agora's MediaRecorderContainerFormat): MP4 only. */
+enum MediaRecorderContainerFormat : int {
+    FORMAT_MP4 = 1,
+};
+
+/** Whose stream a media recorder records (Agora's RecorderStreamType): RTC
+ *  only (PREVIEW is refused with -4). */
+enum RecorderStreamType : int {
+    /** The stream of a user of the channel. */
+    RTC = 0,
+    /** The local preview (not supported). */
+    PREVIEW = 1,
 };
 
 /** VideoEncoderConfiguration::bitrate: Agora's base rate for the size and
@@ -1402,14 +1563,22 @@ struct ExternalVideoFrame {
     std::int64_t timestamp = 0;
     /** 0, 90, 180 or 270: the picture is turned clockwise by this much before use. */
     int rotation = 0;
+    /** The picture's alpha plane (Agora's alphaBuffer): width x height bytes, 0
+     *  transparent .. 255 opaque; nullptr: opaque. It goes with the picture (turned,
+     *  mirrored and fitted with it) to the local canvas and the capture and
+     *  pre-encode observers (VideoFrame::alphaBuffer); remote users receive no alpha. */
+    const void* alphaBuffer = nullptr;
+    /** Bytes per row of alphaBuffer: >= width. */
+    int alphaStride = 0;
 };
 
 /**
- * An I420 picture handed to an IVideoSink or an IVideoFrameObserver (Agora's
- * VideoFrame). The planes are the library's own, valid only during the
- * callback: copy what you keep. An observer may write them (what it writes is
- * sent or rendered); a sink must only read them. Changing the other fields
- * has no effect.
+ * An I420 picture handed to an IVideoSink, an IVideoFrameObserver or an
+ * IMediaPlayerVideoFrameObserver (Agora's VideoFrame). The planes are the
+ * library's own, valid only during the callback: copy what you keep. An
+ * IVideoFrameObserver may write them (what it writes is sent or rendered);
+ * sinks and media player observers must only read them. Changing the other
+ * fields has no effect.
  */
 struct VideoFrame {
     /** VIDEO_PIXEL_I420. */
@@ -1431,6 +1600,13 @@ struct VideoFrame {
      *  a local one captured; for capture and pre-encode observers the
      *  timestamp pushed with the picture. */
     std::int64_t renderTimeMs = 0;
+    /** The alpha plane (width x height, 0 transparent .. 255 opaque, alphaStride
+     *  bytes per row) of a picture that has one: a media player's whose source
+     *  has alpha (WebM VP8/VP9), or a local picture pushed with one
+     *  (ExternalVideoFrame::alphaBuffer); nullptr otherwise. Read-only. */
+    std::uint8_t* alphaBuffer = nullptr;
+    /** Bytes per row of alphaBuffer. */
+    int alphaStride = 0;
 
     VideoFrame() noexcept = default;
     /** A view of the C frame: the same planes, not a copy. */
@@ -1445,7 +1621,9 @@ struct VideoFrame {
           uBuffer(frame.u_buffer),
           vBuffer(frame.v_buffer),
           rotation(frame.rotation),
-          renderTimeMs(frame.render_time_ms) {}
+          renderTimeMs(frame.render_time_ms),
+          alphaBuffer(frame.alpha_buffer),
+          alphaStride(frame.alpha_stride) {}
 };
 
 /**
@@ -1965,6 +2143,25 @@ public:
         (void)metadata;
         (void)length;
     }
+
+    /**
+     * The music of startAudioMixing() changed state (Agora's onAudioMixingStateChanged).
+     *
+     * PLAYING with OK once the file opened, FAILED with CAN_NOT_OPEN when it
+     * cannot be (or TOO_FREQUENT_CALL); PLAYING with ONE_LOOP_COMPLETED when
+     * one of several plays ended; STOPPED with ALL_LOOPS_COMPLETED at the end,
+     * STOPPED_BY_USER after stopAudioMixing(); PAUSED with PAUSED_BY_USER and
+     * PLAYING with RESUMED_BY_USER.
+     */
+    virtual void onAudioMixingStateChanged(AUDIO_MIXING_STATE_TYPE state, AUDIO_MIXING_REASON_TYPE reason) {
+        (void)state;
+        (void)reason;
+    }
+
+    /** The effect `soundId` of playEffect() played all its loops (Agora's
+     *  onAudioEffectFinished); not called for an effect stopped or one whose
+     *  file could not be opened. */
+    virtual void onAudioEffectFinished(int soundId) { (void)soundId; }
 };
 
 // ---- Connections (ABI 0.11) ----
@@ -2012,7 +2209,9 @@ inline bool operator!=(const RtcConnection& a, const RtcConnection& b) noexcept 
  * connection starts publishing the microphone, subscribing to every user's
  * audio and video, and recording and playing on the device. A connection
  * publishes one audio track: the microphone, or a custom audio track
- * (createCustomAudioTrack()), which replaces it.
+ * (createCustomAudioTrack()), which replaces it. A media player
+ * (RtcEngine::createMediaPlayer()) can stand for the audio track, the video
+ * track or both.
  */
 struct ChannelMediaOptions {
     /** Publish the microphone (unless a custom audio track is published). */
@@ -2051,6 +2250,17 @@ struct ChannelMediaOptions {
     /** The custom (or custom encoded) video track published; one video track per
      *  connection: the camera and a custom track at once is -2. */
     std::optional<track_id_t> customVideoTrackId;
+    /** true: publish the audio of media player `publishMediaPlayerId` (which
+     *  must then be set, here or earlier) as the connection's audio track,
+     *  instead of the microphone or a custom audio track (to send music with
+     *  the microphone use startAudioMixing()); false: stop. */
+    std::optional<bool> publishMediaPlayerAudioTrack;
+    /** true: publish the pictures of media player `publishMediaPlayerId` as
+     *  the connection's video track, encoded with the encoder configuration
+     *  (the camera or a custom video track at once is -2); false: stop. */
+    std::optional<bool> publishMediaPlayerVideoTrack;
+    /** The media player whose tracks are published: MediaPlayer::getMediaPlayerId(). */
+    std::optional<int> publishMediaPlayerId;
 };
 
 /**
@@ -2490,6 +2700,258 @@ public:
                                              const EncodedVideoFrameInfo& videoEncodedFrameInfo) = 0;
 };
 
+// ---- Media player, audio mixing and effects, media recorder (ABI 0.13) ----
+
+/** One stream of the source a MediaPlayer opened (Agora's PlayerStreamInfo),
+ *  from MediaPlayer::getStreamInfo(). */
+struct PlayerStreamInfo {
+    /** The index in the container (what MediaPlayer::selectAudioTrack() takes). */
+    int streamIndex = 0;
+    /** Video, audio, subtitle or unknown. */
+    MEDIA_STREAM_TYPE streamType = STREAM_TYPE_UNKNOWN;
+    /** FFmpeg's name of the codec ("h264", "vp8", "aac", "opus", ...), NUL-terminated. */
+    char codecName[32] = {};
+    /** The language tag, "" when none. */
+    char language[32] = {};
+    /** Frames per second (video). */
+    int videoFrameRate = 0;
+    /** Kbps, 0 when unknown (video). */
+    int videoBitRate = 0;
+    /** The picture size in pixels (video). */
+    int videoWidth = 0;
+    int videoHeight = 0;
+    /** Always 0. */
+    int videoRotation = 0;
+    /** Hz (audio). */
+    int audioSampleRate = 0;
+    /** Channels (audio). */
+    int audioChannels = 0;
+    /** 0 for compressed audio. */
+    int audioBitsPerSample = 0;
+    /** Ms, 0 when unknown. */
+    std::int64_t duration = 0;
+
+    PlayerStreamInfo() noexcept = default;
+    /** A copy of the C struct. */
+    explicit PlayerStreamInfo(const agoraish_player_stream_info& info) noexcept
+        : streamIndex(info.stream_index),
+          streamType(static_cast<MEDIA_STREAM_TYPE>(info.stream_type)),
+          videoFrameRate(info.video_frame_rate),
+          videoBitRate(info.video_bit_rate),
+          videoWidth(info.video_width),
+          videoHeight(info.video_height),
+          videoRotation(info.video_rotation),
+          audioSampleRate(info.audio_sample_rate),
+          audioChannels(info.audio_channels),
+          audioBitsPerSample(info.audio_bits_per_sample),
+          duration(info.duration) {
+        std::memcpy(codecName, info.codec_name, sizeof codecName);
+        codecName[sizeof codecName - 1] = '\0';
+        std::memcpy(language, info.language, sizeof language);
+        language[sizeof language - 1] = '\0';
+    }
+};
+
+/**
+ * The events of one media player (Agora's IMediaPlayerSourceObserver).
+ * Subclass it, override the callbacks you want and register it with
+ * MediaPlayer::registerPlayerSourceObserver(); every default does nothing.
+ *
+ * Ownership: the host owns the observer. It must stay alive until it is
+ * replaced or removed (registerPlayerSourceObserver(nullptr)), the player is
+ * destroyed (after MediaPlayer::destroy() returns no callback runs, unless it
+ * was called from one) or the engine is released with release(true).
+ *
+ * Thread: every callback runs on the engine's event thread, one at a time, in
+ * order with the engine's other events. A callback may call any method of
+ * the player or the engine except release() of the own engine. Pointers
+ * passed to a callback are valid only until it returns. An exception that
+ * leaves a callback calls std::terminate.
+ */
+class IMediaPlayerSourceObserver {
+public:
+    /** Virtual, so an observer can be deleted through this base. */
+    virtual ~IMediaPlayerSourceObserver() = default;
+
+    /**
+     * The player's state changed (Agora's onPlayerSourceStateChanged).
+     * open() gives OPENING at once, then OPEN_COMPLETED or FAILED with a reason
+     * (URL_NOT_FOUND, INVALID_MEDIA_SOURCE, CODEC_NOT_SUPPORTED,
+     * UNKNOWN_STREAM_TYPE, INTERRUPTED); play() PLAYING, pause() PAUSED,
+     * stop() STOPPED; the end PLAYBACK_COMPLETED, then PLAYBACK_ALL_LOOPS_COMPLETED.
+     */
+    virtual void onPlayerSourceStateChanged(MEDIA_PLAYER_STATE state, MEDIA_PLAYER_REASON reason) {
+        (void)state;
+        (void)reason;
+    }
+
+    /** The position (Agora's onPositionChanged), every second while playing;
+     *  `timestampMs` on the engine's monotonic clock. */
+    virtual void onPositionChanged(std::int64_t positionMs, std::int64_t timestampMs) {
+        (void)positionMs;
+        (void)timestampMs;
+    }
+
+    /** An event (Agora's onPlayerEvent): `elapsedTime` is the position in ms,
+     *  `message` "" or a text. A seek gives SEEK_BEGIN, then SEEK_COMPLETE or SEEK_ERROR. */
+    virtual void onPlayerEvent(MEDIA_PLAYER_EVENT eventCode, std::int64_t elapsedTime, const char* message) {
+        (void)eventCode;
+        (void)elapsedTime;
+        (void)message;
+    }
+
+    /** Ms of audio decoded ahead of the position (Agora's onPlayBufferUpdated), every second while playing. */
+    virtual void onPlayBufferUpdated(std::int64_t playCachedBuffer) { (void)playCachedBuffer; }
+
+    /** The last loop ended (Agora's onCompleted). */
+    virtual void onCompleted() {}
+};
+
+/**
+ * A media player's audio as it plays (Agora's IAudioPcmFrameSink on the
+ * player); register it with MediaPlayer::registerAudioFrameObserver().
+ *
+ * Ownership: the host owns the observer. It must stay alive until it is
+ * replaced or removed (registerAudioFrameObserver(nullptr)), the player is
+ * destroyed or the engine is released with release(true).
+ *
+ * Thread: the player's thread (agoraish-mp<n>), in real time: keep it short.
+ * An exception that leaves it calls std::terminate.
+ */
+class IMediaPlayerAudioFrameObserver {
+public:
+    /** Virtual, so an observer can be deleted through this base. */
+    virtual ~IMediaPlayerAudioFrameObserver() = default;
+
+    /** Each 10 ms at 48 kHz stereo, after speed and pitch, before the volumes.
+     *  Read-only; the samples are valid during the call only. */
+    virtual void onFrame(const AudioFrame& frame) = 0;
+};
+
+/**
+ * A media player's pictures as they are shown (Agora's IVideoFrameObserver
+ * on the player); register it with MediaPlayer::registerVideoFrameObserver().
+ *
+ * Ownership and thread: those of IMediaPlayerAudioFrameObserver.
+ */
+class IMediaPlayerVideoFrameObserver {
+public:
+    /** Virtual, so an observer can be deleted through this base. */
+    virtual ~IMediaPlayerVideoFrameObserver() = default;
+
+    /** Each picture when its time comes, I420 at the source's size, with
+     *  alphaBuffer when the source has alpha. Read-only; the planes are valid
+     *  during the call only. */
+    virtual void onFrame(const VideoFrame& frame) = 0;
+};
+
+/** Whose stream a MediaRecorder records (Agora's RecorderStreamInfo), for
+ *  RtcEngine::createMediaRecorder(). */
+struct RecorderStreamInfo {
+    /** The channel: a joinChannelEx() connection in this channel when there is
+     *  one at startRecording(), else the engine's own connection (joined or to join). */
+    std::string channelId;
+    /** 0: the local user (what the engine's own connection sends); else that
+     *  remote user of the channel, as received. */
+    uid_t uid = 0;
+    /** RTC (PREVIEW is -4). */
+    RecorderStreamType type = RTC;
+
+    RecorderStreamInfo() = default;
+    /** The stream of `uid` in `channel`. */
+    RecorderStreamInfo(std::string channel, uid_t u, RecorderStreamType t = RTC)
+        : channelId(std::move(channel)), uid(u), type(t) {}
+};
+
+/** How a MediaRecorder records (Agora's MediaRecorderConfiguration), for
+ *  MediaRecorder::startRecording(). The defaults are Agora's. */
+struct MediaRecorderConfiguration {
+    /** The file to write (MP4); its directory must exist. */
+    std::string storagePath;
+    /** MP4, the only container (another is -4). */
+    MediaRecorderContainerFormat containerFormat = FORMAT_MP4;
+    /** Audio, video or both. */
+    MediaRecorderStreamType streamType = MEDIA_RECORDER_STREAM_BOTH;
+    /** The longest recording in ms; reached: RECORDER_STATE_STOP with OVER_MAX_DURATION. */
+    int maxDurationMs = 120000;
+    /** onRecorderInfoUpdated every this many ms while recording (0: never; else 1000..10000). */
+    int recorderInfoUpdateInterval = 0;
+    /** The video size (16..4096, even); pictures of another size are scaled into it, letterboxed. */
+    int width = 1280;
+    int height = 720;
+    /** Frames per second written, 1..60. */
+    int fps = 30;
+    /** Audio sample rate: 16000, 32000, 44100 or 48000. */
+    int sample_rate = 48000;
+    /** Audio channels, 1 or 2. */
+    int channel_num = 1;
+};
+
+/** What a MediaRecorder has recorded so far (Agora's RecorderInfo), for
+ *  IMediaRecorderObserver::onRecorderInfoUpdated(). */
+struct RecorderInfo {
+    /** The file's path. */
+    std::string fileName;
+    /** The length recorded, in ms. */
+    unsigned int durationMs = 0;
+    /** The file's size in bytes. */
+    unsigned int fileSize = 0;
+
+    RecorderInfo() = default;
+    /** A copy of the C struct; fields past its struct_size stay empty. */
+    explicit RecorderInfo(const agoraish_recorder_info& info) {
+        if (info.struct_size >= offsetof(agoraish_recorder_info, file_name) + sizeof info.file_name &&
+            info.file_name != nullptr)
+            fileName = info.file_name;
+        if (info.struct_size >= offsetof(agoraish_recorder_info, duration_ms) + sizeof info.duration_ms)
+            durationMs = info.duration_ms;
+        if (info.struct_size >= offsetof(agoraish_recorder_info, file_size) + sizeof info.file_size)
+            fileSize = info.file_size;
+    }
+};
+
+/**
+ * The events of one media recorder (Agora's IMediaRecorderObserver).
+ * Subclass it, override the callbacks you want and set it with
+ * MediaRecorder::setMediaRecorderObserver(); every default does nothing.
+ *
+ * Ownership: the host owns the observer. It must stay alive until the engine
+ * is released with release(true): the recorder's last events (the STOP of
+ * destroy()) may still arrive after the recorder is destroyed or the
+ * observer replaced.
+ *
+ * Thread: every callback runs on the engine's event thread, in order with the
+ * engine's other events; the rules of IRtcEngineEventHandler apply, and
+ * MediaRecorder::stopRecording() must not be called from a callback.
+ */
+class IMediaRecorderObserver {
+public:
+    /** Virtual, so an observer can be deleted through this base. */
+    virtual ~IMediaRecorderObserver() = default;
+
+    /**
+     * The recorder of `uid` in `channelId` changed state (Agora's onRecorderStateChanged).
+     * startRecording() gives START (or ERROR with WRITE_FAILED); stopRecording()
+     * gives STOP, or ERROR with NO_STREAM when nothing arrived (the empty file is
+     * removed); reaching maxDurationMs gives STOP with OVER_MAX_DURATION.
+     */
+    virtual void onRecorderStateChanged(const char* channelId, uid_t uid, RecorderState state,
+                                        RecorderReasonCode reason) {
+        (void)channelId;
+        (void)uid;
+        (void)state;
+        (void)reason;
+    }
+
+    /** What has been recorded so far (Agora's onRecorderInfoUpdated), every
+     *  recorderInfoUpdateInterval ms while recording. */
+    virtual void onRecorderInfoUpdated(const char* channelId, uid_t uid, const RecorderInfo& info) {
+        (void)channelId;
+        (void)uid;
+        (void)info;
+    }
+};
+
 /** Internals of the wrapper: not part of the API. */
 namespace detail {
 
@@ -2659,6 +3121,12 @@ inline agoraish_channel_media_options makeMediaOptions(const ChannelMediaOptions
     flag(options.publishEncodedVideoTrack, c.has_publish_encoded_video_track, c.publish_encoded_video_track);
     c.has_custom_video_track_id = options.customVideoTrackId.has_value() ? 1 : 0;
     c.custom_video_track_id = options.customVideoTrackId.value_or(0);
+    flag(options.publishMediaPlayerAudioTrack, c.has_publish_media_player_audio_track,
+         c.publish_media_player_audio_track);
+    flag(options.publishMediaPlayerVideoTrack, c.has_publish_media_player_video_track,
+         c.publish_media_player_video_track);
+    c.has_publish_media_player_id = options.publishMediaPlayerId.has_value() ? 1 : 0;
+    c.publish_media_player_id = options.publishMediaPlayerId.value_or(0);
     return c;
 }
 
@@ -2740,6 +3208,8 @@ inline agoraish_external_video_frame makeExternalVideoFrame(const ExternalVideoF
     f.v_stride = frame.vStride;
     f.timestamp = frame.timestamp;
     f.rotation = frame.rotation;
+    f.alpha_buffer = frame.alphaBuffer;
+    f.alpha_stride = frame.alphaStride;
     return f;
 }
 
@@ -2846,6 +3316,81 @@ inline agoraish_packet_observer makePacketObserverTable(IPacketObserver* observe
     return table;
 }
 
+/** The C callbacks of an IMediaPlayerSourceObserver: `user_data` is the observer. */
+struct PlayerSourceObserverBridge {
+    static IMediaPlayerSourceObserver* of(void* userData) noexcept {
+        return static_cast<IMediaPlayerSourceObserver*>(userData);
+    }
+    static void stateChanged(agoraish_engine_t*, void* userData, int, int state, int reason) noexcept {
+        of(userData)->onPlayerSourceStateChanged(static_cast<MEDIA_PLAYER_STATE>(state),
+                                                 static_cast<MEDIA_PLAYER_REASON>(reason));
+    }
+    static void positionChanged(agoraish_engine_t*, void* userData, int, std::int64_t positionMs,
+                                std::int64_t timestampMs) noexcept {
+        of(userData)->onPositionChanged(positionMs, timestampMs);
+    }
+    static void event(agoraish_engine_t*, void* userData, int, int eventCode, std::int64_t elapsedTime,
+                      const char* message) noexcept {
+        of(userData)->onPlayerEvent(static_cast<MEDIA_PLAYER_EVENT>(eventCode), elapsedTime,
+                                    message != nullptr ? message : "");
+    }
+    static void bufferUpdated(agoraish_engine_t*, void* userData, int, std::int64_t playCachedBuffer) noexcept {
+        of(userData)->onPlayBufferUpdated(playCachedBuffer);
+    }
+    static void completed(agoraish_engine_t*, void* userData, int) noexcept { of(userData)->onCompleted(); }
+};
+
+/** The C observer that forwards a player's events to `observer`; the library copies it. */
+inline agoraish_media_player_observer makePlayerSourceObserverTable(IMediaPlayerSourceObserver* observer) noexcept {
+    using B = PlayerSourceObserverBridge;
+    agoraish_media_player_observer table{};
+    table.struct_size = sizeof(table);
+    table.user_data = observer;
+    table.on_player_source_state_changed = &B::stateChanged;
+    table.on_position_changed = &B::positionChanged;
+    table.on_player_event = &B::event;
+    table.on_play_buffer_updated = &B::bufferUpdated;
+    table.on_completed = &B::completed;
+    return table;
+}
+
+/** The C callback of an IMediaPlayerAudioFrameObserver: `user_data` is the observer. */
+inline void playerAudioFrame(agoraish_engine_t*, void* userData, int, const agoraish_audio_frame* frame) noexcept {
+    if (frame == nullptr) return;
+    static_cast<IMediaPlayerAudioFrameObserver*>(userData)->onFrame(AudioFrame(*frame));
+}
+
+/** The C callback of an IMediaPlayerVideoFrameObserver: `user_data` is the observer. */
+inline void playerVideoFrame(agoraish_engine_t*, void* userData, int, const agoraish_video_frame* frame) noexcept {
+    if (frame == nullptr) return;
+    static_cast<IMediaPlayerVideoFrameObserver*>(userData)->onFrame(VideoFrame(*frame));
+}
+
+/** The C callbacks of an IMediaRecorderObserver: `user_data` is the observer. */
+struct RecorderObserverBridge {
+    static void stateChanged(agoraish_engine_t*, void* userData, int, const char* channelId, std::uint32_t uid,
+                             int state, int reason) noexcept {
+        static_cast<IMediaRecorderObserver*>(userData)->onRecorderStateChanged(
+            channelId != nullptr ? channelId : "", uid, static_cast<RecorderState>(state),
+            static_cast<RecorderReasonCode>(reason));
+    }
+    static void infoUpdated(agoraish_engine_t*, void* userData, int, const char* channelId, std::uint32_t uid,
+                            const agoraish_recorder_info* info) noexcept {
+        static_cast<IMediaRecorderObserver*>(userData)->onRecorderInfoUpdated(
+            channelId != nullptr ? channelId : "", uid, info != nullptr ? RecorderInfo(*info) : RecorderInfo());
+    }
+};
+
+/** The C observer that forwards a recorder's events to `observer`; the library copies it. */
+inline agoraish_media_recorder_observer makeRecorderObserverTable(IMediaRecorderObserver* observer) noexcept {
+    agoraish_media_recorder_observer table{};
+    table.struct_size = sizeof(table);
+    table.user_data = observer;
+    table.on_recorder_state_changed = &RecorderObserverBridge::stateChanged;
+    table.on_recorder_info_updated = &RecorderObserverBridge::infoUpdated;
+    return table;
+}
+
 /**
  * Reads a string through a C function with the `buf, *len` convention into
  * `out` (unchanged on failure), growing the buffer when the value is longer.
@@ -2928,6 +3473,9 @@ private:
     std::string detail_;
 };
 #endif
+
+class MediaPlayer;
+class MediaRecorder;
 
 /**
  * One engine (Agora's IRtcEngine), owned: the destructor releases it with
@@ -4631,6 +5179,211 @@ public:
         return agoraish_engine_register_video_encoded_frame_observer(engine_, &table);
     }
 
+    // ---- Audio mixing and audio effects (ABI 0.13) ----
+
+    /**
+     * Mixes a music file or URL into the engine's audio (Agora's
+     * startAudioMixing): into what the engine's own connection publishes (the
+     * microphone or its custom audio track) and into local playout. A running
+     * mixing is replaced. onAudioMixingStateChanged(PLAYING, OK) follows once
+     * the file opened, (FAILED, CAN_NOT_OPEN) when it cannot be.
+     *
+     * @param filePath  A path or URL, as for MediaPlayer::open(). Copied.
+     * @param loopback  true: only the local user hears the music (not published).
+     * @param cycle     Plays: 1 once, n times, -1 until stopped.
+     * @param startPos  Ms to start at.
+     * @return 0; -2 nullptr or empty path, cycle 0 or below -1, negative
+     *         startPos; -12 within 100 ms of the previous start (also reported
+     *         as FAILED, TOO_FREQUENT_CALL); -7 no engine.
+     */
+    int startAudioMixing(const char* filePath, bool loopback, int cycle, int startPos = 0) noexcept {
+        return agoraish_engine_start_audio_mixing(engine_, filePath, loopback ? 1 : 0, cycle, startPos);
+    }
+
+    /** Stops the music (Agora's stopAudioMixing): STOPPED, STOPPED_BY_USER.
+     *  @return 0; -8 none running (never started, or it ended or failed on its own); -7 no engine. */
+    int stopAudioMixing() noexcept { return agoraish_engine_stop_audio_mixing(engine_); }
+
+    /** Pauses the music (Agora's pauseAudioMixing): PAUSED, PAUSED_BY_USER.
+     *  @return 0; -8 not playing; -7 no engine. */
+    int pauseAudioMixing() noexcept { return agoraish_engine_pause_audio_mixing(engine_); }
+
+    /** Resumes the music (Agora's resumeAudioMixing): PLAYING, RESUMED_BY_USER.
+     *  @return 0; -8 not paused; -7 no engine. */
+    int resumeAudioMixing() noexcept { return agoraish_engine_resume_audio_mixing(engine_); }
+
+    /** Both the local and the published volume of the music (Agora's
+     *  adjustAudioMixingVolume), 0..100. @return 0; -2 out of range; -7 no engine. */
+    int adjustAudioMixingVolume(int volume) noexcept {
+        return agoraish_engine_adjust_audio_mixing_volume(engine_, volume);
+    }
+
+    /** The music's local volume (Agora's adjustAudioMixingPlayoutVolume), 0..100.
+     *  @return 0; -2 out of range; -7 no engine. */
+    int adjustAudioMixingPlayoutVolume(int volume) noexcept {
+        return agoraish_engine_adjust_audio_mixing_playout_volume(engine_, volume);
+    }
+
+    /** The music's published volume (Agora's adjustAudioMixingPublishVolume), 0..100.
+     *  @return 0; -2 out of range; -7 no engine. */
+    int adjustAudioMixingPublishVolume(int volume) noexcept {
+        return agoraish_engine_adjust_audio_mixing_publish_volume(engine_, volume);
+    }
+
+    /** The music's local volume (Agora's getAudioMixingPlayoutVolume).
+     *  @return The volume (0..100); -7 no engine. */
+    int getAudioMixingPlayoutVolume() const noexcept { return agoraish_engine_get_audio_mixing_playout_volume(engine_); }
+
+    /** The music's published volume (Agora's getAudioMixingPublishVolume).
+     *  @return The volume (0..100); -7 no engine. */
+    int getAudioMixingPublishVolume() const noexcept { return agoraish_engine_get_audio_mixing_publish_volume(engine_); }
+
+    /** The music's duration (Agora's getAudioMixingDuration).
+     *  @return Ms (>= 0); -8 nothing opened; -7 no engine. */
+    int getAudioMixingDuration() const noexcept { return agoraish_engine_get_audio_mixing_duration(engine_); }
+
+    /** The music's position (Agora's getAudioMixingCurrentPosition).
+     *  @return Ms (>= 0); -8 nothing opened; -7 no engine. */
+    int getAudioMixingCurrentPosition() const noexcept {
+        return agoraish_engine_get_audio_mixing_current_position(engine_);
+    }
+
+    /** Moves the music to `pos` ms (Agora's setAudioMixingPosition).
+     *  @return 0; -2 negative; -8 nothing opened; -7 no engine. */
+    int setAudioMixingPosition(int pos) noexcept { return agoraish_engine_set_audio_mixing_position(engine_, pos); }
+
+    /** The music's pitch in semitones (Agora's setAudioMixingPitch), -12..12, 0
+     *  unchanged; the speed is kept (12 doubles the frequency).
+     *  @return 0; -2 out of range; -7 no engine. */
+    int setAudioMixingPitch(int pitch) noexcept { return agoraish_engine_set_audio_mixing_pitch(engine_, pitch); }
+
+    /** The music's speed in percent (Agora's setAudioMixingPlaybackSpeed),
+     *  50..400, 100 normal; the pitch is kept. @return 0; -2 out of range; -7 no engine. */
+    int setAudioMixingPlaybackSpeed(int speed) noexcept {
+        return agoraish_engine_set_audio_mixing_playback_speed(engine_, speed);
+    }
+
+    /**
+     * Preloads an effect (Agora's preloadEffect): the file is opened and
+     * checked now (this call blocks until it is, at most 10 s); a later
+     * playEffect(soundId, nullptr, ...) then needs no path, and starts at
+     * `startPos` when it gives 0.
+     *
+     * @return 0; -2 nullptr path or negative startPos; -1 the file cannot be
+     *         opened or decoded; -5 MAX_AUDIO_EFFECTS held; -7 no engine.
+     */
+    int preloadEffect(int soundId, const char* filePath, int startPos = 0) noexcept {
+        return agoraish_engine_preload_effect(engine_, soundId, filePath, startPos);
+    }
+
+    /**
+     * Plays an effect (Agora's playEffect); a sound id already playing is
+     * restarted. onAudioEffectFinished(soundId) follows when all its loops
+     * have played (not for a file that fails to open: the log says why).
+     *
+     * @param filePath   The file or URL; nullptr or "": the one preloaded for the id.
+     * @param loopCount  0 once, 1 twice, ..., -1 until stopped.
+     * @param pitch      The pitch factor, 0.5..2.0 (1.0 unchanged).
+     * @param pan        -1.0 (left) .. 0 (centre) .. 1.0 (right).
+     * @param gain       0..100 (100 as decoded).
+     * @param publish    true: remote users hear it too (while the engine's own
+     *                   connection publishes audio); false: local only.
+     * @param startPos   Ms to start at (0 for a preloaded id: the preload's startPos).
+     * @return 0; -2 a value out of range, or no path for an id not preloaded;
+     *         -5 MAX_AUDIO_EFFECTS held; -7 no engine.
+     */
+    int playEffect(int soundId, const char* filePath, int loopCount, double pitch, double pan, int gain,
+                   bool publish = false, int startPos = 0) noexcept {
+        return agoraish_engine_play_effect(engine_, soundId, filePath, loopCount, pitch, pan, gain, publish ? 1 : 0,
+                                           startPos);
+    }
+
+    /** Stops an effect (Agora's stopEffect); it is not reported as finished.
+     *  @return 0; -2 not playing; -7 no engine. */
+    int stopEffect(int soundId) noexcept { return agoraish_engine_stop_effect(engine_, soundId); }
+
+    /** Stops every effect (Agora's stopAllEffects). @return 0; -7 no engine. */
+    int stopAllEffects() noexcept { return agoraish_engine_stop_all_effects(engine_); }
+
+    /** Pauses an effect (Agora's pauseEffect). @return 0; -2 not playing; -7 no engine. */
+    int pauseEffect(int soundId) noexcept { return agoraish_engine_pause_effect(engine_, soundId); }
+
+    /** Pauses every effect (Agora's pauseAllEffects). @return 0; -7 no engine. */
+    int pauseAllEffects() noexcept { return agoraish_engine_pause_all_effects(engine_); }
+
+    /** Resumes a paused effect (Agora's resumeEffect). @return 0; -2 not paused; -7 no engine. */
+    int resumeEffect(int soundId) noexcept { return agoraish_engine_resume_effect(engine_, soundId); }
+
+    /** Resumes every paused effect (Agora's resumeAllEffects). @return 0; -7 no engine. */
+    int resumeAllEffects() noexcept { return agoraish_engine_resume_all_effects(engine_); }
+
+    /** Stops an effect and forgets its preload (Agora's unloadEffect).
+     *  @return 0; -2 unknown id; -7 no engine. */
+    int unloadEffect(int soundId) noexcept { return agoraish_engine_unload_effect(engine_, soundId); }
+
+    /** Stops every effect and forgets every preload (Agora's unloadAllEffects). @return 0; -7 no engine. */
+    int unloadAllEffects() noexcept { return agoraish_engine_unload_all_effects(engine_); }
+
+    /** The volume of every effect (Agora's setEffectsVolume), 0..100, on top of
+     *  each one's own. @return 0; -2 out of range; -7 no engine. */
+    int setEffectsVolume(int volume) noexcept { return agoraish_engine_set_effects_volume(engine_, volume); }
+
+    /** The volume of every effect (Agora's getEffectsVolume). @return 0..100; -7 no engine. */
+    int getEffectsVolume() const noexcept { return agoraish_engine_get_effects_volume(engine_); }
+
+    /** One effect's volume (Agora's setVolumeOfEffect), 0..100.
+     *  @return 0; -2 unknown id or out of range; -7 no engine. */
+    int setVolumeOfEffect(int soundId, int volume) noexcept {
+        return agoraish_engine_set_volume_of_effect(engine_, soundId, volume);
+    }
+
+    /** One effect's volume (Agora's getVolumeOfEffect). @return 0..100; -2 unknown id; -7 no engine. */
+    int getVolumeOfEffect(int soundId) const noexcept { return agoraish_engine_get_volume_of_effect(engine_, soundId); }
+
+    /** A file's duration (Agora's getEffectDuration); opens the file (blocks, at most 10 s).
+     *  @return Ms (>= 0); -2 nullptr path; -1 cannot be opened; -7 no engine. */
+    int getEffectDuration(const char* filePath) const noexcept {
+        return agoraish_engine_get_effect_duration(engine_, filePath);
+    }
+
+    /** Moves a playing effect to `pos` ms (Agora's setEffectPosition).
+     *  @return 0; -2 not playing or negative; -7 no engine. */
+    int setEffectPosition(int soundId, int pos) noexcept {
+        return agoraish_engine_set_effect_position(engine_, soundId, pos);
+    }
+
+    /** A playing effect's position (Agora's getEffectCurrentPosition).
+     *  @return Ms (>= 0); -2 not playing; -7 no engine. */
+    int getEffectCurrentPosition(int soundId) const noexcept {
+        return agoraish_engine_get_effect_current_position(engine_, soundId);
+    }
+
+    // ---- Media players and media recorders (ABI 0.13) ----
+
+    /**
+     * Creates a media player of this engine (Agora's createMediaPlayer) into
+     * `player`, which destroys the player it held first: player.initialize(*this).
+     *
+     * @return 0; -5 MAX_MEDIA_PLAYERS players exist; -7 no engine.
+     */
+    int createMediaPlayer(MediaPlayer& player) noexcept;
+
+    /** Destroys a media player (Agora's destroyMediaPlayer): player.destroy(). */
+    int destroyMediaPlayer(MediaPlayer& player) noexcept;
+
+    /**
+     * Creates a media recorder of one user's stream (Agora's
+     * createMediaRecorder) into `recorder`, which destroys the recorder it
+     * held first: recorder.initialize(*this, info).
+     *
+     * @return 0; -2 an invalid channel name; -4 type PREVIEW; -5
+     *         MAX_MEDIA_RECORDERS recorders exist; -7 no engine.
+     */
+    int createMediaRecorder(const RecorderStreamInfo& info, MediaRecorder& recorder) noexcept;
+
+    /** Destroys a media recorder (Agora's destroyMediaRecorder): recorder.destroy(). */
+    int destroyMediaRecorder(MediaRecorder& recorder) noexcept;
+
     /**
      * The library version, "major.minor.patch" (Agora's getVersion).
      *
@@ -4665,6 +5418,487 @@ public:
 private:
     agoraish_engine_t* engine_ = nullptr;
 };
+
+/**
+ * A media player of an engine (Agora's IMediaPlayer), owned: the destructor
+ * destroys it. Move-only: a moved-from MediaPlayer holds no player.
+ *
+ *     agoraish::MediaPlayer player;
+ *     engine.createMediaPlayer(player);          // or player.initialize(engine)
+ *     player.registerPlayerSourceObserver(&observer);
+ *     player.setView(&sink);                     // an IVideoSink, uid 0
+ *     player.open("/path/to/movie.mp4", 0);      // OPENING, then OPEN_COMPLETED
+ *     ...
+ *     player.play();                             // after OPEN_COMPLETED
+ *
+ * It plays a file or URL in real time: local files (MP4, WebM, MKV, Ogg,
+ * WAV, MP3, FLAC, ... and the codecs FFmpeg decodes) and http(s)://, HLS
+ * (.m3u8) and rtmp:// URLs. Its audio is played locally (mixed into the
+ * engine's playout: the device while the engine is in a call, or the
+ * external sink's pullPlaybackAudioFrame() whenever the host pulls) and its
+ * pictures go to its canvas; a connection
+ * publishes them with ChannelMediaOptions::publishMediaPlayerAudioTrack /
+ * publishMediaPlayerVideoTrack and publishMediaPlayerId = getMediaPlayerId().
+ * Calls return at once and are carried out in order on the player's own
+ * thread (agoraish-mp<n>); open() is asynchronous, its outcome reaches the
+ * IMediaPlayerSourceObserver.
+ *
+ * A MediaPlayer names its player by the engine's handle and the player's id:
+ * once the engine is released (which destroys its players) every method
+ * returns -7. A MediaPlayer that holds no player (default-constructed,
+ * destroyed or moved from) answers every method with -7, except destroy(),
+ * which returns 0, and getMediaPlayerId(), which returns 0.
+ *
+ * Methods return 0 or a negated agoraish_error_code: -2 a bad argument, -8 a
+ * call that does not fit the player's state (a getter before the source
+ * opened), -7 no player or no engine. Thread: every method may be called
+ * from any thread, also from the player's callbacks.
+ */
+class MediaPlayer {
+public:
+    /** A MediaPlayer that holds no player yet: call initialize() or RtcEngine::createMediaPlayer(). */
+    MediaPlayer() noexcept = default;
+
+#if defined(__cpp_exceptions)
+    /**
+     * Creates a player of `engine` at once.
+     * @throws agoraish::Error with the code initialize() would return.
+     */
+    explicit MediaPlayer(RtcEngine& engine) {
+        if (int rc = initialize(engine); rc != 0) throw Error(rc);
+    }
+#endif
+
+    /** Destroys the player (destroy()). */
+    ~MediaPlayer() { destroy(); }
+
+    /** Not copyable: exactly one MediaPlayer owns a player. */
+    MediaPlayer(const MediaPlayer&) = delete;
+    /** Not copyable: exactly one MediaPlayer owns a player. */
+    MediaPlayer& operator=(const MediaPlayer&) = delete;
+
+    /** Takes the player of `other`, which is left empty. */
+    MediaPlayer(MediaPlayer&& other) noexcept
+        : engine_(std::exchange(other.engine_, nullptr)), id_(std::exchange(other.id_, 0)) {}
+
+    /** Destroys this player, then takes the player of `other`. */
+    MediaPlayer& operator=(MediaPlayer&& other) noexcept {
+        if (this != &other) {
+            destroy();
+            engine_ = std::exchange(other.engine_, nullptr);
+            id_ = std::exchange(other.id_, 0);
+        }
+        return *this;
+    }
+
+    /**
+     * Creates a player of `engine` (Agora's createMediaPlayer), destroying the
+     * player this object held first.
+     *
+     * @return 0; -5 MAX_MEDIA_PLAYERS players exist; -7 no engine.
+     */
+    int initialize(RtcEngine& engine) noexcept {
+        destroy();
+        int id = 0;
+        const int rc = agoraish_engine_create_media_player(engine.nativeHandle(), &id);
+        if (rc != 0) return rc;
+        engine_ = engine.nativeHandle();
+        id_ = id;
+        return 0;
+    }
+
+    /**
+     * Destroys the player (Agora's destroyMediaPlayer): it stops, its thread
+     * ends, and connections publishing it publish nothing in its place. No
+     * callback of it runs after this returns (unless called from one of its
+     * own callbacks, which then finishes first), so its observers and sink
+     * may then be freed. The object holds no player afterwards, whatever the
+     * result. Idempotent.
+     *
+     * @return 0 (also when no player is held); -7 the engine was released
+     *         (which destroyed the player already).
+     */
+    int destroy() noexcept {
+        if (id_ == 0) return 0;
+        const int rc = agoraish_engine_destroy_media_player(engine_, id_);
+        engine_ = nullptr;
+        id_ = 0;
+        return rc;
+    }
+
+    /** Whether this MediaPlayer holds a player. */
+    explicit operator bool() const noexcept { return id_ != 0; }
+
+    /** The player's id in its engine (Agora's getMediaPlayerId): 1 and up, 0
+     *  when no player is held. ChannelMediaOptions::publishMediaPlayerId takes it. */
+    int getMediaPlayerId() const noexcept { return id_; }
+
+    /** The handle of the player's engine (for the agoraish_media_player_* calls the wrapper lacks). */
+    agoraish_engine_t* nativeEngineHandle() const noexcept { return engine_; }
+
+    /**
+     * Opens a file or URL (Agora's open): the state goes to OPENING at once,
+     * then to OPEN_COMPLETED or FAILED with a reason, through the observer.
+     * Opening again replaces the source.
+     *
+     * @param url       A path, file://, http(s)://, an HLS playlist or rtmp://; 1..4095 bytes. Copied.
+     * @param startPos  Ms to start at (ignored for a live source).
+     * @return 0; -2 nullptr or empty url, negative startPos; -7 no player.
+     */
+    int open(const char* url, std::int64_t startPos) noexcept {
+        return agoraish_media_player_open(engine_, id_, url, startPos);
+    }
+
+    /** Plays (Agora's play): from OPEN_COMPLETED or PAUSED; after
+     *  PLAYBACK_ALL_LOOPS_COMPLETED from the start. @return 0; -8 nothing opened; -7 no player. */
+    int play() noexcept { return agoraish_media_player_play(engine_, id_); }
+
+    /** Pauses (Agora's pause). @return 0; -8 not playing; -7 no player. */
+    int pause() noexcept { return agoraish_media_player_pause(engine_, id_); }
+
+    /** Resumes after pause() (Agora's resume). @return 0; -8 not paused; -7 no player. */
+    int resume() noexcept { return agoraish_media_player_resume(engine_, id_); }
+
+    /** Stops and closes the source (Agora's stop): state STOPPED. @return 0; -7 no player. */
+    int stop() noexcept { return agoraish_media_player_stop(engine_, id_); }
+
+    /** Seeks to `newPos` ms, exactly (Agora's seek): events SEEK_BEGIN, then
+     *  SEEK_COMPLETE or SEEK_ERROR (a live source).
+     *  @return 0; -2 negative; -8 nothing opened; -7 no player. */
+    int seek(std::int64_t newPos) noexcept { return agoraish_media_player_seek(engine_, id_, newPos); }
+
+    /** Loops after the first play (Agora's setLoopCount): 0 plays once, n plays
+     *  n + 1 times, -1 forever. @return 0; -2 below -1; -7 no player. */
+    int setLoopCount(int loopCount) noexcept { return agoraish_media_player_set_loop_count(engine_, id_, loopCount); }
+
+    /** The source's duration in ms, 0 for a live source (Agora's getDuration).
+     *  @return 0; -8 nothing opened; -7 no player. `duration` is unchanged on failure. */
+    int getDuration(std::int64_t& duration) const noexcept {
+        return agoraish_media_player_get_duration(engine_, id_, &duration);
+    }
+
+    /** The position in ms (Agora's getPlayPosition).
+     *  @return 0; -8 nothing opened; -7 no player. `pos` is unchanged on failure. */
+    int getPlayPosition(std::int64_t& pos) const noexcept {
+        return agoraish_media_player_get_play_position(engine_, id_, &pos);
+    }
+
+    /**
+     * The state (Agora's getState).
+     *
+     * @return A MEDIA_PLAYER_STATE; with no player, -7 as the enum's value
+     *         (its underlying type is int).
+     */
+    MEDIA_PLAYER_STATE getState() const noexcept {
+        int state = PLAYER_STATE_IDLE;
+        const int rc = agoraish_media_player_get_state(engine_, id_, &state);
+        return static_cast<MEDIA_PLAYER_STATE>(rc != 0 ? rc : state);
+    }
+
+    /** The number of streams of the source (Agora's getStreamCount).
+     *  @return 0; -8 nothing opened; -7 no player. `count` is unchanged on failure. */
+    int getStreamCount(std::int64_t& count) const noexcept {
+        return agoraish_media_player_get_stream_count(engine_, id_, &count);
+    }
+
+    /** One stream of the source (Agora's getStreamInfo), 0..getStreamCount() - 1.
+     *  @return 0; -2 nullptr info or index out of range; -8 nothing opened; -7 no player. */
+    int getStreamInfo(std::int64_t index, PlayerStreamInfo* info) const noexcept {
+        if (info == nullptr) return -AGORAISH_ERR_INVALID_ARGUMENT;
+        agoraish_player_stream_info c{};
+        c.struct_size = sizeof(c);
+        const int rc = agoraish_media_player_get_stream_info(engine_, id_, index, &c);
+        if (rc == 0) *info = PlayerStreamInfo(c);
+        return rc;
+    }
+
+    /** Decodes audio stream `index` (a PlayerStreamInfo::streamIndex of an audio
+     *  stream) from now on (Agora's selectAudioTrack); event AUDIO_TRACK_CHANGED.
+     *  @return 0; -2 not an audio stream; -8 nothing opened; -7 no player. */
+    int selectAudioTrack(int index) noexcept { return agoraish_media_player_select_audio_track(engine_, id_, index); }
+
+    /** Playback speed in percent (Agora's setPlaybackSpeed): 30..400, 100
+     *  normal; audio keeps its pitch, pictures follow. @return 0; -2 out of range; -7 no player. */
+    int setPlaybackSpeed(int speed) noexcept { return agoraish_media_player_set_playback_speed(engine_, id_, speed); }
+
+    /** The local playout volume (Agora's adjustPlayoutVolume): 0..400, 100 as
+     *  decoded. @return 0; -2 out of range; -7 no player. */
+    int adjustPlayoutVolume(int volume) noexcept {
+        return agoraish_media_player_adjust_playout_volume(engine_, id_, volume);
+    }
+
+    /** The local playout volume (Agora's getPlayoutVolume). @return 0; -7 no player. */
+    int getPlayoutVolume(int& volume) const noexcept {
+        return agoraish_media_player_get_playout_volume(engine_, id_, &volume);
+    }
+
+    /** The published volume (Agora's adjustPublishSignalVolume): 0..400, 100 as
+     *  decoded. @return 0; -2 out of range; -7 no player. */
+    int adjustPublishSignalVolume(int volume) noexcept {
+        return agoraish_media_player_adjust_publish_signal_volume(engine_, id_, volume);
+    }
+
+    /** The published volume (Agora's getPublishSignalVolume). @return 0; -7 no player. */
+    int getPublishSignalVolume(int& volume) const noexcept {
+        return agoraish_media_player_get_publish_signal_volume(engine_, id_, &volume);
+    }
+
+    /** Mutes the player's audio (Agora's mute): neither played nor published;
+     *  pictures go on. @return 0; -7 no player. */
+    int mute(bool muted) noexcept { return agoraish_media_player_mute(engine_, id_, muted ? 1 : 0); }
+
+    /** Whether the player's audio is muted (Agora's getMute). @return 0; -7 no player. */
+    int getMute(bool& muted) const noexcept {
+        int value = 0;
+        const int rc = agoraish_media_player_get_mute(engine_, id_, &value);
+        if (rc == 0) muted = value != 0;
+        return rc;
+    }
+
+    /**
+     * Binds the player's canvas, or unbinds it with a null sink (Agora's
+     * setView): the sink gets each picture with uid 0 when its time comes,
+     * fitted to the view size by the render mode when one is set, mirrored
+     * when the mirror mode is ENABLED (AUTO and DISABLED leave it as it is),
+     * with alphaBuffer when the source has alpha, on the player's thread
+     * (agoraish-mp<n>). `canvas.uid` is ignored. The sink must live until it
+     * is unbound, the player destroyed or the engine released with release(true).
+     *
+     * @return 0; -2 an unknown render or mirror mode or a bad view size; -7 no player.
+     */
+    int setView(const VideoCanvas& canvas) noexcept {
+        if (canvas.sink == nullptr) return agoraish_media_player_set_view(engine_, id_, nullptr);
+        agoraish_video_canvas c = detail::makeCanvas(canvas);
+        c.uid = 0;
+        return agoraish_media_player_set_view(engine_, id_, &c);
+    }
+
+    /** setView() with pictures at their own size. */
+    int setView(IVideoSink* sink) noexcept { return setView(VideoCanvas(0, sink)); }
+
+    /** The canvas's render mode (Agora's setRenderMode): HIDDEN, FIT, ADAPTIVE (as HIDDEN) or FILL.
+     *  @return 0; -2 an unknown mode; -7 no player. */
+    int setRenderMode(RENDER_MODE_TYPE renderMode) noexcept {
+        return agoraish_media_player_set_render_mode(engine_, id_, renderMode);
+    }
+
+    /** Registers the player's event observer (Agora's registerPlayerSourceObserver),
+     *  or removes it with nullptr. See IMediaPlayerSourceObserver for its lifetime.
+     *  @return 0; -7 no player. */
+    int registerPlayerSourceObserver(IMediaPlayerSourceObserver* observer) noexcept {
+        if (observer == nullptr) return agoraish_media_player_register_player_source_observer(engine_, id_, nullptr);
+        const agoraish_media_player_observer table = detail::makePlayerSourceObserverTable(observer);
+        return agoraish_media_player_register_player_source_observer(engine_, id_, &table);
+    }
+
+    /** Removes the player's event observer (Agora's unregisterPlayerSourceObserver).
+     *  A player has one: `observer` is not compared. @return 0; -7 no player. */
+    int unregisterPlayerSourceObserver(IMediaPlayerSourceObserver* observer) noexcept {
+        (void)observer;
+        return registerPlayerSourceObserver(nullptr);
+    }
+
+    /** Registers the player's audio frame observer (Agora's registerAudioFrameObserver),
+     *  or removes it with nullptr. See IMediaPlayerAudioFrameObserver for its lifetime.
+     *  @return 0; -7 no player. */
+    int registerAudioFrameObserver(IMediaPlayerAudioFrameObserver* observer) noexcept {
+        if (observer == nullptr) return agoraish_media_player_register_audio_frame_observer(engine_, id_, nullptr);
+        agoraish_media_player_audio_frame_observer table{};
+        table.struct_size = sizeof(table);
+        table.user_data = observer;
+        table.on_frame = &detail::playerAudioFrame;
+        return agoraish_media_player_register_audio_frame_observer(engine_, id_, &table);
+    }
+
+    /** Removes the player's audio frame observer (Agora's unregisterAudioFrameObserver);
+     *  `observer` is not compared. @return 0; -7 no player. */
+    int unregisterAudioFrameObserver(IMediaPlayerAudioFrameObserver* observer) noexcept {
+        (void)observer;
+        return registerAudioFrameObserver(nullptr);
+    }
+
+    /** Registers the player's video frame observer (Agora's registerVideoFrameObserver),
+     *  or removes it with nullptr. See IMediaPlayerVideoFrameObserver for its lifetime.
+     *  @return 0; -7 no player. */
+    int registerVideoFrameObserver(IMediaPlayerVideoFrameObserver* observer) noexcept {
+        if (observer == nullptr) return agoraish_media_player_register_video_frame_observer(engine_, id_, nullptr);
+        agoraish_media_player_video_frame_observer table{};
+        table.struct_size = sizeof(table);
+        table.user_data = observer;
+        table.on_frame = &detail::playerVideoFrame;
+        return agoraish_media_player_register_video_frame_observer(engine_, id_, &table);
+    }
+
+    /** Removes the player's video frame observer (Agora's unregisterVideoFrameObserver);
+     *  `observer` is not compared. @return 0; -7 no player. */
+    int unregisterVideoFrameObserver(IMediaPlayerVideoFrameObserver* observer) noexcept {
+        (void)observer;
+        return registerVideoFrameObserver(nullptr);
+    }
+
+private:
+    agoraish_engine_t* engine_ = nullptr;
+    int id_ = 0;
+};
+
+/**
+ * A media recorder of one user's stream (Agora's IMediaRecorder), owned: the
+ * destructor destroys it. Move-only: a moved-from MediaRecorder holds no recorder.
+ *
+ *     agoraish::MediaRecorder recorder;
+ *     engine.createMediaRecorder(agoraish::RecorderStreamInfo("demo", 0), recorder);
+ *     recorder.setMediaRecorderObserver(&observer);   // must outlive the engine
+ *     agoraish::MediaRecorderConfiguration config;
+ *     config.storagePath = "/tmp/me.mp4";
+ *     recorder.startRecording(config);
+ *     ...
+ *     recorder.stopRecording();                      // the file is complete
+ *
+ * It writes the user's audio and video to an MP4 file (H.264 and AAC) on its
+ * own thread (agoraish-rec<n>): uid 0 what the engine's own connection sends,
+ * another uid that remote user as received. Pictures of another size are
+ * scaled to the configured size (letterboxed). A stream that never arrives
+ * leaves its track out; with neither, stopping reports RECORDER_STATE_ERROR
+ * with RECORDER_REASON_NO_STREAM and removes the empty file.
+ *
+ * Once the engine is released (which destroys its recorders) every method
+ * returns -7. A MediaRecorder that holds no recorder answers every method
+ * with -7, except destroy(), which returns 0. Thread: every method may be
+ * called from any thread, except stopRecording() and destroy() from a
+ * callback of the recorder's observer.
+ */
+class MediaRecorder {
+public:
+    /** A MediaRecorder that holds no recorder yet: call initialize() or RtcEngine::createMediaRecorder(). */
+    MediaRecorder() noexcept = default;
+
+#if defined(__cpp_exceptions)
+    /**
+     * Creates a recorder of `engine` at once.
+     * @throws agoraish::Error with the code initialize() would return.
+     */
+    MediaRecorder(RtcEngine& engine, const RecorderStreamInfo& info) {
+        if (int rc = initialize(engine, info); rc != 0) throw Error(rc);
+    }
+#endif
+
+    /** Destroys the recorder (destroy()). */
+    ~MediaRecorder() { destroy(); }
+
+    /** Not copyable: exactly one MediaRecorder owns a recorder. */
+    MediaRecorder(const MediaRecorder&) = delete;
+    /** Not copyable: exactly one MediaRecorder owns a recorder. */
+    MediaRecorder& operator=(const MediaRecorder&) = delete;
+
+    /** Takes the recorder of `other`, which is left empty. */
+    MediaRecorder(MediaRecorder&& other) noexcept
+        : engine_(std::exchange(other.engine_, nullptr)), id_(std::exchange(other.id_, 0)) {}
+
+    /** Destroys this recorder, then takes the recorder of `other`. */
+    MediaRecorder& operator=(MediaRecorder&& other) noexcept {
+        if (this != &other) {
+            destroy();
+            engine_ = std::exchange(other.engine_, nullptr);
+            id_ = std::exchange(other.id_, 0);
+        }
+        return *this;
+    }
+
+    /**
+     * Creates a recorder of `info`'s stream (Agora's createMediaRecorder),
+     * destroying the recorder this object held first.
+     *
+     * @return 0; -2 an invalid channel name; -4 type PREVIEW; -5
+     *         MAX_MEDIA_RECORDERS recorders exist; -7 no engine.
+     */
+    int initialize(RtcEngine& engine, const RecorderStreamInfo& info) noexcept {
+        destroy();
+        agoraish_recorder_stream_info c{};
+        c.struct_size = sizeof(c);
+        c.channel_id = info.channelId.c_str();
+        c.uid = info.uid;
+        c.type = info.type;
+        int id = 0;
+        const int rc = agoraish_engine_create_media_recorder(engine.nativeHandle(), &c, &id);
+        if (rc != 0) return rc;
+        engine_ = engine.nativeHandle();
+        id_ = id;
+        return 0;
+    }
+
+    /**
+     * Destroys the recorder (Agora's destroyMediaRecorder), stopping it first
+     * (the file is complete when this returns). Its observer may still get the
+     * last events afterwards: see IMediaRecorderObserver. The object holds no
+     * recorder afterwards, whatever the result. Idempotent.
+     *
+     * @return 0 (also when no recorder is held); -7 the engine was released
+     *         (which destroyed the recorder already).
+     */
+    int destroy() noexcept {
+        if (id_ == 0) return 0;
+        const int rc = agoraish_engine_destroy_media_recorder(engine_, id_);
+        engine_ = nullptr;
+        id_ = 0;
+        return rc;
+    }
+
+    /** Whether this MediaRecorder holds a recorder. */
+    explicit operator bool() const noexcept { return id_ != 0; }
+
+    /** The recorder's id in its engine: 1 and up, 0 when no recorder is held. */
+    int getMediaRecorderId() const noexcept { return id_; }
+
+    /** Sets the recorder's observer (Agora's setMediaRecorderObserver), or
+     *  removes it with nullptr. See IMediaRecorderObserver for its lifetime.
+     *  @return 0; -7 no recorder. */
+    int setMediaRecorderObserver(IMediaRecorderObserver* observer) noexcept {
+        if (observer == nullptr) return agoraish_media_recorder_set_observer(engine_, id_, nullptr);
+        const agoraish_media_recorder_observer table = detail::makeRecorderObserverTable(observer);
+        return agoraish_media_recorder_set_observer(engine_, id_, &table);
+    }
+
+    /**
+     * Starts recording (Agora's startRecording): the file is created now;
+     * RECORDER_STATE_START is reported, or RECORDER_STATE_ERROR with WRITE_FAILED.
+     *
+     * @return 0; -2 an empty path or a value out of range; -4 another
+     *         container; -8 already recording; -7 no recorder.
+     */
+    int startRecording(const MediaRecorderConfiguration& config) noexcept {
+        agoraish_media_recorder_configuration c{};
+        c.struct_size = sizeof(c);
+        c.storage_path = config.storagePath.c_str();
+        c.container_format = config.containerFormat;
+        c.stream_type = config.streamType;
+        c.max_duration_ms = config.maxDurationMs;
+        c.recorder_info_update_interval = config.recorderInfoUpdateInterval;
+        c.width = config.width;
+        c.height = config.height;
+        c.fps = config.fps;
+        c.sample_rate = config.sample_rate;
+        c.channel_num = config.channel_num;
+        return agoraish_media_recorder_start_recording(engine_, id_, &c);
+    }
+
+    /** Stops recording (Agora's stopRecording): the file is complete when this
+     *  returns; RECORDER_STATE_STOP is reported. @return 0; -8 not recording; -7 no recorder. */
+    int stopRecording() noexcept { return agoraish_media_recorder_stop_recording(engine_, id_); }
+
+private:
+    agoraish_engine_t* engine_ = nullptr;
+    int id_ = 0;
+};
+
+inline int RtcEngine::createMediaPlayer(MediaPlayer& player) noexcept { return player.initialize(*this); }
+
+inline int RtcEngine::destroyMediaPlayer(MediaPlayer& player) noexcept { return player.destroy(); }
+
+inline int RtcEngine::createMediaRecorder(const RecorderStreamInfo& info, MediaRecorder& recorder) noexcept {
+    return recorder.initialize(*this, info);
+}
+
+inline int RtcEngine::destroyMediaRecorder(MediaRecorder& recorder) noexcept { return recorder.destroy(); }
 
 /**
  * How to create a ChannelServer (agoraish_server_config). The defaults serve

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List
 
 from model import Abi, CType, Struct
-from names import callback_type, enum_class, enum_member, struct_class
+from names import callback_types, enum_class, enum_member, struct_class
 
 _SCALAR = {
     "int": "c_int", "unsigned int": "c_uint", "short": "c_short", "unsigned short": "c_ushort",
@@ -34,7 +34,7 @@ def ctype(t: CType, abi: Abi, field_name: str = "", owner: str = "") -> str:
         assert t.target is not None
         return f"({ctype(t.target, abi)} * {t.count})"
     if t.kind == "function_pointer":
-        return callback_type(field_name, owner)
+        return callback_types(abi.structs)[(owner, field_name)]
     if t.kind == "pointer":
         assert t.target is not None
         if t.target.kind == "void":
@@ -118,10 +118,11 @@ def emit(abi: Abi, banner: str) -> str:
         out += ["", "", f"class {struct_class(s)}(Structure):"]
         out += _docstring(s.doc or f"``{s.name}``.", "    ")
     out += ["", "", "# " + "-" * 74, "# Callback types, one per function-pointer field", "# " + "-" * 74, ""]
+    callbacks = callback_types(abi.structs)
     for s in abi.structs:
         for f in s.callbacks:
             out += _comment(f.doc)
-            out.append(f"{callback_type(f.name, s.name)} = {_signature(f.type, abi)}")
+            out.append(f"{callbacks[(s.name, f.name)]} = {_signature(f.type, abi)}")
     out += ["", "# " + "-" * 74, "# Struct fields, in the header's order", "# " + "-" * 74, ""]
     for s in abi.structs:
         out.append(f"{struct_class(s)}._fields_ = [")
@@ -141,7 +142,7 @@ def emit(abi: Abi, banner: str) -> str:
         out.append(f'    "{s.name}": (')
         for f in s.callbacks:
             names = ", ".join(f'"{n}"' for n, _ in f.type.params)
-            out.append(f'        ("{f.name}", {callback_type(f.name, s.name)}, ({names}{"," if len(f.type.params) == 1 else ""})),')
+            out.append(f'        ("{f.name}", {callbacks[(s.name, f.name)]}, ({names}{"," if len(f.type.params) == 1 else ""})),')
         out.append("    ),")
     out += ["}", "", "# " + "-" * 74, "# Functions", "# " + "-" * 74, "",
             "#: Every function of the header: C name -> (restype, argtypes).",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import List
+from typing import Dict, List, Sequence, Tuple
 
 from model import Enum, Struct
 
@@ -35,6 +35,34 @@ def callback_type(field_name: str, owner: str = "") -> str:
     with other signatures) -> UserJoinedExCallback."""
     name = field_name[3:] if field_name.startswith("on_") else field_name
     return camel(name) + ("ExCallback" if owner.endswith("_ex") else "Callback")
+
+
+def callback_types(structs: Sequence[Struct]) -> Dict[Tuple[str, str], str]:
+    """The callback type of every function-pointer field, keyed by (struct,
+    field): callback_type's name, unless a struct before it in the header
+    took that name already (the media player's observers and the video
+    canvas all have an `on_frame`); then the struct's name qualifies it:
+    agoraish_media_player_audio_frame_observer.on_frame ->
+    MediaPlayerAudioFrameCallback. The first struct keeps the plain name, so
+    a struct appended to the header never renames an existing type."""
+    names: Dict[Tuple[str, str], str] = {}
+    taken = set()
+    for s in structs:
+        for f in s.callbacks:
+            name = callback_type(f.name, s.name)
+            if name in taken:
+                owner = s.name
+                for suffix in ("_observer", "_handler"):
+                    if owner.endswith(suffix):
+                        owner = owner[: -len(suffix)]
+                qualifier = camel(owner)
+                member = camel(f.name[3:] if f.name.startswith("on_") else f.name)
+                name = qualifier + ("" if qualifier.endswith(member) else member) + "Callback"
+            if name in taken:
+                raise SystemExit(f"abigen: two callback types would be named {name}")
+            taken.add(name)
+            names[(s.name, f.name)] = name
+    return names
 
 
 def enum_class(e: Enum) -> str:

@@ -1,4 +1,5 @@
-"""The Python API of libagoraish: ``RtcEngine``, ``EventHandler``, ``ChannelServer``, ``AgoraishError``.
+"""The Python API of libagoraish: ``RtcEngine``, ``EventHandler``, ``MediaPlayer``, ``MediaRecorder``,
+``ChannelServer``, ``AgoraishError``.
 
 Threads
 -------
@@ -6,6 +7,9 @@ Every method may be called from any thread; the library releases no lock the
 caller holds and ctypes releases the GIL during each call. Event callbacks
 (``EventHandler.on_*``) run on the engine's own event thread, one at a time,
 in the order the events happened, never on the thread that made the call.
+A media player's source observer and a media recorder's observer run there
+too; a media player's canvas and frame observers run on the player's own
+thread (``agoraish-mp<n>``).
 
 Lifetime
 --------
@@ -27,6 +31,14 @@ until the engine is released, also after the connection was left (its last
 events arrive after ``leave_channel`` returns). The render sinks of a left
 connection are dropped at once and their callback objects kept for the life
 of the process (the connection's video thread ends on its own).
+
+A ``MediaPlayer`` or ``MediaRecorder`` (``RtcEngine.create_media_player``,
+``RtcEngine.create_media_recorder``) holds its engine, which owns the C
+player or recorder: ``destroy()`` or the engine's release frees it, garbage
+collection of the Python object does not. The engine keeps a player's
+observers and canvas until the player is destroyed (after which the library
+calls none of them), and a recorder's observers until the engine is
+released (its last events may arrive after ``destroy()`` returns).
 
 A ``ChannelServer`` (the embedded channel server) owns its C server and has
 no callbacks; ``release()`` or garbage collection stops and frees it, and the
@@ -93,6 +105,15 @@ from ._abi import (  # the enums of the header, generated with their documentati
     CameraCapturerOutputPreference,
     AudioTrackType,
     VideoFrameType,
+    MediaPlayerState,
+    MediaPlayerReason,
+    MediaPlayerEvent,
+    MediaStreamType,
+    AudioMixingState,
+    AudioMixingReason,
+    RecorderState,
+    RecorderReason,
+    MediaRecorderStreamType,
 )
 
 __all__ = [
@@ -102,6 +123,8 @@ __all__ = [
     "AudioFrame",
     "AudioFrameObserver",
     "AudioFramePosition",
+    "AudioMixingReason",
+    "AudioMixingState",
     "AudioProfile",
     "AudioRecordingPosition",
     "AudioRecordingQuality",
@@ -136,13 +159,27 @@ __all__ = [
     "LogFilter",
     "LogLevel",
     "MediaDeviceType",
+    "MediaPlayer",
+    "MediaPlayerEvent",
+    "MediaPlayerReason",
+    "MediaPlayerSourceObserver",
+    "MediaPlayerState",
+    "MediaRecorder",
+    "MediaRecorderConfiguration",
+    "MediaRecorderObserver",
+    "MediaRecorderStreamType",
+    "MediaStreamType",
     "MetadataObserver",
     "MetadataType",
     "OrientationMode",
     "PacketObserver",
+    "PlayerStreamInfo",
     "PriorityType",
     "QualityType",
     "RawAudioFrameOpMode",
+    "RecorderInfo",
+    "RecorderReason",
+    "RecorderState",
     "Rectangle",
     "RemoteAudioState",
     "RemoteAudioStateReason",
@@ -645,7 +682,9 @@ class ChannelMediaOptions:
     replaces it; and one video track: the camera (or external video source,
     the engine's own connection only), a custom video track
     (``RtcEngine.create_custom_video_track``) or a custom encoded video track
-    (``RtcEngine.create_custom_encoded_video_track``).
+    (``RtcEngine.create_custom_encoded_video_track``). A media player
+    (``RtcEngine.create_media_player``) can stand for either: its audio as
+    the audio track, its pictures as the video track.
 
     Attributes:
         publish_microphone_track: publish the microphone (unless a custom
@@ -678,6 +717,18 @@ class ChannelMediaOptions:
         channel_profile: a ``ChannelProfile``; before joining only (-5 in a channel).
         token: for a join, the token used when the join's own token is None
             or ""; for an update, renews the connection's token.
+        publish_media_player_audio_track: True publishes the audio of the
+            media player `publish_media_player_id` (which must then be set,
+            or have been set earlier) as the connection's audio track,
+            instead of the microphone or a custom audio track (one audio
+            track per connection: to send music with the microphone use
+            ``RtcEngine.start_audio_mixing``); False stops.
+        publish_media_player_video_track: True publishes the pictures of the
+            media player `publish_media_player_id` as the connection's video
+            track (the engine encodes them with its encoder configuration);
+            the camera or a custom video track at once is -2; False stops.
+        publish_media_player_id: the media player whose tracks are published:
+            a ``MediaPlayer.id``.
     """
 
     publish_microphone_track: Optional[bool] = None
@@ -693,6 +744,9 @@ class ChannelMediaOptions:
     client_role_type: Optional[int] = None
     channel_profile: Optional[int] = None
     token: Optional[str] = None
+    publish_media_player_audio_track: Optional[bool] = None
+    publish_media_player_video_track: Optional[bool] = None
+    publish_media_player_id: Optional[int] = None
 
 
 @dataclasses.dataclass
@@ -722,6 +776,92 @@ class EncodedVideoFrameInfo:
     rotation: int = 0
     capture_time_ms: Optional[int] = None
     uid: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayerStreamInfo:
+    """One stream of the source a ``MediaPlayer`` opened (Agora's
+    PlayerStreamInfo; ``agoraish_player_stream_info``), from
+    ``MediaPlayer.get_stream_info``.
+
+    Attributes:
+        stream_index: the index in the container (what
+            ``MediaPlayer.select_audio_track`` takes).
+        stream_type: a ``MediaStreamType`` (a plain int for a value the
+            header does not list).
+        codec_name: FFmpeg's name of the codec ("h264", "vp8", "aac", "opus", ...).
+        language: the language tag, "" when none.
+        video_frame_rate: frames per second (video).
+        video_bit_rate: Kbps, 0 when unknown (video).
+        video_width, video_height: the picture size (video).
+        video_rotation: always 0.
+        audio_sample_rate: Hz (audio).
+        audio_channels: channels (audio).
+        audio_bits_per_sample: 0 for compressed audio.
+        duration: ms, 0 when unknown.
+    """
+
+    stream_index: int = 0
+    stream_type: int = MediaStreamType.UNKNOWN
+    codec_name: str = ""
+    language: str = ""
+    video_frame_rate: int = 0
+    video_bit_rate: int = 0
+    video_width: int = 0
+    video_height: int = 0
+    video_rotation: int = 0
+    audio_sample_rate: int = 0
+    audio_channels: int = 0
+    audio_bits_per_sample: int = 0
+    duration: int = 0
+
+
+@dataclasses.dataclass
+class MediaRecorderConfiguration:
+    """How a ``MediaRecorder`` records (Agora's MediaRecorderConfiguration;
+    ``agoraish_media_recorder_configuration``), for ``MediaRecorder.start_recording``.
+
+    Attributes:
+        storage_path: the file to write (MP4); its directory must exist.
+        container_format: 1, MP4 (the only container; others are -4).
+        stream_type: a ``MediaRecorderStreamType``: AUDIO, VIDEO or BOTH (3).
+        max_duration_ms: the longest recording; when it is reached the
+            recording stops (``RecorderState.STOP`` with
+            ``RecorderReason.OVER_MAX_DURATION``).
+        recorder_info_update_interval: ``on_recorder_info_updated`` every this
+            many ms while recording: 0 never, else 1000..10000.
+        width, height: the video size, 16..4096 and even; pictures of another
+            size are scaled into it (letterboxed, aspect kept).
+        fps: frames per second written, 1..60.
+        sample_rate: 16000, 32000, 44100 or 48000.
+        channel_num: audio channels, 1 or 2.
+    """
+
+    storage_path: StrPath = ""
+    container_format: int = 1
+    stream_type: int = MediaRecorderStreamType.BOTH
+    max_duration_ms: int = 120000
+    recorder_info_update_interval: int = 0
+    width: int = 1280
+    height: int = 720
+    fps: int = 30
+    sample_rate: int = 48000
+    channel_num: int = 1
+
+
+class RecorderInfo(NamedTuple):
+    """What a ``MediaRecorder`` has recorded so far (Agora's RecorderInfo;
+    ``agoraish_recorder_info``), from ``MediaRecorderObserver.on_recorder_info_updated``.
+
+    Attributes:
+        file_name: the file's path.
+        duration_ms: the length recorded, in ms.
+        file_size: the file's size in bytes.
+    """
+
+    file_name: str
+    duration_ms: int
+    file_size: int
 
 
 # --------------------------------------------------------------------------
@@ -819,6 +959,13 @@ def _read_string(call: Callable[[Any, Any], int], operation: str) -> str:
     return ""  # unreachable: an answer of 0 to a size query would need an empty buffer
 
 
+def _nonnegative(rc: int, operation: str) -> int:
+    """The value of a call that returns a value (>= 0) or a negated error code."""
+    if rc < 0:
+        raise _library_error(rc, operation)
+    return rc
+
+
 # --------------------------------------------------------------------------
 # Argument conversion: Python values that C cannot represent are -2 here
 # --------------------------------------------------------------------------
@@ -831,6 +978,16 @@ def _c_int(value: int, name: str) -> int:
         raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
     if not -(2**31) <= v < 2**31:
         raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"{name} {v} does not fit a C int")
+    return v
+
+
+def _c_int64(value: int, name: str) -> int:
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}") from None
+    if not -(2**63) <= v < 2**63:
+        raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"{name} {v} does not fit a C int64_t")
     return v
 
 
@@ -897,9 +1054,10 @@ def _ref(raw: Optional[Any]) -> Optional[Any]:
 #: (each with its ``has_`` flag), in header order.
 _MEDIA_OPTION_FLAGS = ("publish_microphone_track", "publish_camera_track", "publish_custom_audio_track",
                        "publish_custom_video_track", "publish_encoded_video_track",
-                       "auto_subscribe_audio", "auto_subscribe_video", "enable_audio_recording_or_playout")
+                       "auto_subscribe_audio", "auto_subscribe_video", "enable_audio_recording_or_playout",
+                       "publish_media_player_audio_track", "publish_media_player_video_track")
 _MEDIA_OPTION_INTS = ("publish_custom_audio_track_id", "custom_video_track_id", "client_role_type",
-                      "channel_profile")
+                      "channel_profile", "publish_media_player_id")
 
 
 def _c_media_options(options: Optional["ChannelMediaOptions"]) -> Optional[Any]:
@@ -1263,6 +1421,22 @@ class EventHandler:
 
     def on_audio_metadata_received(self, uid: int, metadata: bytes) -> None:
         """Audio metadata `uid` sent with ``send_audio_metadata`` (onAudioMetadataReceived); a copy."""
+
+    def on_audio_mixing_state_changed(self, state: AudioMixingState, reason: AudioMixingReason) -> None:
+        """The music of ``start_audio_mixing`` changed state (onAudioMixingStateChanged).
+
+        PLAYING with OK once the file opened, FAILED with CAN_NOT_OPEN when it
+        cannot be (or TOO_FREQUENT_CALL); PLAYING with ONE_LOOP_COMPLETED when
+        one of several plays ended; STOPPED with ALL_LOOPS_COMPLETED at the
+        natural end, STOPPED_BY_USER after ``stop_audio_mixing``; PAUSED with
+        PAUSED_BY_USER and PLAYING with RESUMED_BY_USER. A value the header
+        does not list arrives as a plain int.
+        """
+
+    def on_audio_effect_finished(self, sound_id: int) -> None:
+        """The effect `sound_id` of ``play_effect`` played all its loops
+        (onAudioEffectFinished); not called for an effect stopped or one whose
+        file could not be opened."""
 
 
 class EventHandlerEx:
@@ -1691,6 +1865,10 @@ _CONVERSIONS: Dict[str, Callable[..., tuple]] = {
         int(cached),
     ),
     "on_encryption_error": lambda error_type: (_enum_or_int(EncryptionErrorType, error_type),),
+    "on_audio_mixing_state_changed": lambda state, reason: (
+        _enum_or_int(AudioMixingState, state),
+        _enum_or_int(AudioMixingReason, reason),
+    ),
 }
 
 
@@ -1977,7 +2155,9 @@ class AudioFrame:
     own buffer: no copy is made, and in the write modes of the observer's
     position what is written into it is what the engine sends or plays.
     ``bytes()`` copies the samples; ``numpy()`` is an int16 array over the
-    same memory (numpy must be installed).
+    same memory (numpy must be installed). The frames of a media player's
+    audio observer (``MediaPlayer.register_audio_frame_observer``) are
+    read-only: their ``buffer`` and ``numpy()`` cannot be written.
 
     Lifetime: the frame, its ``buffer`` and any view made from them are valid
     only during the callback that received them. Afterwards ``buffer``,
@@ -1997,7 +2177,7 @@ class AudioFrame:
         "_valid",
     )
 
-    def __init__(self, raw: Any) -> None:
+    def __init__(self, raw: Any, writable: bool = True) -> None:
         self.type = int(raw.type)
         self.samples_per_channel = int(raw.samples_per_channel)
         self.bytes_per_sample = int(raw.bytes_per_sample)
@@ -2012,7 +2192,8 @@ class AudioFrame:
         else:
             base = memoryview(bytearray())
         self._base = base
-        self._view = base.cast("B").cast("h")
+        view = base.cast("B").cast("h")
+        self._view = view if writable else view.toreadonly()
         self._valid = True
 
     def _check(self) -> None:
@@ -2031,9 +2212,9 @@ class AudioFrame:
         return self._view.tobytes()
 
     def numpy(self) -> Any:
-        """The samples as a one-dimensional, writable numpy int16 array over the
+        """The samples as a one-dimensional numpy int16 array over the
         library's buffer (interleaved; ``reshape(-1, channels)`` for one column
-        per channel).
+        per channel); writable exactly when ``buffer`` is.
 
         Raises:
             ModuleNotFoundError: numpy is not installed.
@@ -2243,9 +2424,23 @@ def _in_video_sink() -> bool:
     return getattr(_THREAD_STATE, "video_depth", 0) > 0
 
 
+def _alpha_plane(raw: Any, width: int, height: int) -> Optional[bytes]:
+    """A packed copy of the ``alpha_buffer`` of an ``agoraish_video_frame``
+    (``width * height`` bytes), or None when it has none."""
+    address = ctypes.cast(raw.alpha_buffer, ctypes.c_void_p).value
+    stride = int(raw.alpha_stride)
+    if not address or width <= 0 or height <= 0 or stride < width:
+        return None
+    if stride == width:
+        return ctypes.string_at(address, width * height)
+    return b"".join(ctypes.string_at(address + row * stride, width) for row in range(height))
+
+
 class VideoFrame:
     """An I420 picture (Agora's VideoFrame; ``agoraish_video_frame``) handed to
-    a render sink (read-only planes) or to a ``VideoFrameObserver`` (writable planes).
+    a render sink (read-only planes), to a ``VideoFrameObserver`` (writable
+    planes), or to a media player's canvas and video frame observer
+    (read-only planes; ``MediaPlayer.set_view``).
 
     Attributes:
         uid: the remote user the picture comes from; 0 for a local picture
@@ -2258,6 +2453,11 @@ class VideoFrame:
             picture was decoded or a local one captured; for capture and
             pre-encode observers the timestamp pushed with the picture.
         writable: whether the planes may be written (observer callbacks).
+        alpha: the picture's alpha plane as ``bytes`` (``width * height``,
+            rows packed, 0 transparent .. 255 opaque), copied, or None: a
+            media player's pictures of a source with alpha (WebM VP8/VP9)
+            and local pictures pushed with one (``push_external_video_frame``'s
+            `alpha`) have one. It stays valid after the call.
 
     ``y``, ``u`` and ``v`` are ``memoryview`` objects (format ``'B'``) over
     the library's own planes, without a copy: row ``r`` of a plane starts at
@@ -2288,6 +2488,7 @@ class VideoFrame:
         "rotation",
         "render_time_ms",
         "writable",
+        "alpha",
         "_views",
         "_planes",
         "_valid",
@@ -2304,6 +2505,7 @@ class VideoFrame:
         self.v_stride = int(raw.v_stride)
         self.rotation = int(raw.rotation)
         self.render_time_ms = int(raw.render_time_ms)
+        self.alpha = _alpha_plane(raw, self.width, self.height)
         self._views: List[memoryview] = []
         planes = []
         for pointer, stride, (rows, cols) in zip(
@@ -2404,7 +2606,8 @@ class VideoFrame:
     def __repr__(self) -> str:
         return (
             f"<agoraish.VideoFrame uid={self.uid} {self.width}x{self.height} "
-            f"strides={self.strides} t={self.render_time_ms} ms{' writable' if self.writable else ''}>"
+            f"strides={self.strides} t={self.render_time_ms} ms{' writable' if self.writable else ''}"
+            f"{' alpha' if self.alpha is not None else ''}>"
         )
 
 
@@ -2932,7 +3135,8 @@ def _check_plane(view: Optional[memoryview], name: str, stride: int, rows: int, 
 
 def _external_video_frame(width: int, height: int, y: Any, u: Any, v: Any, format: int, y_stride: Optional[int],
                           u_stride: Optional[int], v_stride: Optional[int], timestamp: Optional[int], rotation: int,
-                          operation: str) -> Tuple[Any, List[Any]]:
+                          operation: str, alpha: Any = None,
+                          alpha_stride: Optional[int] = None) -> Tuple[Any, List[Any]]:
     """The ``agoraish_external_video_frame`` of ``RtcEngine.push_external_video_frame``'s
     arguments (see there), and the buffers its plane pointers point into: keep
     them referenced until the push has returned. Raises what the push
@@ -3007,6 +3211,17 @@ def _external_video_frame(width: int, height: int, y: Any, u: Any, v: Any, forma
         raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"timestamp {stamp} does not fit int64_t")
     frame.timestamp = stamp
     frame.rotation = _c_int(rotation, "rotation")
+    if alpha is not None:
+        alpha_view, alpha_row = _plane_view(alpha, "alpha")
+        if alpha_stride is not None:
+            stride = _c_int(alpha_stride, "alpha_stride")
+        else:
+            stride = _c_int(alpha_row, "alpha_stride") if alpha_row is not None else width
+        _check_plane(alpha_view, "alpha", stride, height, width, operation)
+        holder, address = _plane_pointer(alpha_view)
+        holders.append(holder)
+        frame.alpha_buffer = address
+        frame.alpha_stride = stride
     return frame, holders
 
 
@@ -3286,6 +3501,320 @@ class _PacketKeepalive:
 
 
 # --------------------------------------------------------------------------
+# Media players and media recorders: observers and their plumbing (ABI 0.13)
+# --------------------------------------------------------------------------
+
+
+def _in_player_callback() -> bool:
+    """Whether this thread is inside a media player's canvas or frame observer
+    callback (of any player): they run on the player's thread (``agoraish-mp<n>``)."""
+    return getattr(_THREAD_STATE, "player_depth", 0) > 0
+
+
+def _callback_ctype(struct: str, field: str) -> Any:
+    """The CFUNCTYPE of callback `field` of the C struct `struct` (generated from the header)."""
+    return next(ctype for name, ctype, _ in _ffi.CALLBACKS[struct] if name == field)
+
+
+class MediaPlayerSourceObserver:
+    """Receives the events of one media player (Agora's IMediaPlayerSourceObserver);
+    register it with ``MediaPlayer.register_player_source_observer``.
+
+    Subclass it and override the callbacks you need; only overridden methods
+    are installed in the C observer. A value the header does not list
+    arrives as a plain int instead of an enum member.
+
+    Thread: every callback runs on the engine's event thread, one at a time,
+    in order with the engine's other events. A callback may call any method
+    of the player or of the engine, except ``RtcEngine.release()`` of that
+    same engine (-5). An exception raised by a callback is reported through
+    ``sys.unraisablehook`` and does not reach the library.
+    """
+
+    def on_player_source_state_changed(self, state: MediaPlayerState, reason: MediaPlayerReason) -> None:
+        """The player's state changed (onPlayerSourceStateChanged).
+
+        ``open`` gives OPENING at once, then OPEN_COMPLETED, or FAILED with a
+        reason: URL_NOT_FOUND (a missing file, a refused connection, HTTP
+        404), INVALID_MEDIA_SOURCE (not a media file), CODEC_NOT_SUPPORTED,
+        UNKNOWN_STREAM_TYPE (no audio or video stream) or INTERRUPTED (a read
+        timed out). ``play`` gives PLAYING, ``pause`` PAUSED, ``stop``
+        STOPPED; the end of the source PLAYBACK_COMPLETED, then
+        PLAYBACK_ALL_LOOPS_COMPLETED after the last loop.
+        """
+
+    def on_position_changed(self, position_ms: int, timestamp_ms: int) -> None:
+        """The playing position (onPositionChanged), every second while
+        playing; `timestamp_ms` is on the engine's monotonic clock."""
+
+    def on_player_event(self, event: MediaPlayerEvent, elapsed_time: int, message: str) -> None:
+        """An event of the player (onPlayerEvent): `elapsed_time` is the
+        position in ms, `message` "" or a text. A seek gives SEEK_BEGIN, then
+        SEEK_COMPLETE (or SEEK_ERROR for a source that cannot seek)."""
+
+    def on_play_buffer_updated(self, play_cached_buffer: int) -> None:
+        """Ms of audio decoded ahead of the position (onPlayBufferUpdated), every second while playing."""
+
+    def on_completed(self) -> None:
+        """The last loop ended (onCompleted)."""
+
+
+class MediaRecorderObserver:
+    """Receives the events of one media recorder (Agora's IMediaRecorderObserver);
+    set it with ``MediaRecorder.set_media_recorder_observer``.
+
+    Subclass it and override the callbacks you need; only overridden methods
+    are installed in the C observer. A value the header does not list
+    arrives as a plain int instead of an enum member.
+
+    Thread: every callback runs on the engine's event thread, one at a time,
+    in order with the engine's other events; the rules of
+    ``MediaPlayerSourceObserver`` apply, except that
+    ``MediaRecorder.stop_recording`` must not be called from a callback.
+    """
+
+    def on_recorder_state_changed(self, channel_id: str, uid: int, state: RecorderState,
+                                  reason: RecorderReason) -> None:
+        """The recorder of `uid` in `channel_id` changed state (onRecorderStateChanged).
+
+        ``start_recording`` gives START (or ERROR with WRITE_FAILED when the
+        file cannot be written); ``stop_recording`` gives STOP, or ERROR with
+        NO_STREAM when nothing arrived to record (the empty file is removed);
+        reaching ``max_duration_ms`` gives STOP with OVER_MAX_DURATION.
+        (CONFIG_CHANGED, Agora's value, is not reported: pictures of another
+        size are letterboxed and recording goes on.)
+        """
+
+    def on_recorder_info_updated(self, channel_id: str, uid: int, info: RecorderInfo) -> None:
+        """What has been recorded so far (onRecorderInfoUpdated), every
+        ``recorder_info_update_interval`` ms while recording."""
+
+
+def _recorder_info(pointer: Any) -> RecorderInfo:
+    """Copies a ``const agoraish_recorder_info *``; fields past its ``struct_size`` read as empty."""
+    if not pointer:
+        return RecorderInfo("", 0, 0)
+    raw = pointer.contents
+    size = raw.struct_size
+
+    def present(name: str) -> bool:
+        descriptor = getattr(_ffi.RecorderInfo, name)
+        return bool(descriptor.offset + descriptor.size <= size)
+
+    return RecorderInfo(
+        _text(raw.file_name) if present("file_name") else "",
+        int(raw.duration_ms) if present("duration_ms") else 0,
+        int(raw.file_size) if present("file_size") else 0,
+    )
+
+
+#: How the C arguments of a player's and a recorder's callbacks (after the
+#: engine, user_data and the player's or recorder's id) become the method's.
+_MEDIA_CONVERSIONS: Dict[str, Callable[..., tuple]] = {
+    "on_player_source_state_changed": lambda state, reason: (
+        _enum_or_int(MediaPlayerState, state),
+        _enum_or_int(MediaPlayerReason, reason),
+    ),
+    "on_player_event": lambda event, elapsed_time, message: (
+        _enum_or_int(MediaPlayerEvent, event),
+        int(elapsed_time),
+        _text(message),
+    ),
+    "on_recorder_state_changed": lambda channel_id, uid, state, reason: (
+        _text(channel_id),
+        int(uid),
+        _enum_or_int(RecorderState, state),
+        _enum_or_int(RecorderReason, reason),
+    ),
+    "on_recorder_info_updated": lambda channel_id, uid, info: (_text(channel_id), int(uid), _recorder_info(info)),
+}
+
+
+def _media_callbacks(struct: str) -> Tuple[_CallbackSpec, ...]:
+    """The callbacks of a player's or recorder's C observer, in header order,
+    with the conversion of their arguments after the id."""
+    return tuple(
+        _CallbackSpec(name, ctype, _MEDIA_CONVERSIONS.get(name) or _default_conversion(ctype, skip=3))
+        for name, ctype, _ in _ffi.CALLBACKS[struct]
+    )
+
+
+_PLAYER_SOURCE_CALLBACKS = _media_callbacks("agoraish_media_player_observer")
+_RECORDER_CALLBACKS = _media_callbacks("agoraish_media_recorder_observer")
+_PLAYER_SOURCE_NAMES = frozenset(spec.name for spec in _PLAYER_SOURCE_CALLBACKS)
+_RECORDER_NAMES = frozenset(spec.name for spec in _RECORDER_CALLBACKS)
+_WARNED_PLAYER_CLASSES: "weakref.WeakSet[type]" = weakref.WeakSet()
+_WARNED_RECORDER_CLASSES: "weakref.WeakSet[type]" = weakref.WeakSet()
+
+
+def _make_media_event_thunk(cell: _HandlerCell, spec: _CallbackSpec) -> Any:
+    """The thunk of an observer callback that runs on the event thread and
+    whose first C argument after user_data is the player's or recorder's id
+    (which the Python method does not receive: the observer is per object)."""
+
+    def thunk(_engine: Optional[int], _user_data: Optional[int], _object_id: int, *args: Any) -> None:
+        handler = cell.handler
+        if handler is None:
+            return
+        previous = getattr(_THREAD_STATE, "engine", None)
+        _THREAD_STATE.engine = _engine
+        try:
+            getattr(handler, spec.name)(*spec.convert(*args))
+        except BaseException as error:
+            _report_callback_exception(error, spec.name, handler)
+        finally:
+            _THREAD_STATE.engine = previous
+
+    return spec.ctype(thunk)
+
+
+class _TableKeepalive:
+    """What the library points at for one observer or canvas of a media
+    player or recorder: the thunks and the C struct (the library copies the
+    struct, not the functions it points at)."""
+
+    __slots__ = ("cell", "thunks", "table")
+
+    def __init__(self, handler: object, table: Any) -> None:
+        self.cell = _HandlerCell(handler)
+        self.thunks: List[Any] = []
+        self.table = table
+        table.struct_size = ctypes.sizeof(type(table))
+        table.user_data = None
+
+    def install(self, name: str, thunk: Any) -> None:
+        self.thunks.append(thunk)
+        setattr(self.table, name, thunk)
+
+    def drop_handler(self) -> None:
+        self.cell.handler = None
+
+
+def _observer_keepalive(observer: object, table: Any, specs: Tuple[_CallbackSpec, ...], base: type,
+                        names: "frozenset[str]", warned: "weakref.WeakSet[type]") -> _TableKeepalive:
+    """The keepalive of a player source observer or a recorder observer: a
+    thunk for each method `observer` overrides (of `base`)."""
+    keep = _TableKeepalive(observer, table)
+    _warn_unknown_callbacks(observer, names, warned)
+    for spec in specs:
+        if _overrides(observer, spec.name, base):
+            keep.install(spec.name, _make_media_event_thunk(keep.cell, spec))
+    return keep
+
+
+def _make_player_frame_thunk(cell: _HandlerCell, ctype: Any, label: str, make_frame: Callable[[int, Any], Any],
+                             with_uid: bool) -> Any:
+    """The thunk of a player's canvas (``on_frame(uid, frame)``) or frame
+    observer (``callback(frame)``), on the player's thread: the frame is made
+    by `make_frame` from the C argument before it (uid or player id) and the
+    C frame, and invalidated when the call returns."""
+
+    def thunk(_engine: Optional[int], _user_data: Optional[int], first: int, pointer: Any) -> None:
+        function = cell.handler
+        if function is None or not pointer:
+            return
+        depth = getattr(_THREAD_STATE, "player_depth", 0)
+        _THREAD_STATE.player_depth = depth + 1
+        frame: Any = None
+        try:
+            frame = make_frame(int(first), pointer.contents)
+            if with_uid:
+                function(int(first), frame)  # type: ignore[operator]
+            else:
+                function(frame)  # type: ignore[operator]
+        except BaseException as error:
+            _report_callback_exception(error, label, function)
+        finally:
+            if frame is not None:
+                frame._invalidate()
+            _THREAD_STATE.player_depth = depth
+
+    return ctype(thunk)
+
+
+def _frame_callback_keepalive(kind: str, function: Callable[..., Any], render_mode: int = 0, mirror_mode: int = 0,
+                              view_width: int = 0, view_height: int = 0) -> _TableKeepalive:
+    """The keepalive of a player's canvas (`kind` "view"), audio frame
+    observer ("audio") or video frame observer ("video") calling `function`."""
+    if kind == "view":
+        keep = _TableKeepalive(function, _ffi.VideoCanvas())
+        keep.table.uid = 0
+        keep.table.render_mode = render_mode
+        keep.table.mirror_mode = mirror_mode
+        keep.table.view_width = view_width
+        keep.table.view_height = view_height
+        ctype = _callback_ctype("agoraish_video_canvas", "on_frame")
+        keep.install("on_frame", _make_player_frame_thunk(
+            keep.cell, ctype, "MediaPlayer.set_view on_frame", lambda uid, raw: VideoFrame(uid, raw), True))
+    elif kind == "audio":
+        keep = _TableKeepalive(function, _ffi.MediaPlayerAudioFrameObserverTable())
+        ctype = _callback_ctype("agoraish_media_player_audio_frame_observer", "on_frame")
+        keep.install("on_frame", _make_player_frame_thunk(
+            keep.cell, ctype, "MediaPlayer audio frame observer", lambda _id, raw: AudioFrame(raw, writable=False),
+            False))
+    else:
+        keep = _TableKeepalive(function, _ffi.MediaPlayerVideoFrameObserverTable())
+        ctype = _callback_ctype("agoraish_media_player_video_frame_observer", "on_frame")
+        keep.install("on_frame", _make_player_frame_thunk(
+            keep.cell, ctype, "MediaPlayer video frame observer", lambda _id, raw: VideoFrame(0, raw), False))
+    return keep
+
+
+class _PlayerCallbacks:
+    """The observers and canvas of one media player that the library may call.
+
+    ``current`` holds the registered one of each kind ("source", "audio",
+    "video", "view"); ``kept`` every one registered since the player was
+    created, replaced ones included: the library does not say that a
+    registration waits for a callback of the one it replaces, but it does say
+    that after ``agoraish_engine_destroy_media_player`` returns no callback
+    of the player runs (unless destroyed from one of them). So everything is
+    kept until the player is destroyed from outside its callbacks (then
+    dropped), or for the life of the process otherwise.
+    """
+
+    __slots__ = ("_call_lock", "_state_lock", "current", "kept")
+
+    def __init__(self) -> None:
+        self._call_lock = threading.Lock()  # serializes registrations made outside callbacks
+        self._state_lock = threading.Lock()  # guards the fields below; never held across a C call
+        self.current: Dict[str, _TableKeepalive] = {}
+        self.kept: List[_TableKeepalive] = []
+
+    def _swap(self, kind: str, keep: Optional[_TableKeepalive]) -> None:
+        with self._state_lock:
+            old = self.current.pop(kind, None)
+            if old is not None:
+                old.drop_handler()  # the user's callable is dropped at once; its thunks do nothing
+            if keep is not None:
+                self.current[kind] = keep
+                self.kept.append(keep)
+
+    def register(self, kind: str, call: Callable[[Optional[Any]], int], keep: Optional[_TableKeepalive]) -> int:
+        """Calls the C registration `call` with `keep`'s struct (NULL for None);
+        on success `keep` replaces the current one of `kind`."""
+        table = ctypes.byref(keep.table) if keep is not None else None
+        if _in_player_callback() or _in_event_callback():
+            # Holding _call_lock here could deadlock with a call that waits in
+            # the library for this very callback to finish.
+            rc = call(table)
+            if rc == 0:
+                self._swap(kind, keep)
+            return rc
+        with self._call_lock:
+            rc = call(table)
+            if rc == 0:
+                self._swap(kind, keep)
+        return rc
+
+    def drop_handler(self) -> None:
+        with self._state_lock:
+            kept = list(self.kept)
+        for keep in kept:
+            keep.drop_handler()
+
+
+# --------------------------------------------------------------------------
 # The engine
 # --------------------------------------------------------------------------
 
@@ -3346,6 +3875,15 @@ class RtcEngine:
         self._ex_keepalives: List[_ExKeepalive] = []
         self._ex_sinks: Dict[RtcConnection, _SinkRegistry] = {}
         self._ex_joins_in_flight = 0
+        # Media players and recorders (ABI 0.13), guarded by _media_lock: the
+        # callbacks of each player by id (until it is destroyed), the
+        # MediaPlayer and MediaRecorder objects by id (weakly, to mark them
+        # destroyed), and the recorders' observers (kept until release).
+        self._media_lock = threading.Lock()
+        self._player_callbacks: Dict[int, _PlayerCallbacks] = {}
+        self._players: "weakref.WeakValueDictionary[int, MediaPlayer]" = weakref.WeakValueDictionary()
+        self._recorders: "weakref.WeakValueDictionary[int, MediaRecorder]" = weakref.WeakValueDictionary()
+        self._recorder_keepalives: List[_TableKeepalive] = []
 
         area = operator.index(area_code)
         if -(2**31) <= area < 0:
@@ -3408,9 +3946,11 @@ class RtcEngine:
                 (see the module docstring).
 
         Render sinks (``setup_remote_video``, ``setup_local_video``), the
-        video frame observer and the encoded frame observer are removed first. The callback objects of the
+        video frame observer and the encoded frame observer are removed first, and the media players
+        (``create_media_player``) are destroyed. The callback objects of the
         metadata and packet observers (see ``register_media_metadata_observer``)
         are kept for the life of the process; their observers are dropped.
+        A ``MediaPlayer`` or ``MediaRecorder`` of the engine answers -7 afterwards.
 
         Raises:
             AgoraishError: -5 when called from one of this engine's own
@@ -3427,6 +3967,7 @@ class RtcEngine:
             self._releases_in_flight += 1
         rc = -_ffi.AGORAISH_ERR_FAILED
         video_detached = observer_detached = encoded_detached = connection_sinks_detached = False
+        players_detached = False
         # From inside an event callback (of another engine: this one's is
         # refused) the library does not wait for this engine's threads.
         waits = sync and not _in_event_callback()
@@ -3436,6 +3977,7 @@ class RtcEngine:
             observer_detached = self._detach_video_frame_observer()
             encoded_detached = self._detach_video_frame_observer("_encoded_observers")
             connection_sinks_detached = self._detach_connection_sinks()
+            players_detached = self._detach_media_players()
             rc = _ffi.agoraish_engine_release(self.handle, 1 if sync else 0)
         finally:
             with self._lock:
@@ -3452,6 +3994,7 @@ class RtcEngine:
             self._retire_video_frame_observers(encoded_detached, "_encoded_observers")
             self._retire_data_observers()
             self._retire_connections(connection_sinks_detached, waits and not overlapped)
+            self._retire_media(players_detached, waits and not overlapped)
         if keepalive is not None:
             _LIVE.discard(self)
             if waits and not overlapped:
@@ -3601,6 +4144,58 @@ class RtcEngine:
                 else:
                     _keep_forever(sink)
 
+    def _detach_media_players(self) -> bool:
+        """Before release: destroys the media players, which waits for their
+        callbacks in progress, and drops their callbacks. True when the library
+        can call none of their thunks any more (also when there were none);
+        False when that cannot be known (called from inside a player's, a
+        render sink's or an audio observer's callback, or from this engine's
+        event thread, where the library does not wait or release is refused);
+        nothing is destroyed then."""
+        lock = getattr(self, "_media_lock", None)
+        if lock is None:
+            return True
+        with lock:
+            ids = list(self._player_callbacks)
+        if not ids:
+            return True
+        if _in_video_sink() or _in_observer_callback() or _in_player_callback() or _on_event_thread_of(self.handle):
+            return False
+        try:
+            for player_id in ids:
+                rc = _ffi.agoraish_engine_destroy_media_player(self.handle, player_id)
+                if rc not in (0, -_ffi.AGORAISH_ERR_INVALID_ARGUMENT):  # -2: destroyed meanwhile
+                    return False
+                with lock:
+                    callbacks = self._player_callbacks.pop(player_id, None)
+                if callbacks is not None:
+                    callbacks.drop_handler()
+            return True
+        except BaseException:
+            return False
+
+    def _retire_media(self, players_detached: bool, waited: bool) -> None:
+        """After a release: drops the callbacks of the media players and
+        recorders, keeping their thunks for the life of the process unless
+        `players_detached` proved the players' unused, or, for the recorders'
+        observers (event thread only), the release `waited` for the event thread."""
+        lock = getattr(self, "_media_lock", None)
+        if lock is None:
+            return
+        with lock:
+            players, self._player_callbacks = list(self._player_callbacks.values()), {}
+            recorders, self._recorder_keepalives = self._recorder_keepalives, []
+        for callbacks in players:
+            if players_detached:
+                callbacks.drop_handler()
+            else:
+                _keep_forever(callbacks)
+        for keep in recorders:
+            if waited:
+                keep.drop_handler()
+            else:
+                _keep_forever(keep)
+
     def __del__(self) -> None:
         keepalive = getattr(self, "_keepalive", None)
         handle = getattr(self, "_handle", None)
@@ -3612,6 +4207,7 @@ class RtcEngine:
             observer_detached = self._detach_video_frame_observer()
             encoded_detached = self._detach_video_frame_observer("_encoded_observers")
             connection_sinks_detached = self._detach_connection_sinks()
+            players_detached = self._detach_media_players()
             rc = _ffi.agoraish_engine_release(handle, 1)
             self._retire_data_observers()
             if rc == 0:
@@ -3620,8 +4216,10 @@ class RtcEngine:
                 self._retire_video_frame_observers(observer_detached)
                 self._retire_video_frame_observers(encoded_detached, "_encoded_observers")
                 self._retire_connections(connection_sinks_detached, not _in_event_callback())
+                self._retire_media(players_detached, not _in_event_callback())
             else:
                 self._retire_connections(False, False)
+                self._retire_media(False, False)
                 registry = getattr(self, "_observers", None)
                 for keep in list(registry.alive if registry is not None else ()):
                     _keep_forever(keep)
@@ -5356,6 +5954,8 @@ class RtcEngine:
         v_stride: Optional[int] = None,
         timestamp: Optional[int] = None,
         rotation: int = 0,
+        alpha: Any = None,
+        alpha_stride: Optional[int] = None,
     ) -> None:
         """Pushes one picture (Agora's pushExternalVideoFrame). With video enabled
         it is converted to I420, turned upright, observed and shown in the
@@ -5380,13 +5980,22 @@ class RtcEngine:
                 the monotonic clock.
             rotation: 0, 90, 180 or 270: the picture is turned clockwise by
                 that much before use (a 90 or 270 turn swaps width and height).
+            alpha: the picture's alpha plane (Agora's alphaBuffer): `height`
+                rows of `width` bytes, 0 transparent .. 255 opaque, as a
+                bytes-like object or a numpy uint8 array; None (the default)
+                for an opaque picture. It goes with the picture (turned,
+                mirrored and fitted with it) to the local canvas and the
+                capture and pre-encode observers (``VideoFrame.alpha``);
+                remote users receive no alpha.
+            alpha_stride: bytes per row of `alpha`; by default the row length
+                of a two-dimensional array, else `width`.
 
         Writable buffers are passed without a copy, read-only ones (bytes)
         are copied first; the library reads the planes during the call only.
 
         Raises:
             AgoraishError: -2 an unknown format, a size or stride out of range,
-                a plane shorter than its rows need, a plane the format needs
+                a plane (or `alpha`) shorter than its rows need, a plane the format needs
                 missing, or another rotation; -3 no external source (``set_external_video_source``);
                 -7 if released.
             TypeError: a plane that is not a buffer.
@@ -5394,7 +6003,7 @@ class RtcEngine:
         Thread: any (pushes are serialized).
         """
         frame, holders = _external_video_frame(width, height, y, u, v, format, y_stride, u_stride, v_stride,
-                                               timestamp, rotation, "push_external_video_frame")
+                                               timestamp, rotation, "push_external_video_frame", alpha, alpha_stride)
         rc = _ffi.agoraish_engine_push_external_video_frame(self.handle, ctypes.byref(frame))
         del holders
         _check(rc, "push_external_video_frame")
@@ -5476,6 +6085,8 @@ class RtcEngine:
         v_stride: Optional[int] = None,
         timestamp: Optional[int] = None,
         rotation: int = 0,
+        alpha: Any = None,
+        alpha_stride: Optional[int] = None,
     ) -> None:
         """Pushes one picture into a custom video track (Agora's
         pushVideoFrame(frame, videoTrackId)), for every connection that
@@ -5484,8 +6095,9 @@ class RtcEngine:
         Args:
             track_id: an id from ``create_custom_video_track``.
             width, height, y, u, v, format, y_stride, u_stride, v_stride,
-            timestamp, rotation: the picture, as ``push_external_video_frame``
-                takes it (formats, planes, strides, capture time and rotation).
+            timestamp, rotation, alpha, alpha_stride: the picture, as
+                ``push_external_video_frame`` takes it (formats, planes,
+                strides, capture time, rotation and alpha plane).
 
         Writable buffers are passed without a copy, read-only ones (bytes)
         are copied first; the library reads the planes during the call only.
@@ -5501,7 +6113,8 @@ class RtcEngine:
         """
         track = _c_int(track_id, "track_id")
         frame, holders = _external_video_frame(width, height, y, u, v, format, y_stride, u_stride, v_stride,
-                                               timestamp, rotation, "push_external_video_frame_by_id")
+                                               timestamp, rotation, "push_external_video_frame_by_id", alpha,
+                                               alpha_stride)
         rc = _ffi.agoraish_engine_push_external_video_frame_by_id(self.handle, ctypes.byref(frame), track)
         del holders
         _check(rc, "push_external_video_frame_by_id")
@@ -6157,6 +6770,538 @@ class RtcEngine:
             raise _library_error(rc, "get_connection_state")
         return _enum_or_int(ConnectionState, rc)  # type: ignore[return-value]
 
+    # -- audio mixing and audio effects (ABI 0.13) ------------------------------
+
+    def start_audio_mixing(self, file_path: StrPath, loopback: bool = False, cycle: int = 1,
+                           start_pos: int = 0) -> None:
+        """Mixes a music file or URL into the engine's audio (Agora's startAudioMixing):
+        into what the engine's own connection publishes (the microphone or
+        its custom audio track) and into local playout. A running mixing is
+        replaced. Asynchronous: ``on_audio_mixing_state_changed(PLAYING, OK)``
+        once the file opened, ``(FAILED, CAN_NOT_OPEN)`` when it cannot be.
+
+        Args:
+            file_path: a path or URL, as for ``MediaPlayer.open``.
+            loopback: True: only the local user hears the music (not published).
+            cycle: plays: 1 once, n times, -1 until stopped.
+            start_pos: ms to start at.
+
+        Raises:
+            AgoraishError: -2 an empty path, `cycle` 0 or below -1 or a
+                negative `start_pos`; -12 within 100 ms of the previous start
+                (also reported as FAILED, TOO_FREQUENT_CALL); -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_start_audio_mixing(
+            self.handle, _c_string(file_path, "file_path"), 1 if loopback else 0, _c_int(cycle, "cycle"),
+            _c_int(start_pos, "start_pos"),
+        )
+        _check(rc, "start_audio_mixing")
+
+    def stop_audio_mixing(self) -> None:
+        """Stops the music (Agora's stopAudioMixing): STOPPED, STOPPED_BY_USER.
+
+        Raises:
+            AgoraishError: -8 no mixing running (never started, or it ended
+                or failed on its own); -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_audio_mixing(self.handle), "stop_audio_mixing")
+
+    def pause_audio_mixing(self) -> None:
+        """Pauses the music (Agora's pauseAudioMixing): PAUSED, PAUSED_BY_USER.
+
+        Raises:
+            AgoraishError: -8 not playing; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_pause_audio_mixing(self.handle), "pause_audio_mixing")
+
+    def resume_audio_mixing(self) -> None:
+        """Resumes the music (Agora's resumeAudioMixing): PLAYING, RESUMED_BY_USER.
+
+        Raises:
+            AgoraishError: -8 not paused; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_resume_audio_mixing(self.handle), "resume_audio_mixing")
+
+    def adjust_audio_mixing_volume(self, volume: int) -> None:
+        """Both the local and the published volume of the music (Agora's
+        adjustAudioMixingVolume): 0..100.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_adjust_audio_mixing_volume(self.handle, _c_int(volume, "volume"))
+        _check(rc, "adjust_audio_mixing_volume")
+
+    def adjust_audio_mixing_playout_volume(self, volume: int) -> None:
+        """The music's local volume (Agora's adjustAudioMixingPlayoutVolume): 0..100.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_adjust_audio_mixing_playout_volume(self.handle, _c_int(volume, "volume"))
+        _check(rc, "adjust_audio_mixing_playout_volume")
+
+    def adjust_audio_mixing_publish_volume(self, volume: int) -> None:
+        """The music's published volume (Agora's adjustAudioMixingPublishVolume): 0..100.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_adjust_audio_mixing_publish_volume(self.handle, _c_int(volume, "volume"))
+        _check(rc, "adjust_audio_mixing_publish_volume")
+
+    def get_audio_mixing_playout_volume(self) -> int:
+        """The music's local volume, 0..100 (Agora's getAudioMixingPlayoutVolume).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        return _nonnegative(_ffi.agoraish_engine_get_audio_mixing_playout_volume(self.handle),
+                            "get_audio_mixing_playout_volume")
+
+    def get_audio_mixing_publish_volume(self) -> int:
+        """The music's published volume, 0..100 (Agora's getAudioMixingPublishVolume).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        return _nonnegative(_ffi.agoraish_engine_get_audio_mixing_publish_volume(self.handle),
+                            "get_audio_mixing_publish_volume")
+
+    def get_audio_mixing_duration(self) -> int:
+        """The music's duration in ms (Agora's getAudioMixingDuration).
+
+        Raises:
+            AgoraishError: -8 nothing opened; -7 if released.
+
+        Thread: any.
+        """
+        return _nonnegative(_ffi.agoraish_engine_get_audio_mixing_duration(self.handle), "get_audio_mixing_duration")
+
+    def get_audio_mixing_current_position(self) -> int:
+        """The music's position in ms (Agora's getAudioMixingCurrentPosition).
+
+        Raises:
+            AgoraishError: -8 nothing opened; -7 if released.
+
+        Thread: any.
+        """
+        return _nonnegative(_ffi.agoraish_engine_get_audio_mixing_current_position(self.handle),
+                            "get_audio_mixing_current_position")
+
+    def set_audio_mixing_position(self, pos_ms: int) -> None:
+        """Moves the music to `pos_ms` (Agora's setAudioMixingPosition).
+
+        Raises:
+            AgoraishError: -2 negative; -8 nothing opened; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_audio_mixing_position(self.handle, _c_int(pos_ms, "pos_ms"))
+        _check(rc, "set_audio_mixing_position")
+
+    def set_audio_mixing_pitch(self, pitch: int) -> None:
+        """The music's pitch in semitones (Agora's setAudioMixingPitch):
+        -12..12, 0 unchanged; the speed is kept (12 doubles the frequency).
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_set_audio_mixing_pitch(self.handle, _c_int(pitch, "pitch")),
+               "set_audio_mixing_pitch")
+
+    def set_audio_mixing_playback_speed(self, speed: int) -> None:
+        """The music's speed in percent (Agora's setAudioMixingPlaybackSpeed):
+        50..400, 100 normal; the pitch is kept.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_audio_mixing_playback_speed(self.handle, _c_int(speed, "speed"))
+        _check(rc, "set_audio_mixing_playback_speed")
+
+    def preload_effect(self, sound_id: int, file_path: StrPath, start_pos: int = 0) -> None:
+        """Preloads an effect (Agora's preloadEffect): the file is opened and
+        checked now; a later ``play_effect(sound_id, None, ...)`` then needs
+        no path, and starts at `start_pos` when it gives 0. Blocks until the
+        file is open (at most 10 s for a URL).
+
+        Raises:
+            AgoraishError: -2 an empty path or a negative `start_pos`; -1 the
+                file cannot be opened or decoded; -5 ``AGORAISH_MAX_AUDIO_EFFECTS``
+                (16) effects are held; -7 if released.
+
+        Thread: any (a URL not from the event thread: it would block events).
+        """
+        rc = _ffi.agoraish_engine_preload_effect(
+            self.handle, _c_int(sound_id, "sound_id"), _c_string(file_path, "file_path"),
+            _c_int(start_pos, "start_pos"),
+        )
+        _check(rc, "preload_effect")
+
+    def play_effect(
+        self,
+        sound_id: int,
+        file_path: Optional[StrPath],
+        loop_count: int = 0,
+        pitch: float = 1.0,
+        pan: float = 0.0,
+        gain: int = 100,
+        publish: bool = False,
+        start_pos: int = 0,
+    ) -> None:
+        """Plays an effect (Agora's playEffect); a sound id already playing is
+        restarted. ``on_audio_effect_finished(sound_id)`` follows when all its
+        loops have played.
+
+        Args:
+            sound_id: the host's id of the effect.
+            file_path: the file or URL; None or "": the one preloaded for the id.
+            loop_count: 0 once, 1 twice, ..., -1 until stopped.
+            pitch: the pitch factor, 0.5..2.0 (1.0 unchanged; 2.0 doubles the frequency).
+            pan: -1.0 (left) .. 0 (centre) .. 1.0 (right).
+            gain: 0..100 (100 as decoded).
+            publish: True: remote users hear it too (while the engine's own
+                connection publishes audio); False: local only.
+            start_pos: ms to start at (0 for a preloaded id: the preload's `start_pos`).
+
+        A file that fails to open ends the effect without
+        ``on_audio_effect_finished`` (the log says why).
+
+        Raises:
+            AgoraishError: -2 a value out of range, or no path for an id not
+                preloaded; -5 ``AGORAISH_MAX_AUDIO_EFFECTS`` (16) effects are
+                held; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_play_effect(
+            self.handle, _c_int(sound_id, "sound_id"), _c_string(file_path, "file_path"),
+            _c_int(loop_count, "loop_count"), float(pitch), float(pan), _c_int(gain, "gain"), 1 if publish else 0,
+            _c_int(start_pos, "start_pos"),
+        )
+        _check(rc, "play_effect")
+
+    def stop_effect(self, sound_id: int) -> None:
+        """Stops an effect (Agora's stopEffect); it is not reported as finished.
+
+        Raises:
+            AgoraishError: -2 not playing; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_effect(self.handle, _c_int(sound_id, "sound_id")), "stop_effect")
+
+    def stop_all_effects(self) -> None:
+        """Stops every effect (Agora's stopAllEffects).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_stop_all_effects(self.handle), "stop_all_effects")
+
+    def pause_effect(self, sound_id: int) -> None:
+        """Pauses an effect (Agora's pauseEffect).
+
+        Raises:
+            AgoraishError: -2 not playing; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_pause_effect(self.handle, _c_int(sound_id, "sound_id")), "pause_effect")
+
+    def pause_all_effects(self) -> None:
+        """Pauses every effect (Agora's pauseAllEffects).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_pause_all_effects(self.handle), "pause_all_effects")
+
+    def resume_effect(self, sound_id: int) -> None:
+        """Resumes a paused effect (Agora's resumeEffect).
+
+        Raises:
+            AgoraishError: -2 not paused; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_resume_effect(self.handle, _c_int(sound_id, "sound_id")), "resume_effect")
+
+    def resume_all_effects(self) -> None:
+        """Resumes every paused effect (Agora's resumeAllEffects).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_resume_all_effects(self.handle), "resume_all_effects")
+
+    def unload_effect(self, sound_id: int) -> None:
+        """Stops an effect and forgets its preload (Agora's unloadEffect).
+
+        Raises:
+            AgoraishError: -2 an unknown id; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_unload_effect(self.handle, _c_int(sound_id, "sound_id")), "unload_effect")
+
+    def unload_all_effects(self) -> None:
+        """Stops every effect and forgets every preload (Agora's unloadAllEffects).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_unload_all_effects(self.handle), "unload_all_effects")
+
+    def set_effects_volume(self, volume: int) -> None:
+        """The volume of every effect, 0..100, on top of each one's own (Agora's setEffectsVolume).
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_set_effects_volume(self.handle, _c_int(volume, "volume")), "set_effects_volume")
+
+    def get_effects_volume(self) -> int:
+        """The volume of every effect, 0..100 (Agora's getEffectsVolume).
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        return _nonnegative(_ffi.agoraish_engine_get_effects_volume(self.handle), "get_effects_volume")
+
+    def set_volume_of_effect(self, sound_id: int, volume: int) -> None:
+        """One effect's volume, 0..100 (Agora's setVolumeOfEffect).
+
+        Raises:
+            AgoraishError: -2 an unknown id or out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_volume_of_effect(self.handle, _c_int(sound_id, "sound_id"),
+                                                       _c_int(volume, "volume"))
+        _check(rc, "set_volume_of_effect")
+
+    def get_volume_of_effect(self, sound_id: int) -> int:
+        """One effect's volume, 0..100 (Agora's getVolumeOfEffect).
+
+        Raises:
+            AgoraishError: -2 an unknown id; -7 if released.
+
+        Thread: any.
+        """
+        return _nonnegative(_ffi.agoraish_engine_get_volume_of_effect(self.handle, _c_int(sound_id, "sound_id")),
+                            "get_volume_of_effect")
+
+    def get_effect_duration(self, file_path: StrPath) -> int:
+        """A file's duration in ms (Agora's getEffectDuration); opens the file
+        (blocks, at most 10 s).
+
+        Raises:
+            AgoraishError: -2 an empty path; -1 the file cannot be opened; -7 if released.
+
+        Thread: any.
+        """
+        return _nonnegative(_ffi.agoraish_engine_get_effect_duration(self.handle, _c_string(file_path, "file_path")),
+                            "get_effect_duration")
+
+    def set_effect_position(self, sound_id: int, pos_ms: int) -> None:
+        """Moves a playing effect to `pos_ms` (Agora's setEffectPosition).
+
+        Raises:
+            AgoraishError: -2 not playing or negative; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_effect_position(self.handle, _c_int(sound_id, "sound_id"),
+                                                      _c_int(pos_ms, "pos_ms"))
+        _check(rc, "set_effect_position")
+
+    def get_effect_current_position(self, sound_id: int) -> int:
+        """A playing effect's position in ms (Agora's getEffectCurrentPosition).
+
+        Raises:
+            AgoraishError: -2 not playing; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_get_effect_current_position(self.handle, _c_int(sound_id, "sound_id"))
+        return _nonnegative(rc, "get_effect_current_position")
+
+    # -- media players (ABI 0.13) --------------------------------------------------
+
+    def create_media_player(self) -> "MediaPlayer":
+        """Creates a media player (Agora's createMediaPlayer): it plays a file
+        or URL locally (its audio mixed into the engine's playout, its
+        pictures to its canvas), and a connection publishes it with
+        ``ChannelMediaOptions(publish_media_player_audio_track=True,
+        publish_media_player_video_track=True, publish_media_player_id=player.id)``.
+
+        Returns:
+            A ``MediaPlayer``. The engine owns the player: ``destroy()`` (or
+            ``destroy_media_player``) or the engine's release frees it; a
+            ``MediaPlayer`` that is garbage collected leaves it alive.
+
+        Raises:
+            AgoraishError: -5 ``AGORAISH_MAX_MEDIA_PLAYERS`` (16) players
+                exist; -7 if released.
+
+        Thread: any.
+        """
+        player_id = ctypes.c_int(0)
+        _check(_ffi.agoraish_engine_create_media_player(self.handle, ctypes.byref(player_id)), "create_media_player")
+        callbacks = _PlayerCallbacks()
+        player = MediaPlayer(self, player_id.value, callbacks)
+        with self._media_lock:
+            stale = self._player_callbacks.get(player_id.value)  # destroyed through _ffi: its id came back
+            self._player_callbacks[player_id.value] = callbacks
+            self._players[player_id.value] = player
+        if stale is not None:
+            _keep_forever(stale)
+        return player
+
+    def destroy_media_player(self, player: Union["MediaPlayer", int]) -> None:
+        """Destroys a media player (Agora's destroyMediaPlayer): it stops, its
+        thread ends, and connections publishing it publish nothing in its
+        place. No callback of it runs after this returns (unless called from
+        one of its own callbacks, which then finishes first). A
+        ``MediaPlayer`` destroyed already is left as it is.
+
+        Args:
+            player: a ``MediaPlayer`` of this engine, or its id.
+
+        Raises:
+            AgoraishError: -2 an unknown id (or a player of another engine);
+                -7 if released.
+
+        Thread: any.
+        """
+        if isinstance(player, MediaPlayer):
+            if player.engine is not self:
+                raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, "destroy_media_player",
+                                    "the player belongs to another engine")
+            if player.destroyed:
+                return
+            player_id = player.id
+        else:
+            player_id = _c_int(player, "player")
+        rc = _ffi.agoraish_engine_destroy_media_player(self.handle, player_id)
+        if rc == 0:
+            with self._media_lock:
+                callbacks = self._player_callbacks.pop(player_id, None)
+                destroyed = self._players.pop(player_id, None)
+            if destroyed is not None:
+                destroyed._destroyed = True
+            if callbacks is not None:
+                if _in_player_callback() or _in_event_callback():
+                    _keep_forever(callbacks)  # maybe the player's own callback: the library did not wait
+                else:
+                    callbacks.drop_handler()
+        _check(rc, "destroy_media_player")
+
+    # -- media recorders (ABI 0.13) ------------------------------------------------
+
+    def create_media_recorder(self, channel_id: str, uid: int, type: int = 0) -> "MediaRecorder":
+        """Creates a recorder of one user's stream (Agora's createMediaRecorder):
+        it writes that user's audio and video to an MP4 file (H.264 and AAC).
+
+        Args:
+            channel_id: the channel: a ``join_channel_ex`` connection in this
+                channel when there is one at ``start_recording``, else the
+                engine's own connection (joined or to join).
+            uid: 0: the local user (what the engine's own connection sends);
+                else that remote user of the channel, as received.
+            type: RECORDER_STREAM_TYPE: 0 RTC (1 PREVIEW is -4).
+
+        Returns:
+            A ``MediaRecorder``; the engine owns the recorder (``destroy()``,
+            ``destroy_media_recorder`` or the engine's release frees it).
+
+        Raises:
+            AgoraishError: -2 an invalid channel name; -4 `type` PREVIEW; -5
+                ``AGORAISH_MAX_MEDIA_RECORDERS`` (8) recorders exist; -7 if released.
+
+        Thread: any.
+        """
+        info = _ffi.RecorderStreamInfo()
+        info.struct_size = ctypes.sizeof(_ffi.RecorderStreamInfo)
+        info.channel_id = _c_string(channel_id, "channel_id")
+        info.uid = _c_uint(uid, "uid")
+        info.type = _c_int(type, "type")
+        recorder_id = ctypes.c_int(0)
+        rc = _ffi.agoraish_engine_create_media_recorder(self.handle, ctypes.byref(info), ctypes.byref(recorder_id))
+        _check(rc, "create_media_recorder")
+        recorder = MediaRecorder(self, recorder_id.value, _text(info.channel_id), int(info.uid))
+        with self._media_lock:
+            self._recorders[recorder_id.value] = recorder
+        return recorder
+
+    def destroy_media_recorder(self, recorder: Union["MediaRecorder", int]) -> None:
+        """Destroys a recorder (Agora's destroyMediaRecorder), stopping it first
+        (the file is complete when this returns). Its observer stays with the
+        engine until the engine is released (its last events may still
+        arrive). A ``MediaRecorder`` destroyed already is left as it is.
+
+        Args:
+            recorder: a ``MediaRecorder`` of this engine, or its id.
+
+        Raises:
+            AgoraishError: -2 an unknown id (or a recorder of another engine);
+                -7 if released.
+
+        Thread: any (not a callback of the recorder's observer).
+        """
+        if isinstance(recorder, MediaRecorder):
+            if recorder.engine is not self:
+                raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, "destroy_media_recorder",
+                                    "the recorder belongs to another engine")
+            if recorder.destroyed:
+                return
+            recorder_id = recorder.id
+        else:
+            recorder_id = _c_int(recorder, "recorder")
+        rc = _ffi.agoraish_engine_destroy_media_recorder(self.handle, recorder_id)
+        if rc == 0:
+            with self._media_lock:
+                destroyed = self._recorders.pop(recorder_id, None)
+            if destroyed is not None:
+                destroyed._destroyed = True
+        _check(rc, "destroy_media_recorder")
+
     # -- library information ------------------------------------------------------
 
     #: ``get_version()``: the library version and build number (Agora's getVersion).
@@ -6683,6 +7828,708 @@ class Connection:
             ctypes.memmove(config.encryption_kdf_salt, salt_bytes, 32)
         rc = _ffi.agoraish_engine_enable_encryption_ex(handle, 1, ctypes.byref(config), self._ref())
         _check(rc, "enable_encryption_ex")
+
+
+# --------------------------------------------------------------------------
+# Media players and media recorders (ABI 0.13)
+# --------------------------------------------------------------------------
+
+
+class MediaPlayer:
+    """A media player of an engine (Agora's IMediaPlayer), made by
+    ``RtcEngine.create_media_player``.
+
+    It plays a file or URL in real time: local files (MP4, WebM, MKV, Ogg,
+    WAV, MP3, FLAC, ... and the codecs FFmpeg decodes) and http(s)://, HLS
+    (.m3u8) and rtmp:// URLs. Its audio is played locally (mixed into the
+    engine's playout: the device while the engine is in a call, or the
+    external sink's ``pull_playback_audio_frame`` whenever the host pulls)
+    and its pictures go to its canvas
+    (``set_view``); a connection publishes them by choosing the player in its
+    ``ChannelMediaOptions`` (``publish_media_player_audio_track``,
+    ``publish_media_player_video_track``, ``publish_media_player_id``).
+
+    Calls return at once and are carried out in order on the player's own
+    thread (``agoraish-mp<n>``); ``open`` is asynchronous: its outcome reaches
+    the ``MediaPlayerSourceObserver``. Audio is the master clock: pictures
+    follow the audio's position across pauses, seeks, loops and speed changes.
+
+    Owner: the engine. ``destroy()`` (or ``RtcEngine.destroy_media_player``)
+    or the engine's release frees the player; this object does not, when it
+    is garbage collected. It holds its engine, so the engine lives as long as
+    a ``MediaPlayer`` of it is referenced. Usable as a context manager:
+    leaving the ``with`` block destroys the player.
+
+    Errors: every method raises ``AgoraishError`` for a negative return of the
+    library: -2 a bad argument (and, without a library call, for a player
+    destroyed already), -8 a call that does not fit the player's state (a
+    getter before the source opened), -7 once the engine is released.
+
+    Thread: every method may be called from any thread, also from the
+    player's callbacks.
+    """
+
+    def __init__(self, engine: RtcEngine, player_id: int, callbacks: _PlayerCallbacks) -> None:
+        self._engine = engine
+        self._id = player_id
+        self._callbacks = callbacks
+        self._destroyed = False
+
+    @property
+    def id(self) -> int:
+        """The player's id in its engine (1 and up), for
+        ``ChannelMediaOptions.publish_media_player_id``.
+
+        Thread: any.
+        """
+        return self._id
+
+    def get_media_player_id(self) -> int:
+        """The player's id (Agora's getMediaPlayerId): ``id``.
+
+        Thread: any.
+        """
+        return self._id
+
+    @property
+    def engine(self) -> RtcEngine:
+        """The engine the player belongs to.
+
+        Thread: any.
+        """
+        return self._engine
+
+    @property
+    def destroyed(self) -> bool:
+        """Whether the player was destroyed (``destroy()`` or ``RtcEngine.destroy_media_player``).
+
+        Thread: any.
+        """
+        return self._destroyed
+
+    def __repr__(self) -> str:
+        state = " destroyed" if self._destroyed else ""
+        return f"<agoraish.MediaPlayer id={self._id}{state} of {self._engine!r}>"
+
+    def __enter__(self) -> "MediaPlayer":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.destroy()
+
+    def _target(self, operation: str) -> Tuple[int, int]:
+        """(engine handle, player id) for a call; -2 for a destroyed player."""
+        if self._destroyed:
+            raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, operation, "the player was destroyed")
+        return self._engine.handle, self._id
+
+    def _get(self, function: Callable[..., int], ctype: Any, operation: str) -> Any:
+        """The value a getter of the header writes through its last argument."""
+        out = ctype(0)
+        _check(function(*self._target(operation), ctypes.byref(out)), operation)
+        return out.value
+
+    # -- playback --------------------------------------------------------------------
+
+    def open(self, url: StrPath, start_pos: int = 0) -> None:
+        """Opens a file or URL (Agora's open): the state goes to OPENING at
+        once, then to OPEN_COMPLETED or FAILED with a reason (see
+        ``MediaPlayerSourceObserver.on_player_source_state_changed``).
+        Opening again replaces the source.
+
+        Args:
+            url: a path, file://, http(s)://, an HLS playlist or rtmp://; 1..4095 bytes.
+            start_pos: ms to start at (ignored for a live source).
+
+        Raises:
+            AgoraishError: -2 an empty url or a negative `start_pos`; -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.open")
+        rc = _ffi.agoraish_media_player_open(handle, player_id, _c_string(url, "url"),
+                                             _c_int64(start_pos, "start_pos"))
+        _check(rc, "MediaPlayer.open")
+
+    def play(self) -> None:
+        """Plays (Agora's play): from OPEN_COMPLETED or PAUSED; after
+        PLAYBACK_ALL_LOOPS_COMPLETED from the start. The state goes to PLAYING.
+
+        Raises:
+            AgoraishError: -8 nothing opened; -7 if the engine is released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_media_player_play(*self._target("MediaPlayer.play")), "MediaPlayer.play")
+
+    def pause(self) -> None:
+        """Pauses (Agora's pause): the state goes to PAUSED.
+
+        Raises:
+            AgoraishError: -8 not playing; -7 if the engine is released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_media_player_pause(*self._target("MediaPlayer.pause")), "MediaPlayer.pause")
+
+    def resume(self) -> None:
+        """Resumes after ``pause`` (Agora's resume): the state goes to PLAYING.
+
+        Raises:
+            AgoraishError: -8 not paused; -7 if the engine is released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_media_player_resume(*self._target("MediaPlayer.resume")), "MediaPlayer.resume")
+
+    def stop(self) -> None:
+        """Stops and closes the source (Agora's stop): the state goes to STOPPED.
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_media_player_stop(*self._target("MediaPlayer.stop")), "MediaPlayer.stop")
+
+    def seek(self, position_ms: int) -> None:
+        """Seeks to `position_ms`, exactly (Agora's seek): events SEEK_BEGIN,
+        then SEEK_COMPLETE, or SEEK_ERROR for a source that cannot seek.
+
+        Raises:
+            AgoraishError: -2 a negative position; -8 nothing opened; -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.seek")
+        rc = _ffi.agoraish_media_player_seek(handle, player_id, _c_int64(position_ms, "position_ms"))
+        _check(rc, "MediaPlayer.seek")
+
+    def set_loop_count(self, loop_count: int) -> None:
+        """Loops after the first play (Agora's setLoopCount): 0 plays once, n
+        plays n + 1 times, -1 forever.
+
+        Raises:
+            AgoraishError: -2 below -1; -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.set_loop_count")
+        rc = _ffi.agoraish_media_player_set_loop_count(handle, player_id, _c_int(loop_count, "loop_count"))
+        _check(rc, "MediaPlayer.set_loop_count")
+
+    def get_duration(self) -> int:
+        """The source's duration in ms, 0 for a live source (Agora's getDuration).
+
+        Raises:
+            AgoraishError: -8 nothing opened; -7 if the engine is released.
+
+        Thread: any.
+        """
+        return int(self._get(_ffi.agoraish_media_player_get_duration, ctypes.c_int64, "MediaPlayer.get_duration"))
+
+    def get_play_position(self) -> int:
+        """The position in ms (Agora's getPlayPosition).
+
+        Raises:
+            AgoraishError: -8 nothing opened; -7 if the engine is released.
+
+        Thread: any.
+        """
+        return int(self._get(_ffi.agoraish_media_player_get_play_position, ctypes.c_int64,
+                             "MediaPlayer.get_play_position"))
+
+    def get_state(self) -> MediaPlayerState:
+        """The state (Agora's getState): a ``MediaPlayerState``.
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+
+        Thread: any.
+        """
+        state = self._get(_ffi.agoraish_media_player_get_state, ctypes.c_int, "MediaPlayer.get_state")
+        return _enum_or_int(MediaPlayerState, state)  # type: ignore[return-value]
+
+    def get_stream_count(self) -> int:
+        """The number of streams of the source (Agora's getStreamCount).
+
+        Raises:
+            AgoraishError: -8 nothing opened; -7 if the engine is released.
+
+        Thread: any.
+        """
+        return int(self._get(_ffi.agoraish_media_player_get_stream_count, ctypes.c_int64,
+                             "MediaPlayer.get_stream_count"))
+
+    def get_stream_info(self, index: int) -> PlayerStreamInfo:
+        """One stream of the source (Agora's getStreamInfo), 0..``get_stream_count()`` - 1.
+
+        Raises:
+            AgoraishError: -2 an index out of range; -8 nothing opened; -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.get_stream_info")
+        raw = _ffi.PlayerStreamInfo()
+        raw.struct_size = ctypes.sizeof(_ffi.PlayerStreamInfo)
+        rc = _ffi.agoraish_media_player_get_stream_info(handle, player_id, _c_int64(index, "index"),
+                                                        ctypes.byref(raw))
+        _check(rc, "MediaPlayer.get_stream_info")
+        return PlayerStreamInfo(
+            stream_index=int(raw.stream_index),
+            stream_type=_enum_or_int(MediaStreamType, raw.stream_type),
+            codec_name=_text(raw.codec_name),
+            language=_text(raw.language),
+            video_frame_rate=int(raw.video_frame_rate),
+            video_bit_rate=int(raw.video_bit_rate),
+            video_width=int(raw.video_width),
+            video_height=int(raw.video_height),
+            video_rotation=int(raw.video_rotation),
+            audio_sample_rate=int(raw.audio_sample_rate),
+            audio_channels=int(raw.audio_channels),
+            audio_bits_per_sample=int(raw.audio_bits_per_sample),
+            duration=int(raw.duration),
+        )
+
+    def select_audio_track(self, index: int) -> None:
+        """Decodes audio stream `index` (a ``PlayerStreamInfo.stream_index`` of
+        an AUDIO stream) from now on (Agora's selectAudioTrack); event
+        AUDIO_TRACK_CHANGED.
+
+        Raises:
+            AgoraishError: -2 not an audio stream; -8 nothing opened; -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.select_audio_track")
+        rc = _ffi.agoraish_media_player_select_audio_track(handle, player_id, _c_int(index, "index"))
+        _check(rc, "MediaPlayer.select_audio_track")
+
+    def set_playback_speed(self, speed: int) -> None:
+        """Playback speed in percent (Agora's setPlaybackSpeed): 30..400, 100
+        normal. Audio keeps its pitch; pictures follow.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.set_playback_speed")
+        rc = _ffi.agoraish_media_player_set_playback_speed(handle, player_id, _c_int(speed, "speed"))
+        _check(rc, "MediaPlayer.set_playback_speed")
+
+    # -- volumes ---------------------------------------------------------------------
+
+    def adjust_playout_volume(self, volume: int) -> None:
+        """The local playout volume (Agora's adjustPlayoutVolume): 0..400, 100 as decoded.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.adjust_playout_volume")
+        rc = _ffi.agoraish_media_player_adjust_playout_volume(handle, player_id, _c_int(volume, "volume"))
+        _check(rc, "MediaPlayer.adjust_playout_volume")
+
+    def get_playout_volume(self) -> int:
+        """The local playout volume, 0..400 (Agora's getPlayoutVolume).
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+
+        Thread: any.
+        """
+        return int(self._get(_ffi.agoraish_media_player_get_playout_volume, ctypes.c_int,
+                             "MediaPlayer.get_playout_volume"))
+
+    def adjust_publish_signal_volume(self, volume: int) -> None:
+        """The published volume (Agora's adjustPublishSignalVolume): 0..400, 100 as decoded.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.adjust_publish_signal_volume")
+        rc = _ffi.agoraish_media_player_adjust_publish_signal_volume(handle, player_id, _c_int(volume, "volume"))
+        _check(rc, "MediaPlayer.adjust_publish_signal_volume")
+
+    def get_publish_signal_volume(self) -> int:
+        """The published volume, 0..400 (Agora's getPublishSignalVolume).
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+
+        Thread: any.
+        """
+        return int(self._get(_ffi.agoraish_media_player_get_publish_signal_volume, ctypes.c_int,
+                             "MediaPlayer.get_publish_signal_volume"))
+
+    def mute(self, muted: bool) -> None:
+        """Mutes the player's audio (Agora's mute): it is neither played nor
+        published; pictures go on.
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.mute")
+        _check(_ffi.agoraish_media_player_mute(handle, player_id, 1 if muted else 0), "MediaPlayer.mute")
+
+    def get_mute(self) -> bool:
+        """Whether the player's audio is muted (Agora's getMute).
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+
+        Thread: any.
+        """
+        return bool(self._get(_ffi.agoraish_media_player_get_mute, ctypes.c_int, "MediaPlayer.get_mute"))
+
+    # -- pictures and observers ------------------------------------------------------
+
+    def set_view(
+        self,
+        on_frame: Optional[Callable[[int, VideoFrame], Any]],
+        render_mode: int = RenderMode.HIDDEN,
+        mirror_mode: int = VideoMirrorMode.AUTO,
+        view_width: int = 0,
+        view_height: int = 0,
+    ) -> None:
+        """Binds the player's canvas (Agora's setView with a callback instead
+        of a view), or unbinds it with None.
+
+        Args:
+            on_frame: a callable taking ``(uid, frame)``, or None. `uid` is 0
+                and `frame` a ``VideoFrame`` (read-only planes, valid during
+                the call only) whose ``alpha`` is the picture's alpha plane
+                when the source has one. It receives each picture when its
+                time comes, on the player's thread (``agoraish-mp<n>``). An
+                exception it raises is reported through ``sys.unraisablehook``.
+                The engine keeps it referenced until the player is destroyed.
+            render_mode: a ``RenderMode``; applies when a view size is set.
+            mirror_mode: a ``VideoMirrorMode``: ENABLED mirrors the
+                pictures; AUTO and DISABLED leave them as they are.
+            view_width, view_height: the host's view size: each picture is
+                fitted to it by `render_mode` (2..4096 on both sides); 0 x 0
+                hands pictures over at their own size.
+
+        Raises:
+            AgoraishError: -2 an unknown render or mirror mode or a bad view
+                size; -7 if the engine is released.
+            TypeError: `on_frame` is neither None nor callable.
+
+        Thread: any, also from inside `on_frame`.
+        """
+        render_mode = _c_int(render_mode, "render_mode")
+        mirror_mode = _c_int(mirror_mode, "mirror_mode")
+        view_width = _c_int(view_width, "view_width")
+        view_height = _c_int(view_height, "view_height")
+        keep = None
+        if on_frame is not None:
+            if not callable(on_frame):
+                raise TypeError(f"on_frame must be callable or None, not {type(on_frame).__name__}")
+            keep = _frame_callback_keepalive("view", on_frame, render_mode, mirror_mode, view_width, view_height)
+        handle, player_id = self._target("MediaPlayer.set_view")
+        rc = self._callbacks.register(
+            "view", lambda canvas: _ffi.agoraish_media_player_set_view(handle, player_id, canvas), keep)
+        _check(rc, "MediaPlayer.set_view")
+
+    def set_render_mode(self, render_mode: int) -> None:
+        """The canvas's render mode (Agora's setRenderMode): a ``RenderMode``
+        (HIDDEN, FIT, ADAPTIVE as HIDDEN, or FILL).
+
+        Raises:
+            AgoraishError: -2 an unknown mode; -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, player_id = self._target("MediaPlayer.set_render_mode")
+        rc = _ffi.agoraish_media_player_set_render_mode(handle, player_id, _c_int(render_mode, "render_mode"))
+        _check(rc, "MediaPlayer.set_render_mode")
+
+    def register_player_source_observer(self, observer: Optional[object]) -> None:
+        """Registers the player's event observer (Agora's
+        registerPlayerSourceObserver), or removes it with None.
+
+        Args:
+            observer: a ``MediaPlayerSourceObserver`` (or any object with its
+                methods), or None. Only the methods it overrides are
+                installed; they run on the engine's event thread. The engine
+                keeps it referenced until the player is destroyed.
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+
+        Thread: any.
+        """
+        keep = None
+        if observer is not None:
+            keep = _observer_keepalive(observer, _ffi.MediaPlayerObserverTable(), _PLAYER_SOURCE_CALLBACKS,
+                                       MediaPlayerSourceObserver, _PLAYER_SOURCE_NAMES, _WARNED_PLAYER_CLASSES)
+        handle, player_id = self._target("MediaPlayer.register_player_source_observer")
+        rc = self._callbacks.register(
+            "source",
+            lambda table: _ffi.agoraish_media_player_register_player_source_observer(handle, player_id, table),
+            keep,
+        )
+        _check(rc, "MediaPlayer.register_player_source_observer")
+
+    def register_audio_frame_observer(self, observer: Optional[Callable[[AudioFrame], Any]]) -> None:
+        """Registers a callable that receives the player's audio as it plays
+        (Agora's registerAudioFrameObserver on the player), or removes it with None.
+
+        Args:
+            observer: a callable taking an ``AudioFrame`` (read-only: 10 ms at
+                48 kHz stereo, after speed and pitch, before the volumes;
+                valid during the call only), or None. It runs on the player's
+                thread (``agoraish-mp<n>``). An exception it raises is
+                reported through ``sys.unraisablehook``. The engine keeps it
+                referenced until the player is destroyed.
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+            TypeError: `observer` is neither None nor callable.
+
+        Thread: any.
+        """
+        keep = None
+        if observer is not None:
+            if not callable(observer):
+                raise TypeError(f"observer must be callable or None, not {type(observer).__name__}")
+            keep = _frame_callback_keepalive("audio", observer)
+        handle, player_id = self._target("MediaPlayer.register_audio_frame_observer")
+        rc = self._callbacks.register(
+            "audio",
+            lambda table: _ffi.agoraish_media_player_register_audio_frame_observer(handle, player_id, table),
+            keep,
+        )
+        _check(rc, "MediaPlayer.register_audio_frame_observer")
+
+    def register_video_frame_observer(self, observer: Optional[Callable[[VideoFrame], Any]]) -> None:
+        """Registers a callable that receives the player's pictures as they
+        are shown (Agora's registerVideoFrameObserver on the player), or
+        removes it with None.
+
+        Args:
+            observer: a callable taking a ``VideoFrame`` (``uid`` 0,
+                read-only planes at the source's size, ``alpha`` when the
+                source has one; valid during the call only), or None. It runs
+                on the player's thread (``agoraish-mp<n>``). An exception it
+                raises is reported through ``sys.unraisablehook``. The engine
+                keeps it referenced until the player is destroyed.
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+            TypeError: `observer` is neither None nor callable.
+
+        Thread: any.
+        """
+        keep = None
+        if observer is not None:
+            if not callable(observer):
+                raise TypeError(f"observer must be callable or None, not {type(observer).__name__}")
+            keep = _frame_callback_keepalive("video", observer)
+        handle, player_id = self._target("MediaPlayer.register_video_frame_observer")
+        rc = self._callbacks.register(
+            "video",
+            lambda table: _ffi.agoraish_media_player_register_video_frame_observer(handle, player_id, table),
+            keep,
+        )
+        _check(rc, "MediaPlayer.register_video_frame_observer")
+
+    def destroy(self) -> None:
+        """Destroys the player: ``engine.destroy_media_player(self)``. Does
+        nothing when it was destroyed already or its engine was released.
+
+        Raises:
+            AgoraishError: what ``RtcEngine.destroy_media_player`` raises.
+
+        Thread: any.
+        """
+        if self._destroyed:
+            return
+        if self._engine.released:
+            self._destroyed = True
+            return
+        self._engine.destroy_media_player(self)
+
+
+class MediaRecorder:
+    """A recorder of one user's stream (Agora's IMediaRecorder), made by
+    ``RtcEngine.create_media_recorder``: it writes the user's audio and
+    video to an MP4 file (H.264 and AAC) on its own thread (``agoraish-rec<n>``).
+
+    uid 0 records what the engine's own connection sends; another uid that
+    remote user as received. Pictures of another size are scaled to the
+    configured size (letterboxed). A stream that never arrives leaves its
+    track out; with neither, stopping reports ``RecorderState.ERROR`` with
+    ``RecorderReason.NO_STREAM`` and removes the empty file.
+
+    Owner: the engine. ``destroy()`` (or ``RtcEngine.destroy_media_recorder``)
+    or the engine's release frees the recorder; this object does not, when it
+    is garbage collected. It holds its engine. Usable as a context manager:
+    leaving the ``with`` block destroys the recorder.
+
+    Errors: every method raises ``AgoraishError`` for a negative return of the
+    library (-2 also, without a library call, for a recorder destroyed
+    already; -7 once the engine is released).
+
+    Thread: every method may be called from any thread.
+    """
+
+    def __init__(self, engine: RtcEngine, recorder_id: int, channel_id: str, uid: int) -> None:
+        self._engine = engine
+        self._id = recorder_id
+        self._channel_id = channel_id
+        self._uid = uid
+        self._destroyed = False
+        self._observer_lock = threading.Lock()
+        self._observer: Optional[_TableKeepalive] = None
+
+    @property
+    def id(self) -> int:
+        """The recorder's id in its engine (1 and up).
+
+        Thread: any.
+        """
+        return self._id
+
+    @property
+    def engine(self) -> RtcEngine:
+        """The engine the recorder belongs to.
+
+        Thread: any.
+        """
+        return self._engine
+
+    @property
+    def channel_id(self) -> str:
+        """The channel given to ``create_media_recorder``.
+
+        Thread: any.
+        """
+        return self._channel_id
+
+    @property
+    def uid(self) -> int:
+        """The user recorded: 0 the local user, else a remote user.
+
+        Thread: any.
+        """
+        return self._uid
+
+    @property
+    def destroyed(self) -> bool:
+        """Whether the recorder was destroyed (``destroy()`` or ``RtcEngine.destroy_media_recorder``).
+
+        Thread: any.
+        """
+        return self._destroyed
+
+    def __repr__(self) -> str:
+        state = " destroyed" if self._destroyed else ""
+        return (f"<agoraish.MediaRecorder id={self._id} channel_id={self._channel_id!r} uid={self._uid}{state} "
+                f"of {self._engine!r}>")
+
+    def __enter__(self) -> "MediaRecorder":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.destroy()
+
+    def _target(self, operation: str) -> Tuple[int, int]:
+        """(engine handle, recorder id) for a call; -2 for a destroyed recorder."""
+        if self._destroyed:
+            raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, operation, "the recorder was destroyed")
+        return self._engine.handle, self._id
+
+    def set_media_recorder_observer(self, observer: Optional[object]) -> None:
+        """Sets the recorder's observer (Agora's setMediaRecorderObserver), or removes it with None.
+
+        Args:
+            observer: a ``MediaRecorderObserver`` (or any object with its
+                methods), or None. Only the methods it overrides are
+                installed; they run on the engine's event thread. The engine
+                keeps it, and the callback objects made for it, until the
+                engine is released.
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+
+        Thread: any.
+        """
+        handle, recorder_id = self._target("MediaRecorder.set_media_recorder_observer")
+        keep = None
+        if observer is not None:
+            keep = _observer_keepalive(observer, _ffi.MediaRecorderObserverTable(), _RECORDER_CALLBACKS,
+                                       MediaRecorderObserver, _RECORDER_NAMES, _WARNED_RECORDER_CLASSES)
+            with self._engine._media_lock:
+                self._engine._recorder_keepalives.append(keep)  # before the call: a release meanwhile sees it
+        with self._observer_lock:
+            rc = _ffi.agoraish_media_recorder_set_observer(handle, recorder_id,
+                                                           ctypes.byref(keep.table) if keep is not None else None)
+            if rc == 0:
+                old, self._observer = self._observer, keep
+            else:
+                old = keep  # never installed: nothing calls it
+        if old is not None:
+            old.drop_handler()
+        _check(rc, "MediaRecorder.set_media_recorder_observer")
+
+    def start_recording(self, config: MediaRecorderConfiguration) -> None:
+        """Starts recording (Agora's startRecording): the file is created now;
+        ``RecorderState.START`` is reported, or ERROR with WRITE_FAILED.
+
+        Raises:
+            AgoraishError: -2 an empty path or a value out of range; -4 a
+                container other than MP4; -8 already recording; -7 if the
+                engine is released.
+            TypeError: `config` is not a ``MediaRecorderConfiguration``.
+
+        Thread: any.
+        """
+        if not isinstance(config, MediaRecorderConfiguration):
+            raise TypeError(f"config must be a MediaRecorderConfiguration, not {type(config).__name__}")
+        raw = _ffi.MediaRecorderConfiguration()
+        raw.struct_size = ctypes.sizeof(_ffi.MediaRecorderConfiguration)
+        raw.storage_path = _c_string(config.storage_path, "config.storage_path")
+        for name in ("container_format", "stream_type", "max_duration_ms", "recorder_info_update_interval", "width",
+                     "height", "fps", "sample_rate", "channel_num"):
+            setattr(raw, name, _c_int(getattr(config, name), f"config.{name}"))
+        handle, recorder_id = self._target("MediaRecorder.start_recording")
+        rc = _ffi.agoraish_media_recorder_start_recording(handle, recorder_id, ctypes.byref(raw))
+        _check(rc, "MediaRecorder.start_recording")
+
+    def stop_recording(self) -> None:
+        """Stops recording (Agora's stopRecording): the file is complete when
+        this returns; ``RecorderState.STOP`` is reported.
+
+        Raises:
+            AgoraishError: -8 not recording; -7 if the engine is released.
+
+        Thread: any, except a callback of the recorder's observer.
+        """
+        _check(_ffi.agoraish_media_recorder_stop_recording(*self._target("MediaRecorder.stop_recording")),
+               "MediaRecorder.stop_recording")
+
+    def destroy(self) -> None:
+        """Destroys the recorder, stopping it first: ``engine.destroy_media_recorder(self)``.
+        Does nothing when it was destroyed already or its engine was released.
+
+        Raises:
+            AgoraishError: what ``RtcEngine.destroy_media_recorder`` raises.
+
+        Thread: any, except a callback of the recorder's observer.
+        """
+        if self._destroyed:
+            return
+        if self._engine.released:
+            self._destroyed = True
+            return
+        self._engine.destroy_media_recorder(self)
 
 
 # --------------------------------------------------------------------------
