@@ -190,7 +190,7 @@ extension RtcEngine {
     /// pauseAudioMixing.
     public func pauseAudioMixing() throws(AgoraError) {
         let m = try currentMixing()
-        let state = m.playback.snapshot.withLock { $0.state }
+        let state = m.playback.effectiveState
         guard state == .playing || state == .opening || state == .openCompleted else { throw .invalidState }
         m.playback.send(.pause)
     }
@@ -198,7 +198,7 @@ extension RtcEngine {
     /// resumeAudioMixing.
     public func resumeAudioMixing() throws(AgoraError) {
         let m = try currentMixing()
-        guard m.playback.snapshot.withLock({ $0.state }) == .paused else { throw .invalidState }
+        guard m.playback.effectiveState == .paused else { throw .invalidState }
         m.playback.send(.resume)
     }
 
@@ -386,7 +386,7 @@ extension RtcEngine {
     public func pauseEffect(_ soundId: Int32?) throws(AgoraError) {
         if let soundId {
             let e = try playingEffect(soundId)
-            let state = e.playback.snapshot.withLock { $0.state }
+            let state = e.playback.effectiveState
             guard state == .playing || state == .opening || state == .openCompleted else { throw .invalidArgument }
             e.playback.send(.pause)
         } else {
@@ -399,7 +399,7 @@ extension RtcEngine {
     public func resumeEffect(_ soundId: Int32?) throws(AgoraError) {
         if let soundId {
             let e = try playingEffect(soundId)
-            guard e.playback.snapshot.withLock({ $0.state }) == .paused else { throw .invalidArgument }
+            guard e.playback.effectiveState == .paused else { throw .invalidArgument }
             e.playback.send(.resume)
         } else {
             guard owner == nil else { throw .refused }

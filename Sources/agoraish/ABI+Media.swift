@@ -208,7 +208,7 @@ public func abi_media_player_set_view(_ p: OpaquePointer?, _ id: Int32, _ canvas
     withPlayer(p, id) { player throws(AgoraError) in
         guard let canvas else { return player.setView(nil) }
         guard let c = readCanvas(canvas) else { throw .invalidArgument }
-        guard c.render_mode == 0 || [1, 2, 3, 4].contains(c.render_mode),
+        guard c.render_mode == 0 || [1, 2, 3, 4].contains(c.render_mode), (0...2).contains(c.mirror_mode),
               (c.view_width == 0 && c.view_height == 0) || ((2...4096).contains(c.view_width) && (2...4096).contains(c.view_height))
         else { throw .invalidArgument }
         player.setView(makeCanvas(c, p))

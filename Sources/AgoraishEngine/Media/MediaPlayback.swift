@@ -119,6 +119,8 @@ final class MediaPlayback: @unchecked Sendable {
     private var shownFirst = false
     /// The speed the wall clock drives the position at (nil: the audio drives it); a change re-anchors the clock.
     private var clockFollows: Int? = nil
+    /// Audio was handed out since the clock last started (a start, resume, seek or loop).
+    private var flowed = false
 
     init(name: String, outputs: PlaybackOutputs) throws(AgoraError) {
         self.name = name
@@ -197,9 +199,14 @@ final class MediaPlayback: @unchecked Sendable {
 
     private func run() {
         while !stopping.load(ordering: .acquiring) {
-            let pending = commands.withLock { c -> [Command] in defer { c.removeAll() }; return c }
-            for c in pending where !stopping.load(ordering: .acquiring) { handle(c) }
-            if !pending.isEmpty {
+            // One command at a time: those still queued keep counting for the checks of later calls.
+            var handled = false
+            while !stopping.load(ordering: .acquiring),
+                  let c = commands.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                handle(c)
+                handled = true
+            }
+            if handled {
                 commands.withLock { c in if c.isEmpty { pendingState = nil } }
             }
             var timeoutMs: Int32 = -1
@@ -325,6 +332,7 @@ final class MediaPlayback: @unchecked Sendable {
         anchorWall = now
         anchorPos = position
         clockFollows = nil
+        flowed = false
         nextReport = now + .seconds(1)
     }
 
@@ -364,17 +372,20 @@ final class MediaPlayback: @unchecked Sendable {
             var emitted = 0
             while nextAudio <= now && emitted < 20 {
                 guard let chunk = nextChunk(s, speed: speed, pitch: pitch) else {
-                    if !s.ended {
+                    // Low only once audio flowed since the start or seek (the first decode is not lateness).
+                    if !s.ended && flowed {
                         if !starved { starved = true; outputs.event(.bufferLow, position, "") }
                         nextAudio = now + .milliseconds(10)
                     }
                     break
                 }
                 if starved { starved = false; outputs.event(.bufferRecover, position, "") }
+                flowed = true
                 outputs.audio(chunk)
                 nextAudio = nextAudio + .milliseconds(10)
                 emitted += 1
-                position = s.audioPtsMs
+                // The last chunk is padded with silence: the position stops at the duration.
+                position = s.durationMs > 0 ? min(s.audioPtsMs, s.durationMs) : s.audioPtsMs
             }
             if now - nextAudio > .milliseconds(200) { nextAudio = now }  // far behind: skip, do not burst
         } else {

@@ -409,7 +409,10 @@ final class RecordingSession: @unchecked Sendable {
             av_channel_layout_default(&outLayout, Int32(config.channels))
             var swr: OpaquePointer? = nil
             guard swr_alloc_set_opts2(&swr, &outLayout, AV_SAMPLE_FMT_FLTP, Int32(config.sampleRate), &inLayout,
-                                      AV_SAMPLE_FMT_S16, 48000, 0, nil) >= 0, swr_init(swr) >= 0 else {
+                                      AV_SAMPLE_FMT_S16, 48000, 0, nil) >= 0,
+                  // Stereo into mono is the average of the two (FFmpeg's default would be 3 dB louder).
+                  av_opt_set_double(UnsafeMutableRawPointer(swr), "rematrix_maxval", 1.0, 0) >= 0,
+                  swr_init(swr) >= 0 else {
                 swr_free(&swr)
                 return
             }

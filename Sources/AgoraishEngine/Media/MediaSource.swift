@@ -325,8 +325,11 @@ final class MediaSource {
             let input = (f.pointee.sample_rate, f.pointee.format, channels)
             if resampler == nil || resamplerInput != input {
                 if resampler != nil { swr_free(&resampler) }
+                // Mono is resampled as mono and then put in both channels at its own level
+                // (FFmpeg's upmix would lower it 3 dB); more channels are mixed down to
+                // stereo with the coefficients normalised, so nothing clips.
                 var outLayout = AVChannelLayout()
-                av_channel_layout_default(&outLayout, 2)
+                av_channel_layout_default(&outLayout, channels == 1 ? 1 : 2)
                 var inLayout = AVChannelLayout()
                 if f.pointee.ch_layout.order != AV_CHANNEL_ORDER_UNSPEC {
                     av_channel_layout_copy(&inLayout, &f.pointee.ch_layout)
@@ -337,19 +340,22 @@ final class MediaSource {
                 let ok = swr_alloc_set_opts2(&swr, &outLayout, AV_SAMPLE_FMT_S16, 48000, &inLayout,
                                              AVSampleFormat(rawValue: f.pointee.format), f.pointee.sample_rate, 0, nil) >= 0
                 av_channel_layout_uninit(&inLayout)
+                if ok { av_opt_set_double(UnsafeMutableRawPointer(swr), "rematrix_maxval", 1.0, 0) }
                 guard ok, swr_init(swr) >= 0 else { swr_free(&swr); continue }
                 resampler = swr
                 resamplerInput = input
             }
+            let outChannels = channels == 1 ? 1 : 2
             let capacity = Int(swr_get_out_samples(resampler, f.pointee.nb_samples)) + 32
-            var out = [Int16](repeating: 0, count: capacity * 2)
+            var out = [Int16](repeating: 0, count: capacity * outChannels)
             let produced = out.withUnsafeMutableBytes { raw -> Int32 in
                 var dst: UnsafeMutablePointer<UInt8>? = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
                 let src = UnsafeMutableRawPointer(f.pointee.extended_data)!.assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
                 return swr_convert(resampler, &dst, Int32(capacity), src, f.pointee.nb_samples)
             }
             guard produced > 0 else { continue }
-            out.removeLast(out.count - Int(produced) * 2)
+            out.removeLast(out.count - Int(produced) * outChannels)
+            if outChannels == 1 { out = convertChannels(out, from: 1, to: 2) }
             var pts = ptsMs(f, stream: audioStream) ?? (audioPtsMs + Int64(audio.count / 96))
             if audio.isEmpty { audioPtsMs = pts } else { pts = audioPtsMs + Int64(audio.count / 96) }
             if discardBeforeMs > pts {
