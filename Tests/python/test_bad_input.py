@@ -3883,6 +3883,1331 @@ def case_encoded_observer_null_callback(ctx: Ctx) -> None:
         assert register_encoded(engine, None) == 0
 
 
+# -- the media player (ABI 0.13) ---------------------------------------------------
+
+ETOOOFTEN = -12
+INT64_MAX, INT64_MIN = 2**63 - 1, -(2**63)
+UINT32_MAX = 2**32 - 1
+IDLE, OPEN_COMPLETED, PLAYING, PAUSED, STOPPED, FAILED = (
+    _ffi.AGORAISH_PLAYER_STATE_IDLE, _ffi.AGORAISH_PLAYER_STATE_OPEN_COMPLETED, _ffi.AGORAISH_PLAYER_STATE_PLAYING,
+    _ffi.AGORAISH_PLAYER_STATE_PAUSED, _ffi.AGORAISH_PLAYER_STATE_STOPPED, _ffi.AGORAISH_PLAYER_STATE_FAILED)
+
+#: Player and recorder ids an engine with none never issued (ids start at 1), and sound ids never used.
+UNKNOWN_IDS = (0, -1, 1, 17, 99, INT_MAX, INT_MIN)
+
+
+def silence(ctx: Ctx, seconds: float = 10.0) -> bytes:
+    """The path of a WAV of `seconds` of silence (8 kHz mono) in the case's scratch directory
+    (written once: a player may be reading it)."""
+    path = ctx.tmp / f"silence-{seconds}.wav"
+    if not path.exists():
+        write_wav(path, rate=8000, frames=int(8000 * seconds))
+    return str(path).encode()
+
+
+def missing(ctx: Ctx) -> bytes:
+    return str(ctx.tmp / "missing.wav").encode()
+
+
+def unreadable(ctx: Ctx) -> List[bytes]:
+    """Paths that cannot be opened or decoded: missing, a directory, a truncated WAV header, text."""
+    (ctx.tmp / "junk.wav").write_bytes(b"RIFF\x04\0\0\0WAVEjunk")
+    (ctx.tmp / "text.wav").write_text("not a media file\n" * 64)
+    return [missing(ctx), str(ctx.tmp).encode(), str(ctx.tmp / "junk.wav").encode(),
+            str(ctx.tmp / "text.wav").encode()]
+
+
+def bad_paths(ctx: Ctx) -> List[Optional[bytes]]:
+    """Paths (or URLs) every function taking one refuses with -2: NULL, empty, not UTF-8."""
+    return [None, b"", str(ctx.tmp).encode() + b"/\xff.wav"]
+
+
+#: A path of 4096 bytes (players and music take 1..4095).
+TOO_LONG_PATH = b"/" + b"a" * 4095
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    import time
+
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.005)
+
+
+def new_player(engine: int) -> Tuple[int, int]:
+    player = ctypes.c_int(-1)
+    return _ffi.agoraish_engine_create_media_player(engine, ctypes.byref(player)), player.value
+
+
+def idle_player(ctx: Ctx, engine: Optional[int] = None) -> int:
+    """A new player (of the case's engine unless given) with nothing opened."""
+    rc, player = new_player(ctx.engine if engine is None else engine)
+    assert rc == 0 and player >= 1, (rc, player)
+    return player
+
+
+def player_state(engine: int, player: int) -> int:
+    state = ctypes.c_int(-99)
+    assert _ffi.agoraish_media_player_get_state(engine, player, ctypes.byref(state)) == 0
+    return state.value
+
+
+def wait_player_state(engine: int, player: int, wanted: int) -> None:
+    seen: List[int] = []
+
+    def reached() -> bool:
+        seen.append(player_state(engine, player))
+        assert seen[-1] != FAILED or wanted == FAILED, ("the source failed", seen[:5], len(seen))
+        return seen[-1] == wanted
+
+    wait_until(reached, f"state {wanted}, last {seen[-1:]}")
+
+
+def opened_player(ctx: Ctx) -> int:
+    """A player of the case's engine with 10 s of silence opened (OPEN_COMPLETED)."""
+    player = idle_player(ctx)
+    assert _ffi.agoraish_media_player_open(ctx.engine, player, silence(ctx), 0) == 0
+    wait_player_state(ctx.engine, player, OPEN_COMPLETED)
+    return player
+
+
+def playing_player(ctx: Ctx) -> int:
+    player = opened_player(ctx)
+    assert _ffi.agoraish_media_player_play(ctx.engine, player) == 0
+    return player
+
+
+def versioned(struct: object, size: Optional[int] = None):
+    """A pointer to a copy of `struct` with struct_size `size` (default: its own size), in a
+    buffer at least that large (up to 64 KiB), as a host of a newer header would pass it."""
+    full = ctypes.sizeof(struct)
+    struct.struct_size = full if size is None else size
+    buffer = (ctypes.c_uint8 * max(full, min(size or 0, 1 << 16)))()
+    ctypes.memmove(buffer, ctypes.byref(struct), full)
+    return ctypes.cast(buffer, ctypes.POINTER(type(struct)))
+
+
+def out_value(function: Callable[..., int], *args: object, ctype=ctypes.c_int64) -> Tuple[int, int]:
+    """(rc, value) of a getter writing one value through its last argument."""
+    value = ctype(-12345)
+    return function(*args, ctypes.byref(value)), value.value
+
+
+def player_ids_case(call: Callable[[int, int], int]) -> Callable[[Ctx], None]:
+    """`call(engine, player_id)` (valid arguments otherwise) with ids never issued, a destroyed
+    player's and one only another engine has: -2."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        assert {p: call(e, p) for p in UNKNOWN_IDS} == {p: EINVAL for p in UNKNOWN_IDS}, "never issued"
+        player = idle_player(ctx)
+        assert _ffi.agoraish_engine_destroy_media_player(e, player) == 0
+        assert call(e, player) == EINVAL, "a destroyed player"
+        other = engine_with(ctx)
+        theirs = [idle_player(ctx, other), idle_player(ctx, other)]
+        assert call(e, theirs[1]) == EINVAL, "a player of another engine"
+
+    return case
+
+
+_I64 = ctypes.c_int64()
+_I32 = ctypes.c_int()
+_STREAM_INFO = _ffi.PlayerStreamInfo(struct_size=ctypes.sizeof(_ffi.PlayerStreamInfo))
+
+#: Each function taking a player id, called with valid arguments but the player id.
+PLAYER_CALLS: Dict[str, Callable[[int, int], int]] = {
+    "agoraish_engine_destroy_media_player": _ffi.agoraish_engine_destroy_media_player,
+    "agoraish_media_player_open": lambda e, p: _ffi.agoraish_media_player_open(e, p, b"/nonexistent/x.wav", 0),
+    "agoraish_media_player_play": _ffi.agoraish_media_player_play,
+    "agoraish_media_player_pause": _ffi.agoraish_media_player_pause,
+    "agoraish_media_player_resume": _ffi.agoraish_media_player_resume,
+    "agoraish_media_player_stop": _ffi.agoraish_media_player_stop,
+    "agoraish_media_player_seek": lambda e, p: _ffi.agoraish_media_player_seek(e, p, 0),
+    "agoraish_media_player_set_loop_count": lambda e, p: _ffi.agoraish_media_player_set_loop_count(e, p, 0),
+    "agoraish_media_player_get_duration": lambda e, p: _ffi.agoraish_media_player_get_duration(
+        e, p, ctypes.byref(_I64)),
+    "agoraish_media_player_get_play_position": lambda e, p: _ffi.agoraish_media_player_get_play_position(
+        e, p, ctypes.byref(_I64)),
+    "agoraish_media_player_get_state": lambda e, p: _ffi.agoraish_media_player_get_state(e, p, ctypes.byref(_I32)),
+    "agoraish_media_player_get_stream_count": lambda e, p: _ffi.agoraish_media_player_get_stream_count(
+        e, p, ctypes.byref(_I64)),
+    "agoraish_media_player_get_stream_info": lambda e, p: _ffi.agoraish_media_player_get_stream_info(
+        e, p, 0, ctypes.byref(_STREAM_INFO)),
+    "agoraish_media_player_select_audio_track": lambda e, p: _ffi.agoraish_media_player_select_audio_track(e, p, 0),
+    "agoraish_media_player_set_playback_speed": lambda e, p: _ffi.agoraish_media_player_set_playback_speed(e, p, 100),
+    "agoraish_media_player_adjust_playout_volume": lambda e, p: _ffi.agoraish_media_player_adjust_playout_volume(
+        e, p, 100),
+    "agoraish_media_player_get_playout_volume": lambda e, p: _ffi.agoraish_media_player_get_playout_volume(
+        e, p, ctypes.byref(_I32)),
+    "agoraish_media_player_adjust_publish_signal_volume": lambda e, p: (
+        _ffi.agoraish_media_player_adjust_publish_signal_volume(e, p, 100)),
+    "agoraish_media_player_get_publish_signal_volume": lambda e, p: (
+        _ffi.agoraish_media_player_get_publish_signal_volume(e, p, ctypes.byref(_I32))),
+    "agoraish_media_player_mute": lambda e, p: _ffi.agoraish_media_player_mute(e, p, 1),
+    "agoraish_media_player_get_mute": lambda e, p: _ffi.agoraish_media_player_get_mute(e, p, ctypes.byref(_I32)),
+    "agoraish_media_player_set_view": lambda e, p: _ffi.agoraish_media_player_set_view(e, p, None),
+    "agoraish_media_player_set_render_mode": lambda e, p: _ffi.agoraish_media_player_set_render_mode(e, p, 1),
+    "agoraish_media_player_register_player_source_observer": lambda e, p: (
+        _ffi.agoraish_media_player_register_player_source_observer(e, p, None)),
+    "agoraish_media_player_register_audio_frame_observer": lambda e, p: (
+        _ffi.agoraish_media_player_register_audio_frame_observer(e, p, None)),
+    "agoraish_media_player_register_video_frame_observer": lambda e, p: (
+        _ffi.agoraish_media_player_register_video_frame_observer(e, p, None)),
+}
+
+
+def _player_rows(name: str, *rows: Tuple[str, str, Callable[[Ctx], None]]) -> Row:
+    """The row of a function taking a player id: its id case (valid arguments otherwise), then `rows`."""
+    return Row([("player_id", "never issued, destroyed, another engine's: -2",
+                 player_ids_case(PLAYER_CALLS[name]))] + list(rows))
+
+
+class PlayerWatch:
+    """A player source observer recording (state, reason) pairs; `wait` blocks until one arrives."""
+
+    def __init__(self) -> None:
+        self.states: List[Tuple[int, int]] = []
+        self.cond = threading.Condition()
+        self.callback = _ffi.PlayerSourceStateChangedCallback(self._on_state)
+        self.table = _ffi.MediaPlayerObserverTable(struct_size=ctypes.sizeof(_ffi.MediaPlayerObserverTable),
+                                                   on_player_source_state_changed=self.callback)
+
+    def _on_state(self, engine, user_data, player_id, state, reason) -> None:
+        with self.cond:
+            self.states.append((state, reason))
+            self.cond.notify_all()
+
+    def wait(self, state: int, reason: int) -> None:
+        with self.cond:
+            assert self.cond.wait_for(lambda: (state, reason) in self.states, TIMEOUT), ((state, reason), self.states)
+
+
+def case_create_player_ids(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert _ffi.agoraish_engine_create_media_player(e, None) == EINVAL, "NULL player_id"
+    players = [new_player(e) for _ in range(_ffi.AGORAISH_MAX_MEDIA_PLAYERS)]
+    assert all(rc == 0 and p >= 1 for rc, p in players) and len({p for _, p in players}) == len(players), players
+    assert new_player(e) == (EREFUSED, -1), "one more than AGORAISH_MAX_MEDIA_PLAYERS"
+    assert _ffi.agoraish_engine_create_media_player(e, None) == EINVAL, "NULL player_id, at the limit"
+    assert _ffi.agoraish_engine_destroy_media_player(e, players[0][1]) == 0
+    rc, again = new_player(e)
+    assert rc == 0 and again >= 1 and again not in {p for _, p in players[1:]}, ("after a destroy", rc, again)
+
+
+def case_destroy_player(ctx: Ctx) -> None:
+    e, destroy = ctx.engine, _ffi.agoraish_engine_destroy_media_player
+    for player in (idle_player(ctx), opened_player(ctx), playing_player(ctx)):
+        assert destroy(e, player) == 0, player
+        assert destroy(e, player) == EINVAL, ("twice", player)
+
+
+def player_open(engine: int, player: int, url: Optional[bytes], start_pos: int = 0) -> int:
+    return _ffi.agoraish_media_player_open(engine, player, url, start_pos)
+
+
+def case_open_urls(ctx: Ctx) -> None:
+    e, player = ctx.engine, idle_player(ctx)
+    for url in bad_paths(ctx) + [TOO_LONG_PATH]:
+        assert player_open(e, player, url) == EINVAL, url if url is None else url[:16]
+    assert player_state(e, player) == IDLE, "refused opens change nothing"
+    for url in (b"x", b"/" + b"a" * 4094, missing(ctx)):  # 1 and 4095 bytes: opened (and failing) on its thread
+        assert player_open(e, player, url) == 0, url[:16]
+    assert player_open(e, player, silence(ctx)) == 0, "opening again replaces the source"
+    wait_player_state(e, player, OPEN_COMPLETED)
+
+
+def case_open_missing_file(ctx: Ctx) -> None:
+    e, player, watch = ctx.engine, idle_player(ctx), PlayerWatch()
+    ctx.keep.append(watch)
+    assert _ffi.agoraish_media_player_register_player_source_observer(e, player, ctypes.byref(watch.table)) == 0
+    assert player_open(e, player, missing(ctx)) == 0
+    watch.wait(FAILED, _ffi.AGORAISH_PLAYER_REASON_URL_NOT_FOUND)
+    assert player_state(e, player) == FAILED
+
+
+def case_open_start_pos(ctx: Ctx) -> None:
+    e, player = ctx.engine, idle_player(ctx)
+    for pos in (-1, -1000, INT_MIN, INT64_MIN):
+        assert player_open(e, player, silence(ctx), pos) == EINVAL, pos
+    assert player_state(e, player) == IDLE, "refused opens change nothing"
+    for pos in (1, 5000, INT64_MAX, 0):  # past the end: at the end
+        assert player_open(e, player, silence(ctx), pos) == 0, pos
+    wait_player_state(e, player, OPEN_COMPLETED)
+
+
+def case_play_states(ctx: Ctx) -> None:
+    e, play = ctx.engine, _ffi.agoraish_media_player_play
+    assert play(e, idle_player(ctx)) == ESTATE, "nothing opened"
+    failed = idle_player(ctx)
+    assert player_open(e, failed, missing(ctx)) == 0
+    wait_player_state(e, failed, FAILED)
+    assert play(e, failed) == ESTATE, "the open failed"
+    player = opened_player(ctx)
+    assert play(e, player) == 0
+    assert play(e, player) == 0, "playing"
+    assert _ffi.agoraish_media_player_stop(e, player) == 0
+    assert play(e, player) == ESTATE, "stopped: the source is closed"
+
+
+def case_pause_states(ctx: Ctx) -> None:
+    e, pause = ctx.engine, _ffi.agoraish_media_player_pause
+    assert pause(e, idle_player(ctx)) == ESTATE, "nothing opened"
+    player = opened_player(ctx)
+    assert pause(e, player) == ESTATE, "opened, not playing"
+    assert _ffi.agoraish_media_player_play(e, player) == 0
+    assert pause(e, player) == 0
+    assert pause(e, player) == ESTATE, "paused"
+    assert _ffi.agoraish_media_player_stop(e, player) == 0
+    assert pause(e, player) == ESTATE, "stopped"
+
+
+def case_resume_states(ctx: Ctx) -> None:
+    e, resume = ctx.engine, _ffi.agoraish_media_player_resume
+    assert resume(e, idle_player(ctx)) == ESTATE, "nothing opened"
+    player = opened_player(ctx)
+    assert resume(e, player) == ESTATE, "opened, not paused"
+    assert _ffi.agoraish_media_player_play(e, player) == 0
+    assert resume(e, player) == ESTATE, "playing"
+    assert _ffi.agoraish_media_player_pause(e, player) == 0
+    assert resume(e, player) == 0
+    assert resume(e, player) == ESTATE, "playing again"
+
+
+def case_stop_states(ctx: Ctx) -> None:
+    e, stop = ctx.engine, _ffi.agoraish_media_player_stop
+    player = idle_player(ctx)
+    assert stop(e, player) == 0, "nothing opened"
+    assert stop(e, player) == 0, "twice"
+    player = playing_player(ctx)
+    assert stop(e, player) == 0
+    assert stop(e, player) == 0, "twice"
+    assert player_state(e, player) == STOPPED
+
+
+def case_seek_nothing_opened(ctx: Ctx) -> None:
+    e, player = ctx.engine, idle_player(ctx)
+    assert _ffi.agoraish_media_player_seek(e, player, 0) == ESTATE
+    assert _ffi.agoraish_media_player_stop(e, player) == 0
+    assert _ffi.agoraish_media_player_seek(e, player, 0) == ESTATE, "stopped"
+
+
+def case_seek_positions(ctx: Ctx) -> None:
+    e, player = ctx.engine, opened_player(ctx)
+    for position in (-1, INT_MIN, INT64_MIN):
+        assert _ffi.agoraish_media_player_seek(e, player, position) == EINVAL, position
+    for position in (0, 500, 9999, INT64_MAX):  # past the end: at the end
+        assert _ffi.agoraish_media_player_seek(e, player, position) == 0, position
+
+
+def case_loop_counts(ctx: Ctx) -> None:
+    e, player = ctx.engine, idle_player(ctx)
+    for count in (-2, -3, INT_MIN):
+        assert _ffi.agoraish_media_player_set_loop_count(e, player, count) == EINVAL, count
+    for count in (-1, 0, 1, INT_MAX):
+        assert _ffi.agoraish_media_player_set_loop_count(e, player, count) == 0, count
+
+
+def position_getter_case(getter: Callable[..., int], expected: Callable[[int], bool]) -> Callable[[Ctx], None]:
+    """get_duration / get_play_position: nothing opened (or stopped) -8; NULL -2; opened 0 with a plausible value."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        idle = idle_player(ctx)
+        assert out_value(getter, e, idle)[0] == ESTATE, "nothing opened"
+        failed = idle_player(ctx)
+        assert player_open(e, failed, missing(ctx)) == 0
+        wait_player_state(e, failed, FAILED)
+        assert out_value(getter, e, failed)[0] == ESTATE, "the open failed"
+        player = opened_player(ctx)
+        assert getter(e, player, None) == EINVAL, "NULL"
+        rc, value = out_value(getter, e, player)
+        assert rc == 0 and expected(value), (rc, value)
+        assert _ffi.agoraish_media_player_play(e, player) == 0
+        rc, value = out_value(getter, e, player)
+        assert rc == 0 and expected(value), ("playing", rc, value)
+        assert _ffi.agoraish_media_player_stop(e, player) == 0
+        assert out_value(getter, e, player)[0] == ESTATE, "stopped: the source is closed"
+
+    return case
+
+
+case_get_duration = position_getter_case(_ffi.agoraish_media_player_get_duration, lambda ms: 9950 <= ms <= 10050)
+case_get_play_position = position_getter_case(_ffi.agoraish_media_player_get_play_position,
+                                              lambda ms: 0 <= ms <= 10000)
+
+
+def case_get_state(ctx: Ctx) -> None:
+    e, get = ctx.engine, _ffi.agoraish_media_player_get_state
+    player = idle_player(ctx)
+    assert get(e, player, None) == EINVAL, "NULL"
+    assert out_value(get, e, player, ctype=ctypes.c_int) == (0, IDLE)
+    player = opened_player(ctx)
+    assert get(e, player, None) == EINVAL, "NULL, opened"
+    assert out_value(get, e, player, ctype=ctypes.c_int) == (0, OPEN_COMPLETED)
+    assert _ffi.agoraish_media_player_play(e, player) == 0
+    assert out_value(get, e, player, ctype=ctypes.c_int) == (0, PLAYING)
+    assert _ffi.agoraish_media_player_pause(e, player) == 0
+    assert out_value(get, e, player, ctype=ctypes.c_int) == (0, PAUSED)
+    assert _ffi.agoraish_media_player_stop(e, player) == 0
+    assert out_value(get, e, player, ctype=ctypes.c_int) == (0, STOPPED)
+
+
+def case_get_stream_count(ctx: Ctx) -> None:
+    e, get = ctx.engine, _ffi.agoraish_media_player_get_stream_count
+    assert out_value(get, e, idle_player(ctx))[0] == ESTATE, "nothing opened"
+    player = opened_player(ctx)
+    assert get(e, player, None) == EINVAL, "NULL"
+    assert out_value(get, e, player) == (0, 1), "one audio stream"
+    assert _ffi.agoraish_media_player_stop(e, player) == 0
+    assert out_value(get, e, player)[0] == ESTATE, "stopped"
+
+
+STREAM_INFO_SIZE = ctypes.sizeof(_ffi.PlayerStreamInfo)
+
+
+def stream_info(engine: int, player: int, index: int = 0,
+                size: Optional[int] = None) -> Tuple[int, Optional[_ffi.PlayerStreamInfo]]:
+    """(rc, the info written) of get_stream_info with an info of struct_size `size` (None: a NULL info)."""
+    if size is None:
+        return _ffi.agoraish_media_player_get_stream_info(engine, player, index, None), None
+    pointer = versioned(_ffi.PlayerStreamInfo(), size)
+    rc = _ffi.agoraish_media_player_get_stream_info(engine, player, index, pointer)
+    return rc, pointer.contents
+
+
+def case_stream_info_indexes(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert stream_info(e, idle_player(ctx), 0, STREAM_INFO_SIZE)[0] == ESTATE, "nothing opened"
+    player = opened_player(ctx)
+    for index in (-1, 1, 2, INT_MAX, INT64_MAX, INT64_MIN):
+        assert stream_info(e, player, index, STREAM_INFO_SIZE)[0] == EINVAL, index
+    rc, info = stream_info(e, player, 0, STREAM_INFO_SIZE)
+    assert rc == 0 and info.stream_type == _ffi.AGORAISH_MEDIA_STREAM_TYPE_AUDIO, rc
+    assert (info.stream_index, info.audio_sample_rate, info.audio_channels) == (0, 8000, 1)
+
+
+def case_stream_info_struct(ctx: Ctx) -> None:
+    e, player = ctx.engine, opened_player(ctx)
+    assert stream_info(e, player, 0, None)[0] == EINVAL, "NULL"
+    for size in (0, 4, 8, STREAM_INFO_SIZE - 8, STREAM_INFO_SIZE - 1, STREAM_INFO_SIZE + 4, UINT32_MAX):
+        assert stream_info(e, player, 0, size)[0] == EINVAL, size
+    for size in (STREAM_INFO_SIZE, STREAM_INFO_SIZE + 8, STREAM_INFO_SIZE + 64):
+        assert stream_info(e, player, 0, size)[0] == size_rc("agoraish_player_stream_info", size), size
+
+
+def case_select_audio_track(ctx: Ctx) -> None:
+    e, select = ctx.engine, _ffi.agoraish_media_player_select_audio_track
+    assert select(e, idle_player(ctx), 0) == ESTATE, "nothing opened"
+    player = opened_player(ctx)
+    for index in (-1, 1, 2, INT_MAX, INT_MIN):  # no such stream
+        assert select(e, player, index) == EINVAL, index
+    assert select(e, player, 0) == 0, "the audio stream"
+
+
+def player_values_case(setter: Callable[[int, int, int], int], rejected, accepted,
+                       getter: Optional[Callable[..., int]] = None) -> Callable[[Ctx], None]:
+    """`setter(engine, player, value)`: -2 for each rejected value (and a getter, if any, keeps its
+    value), 0 for each accepted one (which the getter then reports)."""
+
+    def case(ctx: Ctx) -> None:
+        e, player = ctx.engine, idle_player(ctx)
+        before = out_value(getter, e, player, ctype=ctypes.c_int) if getter else None
+        assert {v: setter(e, player, v) for v in rejected} == {v: EINVAL for v in rejected}
+        if getter:
+            assert out_value(getter, e, player, ctype=ctypes.c_int) == before, "refused values change nothing"
+        for value in accepted:
+            assert setter(e, player, value) == 0, value
+            if getter:
+                assert out_value(getter, e, player, ctype=ctypes.c_int) == (0, value), value
+
+    return case
+
+
+SPEEDS_REJECTED = (29, 401, 0, -1, -100, INT_MAX, INT_MIN)
+SPEEDS_ACCEPTED = (30, 100, 200, 400)
+
+
+def player_getter_case(getter: Callable[..., int], default: int) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        e, player = ctx.engine, idle_player(ctx)
+        assert getter(e, player, None) == EINVAL, "NULL"
+        assert out_value(getter, e, player, ctype=ctypes.c_int) == (0, default)
+        player = playing_player(ctx)
+        assert getter(e, player, None) == EINVAL, "NULL, playing"
+        assert out_value(getter, e, player, ctype=ctypes.c_int) == (0, default), "playing"
+
+    return case
+
+
+def case_player_mute(ctx: Ctx) -> None:
+    e, player = ctx.engine, idle_player(ctx)
+    for muted in ANY_INTS:
+        assert _ffi.agoraish_media_player_mute(e, player, muted) == 0, muted
+        rc, value = out_value(_ffi.agoraish_media_player_get_mute, e, player, ctype=ctypes.c_int)
+        assert rc == 0 and bool(value) == bool(muted), (muted, value)
+    player = playing_player(ctx)
+    assert _ffi.agoraish_media_player_mute(e, player, 1) == 0, "playing"
+    assert _ffi.agoraish_media_player_mute(e, player, 0) == 0, "playing"
+
+
+def set_view(engine: int, player: int, table: Optional[_ffi.VideoCanvas]) -> int:
+    return _ffi.agoraish_media_player_set_view(engine, player, ref(table))
+
+
+def case_player_view_null(ctx: Ctx) -> None:
+    callback = _ffi.FrameCallback(lambda *args: None)
+    ctx.keep.append(callback)
+    e, player = ctx.engine, idle_player(ctx)
+    assert set_view(e, player, None) == 0, "nothing bound"
+    assert set_view(e, player, canvas()) == 0, "a NULL on_frame, nothing bound"
+    assert set_view(e, player, canvas(on_frame=callback)) == 0
+    assert set_view(e, player, None) == 0, "unbinds"
+    assert set_view(e, player, None) == 0, "twice"
+    player = playing_player(ctx)
+    assert set_view(e, player, canvas(on_frame=callback)) == 0, "playing"
+    assert set_view(e, player, canvas()) == 0, "a NULL on_frame unbinds, playing"
+
+
+def case_player_view_struct_size(ctx: Ctx) -> None:
+    callback = _ffi.FrameCallback(lambda *args: None)
+    ctx.keep.append(callback)
+    e, player = ctx.engine, idle_player(ctx)
+    full = ctypes.sizeof(_ffi.VideoCanvas)
+    for size in (0, 4, 8, 16, CANVAS_SIZE_0_5 - 1, full - 1, full + 4, UINT32_MAX):
+        assert set_view(e, player, canvas(size=size)) == EINVAL, ("unbind", size)
+        assert set_view(e, player, canvas(on_frame=callback, size=size)) == EINVAL, ("bind", size)
+    for size in (CANVAS_SIZE_0_5, CANVAS_SIZE_0_5 + 8, full, full + 8, full + 64):
+        rc = size_rc("agoraish_video_canvas", size)
+        assert set_view(e, player, canvas(on_frame=callback, size=size)) == rc, ("bind", size)
+        assert set_view(e, player, canvas(size=size)) == rc, ("unbind", size)
+    # Fields past a 0.5 struct are not read: values there that would be -2 are ignored.
+    bad = {"render_mode": 9, "view_width": 1, "view_height": 0}
+    assert set_view(e, player, canvas(on_frame=callback, **bad)) == EINVAL, "read in a 0.6 struct"
+    assert set_view(e, player, canvas(on_frame=callback, size=CANVAS_SIZE_0_5, **bad)) == 0, "past a 0.5 struct"
+
+
+def case_player_view_modes(ctx: Ctx) -> None:
+    callback = _ffi.FrameCallback(lambda *args: None)
+    ctx.keep.append(callback)
+    e, player = ctx.engine, idle_player(ctx)
+    for mode in RENDER_MODES_REJECTED:
+        assert set_view(e, player, canvas(on_frame=callback, render_mode=mode)) == EINVAL, ("render_mode", mode)
+    for render_mode in (0, 1, 2, 3, 4):
+        for mirror_mode in (0, 1, 2):
+            table = canvas(on_frame=callback, render_mode=render_mode, mirror_mode=mirror_mode)
+            assert set_view(e, player, table) == 0, (render_mode, mirror_mode)
+
+
+def case_player_view_mirror_modes(ctx: Ctx) -> None:
+    callback = _ffi.FrameCallback(lambda *args: None)
+    ctx.keep.append(callback)
+    e, player = ctx.engine, idle_player(ctx)
+    got = {mode: set_view(e, player, canvas(on_frame=callback, mirror_mode=mode)) for mode in MIRROR_MODES_REJECTED}
+    assert got == {mode: EINVAL for mode in MIRROR_MODES_REJECTED}, "VIDEO_MIRROR_MODE is 0..2"
+
+
+def case_player_view_sizes(ctx: Ctx) -> None:
+    callback = _ffi.FrameCallback(lambda *args: None)
+    ctx.keep.append(callback)
+    e, player = ctx.engine, idle_player(ctx)
+    rejected, accepted = VIEW_SIZES_REJECTED + VIEW_SIDES_OF_1, VIEW_SIZES_ACCEPTED
+    got = {size: set_view(e, player, canvas(on_frame=callback, view_width=size[0], view_height=size[1]))
+           for size in (*rejected, *accepted)}
+    assert got == {**{size: EINVAL for size in rejected}, **{size: 0 for size in accepted}}
+
+
+def case_player_render_modes(ctx: Ctx) -> None:
+    callback = _ffi.FrameCallback(lambda *args: None)
+    ctx.keep.append(callback)
+    e, player = ctx.engine, idle_player(ctx)
+    set_mode = _ffi.agoraish_media_player_set_render_mode
+    rejected = RENDER_MODES_REJECTED + (0,)
+    for where in ("no canvas", "bound"):
+        assert {m: set_mode(e, player, m) for m in rejected} == {m: EINVAL for m in rejected}, where
+        assert {m: set_mode(e, player, m) for m in (1, 2, 3, 4)} == {m: 0 for m in (1, 2, 3, 4)}, where
+        assert set_view(e, player, canvas(on_frame=callback)) == 0
+
+
+def observer_struct_case(register: Callable[[int, int, object], int], struct_type, c_name: str,
+                         target: Callable[[Ctx], int]) -> Callable[[Ctx], None]:
+    """struct_size: too small, splitting a field or larger than any header's: -2; each minor's: 0."""
+
+    def case(ctx: Ctx) -> None:
+        e, t = ctx.engine, target(ctx)
+        full = ctypes.sizeof(struct_type)
+        for size in (0, 4, 8, full - 8, full - 1, full + 4, UINT32_MAX):
+            assert register(e, t, versioned(struct_type(), size)) == EINVAL, size
+        for size in (full, full + 8, full + 64):
+            assert register(e, t, versioned(struct_type(), size)) == size_rc(c_name, size), size
+        assert register(e, t, None) == 0
+
+    return case
+
+
+def observer_null_case(register: Callable[[int, int, object], int], struct_type,
+                       target: Callable[[Ctx], int]) -> Callable[[Ctx], None]:
+    """NULL: removes (also when none); every callback NULL; replaced by one with every callback."""
+
+    def case(ctx: Ctx) -> None:
+        e, t = ctx.engine, target(ctx)
+        assert register(e, t, None) == 0, "none registered"
+        assert register(e, t, None) == 0, "twice"
+        assert register(e, t, versioned(struct_type())) == 0, "every callback NULL"
+        table = struct_type()
+        for name, ctype in struct_type._fields_:
+            if name not in ("struct_size", "user_data"):
+                callback = ctype(lambda *args: None)
+                ctx.keep.append(callback)
+                setattr(table, name, callback)
+        assert register(e, t, versioned(table)) == 0, "replaced"
+        assert register(e, t, None) == 0, "removes it"
+        assert register(e, t, None) == 0, "twice"
+
+    return case
+
+
+def _source_observer(e: int, p: int, o) -> int:
+    return _ffi.agoraish_media_player_register_player_source_observer(e, p, o)
+
+
+def _audio_observer(e: int, p: int, o) -> int:
+    return _ffi.agoraish_media_player_register_audio_frame_observer(e, p, o)
+
+
+def _video_observer(e: int, p: int, o) -> int:
+    return _ffi.agoraish_media_player_register_video_frame_observer(e, p, o)
+
+
+# -- audio mixing (ABI 0.13) ------------------------------------------------------------
+
+MIX_PLAYING, MIX_PAUSED, MIX_STOPPED, MIX_FAILED = (
+    _ffi.AGORAISH_AUDIO_MIXING_STATE_PLAYING, _ffi.AGORAISH_AUDIO_MIXING_STATE_PAUSED,
+    _ffi.AGORAISH_AUDIO_MIXING_STATE_STOPPED, _ffi.AGORAISH_AUDIO_MIXING_STATE_FAILED)
+MIX_OK, MIX_CAN_NOT_OPEN, MIX_TOO_FREQUENT, MIX_ALL_LOOPS, MIX_BY_USER, MIX_PAUSED_BY_USER, MIX_RESUMED = (
+    0, 701, 702, 723, 724, 725, 726)
+
+
+class MediaWatch:
+    """An event handler recording audio mixing states and finished effects."""
+
+    def __init__(self) -> None:
+        self.mixing: List[Tuple[int, int]] = []
+        self.finished: List[int] = []
+        self.cond = threading.Condition()
+        self.on_mixing = _ffi.AudioMixingStateChangedCallback(self._on_mixing)
+        self.on_finished = _ffi.AudioEffectFinishedCallback(self._on_finished)
+        self.table = _ffi.EventHandlerTable(struct_size=ctypes.sizeof(_ffi.EventHandlerTable),
+                                            on_audio_mixing_state_changed=self.on_mixing,
+                                            on_audio_effect_finished=self.on_finished)
+
+    def _on_mixing(self, engine, user_data, state, reason) -> None:
+        with self.cond:
+            self.mixing.append((state, reason))
+            self.cond.notify_all()
+
+    def _on_finished(self, engine, user_data, sound_id) -> None:
+        with self.cond:
+            self.finished.append(sound_id)
+            self.cond.notify_all()
+
+    def wait(self, state: int, reason: int) -> None:
+        """Until (state, reason) arrives; it and those before it are then forgotten."""
+        with self.cond:
+            assert self.cond.wait_for(lambda: (state, reason) in self.mixing, TIMEOUT), ((state, reason), self.mixing)
+            del self.mixing[:self.mixing.index((state, reason)) + 1]
+
+    def wait_finished(self, sound_id: int) -> None:
+        with self.cond:
+            assert self.cond.wait_for(lambda: sound_id in self.finished, TIMEOUT), (sound_id, self.finished)
+
+
+def watched_engine(ctx: Ctx) -> Tuple[int, MediaWatch]:
+    """Another engine for the case, with a MediaWatch as its event handler."""
+    watch = MediaWatch()
+    ctx.keep.append(watch)
+    return engine_with(ctx, event_handler=ctypes.pointer(watch.table)), watch
+
+
+def start_mixing(engine: int, path: Optional[bytes], loopback: int = 0, cycle: int = 1, start_pos: int = 0) -> int:
+    return _ffi.agoraish_engine_start_audio_mixing(engine, path, loopback, cycle, start_pos)
+
+
+def spaced_start(engine: int, path: Optional[bytes], **fields) -> int:
+    """start_mixing once the 100 ms since the previous start have passed (-12 before)."""
+    import time
+
+    time.sleep(0.11)
+    return start_mixing(engine, path, **fields)
+
+
+def case_mixing_paths(ctx: Ctx) -> None:
+    e = ctx.engine
+    for path in bad_paths(ctx) + [TOO_LONG_PATH]:
+        assert start_mixing(e, path) == EINVAL, path if path is None else path[:16]
+    assert _ffi.agoraish_engine_stop_audio_mixing(e) == ESTATE, "refused starts start nothing"
+    engine, watch = watched_engine(ctx)
+    for path in unreadable(ctx):
+        assert spaced_start(engine, path) == 0, path
+        watch.wait(MIX_FAILED, MIX_CAN_NOT_OPEN)
+    assert spaced_start(engine, silence(ctx)) == 0
+    watch.wait(MIX_PLAYING, MIX_OK)
+
+
+def case_mixing_too_often(ctx: Ctx) -> None:
+    engine, watch = watched_engine(ctx)
+    assert start_mixing(engine, silence(ctx)) == 0
+    assert start_mixing(engine, silence(ctx)) == ETOOOFTEN
+    watch.wait(MIX_FAILED, MIX_TOO_FREQUENT)
+    assert spaced_start(engine, silence(ctx)) == 0, "100 ms later"
+    watch.wait(MIX_PLAYING, MIX_OK)
+
+
+def mixing_values_case(field: str, rejected, accepted) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        e, path = ctx.engine, silence(ctx)
+        assert {v: start_mixing(e, path, **{field: v}) for v in rejected} == {v: EINVAL for v in rejected}
+        assert _ffi.agoraish_engine_stop_audio_mixing(e) == ESTATE, "refused starts start nothing"
+        for value in accepted:
+            assert spaced_start(e, path, **{field: value}) == 0, value
+        assert _ffi.agoraish_engine_stop_audio_mixing(e) == 0
+
+    return case
+
+
+def case_stop_mixing(ctx: Ctx) -> None:
+    engine, watch = watched_engine(ctx)
+    stop = _ffi.agoraish_engine_stop_audio_mixing
+    assert stop(engine) == ESTATE, "never started"
+    assert start_mixing(engine, silence(ctx)) == 0
+    assert stop(engine) == 0
+    watch.wait(MIX_STOPPED, MIX_BY_USER)
+    assert stop(engine) == ESTATE, "stopped"
+    assert spaced_start(engine, silence(ctx, 0.05)) == 0
+    watch.wait(MIX_STOPPED, MIX_ALL_LOOPS)
+    assert stop(engine) == ESTATE, "it ended on its own"
+    assert spaced_start(engine, missing(ctx)) == 0
+    watch.wait(MIX_FAILED, MIX_CAN_NOT_OPEN)
+    assert stop(engine) == ESTATE, "it failed"
+
+
+def case_pause_mixing(ctx: Ctx) -> None:
+    engine, watch = watched_engine(ctx)
+    pause = _ffi.agoraish_engine_pause_audio_mixing
+    assert pause(engine) == ESTATE, "never started"
+    assert start_mixing(engine, silence(ctx)) == 0
+    watch.wait(MIX_PLAYING, MIX_OK)
+    assert pause(engine) == 0
+    watch.wait(MIX_PAUSED, MIX_PAUSED_BY_USER)
+    assert pause(engine) == ESTATE, "paused"
+    assert _ffi.agoraish_engine_stop_audio_mixing(engine) == 0
+    assert pause(engine) == ESTATE, "stopped"
+
+
+def case_resume_mixing(ctx: Ctx) -> None:
+    engine, watch = watched_engine(ctx)
+    resume = _ffi.agoraish_engine_resume_audio_mixing
+    assert resume(engine) == ESTATE, "never started"
+    assert start_mixing(engine, silence(ctx)) == 0
+    watch.wait(MIX_PLAYING, MIX_OK)
+    assert resume(engine) == ESTATE, "playing"
+    assert _ffi.agoraish_engine_pause_audio_mixing(engine) == 0
+    watch.wait(MIX_PAUSED, MIX_PAUSED_BY_USER)
+    assert resume(engine) == 0
+    watch.wait(MIX_PLAYING, MIX_RESUMED)
+    assert resume(engine) == ESTATE, "playing again"
+    assert _ffi.agoraish_engine_stop_audio_mixing(engine) == 0
+    assert resume(engine) == ESTATE, "stopped"
+
+
+MIXING_VOLUMES_REJECTED = (-1, 101, 400, INT_MAX, INT_MIN)
+MIXING_VOLUMES_ACCEPTED = (0, 1, 50, 100)
+
+
+def mixing_volume_case(adjust: Callable[[int, int], int], playout: bool, publish: bool) -> Callable[[Ctx], None]:
+    """-2 out of 0..100 (nothing changes); else the getters of what it sets report it, the other keeps its value."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+
+        def volumes() -> Tuple[int, int]:
+            return (_ffi.agoraish_engine_get_audio_mixing_playout_volume(e),
+                    _ffi.agoraish_engine_get_audio_mixing_publish_volume(e))
+
+        before = volumes()
+        assert {v: adjust(e, v) for v in MIXING_VOLUMES_REJECTED} == {v: EINVAL for v in MIXING_VOLUMES_REJECTED}
+        assert volumes() == before, "refused values change nothing"
+        for volume in MIXING_VOLUMES_ACCEPTED:
+            assert adjust(e, volume) == 0, volume
+            expected = (volume if playout else before[0], volume if publish else before[1])
+            assert volumes() == expected, volume
+        assert start_mixing(e, silence(ctx)) == 0
+        assert adjust(e, 101) == EINVAL and adjust(e, 30) == 0, "with music"
+
+    return case
+
+
+def mixing_volume_getter_case(getter: Callable[[int], int]) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        assert 0 <= getter(e) <= 100
+        assert start_mixing(e, silence(ctx)) == 0
+        assert 0 <= getter(e) <= 100, "with music"
+
+    return case
+
+
+def mixing_time_case(getter: Callable[[int], int], expected: Callable[[int], bool]) -> Callable[[Ctx], None]:
+    """get_audio_mixing_duration / _current_position: -8 with nothing opened; the time with music."""
+
+    def case(ctx: Ctx) -> None:
+        engine, watch = watched_engine(ctx)
+        assert getter(engine) == ESTATE, "never started"
+        assert start_mixing(engine, silence(ctx)) == 0
+        watch.wait(MIX_PLAYING, MIX_OK)
+        value = getter(engine)
+        assert expected(value), value
+        assert _ffi.agoraish_engine_pause_audio_mixing(engine) == 0
+        watch.wait(MIX_PAUSED, MIX_PAUSED_BY_USER)
+        value = getter(engine)
+        assert expected(value), ("paused", value)
+        assert _ffi.agoraish_engine_stop_audio_mixing(engine) == 0
+        assert getter(engine) == ESTATE, "stopped"
+        assert spaced_start(engine, missing(ctx)) == 0
+        watch.wait(MIX_FAILED, MIX_CAN_NOT_OPEN)
+        assert getter(engine) == ESTATE, "it failed"
+
+    return case
+
+
+def case_mixing_position(ctx: Ctx) -> None:
+    engine, watch = watched_engine(ctx)
+    set_position = _ffi.agoraish_engine_set_audio_mixing_position
+    assert set_position(engine, 0) == ESTATE, "never started"
+    assert start_mixing(engine, silence(ctx)) == 0
+    watch.wait(MIX_PLAYING, MIX_OK)
+    for position in (-1, -1000, INT_MIN):
+        assert set_position(engine, position) == EINVAL, position
+    for position in (0, 500, 9999, INT_MAX):  # past the end: at the end
+        assert set_position(engine, position) == 0, position
+    engine, watch = watched_engine(ctx)
+    assert start_mixing(engine, silence(ctx)) == 0
+    watch.wait(MIX_PLAYING, MIX_OK)
+    assert _ffi.agoraish_engine_stop_audio_mixing(engine) == 0
+    assert set_position(engine, 0) == ESTATE, "stopped"
+
+
+def mixing_setting_case(setter: Callable[[int, int], int], rejected, accepted) -> Callable[[Ctx], None]:
+    """A setting of the music: -2 out of range, 0 in range; without and with music."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        for where in ("no music", "with music"):
+            assert {v: setter(e, v) for v in rejected} == {v: EINVAL for v in rejected}, where
+            assert {v: setter(e, v) for v in accepted} == {v: 0 for v in accepted}, where
+            if where == "no music":
+                assert start_mixing(e, silence(ctx)) == 0
+
+    return case
+
+
+# -- audio effects (ABI 0.13) -----------------------------------------------------------
+
+
+def preload_sound(engine: int, sound_id: int, path: Optional[bytes], start_pos: int = 0) -> int:
+    return _ffi.agoraish_engine_preload_effect(engine, sound_id, path, start_pos)
+
+
+def play_effect(engine: int, sound_id: int, path: Optional[bytes], loop_count: int = 0, pitch: float = 1.0,
+                pan: float = 0.0, gain: int = 100, publish: int = 0, start_pos: int = 0) -> int:
+    return _ffi.agoraish_engine_play_effect(engine, sound_id, path, loop_count, pitch, pan, gain, publish, start_pos)
+
+
+def effect_playing(engine: int, sound_id: int) -> bool:
+    """Whether `sound_id` plays (the effect calls that need one playing take it)."""
+    return _ffi.agoraish_engine_get_volume_of_effect(engine, sound_id) != EINVAL
+
+
+def case_preload_paths(ctx: Ctx) -> None:
+    e = ctx.engine
+    for path in bad_paths(ctx):
+        assert preload_sound(e, 1, path) == EINVAL, path
+    for path in unreadable(ctx):
+        assert preload_sound(e, 1, path) == EFAILED, path
+    assert _ffi.agoraish_engine_unload_effect(e, 1) == EINVAL, "refused preloads keep nothing"
+    assert preload_sound(e, 1, silence(ctx)) == 0
+    assert preload_sound(e, 1, silence(ctx, 0.05)) == 0, "again, another file"
+
+
+def case_preload_start_pos(ctx: Ctx) -> None:
+    e = ctx.engine
+    for pos in (-1, -1000, INT_MIN):
+        assert preload_sound(e, 1, silence(ctx), pos) == EINVAL, pos
+    assert _ffi.agoraish_engine_unload_effect(e, 1) == EINVAL, "refused preloads keep nothing"
+    for pos in (0, 1, 5000, INT_MAX):
+        assert preload_sound(e, 1, silence(ctx), pos) == 0, pos
+
+
+def case_preload_sound_ids(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert {s: preload_sound(e, s, silence(ctx)) for s in ANY_INTS} == {s: 0 for s in ANY_INTS}
+    assert {s: _ffi.agoraish_engine_unload_effect(e, s) for s in ANY_INTS} == {s: 0 for s in ANY_INTS}
+
+
+def case_effects_limit(ctx: Ctx) -> None:
+    e, path = ctx.engine, silence(ctx)
+    held = list(range(100, 100 + _ffi.AGORAISH_MAX_AUDIO_EFFECTS))
+    assert {s: preload_sound(e, s, path) for s in held} == {s: 0 for s in held}
+    assert preload_sound(e, 1, path) == EREFUSED, "one more than AGORAISH_MAX_AUDIO_EFFECTS"
+    assert play_effect(e, 1, path) == EREFUSED, "one more, played"
+    assert preload_sound(e, held[0], path) == 0, "a held id again"
+    assert play_effect(e, held[0], None) == 0, "a held id, played"
+    assert _ffi.agoraish_engine_unload_effect(e, held[1]) == 0
+    assert play_effect(e, 1, path, loop_count=-1) == 0, "after an unload"
+    assert preload_sound(e, 2, path) == EREFUSED, "playing effects count"
+    assert _ffi.agoraish_engine_stop_effect(e, 1) == 0
+    assert preload_sound(e, 2, path) == 0, "after a stop"
+
+
+def case_play_effect_paths(ctx: Ctx) -> None:
+    e = ctx.engine
+    for path in (None, b""):
+        assert play_effect(e, 5, path) == EINVAL, ("no path for an id not preloaded", path)
+    assert play_effect(e, 5, str(ctx.tmp).encode() + b"/\xff.wav") == EINVAL, "not UTF-8"
+    assert not effect_playing(e, 5), "refused plays play nothing"
+    assert preload_sound(e, 5, silence(ctx)) == 0
+    for path in (None, b"", silence(ctx)):
+        assert play_effect(e, 5, path) == 0, ("preloaded", path)
+        assert effect_playing(e, 5)
+    assert _ffi.agoraish_engine_stop_all_effects(e) == 0
+    # A file that fails to open ends the effect without on_audio_effect_finished.
+    engine, watch = watched_engine(ctx)
+    for sound_id, path in enumerate(unreadable(ctx), start=10):
+        assert play_effect(engine, sound_id, path) == 0, path
+        wait_until(lambda: not effect_playing(engine, sound_id), f"effect {sound_id} to end")
+    assert play_effect(engine, 20, silence(ctx, 0.05)) == 0
+    watch.wait_finished(20)
+    assert watch.finished == [20], "only the effect that played reports"
+
+
+def effect_values_case(field: str, rejected, accepted) -> Callable[[Ctx], None]:
+    """play_effect with one argument out of range (-2, nothing plays), then in range (0)."""
+
+    def case(ctx: Ctx) -> None:
+        e, path = ctx.engine, silence(ctx)
+        got = {repr(v): play_effect(e, 1, path, **{field: v}) for v in rejected}
+        assert got == {repr(v): EINVAL for v in rejected}
+        assert not effect_playing(e, 1), "refused plays play nothing"
+        for value in accepted:
+            assert play_effect(e, 1, path, **{field: value}) == 0, value
+        assert _ffi.agoraish_engine_stop_all_effects(e) == 0
+
+    return case
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+def case_play_effect_sound_ids(ctx: Ctx) -> None:
+    e, path = ctx.engine, silence(ctx)
+    assert {s: play_effect(e, s, path) for s in ANY_INTS} == {s: 0 for s in ANY_INTS}
+    assert all(effect_playing(e, s) for s in ANY_INTS)
+    assert play_effect(e, 0, path) == 0, "playing: restarted"
+    assert _ffi.agoraish_engine_stop_all_effects(e) == 0
+
+
+def playing_effect(ctx: Ctx, sound_id: int = 1) -> int:
+    """`sound_id` playing 10 s of silence on the case's engine (forever)."""
+    assert play_effect(ctx.engine, sound_id, silence(ctx), loop_count=-1) == 0
+    return sound_id
+
+
+def effect_ids_case(call: Callable[[int, int], int], playing: bool = True,
+                    preloaded: bool = True) -> Callable[[Ctx], None]:
+    """`call(engine, sound_id)`: -2 for ids never used, one stopped and one unloaded, (with
+    `preloaded`) one only preloaded: not playing; (with `playing`) not negative for one playing."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        assert {s: call(e, s) for s in UNKNOWN_IDS} == {s: EINVAL for s in UNKNOWN_IDS}, "never used"
+        if preloaded:
+            assert preload_sound(e, 7, silence(ctx)) == 0
+            assert call(e, 7) == EINVAL, "preloaded, not playing"
+        sound_id = playing_effect(ctx)
+        if playing:
+            assert call(e, sound_id) >= 0, "playing"
+        assert _ffi.agoraish_engine_stop_all_effects(e) == 0
+        assert call(e, sound_id) == EINVAL, "stopped"
+        assert preload_sound(e, 8, silence(ctx)) == 0
+        assert play_effect(e, 8, None) == 0
+        assert _ffi.agoraish_engine_unload_effect(e, 8) == 0
+        assert call(e, 8) == EINVAL, "unloaded"
+
+    return case
+
+
+def case_resume_effect(ctx: Ctx) -> None:
+    e, resume = ctx.engine, _ffi.agoraish_engine_resume_effect
+    sound_id = playing_effect(ctx)
+    assert resume(e, sound_id) == EINVAL, "playing, not paused"
+    assert _ffi.agoraish_engine_pause_effect(e, sound_id) == 0
+    assert resume(e, sound_id) == 0, "paused"
+    assert resume(e, sound_id) == EINVAL, "playing again"
+
+
+def case_pause_effect(ctx: Ctx) -> None:
+    e, pause = ctx.engine, _ffi.agoraish_engine_pause_effect
+    sound_id = playing_effect(ctx)
+    assert pause(e, sound_id) == 0, "playing"
+    assert pause(e, sound_id) == EINVAL, "paused: not playing"
+    assert _ffi.agoraish_engine_resume_effect(e, sound_id) == 0
+    assert pause(e, sound_id) == 0, "playing again"
+
+
+def case_unload_effect(ctx: Ctx) -> None:
+    e, unload = ctx.engine, _ffi.agoraish_engine_unload_effect
+    assert {s: unload(e, s) for s in UNKNOWN_IDS} == {s: EINVAL for s in UNKNOWN_IDS}, "never used"
+    assert preload_sound(e, 7, silence(ctx)) == 0
+    assert unload(e, 7) == 0, "preloaded"
+    assert unload(e, 7) == EINVAL, "twice"
+    assert play_effect(e, 7, None) == EINVAL, "forgotten"
+    sound_id = playing_effect(ctx)
+    assert unload(e, sound_id) == 0, "playing, not preloaded"
+    assert unload(e, sound_id) == EINVAL, "twice"
+    assert not effect_playing(e, sound_id), "stopped"
+    assert preload_sound(e, 8, silence(ctx)) == 0
+    assert play_effect(e, 8, None, loop_count=-1) == 0
+    assert unload(e, 8) == 0, "preloaded and playing"
+    assert not effect_playing(e, 8) and unload(e, 8) == EINVAL
+
+
+def all_effects_case(call: Callable[[int], int]) -> Callable[[Ctx], None]:
+    """stop/pause/resume/unload_all_effects: 0 with none, twice, with some playing and preloaded."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        assert call(e) == 0, "none"
+        assert call(e) == 0, "twice"
+        assert preload_sound(e, 7, silence(ctx)) == 0
+        playing_effect(ctx, 1)
+        playing_effect(ctx, 2)
+        assert call(e) == 0, "some"
+        assert call(e) == 0, "twice"
+
+    return case
+
+
+def case_stop_all_effects(ctx: Ctx) -> None:
+    all_effects_case(_ffi.agoraish_engine_stop_all_effects)(ctx)
+    assert not effect_playing(ctx.engine, 1) and _ffi.agoraish_engine_stop_effect(ctx.engine, 1) == EINVAL
+    assert play_effect(ctx.engine, 7, None) == 0, "preloads are kept"
+
+
+def case_unload_all_effects(ctx: Ctx) -> None:
+    all_effects_case(_ffi.agoraish_engine_unload_all_effects)(ctx)
+    assert not effect_playing(ctx.engine, 1), "stopped"
+    assert _ffi.agoraish_engine_unload_effect(ctx.engine, 7) == EINVAL, "preloads forgotten"
+    assert play_effect(ctx.engine, 7, None) == EINVAL, "preloads forgotten"
+
+
+def case_effects_volume(ctx: Ctx) -> None:
+    e = ctx.engine
+    before = _ffi.agoraish_engine_get_effects_volume(e)
+    assert 0 <= before <= 100
+    rejected = MIXING_VOLUMES_REJECTED
+    assert {v: _ffi.agoraish_engine_set_effects_volume(e, v) for v in rejected} == {v: EINVAL for v in rejected}
+    assert _ffi.agoraish_engine_get_effects_volume(e) == before, "refused values change nothing"
+    for volume in MIXING_VOLUMES_ACCEPTED:
+        assert _ffi.agoraish_engine_set_effects_volume(e, volume) == 0, volume
+        assert _ffi.agoraish_engine_get_effects_volume(e) == volume, volume
+
+
+def case_get_effects_volume(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert 0 <= _ffi.agoraish_engine_get_effects_volume(e) <= 100
+    playing_effect(ctx)
+    assert 0 <= _ffi.agoraish_engine_get_effects_volume(e) <= 100, "an effect playing"
+
+
+def case_volume_of_effect(ctx: Ctx) -> None:
+    e, sound_id = ctx.engine, playing_effect(ctx)
+    set_volume, get_volume = _ffi.agoraish_engine_set_volume_of_effect, _ffi.agoraish_engine_get_volume_of_effect
+    before = get_volume(e, sound_id)
+    assert 0 <= before <= 100
+    rejected = MIXING_VOLUMES_REJECTED
+    assert {v: set_volume(e, sound_id, v) for v in rejected} == {v: EINVAL for v in rejected}
+    assert get_volume(e, sound_id) == before, "refused values change nothing"
+    for volume in MIXING_VOLUMES_ACCEPTED:
+        assert set_volume(e, sound_id, volume) == 0, volume
+        assert get_volume(e, sound_id) == volume, volume
+
+
+def case_effect_duration(ctx: Ctx) -> None:
+    e, duration = ctx.engine, _ffi.agoraish_engine_get_effect_duration
+    for path in bad_paths(ctx):
+        assert duration(e, path) == EINVAL, path
+    for path in unreadable(ctx):
+        assert duration(e, path) == EFAILED, path
+    assert 9950 <= duration(e, silence(ctx)) <= 10050
+    assert 0 <= duration(e, silence(ctx, 0.05)) <= 100
+
+
+def case_effect_position(ctx: Ctx) -> None:
+    e, sound_id = ctx.engine, playing_effect(ctx)
+    set_position = _ffi.agoraish_engine_set_effect_position
+    for pos in (-1, -1000, INT_MIN):
+        assert set_position(e, sound_id, pos) == EINVAL, pos
+    for pos in (0, 500, 9999, INT_MAX):  # past the end: at the end (the effect loops)
+        assert set_position(e, sound_id, pos) == 0, pos
+
+
+def case_effect_current_position(ctx: Ctx) -> None:
+    e, sound_id = ctx.engine, playing_effect(ctx)
+    assert 0 <= _ffi.agoraish_engine_get_effect_current_position(e, sound_id) <= 10000
+
+
+# -- the media recorder (ABI 0.13) ------------------------------------------------------
+
+RECORDER_INFO_SIZE = ctypes.sizeof(_ffi.RecorderStreamInfo)
+RECORDER_CONFIG_SIZE = ctypes.sizeof(_ffi.MediaRecorderConfiguration)
+
+
+def recorder_info(channel: Optional[bytes] = b"bad-input-rec", uid: int = 0, type: int = 0,
+                  struct_size: Optional[int] = None) -> _ffi.RecorderStreamInfo:
+    return _ffi.RecorderStreamInfo(struct_size=RECORDER_INFO_SIZE if struct_size is None else struct_size,
+                                   channel_id=channel, uid=uid, type=type)
+
+
+def new_recorder(engine: int, info: Optional[_ffi.RecorderStreamInfo] = None) -> Tuple[int, int]:
+    recorder = ctypes.c_int(-1)
+    info = recorder_info() if info is None else info
+    rc = _ffi.agoraish_engine_create_media_recorder(engine, ctypes.byref(info), ctypes.byref(recorder))
+    return rc, recorder.value
+
+
+def recorder(ctx: Ctx, engine: Optional[int] = None) -> int:
+    """A new recorder of the local user (of the case's engine unless given)."""
+    rc, recorder_id = new_recorder(ctx.engine if engine is None else engine)
+    assert rc == 0 and recorder_id >= 1, (rc, recorder_id)
+    return recorder_id
+
+
+def recorder_config(ctx: Ctx, name: str = "rec.mp4", struct_size: Optional[int] = None,
+                    **fields) -> _ffi.MediaRecorderConfiguration:
+    """A configuration writing `name` in the case's scratch directory (zero fields: the defaults)."""
+    config = _ffi.MediaRecorderConfiguration(storage_path=str(ctx.tmp / name).encode())
+    config.struct_size = RECORDER_CONFIG_SIZE if struct_size is None else struct_size
+    for key, value in fields.items():
+        setattr(config, key, value)
+    return config
+
+
+def start_media_recording(engine: int, recorder_id: int, config: Optional[_ffi.MediaRecorderConfiguration]) -> int:
+    return _ffi.agoraish_media_recorder_start_recording(engine, recorder_id, ref(config))
+
+
+def recorder_ids_case(call: Callable[[Ctx, int, int], int]) -> Callable[[Ctx], None]:
+    """`call(ctx, engine, recorder_id)` (valid arguments otherwise) with ids never issued, a destroyed
+    recorder's and one only another engine has: -2."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        assert {r: call(ctx, e, r) for r in UNKNOWN_IDS} == {r: EINVAL for r in UNKNOWN_IDS}, "never issued"
+        recorder_id = recorder(ctx)
+        assert _ffi.agoraish_engine_destroy_media_recorder(e, recorder_id) == 0
+        assert call(ctx, e, recorder_id) == EINVAL, "a destroyed recorder"
+        other = engine_with(ctx)
+        theirs = [recorder(ctx, other), recorder(ctx, other)]
+        assert call(ctx, e, theirs[1]) == EINVAL, "a recorder of another engine"
+
+    return case
+
+
+#: Each function taking a recorder id, called with valid arguments but the recorder id.
+RECORDER_CALLS: Dict[str, Callable[[Ctx, int, int], int]] = {
+    "agoraish_media_recorder_set_observer": lambda ctx, e, r: _ffi.agoraish_media_recorder_set_observer(e, r, None),
+    "agoraish_media_recorder_start_recording": lambda ctx, e, r: start_media_recording(e, r, recorder_config(ctx)),
+    "agoraish_media_recorder_stop_recording": lambda ctx, e, r: _ffi.agoraish_media_recorder_stop_recording(e, r),
+    "agoraish_engine_destroy_media_recorder": lambda ctx, e, r: _ffi.agoraish_engine_destroy_media_recorder(e, r),
+}
+
+
+def case_create_recorder_info(ctx: Ctx) -> None:
+    e = ctx.engine
+    recorder_id = ctypes.c_int(-1)
+    assert _ffi.agoraish_engine_create_media_recorder(e, None, ctypes.byref(recorder_id)) == EINVAL, "NULL"
+    for size in (0, 4, 8, RECORDER_INFO_SIZE - 8, RECORDER_INFO_SIZE - 1, RECORDER_INFO_SIZE + 4, UINT32_MAX):
+        pointer = versioned(recorder_info(), size)
+        assert _ffi.agoraish_engine_create_media_recorder(e, pointer, ctypes.byref(recorder_id)) == EINVAL, size
+    for size in (RECORDER_INFO_SIZE, RECORDER_INFO_SIZE + 8, RECORDER_INFO_SIZE + 64):
+        pointer = versioned(recorder_info(), size)
+        rc = _ffi.agoraish_engine_create_media_recorder(e, pointer, ctypes.byref(recorder_id))
+        assert rc == size_rc("agoraish_recorder_stream_info", size), size
+        if rc == 0:
+            assert _ffi.agoraish_engine_destroy_media_recorder(e, recorder_id.value) == 0
+    assert recorder_id.value >= 1
+
+
+def case_create_recorder_channels(ctx: Ctx) -> None:
+    e = ctx.engine
+    for channel in [None, b"bad-\xff", *BAD_CHANNEL_NAMES]:
+        assert new_recorder(e, recorder_info(channel)) == (EINVAL, -1), channel
+    for channel in (b"a", b"a" * 63, ALLOWED_CHANNEL_CHARS):
+        rc, recorder_id = new_recorder(e, recorder_info(channel))
+        assert rc == 0, channel
+        assert _ffi.agoraish_engine_destroy_media_recorder(e, recorder_id) == 0
+
+
+def case_create_recorder_types(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert new_recorder(e, recorder_info(type=1)) == (ENOTSUP, -1), "PREVIEW"
+    for kind in (-1, 2, 3, INT_MAX, INT_MIN):  # no RECORDER_STREAM_TYPE
+        assert new_recorder(e, recorder_info(type=kind)) == (EINVAL, -1), kind
+    assert new_recorder(e, recorder_info(type=0))[0] == 0, "RTC"
+
+
+def case_create_recorder_uids(ctx: Ctx) -> None:
+    e = ctx.engine
+    for uid in (0, 1, 12345, UINT32_MAX):
+        rc, recorder_id = new_recorder(e, recorder_info(uid=uid))
+        assert rc == 0 and recorder_id >= 1, uid
+
+
+def case_create_recorder_ids(ctx: Ctx) -> None:
+    e = ctx.engine
+    assert _ffi.agoraish_engine_create_media_recorder(e, ctypes.byref(recorder_info()), None) == EINVAL, "NULL"
+    recorders = [new_recorder(e) for _ in range(_ffi.AGORAISH_MAX_MEDIA_RECORDERS)]
+    assert all(rc == 0 and r >= 1 for rc, r in recorders) and len({r for _, r in recorders}) == len(recorders)
+    assert new_recorder(e) == (EREFUSED, -1), "one more than AGORAISH_MAX_MEDIA_RECORDERS"
+    assert _ffi.agoraish_engine_destroy_media_recorder(e, recorders[0][1]) == 0
+    rc, again = new_recorder(e)
+    assert rc == 0 and again >= 1 and again not in {r for _, r in recorders[1:]}, ("after a destroy", rc, again)
+
+
+def _recorder_observer(e: int, r: int, o) -> int:
+    return _ffi.agoraish_media_recorder_set_observer(e, r, o)
+
+
+class RecorderWatch:
+    """A recorder observer recording (state, reason) pairs."""
+
+    def __init__(self) -> None:
+        self.states: List[Tuple[int, int]] = []
+        self.cond = threading.Condition()
+        self.callback = _ffi.RecorderStateChangedCallback(self._on_state)
+        self.table = _ffi.MediaRecorderObserverTable(struct_size=ctypes.sizeof(_ffi.MediaRecorderObserverTable),
+                                                     on_recorder_state_changed=self.callback)
+
+    def _on_state(self, engine, user_data, recorder_id, channel_id, uid, state, reason) -> None:
+        with self.cond:
+            self.states.append((state, reason))
+            self.cond.notify_all()
+
+    def wait(self, state: int, reason: int) -> None:
+        with self.cond:
+            assert self.cond.wait_for(lambda: (state, reason) in self.states, TIMEOUT), ((state, reason), self.states)
+
+
+def case_start_recording_config(ctx: Ctx) -> None:
+    e, recorder_id = ctx.engine, recorder(ctx)
+    assert start_media_recording(e, recorder_id, None) == EINVAL, "NULL"
+    for size in (0, 4, 8, RECORDER_CONFIG_SIZE - 8, RECORDER_CONFIG_SIZE - 1, RECORDER_CONFIG_SIZE + 4, UINT32_MAX):
+        pointer = versioned(recorder_config(ctx), size)
+        assert _ffi.agoraish_media_recorder_start_recording(e, recorder_id, pointer) == EINVAL, size
+    assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == ESTATE, "refused starts record nothing"
+    for size in (RECORDER_CONFIG_SIZE, RECORDER_CONFIG_SIZE + 8, RECORDER_CONFIG_SIZE + 64):
+        pointer = versioned(recorder_config(ctx), size)
+        rc = _ffi.agoraish_media_recorder_start_recording(e, recorder_id, pointer)
+        assert rc == size_rc("agoraish_media_recorder_configuration", size), size
+        if rc == 0:
+            assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == 0
+
+
+def case_start_recording_paths(ctx: Ctx) -> None:
+    e, recorder_id, watch = ctx.engine, recorder(ctx), RecorderWatch()
+    ctx.keep.append(watch)
+    for path in bad_paths(ctx):
+        assert start_media_recording(e, recorder_id, recorder_config(ctx, storage_path=path)) == EINVAL, path
+    assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == ESTATE, "refused starts record nothing"
+    assert _ffi.agoraish_media_recorder_set_observer(e, recorder_id, ctypes.byref(watch.table)) == 0
+    cannot_write = str(ctx.tmp / "missing" / "rec.mp4").encode()
+    assert start_media_recording(e, recorder_id, recorder_config(ctx, storage_path=cannot_write)) == 0
+    watch.wait(_ffi.AGORAISH_RECORDER_STATE_ERROR, _ffi.AGORAISH_RECORDER_REASON_WRITE_FAILED)
+    assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == ESTATE, "nothing is recorded"
+    assert start_media_recording(e, recorder_id, recorder_config(ctx)) == 0
+    assert (ctx.tmp / "rec.mp4").exists(), "created by the call"
+    watch.wait(_ffi.AGORAISH_RECORDER_STATE_START, _ffi.AGORAISH_RECORDER_REASON_NONE)
+    assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == 0
+
+
+#: (field, rejected (-2), accepted): the other fields valid (zero: the defaults).
+RECORDER_FIELDS: List[Tuple[str, Tuple[int, ...], Tuple[int, ...]]] = [
+    ("stream_type", (-1, 4, 7, INT_MAX, INT_MIN), (0, 1, 2, 3)),
+    ("max_duration_ms", (-1, -120000, INT_MIN), (0, 1000, 120000, INT_MAX)),
+    ("recorder_info_update_interval", (-1, 1, 999, 10001, INT_MAX, INT_MIN), (0, 1000, 5000, 10000)),
+    ("width", (-2, 2, 14, 15, 17, 639, 4097, 4098, INT_MAX, INT_MIN), (16, 18, 640, 4096)),
+    ("height", (-2, 2, 14, 15, 17, 359, 4097, 4098, INT_MAX, INT_MIN), (16, 18, 360, 4096)),
+    ("fps", (-1, 61, 120, INT_MAX, INT_MIN), (0, 1, 30, 60)),
+    ("sample_rate", (-1, 8000, 11025, 22050, 96000, INT_MAX), (0, 16000, 32000, 44100, 48000)),
+    ("channel_num", (-1, 3, 8, INT_MAX, INT_MIN), (0, 1, 2)),
+]
+
+
+def recorder_field_case(field: str, rejected, accepted) -> Callable[[Ctx], None]:
+    def case(ctx: Ctx) -> None:
+        e, recorder_id = ctx.engine, recorder(ctx)
+        # A size is given with its other side valid.
+        other = {"width": {"height": 720}, "height": {"width": 1280}}.get(field, {})
+        for value in rejected:
+            config = recorder_config(ctx, **{field: value}, **other)
+            assert start_media_recording(e, recorder_id, config) == EINVAL, value
+        assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == ESTATE, "refused starts record nothing"
+        for value in accepted:
+            assert start_media_recording(e, recorder_id, recorder_config(ctx, **{field: value}, **other)) == 0, value
+            assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == 0, value
+
+    return case
+
+
+def case_recorder_containers(ctx: Ctx) -> None:
+    e, recorder_id = ctx.engine, recorder(ctx)
+    for container in (-1, 2, 3, INT_MAX, INT_MIN):
+        config = recorder_config(ctx, container_format=container)
+        assert start_media_recording(e, recorder_id, config) == ENOTSUP, container
+    for container in (0, 1):  # 0 means MP4
+        assert start_media_recording(e, recorder_id, recorder_config(ctx, container_format=container)) == 0, container
+        assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == 0
+
+
+def case_start_recording_twice(ctx: Ctx) -> None:
+    e, recorder_id = ctx.engine, recorder(ctx)
+    assert start_media_recording(e, recorder_id, recorder_config(ctx)) == 0
+    assert start_media_recording(e, recorder_id, recorder_config(ctx, "other.mp4")) == ESTATE, "already recording"
+    assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == 0
+    assert start_media_recording(e, recorder_id, recorder_config(ctx, "other.mp4")) == 0, "again after a stop"
+    assert _ffi.agoraish_media_recorder_stop_recording(e, recorder_id) == 0
+
+
+def case_stop_recording_states(ctx: Ctx) -> None:
+    e, recorder_id = ctx.engine, recorder(ctx)
+    stop = _ffi.agoraish_media_recorder_stop_recording
+    assert stop(e, recorder_id) == ESTATE, "never started"
+    assert start_media_recording(e, recorder_id, recorder_config(ctx)) == 0
+    assert stop(e, recorder_id) == 0
+    assert stop(e, recorder_id) == ESTATE, "twice"
+
+
+def case_destroy_recorder(ctx: Ctx) -> None:
+    e, destroy = ctx.engine, _ffi.agoraish_engine_destroy_media_recorder
+    recorder_id = recorder(ctx)
+    assert destroy(e, recorder_id) == 0
+    assert destroy(e, recorder_id) == EINVAL, "twice"
+    recorder_id = recorder(ctx)
+    assert start_media_recording(e, recorder_id, recorder_config(ctx)) == 0
+    assert destroy(e, recorder_id) == 0, "recording"
+    assert destroy(e, recorder_id) == EINVAL, "twice"
+
+
 ROWS: Dict[str, Row] = {
     "agoraish_get_version": Row([("build", "NULL or a pointer", case_version)]),
     "agoraish_get_error_description": Row([
@@ -4788,6 +6113,344 @@ ROWS: Dict[str, Row] = {
             ("observer", "struct_size too small or splitting a field: -2; larger: -2",
              case_encoded_observer_struct_size),
             ("observer", "NULL callback, outside and in a call", case_encoded_observer_null_callback),
+        ],
+    ),
+    "agoraish_engine_create_media_player": Row(
+        [("player_id", "NULL: -2; AGORAISH_MAX_MEDIA_PLAYERS distinct ids, then -5; after a destroy",
+          case_create_player_ids)],
+    ),
+    "agoraish_engine_destroy_media_player": _player_rows(
+        "agoraish_engine_destroy_media_player",
+        ("player_id", "idle, opened, playing; twice: -2", case_destroy_player),
+    ),
+    "agoraish_media_player_open": _player_rows(
+        "agoraish_media_player_open",
+        ("url", "NULL, empty, not UTF-8, 4096 bytes: -2 (nothing changes); 1 and 4095 bytes; again replaces",
+         case_open_urls),
+        ("url", "a missing file: 0, then FAILED with URL_NOT_FOUND", case_open_missing_file),
+        ("start_pos", "negative: -2 (nothing changes); 0, 1, past the end", case_open_start_pos),
+    ),
+    "agoraish_media_player_play": _player_rows(
+        "agoraish_media_player_play",
+        ("player_id", "nothing opened, failed, stopped: -8; opened, playing", case_play_states),
+    ),
+    "agoraish_media_player_pause": _player_rows(
+        "agoraish_media_player_pause",
+        ("player_id", "nothing opened, opened, paused, stopped: -8; playing", case_pause_states),
+    ),
+    "agoraish_media_player_resume": _player_rows(
+        "agoraish_media_player_resume",
+        ("player_id", "nothing opened, opened, playing: -8; paused", case_resume_states),
+    ),
+    "agoraish_media_player_stop": _player_rows(
+        "agoraish_media_player_stop",
+        ("player_id", "nothing opened, playing, twice", case_stop_states),
+    ),
+    "agoraish_media_player_seek": _player_rows(
+        "agoraish_media_player_seek",
+        ("player_id", "nothing opened, stopped: -8", case_seek_nothing_opened),
+        ("position_ms", "negative: -2; 0, inside, past the end", case_seek_positions),
+    ),
+    "agoraish_media_player_set_loop_count": _player_rows(
+        "agoraish_media_player_set_loop_count",
+        ("loop_count", "-2, INT_MIN: -2; -1, 0, 1, INT_MAX", case_loop_counts),
+    ),
+    "agoraish_media_player_get_duration": _player_rows(
+        "agoraish_media_player_get_duration",
+        ("duration_ms", "nothing opened, failed, stopped: -8; NULL: -2; the duration", case_get_duration),
+    ),
+    "agoraish_media_player_get_play_position": _player_rows(
+        "agoraish_media_player_get_play_position",
+        ("position_ms", "nothing opened, failed, stopped: -8; NULL: -2; the position", case_get_play_position),
+    ),
+    "agoraish_media_player_get_state": _player_rows(
+        "agoraish_media_player_get_state",
+        ("state", "NULL: -2; IDLE, OPEN_COMPLETED, PLAYING, PAUSED, STOPPED", case_get_state),
+    ),
+    "agoraish_media_player_get_stream_count": _player_rows(
+        "agoraish_media_player_get_stream_count",
+        ("count", "nothing opened, stopped: -8; NULL: -2; one stream", case_get_stream_count),
+    ),
+    "agoraish_media_player_get_stream_info": _player_rows(
+        "agoraish_media_player_get_stream_info",
+        ("index", "nothing opened: -8; -1, the count, INT64_MAX/MIN: -2; the audio stream", case_stream_info_indexes),
+        ("info", "NULL, struct_size too small, splitting a field, larger: -2; sizeof", case_stream_info_struct),
+    ),
+    "agoraish_media_player_select_audio_track": _player_rows(
+        "agoraish_media_player_select_audio_track",
+        ("index", "nothing opened: -8; no such stream: -2; the audio stream", case_select_audio_track),
+    ),
+    "agoraish_media_player_set_playback_speed": _player_rows(
+        "agoraish_media_player_set_playback_speed",
+        ("speed", "29, 401, 0, -1: -2; 30..400", player_values_case(
+            _ffi.agoraish_media_player_set_playback_speed, SPEEDS_REJECTED, SPEEDS_ACCEPTED)),
+    ),
+    "agoraish_media_player_adjust_playout_volume": _player_rows(
+        "agoraish_media_player_adjust_playout_volume",
+        ("volume", "-1, 401: -2 (kept); 0..400 (reported)", player_values_case(
+            _ffi.agoraish_media_player_adjust_playout_volume, VOLUME_REJECTED, VOLUME_ACCEPTED,
+            _ffi.agoraish_media_player_get_playout_volume)),
+    ),
+    "agoraish_media_player_get_playout_volume": _player_rows(
+        "agoraish_media_player_get_playout_volume",
+        ("volume", "NULL: -2; 100", player_getter_case(_ffi.agoraish_media_player_get_playout_volume, 100)),
+    ),
+    "agoraish_media_player_adjust_publish_signal_volume": _player_rows(
+        "agoraish_media_player_adjust_publish_signal_volume",
+        ("volume", "-1, 401: -2 (kept); 0..400 (reported)", player_values_case(
+            _ffi.agoraish_media_player_adjust_publish_signal_volume, VOLUME_REJECTED, VOLUME_ACCEPTED,
+            _ffi.agoraish_media_player_get_publish_signal_volume)),
+    ),
+    "agoraish_media_player_get_publish_signal_volume": _player_rows(
+        "agoraish_media_player_get_publish_signal_volume",
+        ("volume", "NULL: -2; 100", player_getter_case(_ffi.agoraish_media_player_get_publish_signal_volume, 100)),
+    ),
+    "agoraish_media_player_mute": _player_rows(
+        "agoraish_media_player_mute",
+        ("muted", "any int (reported), playing", case_player_mute),
+    ),
+    "agoraish_media_player_get_mute": _player_rows(
+        "agoraish_media_player_get_mute",
+        ("muted", "NULL: -2; not muted", player_getter_case(_ffi.agoraish_media_player_get_mute, 0)),
+    ),
+    "agoraish_media_player_set_view": _player_rows(
+        "agoraish_media_player_set_view",
+        ("canvas", "NULL or a NULL on_frame: unbinds (also when none); bind, playing", case_player_view_null),
+        ("canvas", "struct_size too small, splitting a field, larger: -2; 0.5 and 0.6 sizes",
+         case_player_view_struct_size),
+        ("canvas", "unknown render modes: -2; modes 0..4 x mirror modes 0..2", case_player_view_modes),
+        ("canvas", "unknown mirror modes: -2", case_player_view_mirror_modes),
+        ("canvas", "view sizes: 0 x 0 or 2..4096 each; else -2", case_player_view_sizes),
+    ),
+    "agoraish_media_player_set_render_mode": _player_rows(
+        "agoraish_media_player_set_render_mode",
+        ("render_mode", "0, -1, 5, 100: -2; 1..4; without and with a canvas", case_player_render_modes),
+    ),
+    "agoraish_media_player_register_player_source_observer": _player_rows(
+        "agoraish_media_player_register_player_source_observer",
+        ("observer", "NULL removes (also when none); NULL callbacks; playing",
+         observer_null_case(_source_observer, _ffi.MediaPlayerObserverTable, playing_player)),
+        ("observer", "struct_size too small, splitting a field, larger: -2", observer_struct_case(
+            _source_observer, _ffi.MediaPlayerObserverTable, "agoraish_media_player_observer", idle_player)),
+    ),
+    "agoraish_media_player_register_audio_frame_observer": _player_rows(
+        "agoraish_media_player_register_audio_frame_observer",
+        ("observer", "NULL removes (also when none); NULL callbacks; playing",
+         observer_null_case(_audio_observer, _ffi.MediaPlayerAudioFrameObserverTable, playing_player)),
+        ("observer", "struct_size too small, splitting a field, larger: -2", observer_struct_case(
+            _audio_observer, _ffi.MediaPlayerAudioFrameObserverTable, "agoraish_media_player_audio_frame_observer",
+            idle_player)),
+    ),
+    "agoraish_media_player_register_video_frame_observer": _player_rows(
+        "agoraish_media_player_register_video_frame_observer",
+        ("observer", "NULL removes (also when none); NULL callbacks; playing",
+         observer_null_case(_video_observer, _ffi.MediaPlayerVideoFrameObserverTable, playing_player)),
+        ("observer", "struct_size too small, splitting a field, larger: -2", observer_struct_case(
+            _video_observer, _ffi.MediaPlayerVideoFrameObserverTable, "agoraish_media_player_video_frame_observer",
+            idle_player)),
+    ),
+    "agoraish_engine_start_audio_mixing": Row(
+        [
+            ("file_path", "NULL, empty, not UTF-8, 4096 bytes: -2; unreadable: FAILED, CAN_NOT_OPEN",
+             case_mixing_paths),
+            ("file_path", "within 100 ms of the previous start: -12 (FAILED, TOO_FREQUENT_CALL)",
+             case_mixing_too_often),
+            ("loopback", "any int", mixing_values_case("loopback", (), ANY_INTS)),
+            ("cycle", "0, -2, INT_MIN: -2; 1, 2, -1, INT_MAX", mixing_values_case(
+                "cycle", (0, -2, -3, INT_MIN), (1, 2, -1, INT_MAX))),
+            ("start_pos", "negative: -2; 0, inside, past the end", mixing_values_case(
+                "start_pos", (-1, -1000, INT_MIN), (0, 1000, INT_MAX))),
+        ],
+    ),
+    "agoraish_engine_stop_audio_mixing": Row(
+        [("", "never started, stopped, ended, failed: -8; playing", case_stop_mixing)],
+    ),
+    "agoraish_engine_pause_audio_mixing": Row(
+        [("", "never started, paused, stopped: -8; playing", case_pause_mixing)],
+    ),
+    "agoraish_engine_resume_audio_mixing": Row(
+        [("", "never started, playing, stopped: -8; paused", case_resume_mixing)],
+    ),
+    "agoraish_engine_adjust_audio_mixing_volume": Row(
+        [("volume", "-1, 101: -2 (kept); 0..100 (both reported)", mixing_volume_case(
+            _ffi.agoraish_engine_adjust_audio_mixing_volume, playout=True, publish=True))],
+    ),
+    "agoraish_engine_adjust_audio_mixing_playout_volume": Row(
+        [("volume", "-1, 101: -2 (kept); 0..100 (reported)", mixing_volume_case(
+            _ffi.agoraish_engine_adjust_audio_mixing_playout_volume, playout=True, publish=False))],
+    ),
+    "agoraish_engine_adjust_audio_mixing_publish_volume": Row(
+        [("volume", "-1, 101: -2 (kept); 0..100 (reported)", mixing_volume_case(
+            _ffi.agoraish_engine_adjust_audio_mixing_publish_volume, playout=False, publish=True))],
+    ),
+    "agoraish_engine_get_audio_mixing_playout_volume": Row(
+        [("", "0..100, without and with music", mixing_volume_getter_case(
+            _ffi.agoraish_engine_get_audio_mixing_playout_volume))],
+    ),
+    "agoraish_engine_get_audio_mixing_publish_volume": Row(
+        [("", "0..100, without and with music", mixing_volume_getter_case(
+            _ffi.agoraish_engine_get_audio_mixing_publish_volume))],
+    ),
+    "agoraish_engine_get_audio_mixing_duration": Row(
+        [("", "never started, stopped, failed: -8; the duration", mixing_time_case(
+            _ffi.agoraish_engine_get_audio_mixing_duration, lambda ms: 9950 <= ms <= 10050))],
+    ),
+    "agoraish_engine_get_audio_mixing_current_position": Row(
+        [("", "never started, stopped, failed: -8; the position", mixing_time_case(
+            _ffi.agoraish_engine_get_audio_mixing_current_position, lambda ms: 0 <= ms <= 10000))],
+    ),
+    "agoraish_engine_set_audio_mixing_position": Row(
+        [("pos_ms", "nothing opened, stopped: -8; negative: -2; inside, past the end", case_mixing_position)],
+    ),
+    "agoraish_engine_set_audio_mixing_pitch": Row(
+        [("pitch", "-13, 13: -2; -12..12; without and with music", mixing_setting_case(
+            _ffi.agoraish_engine_set_audio_mixing_pitch, (-13, 13, 100, INT_MAX, INT_MIN), (-12, -1, 0, 1, 12)))],
+    ),
+    "agoraish_engine_set_audio_mixing_playback_speed": Row(
+        [("speed", "49, 401, 0: -2; 50..400; without and with music", mixing_setting_case(
+            _ffi.agoraish_engine_set_audio_mixing_playback_speed, (49, 401, 0, -1, INT_MAX, INT_MIN),
+            (50, 100, 400)))],
+    ),
+    "agoraish_engine_preload_effect": Row(
+        [
+            ("sound_id", "any int", case_preload_sound_ids),
+            ("sound_id", "AGORAISH_MAX_AUDIO_EFFECTS held (preloaded or playing), then -5", case_effects_limit),
+            ("file_path", "NULL, empty, not UTF-8: -2; missing, a directory, not media: -1; nothing kept",
+             case_preload_paths),
+            ("start_pos", "negative: -2; 0..INT_MAX", case_preload_start_pos),
+        ],
+    ),
+    "agoraish_engine_play_effect": Row(
+        [
+            ("sound_id", "any int; playing: restarted", case_play_effect_sound_ids),
+            ("sound_id", "AGORAISH_MAX_AUDIO_EFFECTS held, then -5", case_effects_limit),
+            ("file_path", "NULL or empty, not preloaded; not UTF-8: -2; preloaded; unreadable: ends, not finished",
+             case_play_effect_paths),
+            ("loop_count", "-2, INT_MIN: -2; -1, 0, 1, INT_MAX", effect_values_case(
+                "loop_count", (-2, -3, INT_MIN), (-1, 0, 1, INT_MAX))),
+            ("pitch", "0, 0.49, 2.01, NaN, inf: -2; 0.5..2.0", effect_values_case(
+                "pitch", (0.0, 0.49, 2.01, -1.0, NAN, INF, -INF), (0.5, 1.0, 2.0))),
+            ("pan", "-1.01, 1.01, NaN, inf: -2; -1.0..1.0", effect_values_case(
+                "pan", (-1.01, 1.01, -2.0, 2.0, NAN, INF, -INF), (-1.0, -0.5, 0.0, 1.0))),
+            ("gain", "-1, 101: -2; 0..100", effect_values_case("gain", MIXING_VOLUMES_REJECTED, (0, 50, 100))),
+            ("publish", "any int", effect_values_case("publish", (), ANY_INTS)),
+            ("start_pos", "negative: -2; 0..INT_MAX", effect_values_case(
+                "start_pos", (-1, -1000, INT_MIN), (0, 1000, INT_MAX))),
+        ],
+    ),
+    "agoraish_engine_stop_effect": Row(
+        [("sound_id", "never used, preloaded only, stopped, unloaded: -2; playing",
+          effect_ids_case(_ffi.agoraish_engine_stop_effect))],
+    ),
+    "agoraish_engine_stop_all_effects": Row(
+        [("", "none, twice, some: 0; preloads kept", case_stop_all_effects)],
+    ),
+    "agoraish_engine_pause_effect": Row(
+        [
+            ("sound_id", "never used, preloaded only, stopped, unloaded: -2",
+             effect_ids_case(_ffi.agoraish_engine_pause_effect, playing=False)),
+            ("sound_id", "just played, resumed: 0; paused: -2", case_pause_effect),
+        ],
+    ),
+    "agoraish_engine_pause_all_effects": Row(
+        [("", "none, twice, some", all_effects_case(_ffi.agoraish_engine_pause_all_effects))],
+    ),
+    "agoraish_engine_resume_effect": Row(
+        [
+            ("sound_id", "never used, preloaded only, stopped, unloaded: -2",
+             effect_ids_case(_ffi.agoraish_engine_resume_effect, playing=False)),
+            ("sound_id", "just played, resumed: -2; paused", case_resume_effect),
+        ],
+    ),
+    "agoraish_engine_resume_all_effects": Row(
+        [("", "none, twice, some", all_effects_case(_ffi.agoraish_engine_resume_all_effects))],
+    ),
+    "agoraish_engine_unload_effect": Row(
+        [("sound_id", "never used, twice: -2; preloaded, playing, both", case_unload_effect)],
+    ),
+    "agoraish_engine_unload_all_effects": Row(
+        [("", "none, twice, some: 0; preloads forgotten", case_unload_all_effects)],
+    ),
+    "agoraish_engine_set_effects_volume": Row(
+        [("volume", "-1, 101: -2 (kept); 0..100 (reported)", case_effects_volume)],
+    ),
+    "agoraish_engine_get_effects_volume": Row(
+        [("", "0..100, an effect playing or not", case_get_effects_volume)],
+    ),
+    "agoraish_engine_set_volume_of_effect": Row(
+        [
+            ("sound_id", "never used, stopped, unloaded: -2; playing",
+             effect_ids_case(lambda e, s: _ffi.agoraish_engine_set_volume_of_effect(e, s, 50), preloaded=False)),
+            ("volume", "-1, 101: -2 (kept); 0..100 (reported)", case_volume_of_effect),
+        ],
+    ),
+    "agoraish_engine_get_volume_of_effect": Row(
+        [("sound_id", "never used, stopped, unloaded: -2; playing",
+          effect_ids_case(_ffi.agoraish_engine_get_volume_of_effect, preloaded=False))],
+    ),
+    "agoraish_engine_get_effect_duration": Row(
+        [("file_path", "NULL, empty, not UTF-8: -2; missing, a directory, not media: -1; durations",
+          case_effect_duration)],
+    ),
+    "agoraish_engine_set_effect_position": Row(
+        [
+            ("sound_id", "never used, preloaded only, stopped, unloaded: -2; playing",
+             effect_ids_case(lambda e, s: _ffi.agoraish_engine_set_effect_position(e, s, 0))),
+            ("pos_ms", "negative: -2; 0, inside, past the end", case_effect_position),
+        ],
+    ),
+    "agoraish_engine_get_effect_current_position": Row(
+        [
+            ("sound_id", "never used, preloaded only, stopped, unloaded: -2; playing",
+             effect_ids_case(_ffi.agoraish_engine_get_effect_current_position)),
+            ("sound_id", "playing: the position", case_effect_current_position),
+        ],
+    ),
+    "agoraish_engine_create_media_recorder": Row(
+        [
+            ("info", "NULL, struct_size too small, splitting a field, larger: -2", case_create_recorder_info),
+            ("info", "channel_id NULL, not UTF-8, bad names: -2; good names", case_create_recorder_channels),
+            ("info", "type PREVIEW: -4; unknown types: -2; RTC", case_create_recorder_types),
+            ("info", "uid 0, remote uids", case_create_recorder_uids),
+            ("recorder_id", "NULL: -2; AGORAISH_MAX_MEDIA_RECORDERS distinct ids, then -5; after a destroy",
+             case_create_recorder_ids),
+        ],
+    ),
+    "agoraish_media_recorder_set_observer": Row(
+        [
+            ("recorder_id", "never issued, destroyed, another engine's: -2",
+             recorder_ids_case(RECORDER_CALLS["agoraish_media_recorder_set_observer"])),
+            ("observer", "NULL removes (also when none); NULL callbacks",
+             observer_null_case(_recorder_observer, _ffi.MediaRecorderObserverTable, recorder)),
+            ("observer", "struct_size too small, splitting a field, larger: -2", observer_struct_case(
+                _recorder_observer, _ffi.MediaRecorderObserverTable, "agoraish_media_recorder_observer", recorder)),
+        ],
+    ),
+    "agoraish_media_recorder_start_recording": Row(
+        [
+            ("recorder_id", "never issued, destroyed, another engine's: -2",
+             recorder_ids_case(RECORDER_CALLS["agoraish_media_recorder_start_recording"])),
+            ("recorder_id", "already recording: -8; again after a stop", case_start_recording_twice),
+            ("config", "NULL, struct_size too small, splitting a field, larger: -2; nothing recorded",
+             case_start_recording_config),
+            ("config", "storage_path NULL, empty, not UTF-8: -2; cannot be created: ERROR, WRITE_FAILED",
+             case_start_recording_paths),
+            ("config", "container_format other than MP4: -4; 0, 1", case_recorder_containers),
+        ] + [("config", f"{field} out of range: -2; in range (0: the default)", recorder_field_case(field, bad, good))
+             for field, bad, good in RECORDER_FIELDS],
+    ),
+    "agoraish_media_recorder_stop_recording": Row(
+        [
+            ("recorder_id", "never issued, destroyed, another engine's: -2",
+             recorder_ids_case(RECORDER_CALLS["agoraish_media_recorder_stop_recording"])),
+            ("recorder_id", "never started, twice: -8; recording", case_stop_recording_states),
+        ],
+    ),
+    "agoraish_engine_destroy_media_recorder": Row(
+        [
+            ("recorder_id", "never issued, destroyed, another engine's: -2",
+             recorder_ids_case(RECORDER_CALLS["agoraish_engine_destroy_media_recorder"])),
+            ("recorder_id", "idle, recording; twice: -2", case_destroy_recorder),
         ],
     ),
     "agoraish_server_create": Row([

@@ -1,7 +1,8 @@
 """The Python examples (examples/python), each run as its own program, as a
 reader would run it: `sys.executable examples/python/<name>.py`; and the C
 and C++ builds (build/examples, `make hosts`) of the data, metadata,
-encryption, quick switch and simulcast examples, which tell the same stories.
+encryption, quick switch, simulcast and media examples, which tell the same
+stories.
 
 Each example starts a channel server inside its process and checks its own
 story (what the remote user heard, what the observer saw, ...); it exits 0
@@ -10,7 +11,9 @@ audio and video ones pace themselves in real time, so running them side by
 side on a small machine would only test the machine) in a temporary working
 directory, so the files they write under demo-out/ stay out of the checkout,
 with the library under test (AGORAISH_LIBRARY) and their logs in the test's
-directory. About 100 s in all.
+directory. About 100 s in all, and about 100 s more for the media examples
+(ABI 0.13: media player, URL streaming, audio mixing, recorder, alpha), which
+make their media with the ffmpeg command-line tool first.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import array
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import wave
@@ -242,6 +246,56 @@ def test_built_simulcast_example(name, timeout, last_line, language, tmp_path):
     out = run_built_example(program, tmp_path, timeout)
     check_success(out, last_line)
     check_layers(out.stdout)
+
+
+# (example, timeout in seconds, its last line on success): the media player,
+# audio mixing and effects, and the media recorder (ABI 0.13), the same story
+# in C, C++ and Python. Each makes its media with the ffmpeg CLI into
+# demo-out/ first (rte_player serves its HLS playlist over http:// itself).
+MEDIA_EXAMPLES = [
+    ("media_player", 30,
+     "done: remote heard and saw the file local's player published, through pause, resume and seek"),
+    ("rte_player", 30, "done: remote heard and saw the stream local played from its URL"),
+    ("audio_mixing", 30,
+     "done: remote heard the voice with the music, its volume, pitch and pause, and the effect"),
+    ("join_channel_video_recorder", 30,
+     "done: each user recorded the call to MP4, H.264 and AAC as ffprobe reads them"),
+    ("transparent_render", 30,
+     "done: both canvases got their pictures' alpha, and remote the pictures without it"),
+]
+
+
+def ffmpeg_missing() -> Optional[str]:
+    """Why the media examples cannot run (the ffmpeg or ffprobe CLI is missing), or None."""
+    missing = [tool for tool in ("ffmpeg", "ffprobe") if shutil.which(tool) is None]
+    return f"{' and '.join(missing)} not installed (make setup installs ffmpeg)" if missing else None
+
+
+def check_media(name: str, workdir: Path) -> None:
+    """What a media example leaves in demo-out/: the recordings are there and not empty."""
+    if name == "join_channel_video_recorder":
+        for who in ("local", "remote"):
+            path = workdir / "demo-out" / f"join_channel_video_recorder_{who}.mp4"
+            assert path.is_file() and path.stat().st_size > 10000, path
+
+
+@pytest.mark.skipif(ffmpeg_missing() is not None, reason=str(ffmpeg_missing()))
+@pytest.mark.parametrize("name,timeout,last_line", MEDIA_EXAMPLES, ids=[case[0] for case in MEDIA_EXAMPLES])
+def test_media_example(name, timeout, last_line, tmp_path):
+    out = run_example(name, tmp_path, timeout)
+    check_success(out, last_line)
+    check_media(name, tmp_path)
+
+
+@pytest.mark.skipif(ffmpeg_missing() is not None, reason=str(ffmpeg_missing()))
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@pytest.mark.parametrize("name,timeout,last_line", MEDIA_EXAMPLES, ids=[case[0] for case in MEDIA_EXAMPLES])
+def test_built_media_example(name, timeout, last_line, language, tmp_path):
+    program = ROOT / "build" / "examples" / (name if language == "c" else f"{name}_cpp")
+    if not program.exists():
+        pytest.skip(f"{program.relative_to(ROOT)} is not built (make hosts builds it)")
+    check_success(run_built_example(program, tmp_path, timeout), last_line)
+    check_media(name, tmp_path)
 
 
 @pytest.mark.parametrize("name", ["hello_engine", "join_channel"])

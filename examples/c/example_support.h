@@ -9,7 +9,14 @@
  *     (example_handler), the engine made with it (example_create_engine), and
  *     waiting for what a user should see (example_wait and its predicates);
  *   - two users meeting in a channel and parting again (example_meet,
- *     example_part), and the example's last line (example_finish).
+ *     example_part), and the example's last line (example_finish);
+ *   - the tone of audio (example_analyze_tone) and the level of one
+ *     frequency in it (example_tone_level), so tones that sound at once can
+ *     be told apart;
+ *   - "ears" (example_ears): a thread that pulls what users hear from their
+ *     engines' external sinks every 10 ms, as sound cards would, and hands
+ *     main what it pulled next (example_ears_listen);
+ *   - media files made with the ffmpeg command-line tool (example_ffmpeg).
  *
  * An example's own user type starts with an example_user, so the handler's
  * user_data is both:
@@ -29,7 +36,9 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* The app id every example uses with the embedded server (which accepts any without a certificate). */
@@ -92,6 +101,43 @@ static inline const char *remote_reason_name(int reason) {
     static const char *const names[] = {"INTERNAL", "NETWORK_CONGESTION", "NETWORK_RECOVERY", "LOCAL_MUTED",
                                         "LOCAL_UNMUTED", "REMOTE_MUTED", "REMOTE_UNMUTED", "REMOTE_OFFLINE"};
     return reason >= 0 && reason < 8 ? names[reason] : "?";
+}
+
+/* The names of agoraish_media_player_state values. */
+static inline const char *player_state_name(int state) {
+    static const char *const names[] = {"IDLE", "OPENING", "OPEN_COMPLETED", "PLAYING", "PAUSED", "PLAYBACK_COMPLETED",
+                                        "PLAYBACK_ALL_LOOPS_COMPLETED", "STOPPED"};
+    return state == AGORAISH_PLAYER_STATE_FAILED ? "FAILED" : state >= 0 && state < 8 ? names[state] : "?";
+}
+
+/* The names of agoraish_media_player_reason values. */
+static inline const char *player_reason_name(int reason) {
+    switch (reason) {
+    case AGORAISH_PLAYER_REASON_NONE: return "NONE";
+    case AGORAISH_PLAYER_REASON_INVALID_ARGUMENTS: return "INVALID_ARGUMENTS";
+    case AGORAISH_PLAYER_REASON_INTERNAL: return "INTERNAL";
+    case AGORAISH_PLAYER_REASON_NO_RESOURCE: return "NO_RESOURCE";
+    case AGORAISH_PLAYER_REASON_INVALID_MEDIA_SOURCE: return "INVALID_MEDIA_SOURCE";
+    case AGORAISH_PLAYER_REASON_UNKNOWN_STREAM_TYPE: return "UNKNOWN_STREAM_TYPE";
+    case AGORAISH_PLAYER_REASON_CODEC_NOT_SUPPORTED: return "CODEC_NOT_SUPPORTED";
+    case AGORAISH_PLAYER_REASON_URL_NOT_FOUND: return "URL_NOT_FOUND";
+    case AGORAISH_PLAYER_REASON_INTERRUPTED: return "INTERRUPTED";
+    default: return "?";
+    }
+}
+
+/* The names of agoraish_media_player_event values. */
+static inline const char *player_event_name(int event) {
+    switch (event) {
+    case AGORAISH_PLAYER_EVENT_SEEK_BEGIN: return "SEEK_BEGIN";
+    case AGORAISH_PLAYER_EVENT_SEEK_COMPLETE: return "SEEK_COMPLETE";
+    case AGORAISH_PLAYER_EVENT_SEEK_ERROR: return "SEEK_ERROR";
+    case AGORAISH_PLAYER_EVENT_AUDIO_TRACK_CHANGED: return "AUDIO_TRACK_CHANGED";
+    case AGORAISH_PLAYER_EVENT_BUFFER_LOW: return "BUFFER_LOW";
+    case AGORAISH_PLAYER_EVENT_BUFFER_RECOVER: return "BUFFER_RECOVER";
+    case AGORAISH_PLAYER_EVENT_FIRST_DISPLAYED: return "FIRST_DISPLAYED";
+    default: return "?";
+    }
 }
 
 /* ---- the channel server ----------------------------------------------------- */
@@ -322,6 +368,153 @@ static inline example_tone example_analyze_tone(const int16_t *pcm, size_t count
     t.hz = (double)crossings / ((double)count / rate);
     t.dbfs = 10 * log10(energy / (double)count) - 20 * log10(32768.0);
     return t;
+}
+
+/* The level (dBFS, as example_analyze_tone gives a lone sine's) of the `hz`
+ * component of `count` mono samples at `rate`: Goertzel's algorithm over a
+ * Hann window, so a tone 100 Hz away or more barely counts. -120 for none. */
+static inline double example_tone_level(const int16_t *pcm, size_t count, double hz, int rate) {
+    const double pi = 3.14159265358979323846;
+    double coefficient = 2 * cos(2 * pi * hz / rate), s1 = 0, s2 = 0, power, amplitude;
+    if (count < 2) return -120;
+    for (size_t i = 0; i < count; i++) {
+        double window = 0.5 - 0.5 * cos(2 * pi * (double)i / (double)(count - 1));
+        double s = pcm[i] * window + coefficient * s1 - s2;
+        s2 = s1;
+        s1 = s;
+    }
+    power = s1 * s1 + s2 * s2 - coefficient * s1 * s2;
+    amplitude = 2 * sqrt(power > 0 ? power : 0) / ((double)count / 2); /* the Hann window's gain is 1/2 */
+    if (amplitude <= 0) return -120;
+    return fmax(-120, 20 * log10(amplitude / sqrt(2.0) / 32768));
+}
+
+/* ---- ears: what users hear, pulled in real time ------------------------------------ */
+
+#define EXAMPLE_EARS_RATE 48000
+#define EXAMPLE_EARS_CHUNK (EXAMPLE_EARS_RATE / 100) /* 10 ms */
+#define EXAMPLE_EARS_MAX 2
+
+/* Pulls 10 ms of 48 kHz mono from the external sink of each engine (each set
+ * with agoraish_engine_set_external_audio_sink(e, 1, 48000, 1)) every 10 ms on
+ * its own thread, in real time, until stopped. */
+typedef struct {
+    agoraish_engine_t *engines[EXAMPLE_EARS_MAX];
+    int count;
+    pthread_t thread;
+    int started;
+    pthread_mutex_t mutex;
+    pthread_cond_t cond; /* on CLOCK_MONOTONIC */
+    /* Guarded by mutex. */
+    int stopping;
+    long ticks, failed;
+    int16_t *heard[EXAMPLE_EARS_MAX]; /* where example_ears_listen wants the next `wanted` chunks */
+    long wanted, filled;
+} example_ears;
+
+static inline void *example_ears_run(void *arg) {
+    example_ears *ears = arg;
+    int16_t chunk[EXAMPLE_EARS_MAX][EXAMPLE_EARS_CHUNK];
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (long k = 1;; k++) {
+        int failed = 0;
+        for (int i = 0; i < ears->count; i++) {
+            if (agoraish_engine_pull_playback_audio_frame(ears->engines[i], chunk[i], EXAMPLE_EARS_CHUNK) != 0) {
+                memset(chunk[i], 0, sizeof chunk[i]);
+                failed++;
+            }
+        }
+        pthread_mutex_lock(&ears->mutex);
+        ears->ticks++;
+        ears->failed += failed;
+        if (ears->filled < ears->wanted) {
+            for (int i = 0; i < ears->count; i++) {
+                memcpy(ears->heard[i] + ears->filled * EXAMPLE_EARS_CHUNK, chunk[i], sizeof chunk[i]);
+            }
+            ears->filled++;
+        }
+        pthread_cond_broadcast(&ears->cond);
+        if (ears->stopping) {
+            pthread_mutex_unlock(&ears->mutex);
+            return NULL;
+        }
+        pthread_mutex_unlock(&ears->mutex);
+        sleep_until(&start, k * 10);
+    }
+}
+
+/* Starts pulling from `count` (1..EXAMPLE_EARS_MAX) engines; 0, or -1 when the thread cannot start. */
+static inline int example_ears_start(example_ears *ears, agoraish_engine_t *const *engines, int count) {
+    pthread_condattr_t attr;
+    memset(ears, 0, sizeof *ears);
+    ears->count = count;
+    for (int i = 0; i < count; i++) ears->engines[i] = engines[i];
+    pthread_mutex_init(&ears->mutex, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&ears->cond, &attr);
+    pthread_condattr_destroy(&attr);
+    ears->started = pthread_create(&ears->thread, NULL, example_ears_run, ears) == 0;
+    return ears->started ? 0 : -1;
+}
+
+/* What each engine heard in the next `ms` (a multiple of 10): `ms` * 48 mono
+ * samples into each of `heard[0..count-1]`. Returns whether all of it came. */
+static inline int example_ears_listen(example_ears *ears, int ms, int16_t *const *heard) {
+    struct timespec deadline;
+    int ok = 1;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += ms / 1000 + 5;
+    pthread_mutex_lock(&ears->mutex);
+    for (int i = 0; i < ears->count; i++) ears->heard[i] = heard[i];
+    ears->filled = 0;
+    ears->wanted = ms / 10;
+    while (ears->started && ears->filled < ears->wanted) {
+        if (pthread_cond_timedwait(&ears->cond, &ears->mutex, &deadline) == ETIMEDOUT) {
+            ok = 0;
+            break;
+        }
+    }
+    ok = ok && ears->started;
+    ears->wanted = ears->filled = 0;
+    pthread_mutex_unlock(&ears->mutex);
+    return ok;
+}
+
+/* Stops pulling (waits for the thread). */
+static inline void example_ears_stop(example_ears *ears) {
+    if (!ears->count) return;
+    if (ears->started) {
+        pthread_mutex_lock(&ears->mutex);
+        ears->stopping = 1;
+        pthread_mutex_unlock(&ears->mutex);
+        pthread_join(ears->thread, NULL);
+    }
+    pthread_cond_destroy(&ears->cond);
+    pthread_mutex_destroy(&ears->mutex);
+    ears->count = 0;
+}
+
+/* ---- media files -------------------------------------------------------------------- */
+
+/* Makes `path` (in demo-out/, a name without quotes) with `ffmpeg -y <args> 'path'`,
+ * quietly; says why and returns 0 when it cannot (ffmpeg missing or failing). */
+static inline int example_ffmpeg(const char *path, const char *args) {
+    char command[2048];
+    int rc;
+    mkdir("demo-out", 0755);
+    if (strchr(path, '\'') || snprintf(command, sizeof command, "ffmpeg -nostdin -hide_banner -v error -y %s '%s'",
+                                        args, path) >= (int)sizeof command) {
+        say("ffmpeg", "cannot make %s: the command does not fit", path);
+        return 0;
+    }
+    rc = system(command);
+    if (rc != 0) {
+        say("ffmpeg", "cannot make %s: `%s` exited with %d", path, command, rc);
+        return 0;
+    }
+    return 1;
 }
 
 #endif

@@ -9,7 +9,13 @@
 //     its own state under the same lock (update(), waitUntil(), locked());
 //   - startServer(), createEngine(): the embedded channel server and an
 //     engine for a user; meet() and part(): two users join a channel and see
-//     each other, then part again.
+//     each other, then part again;
+//   - analyzeTone(): the tone of audio; toneLevel(): the level of one
+//     frequency in it, so tones that sound at once can be told apart;
+//   - Ears: pulls what users hear from their engines' external sinks every
+//     10 ms on a thread of its own, as sound cards would, and hands main
+//     what it pulled next (listen());
+//   - ffmpeg(): media files made with the ffmpeg command-line tool.
 //
 // Header-only; include it after agoraish.hpp.
 #ifndef AGORAISH_EXAMPLE_SUPPORT_HPP
@@ -17,17 +23,22 @@
 
 #include "agoraish.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <mutex>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <vector>
 
 namespace example {
 
@@ -56,6 +67,41 @@ void say(const char* who, const Args&... args) {
     (line << ... << args);
     std::lock_guard<std::mutex> lock(printMutex());
     std::cout << line.str() << '\n';
+}
+
+// The names of a media player's states, reasons and events.
+inline const char* name(agoraish::MEDIA_PLAYER_STATE state) {
+    static const char* const names[] = {"IDLE", "OPENING", "OPEN_COMPLETED", "PLAYING", "PAUSED", "PLAYBACK_COMPLETED",
+                                        "PLAYBACK_ALL_LOOPS_COMPLETED", "STOPPED"};
+    return state == agoraish::PLAYER_STATE_FAILED ? "FAILED" : state >= 0 && state < 8 ? names[state] : "?";
+}
+
+inline const char* name(agoraish::MEDIA_PLAYER_REASON reason) {
+    switch (reason) {
+    case agoraish::PLAYER_REASON_NONE: return "NONE";
+    case agoraish::PLAYER_REASON_INVALID_ARGUMENTS: return "INVALID_ARGUMENTS";
+    case agoraish::PLAYER_REASON_INTERNAL: return "INTERNAL";
+    case agoraish::PLAYER_REASON_NO_RESOURCE: return "NO_RESOURCE";
+    case agoraish::PLAYER_REASON_INVALID_MEDIA_SOURCE: return "INVALID_MEDIA_SOURCE";
+    case agoraish::PLAYER_REASON_UNKNOWN_STREAM_TYPE: return "UNKNOWN_STREAM_TYPE";
+    case agoraish::PLAYER_REASON_CODEC_NOT_SUPPORTED: return "CODEC_NOT_SUPPORTED";
+    case agoraish::PLAYER_REASON_URL_NOT_FOUND: return "URL_NOT_FOUND";
+    case agoraish::PLAYER_REASON_INTERRUPTED: return "INTERRUPTED";
+    }
+    return "?";
+}
+
+inline const char* name(agoraish::MEDIA_PLAYER_EVENT event) {
+    switch (event) {
+    case agoraish::PLAYER_EVENT_SEEK_BEGIN: return "SEEK_BEGIN";
+    case agoraish::PLAYER_EVENT_SEEK_COMPLETE: return "SEEK_COMPLETE";
+    case agoraish::PLAYER_EVENT_SEEK_ERROR: return "SEEK_ERROR";
+    case agoraish::PLAYER_EVENT_AUDIO_TRACK_CHANGED: return "AUDIO_TRACK_CHANGED";
+    case agoraish::PLAYER_EVENT_BUFFER_LOW: return "BUFFER_LOW";
+    case agoraish::PLAYER_EVENT_BUFFER_RECOVER: return "BUFFER_RECOVER";
+    case agoraish::PLAYER_EVENT_FIRST_DISPLAYED: return "FIRST_DISPLAYED";
+    }
+    return "?";
 }
 
 // Reports that `what` failed with `rc` and prints the example's failure line; returns the exit status 1.
@@ -207,6 +253,112 @@ inline Tone analyzeTone(const int16_t* pcm, std::size_t count, int rate) {
     tone.hz = double(crossings) / (double(count) / rate);
     tone.dbfs = 10 * std::log10(energy / double(count)) - 20 * std::log10(32768.0);
     return tone;
+}
+
+// The level (dBFS, as analyzeTone gives a lone sine's) of the `hz` component
+// of `count` mono samples at `rate`: Goertzel's algorithm over a Hann window,
+// so a tone 100 Hz away or more barely counts. -120 for none.
+inline double toneLevel(const int16_t* pcm, std::size_t count, double hz, int rate) {
+    const double pi = 3.14159265358979323846;
+    if (count < 2) return -120;
+    const double coefficient = 2 * std::cos(2 * pi * hz / rate);
+    double s1 = 0, s2 = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        const double window = 0.5 - 0.5 * std::cos(2 * pi * double(i) / double(count - 1));
+        const double s = pcm[i] * window + coefficient * s1 - s2;
+        s2 = s1;
+        s1 = s;
+    }
+    const double power = s1 * s1 + s2 * s2 - coefficient * s1 * s2;
+    const double amplitude = 2 * std::sqrt(power > 0 ? power : 0) / (double(count) / 2);  // Hann's gain is 1/2
+    if (amplitude <= 0) return -120;
+    return std::max(-120.0, 20 * std::log10(amplitude / std::sqrt(2.0) / 32768));
+}
+
+inline double toneLevel(const std::vector<int16_t>& pcm, double hz, int rate = 48000) {
+    return toneLevel(pcm.data(), pcm.size(), hz, rate);
+}
+
+// Pulls 10 ms of 48 kHz mono from the external sink of each engine (each set
+// with setExternalAudioSink(true, 48000, 1)) every 10 ms on its own thread,
+// in real time, as sound cards would, until destroyed or stopped.
+class Ears {
+public:
+    static constexpr int kRate = 48000;
+    static constexpr int kChunk = kRate / 100;  // 10 ms
+
+    explicit Ears(std::vector<agoraish::RtcEngine*> engines) : engines_(std::move(engines)), heard_(engines_.size()) {
+        thread_ = std::thread([this] { run(); });
+    }
+    ~Ears() { stop(); }
+    Ears(const Ears&) = delete;
+    Ears& operator=(const Ears&) = delete;
+
+    // What each engine heard (in the order given) in the next `ms` (a multiple of 10).
+    std::vector<std::vector<int16_t>> listen(int ms) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (auto& samples : heard_) samples.clear();
+        wanted_ = ms / 10;
+        cond_.wait_for(lock, std::chrono::milliseconds(ms + 5000), [&] { return wanted_ == 0; });
+        wanted_ = 0;
+        return heard_;
+    }
+
+    // Stops pulling (waits for the thread).
+    void stop() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+        }
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    void run() {
+        std::vector<std::vector<int16_t>> chunk(engines_.size(), std::vector<int16_t>(kChunk));
+        const auto start = Clock::now();
+        for (long k = 1;; ++k) {
+            for (std::size_t i = 0; i < engines_.size(); ++i) {
+                if (engines_[i]->pullPlaybackAudioFrame(chunk[i].data(), kChunk) != 0) {
+                    std::fill(chunk[i].begin(), chunk[i].end(), int16_t(0));
+                }
+            }
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (wanted_ > 0) {
+                    for (std::size_t i = 0; i < engines_.size(); ++i) {
+                        heard_[i].insert(heard_[i].end(), chunk[i].begin(), chunk[i].end());
+                    }
+                    --wanted_;
+                }
+                cond_.notify_all();
+                if (stopping_) return;
+            }
+            std::this_thread::sleep_until(start + std::chrono::milliseconds(10 * k));
+        }
+    }
+
+    std::vector<agoraish::RtcEngine*> engines_;
+    std::mutex mutex_;
+    std::condition_variable cond_;
+    // Guarded by mutex_.
+    std::vector<std::vector<int16_t>> heard_;
+    int wanted_ = 0;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+// Makes `path` (in demo-out/, a name without quotes) with `ffmpeg -y <args> 'path'`,
+// quietly; says why and returns false when it cannot (ffmpeg missing or failing).
+inline bool ffmpeg(const std::string& path, const std::string& args) {
+    ::mkdir("demo-out", 0755);
+    if (path.find('\'') != std::string::npos) return false;
+    const std::string command = "ffmpeg -nostdin -hide_banner -v error -y " + args + " '" + path + "'";
+    if (int rc = std::system(command.c_str()); rc != 0) {
+        say("ffmpeg", "cannot make ", path, ": `", command, "` exited with ", rc);
+        return false;
+    }
+    return true;
 }
 
 }  // namespace example

@@ -3,6 +3,12 @@ counterpart of examples/c/example_support.h):
 
 - `say`: timestamped output lines from any thread; `sleep_until`: real-time
   pacing; `name_of`: the name of an enum value;
+- `analyze` and `frequency`: the tone of mono audio; `tone_level`: the level
+  of one frequency in it, so tones that sound at once can be told apart;
+- `Ears`: pulls what users hear from their engines' external sinks every
+  10 ms on a thread of its own, as sound cards would, and hands the main
+  thread what it pulled next (`listen`);
+- `make_media`: media files made with the ``ffmpeg`` command-line tool;
 - `ExampleUser`: one user of a call, an event handler that records join,
   leave, peer and error events behind a condition, with `wait_until` and the
   predicates `is_joined`, `has_left`, `sees_peer`, `sees_nobody`;
@@ -14,11 +20,14 @@ An example's user subclasses ExampleUser and adds its own callbacks and
 fields (guarded by `self.changed` too). Importing this module also imports
 `_checkout`, so it runs from a checkout before anything is installed.
 """
+import array
 import math
+import os
+import subprocess
 import sys
 import threading
 import time
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import _checkout  # noqa: F401  (bindings/python and dist/lib of this checkout; see _checkout.py)
 import agoraish
@@ -65,6 +74,104 @@ def analyze(pcm: Sequence[int], rate: int = 48000) -> Tuple[float, float]:
 def frequency(pcm: Sequence[int], rate: int = 48000) -> float:
     """Frequency of mono audio at `rate` (see `analyze`)."""
     return analyze(pcm, rate)[0]
+
+
+def tone_level(pcm: Sequence[int], hz: float, rate: int = 48000) -> float:
+    """The level (dBFS, as `analyze` gives a lone sine's) of the `hz` component
+    of mono audio at `rate`: Goertzel's algorithm over a Hann window, so a
+    tone 100 Hz away or more barely counts. -120 for none."""
+    count = len(pcm)
+    if count < 2:
+        return -120.0
+    coefficient = 2 * math.cos(2 * math.pi * hz / rate)
+    step = 2 * math.pi / (count - 1)
+    s1 = s2 = 0.0
+    for i, sample in enumerate(pcm):
+        s1, s2 = sample * (0.5 - 0.5 * math.cos(step * i)) + coefficient * s1 - s2, s1
+    power = s1 * s1 + s2 * s2 - coefficient * s1 * s2
+    amplitude = 2 * math.sqrt(max(power, 0.0)) / (count / 2)  # the Hann window's gain is 1/2
+    if amplitude <= 0:
+        return -120.0
+    return max(-120.0, 20 * math.log10(amplitude / math.sqrt(2) / 32768))
+
+
+class Ears:
+    """Pulls 10 ms of 48 kHz mono from the external sink of each engine of
+    `engines` (name -> engine; each set with ``set_external_audio_sink(True,
+    48000, 1)``) every 10 ms on its own thread, in real time, as sound cards
+    would, until stopped. ``listen(ms)`` returns what each heard in the next
+    `ms`."""
+
+    RATE = 48000
+    CHUNK = RATE // 100  # 10 ms
+
+    def __init__(self, engines: Dict[str, agoraish.RtcEngine]) -> None:
+        self.engines = dict(engines)
+        self.changed = threading.Condition()
+        # Guarded by `changed`.
+        self.heard = {name: array.array("h") for name in self.engines}
+        self.ticks = 0
+        self.wanted = 0        # ticks the current `listen` still wants
+        self.errors = 0
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="ears")
+
+    def __enter__(self) -> "Ears":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stopping.set()
+        self.thread.join()
+
+    def run(self) -> None:
+        start = time.monotonic()
+        silence = bytes(2 * self.CHUNK)
+        while not self.stopping.is_set():
+            pulled = {}
+            for name, engine in self.engines.items():
+                try:
+                    pulled[name] = engine.pull_playback_audio_frame(self.CHUNK, 1)
+                except agoraish.AgoraishError:
+                    pulled[name] = silence
+                    self.errors += 1
+            with self.changed:
+                self.ticks += 1
+                if self.wanted > 0:
+                    for name, data in pulled.items():
+                        self.heard[name].frombytes(data)
+                    self.wanted -= 1
+                self.changed.notify_all()
+            delay = start + self.ticks / 100 - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+
+    def listen(self, ms: int) -> Dict[str, array.array]:
+        """What each engine heard during the next `ms` (name -> array of samples)."""
+        with self.changed:
+            self.heard = {name: array.array("h") for name in self.engines}
+            self.wanted = ms // 10
+            self.changed.wait_for(lambda: self.wanted == 0, timeout=ms / 1000 + 5)
+            self.wanted = 0
+            return self.heard
+
+
+def make_media(path: str, *args: str) -> bool:
+    """Runs ``ffmpeg -y <args> <path>`` (quiet), making the directories of
+    `path` first; says why and returns False when it fails or ffmpeg is missing."""
+    directory = os.path.dirname(path)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    command = ["ffmpeg", "-nostdin", "-hide_banner", "-v", "error", "-y", *args, path]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        say("ffmpeg", f"cannot make {path}: {error}")
+        return False
+    if done.returncode != 0:
+        say("ffmpeg", f"cannot make {path}: exit {done.returncode}: {done.stderr.strip()[-300:]}")
+        return False
+    return True
 
 
 class Camera:
