@@ -3148,8 +3148,11 @@ int agoraish_server_get_http_port(agoraish_server_t *server);
  * publish_media_player_id), so remote users see and hear the file.
  *
  * Each player has a thread of its own ("agoraish-mp<n>"): calls return at
- * once and are carried out on it in order; opening a URL blocks that thread
- * only (at most 10 s to connect, 5 s per read). Audio is the master clock:
+ * once and are carried out on it in order, and each call is checked against
+ * the state the calls before it lead to. Packets are read ahead on another
+ * thread ("agoraish-rd"), so a slow network never stops playback: it reports
+ * BUFFER_LOW and fails only when a read fails or waits 5 s; opening a URL
+ * holds the player's thread (at most 10 s to connect). Audio is the master clock:
  * pictures follow the audio's position, so both stay in sync across pauses,
  * seeks, loops and speed changes.
  *
@@ -3185,7 +3188,7 @@ enum agoraish_media_player_reason {
     AGORAISH_PLAYER_REASON_UNKNOWN_STREAM_TYPE = -5,   /**< No audio or video stream. */
     AGORAISH_PLAYER_REASON_CODEC_NOT_SUPPORTED = -7,   /**< No decoder for any stream. */
     AGORAISH_PLAYER_REASON_URL_NOT_FOUND = -10,        /**< Missing file, refused connection, HTTP 404. */
-    AGORAISH_PLAYER_REASON_INTERRUPTED = -13           /**< A read timed out or the network dropped. */
+    AGORAISH_PLAYER_REASON_INTERRUPTED = -13           /**< A read timed out, or the connection was reset or broke. */
 };
 
 /** Events of a player (Agora's MEDIA_PLAYER_EVENT). */
@@ -3290,9 +3293,11 @@ int agoraish_engine_create_media_player(agoraish_engine_t *engine, int *player_i
 int agoraish_engine_destroy_media_player(agoraish_engine_t *engine, int player_id);
 
 /**
- * Open a file or URL (open): state OPENING at once, then OPEN_COMPLETED or
- * FAILED with a reason, through the observer. Opening again replaces the
- * source.
+ * Open a file or URL (open): OPENING (reported from the player's thread, in
+ * order with the states of earlier calls; `get_state` says OPENING at once),
+ * then OPEN_COMPLETED or FAILED with a reason, through the observer. Opening
+ * again replaces the source; an open overtaken by a later open or stop before
+ * it began reports nothing.
  * @param url        A path, file://, http(s)://, an HLS playlist or rtmp://; copied. 1..4095 bytes.
  * @param start_pos  Ms to start at (0..; ignored for a live source).
  * @return  0; -2 unknown player, NULL or empty url, negative start_pos; -7 bad handle.
@@ -3653,7 +3658,8 @@ int agoraish_media_recorder_set_observer(agoraish_engine_t *engine, int recorder
  */
 int agoraish_media_recorder_start_recording(agoraish_engine_t *engine, int recorder_id,
                                             const agoraish_media_recorder_configuration *config);
-/** Stop (stopRecording): the file is finished before the call returns; STOP is reported.
+/** Stop (stopRecording): the file is finished before the call returns; STOP is reported (ERROR with
+ *  NO_STREAM when nothing was recorded, the file removed; ERROR with WRITE_FAILED when writing failed).
  *  @return 0; -2 unknown recorder; -8 not recording; -7. Thread: any (not a callback of the recorder). */
 int agoraish_media_recorder_stop_recording(agoraish_engine_t *engine, int recorder_id);
 /** Destroy a recorder (destroyMediaRecorder), stopping it first. @return 0; -2 unknown; -7. */

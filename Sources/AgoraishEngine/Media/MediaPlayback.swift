@@ -101,7 +101,7 @@ final class MediaPlayback: @unchecked Sendable {
     private let wakeFd: Int32
     private let thread = EventThreadHandle()
     private let outputs: PlaybackOutputs
-    /// The flag of the open in progress, so a command can interrupt a blocking open or read.
+    /// The flag of the open in progress, so a later open or a stop can interrupt it.
     private let interrupt = Locked(MediaSource.Interrupt())
     let name: String
 
@@ -288,8 +288,6 @@ final class MediaPlayback: @unchecked Sendable {
             setState(.stopped)
         case .seek(let ms):
             guard let s = source else { return }
-            // The abort that interrupted a read for this seek is spent.
-            s.interrupt.aborted.store(false, ordering: .relaxed)
             outputs.event(.seekBegin, position, "")
             guard s.isSeekable else {
                 outputs.event(.seekError, position, "the source cannot seek")
@@ -352,7 +350,7 @@ final class MediaPlayback: @unchecked Sendable {
                 steps += 1
             }
         } catch {
-            // A read interrupted for a command (seek, stop, open): the command decides.
+            // A read interrupted for a command: the command decides.
             if error == .interrupted && commands.withLock({ !$0.isEmpty }) { return 0 }
             playing = false
             source = nil

@@ -295,6 +295,14 @@ final class RecordingSession: @unchecked Sendable {
     /// What arrived before the recording ended is still written (the end only stops new arrivals).
     private func take(isVideo: Bool, at: Instant, audio: [Int16], channels: Int, picture: I420Frame?) {
         guard !failed, output != nil else { return }
+        // Nothing after the longest recording goes in (the clock's check may come up to 100 ms later).
+        if at - started >= .milliseconds(config.maxDurationMs) {
+            if !ended.load(ordering: .relaxed) {
+                ended.store(true, ordering: .relaxed)
+                onEnd(3)
+            }
+            return
+        }
         if !headerWritten {
             if isVideo { sawVideo = true } else { sawAudio = true }
             if firstArrival == nil { firstArrival = at }

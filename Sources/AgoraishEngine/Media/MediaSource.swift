@@ -162,8 +162,8 @@ final class MediaSource {
 
     static func reason(_ rc: Int32, interrupted i: Interrupt) -> MediaSourceError {
         if i.aborted.load(ordering: .relaxed) || rc == agff_error_exit() { return .interrupted }
-        // A server that accepted but never answered timed out: interrupted, not missing.
-        if rc == -ETIMEDOUT { return .interrupted }
+        // A server that accepted but never answered, or a connection that dropped: interrupted, not missing.
+        if rc == -ETIMEDOUT || rc == -ECONNRESET || rc == -EPIPE || rc == -EIO { return .interrupted }
         if rc == agff_error_enoent() || rc == agff_error_http_not_found() || rc == -ECONNREFUSED
             || rc == -EHOSTUNREACH || rc == -ENETUNREACH { return .urlNotFound }
         if rc == agff_error_decoder_not_found() { return .codecNotSupported }

@@ -1052,7 +1052,7 @@ AGORAISH_PLAYER_REASON_UNKNOWN_STREAM_TYPE = -5
 AGORAISH_PLAYER_REASON_CODEC_NOT_SUPPORTED = -7
 #: Missing file, refused connection, HTTP 404.
 AGORAISH_PLAYER_REASON_URL_NOT_FOUND = -10
-#: A read timed out or the network dropped.
+#: A read timed out, or the connection was reset or broke.
 AGORAISH_PLAYER_REASON_INTERRUPTED = -13
 
 
@@ -3151,7 +3151,7 @@ DOCS: Dict[str, str] = {
     "agoraish_server_get_http_port": 'The bound HTTP port (/metrics, /status), or 0 when disabled.\n\n@return  The port (>= 0); -3 not running; -7/-2 bad handle.\nThread: any.',
     "agoraish_engine_create_media_player": "Create a media player (Agora's createMediaPlayer).\n@param player_id  Required: receives the id (1 and up).\n@return  0; -2 NULL player_id; -5 AGORAISH_MAX_MEDIA_PLAYERS exist; -7 bad handle.\nThread: any.",
     "agoraish_engine_destroy_media_player": "Destroy a media player (Agora's destroyMediaPlayer): it stops, its thread\nends, and connections publishing it publish nothing in its place. No\ncallback of it runs after the call returns (unless made from the player's\nown callback, which then finishes first).\n@return  0; -2 unknown player; -7 bad handle. Thread: any.",
-    "agoraish_media_player_open": 'Open a file or URL (open): state OPENING at once, then OPEN_COMPLETED or\nFAILED with a reason, through the observer. Opening again replaces the\nsource.\n@param url        A path, file://, http(s)://, an HLS playlist or rtmp://; copied. 1..4095 bytes.\n@param start_pos  Ms to start at (0..; ignored for a live source).\n@return  0; -2 unknown player, NULL or empty url, negative start_pos; -7 bad handle.\nThread: any.',
+    "agoraish_media_player_open": "Open a file or URL (open): OPENING (reported from the player's thread, in\norder with the states of earlier calls; `get_state` says OPENING at once),\nthen OPEN_COMPLETED or FAILED with a reason, through the observer. Opening\nagain replaces the source; an open overtaken by a later open or stop before\nit began reports nothing.\n@param url        A path, file://, http(s)://, an HLS playlist or rtmp://; copied. 1..4095 bytes.\n@param start_pos  Ms to start at (0..; ignored for a live source).\n@return  0; -2 unknown player, NULL or empty url, negative start_pos; -7 bad handle.\nThread: any.",
     "agoraish_media_player_play": 'Play (play): from OPEN_COMPLETED or PAUSED; after ALL_LOOPS_COMPLETED from the start.\n @return 0; -2 unknown player; -8 nothing opened; -7 bad handle. Thread: any.',
     "agoraish_media_player_pause": 'Pause (pause). @return 0; -2; -8 not playing; -7. Thread: any.',
     "agoraish_media_player_resume": 'Resume after pause (resume). @return 0; -2; -8 not paused; -7. Thread: any.',
@@ -3210,6 +3210,6 @@ DOCS: Dict[str, str] = {
     "agoraish_engine_create_media_recorder": "Create a recorder for one user's stream (createMediaRecorder).\n@param recorder_id  Required: receives the id (1 and up).\n@return 0; -2 NULL info or recorder_id, bad struct_size, an invalid channel name; -4 type PREVIEW;\n        -5 AGORAISH_MAX_MEDIA_RECORDERS exist; -7 bad handle. Thread: any.",
     "agoraish_media_recorder_set_observer": "Set (NULL: remove) a recorder's observer (setMediaRecorderObserver); copied.\n @return 0; -2 unknown recorder or bad struct_size; -7. Thread: any.",
     "agoraish_media_recorder_start_recording": 'Start recording (startRecording): the file is created now; START is\nreported, or ERROR with WRITE_FAILED.\n@return 0; -2 unknown recorder, NULL config or path, a value out of range; -4 another container;\n        -8 already recording; -7. Thread: any.',
-    "agoraish_media_recorder_stop_recording": 'Stop (stopRecording): the file is finished before the call returns; STOP is reported.\n @return 0; -2 unknown recorder; -8 not recording; -7. Thread: any (not a callback of the recorder).',
+    "agoraish_media_recorder_stop_recording": 'Stop (stopRecording): the file is finished before the call returns; STOP is reported (ERROR with\n NO_STREAM when nothing was recorded, the file removed; ERROR with WRITE_FAILED when writing failed).\n @return 0; -2 unknown recorder; -8 not recording; -7. Thread: any (not a callback of the recorder).',
     "agoraish_engine_destroy_media_recorder": 'Destroy a recorder (destroyMediaRecorder), stopping it first. @return 0; -2 unknown; -7.',
 }
