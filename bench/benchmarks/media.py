@@ -19,10 +19,7 @@ of that process (every thread) over a window, per second.
   publish_camera_track and publish_microphone_track 0): H.264 + AAC decoding
   and the pictures encoded again in VP8 1280x720@30, 1710 kbps (video_cpu's
   720p30 settings), Opus for the audio, RTP, SRTP, send. One SECONDS window
-  from 1.5 s after PLAYING. The bench also calls
-  agoraish_engine_mute_local_video_stream(0) after the join: publish_camera_track
-  0 mutes the engine's own connection and, in the ABI 0.13 build measured
-  first, publishing the player's track did not unmute it (no picture sent).
+  from 1.5 s after PLAYING.
 - media_player_play_only_cpu_ms_per_s_720p30: the same with nothing
   published (the engine still in the call): the difference is the publishing.
 - ffmpeg_decode_cpu_ms_per_s_720p30: `ffmpeg -re -i movie.mp4 -f null -`,
@@ -248,10 +245,7 @@ def run(ctx) -> List[Figure]:
                f"(agoraish-mp: demux, H.264 decode on 2 threads, AAC decode, resampling, the canvas, and the VP8 "
                f"encode of the published pictures, pushed from that thread); {receiver(wp)}; publishing costs "
                f"{publish_rate - play_rate:.1f} ms/s over media_player_play_only_cpu_ms_per_s_720p30; "
-               f"agoraish/ffmpeg -re decode = {ratio:.2f}. The bench calls "
-               f"agoraish_engine_mute_local_video_stream(0) after the join: in this build publish_camera_track 0 "
-               f"mutes the engine's own connection and publishing the player's track does not unmute it (no picture "
-               f"is sent otherwise)"),
+               f"agoraish/ffmpeg -re decode = {ratio:.2f}"),
         figure("media_player_play_only_cpu_ms_per_s_720p30", round(play_rate, 1), "ms/s",
                f"as media_player_cpu_ms_per_s_720p30 with nothing published (the player's tracks, camera and "
                f"microphone 0; the engine still in the call): the player plays the same file to its canvas "
