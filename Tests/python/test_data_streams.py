@@ -162,7 +162,7 @@ def test_the_first_messages_of_a_call_keep_their_order(channel_server, make_engi
             a.send_stream_message(stream, message)
             time.sleep(0.003)
         a.send_stream_message(stream, b"end")
-        peers[1].wait_until("the last message", lambda: b"end" in peers[1].messages(), 3.0)
+        peers[1].wait_until("the last message", lambda: b"end" in peers[1].messages(), 10.0)
         assert peers[1].messages() == [*sent, b"end"], f"attempt {attempt}"
         a.release()
         b.release()
