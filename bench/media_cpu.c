@@ -302,58 +302,17 @@ static int sender_wait(sender *s, const int *field, int want, const int *bad) {
     return ok;
 }
 
-/* vpeer_create_codec with the media callbacks too: an external audio source and sink at 48 kHz mono; with
- * `video`, video enabled and the encoder at width x height @ fps, kbps, VP8; with `external`, an external
+/* The sender's handler: vpeer's callbacks and audio mixing's states. */
+static void sender_handler(agoraish_event_handler *h) { h->on_audio_mixing_state_changed = on_mixing_state; }
+
+/* vpeer_create_full with audio mixing's states reported: an external audio source and sink at 48 kHz mono;
+ * with `video`, video enabled and the encoder at width x height @ fps, kbps, VP8; with `external`, an external
  * video source. */
 static agoraish_engine_t *sender_create(sender *s, const char *url, const char *log, int video, int external,
                                         int width, int height, int fps, int kbps) {
-    agoraish_event_handler handler;
-    agoraish_engine_config config;
-    peer *b = &s->v.base;
     memset(s, 0, sizeof *s);
-    pthread_mutex_init(&b->mutex, NULL);
-    pthread_cond_init(&b->cond, NULL);
-    memset(&handler, 0, sizeof handler);
-    handler.struct_size = sizeof handler;
-    handler.user_data = s;
-    handler.on_join_channel_success = on_peer_join;
-    handler.on_user_joined = on_peer_user_joined;
-    handler.on_error = on_peer_error;
-    handler.on_rtc_stats = on_vpeer_rtc_stats;
-    handler.on_local_video_stats = on_vpeer_local_video_stats;
-    handler.on_audio_mixing_state_changed = on_mixing_state;
-    memset(&config, 0, sizeof config);
-    config.struct_size = sizeof config;
-    config.app_id = AUDIO_APP_ID;
-    config.event_handler = &handler;
-    config.server_url = url;
-    config.log_file = log;
-    if (!(b->engine = api.engine_create(&config))) {
-        fprintf(stderr, "engine_create failed (%d)\n", api.get_last_error());
-        return NULL;
-    }
-    if (api.set_external_audio_source(b->engine, 1, RATE, 1) != 0 ||
-        api.set_external_audio_sink(b->engine, 1, RATE, 1) != 0) {
-        fprintf(stderr, "cannot set up the external audio source and sink\n");
-        return NULL;
-    }
-    if (video) {
-        agoraish_video_encoder_configuration vc;
-        memset(&vc, 0, sizeof vc);
-        vc.struct_size = sizeof vc;
-        vc.width = width;
-        vc.height = height;
-        vc.frame_rate = fps;
-        vc.bitrate = kbps;
-        vc.min_bitrate = -1;
-        vc.codec_type = AGORAISH_VIDEO_CODEC_VP8;
-        if (vapi.enable_video(b->engine) != 0 || vapi.set_video_encoder_configuration(b->engine, &vc) != 0 ||
-            (external && vapi.set_external_video_source(b->engine, 1) != 0)) {
-            fprintf(stderr, "cannot enable video, configure the encoder or the external video source\n");
-            return NULL;
-        }
-    }
-    return b->engine;
+    return vpeer_create_full(&s->v, url, log, video, external, width, height, fps, kbps, AGORAISH_VIDEO_CODEC_VP8,
+                             sender_handler);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -285,14 +285,16 @@ static inline void on_vpeer_local_video_stats(agoraish_engine_t *e, void *ud,
 }
 
 /**
- * Creates an engine with video enabled against the server at `url`, logging
- * to `log_file`, with an external audio source and sink at 48 kHz (so no
- * audio device runs; no audio is pushed). With `sender`, an external video
- * source at `width`x`height`@`fps`, `kbps`, sending `codec` (an
- * agoraish_video_codec_type). NULL on failure.
+ * Creates an engine against the server at `url`, logging to `log_file`, with
+ * an external audio source and sink at 48 kHz (so no audio device runs; no
+ * audio is pushed). With `video`, video enabled and the encoder at
+ * `width`x`height`@`fps`, `kbps`, sending `codec` (an agoraish_video_codec_type);
+ * with `external` too, an external video source. `adjust`, when not NULL, sets
+ * more callbacks of the handler before the engine is made. NULL on failure.
  */
-static inline agoraish_engine_t *vpeer_create_codec(vpeer *p, const char *url, const char *log_file, int sender,
-                                                    int width, int height, int fps, int kbps, int codec) {
+static inline agoraish_engine_t *vpeer_create_full(vpeer *p, const char *url, const char *log_file, int video,
+                                                   int external, int width, int height, int fps, int kbps, int codec,
+                                                   void (*adjust)(agoraish_event_handler *)) {
     agoraish_event_handler handler;
     agoraish_engine_config config;
     peer *b = &p->base;
@@ -309,6 +311,7 @@ static inline agoraish_engine_t *vpeer_create_codec(vpeer *p, const char *url, c
     handler.on_first_remote_video_decoded = on_vpeer_video_decoded;
     handler.on_remote_video_stats = on_vpeer_remote_video_stats;
     handler.on_local_video_stats = on_vpeer_local_video_stats;
+    if (adjust) adjust(&handler);
     memset(&config, 0, sizeof config);
     config.struct_size = sizeof config;
     config.app_id = AUDIO_APP_ID;
@@ -321,12 +324,12 @@ static inline agoraish_engine_t *vpeer_create_codec(vpeer *p, const char *url, c
         return NULL;
     }
     if (api.set_external_audio_source(b->engine, 1, 48000, 1) != 0 ||
-        api.set_external_audio_sink(b->engine, 1, 48000, 1) != 0 || vapi.enable_video(b->engine) != 0) {
+        api.set_external_audio_sink(b->engine, 1, 48000, 1) != 0 || (video && vapi.enable_video(b->engine) != 0)) {
         fprintf(stderr, "cannot set up the external audio source and sink, or enable video\n");
         api.engine_release(b->engine, 1);
         return b->engine = NULL;
     }
-    if (sender) {
+    if (video) {
         agoraish_video_encoder_configuration vc;
         memset(&vc, 0, sizeof vc);
         vc.struct_size = sizeof vc;
@@ -336,14 +339,23 @@ static inline agoraish_engine_t *vpeer_create_codec(vpeer *p, const char *url, c
         vc.bitrate = kbps;
         vc.min_bitrate = -1;
         vc.codec_type = codec;
-        if (vapi.set_video_encoder_configuration(b->engine, &vc) != 0 ||
-            vapi.set_external_video_source(b->engine, 1) != 0) {
+        if ((width > 0 && vapi.set_video_encoder_configuration(b->engine, &vc) != 0) ||
+            (external && vapi.set_external_video_source(b->engine, 1) != 0)) {
             fprintf(stderr, "cannot configure the video encoder or the external video source\n");
             api.engine_release(b->engine, 1);
             return b->engine = NULL;
         }
     }
     return b->engine;
+}
+
+/**
+ * An engine with video enabled (vpeer_create_full); with `sender`, the encoder
+ * configured and an external video source.
+ */
+static inline agoraish_engine_t *vpeer_create_codec(vpeer *p, const char *url, const char *log_file, int sender,
+                                                    int width, int height, int fps, int kbps, int codec) {
+    return vpeer_create_full(p, url, log_file, 1, sender, sender ? width : 0, height, fps, kbps, codec, NULL);
 }
 
 /** vpeer_create_codec sending VP8. */
