@@ -145,10 +145,7 @@ extension RtcEngine {
             $0.speed = speed
         }
         media.withLock { $0.mixing = mixing }
-        audio.feeds.withLock { f in
-            if !loopback { f.send[ObjectIdentifier(mixing)] = mixing.sendFeed }
-            f.playout[ObjectIdentifier(mixing)] = mixing.playoutFeed
-        }
+        audio.feeds.withLock { $0.attach(mixing, send: loopback ? nil : mixing.sendFeed, playout: mixing.playoutFeed) }
         device.refresh()
         mixing.playback.send(.open(url: path, startMs: Int64(startPositionMs)))
         mixing.playback.send(.play)
@@ -161,10 +158,7 @@ extension RtcEngine {
         guard let mixing = media.withLock({ m -> AudioMixing? in defer { m.mixing = nil }; return m.mixing }) else {
             return false
         }
-        audio.feeds.withLock { f in
-            f.send.removeValue(forKey: ObjectIdentifier(mixing))
-            f.playout.removeValue(forKey: ObjectIdentifier(mixing))
-        }
+        audio.feeds.withLock { $0.detach(mixing) }
         mixing.playback.shutdown(wait: !EventThread.isAnyCurrent)
         if report { emit(.media(.audioMixingStateChanged(state: 713, reason: 724))) }
         return true
@@ -325,10 +319,7 @@ extension RtcEngine {
             throw .refused
         }
         if let old { detachEffect(old) }
-        audio.feeds.withLock { f in
-            if publish { f.send[ObjectIdentifier(effect)] = effect.sendFeed }
-            f.playout[ObjectIdentifier(effect)] = effect.playoutFeed
-        }
+        audio.feeds.withLock { $0.attach(effect, send: publish ? effect.sendFeed : nil, playout: effect.playoutFeed) }
         device.refresh()
         effect.playback.send(.open(url: file, startMs: Int64(start)))
         effect.playback.send(.play)
@@ -337,10 +328,7 @@ extension RtcEngine {
 
     /// Takes an effect's feeds out of the mix and ends its thread.
     private func detachEffect(_ e: AudioEffect) {
-        audio.feeds.withLock { f in
-            f.send.removeValue(forKey: ObjectIdentifier(e))
-            f.playout.removeValue(forKey: ObjectIdentifier(e))
-        }
+        audio.feeds.withLock { $0.detach(e) }
         e.playback.shutdown(wait: !e.playback.isCurrent && !EventThread.isAnyCurrent)
     }
 
@@ -355,11 +343,7 @@ extension RtcEngine {
                 m.effects.playing[soundId] = nil
                 return e
             }) else { return }
-            self.audio.feeds.withLock { f in
-                f.send.removeValue(forKey: ObjectIdentifier(e))
-                f.playout.removeValue(forKey: ObjectIdentifier(e))
-            }
-            e.playback.shutdown(wait: false)
+            self.detachEffect(e)
             if finished { self.emit(.media(.audioEffectFinished(soundId: soundId))) }
         }
     }

@@ -310,7 +310,7 @@ extension RtcEngine {
             t.video[player.trackId] = false
         }
         media.withLock { $0.players[id] = player }
-        audio.feeds.withLock { $0.playout[ObjectIdentifier(player)] = player.playoutFeed }
+        audio.feeds.withLock { $0.attach(player, send: nil, playout: player.playoutFeed) }
         device.refresh()
         log.log(.info, "api createMediaPlayer -> \(id)")
         return player
@@ -328,7 +328,7 @@ extension RtcEngine {
     /// destroyMediaPlayer: stops it and ends its thread; connections publishing it publish nothing in its place.
     public func destroyMediaPlayer(_ id: Int32) throws(AgoraError) {
         guard let player = media.withLock({ $0.players.removeValue(forKey: id) }) else { throw .invalidArgument }
-        audio.feeds.withLock { _ = $0.playout.removeValue(forKey: ObjectIdentifier(player)) }
+        audio.feeds.withLock { $0.detach(player) }
         player.setObserver(nil)
         player.playback.shutdown(wait: true)
         try? destroyCustomAudioTrack(player.trackId)

@@ -57,4 +57,16 @@ struct AudioFeeds {
     var send: [ObjectIdentifier: AudioFeed] = [:]
     /// Mixed into what it plays (after the playback volume).
     var playout: [ObjectIdentifier: AudioFeed] = [:]
+
+    /// Mixes `owner`'s feeds in: `send` (nil: local only) and `playout`.
+    mutating func attach(_ owner: AnyObject, send feed: AudioFeed?, playout local: AudioFeed) {
+        if let feed { send[ObjectIdentifier(owner)] = feed }
+        playout[ObjectIdentifier(owner)] = local
+    }
+
+    /// Takes `owner`'s feeds out of the mix.
+    mutating func detach(_ owner: AnyObject) {
+        send.removeValue(forKey: ObjectIdentifier(owner))
+        playout.removeValue(forKey: ObjectIdentifier(owner))
+    }
 }

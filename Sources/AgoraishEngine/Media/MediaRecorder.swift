@@ -307,16 +307,12 @@ final class RecordingSession: @unchecked Sendable {
             if isVideo { sawVideo = true } else { sawAudio = true }
             if firstArrival == nil { firstArrival = at }
             early.append((isVideo, at, audio, channels, picture))
-            let wantsAudio = config.streamType & 1 != 0, wantsVideo = config.streamType & 2 != 0
-            let all = (!wantsAudio || sawAudio) && (!wantsVideo || sawVideo)
+            let all = (config.streamType & 1 == 0 || sawAudio) && (config.streamType & 2 == 0 || sawVideo)
             guard all || at - firstArrival! > .seconds(1) else { return }
-            guard openStreams(audio: wantsAudio && sawAudio, video: wantsVideo && sawVideo) else {
+            guard writeEarly() else {
                 fail()
                 return
             }
-            let queued = early
-            early = []
-            for e in queued { encode(isVideo: e.isVideo, at: e.at, audio: e.audio, channels: e.channels, picture: e.picture) }
         } else {
             encode(isVideo: isVideo, at: at, audio: audio, channels: channels, picture: picture)
         }
@@ -328,6 +324,17 @@ final class RecordingSession: @unchecked Sendable {
             ended.store(true, ordering: .relaxed)
             onEnd(1)
         }
+    }
+
+    /// Opens the streams asked for that have been seen, writes the header and
+    /// then what waited for it; false when they cannot be opened.
+    private func writeEarly() -> Bool {
+        guard openStreams(audio: config.streamType & 1 != 0 && sawAudio, video: config.streamType & 2 != 0 && sawVideo)
+        else { return false }
+        let queued = early
+        early = []
+        for e in queued { encode(isVideo: e.isVideo, at: e.at, audio: e.audio, channels: e.channels, picture: e.picture) }
+        return true
     }
 
     private func openStreams(audio: Bool, video: Bool) -> Bool {
@@ -499,16 +506,7 @@ final class RecordingSession: @unchecked Sendable {
 
     private func close() -> Result {
         // Stopped before the streams were decided: what came so far is written.
-        if !headerWritten && !failed && !early.isEmpty {
-            let wantsAudio = config.streamType & 1 != 0, wantsVideo = config.streamType & 2 != 0
-            if openStreams(audio: wantsAudio && sawAudio, video: wantsVideo && sawVideo) {
-                let queued = early
-                early = []
-                for e in queued { encode(isVideo: e.isVideo, at: e.at, audio: e.audio, channels: e.channels, picture: e.picture) }
-            } else {
-                failed = true
-            }
-        }
+        if !headerWritten && !failed && !early.isEmpty && !writeEarly() { failed = true }
         guard let out = output else { return .failed }
         defer { output = nil }
         if headerWritten {

@@ -385,47 +385,40 @@ final class MediaSource {
         guard w >= 2, h >= 2, w <= 8192, h <= 8192 else { return nil }
         let fmt = AVPixelFormat(rawValue: f.pointee.format)
         let hasAlpha = fmt == AV_PIX_FMT_YUVA420P
-        var out = I420Frame(width: w, height: h)
         if fmt == AV_PIX_FMT_YUV420P || fmt == AV_PIX_FMT_YUVJ420P || hasAlpha {
-            // Already planar 4:2:0: copy the planes.
-            Self.copyPlane(f.pointee.data.0!, Int(f.pointee.linesize.0), into: &out.y, width: w, height: h)
-            Self.copyPlane(f.pointee.data.1!, Int(f.pointee.linesize.1), into: &out.u, width: w / 2, height: h / 2)
-            Self.copyPlane(f.pointee.data.2!, Int(f.pointee.linesize.2), into: &out.v, width: w / 2, height: h / 2)
+            // Already planar 4:2:0: copied as a pushed picture is (libyuv), its alpha plane with it.
+            var source = PictureSource(format: .i420, width: w, height: h,
+                                       plane0: f.pointee.data.0!, stride0: Int(f.pointee.linesize.0),
+                                       plane1: f.pointee.data.1!, stride1: Int(f.pointee.linesize.1),
+                                       plane2: f.pointee.data.2!, stride2: Int(f.pointee.linesize.2))
             if hasAlpha, let a = f.pointee.data.3 {
-                var plane = [UInt8](repeating: 255, count: w * h)
-                Self.copyPlane(a, Int(f.pointee.linesize.3), into: &plane, width: w, height: h)
-                out.alpha = plane
+                source.alpha = UnsafeRawPointer(a)
+                source.alphaStride = Int(f.pointee.linesize.3)
             }
-        } else {
-            scaler = sws_getCachedContext(scaler, f.pointee.width, f.pointee.height, fmt, Int32(w), Int32(h),
-                                          AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
-            guard let scaler else { return nil }
-            let ok = out.y.withUnsafeMutableBufferPointer { y in
-                out.u.withUnsafeMutableBufferPointer { u in
-                    out.v.withUnsafeMutableBufferPointer { v -> Bool in
-                        var dst: [UnsafeMutablePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress, nil]
-                        var dstStride: [Int32] = [Int32(w), Int32(w / 2), Int32(w / 2), 0]
-                        return withUnsafeBytes(of: &f.pointee.data) { data in
-                            withUnsafeBytes(of: &f.pointee.linesize) { lines in
-                                let src = data.baseAddress!.assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-                                let stride = lines.baseAddress!.assumingMemoryBound(to: Int32.self)
-                                return sws_scale(scaler, src, stride, 0, f.pointee.height, &dst, &dstStride) > 0
-                            }
+            guard let copied = PixelConversion.i420(source) else { return nil }
+            return DecodedPicture(frame: copied, ptsMs: ptsMs)
+        }
+        var out = I420Frame(width: w, height: h)
+        scaler = sws_getCachedContext(scaler, f.pointee.width, f.pointee.height, fmt, Int32(w), Int32(h),
+                                      AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
+        guard let scaler else { return nil }
+        let ok = out.y.withUnsafeMutableBufferPointer { y in
+            out.u.withUnsafeMutableBufferPointer { u in
+                out.v.withUnsafeMutableBufferPointer { v -> Bool in
+                    var dst: [UnsafeMutablePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress, nil]
+                    var dstStride: [Int32] = [Int32(w), Int32(w / 2), Int32(w / 2), 0]
+                    return withUnsafeBytes(of: &f.pointee.data) { data in
+                        withUnsafeBytes(of: &f.pointee.linesize) { lines in
+                            let src = data.baseAddress!.assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+                            let stride = lines.baseAddress!.assumingMemoryBound(to: Int32.self)
+                            return sws_scale(scaler, src, stride, 0, f.pointee.height, &dst, &dstStride) > 0
                         }
                     }
                 }
             }
-            guard ok else { return nil }
         }
+        guard ok else { return nil }
         return DecodedPicture(frame: out, ptsMs: ptsMs)
-    }
-
-    private static func copyPlane(_ src: UnsafeMutablePointer<UInt8>, _ stride: Int, into dst: inout [UInt8], width: Int, height: Int) {
-        dst.withUnsafeMutableBufferPointer { d in
-            for row in 0..<height {
-                (d.baseAddress! + row * width).update(from: src + row * stride, count: width)
-            }
-        }
     }
 
     /// Takes up to `samples` stereo frames (48 kHz) of decoded audio; fewer when not yet decoded.
