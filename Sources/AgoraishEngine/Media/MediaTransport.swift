@@ -204,13 +204,14 @@ final class MediaTransport: @unchecked Sendable {
         loop.unregister(fd)
         // No send may use the descriptor once it is closed (its number could be reused).
         outbound.withLock { _ in sendClosed = true }
+        early.withLock { $0 = [] }
         Glibc.close(fd)
     }
 
     /// Protects and sends an RTP packet (`length` bytes at `packet`, with
     /// `SrtpSession.maxTrailer` spare bytes after it). Any thread.
     func send(rtp packet: UnsafeMutableRawPointer, length: Int) {
-        guard bound else { return }
+        if !bound && holdEarly(packet, length: length) { return }
         if length >= 12 {
             let raw = UnsafeRawBufferPointer(start: packet, count: length)
             let pt = raw[1] & 0x7F, ssrc = readBE32(raw, 8), ts = readBE32(raw, 4)
@@ -248,6 +249,41 @@ final class MediaTransport: @unchecked Sendable {
             return
         }
         transmit(rtp: packet, length: length)
+    }
+
+    /// Video packets sent before the path is bound (the first milliseconds of
+    /// a call), kept in order and sent once it is: a host's encoded track
+    /// sends its first keyframe once, and losing it would leave receivers
+    /// waiting a whole keyframe interval. At most `maxEarlyPackets`; audio
+    /// and retransmissions of that time are dropped.
+    private let early = Locked<[[UInt8]]>([])
+    static let maxEarlyPackets = 512
+
+    /// Holds (or drops) a packet sent while unbound. False when the path was
+    /// bound meanwhile: the caller sends it.
+    private func holdEarly(_ packet: UnsafeMutableRawPointer, length: Int) -> Bool {
+        early.withLock { q -> Bool in
+            guard !bound else { return false }
+            let raw = UnsafeRawBufferPointer(start: packet, count: length)
+            guard length >= 12, PayloadType(raw[1] & 0x7F).isVideoMedia, q.count < Self.maxEarlyPackets else { return true }
+            var copy = [UInt8](repeating: 0, count: length + SrtpSession.maxTrailer)
+            copy.withUnsafeMutableBytes { $0.baseAddress!.copyMemory(from: packet, byteCount: length) }
+            q.append(copy)
+            return true
+        }
+    }
+
+    /// The server sends media here now: what was held goes out. Loop thread.
+    private func markBound() {
+        let held = early.withLock { q -> [[UInt8]] in
+            boundFlag.store(true, ordering: .releasing)
+            defer { q = [] }
+            return q
+        }
+        for var p in held where !closed {
+            let n = p.count - SrtpSession.maxTrailer
+            p.withUnsafeMutableBytes { send(rtp: $0.baseAddress!, length: n) }
+        }
     }
 
     /// Whether `sendProbePadding` runs (loop thread).
@@ -369,7 +405,7 @@ final class MediaTransport: @unchecked Sendable {
     private func bindNow() {
         guard !closed else { return }
         // A server without consent checks binds on the answer: do not wait for a check forever.
-        if !bound, let at = answeredAt, Instant.now() - at >= .milliseconds(300) { boundFlag.store(true, ordering: .releasing) }
+        if !bound, let at = answeredAt, Instant.now() - at >= .milliseconds(300) { markBound() }
         // Retransmissions keep their transaction id (RFC 8489 §6.2.1), so a late
         // answer still counts; a keepalive after a success starts a new one.
         if transaction.isEmpty || bound { transaction = secureRandomBytes(12) }
@@ -594,7 +630,7 @@ final class MediaTransport: @unchecked Sendable {
                     if let request = message, request.type == .bindingRequest {
                         answerConsentCheck(request)
                         // The server binds this address once it has the answer.
-                        if answeredAt != nil && !bound { boundFlag.store(true, ordering: .releasing) }
+                        if answeredAt != nil && !bound { markBound() }
                     } else if let response = message, response.type == .bindingSuccess, response.transactionId == transaction {
                         if answeredAt == nil { answeredAt = .now() }
                         if let sent = transactionSentAt {
