@@ -123,9 +123,9 @@ check-generated:
 test-old-minor: $(BUILD)/tests-old/old_minor_host
 	$<
 
-$(BUILD)/tests-old/old_minor_host: Tests/c/old_minor/old_minor_host.c Tests/c/old_minor/abi-0.12/agoraish.h $(DIST_LIB)/$(SO_NAME)
+$(BUILD)/tests-old/old_minor_host: Tests/c/old_minor/old_minor_host.c Tests/c/old_minor/abi-0.13/agoraish.h $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
-	$(CC) -std=c99 -O1 -g $(CFLAGS_STRICT) -ITests/c/old_minor/abi-0.12 $< -o $@ $(HOST_LDFLAGS)
+	$(CC) -std=c99 -O1 -g $(CFLAGS_STRICT) -ITests/c/old_minor/abi-0.13 $< -o $@ $(HOST_LDFLAGS)
 
 ## check-layering: the arrows of docs/architecture.md and Package.swift, imports per target,
 ## and no sockets, threads, clocks or files in AgoraishWire, AgoraishMedia, AgoraishSession.

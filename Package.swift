@@ -40,6 +40,10 @@ let package = Package(
                        providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswresample-dev", "libswscale-dev"])]),
         // Rubber Band: every change of pitch or speed.
         systemLibrary("CRubberBand", "rubberband", "librubberband-dev"),
+        // SoX's effects: equalizer, reverb, chorus (voice effects).
+        systemLibrary("CSox", "sox", "libsox-dev"),
+        // libmysofa: the HRTF set of spatial audio.
+        systemLibrary("CMysofa", "libmysofa", "libmysofa-dev"),
         // Debian's usrsctp.pc adds -DINET -DINET6, which SwiftPM refuses with a warning
         // on every build; usrsctp.h needs neither, and the library is on the default path.
         .systemLibrary(name: "CUsrsctp", providers: [.apt(["libusrsctp-dev"])]),
@@ -56,6 +60,17 @@ let package = Package(
                 .linkedLibrary("opus"), .linkedLibrary("opusenc"), .linkedLibrary("asound"), .linkedLibrary("vpx"), .linkedLibrary("v4l2"), .linkedLibrary("ssl"),
             ]
         ),
+        // The WebRTC AudioProcessing module (echo cancellation, noise suppression,
+        // gain control, high-pass, voice activity): a C++ API behind a C shim. Its
+        // .pc file's -D flags are refused by SwiftPM, so they are restated here.
+        .target(
+            name: "CAudioProcessing",
+            cxxSettings: [
+                .define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD"),
+                .unsafeFlags(["-I/usr/include/webrtc_audio_processing", "-gdwarf-4"]),
+            ],
+            linkerSettings: [.linkedLibrary("webrtc_audio_processing")]
+        ),
         // include/agoraish.h as a Clang module, so the C ABI layer is checked
         // against the header at compile time.
         .target(name: "CAgoraishABI", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
@@ -66,7 +81,7 @@ let package = Package(
         // Media processing, pure: codecs, jitter buffers, mixing, picture coding.
         // Buffers in, buffers out; no threads, sockets, clocks or files (the shim
         // only for the codecs' variadic *_ctl calls).
-        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CYuv", "CJpeg", "CPng", "CRubberBand", "CAgoraishShim"]),
+        .target(name: "AgoraishMedia", dependencies: ["AgoraishWire", "COpus", "CSpeexDSP", "CVpx", "CYuv", "CJpeg", "CPng", "CRubberBand", "CSox", "CMysofa", "CAudioProcessing", "CAgoraishShim"]),
         // Sans-IO state machines: the client's life in channels. Events and `now`
         // in, transmits, timers and events out.
         .target(name: "AgoraishSession", dependencies: ["AgoraishWire"]),

@@ -66,7 +66,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 13
+#define AGORAISH_ABI_VERSION_MINOR 14
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -372,7 +372,28 @@ typedef struct agoraish_local_audio_stats {
     int sent_sample_rate;     /**< The rate of the source (Hz). */
     int sent_bitrate;         /**< Kbps over the period. */
     int tx_packet_loss_rate;  /**< Percent lost upstream (0 while the server sends no feedback). */
+    /* ABI 0.14 */
+    /** The echo canceller's estimate of the echo path's delay in ms (Agora's
+     *  aecEstimatedDelay); -1 while echo cancellation is off or has no estimate. */
+    int aec_estimated_delay;
+    /** The steps of audio processing on the local voice in the period: an
+     *  `agoraish_audio_processing_flag` bit set (0: the voice is sent as captured). */
+    int audio_processing;
+    /** Echo return loss enhancement in dB, measured by the echo canceller over
+     *  the last second; -1 while it is off or has no measure. */
+    int echo_return_loss_enhancement;
+    /** Nonzero while a voice effect (a preset, pitch, formant, equalization or
+     *  reverb) changes the local voice. */
+    int voice_effects;
 } agoraish_local_audio_stats;
+
+/** Bits of `agoraish_local_audio_stats.audio_processing`. */
+enum agoraish_audio_processing_flag {
+    AGORAISH_AUDIO_PROCESSING_AEC = 0x1, /**< Echo cancellation. */
+    AGORAISH_AUDIO_PROCESSING_ANS = 0x2, /**< Noise suppression. */
+    AGORAISH_AUDIO_PROCESSING_AGC = 0x4, /**< Automatic gain control. */
+    AGORAISH_AUDIO_PROCESSING_HPF = 0x8  /**< High-pass filter. */
+};
 
 /** Receiving statistics of one remote user (Agora's RemoteAudioStats), every 2 s. */
 typedef struct agoraish_remote_audio_stats {
@@ -1082,6 +1103,11 @@ int agoraish_engine_release(agoraish_engine_t *engine, int sync);
  *   "rtc.audio_loss_recovery" boolean: Opus in-band FEC and PLC (true, the
  *                              default); false plays gaps as silence (a
  *                              baseline for loss measurements)
+ *   "che.audio.aec.enable" boolean or null: echo cancellation of captured
+ *                              audio on (true) or off (false) whatever the
+ *                              scenario; null returns to the scenario's choice
+ *   "che.audio.ans.enable" boolean or null: noise suppression, the same way
+ *   "che.audio.agc.enable" boolean or null: automatic gain control, the same way
  *   "rtc.allow_insecure_signaling" boolean: false (the default) refuses
  *                              ws:// (no TLS) to a host other than loopback
  *                              with -5 from joins, preloads, the echo test,
@@ -3664,6 +3690,349 @@ int agoraish_media_recorder_start_recording(agoraish_engine_t *engine, int recor
 int agoraish_media_recorder_stop_recording(agoraish_engine_t *engine, int recorder_id);
 /** Destroy a recorder (destroyMediaRecorder), stopping it first. @return 0; -2 unknown; -7. */
 int agoraish_engine_destroy_media_recorder(agoraish_engine_t *engine, int recorder_id);
+
+/* ------------------------------------------------------------------------ */
+/* Voice processing and voice effects (ABI 0.14)                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * What happens to the local voice before it is encoded, in this order:
+ *
+ * 1. Audio processing (the WebRTC AudioProcessing module): echo cancellation
+ *    against what the engine plays (the playout mix, time-aligned), noise
+ *    suppression, automatic gain control and a high-pass filter. It runs on
+ *    audio captured from the recording device, on by default as the audio
+ *    scenario chooses (`agoraish_engine_set_audio_scenario`), and on a
+ *    mixable custom audio track only when the host asks for it
+ *    (`agoraish_engine_enable_custom_audio_track_processing`). The private
+ *    parameters "che.audio.aec.enable", "che.audio.ans.enable" and
+ *    "che.audio.agc.enable" (`agoraish_engine_set_parameters`) override the
+ *    scenario step by step; `agoraish_engine_set_ains_mode` chooses how hard
+ *    noise is suppressed.
+ * 2. Voice effects: a beautifier, audio effect or voice conversion preset,
+ *    or the host's own pitch, formant, equalization and reverb (Rubber Band
+ *    for pitch and formant, SoX's equalizer, reverb and chorus). They apply to
+ *    captured audio, mixable custom tracks and the external audio source;
+ *    direct custom tracks (AGORAISH_AUDIO_TRACK_DIRECT) are sent as pushed.
+ *
+ * With every step off the audio is sent exactly as it was captured or pushed.
+ * docs/voice.md has the presets' table (pitch, formant, equalization, reverb
+ * of each) and the scenarios' table. Presets and the host's own settings
+ * cancel each other as Agora documents: the later call replaces what an
+ * earlier call of another of these methods set. All calls: any thread; they
+ * take effect within 10 ms, in or out of a call.
+ */
+
+/** Audio scenarios (Agora 4.x AUDIO_SCENARIO_TYPE): what audio processing
+ *  captured audio gets by default (docs/voice.md). */
+enum agoraish_audio_scenario {
+    AGORAISH_AUDIO_SCENARIO_DEFAULT = 0,        /**< Echo cancellation, noise suppression, gain control, high-pass. */
+    AGORAISH_AUDIO_SCENARIO_GAME_STREAMING = 3, /**< Music fidelity: light echo cancellation, nothing else. */
+    AGORAISH_AUDIO_SCENARIO_CHATROOM = 5,       /**< As DEFAULT, with stronger echo suppression. */
+    AGORAISH_AUDIO_SCENARIO_CHORUS = 7,         /**< Singing together: light echo cancellation and high-pass only. */
+    AGORAISH_AUDIO_SCENARIO_MEETING = 8         /**< Speech: as DEFAULT, stronger noise suppression. */
+};
+
+/**
+ * Set the audio scenario (Agora 4.x setAudioScenario): the audio processing
+ * captured audio gets, at once. The private "che.audio.*.enable" parameters
+ * still override it step by step.
+ * @return 0; -2 unknown scenario; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_audio_scenario(agoraish_engine_t *engine, int scenario);
+
+/** Noise suppression modes (Agora's AUDIO_AINS_MODE). */
+enum agoraish_audio_ains_mode {
+    AGORAISH_AINS_MODE_BALANCED = 0,        /**< The module's high suppression level. */
+    AGORAISH_AINS_MODE_AGGRESSIVE = 1,      /**< Its very high level: more noise goes, some voice with it. */
+    AGORAISH_AINS_MODE_ULTRALOWLATENCY = 2  /**< Its moderate level: the least processing. */
+};
+
+/**
+ * Choose noise suppression (Agora 4.x setAINSMode). Enabled, noise is
+ * suppressed at the mode's level on captured audio (and on custom tracks
+ * with processing); disabled, the scenario's own choice applies again.
+ * @param enabled  Nonzero: on, at `mode`.
+ * @param mode     An `agoraish_audio_ains_mode` (read when enabled).
+ * @return 0; -2 unknown mode; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_ains_mode(agoraish_engine_t *engine, int enabled, int mode);
+
+/**
+ * Audio processing on a mixable custom audio track (Agora's
+ * AudioTrackConfig.enableAudioProcessing): what the scenario gives captured
+ * audio (echo cancellation against the playout, noise suppression, gain
+ * control, high-pass) then applies to what is pushed into the track. Off by
+ * default.
+ * @return 0; -2 unknown track, or a direct track (direct tracks are never
+ *         processed); -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_custom_audio_track_processing(agoraish_engine_t *engine, int32_t track_id, int enabled);
+
+/** Voice beautifier presets (Agora's VOICE_BEAUTIFIER_PRESET). */
+enum agoraish_voice_beautifier_preset {
+    AGORAISH_VOICE_BEAUTIFIER_OFF = 0x00000000,
+    AGORAISH_CHAT_BEAUTIFIER_MAGNETIC = 0x01010100,
+    AGORAISH_CHAT_BEAUTIFIER_FRESH = 0x01010200,
+    AGORAISH_CHAT_BEAUTIFIER_VITALITY = 0x01010300,
+    AGORAISH_SINGING_BEAUTIFIER = 0x01020100,
+    AGORAISH_TIMBRE_TRANSFORMATION_VIGOROUS = 0x01030100,
+    AGORAISH_TIMBRE_TRANSFORMATION_DEEP = 0x01030200,
+    AGORAISH_TIMBRE_TRANSFORMATION_MELLOW = 0x01030300,
+    AGORAISH_TIMBRE_TRANSFORMATION_FALSETTO = 0x01030400,
+    AGORAISH_TIMBRE_TRANSFORMATION_FULL = 0x01030500,
+    AGORAISH_TIMBRE_TRANSFORMATION_CLEAR = 0x01030600,
+    AGORAISH_TIMBRE_TRANSFORMATION_RESOUNDING = 0x01030700,
+    AGORAISH_TIMBRE_TRANSFORMATION_RINGING = 0x01030800,
+    AGORAISH_ULTRA_HIGH_QUALITY_VOICE = 0x01040100
+};
+
+/** Audio effect presets (Agora's AUDIO_EFFECT_PRESET). */
+enum agoraish_audio_effect_preset {
+    AGORAISH_AUDIO_EFFECT_OFF = 0x00000000,
+    AGORAISH_ROOM_ACOUSTICS_KTV = 0x02010100,
+    AGORAISH_ROOM_ACOUSTICS_VOCAL_CONCERT = 0x02010200,
+    AGORAISH_ROOM_ACOUSTICS_STUDIO = 0x02010300,
+    AGORAISH_ROOM_ACOUSTICS_PHONOGRAPH = 0x02010400,
+    AGORAISH_ROOM_ACOUSTICS_VIRTUAL_STEREO = 0x02010500,
+    AGORAISH_ROOM_ACOUSTICS_SPACIAL = 0x02010600,
+    AGORAISH_ROOM_ACOUSTICS_ETHEREAL = 0x02010700,
+    AGORAISH_ROOM_ACOUSTICS_3D_VOICE = 0x02010800,
+    AGORAISH_ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND = 0x02010900,
+    AGORAISH_ROOM_ACOUSTICS_CHORUS = 0x02010D00,
+    AGORAISH_VOICE_CHANGER_EFFECT_UNCLE = 0x02020100,
+    AGORAISH_VOICE_CHANGER_EFFECT_OLDMAN = 0x02020200,
+    AGORAISH_VOICE_CHANGER_EFFECT_BOY = 0x02020300,
+    AGORAISH_VOICE_CHANGER_EFFECT_SISTER = 0x02020400,
+    AGORAISH_VOICE_CHANGER_EFFECT_GIRL = 0x02020500,
+    AGORAISH_VOICE_CHANGER_EFFECT_PIGKING = 0x02020600,
+    AGORAISH_VOICE_CHANGER_EFFECT_HULK = 0x02020700,
+    AGORAISH_STYLE_TRANSFORMATION_RNB = 0x02030100,
+    AGORAISH_STYLE_TRANSFORMATION_POPULAR = 0x02030200,
+    AGORAISH_PITCH_CORRECTION = 0x02040100
+};
+
+/** Voice conversion presets (Agora's VOICE_CONVERSION_PRESET). */
+enum agoraish_voice_conversion_preset {
+    AGORAISH_VOICE_CONVERSION_OFF = 0x00000000,
+    AGORAISH_VOICE_CHANGER_NEUTRAL = 0x03010100,
+    AGORAISH_VOICE_CHANGER_SWEET = 0x03010200,
+    AGORAISH_VOICE_CHANGER_SOLID = 0x03010300,
+    AGORAISH_VOICE_CHANGER_BASS = 0x03010400,
+    AGORAISH_VOICE_CHANGER_CARTOON = 0x03020100,
+    AGORAISH_VOICE_CHANGER_CHILDLIKE = 0x03020200,
+    AGORAISH_VOICE_CHANGER_PHONE_OPERATOR = 0x03020300,
+    AGORAISH_VOICE_CHANGER_MONSTER = 0x03020400,
+    AGORAISH_VOICE_CHANGER_TRANSFORMERS = 0x03020500,
+    AGORAISH_VOICE_CHANGER_GROOT = 0x03020600,
+    AGORAISH_VOICE_CHANGER_DARTH_VADER = 0x03020700,
+    AGORAISH_VOICE_CHANGER_IRONLADY = 0x03020800,
+    AGORAISH_VOICE_CHANGER_SHIN_CHAN = 0x03020900,
+    AGORAISH_VOICE_CHANGER_GIRLISH_MAN = 0x03020A00,
+    AGORAISH_VOICE_CHANGER_CHIPMUNK = 0x03020B00
+};
+
+/** Headphone equalizer presets (Agora's HEADPHONE_EQUALIZER_PRESET), for playback. */
+enum agoraish_headphone_equalizer_preset {
+    AGORAISH_HEADPHONE_EQUALIZER_OFF = 0x00000000,
+    AGORAISH_HEADPHONE_EQUALIZER_OVEREAR = 0x04000001,
+    AGORAISH_HEADPHONE_EQUALIZER_INEAR = 0x04000002
+};
+
+/** Bands of `agoraish_engine_set_local_voice_equalization` (Agora's AUDIO_EQUALIZATION_BAND_FREQUENCY). */
+enum agoraish_audio_equalization_band {
+    AGORAISH_AUDIO_EQUALIZATION_BAND_31 = 0,
+    AGORAISH_AUDIO_EQUALIZATION_BAND_62 = 1,
+    AGORAISH_AUDIO_EQUALIZATION_BAND_125 = 2,
+    AGORAISH_AUDIO_EQUALIZATION_BAND_250 = 3,
+    AGORAISH_AUDIO_EQUALIZATION_BAND_500 = 4,
+    AGORAISH_AUDIO_EQUALIZATION_BAND_1K = 5,
+    AGORAISH_AUDIO_EQUALIZATION_BAND_2K = 6,
+    AGORAISH_AUDIO_EQUALIZATION_BAND_4K = 7,
+    AGORAISH_AUDIO_EQUALIZATION_BAND_8K = 8,
+    AGORAISH_AUDIO_EQUALIZATION_BAND_16K = 9
+};
+
+/** What `agoraish_engine_set_local_voice_reverb` sets (Agora's AUDIO_REVERB_TYPE). */
+enum agoraish_audio_reverb_type {
+    AGORAISH_AUDIO_REVERB_DRY_LEVEL = 0, /**< The original voice's level, -20..10 dB. */
+    AGORAISH_AUDIO_REVERB_WET_LEVEL = 1, /**< The reverberation's level, -20..10 dB. */
+    AGORAISH_AUDIO_REVERB_ROOM_SIZE = 2, /**< 0..100. */
+    AGORAISH_AUDIO_REVERB_WET_DELAY = 3, /**< Delay of the reverberation, 0..200 ms. */
+    AGORAISH_AUDIO_REVERB_STRENGTH = 4   /**< How long it lasts, 0..100. */
+};
+
+/**
+ * Apply a voice beautifier preset (setVoiceBeautifierPreset); OFF removes
+ * the beautifier set earlier. It replaces an audio effect or voice
+ * conversion preset and the host's pitch, formant, equalization and reverb.
+ * @return 0; -2 unknown preset; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_voice_beautifier_preset(agoraish_engine_t *engine, int preset);
+
+/**
+ * Apply an audio effect preset (setAudioEffectPreset), with its default
+ * parameters; OFF removes the effect set earlier. Replaces as the beautifier does.
+ * @return 0; -2 unknown preset; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_audio_effect_preset(agoraish_engine_t *engine, int preset);
+
+/**
+ * Apply a voice conversion preset (setVoiceConversionPreset); OFF removes
+ * the conversion set earlier. Replaces as the beautifier does.
+ * @return 0; -2 unknown preset; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_voice_conversion_preset(agoraish_engine_t *engine, int preset);
+
+/**
+ * Apply a beautifier preset with parameters (setVoiceBeautifierParameters).
+ * Only AGORAISH_SINGING_BEAUTIFIER takes them: `param1` 1 male, 2 female;
+ * `param2` the reverb: 1 a small room, 2 a large room, 3 a hall.
+ * @return 0; -2 another preset or a parameter out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_voice_beautifier_parameters(agoraish_engine_t *engine, int preset, int param1, int param2);
+
+/**
+ * Apply an audio effect preset with parameters (setAudioEffectParameters):
+ * AGORAISH_ROOM_ACOUSTICS_3D_VOICE: `param1` the seconds the voice takes to
+ * go round the listener, 0 (still) or 1..60 (10 by default); `param2` unused.
+ * AGORAISH_PITCH_CORRECTION: `param1` the scale, 1 major, 2 minor, 3
+ * Japanese pentatonic; `param2` its tonic, 1 A .. 12 G#.
+ * AGORAISH_ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND: `param1` 0..60 as 3D_VOICE.
+ * @return 0; -2 another preset or a parameter out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_audio_effect_parameters(agoraish_engine_t *engine, int preset, int param1, int param2);
+
+/**
+ * Change the local voice's pitch (setLocalVoicePitch), formants moving with it.
+ * Replaces a preset set earlier.
+ * @param pitch  0.5 (an octave down) .. 2.0 (an octave up); 1.0 unchanged.
+ * @return 0; -2 out of range (or not a number); -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_local_voice_pitch(agoraish_engine_t *engine, double pitch);
+
+/**
+ * Move the local voice's formants (setLocalVoiceFormant) without changing its pitch.
+ * @param formant_ratio  -1.0 (formants an octave down, a larger speaker) ..
+ *                       1.0 (an octave up, a smaller one); 0 unchanged.
+ * @return 0; -2 out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_local_voice_formant(agoraish_engine_t *engine, double formant_ratio);
+
+/**
+ * Set one band of the local voice's equalizer (setLocalVoiceEqualization):
+ * a peaking filter one octave wide at the band's frequency.
+ * @param band_frequency  An `agoraish_audio_equalization_band`.
+ * @param band_gain       -15..15 dB.
+ * @return 0; -2 unknown band or gain out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_local_voice_equalization(agoraish_engine_t *engine, int band_frequency, int band_gain);
+
+/**
+ * Set one value of the local voice's reverb (setLocalVoiceReverb). The
+ * reverb is on while the wet level is above -20 dB or the room size or
+ * strength is above 0.
+ * @param reverb_key  An `agoraish_audio_reverb_type`.
+ * @param value       In that key's range.
+ * @return 0; -2 unknown key or value out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_local_voice_reverb(agoraish_engine_t *engine, int reverb_key, int value);
+
+/**
+ * Equalize what the engine plays for a kind of headphones (setHeadphoneEQPreset).
+ * @return 0; -2 unknown preset; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_headphone_eq_preset(agoraish_engine_t *engine, int preset);
+
+/**
+ * Adjust the headphone equalizer's low and high frequencies
+ * (setHeadphoneEQParameters): `low_gain` is added to the equalizer's bands
+ * of 31 to 250 Hz and `high_gain` to those of 4 to 16 kHz, on top of the preset.
+ * @param low_gain   -10..10 dB.
+ * @param high_gain  -10..10 dB.
+ * @return 0; -2 out of range; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_set_headphone_eq_parameters(agoraish_engine_t *engine, int low_gain, int high_gain);
+
+/* ------------------------------------------------------------------------ */
+/* Spatial audio (Agora 4.x ILocalSpatialAudioEngine, 3.x sound position)    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The local spatial audio engine places remote users (and media players)
+ * around the local user and renders them binaurally with Debian's HRTF set
+ * (libmysofa, /usr/share/libmysofa/default.sofa): a user on the right is
+ * louder and earlier in the right ear, and quieter the farther away it is.
+ * Positions are in the app's world coordinates; `set_distance_unit` says how
+ * many metres one unit is. A user beyond the receive range is silent and its
+ * audio is not received at all (the server stops forwarding it), and so is
+ * every user beyond the `set_max_audio_recv_count` nearest. Users with no
+ * position play as before, in the middle. Vectors are three floats
+ * (x, y, z); the listener's forward, right and up axes should be unit
+ * vectors at right angles (they are normalized; a zero vector is -2).
+ * All calls: any thread; -7 bad handle; -2 NULL or non-finite values.
+ */
+
+/** Start the spatial audio engine (ILocalSpatialAudioEngine::initialize): the listener at
+ *  the origin with forward +x, right +y, up +z; range 1000 units; 1 unit = 1 m; at most 16
+ *  users received. Positions set before a release are forgotten. Again while running: 0.
+ *  @return 0; -1 the HRTF set cannot be read; -7. */
+int agoraish_spatial_audio_initialize(agoraish_engine_t *engine);
+/** Stop it (release): every remote user plays in the middle again and is received again. @return 0; -7. */
+int agoraish_spatial_audio_release(agoraish_engine_t *engine);
+/** The local user's position and axes (updateSelfPosition); each 3 floats, read during the call.
+ *  @return 0; -2; -3 not initialized; -7. */
+int agoraish_spatial_audio_update_self_position(agoraish_engine_t *engine, const float *position,
+                                                const float *axis_forward, const float *axis_right,
+                                                const float *axis_up);
+/** A remote user's position and facing (updateRemotePosition; RemoteVoicePositionInfo).
+ *  At most 4096 users have a position at once.
+ *  @param forward  3 floats; may be NULL (facing is not used by the rendering: an HRTF
+ *                  set describes the listener's ears only).
+ *  @return 0; -2 uid 0 or bad values; -3 not initialized; -5 4096 other users have a position; -7. */
+int agoraish_spatial_audio_update_remote_position(agoraish_engine_t *engine, uint32_t uid, const float *position,
+                                                  const float *forward);
+/** A media player's position (updatePlayerPositionInfo): its local playout is rendered there.
+ *  @return 0; -2 unknown player or bad values; -3; -7. */
+int agoraish_spatial_audio_update_player_position(agoraish_engine_t *engine, int player_id, const float *position,
+                                                  const float *forward);
+/** Forget a remote user's position (removeRemotePosition): it plays in the middle again. @return 0; -2 uid 0; -3; -7. */
+int agoraish_spatial_audio_remove_remote_position(agoraish_engine_t *engine, uint32_t uid);
+/** Forget every remote position (clearRemotePositions). @return 0; -3; -7. */
+int agoraish_spatial_audio_clear_remote_positions(agoraish_engine_t *engine);
+/** How far the local user hears (setAudioRecvRange), in units, > 0. @return 0; -2; -3; -7. */
+int agoraish_spatial_audio_set_audio_recv_range(agoraish_engine_t *engine, float range);
+/** Metres per unit (setDistanceUnit), > 0. @return 0; -2; -3; -7. */
+int agoraish_spatial_audio_set_distance_unit(agoraish_engine_t *engine, float unit);
+/** How many positioned users are received at most, the nearest first (setMaxAudioRecvCount), 1..4096.
+ *  @return 0; -2; -3; -7. */
+int agoraish_spatial_audio_set_max_audio_recv_count(agoraish_engine_t *engine, int max_count);
+/** Stop or resume sending the local voice (muteLocalAudioStream of the spatial engine; the
+ *  engine's own mute still applies). @return 0; -3; -7. */
+int agoraish_spatial_audio_mute_local_audio_stream(agoraish_engine_t *engine, int mute);
+/** Stop or resume receiving every remote user (muteAllRemoteAudioStreams of the spatial
+ *  engine; the engine's own mutes still apply). @return 0; -3; -7. */
+int agoraish_spatial_audio_mute_all_remote_audio_streams(agoraish_engine_t *engine, int mute);
+/** Stop or resume receiving one remote user (muteRemoteAudioStream of the spatial engine).
+ *  @return 0; -2 uid 0; -3; -7. */
+int agoraish_spatial_audio_mute_remote_audio_stream(agoraish_engine_t *engine, uint32_t uid, int mute);
+
+/**
+ * Enable stereo panning of remote voices (3.x enableSoundPositionIndication),
+ * before or during a call; disabling returns every voice to the middle.
+ * @return 0; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_enable_sound_position_indication(agoraish_engine_t *engine, int enabled);
+
+/**
+ * Place a remote voice between the ears (3.x setRemoteVoicePosition),
+ * constant-power panning; heard only while sound position indication is on.
+ * @param pan   -1.0 left .. 0 middle .. 1.0 right.
+ * @param gain  0.0 .. 100.0 (100 unchanged).
+ * @return 0; -2 uid 0 or a value out of range; -5 4096 other users have a position; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_set_remote_voice_position(agoraish_engine_t *engine, uint32_t uid, double pan, double gain);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -9,11 +9,12 @@ DEBS=(
   libopus-dev libvpx-dev libsrtp2-dev libasound2-dev libv4l-dev libssl-dev zlib1g-dev libspeexdsp-dev libopusenc-dev libyuv-dev ffmpeg
   libturbojpeg0-dev libpng-dev libusrsctp-dev
   libavformat-dev libavcodec-dev libavutil-dev libswresample-dev libswscale-dev librubberband-dev
+  libwebrtc-audio-processing-dev libsox-dev libmysofa-dev libmysofa1 espeak-ng
   nginx libnginx-mod-rtmp
   iproute2 util-linux chromium
 )
-PY_MODULES=(pytest websockets pylibsrtp clang numpy)    # import names
-PY_PACKAGES=(pytest websockets pylibsrtp clang==21.1.7 numpy)  # the matching PyPI names (clang: the bindings of the toolchain's libclang 21)
+PY_MODULES=(pytest websockets pylibsrtp clang numpy scipy pesq)    # import names
+PY_PACKAGES=(pytest websockets pylibsrtp clang==21.1.7 numpy scipy pesq)  # the matching PyPI names (clang: the bindings of the toolchain's libclang 21)
 
 missing=()
 for pkg in "${DEBS[@]}"; do

@@ -19,6 +19,7 @@ extension RtcEngine {
         let live = link.read { $0.profile } == 1
         let settings = state.withLock { $0.audioProfile }.settings(liveBroadcasting: live)
         try audio.setSource(enabled: enabled, sampleRate: sampleRate, channels: channels, profile: settings)
+        audio.settings.withLock { $0.sourceKind = .mixable(processing: false) }
         device.refresh()
         log.log(.info, "api setExternalAudioSource \(enabled) \(sampleRate) Hz \(channels) ch")
     }
@@ -84,7 +85,7 @@ extension RtcEngine {
     /// nothing published), the device follows.
     func afterLocalChange() {
         let (enabled, local, muted, publishing) = audio.settings.withLock {
-            ($0.audioEnabled, $0.localEnabled, $0.localMuted, $0.publishMicrophone || $0.source != nil)
+            ($0.audioEnabled, $0.localEnabled, $0.localMuted || $0.spatialMuted, $0.publishMicrophone || $0.source != nil)
         }
         if !enabled || !local { audio.localStopped() }
         if !enabled { audio.resetReceiveBuffers() }

@@ -71,6 +71,11 @@ struct TrackState {
         var type: Int32
         /// adjustCustomAudioPublishVolume, 0...100.
         var publishVolume = 100
+        /// enableCustomAudioTrackProcessing (AudioTrackConfig.enableAudioProcessing); mixable tracks only.
+        var processing = false
+
+        /// How the audio path treats what is pushed into the track.
+        var sourceKind: AudioPipeline.SourceKind { type == 1 ? .direct : .mixable(processing: processing) }
     }
     var nextAudioId: Int32 = 1
     var audio: [Int32: AudioTrack] = [:]
@@ -303,6 +308,8 @@ extension RtcEngine {
             let live = link.read { $0.profile } == 1
             let settings = state.withLock { $0.audioProfile }.settings(liveBroadcasting: live)
             try audio.setSource(enabled: track != nil, sampleRate: 48000, channels: 1, profile: settings)
+            let kind = track.flatMap { id in root.tracks.withLock { $0.audio[id]?.sourceKind } } ?? .mixable(processing: false)
+            audio.settings.withLock { $0.sourceKind = kind }
         }
         afterLocalChange()
         if videoTrack != tracks.withLock({ $0.publishedVideo }) { publishVideoTrack(videoTrack) }
@@ -460,8 +467,12 @@ extension RtcEngine {
             scaled = Array(UnsafeBufferPointer(start: samples, count: samplesPerChannel * channels))
             PCM.applyGain(&scaled, percent: t.publishVolume)
         }
+        let kind = t.sourceKind
         for c in publishers {
-            let source = c.audio.settings.withLock { $0.source }
+            let source = c.audio.settings.withLock { s -> (rate: Int, channels: Int)? in
+                if s.sourceKind != kind { s.sourceKind = kind }
+                return s.source
+            }
             if source?.rate != sampleRate || source?.channels != channels {
                 try c.audio.setSource(enabled: true, sampleRate: sampleRate, channels: channels,
                                       profile: c.audio.settings.withLock { $0.profile })

@@ -310,6 +310,7 @@ extension RtcEngine {
             t.video[player.trackId] = false
         }
         media.withLock { $0.players[id] = player }
+        player.playoutFeed.playerId.withLock { $0 = id }
         audio.feeds.withLock { $0.attach(player, send: nil, playout: player.playoutFeed) }
         device.refresh()
         log.log(.info, "api createMediaPlayer -> \(id)")

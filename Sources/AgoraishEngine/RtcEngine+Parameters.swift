@@ -11,7 +11,7 @@ extension RtcEngine {
     public static let writableParameterKeys: [String] = [
         "rtc.log_file", "rtc.log_filter", "rtc.log_level", "rtc.log_size", "rtc.server_url", "rtc.tls_ca_file",
         "rtc.network_simulation", "rtc.network_simulation_send", "rtc.audio_loss_recovery",
-        "rtc.allow_insecure_signaling",
+        "rtc.allow_insecure_signaling", "che.audio.aec.enable", "che.audio.ans.enable", "che.audio.agc.enable",
     ]
     /// Keys that can be read but not written.
     public static let readOnlyParameterKeys: [String] = ["rtc.app_id", "rtc.area_code", "rtc.bandwidth_estimate"]
@@ -27,6 +27,8 @@ extension RtcEngine {
         case sendSimulation(NetworkSimulation.Settings?)
         case audioLossRecovery(Bool)
         case allowInsecureSignaling(Bool)
+        /// "che.audio.aec.enable" (1), "che.audio.ans.enable" (2), "che.audio.agc.enable" (3): nil follows the scenario.
+        case processingStep(Int, Bool?)
     }
 
     /// Applies a JSON object of parameters. Every key is validated before any is
@@ -99,6 +101,14 @@ extension RtcEngine {
                 }
             case .allowInsecureSignaling(let on):
                 state.withLock { $0.allowInsecureSignaling = on }
+            case .processingStep(let step, let on):
+                audio.voice.processing.withLock {
+                    switch step {
+                    case 1: $0.aec = on
+                    case 2: $0.ans = on
+                    default: $0.agc = on
+                    }
+                }
             }
         }
         let applied = JSONValue.object(members).serialized
@@ -125,6 +135,9 @@ extension RtcEngine {
         case "rtc.network_simulation_send": value = link.sendSimulation.withLock { $0?.settings.json } ?? .null
         case "rtc.audio_loss_recovery": value = .bool(audio.settings.withLock { $0.lossRecovery })
         case "rtc.allow_insecure_signaling": value = .bool(state.withLock { $0.allowInsecureSignaling })
+        case "che.audio.aec.enable": value = audio.voice.processing.withLock { $0.aec }.map { .bool($0) } ?? .null
+        case "che.audio.ans.enable": value = audio.voice.processing.withLock { $0.ans }.map { .bool($0) } ?? .null
+        case "che.audio.agc.enable": value = audio.voice.processing.withLock { $0.agc }.map { .bool($0) } ?? .null
         case "rtc.app_id": value = .string(configuration.appId)
         case "rtc.area_code": value = .integer(Int64(configuration.areaCode))
         case "rtc.bandwidth_estimate":
@@ -171,6 +184,12 @@ extension RtcEngine {
             // ws:// (no TLS) to a host other than loopback: tokens, keys and resume tokens travel readable.
             guard let on = value.boolValue else { throw .invalidArgument }
             return .allowInsecureSignaling(on)
+        case "che.audio.aec.enable", "che.audio.ans.enable", "che.audio.agc.enable":
+            // Audio processing steps of captured audio (docs/voice.md); null returns to the scenario's choice.
+            let step = key == "che.audio.aec.enable" ? 1 : key == "che.audio.ans.enable" ? 2 : 3
+            if value == .null { return .processingStep(step, nil) }
+            guard let on = value.boolValue else { throw .invalidArgument }
+            return .processingStep(step, on)
         case "rtc.network_simulation_send":
             // The same settings, applied to the media this engine sends (its uplink).
             if value == .null { return .sendSimulation(nil) }

@@ -172,7 +172,7 @@ public final class RtcEngine: Sendable {
         }
         let protection = PayloadProtection { dataEvents(.encryptionError($0)) }
         self.protection = protection
-        let audio = AudioPipeline(protection: protection) { event in
+        let audio = AudioPipeline(protection: protection, voice: owner?.audio.voice ?? VoiceControl()) { event in
             eventThread.post {
                 guard !released.value.load(ordering: .acquiring) else { return }
                 eventSink(.audio(event))

@@ -31,7 +31,15 @@ extension ClientSession {
     public mutating func setDefaultMuteAllRemoteAudio(_ mute: Bool) { setDefaultMuteAllRemote(\.audioPolicy, mute) }
 
     /// Whether the local user receives the audio of `uid`.
-    public func receivesAudio(of uid: UInt32) -> Bool { !audioPolicy.blocks(uid) }
+    public func receivesAudio(of uid: UInt32) -> Bool { !audioPolicy.blocks(uid) && !audioExcluded.contains(uid) }
+
+    /// Users whose audio is not received on top of the policy (the spatial
+    /// audio engine's choice). Sent now if joined, else with the next join.
+    public mutating func setAudioExcluded(_ uids: Set<UInt32>) {
+        guard uids != audioExcluded else { return }
+        audioExcluded = uids
+        if joinedAt != nil && transportOpen { sendSubscription(\.audioPolicy) }
+    }
 
     // MARK: - Shared by audio and video
 
@@ -100,7 +108,12 @@ extension ClientSession {
     mutating func sendSubscription(_ kind: WritableKeyPath<ClientSession, AudioReceivePolicy>) {
         let p = self[keyPath: kind]
         if kind == \ClientSession.audioPolicy {
-            notify(Signaling.SetAudioSubscription(p))
+            var sent = p
+            for uid in audioExcluded where uid != 0 {
+                sent.muted.insert(uid)
+                sent.unmuted.remove(uid)
+            }
+            notify(Signaling.SetAudioSubscription(sent))
         } else {
             notify(Signaling.SetVideoSubscription(p))
         }

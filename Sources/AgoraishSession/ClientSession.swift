@@ -105,6 +105,9 @@ public struct ClientSession {
     public internal(set) var localAudioMuted = false
     /// Whose audio the local user receives.
     public internal(set) var audioPolicy = AudioReceivePolicy()
+    /// Users whose audio is not received whatever the policy says: the spatial
+    /// audio engine's muted, out-of-range and over-count users.
+    public internal(set) var audioExcluded: Set<UInt32> = []
     /// Remote users who muted their audio.
     public internal(set) var remoteAudioMuted: Set<UInt32> = []
     /// Whether the local user's video is muted for the others.

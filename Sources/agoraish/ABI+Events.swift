@@ -151,6 +151,10 @@ func makeLocalAudioStats(_ st: LocalAudioStats) -> agoraish_local_audio_stats {
     s.sent_sample_rate = st.sentSampleRate
     s.sent_bitrate = st.sentBitrate
     s.tx_packet_loss_rate = st.txPacketLossRate
+    s.aec_estimated_delay = st.aecEstimatedDelay
+    s.audio_processing = st.audioProcessing
+    s.echo_return_loss_enhancement = st.echoReturnLossEnhancement
+    s.voice_effects = st.voiceEffects ? 1 : 0
     return s
 }
 

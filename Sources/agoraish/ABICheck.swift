@@ -222,4 +222,33 @@ private func checkSignaturesAgainstHeader() {
     do { var mediaRecorderStartRecording = CAgoraishABI.agoraish_media_recorder_start_recording; mediaRecorderStartRecording = abi_media_recorder_start_recording; _ = mediaRecorderStartRecording }
     do { var mediaRecorderStopRecording = CAgoraishABI.agoraish_media_recorder_stop_recording; mediaRecorderStopRecording = abi_media_recorder_stop_recording; _ = mediaRecorderStopRecording }
     do { var engineDestroyMediaRecorder = CAgoraishABI.agoraish_engine_destroy_media_recorder; engineDestroyMediaRecorder = abi_engine_destroy_media_recorder; _ = engineDestroyMediaRecorder }
+    do { var engineSetAudioScenario = CAgoraishABI.agoraish_engine_set_audio_scenario; engineSetAudioScenario = abi_engine_set_audio_scenario; _ = engineSetAudioScenario }
+    do { var engineSetAinsMode = CAgoraishABI.agoraish_engine_set_ains_mode; engineSetAinsMode = abi_engine_set_ains_mode; _ = engineSetAinsMode }
+    do { var engineEnableCustomAudioTrackProcessing = CAgoraishABI.agoraish_engine_enable_custom_audio_track_processing; engineEnableCustomAudioTrackProcessing = abi_engine_enable_custom_audio_track_processing; _ = engineEnableCustomAudioTrackProcessing }
+    do { var engineSetVoiceBeautifierPreset = CAgoraishABI.agoraish_engine_set_voice_beautifier_preset; engineSetVoiceBeautifierPreset = abi_engine_set_voice_beautifier_preset; _ = engineSetVoiceBeautifierPreset }
+    do { var engineSetAudioEffectPreset = CAgoraishABI.agoraish_engine_set_audio_effect_preset; engineSetAudioEffectPreset = abi_engine_set_audio_effect_preset; _ = engineSetAudioEffectPreset }
+    do { var engineSetVoiceConversionPreset = CAgoraishABI.agoraish_engine_set_voice_conversion_preset; engineSetVoiceConversionPreset = abi_engine_set_voice_conversion_preset; _ = engineSetVoiceConversionPreset }
+    do { var engineSetVoiceBeautifierParameters = CAgoraishABI.agoraish_engine_set_voice_beautifier_parameters; engineSetVoiceBeautifierParameters = abi_engine_set_voice_beautifier_parameters; _ = engineSetVoiceBeautifierParameters }
+    do { var engineSetAudioEffectParameters = CAgoraishABI.agoraish_engine_set_audio_effect_parameters; engineSetAudioEffectParameters = abi_engine_set_audio_effect_parameters; _ = engineSetAudioEffectParameters }
+    do { var engineSetLocalVoicePitch = CAgoraishABI.agoraish_engine_set_local_voice_pitch; engineSetLocalVoicePitch = abi_engine_set_local_voice_pitch; _ = engineSetLocalVoicePitch }
+    do { var engineSetLocalVoiceFormant = CAgoraishABI.agoraish_engine_set_local_voice_formant; engineSetLocalVoiceFormant = abi_engine_set_local_voice_formant; _ = engineSetLocalVoiceFormant }
+    do { var engineSetLocalVoiceEqualization = CAgoraishABI.agoraish_engine_set_local_voice_equalization; engineSetLocalVoiceEqualization = abi_engine_set_local_voice_equalization; _ = engineSetLocalVoiceEqualization }
+    do { var engineSetLocalVoiceReverb = CAgoraishABI.agoraish_engine_set_local_voice_reverb; engineSetLocalVoiceReverb = abi_engine_set_local_voice_reverb; _ = engineSetLocalVoiceReverb }
+    do { var engineSetHeadphoneEqPreset = CAgoraishABI.agoraish_engine_set_headphone_eq_preset; engineSetHeadphoneEqPreset = abi_engine_set_headphone_eq_preset; _ = engineSetHeadphoneEqPreset }
+    do { var engineSetHeadphoneEqParameters = CAgoraishABI.agoraish_engine_set_headphone_eq_parameters; engineSetHeadphoneEqParameters = abi_engine_set_headphone_eq_parameters; _ = engineSetHeadphoneEqParameters }
+    do { var spatialAudioInitialize = CAgoraishABI.agoraish_spatial_audio_initialize; spatialAudioInitialize = abi_spatial_audio_initialize; _ = spatialAudioInitialize }
+    do { var spatialAudioRelease = CAgoraishABI.agoraish_spatial_audio_release; spatialAudioRelease = abi_spatial_audio_release; _ = spatialAudioRelease }
+    do { var spatialAudioUpdateSelfPosition = CAgoraishABI.agoraish_spatial_audio_update_self_position; spatialAudioUpdateSelfPosition = abi_spatial_audio_update_self_position; _ = spatialAudioUpdateSelfPosition }
+    do { var spatialAudioUpdateRemotePosition = CAgoraishABI.agoraish_spatial_audio_update_remote_position; spatialAudioUpdateRemotePosition = abi_spatial_audio_update_remote_position; _ = spatialAudioUpdateRemotePosition }
+    do { var spatialAudioUpdatePlayerPosition = CAgoraishABI.agoraish_spatial_audio_update_player_position; spatialAudioUpdatePlayerPosition = abi_spatial_audio_update_player_position; _ = spatialAudioUpdatePlayerPosition }
+    do { var spatialAudioRemoveRemotePosition = CAgoraishABI.agoraish_spatial_audio_remove_remote_position; spatialAudioRemoveRemotePosition = abi_spatial_audio_remove_remote_position; _ = spatialAudioRemoveRemotePosition }
+    do { var spatialAudioClearRemotePositions = CAgoraishABI.agoraish_spatial_audio_clear_remote_positions; spatialAudioClearRemotePositions = abi_spatial_audio_clear_remote_positions; _ = spatialAudioClearRemotePositions }
+    do { var spatialAudioSetAudioRecvRange = CAgoraishABI.agoraish_spatial_audio_set_audio_recv_range; spatialAudioSetAudioRecvRange = abi_spatial_audio_set_audio_recv_range; _ = spatialAudioSetAudioRecvRange }
+    do { var spatialAudioSetDistanceUnit = CAgoraishABI.agoraish_spatial_audio_set_distance_unit; spatialAudioSetDistanceUnit = abi_spatial_audio_set_distance_unit; _ = spatialAudioSetDistanceUnit }
+    do { var spatialAudioSetMaxAudioRecvCount = CAgoraishABI.agoraish_spatial_audio_set_max_audio_recv_count; spatialAudioSetMaxAudioRecvCount = abi_spatial_audio_set_max_audio_recv_count; _ = spatialAudioSetMaxAudioRecvCount }
+    do { var spatialAudioMuteLocalAudioStream = CAgoraishABI.agoraish_spatial_audio_mute_local_audio_stream; spatialAudioMuteLocalAudioStream = abi_spatial_audio_mute_local_audio_stream; _ = spatialAudioMuteLocalAudioStream }
+    do { var spatialAudioMuteAllRemoteAudioStreams = CAgoraishABI.agoraish_spatial_audio_mute_all_remote_audio_streams; spatialAudioMuteAllRemoteAudioStreams = abi_spatial_audio_mute_all_remote_audio_streams; _ = spatialAudioMuteAllRemoteAudioStreams }
+    do { var spatialAudioMuteRemoteAudioStream = CAgoraishABI.agoraish_spatial_audio_mute_remote_audio_stream; spatialAudioMuteRemoteAudioStream = abi_spatial_audio_mute_remote_audio_stream; _ = spatialAudioMuteRemoteAudioStream }
+    do { var engineEnableSoundPositionIndication = CAgoraishABI.agoraish_engine_enable_sound_position_indication; engineEnableSoundPositionIndication = abi_engine_enable_sound_position_indication; _ = engineEnableSoundPositionIndication }
+    do { var engineSetRemoteVoicePosition = CAgoraishABI.agoraish_engine_set_remote_voice_position; engineSetRemoteVoicePosition = abi_engine_set_remote_voice_position; _ = engineSetRemoteVoicePosition }
 }

@@ -6,78 +6,78 @@ import CAgoraishABI
 /// struct: its size in every ABI minor that had it (include/abi/struct-sizes.json).
 /// Any other size is -2 (`readVersioned`).
 enum StructSizes {
-    /// `agoraish_rtc_stats` (ABI 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_rtc_stats` (ABI 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let rtcStats: [Int] = [48, 88, 112]
-    /// `agoraish_local_audio_stats` (ABI 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
-    static let localAudioStats: [Int] = [20]
-    /// `agoraish_remote_audio_stats` (ABI 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_local_audio_stats` (ABI 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
+    static let localAudioStats: [Int] = [20, 36]
+    /// `agoraish_remote_audio_stats` (ABI 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let remoteAudioStats: [Int] = [60]
-    /// `agoraish_audio_recording_config` (ABI 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_audio_recording_config` (ABI 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let audioRecordingConfig: [Int] = [32]
-    /// `agoraish_video_encoder_configuration` (ABI 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_video_encoder_configuration` (ABI 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let videoEncoderConfiguration: [Int] = [28, 40]
-    /// `agoraish_external_video_frame` (ABI 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_external_video_frame` (ABI 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let externalVideoFrame: [Int] = [64, 72, 88]
-    /// `agoraish_local_video_stats` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_local_video_stats` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let localVideoStats: [Int] = [52]
-    /// `agoraish_remote_video_stats` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_remote_video_stats` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let remoteVideoStats: [Int] = [52]
-    /// `agoraish_event_handler` (ABI 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_event_handler` (ABI 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let eventHandler: [Int] = [24, 128, 216, 248, 328, 360, 392, 408]
-    /// `agoraish_engine_config` (ABI 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_engine_config` (ABI 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let engineConfig: [Int] = [56]
-    /// `agoraish_audio_frame_observer` (ABI 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_audio_frame_observer` (ABI 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let audioFrameObserver: [Int] = [56]
-    /// `agoraish_video_canvas` (ABI 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_video_canvas` (ABI 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let videoCanvas: [Int] = [24, 40]
-    /// `agoraish_video_frame_observer` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_video_frame_observer` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let videoFrameObserver: [Int] = [40]
-    /// `agoraish_watermark_options` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_watermark_options` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let watermarkOptions: [Int] = [40]
-    /// `agoraish_camera_capturer_configuration` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_camera_capturer_configuration` (ABI 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let cameraCapturerConfiguration: [Int] = [16]
-    /// `agoraish_simulcast_config` (ABI 0.12, 0.13).
+    /// `agoraish_simulcast_config` (ABI 0.12, 0.13, 0.14).
     static let simulcastConfig: [Int] = [120]
-    /// `agoraish_lastmile_probe_config` (ABI 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_lastmile_probe_config` (ABI 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let lastmileProbeConfig: [Int] = [20, 40]
-    /// `agoraish_lastmile_probe_result` (ABI 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_lastmile_probe_result` (ABI 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let lastmileProbeResult: [Int] = [36]
-    /// `agoraish_echo_test_configuration` (ABI 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_echo_test_configuration` (ABI 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let echoTestConfiguration: [Int] = [40]
-    /// `agoraish_data_stream_config` (ABI 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_data_stream_config` (ABI 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let dataStreamConfig: [Int] = [12]
-    /// `agoraish_metadata_observer` (ABI 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_metadata_observer` (ABI 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let metadataObserver: [Int] = [40]
-    /// `agoraish_encryption_config` (ABI 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_encryption_config` (ABI 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let encryptionConfig: [Int] = [48]
-    /// `agoraish_packet_observer` (ABI 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_packet_observer` (ABI 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let packetObserver: [Int] = [48]
-    /// `agoraish_rtc_connection` (ABI 0.11, 0.12, 0.13).
+    /// `agoraish_rtc_connection` (ABI 0.11, 0.12, 0.13, 0.14).
     static let rtcConnection: [Int] = [24]
-    /// `agoraish_channel_media_options` (ABI 0.11, 0.12, 0.13).
+    /// `agoraish_channel_media_options` (ABI 0.11, 0.12, 0.13, 0.14).
     static let channelMediaOptions: [Int] = [112, 136]
-    /// `agoraish_event_handler_ex` (ABI 0.11, 0.12, 0.13).
+    /// `agoraish_event_handler_ex` (ABI 0.11, 0.12, 0.13, 0.14).
     static let eventHandlerEx: [Int] = [352]
-    /// `agoraish_encoded_video_frame_info` (ABI 0.11, 0.12, 0.13).
+    /// `agoraish_encoded_video_frame_info` (ABI 0.11, 0.12, 0.13, 0.14).
     static let encodedVideoFrameInfo: [Int] = [40]
-    /// `agoraish_video_encoded_frame_observer` (ABI 0.11, 0.12, 0.13).
+    /// `agoraish_video_encoded_frame_observer` (ABI 0.11, 0.12, 0.13, 0.14).
     static let videoEncodedFrameObserver: [Int] = [24]
-    /// `agoraish_server_config` (ABI 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13).
+    /// `agoraish_server_config` (ABI 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.10, 0.11, 0.12, 0.13, 0.14).
     static let serverConfig: [Int] = [32]
-    /// `agoraish_player_stream_info` (ABI 0.13).
+    /// `agoraish_player_stream_info` (ABI 0.13, 0.14).
     static let playerStreamInfo: [Int] = [120]
-    /// `agoraish_media_player_observer` (ABI 0.13).
+    /// `agoraish_media_player_observer` (ABI 0.13, 0.14).
     static let mediaPlayerObserver: [Int] = [56]
-    /// `agoraish_media_player_audio_frame_observer` (ABI 0.13).
+    /// `agoraish_media_player_audio_frame_observer` (ABI 0.13, 0.14).
     static let mediaPlayerAudioFrameObserver: [Int] = [24]
-    /// `agoraish_media_player_video_frame_observer` (ABI 0.13).
+    /// `agoraish_media_player_video_frame_observer` (ABI 0.13, 0.14).
     static let mediaPlayerVideoFrameObserver: [Int] = [24]
-    /// `agoraish_recorder_stream_info` (ABI 0.13).
+    /// `agoraish_recorder_stream_info` (ABI 0.13, 0.14).
     static let recorderStreamInfo: [Int] = [24]
-    /// `agoraish_media_recorder_configuration` (ABI 0.13).
+    /// `agoraish_media_recorder_configuration` (ABI 0.13, 0.14).
     static let mediaRecorderConfiguration: [Int] = [56]
-    /// `agoraish_recorder_info` (ABI 0.13).
+    /// `agoraish_recorder_info` (ABI 0.13, 0.14).
     static let recorderInfo: [Int] = [24]
-    /// `agoraish_media_recorder_observer` (ABI 0.13).
+    /// `agoraish_media_recorder_observer` (ABI 0.13, 0.14).
     static let mediaRecorderObserver: [Int] = [32]
 }

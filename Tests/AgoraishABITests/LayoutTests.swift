@@ -60,6 +60,10 @@ import Testing
             "sent_sample_rate": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.sent_sample_rate)!,
             "sent_bitrate": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.sent_bitrate)!,
             "tx_packet_loss_rate": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.tx_packet_loss_rate)!,
+            "aec_estimated_delay": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.aec_estimated_delay)!,
+            "audio_processing": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.audio_processing)!,
+            "echo_return_loss_enhancement": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.echo_return_loss_enhancement)!,
+            "voice_effects": MemoryLayout<agoraish_local_audio_stats>.offset(of: \.voice_effects)!,
         ]
         layout["agoraish_local_audio_stats"] = localAudioStats
 

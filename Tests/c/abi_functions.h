@@ -227,6 +227,35 @@ static int call_agoraish_media_recorder_set_observer(void *handle) { return agor
 static int call_agoraish_media_recorder_start_recording(void *handle) { return agoraish_media_recorder_start_recording((agoraish_engine_t *)handle, 0, NULL); }
 static int call_agoraish_media_recorder_stop_recording(void *handle) { return agoraish_media_recorder_stop_recording((agoraish_engine_t *)handle, 0); }
 static int call_agoraish_engine_destroy_media_recorder(void *handle) { return agoraish_engine_destroy_media_recorder((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_audio_scenario(void *handle) { return agoraish_engine_set_audio_scenario((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_ains_mode(void *handle) { return agoraish_engine_set_ains_mode((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_engine_enable_custom_audio_track_processing(void *handle) { return agoraish_engine_enable_custom_audio_track_processing((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_engine_set_voice_beautifier_preset(void *handle) { return agoraish_engine_set_voice_beautifier_preset((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_audio_effect_preset(void *handle) { return agoraish_engine_set_audio_effect_preset((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_voice_conversion_preset(void *handle) { return agoraish_engine_set_voice_conversion_preset((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_voice_beautifier_parameters(void *handle) { return agoraish_engine_set_voice_beautifier_parameters((agoraish_engine_t *)handle, 0, 0, 0); }
+static int call_agoraish_engine_set_audio_effect_parameters(void *handle) { return agoraish_engine_set_audio_effect_parameters((agoraish_engine_t *)handle, 0, 0, 0); }
+static int call_agoraish_engine_set_local_voice_pitch(void *handle) { return agoraish_engine_set_local_voice_pitch((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_local_voice_formant(void *handle) { return agoraish_engine_set_local_voice_formant((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_local_voice_equalization(void *handle) { return agoraish_engine_set_local_voice_equalization((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_engine_set_local_voice_reverb(void *handle) { return agoraish_engine_set_local_voice_reverb((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_engine_set_headphone_eq_preset(void *handle) { return agoraish_engine_set_headphone_eq_preset((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_headphone_eq_parameters(void *handle) { return agoraish_engine_set_headphone_eq_parameters((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_spatial_audio_initialize(void *handle) { return agoraish_spatial_audio_initialize((agoraish_engine_t *)handle); }
+static int call_agoraish_spatial_audio_release(void *handle) { return agoraish_spatial_audio_release((agoraish_engine_t *)handle); }
+static int call_agoraish_spatial_audio_update_self_position(void *handle) { return agoraish_spatial_audio_update_self_position((agoraish_engine_t *)handle, NULL, NULL, NULL, NULL); }
+static int call_agoraish_spatial_audio_update_remote_position(void *handle) { return agoraish_spatial_audio_update_remote_position((agoraish_engine_t *)handle, 0, NULL, NULL); }
+static int call_agoraish_spatial_audio_update_player_position(void *handle) { return agoraish_spatial_audio_update_player_position((agoraish_engine_t *)handle, 0, NULL, NULL); }
+static int call_agoraish_spatial_audio_remove_remote_position(void *handle) { return agoraish_spatial_audio_remove_remote_position((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_spatial_audio_clear_remote_positions(void *handle) { return agoraish_spatial_audio_clear_remote_positions((agoraish_engine_t *)handle); }
+static int call_agoraish_spatial_audio_set_audio_recv_range(void *handle) { return agoraish_spatial_audio_set_audio_recv_range((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_spatial_audio_set_distance_unit(void *handle) { return agoraish_spatial_audio_set_distance_unit((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_spatial_audio_set_max_audio_recv_count(void *handle) { return agoraish_spatial_audio_set_max_audio_recv_count((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_spatial_audio_mute_local_audio_stream(void *handle) { return agoraish_spatial_audio_mute_local_audio_stream((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_spatial_audio_mute_all_remote_audio_streams(void *handle) { return agoraish_spatial_audio_mute_all_remote_audio_streams((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_spatial_audio_mute_remote_audio_stream(void *handle) { return agoraish_spatial_audio_mute_remote_audio_stream((agoraish_engine_t *)handle, 0, 0); }
+static int call_agoraish_engine_enable_sound_position_indication(void *handle) { return agoraish_engine_enable_sound_position_indication((agoraish_engine_t *)handle, 0); }
+static int call_agoraish_engine_set_remote_voice_position(void *handle) { return agoraish_engine_set_remote_voice_position((agoraish_engine_t *)handle, 0, 0, 0); }
 
 /** The functions taking an `agoraish_engine_t *`, in header order. */
 static const abi_function abi_engine_functions[] = {
@@ -435,6 +464,35 @@ static const abi_function abi_engine_functions[] = {
     {"agoraish_media_recorder_start_recording", call_agoraish_media_recorder_start_recording},
     {"agoraish_media_recorder_stop_recording", call_agoraish_media_recorder_stop_recording},
     {"agoraish_engine_destroy_media_recorder", call_agoraish_engine_destroy_media_recorder},
+    {"agoraish_engine_set_audio_scenario", call_agoraish_engine_set_audio_scenario},
+    {"agoraish_engine_set_ains_mode", call_agoraish_engine_set_ains_mode},
+    {"agoraish_engine_enable_custom_audio_track_processing", call_agoraish_engine_enable_custom_audio_track_processing},
+    {"agoraish_engine_set_voice_beautifier_preset", call_agoraish_engine_set_voice_beautifier_preset},
+    {"agoraish_engine_set_audio_effect_preset", call_agoraish_engine_set_audio_effect_preset},
+    {"agoraish_engine_set_voice_conversion_preset", call_agoraish_engine_set_voice_conversion_preset},
+    {"agoraish_engine_set_voice_beautifier_parameters", call_agoraish_engine_set_voice_beautifier_parameters},
+    {"agoraish_engine_set_audio_effect_parameters", call_agoraish_engine_set_audio_effect_parameters},
+    {"agoraish_engine_set_local_voice_pitch", call_agoraish_engine_set_local_voice_pitch},
+    {"agoraish_engine_set_local_voice_formant", call_agoraish_engine_set_local_voice_formant},
+    {"agoraish_engine_set_local_voice_equalization", call_agoraish_engine_set_local_voice_equalization},
+    {"agoraish_engine_set_local_voice_reverb", call_agoraish_engine_set_local_voice_reverb},
+    {"agoraish_engine_set_headphone_eq_preset", call_agoraish_engine_set_headphone_eq_preset},
+    {"agoraish_engine_set_headphone_eq_parameters", call_agoraish_engine_set_headphone_eq_parameters},
+    {"agoraish_spatial_audio_initialize", call_agoraish_spatial_audio_initialize},
+    {"agoraish_spatial_audio_release", call_agoraish_spatial_audio_release},
+    {"agoraish_spatial_audio_update_self_position", call_agoraish_spatial_audio_update_self_position},
+    {"agoraish_spatial_audio_update_remote_position", call_agoraish_spatial_audio_update_remote_position},
+    {"agoraish_spatial_audio_update_player_position", call_agoraish_spatial_audio_update_player_position},
+    {"agoraish_spatial_audio_remove_remote_position", call_agoraish_spatial_audio_remove_remote_position},
+    {"agoraish_spatial_audio_clear_remote_positions", call_agoraish_spatial_audio_clear_remote_positions},
+    {"agoraish_spatial_audio_set_audio_recv_range", call_agoraish_spatial_audio_set_audio_recv_range},
+    {"agoraish_spatial_audio_set_distance_unit", call_agoraish_spatial_audio_set_distance_unit},
+    {"agoraish_spatial_audio_set_max_audio_recv_count", call_agoraish_spatial_audio_set_max_audio_recv_count},
+    {"agoraish_spatial_audio_mute_local_audio_stream", call_agoraish_spatial_audio_mute_local_audio_stream},
+    {"agoraish_spatial_audio_mute_all_remote_audio_streams", call_agoraish_spatial_audio_mute_all_remote_audio_streams},
+    {"agoraish_spatial_audio_mute_remote_audio_stream", call_agoraish_spatial_audio_mute_remote_audio_stream},
+    {"agoraish_engine_enable_sound_position_indication", call_agoraish_engine_enable_sound_position_indication},
+    {"agoraish_engine_set_remote_voice_position", call_agoraish_engine_set_remote_voice_position},
 };
 
 /** The functions taking an `agoraish_server_t *`, in header order. */

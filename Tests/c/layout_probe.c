@@ -66,6 +66,10 @@ int main(void) {
     FIELD(agoraish_local_audio_stats, sent_sample_rate);
     FIELD(agoraish_local_audio_stats, sent_bitrate);
     FIELD(agoraish_local_audio_stats, tx_packet_loss_rate);
+    FIELD(agoraish_local_audio_stats, aec_estimated_delay);
+    FIELD(agoraish_local_audio_stats, audio_processing);
+    FIELD(agoraish_local_audio_stats, echo_return_loss_enhancement);
+    FIELD(agoraish_local_audio_stats, voice_effects);
     end();
     BEGIN(agoraish_remote_audio_stats);
     FIELD(agoraish_remote_audio_stats, struct_size);

@@ -13,7 +13,9 @@ directory, so the files they write under demo-out/ stay out of the checkout,
 with the library under test (AGORAISH_LIBRARY) and their logs in the test's
 directory. About 100 s in all, and about 100 s more for the media examples
 (ABI 0.13: media player, URL streaming, audio mixing, recorder, alpha), which
-make their media with the ffmpeg command-line tool first.
+make their media with the ffmpeg command-line tool first, and about 80 s for
+the voice examples (ABI 0.14: voice changer, spatial audio) in the three
+languages.
 """
 
 from __future__ import annotations
@@ -296,6 +298,76 @@ def test_built_media_example(name, timeout, last_line, language, tmp_path):
         pytest.skip(f"{program.relative_to(ROOT)} is not built (make hosts builds it)")
     check_success(run_built_example(program, tmp_path, timeout), last_line)
     check_media(name, tmp_path)
+
+
+# (example, timeout in seconds, its last line on success): noise suppression and
+# voice effects, and spatial audio (ABI 0.14), the same story in C, C++ and
+# Python. Each prints what its listener measured at each step; check_voice
+# checks it again.
+VOICE_EXAMPLES = [
+    ("voice_changer", 40, "done: remote heard the noise suppressed, then each voice effect change the voice"),
+    ("spatial_audio", 30, "done: listener heard the speaker in front, right, behind and left, and not out of range"),
+]
+
+VOICE_STEPS = ["as pushed", "AINS aggressive", "beautifier SINGING_BEAUTIFIER", "effect VOICE_CHANGER_EFFECT_HULK",
+               "conversion VOICE_CHANGER_CHIPMUNK", "pitch 2.0"]
+PLACES = [("front", (1, 0, 0)), ("right", (0, 1, 0)), ("back", (-1, 0, 0)), ("left", (0, -1, 0)),
+          ("out of range", (30, 0, 0))]
+HRTF_SET = Path("/usr/share/libmysofa/default.sofa")
+
+
+def check_voice(name: str, stdout: str) -> None:
+    """What the voice examples measured. voice_changer: a 150 Hz voice as pushed; noise
+    suppression lowers the pauses by 6 dB or more and keeps the voice; each preset changes the
+    voice without effects (F0 by 5 % or more, the brightness by 1.5 dB or more, or the pauses
+    raised by 6 dB or more); pitch 2.0 doubles F0. spatial_audio: the interaural level
+    difference (right minus left) about 0 in front and behind, +6 dB or more on the right,
+    -6 dB or less on the left, and both ears silent out of range."""
+    if name == "voice_changer":
+        found = re.findall(r"remote\s+(.+?): F0 (\d+) Hz, voice (-?\d+\.\d) dBFS, pauses (-?\d+\.\d) dBFS, "
+                           r"brightness (-?\d+\.\d) dB$", stdout, re.MULTILINE)
+        assert [step for step, *_ in found] == VOICE_STEPS, stdout
+        f0, voice, pauses, bright = ([float(row[i]) for row in found] for i in (1, 2, 3, 4))
+        assert abs(f0[0] - 150) <= 5, stdout
+        assert abs(f0[1] - 150) <= 5 and pauses[1] <= pauses[0] - 6 and voice[1] >= voice[0] - 6, stdout
+        for i in (2, 3, 4):
+            assert (abs(f0[i] / f0[1] - 1) >= 0.05 or abs(bright[i] - bright[1]) >= 1.5
+                    or pauses[i] - pauses[1] >= 6), (VOICE_STEPS[i], stdout)
+        assert abs(f0[5] - 300) <= 12, stdout
+    else:
+        found = re.findall(r"listener\s+(front|right|back|left|out of range) \((-?\d+), (-?\d+), (-?\d+)\): "
+                           r"left (-?\d+\.\d) dBFS, right (-?\d+\.\d) dBFS, ILD ([+-]\d+\.\d) dB", stdout)
+        assert [(place, (int(x), int(y), int(z))) for place, x, y, z, *_ in found] == PLACES, stdout
+        left, right, ild = ([float(row[i]) for row in found] for i in (4, 5, 6))
+        assert left[0] > -50 and right[0] > -50, stdout
+        assert abs(ild[0]) <= 3 and ild[1] >= 6 and abs(ild[2]) <= 3 and ild[3] <= -6, stdout
+        assert left[4] <= -60 and right[4] <= -60, stdout
+
+
+def skip_without_hrtf_set(name: str) -> None:
+    """spatial_audio needs Debian's HRTF set (libmysofa's default.sofa)."""
+    if name == "spatial_audio" and not HRTF_SET.is_file():
+        pytest.skip(f"{HRTF_SET} missing (Debian package libmysofa1)")
+
+
+@pytest.mark.parametrize("name,timeout,last_line", VOICE_EXAMPLES, ids=[case[0] for case in VOICE_EXAMPLES])
+def test_voice_example(name, timeout, last_line, tmp_path):
+    skip_without_hrtf_set(name)
+    out = run_example(name, tmp_path, timeout)
+    check_success(out, last_line)
+    check_voice(name, out.stdout)
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@pytest.mark.parametrize("name,timeout,last_line", VOICE_EXAMPLES, ids=[case[0] for case in VOICE_EXAMPLES])
+def test_built_voice_example(name, timeout, last_line, language, tmp_path):
+    skip_without_hrtf_set(name)
+    program = ROOT / "build" / "examples" / (name if language == "c" else f"{name}_cpp")
+    if not program.exists():
+        pytest.skip(f"{program.relative_to(ROOT)} is not built (make hosts builds it)")
+    out = run_built_example(program, tmp_path, timeout)
+    check_success(out, last_line)
+    check_voice(name, out.stdout)
 
 
 @pytest.mark.parametrize("name", ["hello_engine", "join_channel"])

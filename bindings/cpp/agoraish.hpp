@@ -203,6 +203,25 @@
  *     engine.joinChannel(nullptr, "demo", 0, options);
  *     engine.playEffect(1, "ding.wav", 0, 1.0, 0.0, 100, true);
  *
+ * Voice (ABI 0.14): the audio scenario and noise suppression of captured
+ * audio (setAudioScenario, setAINSMode; enableCustomAudioTrackProcessing for
+ * a mixable custom track), voice effects on the local voice (the presets of
+ * setVoiceBeautifierPreset, setAudioEffectPreset and setVoiceConversionPreset,
+ * or setLocalVoicePitch, setLocalVoiceFormant, setLocalVoiceEqualization and
+ * setLocalVoiceReverb), the headphone equalizer (setHeadphoneEQPreset), and
+ * the placement of remote voices: a `LocalSpatialAudioEngine` (Agora's
+ * ILocalSpatialAudioEngine) renders them binaurally where the host puts
+ * them, or 3.x stereo panning (enableSoundPositionIndication,
+ * setRemoteVoicePosition):
+ *
+ *     engine.setAINSMode(true, agoraish::AINS_MODE_AGGRESSIVE);
+ *     engine.setVoiceConversionPreset(agoraish::VOICE_CHANGER_BASS);
+ *     agoraish::LocalSpatialAudioEngine spatial;
+ *     engine.getLocalSpatialAudioEngine(spatial);        // initialized
+ *     agoraish::RemoteVoicePositionInfo info;
+ *     info.position[1] = 1;                               // 1 m on the listener's right
+ *     spatial.updateRemotePosition(remoteUid, info);
+ *
  * Methods return `int` as Agora's do: 0, or a negated `agoraish_error_code`.
  * Nothing throws unless you use the throwing constructor (only when the
  * compiler has exceptions enabled). Every method is thread-safe, as the C ABI
@@ -825,6 +844,150 @@ enum RecorderStreamType : int {
     PREVIEW = 1,
 };
 
+// ---- Voice processing, voice effects and spatial audio (ABI 0.14) ----
+
+/** Audio scenarios (Agora 4.x AUDIO_SCENARIO_TYPE), for RtcEngine::setAudioScenario():
+ *  what audio processing captured audio gets by default (docs/voice.md). */
+enum AUDIO_SCENARIO_TYPE : int {
+    /** Echo cancellation, noise suppression, gain control, high-pass. */
+    AUDIO_SCENARIO_DEFAULT = AGORAISH_AUDIO_SCENARIO_DEFAULT,
+    /** Music fidelity: light echo cancellation, nothing else. */
+    AUDIO_SCENARIO_GAME_STREAMING = AGORAISH_AUDIO_SCENARIO_GAME_STREAMING,
+    /** As DEFAULT, with stronger echo suppression. */
+    AUDIO_SCENARIO_CHATROOM = AGORAISH_AUDIO_SCENARIO_CHATROOM,
+    /** Singing together: light echo cancellation and high-pass only. */
+    AUDIO_SCENARIO_CHORUS = AGORAISH_AUDIO_SCENARIO_CHORUS,
+    /** Speech: as DEFAULT, stronger noise suppression. */
+    AUDIO_SCENARIO_MEETING = AGORAISH_AUDIO_SCENARIO_MEETING,
+};
+
+/** Noise suppression modes (Agora's AUDIO_AINS_MODE), for RtcEngine::setAINSMode(). */
+enum AUDIO_AINS_MODE : int {
+    /** The noise suppressor's high level. */
+    AINS_MODE_BALANCED = AGORAISH_AINS_MODE_BALANCED,
+    /** Its very high level: more noise goes, some voice with it. */
+    AINS_MODE_AGGRESSIVE = AGORAISH_AINS_MODE_AGGRESSIVE,
+    /** Its moderate level: the least processing. */
+    AINS_MODE_ULTRALOWLATENCY = AGORAISH_AINS_MODE_ULTRALOWLATENCY,
+};
+
+/** Bits of LocalAudioStats::audioProcessing (agoraish_audio_processing_flag): the
+ *  steps of audio processing the local voice went through. */
+enum AUDIO_PROCESSING_FLAG : int {
+    /** Echo cancellation. */
+    AUDIO_PROCESSING_AEC = AGORAISH_AUDIO_PROCESSING_AEC,
+    /** Noise suppression. */
+    AUDIO_PROCESSING_ANS = AGORAISH_AUDIO_PROCESSING_ANS,
+    /** Automatic gain control. */
+    AUDIO_PROCESSING_AGC = AGORAISH_AUDIO_PROCESSING_AGC,
+    /** High-pass filter. */
+    AUDIO_PROCESSING_HPF = AGORAISH_AUDIO_PROCESSING_HPF,
+};
+
+/** Voice beautifier presets (Agora's VOICE_BEAUTIFIER_PRESET), for
+ *  RtcEngine::setVoiceBeautifierPreset(); docs/voice.md lists what each does. */
+enum VOICE_BEAUTIFIER_PRESET : int {
+    VOICE_BEAUTIFIER_OFF = AGORAISH_VOICE_BEAUTIFIER_OFF,
+    CHAT_BEAUTIFIER_MAGNETIC = AGORAISH_CHAT_BEAUTIFIER_MAGNETIC,
+    CHAT_BEAUTIFIER_FRESH = AGORAISH_CHAT_BEAUTIFIER_FRESH,
+    CHAT_BEAUTIFIER_VITALITY = AGORAISH_CHAT_BEAUTIFIER_VITALITY,
+    /** Takes parameters: RtcEngine::setVoiceBeautifierParameters(). */
+    SINGING_BEAUTIFIER = AGORAISH_SINGING_BEAUTIFIER,
+    TIMBRE_TRANSFORMATION_VIGOROUS = AGORAISH_TIMBRE_TRANSFORMATION_VIGOROUS,
+    TIMBRE_TRANSFORMATION_DEEP = AGORAISH_TIMBRE_TRANSFORMATION_DEEP,
+    TIMBRE_TRANSFORMATION_MELLOW = AGORAISH_TIMBRE_TRANSFORMATION_MELLOW,
+    TIMBRE_TRANSFORMATION_FALSETTO = AGORAISH_TIMBRE_TRANSFORMATION_FALSETTO,
+    TIMBRE_TRANSFORMATION_FULL = AGORAISH_TIMBRE_TRANSFORMATION_FULL,
+    TIMBRE_TRANSFORMATION_CLEAR = AGORAISH_TIMBRE_TRANSFORMATION_CLEAR,
+    TIMBRE_TRANSFORMATION_RESOUNDING = AGORAISH_TIMBRE_TRANSFORMATION_RESOUNDING,
+    TIMBRE_TRANSFORMATION_RINGING = AGORAISH_TIMBRE_TRANSFORMATION_RINGING,
+    ULTRA_HIGH_QUALITY_VOICE = AGORAISH_ULTRA_HIGH_QUALITY_VOICE,
+};
+
+/** Audio effect presets (Agora's AUDIO_EFFECT_PRESET), for RtcEngine::setAudioEffectPreset(). */
+enum AUDIO_EFFECT_PRESET : int {
+    AUDIO_EFFECT_OFF = AGORAISH_AUDIO_EFFECT_OFF,
+    ROOM_ACOUSTICS_KTV = AGORAISH_ROOM_ACOUSTICS_KTV,
+    ROOM_ACOUSTICS_VOCAL_CONCERT = AGORAISH_ROOM_ACOUSTICS_VOCAL_CONCERT,
+    ROOM_ACOUSTICS_STUDIO = AGORAISH_ROOM_ACOUSTICS_STUDIO,
+    ROOM_ACOUSTICS_PHONOGRAPH = AGORAISH_ROOM_ACOUSTICS_PHONOGRAPH,
+    ROOM_ACOUSTICS_VIRTUAL_STEREO = AGORAISH_ROOM_ACOUSTICS_VIRTUAL_STEREO,
+    ROOM_ACOUSTICS_SPACIAL = AGORAISH_ROOM_ACOUSTICS_SPACIAL,
+    ROOM_ACOUSTICS_ETHEREAL = AGORAISH_ROOM_ACOUSTICS_ETHEREAL,
+    /** Takes a parameter: RtcEngine::setAudioEffectParameters(). */
+    ROOM_ACOUSTICS_3D_VOICE = AGORAISH_ROOM_ACOUSTICS_3D_VOICE,
+    /** Takes a parameter: RtcEngine::setAudioEffectParameters(). */
+    ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND = AGORAISH_ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND,
+    ROOM_ACOUSTICS_CHORUS = AGORAISH_ROOM_ACOUSTICS_CHORUS,
+    VOICE_CHANGER_EFFECT_UNCLE = AGORAISH_VOICE_CHANGER_EFFECT_UNCLE,
+    VOICE_CHANGER_EFFECT_OLDMAN = AGORAISH_VOICE_CHANGER_EFFECT_OLDMAN,
+    VOICE_CHANGER_EFFECT_BOY = AGORAISH_VOICE_CHANGER_EFFECT_BOY,
+    VOICE_CHANGER_EFFECT_SISTER = AGORAISH_VOICE_CHANGER_EFFECT_SISTER,
+    VOICE_CHANGER_EFFECT_GIRL = AGORAISH_VOICE_CHANGER_EFFECT_GIRL,
+    VOICE_CHANGER_EFFECT_PIGKING = AGORAISH_VOICE_CHANGER_EFFECT_PIGKING,
+    VOICE_CHANGER_EFFECT_HULK = AGORAISH_VOICE_CHANGER_EFFECT_HULK,
+    STYLE_TRANSFORMATION_RNB = AGORAISH_STYLE_TRANSFORMATION_RNB,
+    STYLE_TRANSFORMATION_POPULAR = AGORAISH_STYLE_TRANSFORMATION_POPULAR,
+    /** Takes parameters: RtcEngine::setAudioEffectParameters(). */
+    PITCH_CORRECTION = AGORAISH_PITCH_CORRECTION,
+};
+
+/** Voice conversion presets (Agora's VOICE_CONVERSION_PRESET), for RtcEngine::setVoiceConversionPreset(). */
+enum VOICE_CONVERSION_PRESET : int {
+    VOICE_CONVERSION_OFF = AGORAISH_VOICE_CONVERSION_OFF,
+    VOICE_CHANGER_NEUTRAL = AGORAISH_VOICE_CHANGER_NEUTRAL,
+    VOICE_CHANGER_SWEET = AGORAISH_VOICE_CHANGER_SWEET,
+    VOICE_CHANGER_SOLID = AGORAISH_VOICE_CHANGER_SOLID,
+    VOICE_CHANGER_BASS = AGORAISH_VOICE_CHANGER_BASS,
+    VOICE_CHANGER_CARTOON = AGORAISH_VOICE_CHANGER_CARTOON,
+    VOICE_CHANGER_CHILDLIKE = AGORAISH_VOICE_CHANGER_CHILDLIKE,
+    VOICE_CHANGER_PHONE_OPERATOR = AGORAISH_VOICE_CHANGER_PHONE_OPERATOR,
+    VOICE_CHANGER_MONSTER = AGORAISH_VOICE_CHANGER_MONSTER,
+    VOICE_CHANGER_TRANSFORMERS = AGORAISH_VOICE_CHANGER_TRANSFORMERS,
+    VOICE_CHANGER_GROOT = AGORAISH_VOICE_CHANGER_GROOT,
+    VOICE_CHANGER_DARTH_VADER = AGORAISH_VOICE_CHANGER_DARTH_VADER,
+    VOICE_CHANGER_IRONLADY = AGORAISH_VOICE_CHANGER_IRONLADY,
+    VOICE_CHANGER_SHIN_CHAN = AGORAISH_VOICE_CHANGER_SHIN_CHAN,
+    VOICE_CHANGER_GIRLISH_MAN = AGORAISH_VOICE_CHANGER_GIRLISH_MAN,
+    VOICE_CHANGER_CHIPMUNK = AGORAISH_VOICE_CHANGER_CHIPMUNK,
+};
+
+/** Headphone equalizer presets (Agora's HEADPHONE_EQUALIZER_PRESET), for
+ *  RtcEngine::setHeadphoneEQPreset(): what the engine plays. */
+enum HEADPHONE_EQUALIZER_PRESET : int {
+    HEADPHONE_EQUALIZER_OFF = AGORAISH_HEADPHONE_EQUALIZER_OFF,
+    HEADPHONE_EQUALIZER_OVEREAR = AGORAISH_HEADPHONE_EQUALIZER_OVEREAR,
+    HEADPHONE_EQUALIZER_INEAR = AGORAISH_HEADPHONE_EQUALIZER_INEAR,
+};
+
+/** The bands of RtcEngine::setLocalVoiceEqualization() (Agora's AUDIO_EQUALIZATION_BAND_FREQUENCY). */
+enum AUDIO_EQUALIZATION_BAND_FREQUENCY : int {
+    AUDIO_EQUALIZATION_BAND_31 = AGORAISH_AUDIO_EQUALIZATION_BAND_31,
+    AUDIO_EQUALIZATION_BAND_62 = AGORAISH_AUDIO_EQUALIZATION_BAND_62,
+    AUDIO_EQUALIZATION_BAND_125 = AGORAISH_AUDIO_EQUALIZATION_BAND_125,
+    AUDIO_EQUALIZATION_BAND_250 = AGORAISH_AUDIO_EQUALIZATION_BAND_250,
+    AUDIO_EQUALIZATION_BAND_500 = AGORAISH_AUDIO_EQUALIZATION_BAND_500,
+    AUDIO_EQUALIZATION_BAND_1K = AGORAISH_AUDIO_EQUALIZATION_BAND_1K,
+    AUDIO_EQUALIZATION_BAND_2K = AGORAISH_AUDIO_EQUALIZATION_BAND_2K,
+    AUDIO_EQUALIZATION_BAND_4K = AGORAISH_AUDIO_EQUALIZATION_BAND_4K,
+    AUDIO_EQUALIZATION_BAND_8K = AGORAISH_AUDIO_EQUALIZATION_BAND_8K,
+    AUDIO_EQUALIZATION_BAND_16K = AGORAISH_AUDIO_EQUALIZATION_BAND_16K,
+};
+
+/** What RtcEngine::setLocalVoiceReverb() sets (Agora's AUDIO_REVERB_TYPE). */
+enum AUDIO_REVERB_TYPE : int {
+    /** The original voice's level, -20..10 dB. */
+    AUDIO_REVERB_DRY_LEVEL = AGORAISH_AUDIO_REVERB_DRY_LEVEL,
+    /** The reverberation's level, -20..10 dB. */
+    AUDIO_REVERB_WET_LEVEL = AGORAISH_AUDIO_REVERB_WET_LEVEL,
+    /** 0..100. */
+    AUDIO_REVERB_ROOM_SIZE = AGORAISH_AUDIO_REVERB_ROOM_SIZE,
+    /** The reverberation's delay, 0..200 ms. */
+    AUDIO_REVERB_WET_DELAY = AGORAISH_AUDIO_REVERB_WET_DELAY,
+    /** How long it lasts, 0..100. */
+    AUDIO_REVERB_STRENGTH = AGORAISH_AUDIO_REVERB_STRENGTH,
+};
+
 /** VideoEncoderConfiguration::bitrate: Agora's base rate for the size and
  *  frame rate, twice it in live broadcasting (Agora's STANDARD_BITRATE). */
 constexpr int STANDARD_BITRATE = 0;
@@ -946,15 +1109,33 @@ struct LocalAudioStats {
     int sentBitrate = 0;
     /** Percent lost upstream (0 while the server sends no feedback). */
     int txPacketLossRate = 0;
+    /** The echo canceller's estimate of the echo path's delay in ms (Agora's
+     *  aecEstimatedDelay); -1 while echo cancellation is off or has no estimate
+     *  (ABI 0.14; -1 from an older library). */
+    int aecEstimatedDelay = -1;
+    /** The steps of audio processing on the local voice in the period: an
+     *  AUDIO_PROCESSING_FLAG bit set (0: the voice is sent as captured). ABI 0.14. */
+    int audioProcessing = 0;
+    /** Echo return loss enhancement in dB, measured by the echo canceller over
+     *  the last second; -1 while it is off or has no measure (ABI 0.14; -1 from an older library). */
+    int echoReturnLossEnhancement = -1;
+    /** Whether a voice effect (a preset, pitch, formant, equalization or reverb)
+     *  changes the local voice. ABI 0.14. */
+    bool voiceEffects = false;
 
     LocalAudioStats() noexcept = default;
-    /** A copy of the C struct; fields beyond its struct_size stay 0. */
+    /** A copy of the C struct; fields beyond its struct_size keep their defaults. */
     explicit LocalAudioStats(const agoraish_local_audio_stats& stats) noexcept {
         const std::size_t size = stats.struct_size;
         AGORAISH_HPP_COPY_FIELD(numChannels, stats, size, agoraish_local_audio_stats, num_channels);
         AGORAISH_HPP_COPY_FIELD(sentSampleRate, stats, size, agoraish_local_audio_stats, sent_sample_rate);
         AGORAISH_HPP_COPY_FIELD(sentBitrate, stats, size, agoraish_local_audio_stats, sent_bitrate);
         AGORAISH_HPP_COPY_FIELD(txPacketLossRate, stats, size, agoraish_local_audio_stats, tx_packet_loss_rate);
+        AGORAISH_HPP_COPY_FIELD(aecEstimatedDelay, stats, size, agoraish_local_audio_stats, aec_estimated_delay);
+        AGORAISH_HPP_COPY_FIELD(audioProcessing, stats, size, agoraish_local_audio_stats, audio_processing);
+        AGORAISH_HPP_COPY_FIELD(echoReturnLossEnhancement, stats, size, agoraish_local_audio_stats,
+                                echo_return_loss_enhancement);
+        AGORAISH_HPP_COPY_FIELD(voiceEffects, stats, size, agoraish_local_audio_stats, voice_effects);
     }
 };
 
@@ -3476,6 +3657,7 @@ private:
 
 class MediaPlayer;
 class MediaRecorder;
+class LocalSpatialAudioEngine;
 
 /**
  * One engine (Agora's IRtcEngine), owned: the destructor releases it with
@@ -5384,6 +5566,198 @@ public:
     /** Destroys a media recorder (Agora's destroyMediaRecorder): recorder.destroy(). */
     int destroyMediaRecorder(MediaRecorder& recorder) noexcept;
 
+    // ---- Voice processing and voice effects (ABI 0.14) ----
+
+    /**
+     * Sets the audio scenario (Agora 4.x setAudioScenario): the audio
+     * processing captured audio gets (echo cancellation, noise suppression,
+     * gain control, high-pass), at once. The private parameters
+     * "che.audio.aec.enable", "che.audio.ans.enable" and "che.audio.agc.enable"
+     * (setParameters()) still override it step by step.
+     *
+     * @return 0; -2 unknown scenario; -7 no engine.
+     */
+    int setAudioScenario(AUDIO_SCENARIO_TYPE scenario) noexcept {
+        return agoraish_engine_set_audio_scenario(engine_, scenario);
+    }
+
+    /**
+     * Chooses noise suppression (Agora 4.x setAINSMode). Enabled, noise is
+     * suppressed at `mode`'s level on captured audio (and on custom audio
+     * tracks with processing, enableCustomAudioTrackProcessing()); disabled,
+     * the scenario's own choice applies again.
+     *
+     * @param mode  Read when enabled.
+     * @return 0; -2 unknown mode; -7 no engine.
+     */
+    int setAINSMode(bool enabled, AUDIO_AINS_MODE mode) noexcept {
+        return agoraish_engine_set_ains_mode(engine_, enabled ? 1 : 0, mode);
+    }
+
+    /**
+     * Audio processing on a mixable custom audio track (Agora's
+     * AudioTrackConfig::enableAudioProcessing): what the scenario gives
+     * captured audio (echo cancellation against the playout, noise
+     * suppression, gain control, high-pass) then applies to what is pushed
+     * into the track. Off by default: a track is sent as pushed.
+     *
+     * @return 0; -2 unknown track, or an AUDIO_TRACK_DIRECT track (direct
+     *         tracks are never processed); -7 no engine.
+     */
+    int enableCustomAudioTrackProcessing(track_id_t trackId, bool enabled) noexcept {
+        return agoraish_engine_enable_custom_audio_track_processing(engine_, trackId, enabled ? 1 : 0);
+    }
+
+    /**
+     * Applies a voice beautifier preset (Agora's setVoiceBeautifierPreset);
+     * VOICE_BEAUTIFIER_OFF removes the beautifier set earlier. It replaces an
+     * audio effect or voice conversion preset and the host's own pitch,
+     * formant, equalization and reverb (the later call wins). Voice effects
+     * apply to captured audio, mixable custom audio tracks and the external
+     * audio source, within 10 ms, in or out of a call.
+     *
+     * @return 0; -2 unknown preset; -7 no engine.
+     */
+    int setVoiceBeautifierPreset(VOICE_BEAUTIFIER_PRESET preset) noexcept {
+        return agoraish_engine_set_voice_beautifier_preset(engine_, preset);
+    }
+
+    /** Applies an audio effect preset with its default parameters (Agora's
+     *  setAudioEffectPreset); AUDIO_EFFECT_OFF removes the effect set earlier.
+     *  Replaces as setVoiceBeautifierPreset() does. @return 0; -2 unknown preset; -7 no engine. */
+    int setAudioEffectPreset(AUDIO_EFFECT_PRESET preset) noexcept {
+        return agoraish_engine_set_audio_effect_preset(engine_, preset);
+    }
+
+    /** Applies a voice conversion preset (Agora's setVoiceConversionPreset);
+     *  VOICE_CONVERSION_OFF removes the conversion set earlier. Replaces as
+     *  setVoiceBeautifierPreset() does. @return 0; -2 unknown preset; -7 no engine. */
+    int setVoiceConversionPreset(VOICE_CONVERSION_PRESET preset) noexcept {
+        return agoraish_engine_set_voice_conversion_preset(engine_, preset);
+    }
+
+    /**
+     * Applies a beautifier preset with parameters (Agora's
+     * setVoiceBeautifierParameters). Only SINGING_BEAUTIFIER takes them:
+     * `param1` 1 a male voice, 2 a female voice; `param2` the reverb: 1 a
+     * small room, 2 a large room, 3 a hall.
+     *
+     * @return 0; -2 another preset or a parameter out of range; -7 no engine.
+     */
+    int setVoiceBeautifierParameters(VOICE_BEAUTIFIER_PRESET preset, int param1, int param2) noexcept {
+        return agoraish_engine_set_voice_beautifier_parameters(engine_, preset, param1, param2);
+    }
+
+    /**
+     * Applies an audio effect preset with parameters (Agora's setAudioEffectParameters):
+     * ROOM_ACOUSTICS_3D_VOICE and ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND:
+     * `param1` the seconds the voice takes to go round the listener, 0 (still)
+     * or 1..60 (10 by default), `param2` unused; PITCH_CORRECTION: `param1`
+     * the scale, 1 major, 2 minor, 3 Japanese pentatonic, `param2` its tonic,
+     * 1 A .. 12 G#.
+     *
+     * @return 0; -2 another preset or a parameter out of range; -7 no engine.
+     */
+    int setAudioEffectParameters(AUDIO_EFFECT_PRESET preset, int param1, int param2) noexcept {
+        return agoraish_engine_set_audio_effect_parameters(engine_, preset, param1, param2);
+    }
+
+    /**
+     * Changes the local voice's pitch, its formants moving with it (Agora's
+     * setLocalVoicePitch). Replaces a preset set earlier.
+     *
+     * @param pitch  0.5 (an octave down) .. 2.0 (an octave up); 1.0 unchanged.
+     * @return 0; -2 out of range or not a number; -7 no engine.
+     */
+    int setLocalVoicePitch(double pitch) noexcept { return agoraish_engine_set_local_voice_pitch(engine_, pitch); }
+
+    /**
+     * Moves the local voice's formants without changing its pitch (Agora's
+     * setLocalVoiceFormant). Replaces a preset set earlier.
+     *
+     * @param formantRatio  -1.0 (an octave down, a larger speaker) .. 1.0 (an
+     *                      octave up, a smaller one); 0 unchanged.
+     * @return 0; -2 out of range or not a number; -7 no engine.
+     */
+    int setLocalVoiceFormant(double formantRatio) noexcept {
+        return agoraish_engine_set_local_voice_formant(engine_, formantRatio);
+    }
+
+    /**
+     * Sets one band of the local voice's equalizer (Agora's
+     * setLocalVoiceEqualization): a peaking filter one octave wide at the
+     * band's frequency. Replaces a preset set earlier.
+     *
+     * @param bandGain  -15..15 dB.
+     * @return 0; -2 unknown band or gain out of range; -7 no engine.
+     */
+    int setLocalVoiceEqualization(AUDIO_EQUALIZATION_BAND_FREQUENCY bandFrequency, int bandGain) noexcept {
+        return agoraish_engine_set_local_voice_equalization(engine_, bandFrequency, bandGain);
+    }
+
+    /**
+     * Sets one value of the local voice's reverb (Agora's setLocalVoiceReverb).
+     * The reverb is on while the wet level is above -20 dB or the room size or
+     * strength is above 0. Replaces a preset set earlier.
+     *
+     * @param value  In `reverbKey`'s range (AUDIO_REVERB_TYPE).
+     * @return 0; -2 unknown key or value out of range; -7 no engine.
+     */
+    int setLocalVoiceReverb(AUDIO_REVERB_TYPE reverbKey, int value) noexcept {
+        return agoraish_engine_set_local_voice_reverb(engine_, reverbKey, value);
+    }
+
+    /** Equalizes what the engine plays for a kind of headphones (Agora's
+     *  setHeadphoneEQPreset). @return 0; -2 unknown preset; -7 no engine. */
+    int setHeadphoneEQPreset(HEADPHONE_EQUALIZER_PRESET preset) noexcept {
+        return agoraish_engine_set_headphone_eq_preset(engine_, preset);
+    }
+
+    /**
+     * Adjusts the headphone equalizer's low and high frequencies (Agora's
+     * setHeadphoneEQParameters): `lowGain` is added to the bands of 31 to 250
+     * Hz and `highGain` to those of 4 to 16 kHz, on top of the preset.
+     *
+     * @param lowGain   -10..10 dB.
+     * @param highGain  -10..10 dB.
+     * @return 0; -2 out of range; -7 no engine.
+     */
+    int setHeadphoneEQParameters(int lowGain, int highGain) noexcept {
+        return agoraish_engine_set_headphone_eq_parameters(engine_, lowGain, highGain);
+    }
+
+    // ---- Spatial audio and voice positions (ABI 0.14) ----
+
+    /**
+     * Starts the local spatial audio engine of this engine into `spatial`
+     * (Agora's queryInterface(AGORA_IID_LOCAL_SPATIAL_AUDIO) then
+     * ILocalSpatialAudioEngine::initialize; getLocalSpatialAudioEngine in
+     * Agora's other SDKs): spatial.initialize(*this).
+     *
+     * @return 0; -1 the HRTF set cannot be read; -7 no engine.
+     */
+    int getLocalSpatialAudioEngine(LocalSpatialAudioEngine& spatial) noexcept;
+
+    /** Enables stereo panning of remote voices (Agora 3.x
+     *  enableSoundPositionIndication), before or during a call; disabling
+     *  returns every voice to the middle. @return 0; -7 no engine. */
+    int enableSoundPositionIndication(bool enabled) noexcept {
+        return agoraish_engine_enable_sound_position_indication(engine_, enabled ? 1 : 0);
+    }
+
+    /**
+     * Places a remote voice between the ears (Agora 3.x setRemoteVoicePosition),
+     * constant-power panning; heard only while enableSoundPositionIndication(true).
+     *
+     * @param pan   -1.0 left .. 0 middle .. 1.0 right.
+     * @param gain  0.0 .. 100.0 (100 unchanged).
+     * @return 0; -2 uid 0 or a value out of range; -5 4096 other users have a
+     *         position; -7 no engine.
+     */
+    int setRemoteVoicePosition(uid_t uid, double pan, double gain) noexcept {
+        return agoraish_engine_set_remote_voice_position(engine_, uid, pan, gain);
+    }
+
     /**
      * The library version, "major.minor.patch" (Agora's getVersion).
      *
@@ -5899,6 +6273,207 @@ inline int RtcEngine::createMediaRecorder(const RecorderStreamInfo& info, MediaR
 }
 
 inline int RtcEngine::destroyMediaRecorder(MediaRecorder& recorder) noexcept { return recorder.destroy(); }
+
+/** A remote voice's place (Agora's RemoteVoicePositionInfo), for
+ *  LocalSpatialAudioEngine::updateRemotePosition() and updatePlayerPositionInfo(). */
+struct RemoteVoicePositionInfo {
+    /** x, y, z in the app's world coordinates. */
+    float position[3] = {0, 0, 0};
+    /** Where the voice faces (x, y, z); not used by the rendering (an HRTF set
+     *  describes the listener's ears only). */
+    float forward[3] = {0, 0, 0};
+};
+
+/** How to start a LocalSpatialAudioEngine (Agora's LocalSpatialAudioConfig). */
+struct LocalSpatialAudioConfig {
+    /** The engine whose remote users are placed; not owned. */
+    RtcEngine* rtcEngine = nullptr;
+};
+
+/**
+ * The local spatial audio engine of an engine (Agora's
+ * ILocalSpatialAudioEngine), owned: the destructor releases it. Move-only:
+ * a moved-from LocalSpatialAudioEngine holds nothing.
+ *
+ *     agoraish::LocalSpatialAudioEngine spatial;
+ *     engine.getLocalSpatialAudioEngine(spatial);        // or spatial.initialize(engine)
+ *     const float origin[3] = {0, 0, 0}, forward[3] = {1, 0, 0}, right[3] = {0, 1, 0}, up[3] = {0, 0, 1};
+ *     spatial.updateSelfPosition(origin, forward, right, up);
+ *     agoraish::RemoteVoicePositionInfo info;
+ *     info.position[1] = 2;                               // 2 m on the right
+ *     spatial.updateRemotePosition(remoteUid, info);
+ *
+ * It places remote users (and media players) around the local user and
+ * renders them binaurally with an HRTF set (libmysofa's default.sofa): a user
+ * on the right is louder and earlier in the right ear, and quieter the
+ * farther away it is. Hear it in stereo: setExternalAudioSink(true, 48000, 2)
+ * or a stereo playback device. Positions are in the app's world coordinates;
+ * setDistanceUnit() says how many metres one unit is. A user beyond the
+ * receive range is silent and not received at all (the server stops
+ * forwarding it), and so is every user beyond the setMaxAudioRecvCount()
+ * nearest. Users with no position play as before, in the middle.
+ *
+ * An engine has one spatial audio engine: two LocalSpatialAudioEngine
+ * objects of the same engine act on the same one, and releasing either
+ * stops it. Once the engine is released every method returns -7. A
+ * LocalSpatialAudioEngine that holds nothing (default-constructed, released
+ * or moved from) answers every method with -7, except release(), which
+ * returns 0. Other codes: -2 bad values (nullptr, NaN or infinite), -3 not
+ * initialized. Thread: every method may be called from any thread.
+ */
+class LocalSpatialAudioEngine {
+public:
+    /** A LocalSpatialAudioEngine that holds nothing yet: call initialize() or
+     *  RtcEngine::getLocalSpatialAudioEngine(). */
+    LocalSpatialAudioEngine() noexcept = default;
+
+    /** Releases the spatial audio engine (release()). */
+    ~LocalSpatialAudioEngine() { release(); }
+
+    /** Not copyable: exactly one LocalSpatialAudioEngine owns its start. */
+    LocalSpatialAudioEngine(const LocalSpatialAudioEngine&) = delete;
+    /** Not copyable: exactly one LocalSpatialAudioEngine owns its start. */
+    LocalSpatialAudioEngine& operator=(const LocalSpatialAudioEngine&) = delete;
+
+    /** Takes what `other` holds, which is left empty. */
+    LocalSpatialAudioEngine(LocalSpatialAudioEngine&& other) noexcept
+        : engine_(std::exchange(other.engine_, nullptr)) {}
+
+    /** Releases what this object holds, then takes what `other` holds. */
+    LocalSpatialAudioEngine& operator=(LocalSpatialAudioEngine&& other) noexcept {
+        if (this != &other) {
+            release();
+            engine_ = std::exchange(other.engine_, nullptr);
+        }
+        return *this;
+    }
+
+    /**
+     * Starts the spatial audio engine of `engine` (Agora's initialize),
+     * releasing the one this object held first (unless it is the same
+     * engine's): the listener at the origin with forward +x, right +y and up
+     * +z; a receive range of 1000 units; 1 unit = 1 m; at most 16 users
+     * received. Positions set before a release are forgotten. Again while
+     * running: 0.
+     *
+     * @return 0; -1 the HRTF set cannot be read; -7 no engine.
+     */
+    int initialize(RtcEngine& engine) noexcept {
+        if (engine_ != engine.nativeHandle()) release();
+        const int rc = agoraish_spatial_audio_initialize(engine.nativeHandle());
+        if (rc != 0) return rc;
+        engine_ = engine.nativeHandle();
+        return 0;
+    }
+
+    /** initialize(RtcEngine&) from Agora's LocalSpatialAudioConfig.
+     *  @return as initialize(RtcEngine&); -2 a nullptr rtcEngine. */
+    int initialize(const LocalSpatialAudioConfig& config) noexcept {
+        if (config.rtcEngine == nullptr) return -AGORAISH_ERR_INVALID_ARGUMENT;
+        return initialize(*config.rtcEngine);
+    }
+
+    /**
+     * Stops the spatial audio engine (Agora's release): every remote user
+     * plays in the middle again and is received again. The object holds
+     * nothing afterwards, whatever the result. Idempotent.
+     *
+     * @return 0 (also when nothing is held); -7 the engine was released.
+     */
+    int release() noexcept {
+        if (engine_ == nullptr) return 0;
+        const int rc = agoraish_spatial_audio_release(engine_);
+        engine_ = nullptr;
+        return rc;
+    }
+
+    /** Whether this object holds a started spatial audio engine. */
+    explicit operator bool() const noexcept { return engine_ != nullptr; }
+
+    /** The handle of the engine (for the agoraish_spatial_audio_* calls the wrapper lacks). */
+    agoraish_engine_t* nativeEngineHandle() const noexcept { return engine_; }
+
+    /**
+     * The local user's position and orientation (Agora's updateSelfPosition),
+     * each three floats, read during the call. The axes should be unit
+     * vectors at right angles (they are normalized; a zero vector is -2).
+     *
+     * @return 0; -2 nullptr or bad values; -3 not initialized; -7 nothing held.
+     */
+    int updateSelfPosition(const float position[3], const float axisForward[3], const float axisRight[3],
+                           const float axisUp[3]) noexcept {
+        return agoraish_spatial_audio_update_self_position(engine_, position, axisForward, axisRight, axisUp);
+    }
+
+    /**
+     * A remote user's position and facing (Agora's updateRemotePosition). At
+     * most 4096 users have a position at once.
+     *
+     * @return 0; -2 uid 0 or bad values; -3 not initialized; -5 4096 other
+     *         users have a position; -7 nothing held.
+     */
+    int updateRemotePosition(uid_t uid, const RemoteVoicePositionInfo& posInfo) noexcept {
+        return agoraish_spatial_audio_update_remote_position(engine_, uid, posInfo.position, posInfo.forward);
+    }
+
+    /** A media player's position (Agora's updatePlayerPositionInfo): its local
+     *  playout is rendered there. `playerId` is MediaPlayer::getMediaPlayerId().
+     *  @return 0; -2 unknown player or bad values; -3 not initialized; -7 nothing held. */
+    int updatePlayerPositionInfo(int playerId, const RemoteVoicePositionInfo& positionInfo) noexcept {
+        return agoraish_spatial_audio_update_player_position(engine_, playerId, positionInfo.position,
+                                                             positionInfo.forward);
+    }
+
+    /** Forgets a remote user's position (Agora's removeRemotePosition): it plays in
+     *  the middle again. @return 0; -2 uid 0; -3 not initialized; -7 nothing held. */
+    int removeRemotePosition(uid_t uid) noexcept { return agoraish_spatial_audio_remove_remote_position(engine_, uid); }
+
+    /** Forgets every remote position (Agora's clearRemotePositions).
+     *  @return 0; -3 not initialized; -7 nothing held. */
+    int clearRemotePositions() noexcept { return agoraish_spatial_audio_clear_remote_positions(engine_); }
+
+    /** How far the local user hears, in units, > 0 (Agora's setAudioRecvRange):
+     *  users farther away are silent and not received.
+     *  @return 0; -2 not above 0; -3 not initialized; -7 nothing held. */
+    int setAudioRecvRange(float range) noexcept { return agoraish_spatial_audio_set_audio_recv_range(engine_, range); }
+
+    /** Metres per unit of the positions, > 0 (Agora's setDistanceUnit).
+     *  @return 0; -2 not above 0; -3 not initialized; -7 nothing held. */
+    int setDistanceUnit(float unit) noexcept { return agoraish_spatial_audio_set_distance_unit(engine_, unit); }
+
+    /** How many positioned users are received at most, the nearest first
+     *  (Agora's setMaxAudioRecvCount), 1..4096.
+     *  @return 0; -2 out of range; -3 not initialized; -7 nothing held. */
+    int setMaxAudioRecvCount(int maxCount) noexcept {
+        return agoraish_spatial_audio_set_max_audio_recv_count(engine_, maxCount);
+    }
+
+    /** Stops or resumes sending the local voice (the spatial engine's muteLocalAudioStream;
+     *  the engine's own mute still applies). @return 0; -3 not initialized; -7 nothing held. */
+    int muteLocalAudioStream(bool mute) noexcept {
+        return agoraish_spatial_audio_mute_local_audio_stream(engine_, mute ? 1 : 0);
+    }
+
+    /** Stops or resumes receiving every remote user (the spatial engine's
+     *  muteAllRemoteAudioStreams; the engine's own mutes still apply).
+     *  @return 0; -3 not initialized; -7 nothing held. */
+    int muteAllRemoteAudioStreams(bool mute) noexcept {
+        return agoraish_spatial_audio_mute_all_remote_audio_streams(engine_, mute ? 1 : 0);
+    }
+
+    /** Stops or resumes receiving one remote user (the spatial engine's muteRemoteAudioStream).
+     *  @return 0; -2 uid 0; -3 not initialized; -7 nothing held. */
+    int muteRemoteAudioStream(uid_t uid, bool mute) noexcept {
+        return agoraish_spatial_audio_mute_remote_audio_stream(engine_, uid, mute ? 1 : 0);
+    }
+
+private:
+    agoraish_engine_t* engine_ = nullptr;
+};
+
+inline int RtcEngine::getLocalSpatialAudioEngine(LocalSpatialAudioEngine& spatial) noexcept {
+    return spatial.initialize(*this);
+}
 
 /**
  * How to create a ChannelServer (agoraish_server_config). The defaults serve

@@ -134,6 +134,10 @@ final class AudioDeviceModule: @unchecked Sendable {
         var nextIndication: Instant? = nil
         var nextTestReport: Instant? = nil
         var loopback: [[Int16]] = []
+        /// Audio processing of what is captured (nil while the scenario and
+        /// the host leave every step off): echo cancellation against what the
+        /// device plays, noise suppression, gain control, high-pass.
+        var processor: VoiceProcessor? = nil
     }
 
     private func run() {
@@ -199,6 +203,7 @@ final class AudioDeviceModule: @unchecked Sendable {
                     _ = snd_pcm_recover(pcm, Int32(n), 1)
                 } else {
                     if n < AudioPipeline.frame { for i in Int(n)..<AudioPipeline.frame { buffer[i] = 0 } }
+                    process(&buffer, &d, now: now)
                     captured = buffer
                 }
             }
@@ -248,6 +253,10 @@ final class AudioDeviceModule: @unchecked Sendable {
         if c.loopbackTest != nil, !d.loopback.isEmpty {
             let frame = d.loopback.removeFirst()
             if out != nil { PCM.mix(&out!, frame) } else { out = frame }
+        }
+        // The echo canceller hears what goes to the speaker, as it goes.
+        if let processor = d.processor, processor.config.echoCancellation {
+            processor.processReverse(out ?? [Int16](repeating: 0, count: AudioPipeline.frame), channels: 1)
         }
         if c.wantsPlayback {
             if d.playback == nil && !d.playbackFailed {
@@ -310,6 +319,30 @@ final class AudioDeviceModule: @unchecked Sendable {
     }
 
     /// Opens an ALSA PCM for 48 kHz mono S16 with about 40 ms of buffering.
+    /// Audio processing of one captured 10 ms frame, as the engine's
+    /// scenario and settings choose; nothing at all while every step is off.
+    private func process(_ frame: inout [Int16], _ d: inout Devices, now: Instant) {
+        let config = pipeline.voice.captureConfig
+        guard config.isActive else {
+            d.processor = nil
+            return
+        }
+        if d.processor == nil { d.processor = VoiceProcessor(captureChannels: 1) }
+        guard let processor = d.processor else { return }
+        if processor.config != config { processor.configure(config) }
+        processor.processCapture(&frame, delayMs: echoDelayMs(d))
+        pipeline.voice.reportProcessing(processor, now: now)
+    }
+
+    /// How long after it is written a frame comes back through the
+    /// microphone, as far as the devices tell: the playback queue, plus the
+    /// 10 ms capture period.
+    private func echoDelayMs(_ d: Devices) -> Int {
+        var frames: snd_pcm_sframes_t = 0
+        guard let pcm = d.playback, snd_pcm_delay(pcm, &frames) == 0, frames > 0 else { return 10 }
+        return min(500, Int(frames) / 48 + 10)
+    }
+
     private func open(_ device: String, capture: Bool) -> OpaquePointer? {
         var pcm: OpaquePointer? = nil
         let stream = capture ? SND_PCM_STREAM_CAPTURE : SND_PCM_STREAM_PLAYBACK

@@ -16,6 +16,8 @@ final class AudioFeed: @unchecked Sendable {
     private let state = Locked(State())
     /// 0...400 percent, applied as audio is written.
     let gain = Locked(100)
+    /// The media player whose local playout this is (its spatial position applies), else nil.
+    let playerId = Locked<Int32?>(nil)
 
     static let primeSamples = 3 * 480 * 2
     static let maxSamples = 20 * 480 * 2

@@ -91,6 +91,8 @@ struct PlayState {
     var mixedTap: AudioFrameTap? = nil
     var tapGeneration = -1
     var scratch = [Int16](repeating: 0, count: AudioPipeline.frame)
+    /// The headphone equalizer (while one is set).
+    var headphone: VoiceEffectChain? = nil
 }
 
 /// Volume levels gathered between two onAudioVolumeIndication reports.
@@ -338,6 +340,8 @@ extension AudioPipeline {
         var mix = [Int32](repeating: 0, count: 2 * Self.frame)
         let ms = now.nanoseconds / 1_000_000
         var events: [AudioEvent] = []
+        let placement = voice.placement
+        let excluded = placement.spatial?.excluded ?? []
         if enabled {
             let all = streams.withLock { Array($0.values) }.sorted { $0.ssrc < $1.ssrc }
             for stream in all {
@@ -374,12 +378,25 @@ extension AudioPipeline {
                         }
                     }
                 }
+                if !placement.isNeutral, uid != 0,
+                   place(source: uid, key: uid, frame, placement, excluded: excluded, &p, into: &mix) {
+                    continue
+                }
                 for i in 0..<(2 * Self.frame) { mix[i] += Int32(frame[i]) }
             }
         }
         var out = mix.map { Int16(clamping: $0) }
         PCM.applyGain(&out, percent: playbackVolume)
-        mixFeeds(\.playout, into: &out, channels: 2)
+        mixPlayoutFeeds(into: &out, placement: placement, &p)
+        if let bands = voice.headphone.withLock({ $0.equalization }) {
+            var fx = VoiceEffectSettings()
+            fx.equalization = bands
+            if p.headphone == nil { p.headphone = VoiceEffectChain(channels: 2) }
+            if p.headphone!.settings != fx { p.headphone!.apply(fx) }
+            p.headphone!.process(&out)
+        } else {
+            p.headphone = nil
+        }
         if p.tapGeneration != generation {
             p.tapGeneration = generation
             p.playbackTap = nil
@@ -428,8 +445,65 @@ extension AudioPipeline {
             recordedForMix.withLock { q in if q.count > 2 { q.removeFirst(q.count - 2) } }
         }
         if recordPosition == .mixedPlayback { recorder.withLock { $0?.write(out, channels: 2) } }
+        // The far end for a custom track's echo canceller: what is played.
+        if let processor = trackProcessor.withLock({ $0 }), processor.config.echoCancellation {
+            processor.processReverse(out, channels: 2)
+        }
         for e in events { emit(e) }
         return out
+    }
+
+    /// Places one voice (a remote user's, `key` its uid; or a media player's
+    /// local playout) in `mix` when the spatial audio engine has its position
+    /// (binaurally, or silent beyond the range) or sound position indication
+    /// its pan. False: the voice is mixed in the middle as usual.
+    private func place(source: UInt32?, key: UInt32, _ frame: [Int16], _ placement: VoiceControl.Placement,
+                       excluded: Set<UInt32>, player: Int32? = nil, _ p: inout PlayState, into mix: inout [Int32]) -> Bool {
+        if let spatial = placement.spatial {
+            let world = player.map { spatial.players[$0] } ?? source.flatMap { spatial.remotes[$0] }
+            if let world {
+                let placed = (source.map { excluded.contains($0) } ?? false) ? nil : spatial.placement(world)
+                return voice.renderer.withLock { r -> Bool in
+                    guard let r else { return false }
+                    guard let (position, gain) = placed else {
+                        // Silent: its filter state goes, so it does not glide in from here when it comes back.
+                        r.remove(source: key)
+                        return true
+                    }
+                    r.render(source: key, mono: convertChannels(frame, from: 2, to: 1), at: position, gain: min(1, gain),
+                             into: &mix)
+                    return true
+                }
+            }
+        }
+        if let panning = placement.panning, let source, let at = panning.positions[source] {
+            StereoPanner.pan(convertChannels(frame, from: 2, to: 1), pan: at.pan, gain: at.gain, into: &mix)
+            return true
+        }
+        return false
+    }
+
+    /// Mixes the local playout of players, music and effects into `out`; a
+    /// media player with a spatial position is rendered there.
+    private func mixPlayoutFeeds(into out: inout [Int16], placement: VoiceControl.Placement, _ p: inout PlayState) {
+        guard let spatial = placement.spatial, !spatial.players.isEmpty else {
+            mixFeeds(\.playout, into: &out, channels: 2)
+            return
+        }
+        let list = feeds.withLock { Array($0.playout.values) }
+        var placed = [Int32](repeating: 0, count: out.count)
+        var any = false
+        for feed in list {
+            guard let chunk = feed.read() else { continue }
+            if let id = feed.playerId.withLock({ $0 }),
+               place(source: nil, key: UInt32.max - UInt32(truncatingIfNeeded: id), chunk, placement, excluded: [],
+                     player: id, &p, into: &placed) {
+                any = true
+                continue
+            }
+            PCM.mix(&out, chunk)
+        }
+        if any { for i in 0..<out.count { out[i] = Int16(clamping: Int32(out[i]) + placed[i]) } }
     }
 
     /// Per-frame bookkeeping of a stream: first decoded frame, frozen windows, states.

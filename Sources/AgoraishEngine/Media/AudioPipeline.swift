@@ -35,6 +35,8 @@ final class AudioPipeline: @unchecked Sendable {
         var lossRecovery = true
         var localEnabled = true
         var localMuted = false
+        /// muteLocalAudioStream of the spatial audio engine (sending stops as with `localMuted`).
+        var spatialMuted = false
         /// The connection publishes the microphone (ChannelMediaOptions.publish_microphone_track).
         var publishMicrophone = true
         /// The connection records and plays on the device (enable_audio_recording_or_playout).
@@ -59,6 +61,19 @@ final class AudioPipeline: @unchecked Sendable {
         var profile = OpusSettings(bandwidthHz: 32000, channels: 1, bitrate: 18000, application: .voip)
         /// Bumped when the source or the profile changes: the sending path reconfigures.
         var sendGeneration = 0
+        /// What the pushed source is, for voice processing and effects (capture is always `.mixable(processing: false)`
+        /// here: the device processes it before it arrives).
+        var sourceKind = SourceKind.mixable(processing: false)
+    }
+
+    /// How the local voice of a source is treated (docs/voice.md).
+    enum SourceKind: Equatable {
+        /// Captured audio, the external source, a mixable custom track: voice
+        /// effects apply; audio processing too when `processing` (a custom
+        /// track with enableAudioProcessing).
+        case mixable(processing: Bool)
+        /// A direct custom track: sent as pushed.
+        case direct
     }
 
     /// Sending-side processing state (under `sendLock`). It follows `Settings`
@@ -89,6 +104,8 @@ final class AudioPipeline: @unchecked Sendable {
         var sendGeneration = -1
         /// The sending side's view of the encryption and packet observer.
         var crypto = PayloadProtection.Context()
+        /// The voice effects in force (nil while none is).
+        var effects: VoiceEffectChain? = nil
     }
 
     /// The local audio state and what the statistics need: its own small lock,
@@ -142,11 +159,17 @@ final class AudioPipeline: @unchecked Sendable {
     let emit: @Sendable (AudioEvent) -> Void
     /// End-to-end encryption and the packet observer.
     let protection: PayloadProtection
+    /// The engine's voice settings (shared by its connections' paths).
+    let voice: VoiceControl
+    /// Audio processing of a custom track with processing on (nil otherwise):
+    /// the sending path processes, the playout feeds it the far end.
+    let trackProcessor = Locked<VoiceProcessor?>(nil)
     /// The receiving side's view of them (the network thread's).
     let receiveCrypto = Locked(PayloadProtection.Context())
 
-    init(protection: PayloadProtection, emit: @escaping @Sendable (AudioEvent) -> Void) {
+    init(protection: PayloadProtection, voice: VoiceControl, emit: @escaping @Sendable (AudioEvent) -> Void) {
         self.protection = protection
+        self.voice = voice
         self.emit = emit
         playLock = Locked(PlayState())
         let seed = secureRandomBytes(14)
@@ -199,7 +222,7 @@ final class AudioPipeline: @unchecked Sendable {
 
     /// Whether audio is being sent: enabled, not muted, and in a call.
     var isSending: Bool {
-        settings.withLock { $0.audioEnabled && $0.localEnabled && !$0.localMuted }
+        settings.withLock { $0.audioEnabled && $0.localEnabled && !$0.localMuted && !$0.spatialMuted }
     }
 
     /// Runs an observer callback with the re-entrancy mark set (push and pull refuse inside it).
@@ -366,12 +389,14 @@ final class AudioPipeline: @unchecked Sendable {
     /// One 10 ms frame through the sending path (under `sendLock`).
     private func processCaptured(_ s: inout SendState, _ pcm: inout [Int16], channels: Int, now: Instant) {
         let cfg = settings.withLock { c in
-            (c.audioEnabled, c.localEnabled, c.localMuted, c.recordingVolume, c.observer, c.recordParameters, c.generation)
+            (c.audioEnabled, c.localEnabled, c.localMuted || c.spatialMuted, c.recordingVolume, c.observer, c.recordParameters,
+             c.generation)
         }
         let (audioEnabled, localEnabled, localMuted, volume, observer, params, generation) = cfg
         guard audioEnabled && localEnabled else { return }
         let epoch = local.withLock { $0.epoch }
         if local.withLock({ $0.state == 0 || $0.state == 3 }) { setLocalState(1, 0, epoch: epoch) }
+        processVoice(&s, &pcm, channels: channels, now: now)
         PCM.applyGain(&pcm, percent: volume)
         mixFeeds(\.send, into: &pcm, channels: channels)
         for tap in recordTaps.withLock({ Array($0.values) }) { tap(0, pcm, channels) }
@@ -474,6 +499,41 @@ final class AudioPipeline: @unchecked Sendable {
         if first { emit(.firstLocalAudioFramePublished(elapsedMs: elapsedMs(now))) }
     }
 
+    /// Audio processing (a custom track's) and voice effects on one 10 ms
+    /// frame of the local voice (under `sendLock`). Nothing runs, and nothing
+    /// is allocated, while every step is off: the frame goes on as it came.
+    private func processVoice(_ s: inout SendState, _ pcm: inout [Int16], channels: Int, now: Instant) {
+        let kind = settings.withLock { $0.sourceKind }
+        guard case .mixable(let processing) = kind else {
+            s.effects = nil
+            trackProcessor.withLock { $0 = nil }
+            return
+        }
+        if processing {
+            let config = voice.captureConfig
+            let processor = trackProcessor.withLock { p -> VoiceProcessor? in
+                guard config.isActive else { p = nil; return nil }
+                if p == nil || p!.captureChannels != channels { p = VoiceProcessor(captureChannels: channels) }
+                if let q = p, q.config != config { q.configure(config) }
+                return p
+            }
+            if let processor {
+                processor.processCapture(&pcm, delayMs: 0)
+                voice.reportProcessing(processor, now: now)
+            }
+        } else if trackProcessor.withLock({ $0 != nil }) {
+            trackProcessor.withLock { $0 = nil }
+        }
+        let fx = voice.effectSettings
+        guard !fx.isNeutral else {
+            s.effects = nil
+            return
+        }
+        if s.effects == nil || s.effects!.channels != channels { s.effects = VoiceEffectChain(channels: channels) }
+        if s.effects!.settings != fx { s.effects!.apply(fx) }
+        s.effects!.process(&pcm)
+    }
+
     /// Moves the local audio state and reports the change (any thread; never waits for processing).
     /// From the processing path, `epoch` is the epoch the frame started in: a
     /// change is dropped when local audio stopped meanwhile.
@@ -502,7 +562,7 @@ final class AudioPipeline: @unchecked Sendable {
 
     /// Sending statistics of the period since the last call.
     func takeLocalStats(periodMs: Int) -> LocalAudioStats {
-        local.withLock { l in
+        var st = local.withLock { l in
             defer { l.sentBytes = 0; l.sentPackets = 0 }
             var st = LocalAudioStats()
             st.numChannels = Int32(l.channels)
@@ -510,6 +570,16 @@ final class AudioPipeline: @unchecked Sendable {
             st.sentBitrate = Int32(periodMs > 0 ? l.sentBytes * 8 / periodMs : 0)
             return st
         }
+        // What processing and effects did in the period (a report older than 2.5 s is of a stopped processor).
+        if let r = voice.report.withLock({ $0 }), Instant.now() - r.at < .milliseconds(2500) {
+            st.audioProcessing = r.flags
+            if r.flags & 0x1 != 0 {
+                st.aecEstimatedDelay = r.stats.delayMedianMs.map { Int32(clamping: $0) } ?? -1
+                st.echoReturnLossEnhancement = r.stats.echoReturnLossEnhancementDb.map { Int32($0.rounded()) } ?? -1
+            }
+        }
+        if case .mixable = settings.withLock({ $0.sourceKind }), !voice.effectSettings.isNeutral { st.voiceEffects = true }
+        return st
     }
 
     /// Counts 10 ms of local audio (mono) in the volume indication: its volume,

@@ -57,6 +57,14 @@ public struct LocalAudioStats: Sendable, Equatable {
     public var sentBitrate: Int32 = 0
     /// Percent of packets lost upstream, as the server's feedback shows (0 without feedback).
     public var txPacketLossRate: Int32 = 0
+    /// The echo canceller's delay estimate in ms; -1 while it is off or has none.
+    public var aecEstimatedDelay: Int32 = -1
+    /// AUDIO_PROCESSING bits (1 AEC, 2 ANS, 4 AGC, 8 HPF) of the last processed frame; 0 when nothing processed it.
+    public var audioProcessing: Int32 = 0
+    /// The echo canceller's echo return loss enhancement in dB; -1 while it is off or has none.
+    public var echoReturnLossEnhancement: Int32 = -1
+    /// Whether voice effects change the local voice.
+    public var voiceEffects = false
 }
 
 /// Agora's RemoteAudioStats.

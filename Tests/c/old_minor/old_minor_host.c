@@ -1,8 +1,8 @@
 /*
  * old_minor_host.c — a host built against the previous ABI minor's header
- * (Tests/c/old_minor/abi-0.12/agoraish.h, kept as it was released) running on
- * today's library: every struct it passes has the 0.12 size, and the library
- * must accept each one, call back through the 0.12 event handler, and refuse a
+ * (Tests/c/old_minor/abi-0.13/agoraish.h, kept as it was released) running on
+ * today's library: every struct it passes has the 0.13 size, and the library
+ * must accept each one, call back through the 0.13 event handler, and refuse a
  * struct_size that no minor ever had (-2). When a minor is released, its
  * header replaces the one kept here.
  *
@@ -14,8 +14,8 @@
 
 #include "../test_support.h"
 
-#if AGORAISH_ABI_VERSION_MINOR != 12
-#error "old_minor_host.c is built against the 0.12 header (Tests/c/old_minor/abi-0.12)"
+#if AGORAISH_ABI_VERSION_MINOR != 13
+#error "old_minor_host.c is built against the 0.13 header (Tests/c/old_minor/abi-0.13)"
 #endif
 
 typedef struct events {
@@ -87,15 +87,15 @@ int main(void) {
     if (!make_tmpdir("agoraish-old-minor")) return 1;
     server = create_server(0, NULL);
     CHECK(server != NULL && agoraish_server_start(server) == 0 && agoraish_server_get_url(server, url, &len) == 0,
-          "start an embedded server with a 0.12 server config");
+          "start an embedded server with a 0.13 server config");
     if (!server) return test_summary();
     a = engine_for(&ev_a, url, &handler_a, "a.log");
     b = engine_for(&ev_b, url, &handler_b, "b.log");
-    CHECK(a != NULL && b != NULL, "create engines with the 0.12 config and event handler: last error %d",
+    CHECK(a != NULL && b != NULL, "create engines with the 0.13 config and event handler: last error %d",
           agoraish_get_last_error());
     if (!a || !b) goto done;
 
-    /* Each struct of 0.12 at its 0.12 size is accepted. */
+    /* Each struct of 0.13 at its 0.13 size is accepted. */
     {
         agoraish_video_encoder_configuration config;
         memset(&config, 0, sizeof config);
@@ -105,7 +105,7 @@ int main(void) {
         config.frame_rate = 15;
         config.bitrate = 300;
         config.min_bitrate = -1;
-        CHECK_RC(agoraish_engine_set_video_encoder_configuration(a, &config), 0, "0.12 encoder configuration");
+        CHECK_RC(agoraish_engine_set_video_encoder_configuration(a, &config), 0, "0.13 encoder configuration");
         config.struct_size = sizeof config + 4;
         CHECK_RC(agoraish_engine_set_video_encoder_configuration(a, &config), -2,
                  "an encoder configuration of a size no minor had");
@@ -116,7 +116,7 @@ int main(void) {
         probe.struct_size = sizeof probe;
         probe.probe_uplink = 1;
         probe.expected_uplink_bitrate = 100000;
-        CHECK_RC(agoraish_engine_start_lastmile_probe_test(a, &probe), 0, "0.12 last-mile probe config");
+        CHECK_RC(agoraish_engine_start_lastmile_probe_test(a, &probe), 0, "0.13 last-mile probe config");
         CHECK_RC(agoraish_engine_stop_lastmile_probe_test(a), 0, "stop the probe");
         /* And the 0.7 / 0.8 one (20 bytes), which 0.9 grew. */
         probe.struct_size = AGORAISH_LASTMILE_PROBE_CONFIG_SIZE_0_7;
@@ -128,19 +128,19 @@ int main(void) {
         memset(&config, 0, sizeof config);
         config.struct_size = sizeof config;
         config.ordered = 1;
-        CHECK_RC(agoraish_engine_create_data_stream_with_config(a, &stream, &config), 0, "0.12 data stream config");
+        CHECK_RC(agoraish_engine_create_data_stream_with_config(a, &stream, &config), 0, "0.13 data stream config");
     }
 
     CHECK_RC(agoraish_engine_join_channel(a, NULL, "old-minor", NULL, 1), 0, "A joins");
     CHECK_RC(agoraish_engine_join_channel(b, NULL, "old-minor", NULL, 2), 0, "B joins");
     CHECK(wait_count(&ev_a.mutex, &ev_a.cond, &ev_a.joins, 1, 10) == 1 &&
               wait_count(&ev_b.mutex, &ev_b.cond, &ev_b.joins, 1, 10) == 1,
-          "on_join_channel_success through the 0.12 handler");
+          "on_join_channel_success through the 0.13 handler");
     CHECK(wait_count(&ev_b.mutex, &ev_b.cond, &ev_b.users_joined, 1, 10) >= 1, "B sees A join");
     {
         /* A config stream is unreliable: one sent before B's media path is up is
          * lost, so A sends again each second until one arrives. */
-        const char text[] = "from a 0.12 host";
+        const char text[] = "from a 0.13 host";
         int sent = 0, i;
         for (i = 0; i < 30 && read_count(&ev_b.mutex, &ev_b.messages) == 0; i++) {
             sent += agoraish_engine_send_stream_message(a, stream, text, sizeof text - 1) == 0;
@@ -154,7 +154,7 @@ int main(void) {
     }
     CHECK_RC(agoraish_engine_leave_channel(a), 0, "A leaves");
     CHECK_RC(agoraish_engine_leave_channel(b), 0, "B leaves");
-    CHECK(wait_count(&ev_a.mutex, &ev_a.cond, &ev_a.leaves, 1, 10) == 1, "on_leave_channel through the 0.12 handler");
+    CHECK(wait_count(&ev_a.mutex, &ev_a.cond, &ev_a.leaves, 1, 10) == 1, "on_leave_channel through the 0.13 handler");
 
 done:
     if (a) CHECK_RC(agoraish_engine_release(a, 1), 0, "release A");

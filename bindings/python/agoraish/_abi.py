@@ -23,9 +23,9 @@ from typing import Any, Dict, Tuple
 #:  incompatibly (the SONAME follows it: libagoraish.so.0).
 AGORAISH_ABI_VERSION_MAJOR = 0
 #: ABI minor version: grows when declarations or struct fields are appended.
-AGORAISH_ABI_VERSION_MINOR = 13
+AGORAISH_ABI_VERSION_MINOR = 14
 #: The ABI version as one comparable number: major * 1000 + minor.
-AGORAISH_ABI_VERSION = 13
+AGORAISH_ABI_VERSION = 14
 #: Default size of one log file, in KB (`log_file_size_kb = -1` selects it).
 AGORAISH_LOG_FILE_SIZE_DEFAULT_KB = 1024
 #: Smallest accepted log file size in KB; smaller values are raised to it.
@@ -539,6 +539,24 @@ class RemoteAudioStateReason(enum.IntEnum):
     REMOTE_MUTED = AGORAISH_REMOTE_AUDIO_REASON_REMOTE_MUTED
     REMOTE_UNMUTED = AGORAISH_REMOTE_AUDIO_REASON_REMOTE_UNMUTED
     REMOTE_OFFLINE = AGORAISH_REMOTE_AUDIO_REASON_REMOTE_OFFLINE
+
+#: Echo cancellation.
+AGORAISH_AUDIO_PROCESSING_AEC = 1
+#: Noise suppression.
+AGORAISH_AUDIO_PROCESSING_ANS = 2
+#: Automatic gain control.
+AGORAISH_AUDIO_PROCESSING_AGC = 4
+#: High-pass filter.
+AGORAISH_AUDIO_PROCESSING_HPF = 8
+
+
+class AudioProcessingFlag(enum.IntEnum):
+    """Bits of `agoraish_local_audio_stats.audio_processing`."""
+
+    AEC = AGORAISH_AUDIO_PROCESSING_AEC
+    ANS = AGORAISH_AUDIO_PROCESSING_ANS
+    AGC = AGORAISH_AUDIO_PROCESSING_AGC
+    HPF = AGORAISH_AUDIO_PROCESSING_HPF
 
 AGORAISH_AUDIO_FRAME_POSITION_NONE = 0
 #: The mix of every remote user, before playout.
@@ -1193,6 +1211,223 @@ class MediaRecorderStreamType(enum.IntEnum):
     VIDEO = AGORAISH_MEDIA_RECORDER_STREAM_VIDEO
     BOTH = AGORAISH_MEDIA_RECORDER_STREAM_BOTH
 
+#: Echo cancellation, noise suppression, gain control, high-pass.
+AGORAISH_AUDIO_SCENARIO_DEFAULT = 0
+#: Music fidelity: light echo cancellation, nothing else.
+AGORAISH_AUDIO_SCENARIO_GAME_STREAMING = 3
+#: As DEFAULT, with stronger echo suppression.
+AGORAISH_AUDIO_SCENARIO_CHATROOM = 5
+#: Singing together: light echo cancellation and high-pass only.
+AGORAISH_AUDIO_SCENARIO_CHORUS = 7
+#: Speech: as DEFAULT, stronger noise suppression.
+AGORAISH_AUDIO_SCENARIO_MEETING = 8
+
+
+class AudioScenario(enum.IntEnum):
+    """Audio scenarios (Agora 4.x AUDIO_SCENARIO_TYPE): what audio processing
+     captured audio gets by default (docs/voice.md).
+    """
+
+    DEFAULT = AGORAISH_AUDIO_SCENARIO_DEFAULT
+    GAME_STREAMING = AGORAISH_AUDIO_SCENARIO_GAME_STREAMING
+    CHATROOM = AGORAISH_AUDIO_SCENARIO_CHATROOM
+    CHORUS = AGORAISH_AUDIO_SCENARIO_CHORUS
+    MEETING = AGORAISH_AUDIO_SCENARIO_MEETING
+
+#: The module's high suppression level.
+AGORAISH_AINS_MODE_BALANCED = 0
+#: Its very high level: more noise goes, some voice with it.
+AGORAISH_AINS_MODE_AGGRESSIVE = 1
+#: Its moderate level: the least processing.
+AGORAISH_AINS_MODE_ULTRALOWLATENCY = 2
+
+
+class AudioAinsMode(enum.IntEnum):
+    """Noise suppression modes (Agora's AUDIO_AINS_MODE)."""
+
+    BALANCED = AGORAISH_AINS_MODE_BALANCED
+    AGGRESSIVE = AGORAISH_AINS_MODE_AGGRESSIVE
+    ULTRALOWLATENCY = AGORAISH_AINS_MODE_ULTRALOWLATENCY
+
+AGORAISH_VOICE_BEAUTIFIER_OFF = 0
+AGORAISH_CHAT_BEAUTIFIER_MAGNETIC = 16843008
+AGORAISH_CHAT_BEAUTIFIER_FRESH = 16843264
+AGORAISH_CHAT_BEAUTIFIER_VITALITY = 16843520
+AGORAISH_SINGING_BEAUTIFIER = 16908544
+AGORAISH_TIMBRE_TRANSFORMATION_VIGOROUS = 16974080
+AGORAISH_TIMBRE_TRANSFORMATION_DEEP = 16974336
+AGORAISH_TIMBRE_TRANSFORMATION_MELLOW = 16974592
+AGORAISH_TIMBRE_TRANSFORMATION_FALSETTO = 16974848
+AGORAISH_TIMBRE_TRANSFORMATION_FULL = 16975104
+AGORAISH_TIMBRE_TRANSFORMATION_CLEAR = 16975360
+AGORAISH_TIMBRE_TRANSFORMATION_RESOUNDING = 16975616
+AGORAISH_TIMBRE_TRANSFORMATION_RINGING = 16975872
+AGORAISH_ULTRA_HIGH_QUALITY_VOICE = 17039616
+
+
+class VoiceBeautifierPreset(enum.IntEnum):
+    """Voice beautifier presets (Agora's VOICE_BEAUTIFIER_PRESET)."""
+
+    VOICE_BEAUTIFIER_OFF = AGORAISH_VOICE_BEAUTIFIER_OFF
+    CHAT_BEAUTIFIER_MAGNETIC = AGORAISH_CHAT_BEAUTIFIER_MAGNETIC
+    CHAT_BEAUTIFIER_FRESH = AGORAISH_CHAT_BEAUTIFIER_FRESH
+    CHAT_BEAUTIFIER_VITALITY = AGORAISH_CHAT_BEAUTIFIER_VITALITY
+    SINGING_BEAUTIFIER = AGORAISH_SINGING_BEAUTIFIER
+    TIMBRE_TRANSFORMATION_VIGOROUS = AGORAISH_TIMBRE_TRANSFORMATION_VIGOROUS
+    TIMBRE_TRANSFORMATION_DEEP = AGORAISH_TIMBRE_TRANSFORMATION_DEEP
+    TIMBRE_TRANSFORMATION_MELLOW = AGORAISH_TIMBRE_TRANSFORMATION_MELLOW
+    TIMBRE_TRANSFORMATION_FALSETTO = AGORAISH_TIMBRE_TRANSFORMATION_FALSETTO
+    TIMBRE_TRANSFORMATION_FULL = AGORAISH_TIMBRE_TRANSFORMATION_FULL
+    TIMBRE_TRANSFORMATION_CLEAR = AGORAISH_TIMBRE_TRANSFORMATION_CLEAR
+    TIMBRE_TRANSFORMATION_RESOUNDING = AGORAISH_TIMBRE_TRANSFORMATION_RESOUNDING
+    TIMBRE_TRANSFORMATION_RINGING = AGORAISH_TIMBRE_TRANSFORMATION_RINGING
+    ULTRA_HIGH_QUALITY_VOICE = AGORAISH_ULTRA_HIGH_QUALITY_VOICE
+
+AGORAISH_AUDIO_EFFECT_OFF = 0
+AGORAISH_ROOM_ACOUSTICS_KTV = 33620224
+AGORAISH_ROOM_ACOUSTICS_VOCAL_CONCERT = 33620480
+AGORAISH_ROOM_ACOUSTICS_STUDIO = 33620736
+AGORAISH_ROOM_ACOUSTICS_PHONOGRAPH = 33620992
+AGORAISH_ROOM_ACOUSTICS_VIRTUAL_STEREO = 33621248
+AGORAISH_ROOM_ACOUSTICS_SPACIAL = 33621504
+AGORAISH_ROOM_ACOUSTICS_ETHEREAL = 33621760
+AGORAISH_ROOM_ACOUSTICS_3D_VOICE = 33622016
+AGORAISH_ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND = 33622272
+AGORAISH_ROOM_ACOUSTICS_CHORUS = 33623296
+AGORAISH_VOICE_CHANGER_EFFECT_UNCLE = 33685760
+AGORAISH_VOICE_CHANGER_EFFECT_OLDMAN = 33686016
+AGORAISH_VOICE_CHANGER_EFFECT_BOY = 33686272
+AGORAISH_VOICE_CHANGER_EFFECT_SISTER = 33686528
+AGORAISH_VOICE_CHANGER_EFFECT_GIRL = 33686784
+AGORAISH_VOICE_CHANGER_EFFECT_PIGKING = 33687040
+AGORAISH_VOICE_CHANGER_EFFECT_HULK = 33687296
+AGORAISH_STYLE_TRANSFORMATION_RNB = 33751296
+AGORAISH_STYLE_TRANSFORMATION_POPULAR = 33751552
+AGORAISH_PITCH_CORRECTION = 33816832
+
+
+class AudioEffectPreset(enum.IntEnum):
+    """Audio effect presets (Agora's AUDIO_EFFECT_PRESET)."""
+
+    AUDIO_EFFECT_OFF = AGORAISH_AUDIO_EFFECT_OFF
+    ROOM_ACOUSTICS_KTV = AGORAISH_ROOM_ACOUSTICS_KTV
+    ROOM_ACOUSTICS_VOCAL_CONCERT = AGORAISH_ROOM_ACOUSTICS_VOCAL_CONCERT
+    ROOM_ACOUSTICS_STUDIO = AGORAISH_ROOM_ACOUSTICS_STUDIO
+    ROOM_ACOUSTICS_PHONOGRAPH = AGORAISH_ROOM_ACOUSTICS_PHONOGRAPH
+    ROOM_ACOUSTICS_VIRTUAL_STEREO = AGORAISH_ROOM_ACOUSTICS_VIRTUAL_STEREO
+    ROOM_ACOUSTICS_SPACIAL = AGORAISH_ROOM_ACOUSTICS_SPACIAL
+    ROOM_ACOUSTICS_ETHEREAL = AGORAISH_ROOM_ACOUSTICS_ETHEREAL
+    ROOM_ACOUSTICS_3D_VOICE = AGORAISH_ROOM_ACOUSTICS_3D_VOICE
+    ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND = AGORAISH_ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND
+    ROOM_ACOUSTICS_CHORUS = AGORAISH_ROOM_ACOUSTICS_CHORUS
+    VOICE_CHANGER_EFFECT_UNCLE = AGORAISH_VOICE_CHANGER_EFFECT_UNCLE
+    VOICE_CHANGER_EFFECT_OLDMAN = AGORAISH_VOICE_CHANGER_EFFECT_OLDMAN
+    VOICE_CHANGER_EFFECT_BOY = AGORAISH_VOICE_CHANGER_EFFECT_BOY
+    VOICE_CHANGER_EFFECT_SISTER = AGORAISH_VOICE_CHANGER_EFFECT_SISTER
+    VOICE_CHANGER_EFFECT_GIRL = AGORAISH_VOICE_CHANGER_EFFECT_GIRL
+    VOICE_CHANGER_EFFECT_PIGKING = AGORAISH_VOICE_CHANGER_EFFECT_PIGKING
+    VOICE_CHANGER_EFFECT_HULK = AGORAISH_VOICE_CHANGER_EFFECT_HULK
+    STYLE_TRANSFORMATION_RNB = AGORAISH_STYLE_TRANSFORMATION_RNB
+    STYLE_TRANSFORMATION_POPULAR = AGORAISH_STYLE_TRANSFORMATION_POPULAR
+    PITCH_CORRECTION = AGORAISH_PITCH_CORRECTION
+
+AGORAISH_VOICE_CONVERSION_OFF = 0
+AGORAISH_VOICE_CHANGER_NEUTRAL = 50397440
+AGORAISH_VOICE_CHANGER_SWEET = 50397696
+AGORAISH_VOICE_CHANGER_SOLID = 50397952
+AGORAISH_VOICE_CHANGER_BASS = 50398208
+AGORAISH_VOICE_CHANGER_CARTOON = 50462976
+AGORAISH_VOICE_CHANGER_CHILDLIKE = 50463232
+AGORAISH_VOICE_CHANGER_PHONE_OPERATOR = 50463488
+AGORAISH_VOICE_CHANGER_MONSTER = 50463744
+AGORAISH_VOICE_CHANGER_TRANSFORMERS = 50464000
+AGORAISH_VOICE_CHANGER_GROOT = 50464256
+AGORAISH_VOICE_CHANGER_DARTH_VADER = 50464512
+AGORAISH_VOICE_CHANGER_IRONLADY = 50464768
+AGORAISH_VOICE_CHANGER_SHIN_CHAN = 50465024
+AGORAISH_VOICE_CHANGER_GIRLISH_MAN = 50465280
+AGORAISH_VOICE_CHANGER_CHIPMUNK = 50465536
+
+
+class VoiceConversionPreset(enum.IntEnum):
+    """Voice conversion presets (Agora's VOICE_CONVERSION_PRESET)."""
+
+    CONVERSION_OFF = AGORAISH_VOICE_CONVERSION_OFF
+    CHANGER_NEUTRAL = AGORAISH_VOICE_CHANGER_NEUTRAL
+    CHANGER_SWEET = AGORAISH_VOICE_CHANGER_SWEET
+    CHANGER_SOLID = AGORAISH_VOICE_CHANGER_SOLID
+    CHANGER_BASS = AGORAISH_VOICE_CHANGER_BASS
+    CHANGER_CARTOON = AGORAISH_VOICE_CHANGER_CARTOON
+    CHANGER_CHILDLIKE = AGORAISH_VOICE_CHANGER_CHILDLIKE
+    CHANGER_PHONE_OPERATOR = AGORAISH_VOICE_CHANGER_PHONE_OPERATOR
+    CHANGER_MONSTER = AGORAISH_VOICE_CHANGER_MONSTER
+    CHANGER_TRANSFORMERS = AGORAISH_VOICE_CHANGER_TRANSFORMERS
+    CHANGER_GROOT = AGORAISH_VOICE_CHANGER_GROOT
+    CHANGER_DARTH_VADER = AGORAISH_VOICE_CHANGER_DARTH_VADER
+    CHANGER_IRONLADY = AGORAISH_VOICE_CHANGER_IRONLADY
+    CHANGER_SHIN_CHAN = AGORAISH_VOICE_CHANGER_SHIN_CHAN
+    CHANGER_GIRLISH_MAN = AGORAISH_VOICE_CHANGER_GIRLISH_MAN
+    CHANGER_CHIPMUNK = AGORAISH_VOICE_CHANGER_CHIPMUNK
+
+AGORAISH_HEADPHONE_EQUALIZER_OFF = 0
+AGORAISH_HEADPHONE_EQUALIZER_OVEREAR = 67108865
+AGORAISH_HEADPHONE_EQUALIZER_INEAR = 67108866
+
+
+class HeadphoneEqualizerPreset(enum.IntEnum):
+    """Headphone equalizer presets (Agora's HEADPHONE_EQUALIZER_PRESET), for playback."""
+
+    OFF = AGORAISH_HEADPHONE_EQUALIZER_OFF
+    OVEREAR = AGORAISH_HEADPHONE_EQUALIZER_OVEREAR
+    INEAR = AGORAISH_HEADPHONE_EQUALIZER_INEAR
+
+AGORAISH_AUDIO_EQUALIZATION_BAND_31 = 0
+AGORAISH_AUDIO_EQUALIZATION_BAND_62 = 1
+AGORAISH_AUDIO_EQUALIZATION_BAND_125 = 2
+AGORAISH_AUDIO_EQUALIZATION_BAND_250 = 3
+AGORAISH_AUDIO_EQUALIZATION_BAND_500 = 4
+AGORAISH_AUDIO_EQUALIZATION_BAND_1K = 5
+AGORAISH_AUDIO_EQUALIZATION_BAND_2K = 6
+AGORAISH_AUDIO_EQUALIZATION_BAND_4K = 7
+AGORAISH_AUDIO_EQUALIZATION_BAND_8K = 8
+AGORAISH_AUDIO_EQUALIZATION_BAND_16K = 9
+
+
+class AudioEqualizationBand(enum.IntEnum):
+    """Bands of `agoraish_engine_set_local_voice_equalization` (Agora's AUDIO_EQUALIZATION_BAND_FREQUENCY)."""
+
+    BAND_31 = AGORAISH_AUDIO_EQUALIZATION_BAND_31
+    BAND_62 = AGORAISH_AUDIO_EQUALIZATION_BAND_62
+    BAND_125 = AGORAISH_AUDIO_EQUALIZATION_BAND_125
+    BAND_250 = AGORAISH_AUDIO_EQUALIZATION_BAND_250
+    BAND_500 = AGORAISH_AUDIO_EQUALIZATION_BAND_500
+    BAND_1K = AGORAISH_AUDIO_EQUALIZATION_BAND_1K
+    BAND_2K = AGORAISH_AUDIO_EQUALIZATION_BAND_2K
+    BAND_4K = AGORAISH_AUDIO_EQUALIZATION_BAND_4K
+    BAND_8K = AGORAISH_AUDIO_EQUALIZATION_BAND_8K
+    BAND_16K = AGORAISH_AUDIO_EQUALIZATION_BAND_16K
+
+#: The original voice's level, -20..10 dB.
+AGORAISH_AUDIO_REVERB_DRY_LEVEL = 0
+#: The reverberation's level, -20..10 dB.
+AGORAISH_AUDIO_REVERB_WET_LEVEL = 1
+#: 0..100.
+AGORAISH_AUDIO_REVERB_ROOM_SIZE = 2
+#: Delay of the reverberation, 0..200 ms.
+AGORAISH_AUDIO_REVERB_WET_DELAY = 3
+#: How long it lasts, 0..100.
+AGORAISH_AUDIO_REVERB_STRENGTH = 4
+
+
+class AudioReverbType(enum.IntEnum):
+    """What `agoraish_engine_set_local_voice_reverb` sets (Agora's AUDIO_REVERB_TYPE)."""
+
+    DRY_LEVEL = AGORAISH_AUDIO_REVERB_DRY_LEVEL
+    WET_LEVEL = AGORAISH_AUDIO_REVERB_WET_LEVEL
+    ROOM_SIZE = AGORAISH_AUDIO_REVERB_ROOM_SIZE
+    WET_DELAY = AGORAISH_AUDIO_REVERB_WET_DELAY
+    STRENGTH = AGORAISH_AUDIO_REVERB_STRENGTH
+
 
 #: Every enum of the header, keyed by its C name.
 ENUMS: Dict[str, Any] = {
@@ -1211,6 +1446,7 @@ ENUMS: Dict[str, Any] = {
     "agoraish_local_audio_stream_error": LocalAudioStreamError,
     "agoraish_remote_audio_state": RemoteAudioState,
     "agoraish_remote_audio_state_reason": RemoteAudioStateReason,
+    "agoraish_audio_processing_flag": AudioProcessingFlag,
     "agoraish_audio_frame_position": AudioFramePosition,
     "agoraish_raw_audio_frame_op_mode": RawAudioFrameOpMode,
     "agoraish_audio_recording_quality": AudioRecordingQuality,
@@ -1247,6 +1483,14 @@ ENUMS: Dict[str, Any] = {
     "agoraish_recorder_state": RecorderState,
     "agoraish_recorder_reason": RecorderReason,
     "agoraish_media_recorder_stream_type": MediaRecorderStreamType,
+    "agoraish_audio_scenario": AudioScenario,
+    "agoraish_audio_ains_mode": AudioAinsMode,
+    "agoraish_voice_beautifier_preset": VoiceBeautifierPreset,
+    "agoraish_audio_effect_preset": AudioEffectPreset,
+    "agoraish_voice_conversion_preset": VoiceConversionPreset,
+    "agoraish_headphone_equalizer_preset": HeadphoneEqualizerPreset,
+    "agoraish_audio_equalization_band": AudioEqualizationBand,
+    "agoraish_audio_reverb_type": AudioReverbType,
 }
 
 # --------------------------------------------------------------------------
@@ -1820,6 +2064,10 @@ LocalAudioStats._fields_ = [
     ("sent_sample_rate", c_int),
     ("sent_bitrate", c_int),
     ("tx_packet_loss_rate", c_int),
+    ("aec_estimated_delay", c_int),
+    ("audio_processing", c_int),
+    ("echo_return_loss_enhancement", c_int),
+    ("voice_effects", c_int),
 ]
 RemoteAudioStats._fields_ = [
     ("struct_size", c_uint32),
@@ -2771,6 +3019,35 @@ FUNCTIONS: Dict[str, Tuple[Any, Tuple[Any, ...]]] = {
     "agoraish_media_recorder_start_recording": (c_int, (c_void_p, c_int, POINTER(MediaRecorderConfiguration))),
     "agoraish_media_recorder_stop_recording": (c_int, (c_void_p, c_int)),
     "agoraish_engine_destroy_media_recorder": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_audio_scenario": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_ains_mode": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_engine_enable_custom_audio_track_processing": (c_int, (c_void_p, c_int32, c_int)),
+    "agoraish_engine_set_voice_beautifier_preset": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_audio_effect_preset": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_voice_conversion_preset": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_voice_beautifier_parameters": (c_int, (c_void_p, c_int, c_int, c_int)),
+    "agoraish_engine_set_audio_effect_parameters": (c_int, (c_void_p, c_int, c_int, c_int)),
+    "agoraish_engine_set_local_voice_pitch": (c_int, (c_void_p, c_double)),
+    "agoraish_engine_set_local_voice_formant": (c_int, (c_void_p, c_double)),
+    "agoraish_engine_set_local_voice_equalization": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_engine_set_local_voice_reverb": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_engine_set_headphone_eq_preset": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_headphone_eq_parameters": (c_int, (c_void_p, c_int, c_int)),
+    "agoraish_spatial_audio_initialize": (c_int, (c_void_p,)),
+    "agoraish_spatial_audio_release": (c_int, (c_void_p,)),
+    "agoraish_spatial_audio_update_self_position": (c_int, (c_void_p, POINTER(c_float), POINTER(c_float), POINTER(c_float), POINTER(c_float))),
+    "agoraish_spatial_audio_update_remote_position": (c_int, (c_void_p, c_uint32, POINTER(c_float), POINTER(c_float))),
+    "agoraish_spatial_audio_update_player_position": (c_int, (c_void_p, c_int, POINTER(c_float), POINTER(c_float))),
+    "agoraish_spatial_audio_remove_remote_position": (c_int, (c_void_p, c_uint32)),
+    "agoraish_spatial_audio_clear_remote_positions": (c_int, (c_void_p,)),
+    "agoraish_spatial_audio_set_audio_recv_range": (c_int, (c_void_p, c_float)),
+    "agoraish_spatial_audio_set_distance_unit": (c_int, (c_void_p, c_float)),
+    "agoraish_spatial_audio_set_max_audio_recv_count": (c_int, (c_void_p, c_int)),
+    "agoraish_spatial_audio_mute_local_audio_stream": (c_int, (c_void_p, c_int)),
+    "agoraish_spatial_audio_mute_all_remote_audio_streams": (c_int, (c_void_p, c_int)),
+    "agoraish_spatial_audio_mute_remote_audio_stream": (c_int, (c_void_p, c_uint32, c_int)),
+    "agoraish_engine_enable_sound_position_indication": (c_int, (c_void_p, c_int)),
+    "agoraish_engine_set_remote_voice_position": (c_int, (c_void_p, c_uint32, c_double, c_double)),
 }
 
 #: Each function's parameters: (name, kind); kinds are int, char_p, buffer, pointer,
@@ -2992,6 +3269,35 @@ PARAMETERS: Dict[str, Tuple[Tuple[str, str], ...]] = {
     "agoraish_media_recorder_start_recording": (("engine", "engine_handle"), ("recorder_id", "int"), ("config", "struct_pointer")),
     "agoraish_media_recorder_stop_recording": (("engine", "engine_handle"), ("recorder_id", "int")),
     "agoraish_engine_destroy_media_recorder": (("engine", "engine_handle"), ("recorder_id", "int")),
+    "agoraish_engine_set_audio_scenario": (("engine", "engine_handle"), ("scenario", "int")),
+    "agoraish_engine_set_ains_mode": (("engine", "engine_handle"), ("enabled", "int"), ("mode", "int")),
+    "agoraish_engine_enable_custom_audio_track_processing": (("engine", "engine_handle"), ("track_id", "int"), ("enabled", "int")),
+    "agoraish_engine_set_voice_beautifier_preset": (("engine", "engine_handle"), ("preset", "int")),
+    "agoraish_engine_set_audio_effect_preset": (("engine", "engine_handle"), ("preset", "int")),
+    "agoraish_engine_set_voice_conversion_preset": (("engine", "engine_handle"), ("preset", "int")),
+    "agoraish_engine_set_voice_beautifier_parameters": (("engine", "engine_handle"), ("preset", "int"), ("param1", "int"), ("param2", "int")),
+    "agoraish_engine_set_audio_effect_parameters": (("engine", "engine_handle"), ("preset", "int"), ("param1", "int"), ("param2", "int")),
+    "agoraish_engine_set_local_voice_pitch": (("engine", "engine_handle"), ("pitch", "int")),
+    "agoraish_engine_set_local_voice_formant": (("engine", "engine_handle"), ("formant_ratio", "int")),
+    "agoraish_engine_set_local_voice_equalization": (("engine", "engine_handle"), ("band_frequency", "int"), ("band_gain", "int")),
+    "agoraish_engine_set_local_voice_reverb": (("engine", "engine_handle"), ("reverb_key", "int"), ("value", "int")),
+    "agoraish_engine_set_headphone_eq_preset": (("engine", "engine_handle"), ("preset", "int")),
+    "agoraish_engine_set_headphone_eq_parameters": (("engine", "engine_handle"), ("low_gain", "int"), ("high_gain", "int")),
+    "agoraish_spatial_audio_initialize": (("engine", "engine_handle"),),
+    "agoraish_spatial_audio_release": (("engine", "engine_handle"),),
+    "agoraish_spatial_audio_update_self_position": (("engine", "engine_handle"), ("position", "pointer"), ("axis_forward", "pointer"), ("axis_right", "pointer"), ("axis_up", "pointer")),
+    "agoraish_spatial_audio_update_remote_position": (("engine", "engine_handle"), ("uid", "int"), ("position", "pointer"), ("forward", "pointer")),
+    "agoraish_spatial_audio_update_player_position": (("engine", "engine_handle"), ("player_id", "int"), ("position", "pointer"), ("forward", "pointer")),
+    "agoraish_spatial_audio_remove_remote_position": (("engine", "engine_handle"), ("uid", "int")),
+    "agoraish_spatial_audio_clear_remote_positions": (("engine", "engine_handle"),),
+    "agoraish_spatial_audio_set_audio_recv_range": (("engine", "engine_handle"), ("range", "int")),
+    "agoraish_spatial_audio_set_distance_unit": (("engine", "engine_handle"), ("unit", "int")),
+    "agoraish_spatial_audio_set_max_audio_recv_count": (("engine", "engine_handle"), ("max_count", "int")),
+    "agoraish_spatial_audio_mute_local_audio_stream": (("engine", "engine_handle"), ("mute", "int")),
+    "agoraish_spatial_audio_mute_all_remote_audio_streams": (("engine", "engine_handle"), ("mute", "int")),
+    "agoraish_spatial_audio_mute_remote_audio_stream": (("engine", "engine_handle"), ("uid", "int"), ("mute", "int")),
+    "agoraish_engine_enable_sound_position_indication": (("engine", "engine_handle"), ("enabled", "int")),
+    "agoraish_engine_set_remote_voice_position": (("engine", "engine_handle"), ("uid", "int"), ("pan", "int"), ("gain", "int")),
 }
 
 #: Each function's documentation, as the header gives it.
@@ -3002,7 +3308,7 @@ DOCS: Dict[str, str] = {
     "agoraish_get_last_error_detail": 'Why the last call on this thread that failed failed, in words: which\nargument, which limit, which key (like sqlite3_errmsg), for example\n"agoraish_engine_set_parameters: unknown parameter \\"rtc.log_flie\\"" or\n"agoraish_server_create: unknown key limits.max_conections". Every\nfunction taking an engine or server handle, and the two create functions,\nclear it when called and set it when they fail; a failure with nothing to\nadd to its code names the function alone. ABI 0.10.\n\n@return A NUL-terminated UTF-8 string owned by the library (at most 511\n        bytes), "" when there is no detail; valid on this thread until its\n        next call into the library. Never NULL.\nThread: any; the text is per thread.',
     "agoraish_engine_create": "Create an engine (Agora's createAgoraRtcEngine + initialize).\n\n@param config  Required. Read during the call only.\n@return        A new engine handle owned by the caller, to be released with\n               `agoraish_engine_release()`; NULL on failure, with the\n               reason in `agoraish_get_last_error()`:\n               -2 config NULL, struct_size no minor had, or a field out of range;\n               -101 app id missing or malformed;\n               -1 the log file cannot be opened or the event thread cannot start.\nThread: any. The engine starts its event thread before returning.",
     "agoraish_engine_release": "Release an engine and everything it owns (Agora's IRtcEngine::release).\n\nAfter it returns, the handle is stale (-7 from every other function) and\nevents not yet delivered are dropped: no new callback starts. With `sync`\nnonzero it also waits until a callback already running has returned and\nthe event thread has ended, so the host may free what `user_data` points\nto; with `sync` zero that clean-up finishes in the background and a\ncallback that was already running may still be returning.\n\nIdempotent: releasing an already released engine (a stale engine handle,\nor an engine handle this library never issued) returns 0.\n\nCalled from inside another engine's event callback or render sink, `sync`\ncannot wait (the other engine might be releasing this one at the same\nmoment): the call then behaves as `sync = 0`.\n\n@return  0; -7 for NULL; -2 for a handle of another type; -5 when called\n         from one of this engine's own event callbacks or render sinks, or\n         from inside any raw audio observer callback (release it after the\n         callback returns).\nThread: any, except this engine's event thread, its video thread (render\nsinks) and raw audio observer callbacks.",
-    "agoraish_engine_set_parameters": 'Set private parameters as a JSON object (Agora\'s setParameters), for\nexample `{"rtc.log_filter": 2063}`. The whole object is checked before any\nkey is applied: an unknown key, a value of the wrong type or out of range,\nor text that is not a JSON object rejects the call and applies nothing.\n\nKeys known at this ABI version (docs/abi.md lists them with their ranges):\n  "rtc.log_file"    string   the log file path (as agoraish_engine_set_log_file)\n  "rtc.log_filter"  integer  an agoraish_log_filter bit set\n  "rtc.log_level"   integer  an agoraish_log_level\n  "rtc.log_size"    integer  log file size in KB (as agoraish_engine_set_log_file_size)\n  "rtc.server_url"  string   the channel server URL used by the next join\n  "rtc.tls_ca_file" string   PEM file of trust anchors for wss:// servers;\n                             "" (the default) uses the system\'s store\n  "rtc.network_simulation" object or null: a simulated network applied to\n                             the media this engine receives, for tests and\n                             benchmarks: {"loss_percent": 0..100,\n                             "delay_ms": 0..10000, "jitter_ms": 0..5000,\n                             "seed": n, "burst": {"good_to_bad_percent",\n                             "bad_to_good_percent", "loss_in_bad_percent",\n                             "loss_in_good_percent"}, "duplicate_percent",\n                             "reorder_percent", "reorder_ms",\n                             "bandwidth_kbps", "queue_ms"} (every field\n                             optional; docs/abi.md); null: off\n  "rtc.network_simulation_send" the same, applied to the media this\n                             engine sends (its uplink)\n  "rtc.audio_loss_recovery" boolean: Opus in-band FEC and PLC (true, the\n                             default); false plays gaps as silence (a\n                             baseline for loss measurements)\n  "rtc.allow_insecure_signaling" boolean: false (the default) refuses\n                             ws:// (no TLS) to a host other than loopback\n                             with -5 from joins, preloads, the echo test,\n                             the last-mile test and account registration (its\n                             tokens, media keys and resume tokens would\n                             travel readable); true allows it\n\n@param json  Required UTF-8 JSON text, at most 65536 bytes.\n@return      0; -2 for NULL, bad JSON, unknown keys or bad values; -5 for a\n             ws:// "rtc.server_url" whose host is not loopback while\n             "rtc.allow_insecure_signaling" is false (before or in the same\n             call); -7 bad handle.\n             On success `on_api_call_executed("setParameters")` follows.\nThread: any.',
+    "agoraish_engine_set_parameters": 'Set private parameters as a JSON object (Agora\'s setParameters), for\nexample `{"rtc.log_filter": 2063}`. The whole object is checked before any\nkey is applied: an unknown key, a value of the wrong type or out of range,\nor text that is not a JSON object rejects the call and applies nothing.\n\nKeys known at this ABI version (docs/abi.md lists them with their ranges):\n  "rtc.log_file"    string   the log file path (as agoraish_engine_set_log_file)\n  "rtc.log_filter"  integer  an agoraish_log_filter bit set\n  "rtc.log_level"   integer  an agoraish_log_level\n  "rtc.log_size"    integer  log file size in KB (as agoraish_engine_set_log_file_size)\n  "rtc.server_url"  string   the channel server URL used by the next join\n  "rtc.tls_ca_file" string   PEM file of trust anchors for wss:// servers;\n                             "" (the default) uses the system\'s store\n  "rtc.network_simulation" object or null: a simulated network applied to\n                             the media this engine receives, for tests and\n                             benchmarks: {"loss_percent": 0..100,\n                             "delay_ms": 0..10000, "jitter_ms": 0..5000,\n                             "seed": n, "burst": {"good_to_bad_percent",\n                             "bad_to_good_percent", "loss_in_bad_percent",\n                             "loss_in_good_percent"}, "duplicate_percent",\n                             "reorder_percent", "reorder_ms",\n                             "bandwidth_kbps", "queue_ms"} (every field\n                             optional; docs/abi.md); null: off\n  "rtc.network_simulation_send" the same, applied to the media this\n                             engine sends (its uplink)\n  "rtc.audio_loss_recovery" boolean: Opus in-band FEC and PLC (true, the\n                             default); false plays gaps as silence (a\n                             baseline for loss measurements)\n  "che.audio.aec.enable" boolean or null: echo cancellation of captured\n                             audio on (true) or off (false) whatever the\n                             scenario; null returns to the scenario\'s choice\n  "che.audio.ans.enable" boolean or null: noise suppression, the same way\n  "che.audio.agc.enable" boolean or null: automatic gain control, the same way\n  "rtc.allow_insecure_signaling" boolean: false (the default) refuses\n                             ws:// (no TLS) to a host other than loopback\n                             with -5 from joins, preloads, the echo test,\n                             the last-mile test and account registration (its\n                             tokens, media keys and resume tokens would\n                             travel readable); true allows it\n\n@param json  Required UTF-8 JSON text, at most 65536 bytes.\n@return      0; -2 for NULL, bad JSON, unknown keys or bad values; -5 for a\n             ws:// "rtc.server_url" whose host is not loopback while\n             "rtc.allow_insecure_signaling" is false (before or in the same\n             call); -7 bad handle.\n             On success `on_api_call_executed("setParameters")` follows.\nThread: any.',
     "agoraish_engine_get_parameter": 'Read one parameter as JSON text (the reading side of\n`agoraish_engine_set_parameters()`). Besides the writable keys above,\n"rtc.app_id" (string) and "rtc.area_code" (integer) can be read.\n\n@param key  Required parameter name.\n@param buf  Receives the value as JSON text (a string value is quoted);\n            may be NULL when `*len` is 0, to ask for the size (NULL with a\n            nonzero `*len` is -2).\n@param len  Required. In: capacity of `buf`. Out: bytes needed including NUL.\n@return     0; -2 for NULL key/len or an unknown key; -6 if `buf` is too\n            small; -7 bad handle.\nThread: any.',
     "agoraish_engine_set_log_file": "Set the log file (Agora's setLogFile). The file is opened for appending\nbefore the call returns; its directory must exist and be writable. Logging\ncontinues in the new file; rotation uses its name (`name_1.log` ...).\n\n@param path  Required, non-empty, at most 4095 bytes.\n@return      0; -2 NULL/empty/too long path or the file cannot be opened\n             (the previous file stays in use); -7 bad handle.\nThread: any.",
     "agoraish_engine_set_log_filter": "Set which log lines are written (Agora's setLogFilter).\n\n@param filter  An `agoraish_log_filter` bit set; bits outside\n               AGORAISH_LOG_FILTER_MASK are -2.\n@return        0; -2; -7 bad handle.\nThread: any.",
@@ -3212,4 +3518,33 @@ DOCS: Dict[str, str] = {
     "agoraish_media_recorder_start_recording": 'Start recording (startRecording): the file is created now; START is\nreported, or ERROR with WRITE_FAILED.\n@return 0; -2 unknown recorder, NULL config or path, a value out of range; -4 another container;\n        -8 already recording; -7. Thread: any.',
     "agoraish_media_recorder_stop_recording": 'Stop (stopRecording): the file is finished before the call returns; STOP is reported (ERROR with\n NO_STREAM when nothing was recorded, the file removed; ERROR with WRITE_FAILED when writing failed).\n @return 0; -2 unknown recorder; -8 not recording; -7. Thread: any (not a callback of the recorder).',
     "agoraish_engine_destroy_media_recorder": 'Destroy a recorder (destroyMediaRecorder), stopping it first. @return 0; -2 unknown; -7.',
+    "agoraish_engine_set_audio_scenario": 'Set the audio scenario (Agora 4.x setAudioScenario): the audio processing\ncaptured audio gets, at once. The private "che.audio.*.enable" parameters\nstill override it step by step.\n@return 0; -2 unknown scenario; -7 bad handle. Thread: any.',
+    "agoraish_engine_set_ains_mode": "Choose noise suppression (Agora 4.x setAINSMode). Enabled, noise is\nsuppressed at the mode's level on captured audio (and on custom tracks\nwith processing); disabled, the scenario's own choice applies again.\n@param enabled  Nonzero: on, at `mode`.\n@param mode     An `agoraish_audio_ains_mode` (read when enabled).\n@return 0; -2 unknown mode; -7 bad handle. Thread: any.",
+    "agoraish_engine_enable_custom_audio_track_processing": "Audio processing on a mixable custom audio track (Agora's\nAudioTrackConfig.enableAudioProcessing): what the scenario gives captured\naudio (echo cancellation against the playout, noise suppression, gain\ncontrol, high-pass) then applies to what is pushed into the track. Off by\ndefault.\n@return 0; -2 unknown track, or a direct track (direct tracks are never\n        processed); -7 bad handle. Thread: any.",
+    "agoraish_engine_set_voice_beautifier_preset": "Apply a voice beautifier preset (setVoiceBeautifierPreset); OFF removes\nthe beautifier set earlier. It replaces an audio effect or voice\nconversion preset and the host's pitch, formant, equalization and reverb.\n@return 0; -2 unknown preset; -7 bad handle. Thread: any.",
+    "agoraish_engine_set_audio_effect_preset": 'Apply an audio effect preset (setAudioEffectPreset), with its default\nparameters; OFF removes the effect set earlier. Replaces as the beautifier does.\n@return 0; -2 unknown preset; -7 bad handle. Thread: any.',
+    "agoraish_engine_set_voice_conversion_preset": 'Apply a voice conversion preset (setVoiceConversionPreset); OFF removes\nthe conversion set earlier. Replaces as the beautifier does.\n@return 0; -2 unknown preset; -7 bad handle. Thread: any.',
+    "agoraish_engine_set_voice_beautifier_parameters": 'Apply a beautifier preset with parameters (setVoiceBeautifierParameters).\nOnly AGORAISH_SINGING_BEAUTIFIER takes them: `param1` 1 male, 2 female;\n`param2` the reverb: 1 a small room, 2 a large room, 3 a hall.\n@return 0; -2 another preset or a parameter out of range; -7 bad handle. Thread: any.',
+    "agoraish_engine_set_audio_effect_parameters": 'Apply an audio effect preset with parameters (setAudioEffectParameters):\nAGORAISH_ROOM_ACOUSTICS_3D_VOICE: `param1` the seconds the voice takes to\ngo round the listener, 0 (still) or 1..60 (10 by default); `param2` unused.\nAGORAISH_PITCH_CORRECTION: `param1` the scale, 1 major, 2 minor, 3\nJapanese pentatonic; `param2` its tonic, 1 A .. 12 G#.\nAGORAISH_ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND: `param1` 0..60 as 3D_VOICE.\n@return 0; -2 another preset or a parameter out of range; -7 bad handle. Thread: any.',
+    "agoraish_engine_set_local_voice_pitch": "Change the local voice's pitch (setLocalVoicePitch), formants moving with it.\nReplaces a preset set earlier.\n@param pitch  0.5 (an octave down) .. 2.0 (an octave up); 1.0 unchanged.\n@return 0; -2 out of range (or not a number); -7 bad handle. Thread: any.",
+    "agoraish_engine_set_local_voice_formant": "Move the local voice's formants (setLocalVoiceFormant) without changing its pitch.\n@param formant_ratio  -1.0 (formants an octave down, a larger speaker) ..\n                      1.0 (an octave up, a smaller one); 0 unchanged.\n@return 0; -2 out of range; -7 bad handle. Thread: any.",
+    "agoraish_engine_set_local_voice_equalization": "Set one band of the local voice's equalizer (setLocalVoiceEqualization):\na peaking filter one octave wide at the band's frequency.\n@param band_frequency  An `agoraish_audio_equalization_band`.\n@param band_gain       -15..15 dB.\n@return 0; -2 unknown band or gain out of range; -7 bad handle. Thread: any.",
+    "agoraish_engine_set_local_voice_reverb": "Set one value of the local voice's reverb (setLocalVoiceReverb). The\nreverb is on while the wet level is above -20 dB or the room size or\nstrength is above 0.\n@param reverb_key  An `agoraish_audio_reverb_type`.\n@param value       In that key's range.\n@return 0; -2 unknown key or value out of range; -7 bad handle. Thread: any.",
+    "agoraish_engine_set_headphone_eq_preset": 'Equalize what the engine plays for a kind of headphones (setHeadphoneEQPreset).\n@return 0; -2 unknown preset; -7 bad handle. Thread: any.',
+    "agoraish_engine_set_headphone_eq_parameters": "Adjust the headphone equalizer's low and high frequencies\n(setHeadphoneEQParameters): `low_gain` is added to the equalizer's bands\nof 31 to 250 Hz and `high_gain` to those of 4 to 16 kHz, on top of the preset.\n@param low_gain   -10..10 dB.\n@param high_gain  -10..10 dB.\n@return 0; -2 out of range; -7 bad handle. Thread: any.",
+    "agoraish_spatial_audio_initialize": 'Start the spatial audio engine (ILocalSpatialAudioEngine::initialize): the listener at\n the origin with forward +x, right +y, up +z; range 1000 units; 1 unit = 1 m; at most 16\n users received. Positions set before a release are forgotten. Again while running: 0.\n @return 0; -1 the HRTF set cannot be read; -7.',
+    "agoraish_spatial_audio_release": 'Stop it (release): every remote user plays in the middle again and is received again. @return 0; -7.',
+    "agoraish_spatial_audio_update_self_position": "The local user's position and axes (updateSelfPosition); each 3 floats, read during the call.\n @return 0; -2; -3 not initialized; -7.",
+    "agoraish_spatial_audio_update_remote_position": "A remote user's position and facing (updateRemotePosition; RemoteVoicePositionInfo).\n At most 4096 users have a position at once.\n @param forward  3 floats; may be NULL (facing is not used by the rendering: an HRTF\n                 set describes the listener's ears only).\n @return 0; -2 uid 0 or bad values; -3 not initialized; -5 4096 other users have a position; -7.",
+    "agoraish_spatial_audio_update_player_position": "A media player's position (updatePlayerPositionInfo): its local playout is rendered there.\n @return 0; -2 unknown player or bad values; -3; -7.",
+    "agoraish_spatial_audio_remove_remote_position": "Forget a remote user's position (removeRemotePosition): it plays in the middle again. @return 0; -2 uid 0; -3; -7.",
+    "agoraish_spatial_audio_clear_remote_positions": 'Forget every remote position (clearRemotePositions). @return 0; -3; -7.',
+    "agoraish_spatial_audio_set_audio_recv_range": 'How far the local user hears (setAudioRecvRange), in units, > 0. @return 0; -2; -3; -7.',
+    "agoraish_spatial_audio_set_distance_unit": 'Metres per unit (setDistanceUnit), > 0. @return 0; -2; -3; -7.',
+    "agoraish_spatial_audio_set_max_audio_recv_count": 'How many positioned users are received at most, the nearest first (setMaxAudioRecvCount), 1..4096.\n @return 0; -2; -3; -7.',
+    "agoraish_spatial_audio_mute_local_audio_stream": "Stop or resume sending the local voice (muteLocalAudioStream of the spatial engine; the\n engine's own mute still applies). @return 0; -3; -7.",
+    "agoraish_spatial_audio_mute_all_remote_audio_streams": "Stop or resume receiving every remote user (muteAllRemoteAudioStreams of the spatial\n engine; the engine's own mutes still apply). @return 0; -3; -7.",
+    "agoraish_spatial_audio_mute_remote_audio_stream": 'Stop or resume receiving one remote user (muteRemoteAudioStream of the spatial engine).\n @return 0; -2 uid 0; -3; -7.',
+    "agoraish_engine_enable_sound_position_indication": 'Enable stereo panning of remote voices (3.x enableSoundPositionIndication),\nbefore or during a call; disabling returns every voice to the middle.\n@return 0; -7 bad handle. Thread: any.',
+    "agoraish_engine_set_remote_voice_position": 'Place a remote voice between the ears (3.x setRemoteVoicePosition),\nconstant-power panning; heard only while sound position indication is on.\n@param pan   -1.0 left .. 0 middle .. 1.0 right.\n@param gain  0.0 .. 100.0 (100 unchanged).\n@return 0; -2 uid 0 or a value out of range; -5 4096 other users have a position; -7 bad handle.\nThread: any.',
 }

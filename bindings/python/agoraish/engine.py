@@ -1,5 +1,5 @@
 """The Python API of libagoraish: ``RtcEngine``, ``EventHandler``, ``MediaPlayer``, ``MediaRecorder``,
-``ChannelServer``, ``AgoraishError``.
+``LocalSpatialAudioEngine``, ``ChannelServer``, ``AgoraishError``.
 
 Threads
 -------
@@ -40,6 +40,10 @@ observers and canvas until the player is destroyed (after which the library
 calls none of them), and a recorder's observers until the engine is
 released (its last events may arrive after ``destroy()`` returns).
 
+The ``LocalSpatialAudioEngine`` of ``RtcEngine.spatial_audio()`` (one per
+engine) holds its engine; the engine owns the C spatial audio engine, which
+``release()`` or the engine's release stops. It has no callbacks.
+
 A ``ChannelServer`` (the embedded channel server) owns its C server and has
 no callbacks; ``release()`` or garbage collection stops and frees it, and the
 exit hook releases servers still alive after the engines.
@@ -61,7 +65,8 @@ import warnings
 import traceback
 import types
 import weakref
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Set, Tuple, Type, TypeVar, Union
+from typing import (Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Type, TypeVar,
+                    Union)
 
 from . import _ffi
 from ._abi import (  # the enums of the header, generated with their documentation
@@ -114,20 +119,35 @@ from ._abi import (  # the enums of the header, generated with their documentati
     RecorderState,
     RecorderReason,
     MediaRecorderStreamType,
+    AudioProcessingFlag,
+    AudioScenario,
+    AudioAinsMode,
+    VoiceBeautifierPreset,
+    AudioEffectPreset,
+    VoiceConversionPreset,
+    HeadphoneEqualizerPreset,
+    AudioEqualizationBand,
+    AudioReverbType,
 )
 
 __all__ = [
     "AgoraishError",
     "AreaCode",
+    "AudioAinsMode",
     "AudioDeviceInfo",
+    "AudioEffectPreset",
+    "AudioEqualizationBand",
     "AudioFrame",
     "AudioFrameObserver",
     "AudioFramePosition",
     "AudioMixingReason",
     "AudioMixingState",
+    "AudioProcessingFlag",
     "AudioProfile",
     "AudioRecordingPosition",
     "AudioRecordingQuality",
+    "AudioReverbType",
+    "AudioScenario",
     "AudioTrackType",
     "AudioVolumeInfo",
     "CameraCapturerOutputPreference",
@@ -146,6 +166,7 @@ __all__ = [
     "ErrorCode",
     "EventHandler",
     "EventHandlerEx",
+    "HeadphoneEqualizerPreset",
     "LastmileProbeConfig",
     "LastmileProbeOneWayResult",
     "LastmileProbeResult",
@@ -153,6 +174,7 @@ __all__ = [
     "LocalAudioStats",
     "LocalAudioStreamError",
     "LocalAudioStreamState",
+    "LocalSpatialAudioEngine",
     "LocalVideoStats",
     "LocalVideoStreamError",
     "LocalVideoStreamState",
@@ -208,6 +230,8 @@ __all__ = [
     "VideoObserverPosition",
     "VideoPixelFormat",
     "VideoStreamType",
+    "VoiceBeautifierPreset",
+    "VoiceConversionPreset",
     "get_error_description",
     "get_version",
 ]
@@ -330,12 +354,26 @@ class LocalAudioStats:
         sent_sample_rate: the rate of the source (Hz).
         sent_bitrate: Kbps over the period.
         tx_packet_loss_rate: percent lost upstream (0 while the server sends no feedback).
+        aec_estimated_delay: the echo canceller's estimate of the echo path's
+            delay in ms (Agora's aecEstimatedDelay); -1 while echo cancellation
+            is off or has no estimate (ABI 0.14; -1 from an older library).
+        audio_processing: the steps of audio processing on the local voice in
+            the period, an ``AudioProcessingFlag`` bit set (0: sent as captured).
+        echo_return_loss_enhancement: echo return loss enhancement in dB,
+            measured by the echo canceller over the last second; -1 while it is
+            off or has no measure (ABI 0.14; -1 from an older library).
+        voice_effects: nonzero while a voice effect (a preset, pitch, formant,
+            equalization or reverb) changes the local voice.
     """
 
     num_channels: int = 0
     sent_sample_rate: int = 0
     sent_bitrate: int = 0
     tx_packet_loss_rate: int = 0
+    aec_estimated_delay: int = -1
+    audio_processing: int = 0
+    echo_return_loss_enhancement: int = -1
+    voice_effects: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1709,7 +1747,8 @@ def _rtc_stats(pointer: Any) -> RtcStats:
 
 
 def _local_audio_stats(pointer: Any) -> LocalAudioStats:
-    """Copies an ``agoraish_local_audio_stats *``; fields past its ``struct_size`` read as 0."""
+    """Copies an ``agoraish_local_audio_stats *``; fields past its ``struct_size`` keep
+    their defaults (0; -1 for ``aec_estimated_delay`` and ``echo_return_loss_enhancement``)."""
     return _copy_versioned(pointer, LocalAudioStats, _ffi.LocalAudioStats)
 
 
@@ -3884,6 +3923,9 @@ class RtcEngine:
         self._players: "weakref.WeakValueDictionary[int, MediaPlayer]" = weakref.WeakValueDictionary()
         self._recorders: "weakref.WeakValueDictionary[int, MediaRecorder]" = weakref.WeakValueDictionary()
         self._recorder_keepalives: List[_TableKeepalive] = []
+        # The spatial audio engine's Python object (ABI 0.14), made by the first
+        # spatial_audio() call; guarded by _media_lock.
+        self._spatial: Optional["LocalSpatialAudioEngine"] = None
 
         area = operator.index(area_code)
         if -(2**31) <= area < 0:
@@ -4253,9 +4295,13 @@ class RtcEngine:
             params: a JSON object as text, or a mapping (encoded with
                 ``json.dumps``), for example ``{"rtc.log_filter": 2063}``.
                 Known keys: rtc.log_file, rtc.log_filter, rtc.log_level,
-                rtc.log_size, rtc.server_url, rtc.tls_ca_file and
-                rtc.network_simulation (see include/agoraish.h). The whole
-                object is checked before any key is applied.
+                rtc.log_size, rtc.server_url, rtc.tls_ca_file,
+                rtc.network_simulation, and (ABI 0.14) che.audio.aec.enable,
+                che.audio.ans.enable and che.audio.agc.enable: True or False
+                turns echo cancellation, noise suppression or gain control of
+                captured audio on or off whatever the audio scenario, None
+                returns to the scenario's choice (see include/agoraish.h). The
+                whole object is checked before any key is applied.
 
         Raises:
             AgoraishError: -2 for bad JSON, an unknown key or a bad value;
@@ -7302,6 +7348,280 @@ class RtcEngine:
                 destroyed._destroyed = True
         _check(rc, "destroy_media_recorder")
 
+    # -- voice processing and voice effects (ABI 0.14) ----------------------------
+
+    def set_audio_scenario(self, scenario: int) -> None:
+        """Sets the audio scenario (Agora 4.x setAudioScenario), an ``AudioScenario``:
+        the audio processing captured audio gets (echo cancellation, noise
+        suppression, gain control, high-pass), at once. The private parameters
+        "che.audio.aec.enable", "che.audio.ans.enable" and "che.audio.agc.enable"
+        (``set_parameters``) still override it step by step.
+
+        Raises:
+            AgoraishError: -2 an unknown scenario; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_audio_scenario(self.handle, _c_int(scenario, "scenario"))
+        _check(rc, "set_audio_scenario")
+
+    def set_ains_mode(self, enabled: bool, mode: int = AudioAinsMode.BALANCED) -> None:
+        """Chooses noise suppression (Agora 4.x setAINSMode). Enabled, noise is
+        suppressed at `mode`'s level on captured audio (and on custom audio
+        tracks with processing, ``enable_custom_audio_track_processing``);
+        disabled, the scenario's own choice applies again.
+
+        Args:
+            enabled: True: on, at `mode`.
+            mode: an ``AudioAinsMode`` (read when enabled): BALANCED, AGGRESSIVE
+                (more noise goes, some voice with it) or ULTRALOWLATENCY (the least processing).
+
+        Raises:
+            AgoraishError: -2 an unknown mode; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_ains_mode(self.handle, 1 if enabled else 0, _c_int(mode, "mode"))
+        _check(rc, "set_ains_mode")
+
+    def enable_custom_audio_track_processing(self, track_id: int, enabled: bool) -> None:
+        """Audio processing on a mixable custom audio track (Agora's
+        AudioTrackConfig.enableAudioProcessing): what the scenario gives
+        captured audio (echo cancellation against the playout, noise
+        suppression, gain control, high-pass) then applies to what is pushed
+        into the track. Off by default: a track is sent as pushed.
+
+        Raises:
+            AgoraishError: -2 an unknown track, or a DIRECT track (direct tracks
+                are never processed); -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_enable_custom_audio_track_processing(
+            self.handle, _c_int(track_id, "track_id"), 1 if enabled else 0
+        )
+        _check(rc, "enable_custom_audio_track_processing")
+
+    def set_voice_beautifier_preset(self, preset: int) -> None:
+        """Applies a voice beautifier preset (Agora's setVoiceBeautifierPreset),
+        a ``VoiceBeautifierPreset``; VOICE_BEAUTIFIER_OFF removes the beautifier
+        set earlier. It replaces an audio effect or voice conversion preset and
+        the host's own pitch, formant, equalization and reverb (the later call
+        wins). Voice effects apply to captured audio, mixable custom audio
+        tracks and the external audio source, within 10 ms, in or out of a call.
+
+        Raises:
+            AgoraishError: -2 an unknown preset; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_voice_beautifier_preset(self.handle, _c_int(preset, "preset"))
+        _check(rc, "set_voice_beautifier_preset")
+
+    def set_audio_effect_preset(self, preset: int) -> None:
+        """Applies an audio effect preset (Agora's setAudioEffectPreset), an
+        ``AudioEffectPreset``, with its default parameters; AUDIO_EFFECT_OFF
+        removes the effect set earlier. Replaces as ``set_voice_beautifier_preset`` does.
+
+        Raises:
+            AgoraishError: -2 an unknown preset; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_audio_effect_preset(self.handle, _c_int(preset, "preset"))
+        _check(rc, "set_audio_effect_preset")
+
+    def set_voice_conversion_preset(self, preset: int) -> None:
+        """Applies a voice conversion preset (Agora's setVoiceConversionPreset),
+        a ``VoiceConversionPreset``; CONVERSION_OFF removes the conversion set
+        earlier. Replaces as ``set_voice_beautifier_preset`` does.
+
+        Raises:
+            AgoraishError: -2 an unknown preset; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_voice_conversion_preset(self.handle, _c_int(preset, "preset"))
+        _check(rc, "set_voice_conversion_preset")
+
+    def set_voice_beautifier_parameters(self, preset: int, param1: int, param2: int) -> None:
+        """Applies a beautifier preset with parameters (Agora's
+        setVoiceBeautifierParameters). Only ``VoiceBeautifierPreset.SINGING_BEAUTIFIER``
+        takes them: `param1` 1 a male voice, 2 a female voice; `param2` the
+        reverb: 1 a small room, 2 a large room, 3 a hall.
+
+        Raises:
+            AgoraishError: -2 another preset or a parameter out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_voice_beautifier_parameters(
+            self.handle, _c_int(preset, "preset"), _c_int(param1, "param1"), _c_int(param2, "param2")
+        )
+        _check(rc, "set_voice_beautifier_parameters")
+
+    def set_audio_effect_parameters(self, preset: int, param1: int, param2: int) -> None:
+        """Applies an audio effect preset with parameters (Agora's setAudioEffectParameters):
+
+        - ``AudioEffectPreset.ROOM_ACOUSTICS_3D_VOICE`` and
+          ``ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND``: `param1` the seconds the
+          voice takes to go round the listener, 0 (still) or 1..60 (10 by
+          default); `param2` unused;
+        - ``AudioEffectPreset.PITCH_CORRECTION``: `param1` the scale, 1 major,
+          2 minor, 3 Japanese pentatonic; `param2` its tonic, 1 A .. 12 G#.
+
+        Raises:
+            AgoraishError: -2 another preset or a parameter out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_audio_effect_parameters(
+            self.handle, _c_int(preset, "preset"), _c_int(param1, "param1"), _c_int(param2, "param2")
+        )
+        _check(rc, "set_audio_effect_parameters")
+
+    def set_local_voice_pitch(self, pitch: float) -> None:
+        """Changes the local voice's pitch (Agora's setLocalVoicePitch), its
+        formants moving with it: 0.5 (an octave down) .. 2.0 (an octave up),
+        1.0 unchanged. Replaces a preset set earlier.
+
+        Raises:
+            AgoraishError: -2 out of range or not a number; -7 if released.
+            TypeError: `pitch` is not a number.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_engine_set_local_voice_pitch(self.handle, float(pitch)), "set_local_voice_pitch")
+
+    def set_local_voice_formant(self, formant_ratio: float) -> None:
+        """Moves the local voice's formants without changing its pitch (Agora's
+        setLocalVoiceFormant): -1.0 (an octave down, a larger speaker) .. 1.0
+        (an octave up, a smaller one), 0 unchanged. Replaces a preset set earlier.
+
+        Raises:
+            AgoraishError: -2 out of range or not a number; -7 if released.
+            TypeError: `formant_ratio` is not a number.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_local_voice_formant(self.handle, float(formant_ratio))
+        _check(rc, "set_local_voice_formant")
+
+    def set_local_voice_equalization(self, band_frequency: int, band_gain: int) -> None:
+        """Sets one band of the local voice's equalizer (Agora's
+        setLocalVoiceEqualization): a peaking filter one octave wide at the
+        band's frequency. Replaces a preset set earlier.
+
+        Args:
+            band_frequency: an ``AudioEqualizationBand`` (31 Hz .. 16 kHz).
+            band_gain: -15..15 dB.
+
+        Raises:
+            AgoraishError: -2 an unknown band or a gain out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_local_voice_equalization(
+            self.handle, _c_int(band_frequency, "band_frequency"), _c_int(band_gain, "band_gain")
+        )
+        _check(rc, "set_local_voice_equalization")
+
+    def set_local_voice_reverb(self, reverb_key: int, value: int) -> None:
+        """Sets one value of the local voice's reverb (Agora's setLocalVoiceReverb).
+        The reverb is on while the wet level is above -20 dB or the room size
+        or strength is above 0. Replaces a preset set earlier.
+
+        Args:
+            reverb_key: an ``AudioReverbType``: DRY_LEVEL and WET_LEVEL -20..10
+                dB, ROOM_SIZE 0..100, WET_DELAY 0..200 ms, STRENGTH 0..100.
+            value: in that key's range.
+
+        Raises:
+            AgoraishError: -2 an unknown key or a value out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_local_voice_reverb(
+            self.handle, _c_int(reverb_key, "reverb_key"), _c_int(value, "value")
+        )
+        _check(rc, "set_local_voice_reverb")
+
+    def set_headphone_eq_preset(self, preset: int) -> None:
+        """Equalizes what the engine plays for a kind of headphones (Agora's
+        setHeadphoneEQPreset), a ``HeadphoneEqualizerPreset``.
+
+        Raises:
+            AgoraishError: -2 an unknown preset; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_headphone_eq_preset(self.handle, _c_int(preset, "preset"))
+        _check(rc, "set_headphone_eq_preset")
+
+    def set_headphone_eq_parameters(self, low_gain: int, high_gain: int) -> None:
+        """Adjusts the headphone equalizer's low and high frequencies (Agora's
+        setHeadphoneEQParameters): `low_gain` is added to the bands of 31 to
+        250 Hz and `high_gain` to those of 4 to 16 kHz, on top of the preset;
+        each -10..10 dB.
+
+        Raises:
+            AgoraishError: -2 out of range; -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_headphone_eq_parameters(
+            self.handle, _c_int(low_gain, "low_gain"), _c_int(high_gain, "high_gain")
+        )
+        _check(rc, "set_headphone_eq_parameters")
+
+    # -- spatial audio and voice positions (ABI 0.14) -----------------------------
+
+    def spatial_audio(self) -> "LocalSpatialAudioEngine":
+        """The engine's local spatial audio engine (Agora's
+        ILocalSpatialAudioEngine; ``getLocalSpatialAudioEngine`` in Agora's
+        other SDKs): the same object on every call. It does nothing until
+        its ``initialize()``.
+
+        Thread: any.
+        """
+        with self._media_lock:
+            if self._spatial is None:
+                self._spatial = LocalSpatialAudioEngine(self)
+            return self._spatial
+
+    def enable_sound_position_indication(self, enabled: bool) -> None:
+        """Enables stereo panning of remote voices (Agora 3.x
+        enableSoundPositionIndication), before or during a call; disabling
+        returns every voice to the middle.
+
+        Raises:
+            AgoraishError: -7 if released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_enable_sound_position_indication(self.handle, 1 if enabled else 0)
+        _check(rc, "enable_sound_position_indication")
+
+    def set_remote_voice_position(self, uid: int, pan: float, gain: float = 100.0) -> None:
+        """Places a remote voice between the ears (Agora 3.x setRemoteVoicePosition),
+        constant-power panning; heard only while ``enable_sound_position_indication(True)``.
+
+        Args:
+            uid: the remote user (not 0).
+            pan: -1.0 left .. 0 middle .. 1.0 right.
+            gain: 0.0 .. 100.0 (100 unchanged).
+
+        Raises:
+            AgoraishError: -2 uid 0 or a value out of range; -5 4096 other users
+                have a position; -7 if released.
+            TypeError: `pan` or `gain` is not a number.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_engine_set_remote_voice_position(self.handle, _c_uint(uid, "uid"), float(pan),
+                                                             float(gain))
+        _check(rc, "set_remote_voice_position")
+
     # -- library information ------------------------------------------------------
 
     #: ``get_version()``: the library version and build number (Agora's getVersion).
@@ -8530,6 +8850,248 @@ class MediaRecorder:
             self._destroyed = True
             return
         self._engine.destroy_media_recorder(self)
+
+
+# --------------------------------------------------------------------------
+# The local spatial audio engine (ABI 0.14)
+# --------------------------------------------------------------------------
+
+
+def _c_vector3(value: Any, name: str) -> Any:
+    """Three floats (x, y, z) for a ``const float *`` argument; None stays NULL."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes, bytearray)):
+        raise TypeError(f"{name} must be a sequence of 3 numbers, not {type(value).__name__}")
+    try:
+        x, y, z = value
+    except (TypeError, ValueError):
+        raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, f"{name} must be a sequence of 3 numbers") from None
+    return (ctypes.c_float * 3)(float(x), float(y), float(z))  # float() raises TypeError for a non-number
+
+
+class LocalSpatialAudioEngine:
+    """The local spatial audio engine of an engine (Agora's
+    ILocalSpatialAudioEngine), from ``RtcEngine.spatial_audio()``: it places
+    remote users (and media players) around the local user and renders them
+    binaurally (an HRTF set, libmysofa's default.sofa): a user on the right
+    is louder and earlier in the right ear, and quieter the farther away it is.
+
+    Positions are in the app's world coordinates, sequences of three numbers
+    (x, y, z); ``set_distance_unit`` says how many metres one unit is. A user
+    beyond the receive range is silent and not received at all, and so is
+    every user beyond the ``set_max_audio_recv_count`` nearest. Users with no
+    position play as before, in the middle. Hear the rendering in stereo:
+    ``set_external_audio_sink(True, 48000, 2)`` or a stereo playback device.
+
+    Owner: the engine; the object holds its engine. ``initialize()`` starts
+    the spatial engine, ``release()`` (or the engine's release) stops it.
+
+    Errors: every method raises ``AgoraishError`` for a negative return of the
+    library: -2 bad values (also NaN or infinite coordinates, or a sequence
+    that is not three numbers), -3 not initialized, -7 once the engine is released.
+
+    Thread: every method may be called from any thread.
+    """
+
+    def __init__(self, engine: RtcEngine) -> None:
+        self._engine = engine
+
+    @property
+    def engine(self) -> RtcEngine:
+        """The engine the spatial audio engine belongs to.
+
+        Thread: any.
+        """
+        return self._engine
+
+    def __repr__(self) -> str:
+        return f"<agoraish.LocalSpatialAudioEngine of {self._engine!r}>"
+
+    def initialize(self) -> None:
+        """Starts the spatial audio engine (Agora's initialize): the listener
+        at the origin with forward +x, right +y and up +z; a receive range of
+        1000 units; 1 unit = 1 m; at most 16 users received. Positions set
+        before a release are forgotten. Again while running: nothing happens.
+
+        Raises:
+            AgoraishError: -1 the HRTF set cannot be read; -7 if the engine is released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_spatial_audio_initialize(self._engine.handle), "LocalSpatialAudioEngine.initialize")
+
+    def release(self) -> None:
+        """Stops the spatial audio engine (Agora's release): every remote user
+        plays in the middle again and is received again. Idempotent.
+
+        Raises:
+            AgoraishError: -7 if the engine is released.
+
+        Thread: any.
+        """
+        _check(_ffi.agoraish_spatial_audio_release(self._engine.handle), "LocalSpatialAudioEngine.release")
+
+    def update_self_position(self, position: Sequence[float], axis_forward: Sequence[float],
+                             axis_right: Sequence[float], axis_up: Sequence[float]) -> None:
+        """The local user's position and orientation (Agora's updateSelfPosition):
+        the forward, right and up axes should be unit vectors at right angles
+        (they are normalized; a zero vector is -2).
+
+        Raises:
+            AgoraishError: -2 bad values; -3 not initialized; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_update_self_position(
+            self._engine.handle, _c_vector3(position, "position"), _c_vector3(axis_forward, "axis_forward"),
+            _c_vector3(axis_right, "axis_right"), _c_vector3(axis_up, "axis_up"),
+        )
+        _check(rc, "LocalSpatialAudioEngine.update_self_position")
+
+    def update_remote_position(self, uid: int, position: Sequence[float],
+                               forward: Optional[Sequence[float]] = None) -> None:
+        """A remote user's position and facing (Agora's updateRemotePosition with
+        RemoteVoicePositionInfo). `forward` may be None (the rendering does not
+        use it: an HRTF set describes the listener's ears only). At most 4096
+        users have a position at once.
+
+        Raises:
+            AgoraishError: -2 uid 0 or bad values; -3 not initialized; -5 4096
+                other users have a position; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_update_remote_position(
+            self._engine.handle, _c_uint(uid, "uid"), _c_vector3(position, "position"), _c_vector3(forward, "forward")
+        )
+        _check(rc, "LocalSpatialAudioEngine.update_remote_position")
+
+    def update_player_position_info(self, player: Union["MediaPlayer", int], position: Sequence[float],
+                                    forward: Optional[Sequence[float]] = None) -> None:
+        """A media player's position (Agora's updatePlayerPositionInfo): its
+        local playout is rendered there.
+
+        Args:
+            player: a ``MediaPlayer`` of this engine, or its id.
+            position, forward: as for ``update_remote_position``.
+
+        Raises:
+            AgoraishError: -2 an unknown player (or a player of another engine)
+                or bad values; -3 not
+                initialized; -7 if the engine is released.
+
+        Thread: any.
+        """
+        if isinstance(player, MediaPlayer):
+            if player.engine is not self._engine:
+                raise AgoraishError(-_ffi.AGORAISH_ERR_INVALID_ARGUMENT, "update_player_position_info",
+                                    "the player belongs to another engine")
+            player_id = player.id
+        else:
+            player_id = _c_int(player, "player")
+        rc = _ffi.agoraish_spatial_audio_update_player_position(
+            self._engine.handle, player_id, _c_vector3(position, "position"), _c_vector3(forward, "forward")
+        )
+        _check(rc, "LocalSpatialAudioEngine.update_player_position_info")
+
+    def remove_remote_position(self, uid: int) -> None:
+        """Forgets a remote user's position (Agora's removeRemotePosition): it plays in the middle again.
+
+        Raises:
+            AgoraishError: -2 uid 0; -3 not initialized; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_remove_remote_position(self._engine.handle, _c_uint(uid, "uid"))
+        _check(rc, "LocalSpatialAudioEngine.remove_remote_position")
+
+    def clear_remote_positions(self) -> None:
+        """Forgets every remote position (Agora's clearRemotePositions).
+
+        Raises:
+            AgoraishError: -3 not initialized; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_clear_remote_positions(self._engine.handle)
+        _check(rc, "LocalSpatialAudioEngine.clear_remote_positions")
+
+    def set_audio_recv_range(self, range: float) -> None:
+        """How far the local user hears (Agora's setAudioRecvRange), in units, > 0:
+        users farther away are silent and not received.
+
+        Raises:
+            AgoraishError: -2 not above 0 or not finite; -3 not initialized; -7
+                if the engine is released.
+            TypeError: `range` is not a number.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_set_audio_recv_range(self._engine.handle, float(range))
+        _check(rc, "LocalSpatialAudioEngine.set_audio_recv_range")
+
+    def set_distance_unit(self, unit: float) -> None:
+        """Metres per unit of the positions (Agora's setDistanceUnit), > 0.
+
+        Raises:
+            AgoraishError: -2 not above 0 or not finite; -3 not initialized; -7
+                if the engine is released.
+            TypeError: `unit` is not a number.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_set_distance_unit(self._engine.handle, float(unit))
+        _check(rc, "LocalSpatialAudioEngine.set_distance_unit")
+
+    def set_max_audio_recv_count(self, max_count: int) -> None:
+        """How many positioned users are received at most, the nearest first
+        (Agora's setMaxAudioRecvCount), 1..4096.
+
+        Raises:
+            AgoraishError: -2 out of range; -3 not initialized; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_set_max_audio_recv_count(self._engine.handle,
+                                                                  _c_int(max_count, "max_count"))
+        _check(rc, "LocalSpatialAudioEngine.set_max_audio_recv_count")
+
+    def mute_local_audio_stream(self, mute: bool) -> None:
+        """Stops or resumes sending the local voice (the spatial engine's
+        muteLocalAudioStream; the engine's own mute still applies).
+
+        Raises:
+            AgoraishError: -3 not initialized; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_mute_local_audio_stream(self._engine.handle, 1 if mute else 0)
+        _check(rc, "LocalSpatialAudioEngine.mute_local_audio_stream")
+
+    def mute_all_remote_audio_streams(self, mute: bool) -> None:
+        """Stops or resumes receiving every remote user (the spatial engine's
+        muteAllRemoteAudioStreams; the engine's own mutes still apply).
+
+        Raises:
+            AgoraishError: -3 not initialized; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_mute_all_remote_audio_streams(self._engine.handle, 1 if mute else 0)
+        _check(rc, "LocalSpatialAudioEngine.mute_all_remote_audio_streams")
+
+    def mute_remote_audio_stream(self, uid: int, mute: bool) -> None:
+        """Stops or resumes receiving one remote user (the spatial engine's muteRemoteAudioStream).
+
+        Raises:
+            AgoraishError: -2 uid 0; -3 not initialized; -7 if the engine is released.
+
+        Thread: any.
+        """
+        rc = _ffi.agoraish_spatial_audio_mute_remote_audio_stream(self._engine.handle, _c_uint(uid, "uid"),
+                                                                  1 if mute else 0)
+        _check(rc, "LocalSpatialAudioEngine.mute_remote_audio_stream")
 
 
 # --------------------------------------------------------------------------

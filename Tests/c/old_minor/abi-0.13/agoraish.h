@@ -66,7 +66,7 @@ extern "C" {
  *  incompatibly (the SONAME follows it: libagoraish.so.0). */
 #define AGORAISH_ABI_VERSION_MAJOR 0
 /** ABI minor version: grows when declarations or struct fields are appended. */
-#define AGORAISH_ABI_VERSION_MINOR 12
+#define AGORAISH_ABI_VERSION_MINOR 13
 /** The ABI version as one comparable number: major * 1000 + minor. */
 #define AGORAISH_ABI_VERSION (AGORAISH_ABI_VERSION_MAJOR * 1000 + AGORAISH_ABI_VERSION_MINOR)
 
@@ -596,6 +596,14 @@ typedef struct agoraish_external_video_frame {
     int64_t timestamp;      /**< Capture time in ms (any origin, increasing). */
     /* ABI 0.6 */
     int rotation;           /**< 0, 90, 180 or 270: the picture is turned clockwise by this much before use. */
+    /* ABI 0.13 */
+    /** An alpha plane for the picture (width x height bytes, 0 transparent .. 255 opaque;
+     *  Agora's alphaBuffer), read during the call; NULL: opaque. It goes with the picture
+     *  to the local canvas and the capture and pre-encode observers (turned, mirrored and
+     *  fitted with it); remote users receive no alpha (VP8/VP9 over RTP carry none). */
+    const void *alpha_buffer;
+    /** Bytes per row of `alpha_buffer` (>= width). */
+    int alpha_stride;
 } agoraish_external_video_frame;
 
 /** A picture handed to a render sink or a video frame observer (Agora's
@@ -617,6 +625,14 @@ typedef struct agoraish_video_frame {
      *  or a local one captured; for capture and pre-encode observers the
      *  timestamp pushed with the picture. */
     int64_t render_time_ms;
+    /* ABI 0.13 */
+    /** The alpha plane (width x height, 0 transparent .. 255 opaque) of a
+     *  picture that has one: a media player's video with an alpha channel
+     *  (WebM VP8/VP9 with alpha), or a pushed external frame that brought
+     *  one (local canvas and observers). NULL otherwise. Read-only. */
+    uint8_t *alpha_buffer;
+    /** Bytes per row of `alpha_buffer`. */
+    int alpha_stride;
 } agoraish_video_frame;
 
 /** Sending statistics of local video (Agora's LocalVideoStats), every 2 s in a call. */
@@ -950,6 +966,12 @@ typedef struct agoraish_event_handler {
      *  (onAudioMetadataReceived), valid during the call only. Event thread. */
     void (*on_audio_metadata_received)(agoraish_engine_t *engine, void *user_data, uint32_t uid,
                                        const uint8_t *metadata, size_t length);
+    /* ABI 0.13: audio mixing and effects */
+    /** The music of audio mixing changed state (onAudioMixingStateChanged): an
+     *  `agoraish_audio_mixing_state` and an `agoraish_audio_mixing_reason`. Event thread. */
+    void (*on_audio_mixing_state_changed)(agoraish_engine_t *engine, void *user_data, int state, int reason);
+    /** An audio effect played all its loops (onAudioEffectFinished). Event thread. */
+    void (*on_audio_effect_finished)(agoraish_engine_t *engine, void *user_data, int sound_id);
 } agoraish_event_handler;
 
 /** The size of `agoraish_event_handler` in ABI 0.1 (the smallest accepted struct_size). */
@@ -2548,6 +2570,22 @@ typedef struct agoraish_channel_media_options {
     /** NULL: unset. For a join, the token used when the join's `token` is
      *  NULL or ""; for an update, renews the connection's token. Copied. */
     const char *token;
+    /* ABI 0.13 */
+    int has_publish_media_player_audio_track;
+    /** Nonzero: publish the audio of media player `publish_media_player_id`
+     *  as the connection's audio track (it replaces the microphone or custom
+     *  track: a connection publishes one audio track; to send music with the
+     *  microphone use audio mixing); 0: stop. */
+    int publish_media_player_audio_track;
+    int has_publish_media_player_video_track;
+    /** Nonzero: publish the pictures of media player `publish_media_player_id`
+     *  as the connection's video track (with the camera or a custom video
+     *  track at once it is -2, and so is publish_camera_track 1 while a
+     *  player's pictures are published and this is not set to 0); 0: stop. */
+    int publish_media_player_video_track;
+    int has_publish_media_player_id;
+    /** The media player (`agoraish_engine_create_media_player()`) whose tracks are published. */
+    int publish_media_player_id;
 } agoraish_channel_media_options;
 
 /**
@@ -3093,6 +3131,539 @@ int agoraish_server_get_url(agoraish_server_t *server, char *buf, size_t *len);
  * Thread: any.
  */
 int agoraish_server_get_http_port(agoraish_server_t *server);
+
+/* ------------------------------------------------------------------------ */
+/* Media player (Agora's IMediaPlayer), ABI 0.13                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A media player plays a file or URL in real time with FFmpeg's libraries:
+ * local files (MP4, WebM, MKV, Ogg, WAV, MP3, FLAC, ... and the codecs
+ * FFmpeg decodes) and http(s)://, HLS (.m3u8) and rtmp:// URLs. Its audio
+ * is played locally (mixed into the engine's playout: the device while the
+ * engine is in a call, or the external sink whenever the host pulls) and
+ * its pictures go to its canvas; a connection publishes
+ * them by choosing the player in its media options
+ * (publish_media_player_audio_track / _video_track with
+ * publish_media_player_id), so remote users see and hear the file.
+ *
+ * Each player has a thread of its own ("agoraish-mp<n>"): calls return at
+ * once and are carried out on it in order, and each call is checked against
+ * the state the calls before it lead to. Packets are read ahead on another
+ * thread ("agoraish-rd"), so a slow network never stops playback: it reports
+ * BUFFER_LOW and fails only when a read fails or waits 5 s; opening a URL
+ * holds the player's thread (at most 10 s to connect). Audio is the master clock:
+ * pictures follow the audio's position, so both stay in sync across pauses,
+ * seeks, loops and speed changes.
+ *
+ * Players are named by an id (1 and up) within their engine. Every function
+ * returns 0 or a negated error code: -2 an unknown player id or a bad
+ * argument, -7 a bad engine handle, -8 a call that does not fit the
+ * player's state (a getter before the source opened).
+ */
+
+/** Players an engine may hold at once. */
+#define AGORAISH_MAX_MEDIA_PLAYERS 16
+
+/** A player's state (Agora's MEDIA_PLAYER_STATE). */
+enum agoraish_media_player_state {
+    AGORAISH_PLAYER_STATE_IDLE = 0,                         /**< Nothing opened. */
+    AGORAISH_PLAYER_STATE_OPENING = 1,                      /**< open() was called; the source is being opened. */
+    AGORAISH_PLAYER_STATE_OPEN_COMPLETED = 2,               /**< Opened: ready to play. */
+    AGORAISH_PLAYER_STATE_PLAYING = 3,
+    AGORAISH_PLAYER_STATE_PAUSED = 4,
+    AGORAISH_PLAYER_STATE_PLAYBACK_COMPLETED = 5,           /**< The end was reached (then ALL_LOOPS_COMPLETED). */
+    AGORAISH_PLAYER_STATE_PLAYBACK_ALL_LOOPS_COMPLETED = 6, /**< Every loop played; play() starts again from 0. */
+    AGORAISH_PLAYER_STATE_STOPPED = 7,                      /**< stop(): the source is closed. */
+    AGORAISH_PLAYER_STATE_FAILED = 100                      /**< Opening or reading failed (the reason says why). */
+};
+
+/** Why a player's state changed (Agora's MEDIA_PLAYER_REASON). */
+enum agoraish_media_player_reason {
+    AGORAISH_PLAYER_REASON_NONE = 0,
+    AGORAISH_PLAYER_REASON_INVALID_ARGUMENTS = -1,
+    AGORAISH_PLAYER_REASON_INTERNAL = -2,
+    AGORAISH_PLAYER_REASON_NO_RESOURCE = -3,
+    AGORAISH_PLAYER_REASON_INVALID_MEDIA_SOURCE = -4,  /**< Not a media file (random bytes, truncated headers). */
+    AGORAISH_PLAYER_REASON_UNKNOWN_STREAM_TYPE = -5,   /**< No audio or video stream. */
+    AGORAISH_PLAYER_REASON_CODEC_NOT_SUPPORTED = -7,   /**< No decoder for any stream. */
+    AGORAISH_PLAYER_REASON_URL_NOT_FOUND = -10,        /**< Missing file, refused connection, HTTP 404. */
+    AGORAISH_PLAYER_REASON_INTERRUPTED = -13           /**< A read timed out, or the connection was reset or broke. */
+};
+
+/** Events of a player (Agora's MEDIA_PLAYER_EVENT). */
+enum agoraish_media_player_event {
+    AGORAISH_PLAYER_EVENT_SEEK_BEGIN = 0,
+    AGORAISH_PLAYER_EVENT_SEEK_COMPLETE = 1,
+    AGORAISH_PLAYER_EVENT_SEEK_ERROR = 2,        /**< The source cannot seek (a live stream) or the seek failed. */
+    AGORAISH_PLAYER_EVENT_AUDIO_TRACK_CHANGED = 5,
+    AGORAISH_PLAYER_EVENT_BUFFER_LOW = 6,        /**< Audio ran out before its time (the network is late). */
+    AGORAISH_PLAYER_EVENT_BUFFER_RECOVER = 7,    /**< Audio flows again. */
+    AGORAISH_PLAYER_EVENT_FIRST_DISPLAYED = 13   /**< The first picture went to the canvas and observers. */
+};
+
+/** A stream's kind (Agora's MEDIA_STREAM_TYPE). */
+enum agoraish_media_stream_type {
+    AGORAISH_MEDIA_STREAM_TYPE_UNKNOWN = 0,
+    AGORAISH_MEDIA_STREAM_TYPE_VIDEO = 1,
+    AGORAISH_MEDIA_STREAM_TYPE_AUDIO = 2,
+    AGORAISH_MEDIA_STREAM_TYPE_SUBTITLE = 3
+};
+
+/** One stream of an opened source (Agora's PlayerStreamInfo). */
+typedef struct agoraish_player_stream_info {
+    /** Set to sizeof(agoraish_player_stream_info). */
+    uint32_t struct_size;
+    int stream_index;           /**< The index in the container (what select_audio_track takes). */
+    int stream_type;            /**< An `agoraish_media_stream_type`. */
+    char codec_name[32];        /**< FFmpeg's codec name ("h264", "vp8", "aac", "opus", ...). */
+    char language[32];          /**< The language tag, "" when none. */
+    int video_frame_rate;
+    int video_bit_rate;         /**< Kbps, 0 when unknown. */
+    int video_width;
+    int video_height;
+    int video_rotation;         /**< Always 0. */
+    int audio_sample_rate;
+    int audio_channels;
+    int audio_bits_per_sample;  /**< 0 for compressed audio. */
+    int64_t duration;           /**< Ms, 0 when unknown. */
+} agoraish_player_stream_info;
+
+/**
+ * A player's events (Agora's IMediaPlayerSourceObserver). NULL callbacks are
+ * skipped. Thread: the engine's event thread, in order with its other events.
+ */
+typedef struct agoraish_media_player_observer {
+    /** Set to sizeof(agoraish_media_player_observer). */
+    uint32_t struct_size;
+    /** Passed back unchanged. Owned by the host. */
+    void *user_data;
+    /** onPlayerSourceStateChanged: an `agoraish_media_player_state` and an `agoraish_media_player_reason`. */
+    void (*on_player_source_state_changed)(agoraish_engine_t *engine, void *user_data, int player_id,
+                                           int state, int reason);
+    /** onPositionChanged: every second while playing; `timestamp_ms` on the engine's monotonic clock. */
+    void (*on_position_changed)(agoraish_engine_t *engine, void *user_data, int player_id, int64_t position_ms,
+                                int64_t timestamp_ms);
+    /** onPlayerEvent: an `agoraish_media_player_event`, the position (ms) and a message ("" or
+     *  text; valid during the call). */
+    void (*on_player_event)(agoraish_engine_t *engine, void *user_data, int player_id, int event,
+                            int64_t elapsed_time, const char *message);
+    /** onPlayBufferUpdated: ms of audio decoded ahead, every second while playing. */
+    void (*on_play_buffer_updated)(agoraish_engine_t *engine, void *user_data, int player_id,
+                                   int64_t play_cached_buffer);
+    /** onCompleted: the last loop ended. */
+    void (*on_completed)(agoraish_engine_t *engine, void *user_data, int player_id);
+} agoraish_media_player_observer;
+
+/** A player's audio as it plays (Agora's IAudioPcmFrameSink on the player). */
+typedef struct agoraish_media_player_audio_frame_observer {
+    /** Set to sizeof(agoraish_media_player_audio_frame_observer). */
+    uint32_t struct_size;
+    void *user_data;
+    /** Each 10 ms at 48 kHz stereo, after speed and pitch, before volumes; read-only.
+     *  Thread: the player's ("agoraish-mp<n>"). */
+    void (*on_frame)(agoraish_engine_t *engine, void *user_data, int player_id, const agoraish_audio_frame *frame);
+} agoraish_media_player_audio_frame_observer;
+
+/** A player's pictures as they are shown (Agora's IVideoFrameObserver on the player). */
+typedef struct agoraish_media_player_video_frame_observer {
+    /** Set to sizeof(agoraish_media_player_video_frame_observer). */
+    uint32_t struct_size;
+    void *user_data;
+    /** Each picture when its time comes, I420 at the source's size (with `alpha_buffer`
+     *  when the source has alpha); read-only. Thread: the player's. */
+    void (*on_frame)(agoraish_engine_t *engine, void *user_data, int player_id, const agoraish_video_frame *frame);
+} agoraish_media_player_video_frame_observer;
+
+/**
+ * Create a media player (Agora's createMediaPlayer).
+ * @param player_id  Required: receives the id (1 and up).
+ * @return  0; -2 NULL player_id; -5 AGORAISH_MAX_MEDIA_PLAYERS exist; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_engine_create_media_player(agoraish_engine_t *engine, int *player_id);
+
+/**
+ * Destroy a media player (Agora's destroyMediaPlayer): it stops, its thread
+ * ends, and connections publishing it publish nothing in its place. No
+ * callback of it runs after the call returns (unless made from the player's
+ * own callback, which then finishes first).
+ * @return  0; -2 unknown player; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_destroy_media_player(agoraish_engine_t *engine, int player_id);
+
+/**
+ * Open a file or URL (open): OPENING (reported from the player's thread, in
+ * order with the states of earlier calls; `get_state` says OPENING at once),
+ * then OPEN_COMPLETED or FAILED with a reason, through the observer. Opening
+ * again replaces the source; an open overtaken by a later open or stop before
+ * it began reports nothing.
+ * @param url        A path, file://, http(s)://, an HLS playlist or rtmp://; copied. 1..4095 bytes.
+ * @param start_pos  Ms to start at (0..; ignored for a live source).
+ * @return  0; -2 unknown player, NULL or empty url, negative start_pos; -7 bad handle.
+ * Thread: any.
+ */
+int agoraish_media_player_open(agoraish_engine_t *engine, int player_id, const char *url, int64_t start_pos);
+
+/** Play (play): from OPEN_COMPLETED or PAUSED; after ALL_LOOPS_COMPLETED from the start.
+ *  @return 0; -2 unknown player; -8 nothing opened; -7 bad handle. Thread: any. */
+int agoraish_media_player_play(agoraish_engine_t *engine, int player_id);
+/** Pause (pause). @return 0; -2; -8 not playing; -7. Thread: any. */
+int agoraish_media_player_pause(agoraish_engine_t *engine, int player_id);
+/** Resume after pause (resume). @return 0; -2; -8 not paused; -7. Thread: any. */
+int agoraish_media_player_resume(agoraish_engine_t *engine, int player_id);
+/** Stop and close the source (stop): state STOPPED. @return 0; -2; -7. Thread: any. */
+int agoraish_media_player_stop(agoraish_engine_t *engine, int player_id);
+
+/**
+ * Seek (seek): to `position_ms`, exactly (decoding resumes at the keyframe
+ * before it and output starts at the position); events SEEK_BEGIN then
+ * SEEK_COMPLETE or SEEK_ERROR (a live source).
+ * @return 0; -2 unknown player or negative position; -8 nothing opened; -7. Thread: any.
+ */
+int agoraish_media_player_seek(agoraish_engine_t *engine, int player_id, int64_t position_ms);
+
+/** Loops after the first play (setLoopCount): 0 plays once, n plays n + 1 times, -1 forever.
+ *  @return 0; -2 unknown player or below -1; -7. Thread: any. */
+int agoraish_media_player_set_loop_count(agoraish_engine_t *engine, int player_id, int loop_count);
+
+/** The source's duration in ms, 0 for a live source (getDuration).
+ *  @return 0; -2 unknown player or NULL; -8 nothing opened; -7. Thread: any. */
+int agoraish_media_player_get_duration(agoraish_engine_t *engine, int player_id, int64_t *duration_ms);
+/** The position in ms (getPlayPosition). @return 0; -2; -8 nothing opened; -7. Thread: any. */
+int agoraish_media_player_get_play_position(agoraish_engine_t *engine, int player_id, int64_t *position_ms);
+/** The state (getState): an `agoraish_media_player_state`. @return 0; -2; -7. Thread: any. */
+int agoraish_media_player_get_state(agoraish_engine_t *engine, int player_id, int *state);
+/** The number of streams of the source (getStreamCount). @return 0; -2; -8 nothing opened; -7. */
+int agoraish_media_player_get_stream_count(agoraish_engine_t *engine, int player_id, int64_t *count);
+/** One stream (getStreamInfo); `info->struct_size` set by the caller.
+ *  @return 0; -2 unknown player, NULL, bad struct_size or index out of range; -8 nothing opened; -7. */
+int agoraish_media_player_get_stream_info(agoraish_engine_t *engine, int player_id, int64_t index,
+                                          agoraish_player_stream_info *info);
+/** Decode audio stream `index` (a stream_index of type AUDIO) from now on (selectAudioTrack);
+ *  event AUDIO_TRACK_CHANGED. @return 0; -2 unknown player or not an audio stream; -8 nothing opened; -7. */
+int agoraish_media_player_select_audio_track(agoraish_engine_t *engine, int player_id, int index);
+
+/**
+ * Playback speed in percent (setPlaybackSpeed): 30..400, 100 normal. Audio
+ * keeps its pitch (Rubber Band time stretching); pictures follow.
+ * @return 0; -2 unknown player or out of range; -7. Thread: any.
+ */
+int agoraish_media_player_set_playback_speed(agoraish_engine_t *engine, int player_id, int speed);
+
+/** Local playout volume (adjustPlayoutVolume) 0..400, 100 as decoded. @return 0; -2; -7. */
+int agoraish_media_player_adjust_playout_volume(agoraish_engine_t *engine, int player_id, int volume);
+/** The local playout volume (getPlayoutVolume). @return 0; -2; -7. */
+int agoraish_media_player_get_playout_volume(agoraish_engine_t *engine, int player_id, int *volume);
+/** Published volume (adjustPublishSignalVolume) 0..400, 100 as decoded. @return 0; -2; -7. */
+int agoraish_media_player_adjust_publish_signal_volume(agoraish_engine_t *engine, int player_id, int volume);
+/** The published volume (getPublishSignalVolume). @return 0; -2; -7. */
+int agoraish_media_player_get_publish_signal_volume(agoraish_engine_t *engine, int player_id, int *volume);
+/** Mute (mute): the player's audio is neither played nor published (pictures go on).
+ *  @return 0; -2; -7. Thread: any. */
+int agoraish_media_player_mute(agoraish_engine_t *engine, int player_id, int muted);
+/** Whether muted (getMute). @return 0; -2; -7. */
+int agoraish_media_player_get_mute(agoraish_engine_t *engine, int player_id, int *muted);
+
+/**
+ * Bind the player's canvas (setView; NULL or a NULL `on_frame`: unbind):
+ * `on_frame` gets each picture with uid 0, fitted to the view size by
+ * `render_mode` when one is set, mirrored when `mirror_mode` is 1 (ENABLED;
+ * 0 AUTO and 2 leave it as it is), with its alpha plane when the source has
+ * one. Thread: the player's.
+ * @return 0; -2 unknown player or bad struct_size; -7. Thread: any.
+ */
+int agoraish_media_player_set_view(agoraish_engine_t *engine, int player_id, const agoraish_video_canvas *canvas);
+/** The canvas's RENDER_MODE_TYPE (setRenderMode): 1 HIDDEN, 2 FIT, 3 ADAPTIVE (as HIDDEN), 4 FILL.
+ *  @return 0; -2 unknown player or mode; -7. */
+int agoraish_media_player_set_render_mode(agoraish_engine_t *engine, int player_id, int render_mode);
+
+/** Register (NULL: unregister) the player's event observer (registerPlayerSourceObserver).
+ *  The struct is copied. @return 0; -2 unknown player or bad struct_size; -7. Thread: any. */
+int agoraish_media_player_register_player_source_observer(agoraish_engine_t *engine, int player_id,
+                                                          const agoraish_media_player_observer *observer);
+/** Register (NULL: unregister) the player's audio frame observer (registerAudioFrameObserver).
+ *  @return 0; -2; -7. Thread: any. */
+int agoraish_media_player_register_audio_frame_observer(agoraish_engine_t *engine, int player_id,
+                                                        const agoraish_media_player_audio_frame_observer *observer);
+/** Register (NULL: unregister) the player's video frame observer (registerVideoFrameObserver).
+ *  @return 0; -2; -7. Thread: any. */
+int agoraish_media_player_register_video_frame_observer(agoraish_engine_t *engine, int player_id,
+                                                        const agoraish_media_player_video_frame_observer *observer);
+
+/* ------------------------------------------------------------------------ */
+/* Audio mixing and audio effects (ABI 0.13)                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Audio mixing plays one music file or URL into the engine's audio: what the
+ * engine's connection publishes (the microphone or its custom audio track,
+ * with the music mixed in) and what it plays locally. Audio effects are
+ * short sounds identified by a sound id, any number at once (up to
+ * AGORAISH_MAX_AUDIO_EFFECTS), each published or local only. Both decode
+ * with FFmpeg's libraries on threads of their own; calls return at once and
+ * states arrive on the event thread (on_audio_mixing_state_changed,
+ * on_audio_effect_finished). Pitch and speed changes go through Rubber Band.
+ * Music and effects are heard by remote users only while the engine's own
+ * connection publishes audio.
+ */
+
+/** States of audio mixing (Agora's AUDIO_MIXING_STATE_TYPE). */
+enum agoraish_audio_mixing_state {
+    AGORAISH_AUDIO_MIXING_STATE_PLAYING = 710,
+    AGORAISH_AUDIO_MIXING_STATE_PAUSED = 711,
+    AGORAISH_AUDIO_MIXING_STATE_STOPPED = 713,
+    AGORAISH_AUDIO_MIXING_STATE_FAILED = 714
+};
+
+/** Why audio mixing changed state (Agora's AUDIO_MIXING_REASON_TYPE). */
+enum agoraish_audio_mixing_reason {
+    AGORAISH_AUDIO_MIXING_REASON_OK = 0,
+    AGORAISH_AUDIO_MIXING_REASON_CAN_NOT_OPEN = 701,       /**< The file or URL cannot be opened or decoded. */
+    AGORAISH_AUDIO_MIXING_REASON_TOO_FREQUENT_CALL = 702,  /**< start within 100 ms of the previous start. */
+    AGORAISH_AUDIO_MIXING_REASON_INTERRUPTED_EOF = 703,    /**< Reading stopped before the end. */
+    AGORAISH_AUDIO_MIXING_REASON_ONE_LOOP_COMPLETED = 721, /**< One play ended; the next begins. */
+    AGORAISH_AUDIO_MIXING_REASON_ALL_LOOPS_COMPLETED = 723,
+    AGORAISH_AUDIO_MIXING_REASON_STOPPED_BY_USER = 724,
+    AGORAISH_AUDIO_MIXING_REASON_PAUSED_BY_USER = 725,
+    AGORAISH_AUDIO_MIXING_REASON_RESUMED_BY_USER = 726
+};
+
+/**
+ * Start audio mixing (startAudioMixing): PLAYING (reason OK) once the file
+ * opened, FAILED with CAN_NOT_OPEN when it cannot. A running mixing is
+ * replaced.
+ * @param file_path  A path or URL as for the media player; copied.
+ * @param loopback   Nonzero: only the local user hears the music (not published).
+ * @param cycle      Plays: 1 once, n times, -1 forever (0 is -2).
+ * @param start_pos  Ms to start at (0..).
+ * @return 0; -2 NULL or empty path, cycle 0 or below -1, negative start_pos;
+ *         -12 within 100 ms of the previous start (also reported as FAILED,
+ *         TOO_FREQUENT_CALL); -7 bad handle. Thread: any.
+ */
+int agoraish_engine_start_audio_mixing(agoraish_engine_t *engine, const char *file_path, int loopback, int cycle,
+                                       int start_pos);
+/** Stop audio mixing (stopAudioMixing): STOPPED, STOPPED_BY_USER. @return 0; -8 none running (never
+ *  started, or it ended or failed on its own); -7. */
+int agoraish_engine_stop_audio_mixing(agoraish_engine_t *engine);
+/** Pause (pauseAudioMixing): PAUSED, PAUSED_BY_USER. @return 0; -8 not playing; -7. */
+int agoraish_engine_pause_audio_mixing(agoraish_engine_t *engine);
+/** Resume (resumeAudioMixing): PLAYING, RESUMED_BY_USER. @return 0; -8 not paused; -7. */
+int agoraish_engine_resume_audio_mixing(agoraish_engine_t *engine);
+/** Both the local and the published volume of the music (adjustAudioMixingVolume), 0..100.
+ *  @return 0; -2 out of range; -7. */
+int agoraish_engine_adjust_audio_mixing_volume(agoraish_engine_t *engine, int volume);
+/** The music's local volume (adjustAudioMixingPlayoutVolume), 0..100. @return 0; -2; -7. */
+int agoraish_engine_adjust_audio_mixing_playout_volume(agoraish_engine_t *engine, int volume);
+/** The music's published volume (adjustAudioMixingPublishVolume), 0..100. @return 0; -2; -7. */
+int agoraish_engine_adjust_audio_mixing_publish_volume(agoraish_engine_t *engine, int volume);
+/** getAudioMixingPlayoutVolume. @return the volume (0..100); -7 bad handle. */
+int agoraish_engine_get_audio_mixing_playout_volume(agoraish_engine_t *engine);
+/** getAudioMixingPublishVolume. @return the volume (0..100); -7 bad handle. */
+int agoraish_engine_get_audio_mixing_publish_volume(agoraish_engine_t *engine);
+/** The music's duration in ms (getAudioMixingDuration). @return ms (>= 0); -8 nothing opened; -7. */
+int agoraish_engine_get_audio_mixing_duration(agoraish_engine_t *engine);
+/** The music's position in ms (getAudioMixingCurrentPosition). @return ms; -8 nothing opened; -7. */
+int agoraish_engine_get_audio_mixing_current_position(agoraish_engine_t *engine);
+/** Move the music to `pos_ms` (setAudioMixingPosition). @return 0; -2 negative; -8 nothing opened; -7. */
+int agoraish_engine_set_audio_mixing_position(agoraish_engine_t *engine, int pos_ms);
+/** The music's pitch in semitones (setAudioMixingPitch), -12..12, 0 unchanged (speed kept).
+ *  @return 0; -2 out of range; -7. */
+int agoraish_engine_set_audio_mixing_pitch(agoraish_engine_t *engine, int pitch);
+/** The music's speed in percent (setAudioMixingPlaybackSpeed), 50..400, 100 normal (pitch kept).
+ *  @return 0; -2 out of range; -7. */
+int agoraish_engine_set_audio_mixing_playback_speed(agoraish_engine_t *engine, int speed);
+
+/** Effects an engine plays or holds preloaded at once. */
+#define AGORAISH_MAX_AUDIO_EFFECTS 16
+
+/**
+ * Preload an effect (preloadEffect): the file is opened and checked now
+ * (this call blocks until it is, at most 10 s); a later play_effect of the
+ * id may then pass no path, and starts at `start_pos` when it gives 0.
+ * @return 0; -2 NULL path or negative start_pos; -1 the file cannot be opened or decoded;
+ *         -5 AGORAISH_MAX_AUDIO_EFFECTS held; -7 bad handle. Thread: any (not the event thread of a URL).
+ */
+int agoraish_engine_preload_effect(agoraish_engine_t *engine, int sound_id, const char *file_path, int start_pos);
+
+/**
+ * Play an effect (playEffect). A sound id already playing is restarted.
+ * @param file_path   The file (NULL or "": the one preloaded for the id).
+ * @param loop_count  0 once, 1 twice, ..., -1 until stopped.
+ * @param pitch       0.5..2.0 (1.0 unchanged): the pitch factor.
+ * @param pan         -1.0 (left) .. 0 (centre) .. 1.0 (right).
+ * @param gain        0..100 (100 as decoded).
+ * @param publish     Nonzero: remote users hear it too; 0: local only.
+ * @param start_pos   Ms to start at (0..).
+ * @return 0; -2 a value out of range or no path for an id not preloaded; -5 AGORAISH_MAX_AUDIO_EFFECTS
+ *         held; -7 bad handle. A file that fails to open ends the effect (on_audio_effect_finished is
+ *         not called; the log says why). Thread: any.
+ */
+int agoraish_engine_play_effect(agoraish_engine_t *engine, int sound_id, const char *file_path, int loop_count,
+                                double pitch, double pan, int gain, int publish, int start_pos);
+/** stopEffect: stops it (not reported as finished). @return 0; -2 not playing; -7. */
+int agoraish_engine_stop_effect(agoraish_engine_t *engine, int sound_id);
+/** stopAllEffects. @return 0; -7. */
+int agoraish_engine_stop_all_effects(agoraish_engine_t *engine);
+/** pauseEffect. @return 0; -2 not playing; -7. */
+int agoraish_engine_pause_effect(agoraish_engine_t *engine, int sound_id);
+/** pauseAllEffects. @return 0; -7. */
+int agoraish_engine_pause_all_effects(agoraish_engine_t *engine);
+/** resumeEffect. @return 0; -2 not paused; -7. */
+int agoraish_engine_resume_effect(agoraish_engine_t *engine, int sound_id);
+/** resumeAllEffects. @return 0; -7. */
+int agoraish_engine_resume_all_effects(agoraish_engine_t *engine);
+/** unloadEffect: stops it and forgets the preload. @return 0; -2 unknown id; -7. */
+int agoraish_engine_unload_effect(agoraish_engine_t *engine, int sound_id);
+/** unloadAllEffects. @return 0; -7. */
+int agoraish_engine_unload_all_effects(agoraish_engine_t *engine);
+/** The volume of every effect (setEffectsVolume), 0..100, on top of each one's own. @return 0; -2; -7. */
+int agoraish_engine_set_effects_volume(agoraish_engine_t *engine, int volume);
+/** getEffectsVolume. @return 0..100; -7. */
+int agoraish_engine_get_effects_volume(agoraish_engine_t *engine);
+/** One effect's volume (setVolumeOfEffect), 0..100. @return 0; -2 unknown id or range; -7. */
+int agoraish_engine_set_volume_of_effect(agoraish_engine_t *engine, int sound_id, int volume);
+/** getVolumeOfEffect. @return 0..100; -2 unknown id; -7. */
+int agoraish_engine_get_volume_of_effect(agoraish_engine_t *engine, int sound_id);
+/** A file's duration in ms (getEffectDuration); opens the file (blocks, at most 10 s).
+ *  @return ms (>= 0); -2 NULL path; -1 cannot be opened; -7. */
+int agoraish_engine_get_effect_duration(agoraish_engine_t *engine, const char *file_path);
+/** Move a playing effect (setEffectPosition). @return 0; -2 not playing or negative; -7. */
+int agoraish_engine_set_effect_position(agoraish_engine_t *engine, int sound_id, int pos_ms);
+/** A playing effect's position in ms (getEffectCurrentPosition). @return ms; -2 not playing; -7. */
+int agoraish_engine_get_effect_current_position(agoraish_engine_t *engine, int sound_id);
+
+/* ------------------------------------------------------------------------ */
+/* Media recorder (Agora 4.x IMediaRecorder), ABI 0.13                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A media recorder writes one user's audio and video to an MP4 file: H.264
+ * (libx264 through libavcodec, yuv420p, High profile) and AAC-LC (FFmpeg's
+ * encoder), at the configured size, frame rate, sample rate and channels.
+ * uid 0 records what the engine's connection sends (the microphone or
+ * custom track with mixing, the camera or external source); another uid
+ * records that remote user of the channel as received and decoded. Pictures
+ * of another size are scaled to the configured size (letterboxed, aspect
+ * kept), so a size change mid-recording never breaks the file. A stream
+ * that never arrives leaves its track out; with neither, stopping reports
+ * RECORDER_STATE_ERROR with NO_STREAM and removes the empty file. Encoding
+ * runs on the recorder's thread ("agoraish-rec<n>").
+ */
+
+/** Recorder states (Agora's RecorderState). */
+enum agoraish_recorder_state {
+    AGORAISH_RECORDER_STATE_ERROR = -1,
+    AGORAISH_RECORDER_STATE_START = 2,
+    AGORAISH_RECORDER_STATE_STOP = 3
+};
+
+/** Why a recorder's state changed (Agora's RecorderReasonCode). */
+enum agoraish_recorder_reason {
+    AGORAISH_RECORDER_REASON_NONE = 0,
+    AGORAISH_RECORDER_REASON_WRITE_FAILED = 1,       /**< The file cannot be created or written. */
+    AGORAISH_RECORDER_REASON_NO_STREAM = 2,          /**< No audio or video arrived to record. */
+    AGORAISH_RECORDER_REASON_OVER_MAX_DURATION = 3,  /**< max_duration_ms reached: the recording stopped. */
+    AGORAISH_RECORDER_REASON_CONFIG_CHANGED = 4      /**< Agora's value; not reported: a size change is letterboxed and recording goes on. */
+};
+
+/** What is recorded (Agora's MediaRecorderStreamType). */
+enum agoraish_media_recorder_stream_type {
+    AGORAISH_MEDIA_RECORDER_STREAM_AUDIO = 1,
+    AGORAISH_MEDIA_RECORDER_STREAM_VIDEO = 2,
+    AGORAISH_MEDIA_RECORDER_STREAM_BOTH = 3
+};
+
+/** Recorders an engine may hold at once. */
+#define AGORAISH_MAX_MEDIA_RECORDERS 8
+
+/** Whose stream a recorder records (Agora's RecorderStreamInfo). */
+typedef struct agoraish_recorder_stream_info {
+    /** Set to sizeof(agoraish_recorder_stream_info). */
+    uint32_t struct_size;
+    /** The channel: a join_channel_ex connection in this channel when there is one at
+     *  start_recording, else the engine's own connection; copied. */
+    const char *channel_id;
+    /** 0: the local user; else a remote user of the channel. */
+    uint32_t uid;
+    /** RECORDER_STREAM_TYPE: 0 RTC (the only one supported; 1 PREVIEW is -4). */
+    int type;
+} agoraish_recorder_stream_info;
+
+/** How to record (Agora's MediaRecorderConfiguration). Zero fields take the defaults given. */
+typedef struct agoraish_media_recorder_configuration {
+    /** Set to sizeof(agoraish_media_recorder_configuration). */
+    uint32_t struct_size;
+    /** The file to write (.mp4); its directory must exist. Copied. */
+    const char *storage_path;
+    /** MediaRecorderContainerFormat: 1 MP4 (0 means 1; others are -4). */
+    int container_format;
+    /** An `agoraish_media_recorder_stream_type` (0 means BOTH). */
+    int stream_type;
+    /** The longest recording in ms (0 means 120000); reached: STOP with OVER_MAX_DURATION. */
+    int max_duration_ms;
+    /** on_recorder_info_updated every this many ms (0: never; else 1000..10000). */
+    int recorder_info_update_interval;
+    /** The video size (0 means 1280 x 720; 16..4096, even). */
+    int width;
+    int height;
+    /** Frames per second written (0 means 30; 1..60). */
+    int fps;
+    /** Audio sample rate (0 means 48000; 16000, 32000, 44100 or 48000). */
+    int sample_rate;
+    /** Audio channels (0 means 1; 1 or 2). */
+    int channel_num;
+} agoraish_media_recorder_configuration;
+
+/** What has been recorded so far (Agora's RecorderInfo). */
+typedef struct agoraish_recorder_info {
+    /** sizeof the struct as the library filled it. */
+    uint32_t struct_size;
+    /** The file's path; valid during the callback. */
+    const char *file_name;
+    unsigned int duration_ms;
+    unsigned int file_size;
+} agoraish_recorder_info;
+
+/** A recorder's events (Agora's IMediaRecorderObserver). Thread: the engine's event thread. */
+typedef struct agoraish_media_recorder_observer {
+    /** Set to sizeof(agoraish_media_recorder_observer). */
+    uint32_t struct_size;
+    void *user_data;
+    /** onRecorderStateChanged: an `agoraish_recorder_state` and an `agoraish_recorder_reason`. */
+    void (*on_recorder_state_changed)(agoraish_engine_t *engine, void *user_data, int recorder_id,
+                                      const char *channel_id, uint32_t uid, int state, int reason);
+    /** onRecorderInfoUpdated: every recorder_info_update_interval ms while recording. */
+    void (*on_recorder_info_updated)(agoraish_engine_t *engine, void *user_data, int recorder_id,
+                                     const char *channel_id, uint32_t uid, const agoraish_recorder_info *info);
+} agoraish_media_recorder_observer;
+
+/**
+ * Create a recorder for one user's stream (createMediaRecorder).
+ * @param recorder_id  Required: receives the id (1 and up).
+ * @return 0; -2 NULL info or recorder_id, bad struct_size, an invalid channel name; -4 type PREVIEW;
+ *         -5 AGORAISH_MAX_MEDIA_RECORDERS exist; -7 bad handle. Thread: any.
+ */
+int agoraish_engine_create_media_recorder(agoraish_engine_t *engine, const agoraish_recorder_stream_info *info,
+                                          int *recorder_id);
+/** Set (NULL: remove) a recorder's observer (setMediaRecorderObserver); copied.
+ *  @return 0; -2 unknown recorder or bad struct_size; -7. Thread: any. */
+int agoraish_media_recorder_set_observer(agoraish_engine_t *engine, int recorder_id,
+                                         const agoraish_media_recorder_observer *observer);
+/**
+ * Start recording (startRecording): the file is created now; START is
+ * reported, or ERROR with WRITE_FAILED.
+ * @return 0; -2 unknown recorder, NULL config or path, a value out of range; -4 another container;
+ *         -8 already recording; -7. Thread: any.
+ */
+int agoraish_media_recorder_start_recording(agoraish_engine_t *engine, int recorder_id,
+                                            const agoraish_media_recorder_configuration *config);
+/** Stop (stopRecording): the file is finished before the call returns; STOP is reported (ERROR with
+ *  NO_STREAM when nothing was recorded, the file removed; ERROR with WRITE_FAILED when writing failed).
+ *  @return 0; -2 unknown recorder; -8 not recording; -7. Thread: any (not a callback of the recorder). */
+int agoraish_media_recorder_stop_recording(agoraish_engine_t *engine, int recorder_id);
+/** Destroy a recorder (destroyMediaRecorder), stopping it first. @return 0; -2 unknown; -7. */
+int agoraish_engine_destroy_media_recorder(agoraish_engine_t *engine, int recorder_id);
 
 #ifdef __cplusplus
 } /* extern "C" */
