@@ -1264,6 +1264,10 @@ static const int16_t *uid_samples(observer_data_t *o, uint32_t uid, size_t *len)
 
 static char alsa_conf[256], cap_raw[256], play_raw[256], play_wav[256];
 
+/** Private parameters that turn the audio processing of captured audio off, for the
+ *  checks that measure what the device path itself does to levels. */
+#define RAW_CAPTURE "{\"che.audio.aec.enable\": false, \"che.audio.ans.enable\": false, \"che.audio.agc.enable\": false}"
+
 /** Amplitude and frequency of the tone agtest_cap captures. */
 #define CAP_FREQ 1000.0
 #define CAP_AMP 8000.0
@@ -1399,6 +1403,9 @@ static void devices_story(void) {
     VERIFY(agoraish_engine_get_playback_device(d, buf, &len) == 0 && strcmp(buf, "default") == 0,
            "get_playback_device before any choice: \"%s\" (expected \"default\")", buf);
     VERIFY_RC(agoraish_engine_set_recording_device(d, "agtest_cap"), 0, "set_recording_device(agtest_cap)");
+    /* The levels below are the device path's own: the scenario's audio processing
+     * (gain control, noise suppression; docs/voice.md) is turned off. */
+    VERIFY_RC(agoraish_engine_set_parameters(d, RAW_CAPTURE), 0, "D set_parameters(no audio processing)");
     VERIFY_RC(agoraish_engine_set_playback_device(d, "agtest_play"), 0, "set_playback_device(agtest_play)");
     len = sizeof buf;
     VERIFY(agoraish_engine_get_recording_device(d, buf, &len) == 0 && strcmp(buf, "agtest_cap") == 0 &&
@@ -2318,6 +2325,7 @@ static void capture_story(void) {
     if (memcheck) VERIFY_RC(agoraish_engine_disable_audio(l), 0, "L disable_audio (L receives no stream)");
     /* K and X capture (no external source) and pull nothing (a sink: no playout device). */
     VERIFY_RC(agoraish_engine_set_recording_device(k, "agtest_cap"), 0, "K set_recording_device(agtest_cap)");
+    VERIFY_RC(agoraish_engine_set_parameters(k, RAW_CAPTURE), 0, "K set_parameters(no audio processing)");
     VERIFY_RC(agoraish_engine_set_external_audio_sink(k, 1, 48000, 1), 0, "K set_external_audio_sink");
     VERIFY_RC(agoraish_engine_set_recording_device(x, "agtest_no_such_pcm"), 0,
               "X set_recording_device(agtest_no_such_pcm)");
