@@ -3730,7 +3730,7 @@ enum agoraish_audio_scenario {
     AGORAISH_AUDIO_SCENARIO_GAME_STREAMING = 3, /**< Music fidelity: light echo cancellation, nothing else. */
     AGORAISH_AUDIO_SCENARIO_CHATROOM = 5,       /**< As DEFAULT, with stronger echo suppression. */
     AGORAISH_AUDIO_SCENARIO_CHORUS = 7,         /**< Singing together: light echo cancellation and high-pass only. */
-    AGORAISH_AUDIO_SCENARIO_MEETING = 8         /**< Speech: as DEFAULT, stronger noise suppression. */
+    AGORAISH_AUDIO_SCENARIO_MEETING = 8         /**< Speech: as CHATROOM, stronger noise suppression. */
 };
 
 /**
@@ -3753,7 +3753,7 @@ enum agoraish_audio_ains_mode {
  * suppressed at the mode's level on captured audio (and on custom tracks
  * with processing); disabled, the scenario's own choice applies again.
  * @param enabled  Nonzero: on, at `mode`.
- * @param mode     An `agoraish_audio_ains_mode` (read when enabled).
+ * @param mode     An `agoraish_audio_ains_mode` (checked even when disabling).
  * @return 0; -2 unknown mode; -7 bad handle. Thread: any.
  */
 int agoraish_engine_set_ains_mode(agoraish_engine_t *engine, int enabled, int mode);
@@ -3887,8 +3887,9 @@ int agoraish_engine_set_voice_conversion_preset(agoraish_engine_t *engine, int p
 /**
  * Apply a beautifier preset with parameters (setVoiceBeautifierParameters).
  * Only AGORAISH_SINGING_BEAUTIFIER takes them: `param1` 1 male, 2 female;
- * `param2` the reverb: 1 a small room, 2 a large room, 3 a hall.
- * @return 0; -2 another preset or a parameter out of range; -7 bad handle. Thread: any.
+ * `param2` the reverb: 1 a small room, 2 a large room, 3 a hall. Other presets take
+ * no parameters (0, 0).
+ * @return 0; -2 OFF, an unknown preset, or a parameter out of range; -7 bad handle. Thread: any.
  */
 int agoraish_engine_set_voice_beautifier_parameters(agoraish_engine_t *engine, int preset, int param1, int param2);
 
@@ -3898,8 +3899,8 @@ int agoraish_engine_set_voice_beautifier_parameters(agoraish_engine_t *engine, i
  * go round the listener, 0 (still) or 1..60 (10 by default); `param2` unused.
  * AGORAISH_PITCH_CORRECTION: `param1` the scale, 1 major, 2 minor, 3
  * Japanese pentatonic; `param2` its tonic, 1 A .. 12 G#.
- * AGORAISH_ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND: `param1` 0..60 as 3D_VOICE.
- * @return 0; -2 another preset or a parameter out of range; -7 bad handle. Thread: any.
+ * Other presets take no parameters (0, 0).
+ * @return 0; -2 OFF, an unknown preset, or a parameter out of range; -7 bad handle. Thread: any.
  */
 int agoraish_engine_set_audio_effect_parameters(agoraish_engine_t *engine, int preset, int param1, int param2);
 
@@ -3930,8 +3931,8 @@ int agoraish_engine_set_local_voice_equalization(agoraish_engine_t *engine, int 
 
 /**
  * Set one value of the local voice's reverb (setLocalVoiceReverb). The
- * reverb is on while the wet level is above -20 dB or the room size or
- * strength is above 0.
+ * reverb runs while the wet level is above -20 dB and the room size or the
+ * strength is above 0, or while the dry level is not 0 dB.
  * @param reverb_key  An `agoraish_audio_reverb_type`.
  * @param value       In that key's range.
  * @return 0; -2 unknown key or value out of range; -7 bad handle. Thread: any.

@@ -109,7 +109,8 @@ extension ClientSession {
         let p = self[keyPath: kind]
         if kind == \ClientSession.audioPolicy {
             var sent = p
-            for uid in audioExcluded where uid != 0 {
+            // The list's limit holds: exclusions past it are not sent (the host's own mutes come first).
+            for uid in audioExcluded.sorted() where uid != 0 && sent.muted.count < SubscriptionPolicy.listLimit {
                 sent.muted.insert(uid)
                 sent.unmuted.remove(uid)
             }
