@@ -3896,7 +3896,7 @@ int agoraish_engine_set_voice_beautifier_parameters(agoraish_engine_t *engine, i
 /**
  * Apply an audio effect preset with parameters (setAudioEffectParameters):
  * AGORAISH_ROOM_ACOUSTICS_3D_VOICE: `param1` the seconds the voice takes to
- * go round the listener, 0 (still) or 1..60 (10 by default); `param2` unused.
+ * go round the listener, 0 (still) or 1..60 (10 by default); `param2` 0.
  * AGORAISH_PITCH_CORRECTION: `param1` the scale, 1 major, 2 minor, 3
  * Japanese pentatonic; `param2` its tonic, 1 A .. 12 G#.
  * Other presets take no parameters (0, 0).

@@ -5208,6 +5208,399 @@ def case_destroy_recorder(ctx: Ctx) -> None:
     assert destroy(e, recorder_id) == EINVAL, "twice"
 
 
+# -- voice processing and voice effects (ABI 0.14) --------------------------------------
+
+SCENARIOS = tuple(abi_header.enum_members("agoraish_audio_scenario").values())
+BEAUTIFIERS = tuple(abi_header.enum_members("agoraish_voice_beautifier_preset").values())
+AUDIO_EFFECTS = tuple(abi_header.enum_members("agoraish_audio_effect_preset").values())
+CONVERSIONS = tuple(abi_header.enum_members("agoraish_voice_conversion_preset").values())
+HEADPHONE_PRESETS = tuple(abi_header.enum_members("agoraish_headphone_equalizer_preset").values())
+SINGING, KTV = _ffi.AGORAISH_SINGING_BEAUTIFIER, _ffi.AGORAISH_ROOM_ACOUSTICS_KTV
+VOICE_3D, SURROUND = _ffi.AGORAISH_ROOM_ACOUSTICS_3D_VOICE, _ffi.AGORAISH_ROOM_ACOUSTICS_VIRTUAL_SURROUND_SOUND
+PITCH_CORRECTION = _ffi.AGORAISH_PITCH_CORRECTION
+#: Numbers that are no preset: beside OFF, next to members (after the last of a group, in a
+#: gap), and each family's members for the others.
+NOT_PRESETS = (1, -1, 0x100, INT_MAX, INT_MIN, 0x01000000, 0x02000000, 0x03000000, 0x04000000)
+NOT_BEAUTIFIERS = NOT_PRESETS + (0x01010101, 0x01010400, 0x01020200, 0x01030900, 0x01040200, 0x01050100,
+                                 KTV, _ffi.AGORAISH_VOICE_CHANGER_NEUTRAL)
+NOT_AUDIO_EFFECTS = NOT_PRESETS + (0x02010A00, 0x02010C00, 0x02010E00, 0x02020800, 0x02030300, 0x02040200,
+                                   0x02050100, SINGING, _ffi.AGORAISH_VOICE_CHANGER_NEUTRAL)
+NOT_CONVERSIONS = NOT_PRESETS + (0x03010500, 0x03020C00, 0x03030100, SINGING, KTV,
+                                 _ffi.AGORAISH_VOICE_CHANGER_EFFECT_UNCLE)
+NOT_HEADPHONE_PRESETS = NOT_PRESETS + (0x04000003, 0x04000100, 0x05000001, SINGING)
+
+
+def voice_values_case(setter: Callable[[int, object], int], rejected, accepted) -> Callable[[Ctx], None]:
+    """`setter(engine, value)`: -2 for each rejected value, 0 for each accepted one; outside and in a call."""
+
+    def case(ctx: Ctx) -> None:
+        for where, e in (("in no call", ctx.engine), ("in a call", connected_engine(ctx))):
+            assert {repr(v): setter(e, v) for v in rejected} == {repr(v): EINVAL for v in rejected}, where
+            assert {repr(v): setter(e, v) for v in accepted} == {repr(v): 0 for v in accepted}, where
+
+    return case
+
+
+def case_ains_enabled(ctx: Ctx) -> None:
+    set_ains = _ffi.agoraish_engine_set_ains_mode
+    assert {v: set_ains(ctx.engine, v, 0) for v in ANY_INTS} == {v: 0 for v in ANY_INTS}
+    assert {v: set_ains(ctx.engine, v, 3) for v in ANY_INTS if v} == {v: EINVAL for v in ANY_INTS if v}, "mode 3"
+
+
+def case_ains_mode_when_disabled(ctx: Ctx) -> None:
+    # "mode ... (checked even when disabling)".
+    modes = (3, -1, INT_MAX, INT_MIN)
+    assert {m: _ffi.agoraish_engine_set_ains_mode(ctx.engine, 0, m) for m in modes} == {m: EINVAL for m in modes}
+    assert _ffi.agoraish_engine_set_ains_mode(ctx.engine, 0, 2) == 0
+
+
+def case_track_processing_ids(ctx: Ctx) -> None:
+    enable = _ffi.agoraish_engine_enable_custom_audio_track_processing
+    e = ctx.engine
+    assert {t: enable(e, t, 1) for t in UNKNOWN_TRACKS} == {t: EINVAL for t in UNKNOWN_TRACKS}, "never created"
+    rc, theirs = new_audio_track(engine_with(ctx))
+    assert rc == 0 and enable(e, theirs, 1) == EINVAL, "a track of another engine"
+    rc, direct = new_audio_track(e, _ffi.AGORAISH_AUDIO_TRACK_DIRECT)
+    assert rc == 0
+    assert (enable(e, direct, 1), enable(e, direct, 0)) == (EINVAL, EINVAL), "a direct track"
+    rc, mixable = new_audio_track(e, _ffi.AGORAISH_AUDIO_TRACK_MIXABLE)
+    assert rc == 0
+    assert (enable(e, mixable, 1), enable(e, mixable, 0)) == (0, 0), "a mixable track"
+    assert _ffi.agoraish_engine_destroy_custom_audio_track(e, mixable) == 0
+    assert enable(e, mixable, 1) == EINVAL, "a destroyed track"
+
+
+def case_track_processing_enabled(ctx: Ctx) -> None:
+    enable = _ffi.agoraish_engine_enable_custom_audio_track_processing
+    _, track = new_audio_track(ctx.engine)
+    assert {v: enable(ctx.engine, track, v) for v in ANY_INTS} == {v: 0 for v in ANY_INTS}
+    assert enable(ctx.engine, track, 1) == 0, "twice"
+
+
+def beautifier_parameters(e: int, preset: int, param1: int, param2: int) -> int:
+    return _ffi.agoraish_engine_set_voice_beautifier_parameters(e, preset, param1, param2)
+
+
+def effect_parameters(e: int, preset: int, param1: int, param2: int) -> int:
+    return _ffi.agoraish_engine_set_audio_effect_parameters(e, preset, param1, param2)
+
+
+def parameters_case(call: Callable[[int, int, int, int], int], rejected, accepted) -> Callable[[Ctx], None]:
+    """`call(engine, preset, param1, param2)` for each (preset, param1, param2): -2 for the rejected, 0 for
+    the accepted; outside and in a call."""
+    return voice_values_case(lambda e, args: call(e, *args), rejected, accepted)
+
+
+def other_presets(members, *taking: int) -> Tuple[int, ...]:
+    """The members of a preset enum but OFF and those `taking` parameters."""
+    return tuple(p for p in members if p and p not in taking)
+
+
+#: Presets that take no parameters accept (0, 0) only; OFF and other values are -2.
+case_beautifier_parameters_other_presets = parameters_case(
+    beautifier_parameters,
+    [(p, v, 0) for p in other_presets(BEAUTIFIERS, SINGING) for v in (1, -1)] + [(0, 0, 0), (0, 1, 1)],
+    [(p, 0, 0) for p in other_presets(BEAUTIFIERS, SINGING)] + [(SINGING, 1, 1)])
+case_effect_parameters_other_presets = parameters_case(
+    effect_parameters,
+    [(p, 0, v) for p in other_presets(AUDIO_EFFECTS, VOICE_3D, PITCH_CORRECTION) for v in (1, -1)] + [(0, 0, 0)],
+    [(p, 0, 0) for p in other_presets(AUDIO_EFFECTS, VOICE_3D, PITCH_CORRECTION)] + [(VOICE_3D, 10, 0)])
+#: Virtual surround takes no parameters.
+case_surround_param1 = parameters_case(
+    effect_parameters, [(SURROUND, v, 0) for v in (-1, 1, 10, 60, 61, INT_MAX, INT_MIN)], [(SURROUND, 0, 0)])
+#: param2 of 3D voice is 0.
+case_effect_param2_unused = parameters_case(
+    effect_parameters, [(VOICE_3D, 10, v) for v in ANY_INTS if v], [(VOICE_3D, 10, 0)])
+
+
+def case_reverb_values(ctx: Ctx) -> None:
+    # (key, values out of its range, values in it): the ranges of agoraish_audio_reverb_type.
+    ranges = ((0, (-21, 11), (-20, 0, 10)), (1, (-21, 11), (-20, 0, 10)), (2, (-1, 101), (0, 50, 100)),
+              (3, (-1, 201), (0, 100, 200)), (4, (-1, 101), (0, 50, 100)))
+    reverb = _ffi.agoraish_engine_set_local_voice_reverb
+    for where, e in (("in no call", ctx.engine), ("in a call", connected_engine(ctx))):
+        for key, rejected, accepted in ranges:
+            rejected += (INT_MAX, INT_MIN)
+            assert {v: reverb(e, key, v) for v in rejected} == {v: EINVAL for v in rejected}, (where, key)
+            assert {v: reverb(e, key, v) for v in accepted} == {v: 0 for v in accepted}, (where, key)
+
+
+# -- spatial audio (ABI 0.14) ----------------------------------------------------------------
+
+#: The most remote users with a position at once: the spatial audio engine's, and apart from
+#: them set_remote_voice_position's.
+MAX_POSITIONS = 4096
+
+
+def vec(x: float = 0.0, y: float = 0.0, z: float = 0.0):
+    return (ctypes.c_float * 3)(x, y, z)
+
+
+FORWARD, RIGHT, UP = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)
+#: Vectors no call takes: NaN or an infinity in each coordinate.
+NOT_FINITE = [(NAN, 0.0, 0.0), (0.0, INF, 0.0), (0.0, 0.0, -INF), (INF, INF, INF)]
+
+
+def initialized(engine: int) -> int:
+    """`engine`, its spatial audio engine initialized."""
+    assert _ffi.agoraish_spatial_audio_initialize(engine) == 0
+    return engine
+
+
+def spatial(ctx: Ctx, engine: Optional[int] = None) -> int:
+    """The case's engine (or `engine`) with its spatial audio engine initialized."""
+    return initialized(ctx.engine if engine is None else engine)
+
+
+def self_position(e: int, position=(0.0, 0.0, 0.0), forward=FORWARD, right=RIGHT, up=UP) -> int:
+    """update_self_position with each vector a tuple or None (NULL)."""
+    vectors = [None if v is None else vec(*v) for v in (position, forward, right, up)]
+    return _ffi.agoraish_spatial_audio_update_self_position(e, *vectors)
+
+
+def remote_position(e: int, uid: int = 7, position=(1.0, 2.0, 0.0), forward=None) -> int:
+    return _ffi.agoraish_spatial_audio_update_remote_position(
+        e, uid, None if position is None else vec(*position), None if forward is None else vec(*forward))
+
+
+def player_position(e: int, player: int, position=(1.0, 2.0, 0.0), forward=None) -> int:
+    return _ffi.agoraish_spatial_audio_update_player_position(
+        e, player, None if position is None else vec(*position), None if forward is None else vec(*forward))
+
+
+#: Each spatial function but initialize and release, called with valid arguments (for -3).
+SPATIAL_CALLS: Dict[str, Callable[[int], int]] = {
+    "agoraish_spatial_audio_update_self_position": self_position,
+    "agoraish_spatial_audio_update_remote_position": remote_position,
+    "agoraish_spatial_audio_remove_remote_position": lambda e: _ffi.agoraish_spatial_audio_remove_remote_position(
+        e, 7),
+    "agoraish_spatial_audio_clear_remote_positions": _ffi.agoraish_spatial_audio_clear_remote_positions,
+    "agoraish_spatial_audio_set_audio_recv_range": lambda e: _ffi.agoraish_spatial_audio_set_audio_recv_range(
+        e, 50.0),
+    "agoraish_spatial_audio_set_distance_unit": lambda e: _ffi.agoraish_spatial_audio_set_distance_unit(e, 1.0),
+    "agoraish_spatial_audio_set_max_audio_recv_count": lambda e: (
+        _ffi.agoraish_spatial_audio_set_max_audio_recv_count(e, 16)),
+    "agoraish_spatial_audio_mute_local_audio_stream": lambda e: (
+        _ffi.agoraish_spatial_audio_mute_local_audio_stream(e, 1)),
+    "agoraish_spatial_audio_mute_all_remote_audio_streams": lambda e: (
+        _ffi.agoraish_spatial_audio_mute_all_remote_audio_streams(e, 1)),
+    "agoraish_spatial_audio_mute_remote_audio_stream": lambda e: (
+        _ffi.agoraish_spatial_audio_mute_remote_audio_stream(e, 7, 1)),
+}
+
+
+def not_initialized_case(call: Callable[[int], int]) -> Callable[[Ctx], None]:
+    """`call(engine)` (valid arguments): -3 before initialize, 0 once initialized, -3 again after release."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        assert call(e) == ENOTREADY, "never initialized"
+        assert _ffi.agoraish_spatial_audio_release(e) == 0
+        assert call(e) == ENOTREADY, "released, never initialized"
+        assert call(spatial(ctx)) == 0, "initialized"
+        assert _ffi.agoraish_spatial_audio_release(e) == 0
+        assert call(e) == ENOTREADY, "released"
+        assert call(spatial(ctx)) == 0, "initialized again"
+
+    return case
+
+
+def case_player_position_not_initialized(ctx: Ctx) -> None:
+    player = idle_player(ctx)
+    not_initialized_case(lambda e: player_position(e, player))(ctx)
+
+
+def case_spatial_initialize(ctx: Ctx) -> None:
+    init = _ffi.agoraish_spatial_audio_initialize
+    assert init(ctx.engine) == 0
+    assert init(ctx.engine) == 0, "again while running"
+    assert self_position(ctx.engine) == 0
+    assert _ffi.agoraish_spatial_audio_release(ctx.engine) == 0
+    assert init(ctx.engine) == 0, "after a release"
+    connected = connected_engine(ctx)
+    assert init(connected) == 0, "in a call"
+    assert remote_position(connected) == 0, "in a call"
+
+
+def case_spatial_release(ctx: Ctx) -> None:
+    release = _ffi.agoraish_spatial_audio_release
+    assert (release(ctx.engine), release(ctx.engine)) == (0, 0), "never initialized, twice"
+    e = spatial(ctx)
+    assert remote_position(e) == 0
+    assert (release(e), release(e)) == (0, 0), "initialized, twice"
+    assert self_position(e) == ENOTREADY, "released"
+    connected = spatial(ctx, connected_engine(ctx))
+    assert remote_position(connected) == 0
+    assert release(connected) == 0, "in a call"
+
+
+def self_vector_case(index: int) -> Callable[[Ctx], None]:
+    """update_self_position's vector `index` (0 position, 1..3 the axes): NULL and non-finite
+    values: -2; a zero axis: -2; any finite position and axes of any length but zero: 0."""
+
+    def with_vector(e: int, v) -> int:
+        vectors = [(0.0, 0.0, 0.0), FORWARD, RIGHT, UP]
+        vectors[index] = v
+        return self_position(e, *vectors)
+
+    def case(ctx: Ctx) -> None:
+        e = spatial(ctx)
+        if index == 0:
+            rejected, accepted = [None] + NOT_FINITE, [(0.0, 0.0, 0.0), (-5.0, 3.0, 1e30)]
+        else:
+            axis = (FORWARD, RIGHT, UP)[index - 1]
+            rejected = [None] + NOT_FINITE + [(0.0, 0.0, 0.0), (-0.0, 0.0, -0.0)]
+            accepted = [axis, tuple(2.5 * c for c in axis), tuple(1e-3 * c for c in axis)]
+        assert {repr(v): with_vector(e, v) for v in rejected} == {repr(v): EINVAL for v in rejected}
+        assert {repr(v): with_vector(e, v) for v in accepted} == {repr(v): 0 for v in accepted}
+
+    return case
+
+
+def case_remote_position_uids(ctx: Ctx) -> None:
+    e = spatial(ctx)
+    assert remote_position(e, 0) == EINVAL, "uid 0"
+    for uid in (1, 12345, UINT32_MAX):  # users that have not joined (yet)
+        assert remote_position(e, uid) == 0, uid
+        assert remote_position(e, uid, position=(3.0, -1.0, 0.5)) == 0, ("again", uid)
+
+
+def remote_vector_case(forward: bool) -> Callable[[Ctx], None]:
+    """update_remote_position's position or forward: NULL (position only) and non-finite: -2; finite: 0;
+    a NULL forward: 0."""
+
+    def case(ctx: Ctx) -> None:
+        e = spatial(ctx)
+        call = (lambda v: remote_position(e, forward=v)) if forward else (lambda v: remote_position(e, position=v))
+        rejected = NOT_FINITE + ([] if forward else [None])
+        if forward:  # a zero facing is left out: the header says nothing of it (the listener's axes: -2)
+            accepted = [None, FORWARD, (0.0, -2.0, 0.0), (-5.0, 3.0, 1e30)]
+        else:
+            accepted = [(0.0, 0.0, 0.0), (-5.0, 3.0, 1e30)]
+        assert {repr(v): call(v) for v in rejected} == {repr(v): EINVAL for v in rejected}
+        assert {repr(v): call(v) for v in accepted} == {repr(v): 0 for v in accepted}
+
+    return case
+
+
+def case_remote_positions_limit(ctx: Ctx) -> None:
+    """4096 users with a position, then -5 for another; those 4096 again: 0; room again after a
+    removal and after a clear."""
+    e = spatial(ctx)
+    codes = [remote_position(e, uid) for uid in range(1, MAX_POSITIONS + 1)]
+    assert codes == [0] * MAX_POSITIONS
+    assert remote_position(e, MAX_POSITIONS + 1) == EREFUSED, "a 4097th user"
+    assert remote_position(e, UINT32_MAX) == EREFUSED, "a 4097th user"
+    assert (remote_position(e, 1), remote_position(e, MAX_POSITIONS)) == (0, 0), "users that have a position"
+    assert _ffi.agoraish_spatial_audio_remove_remote_position(e, 17) == 0
+    assert remote_position(e, MAX_POSITIONS + 1) == 0, "after a removal"
+    assert remote_position(e, MAX_POSITIONS + 2) == EREFUSED
+    assert _ffi.agoraish_spatial_audio_clear_remote_positions(e) == 0
+    assert remote_position(e, MAX_POSITIONS + 2) == 0, "after a clear"
+
+
+def case_player_position_vectors(ctx: Ctx) -> None:
+    e = spatial(ctx)
+    player = idle_player(ctx)
+    for v in [None] + NOT_FINITE:
+        assert player_position(e, player, position=v) == EINVAL, ("position", v)
+    for v in NOT_FINITE:
+        assert player_position(e, player, forward=v) == EINVAL, ("forward", v)
+    accepted = (((0.0, 0.0, 0.0), None), ((-5.0, 3.0, 1e30), FORWARD), ((1.0, 0.0, 0.0), (0.0, -2.0, 0.0)))
+    for position, forward in accepted:
+        assert player_position(e, player, position, forward) == 0, (position, forward)
+    player = playing_player(ctx)
+    assert player_position(e, player) == 0, "playing"
+
+
+def case_remove_remote_position(ctx: Ctx) -> None:
+    e, remove = spatial(ctx), _ffi.agoraish_spatial_audio_remove_remote_position
+    assert remove(e, 0) == EINVAL, "uid 0"
+    for uid in (1, 12345, UINT32_MAX):
+        assert remove(e, uid) == 0, ("no position", uid)
+        assert remote_position(e, uid) == 0
+        assert (remove(e, uid), remove(e, uid)) == (0, 0), ("a position; twice", uid)
+
+
+def case_clear_remote_positions(ctx: Ctx) -> None:
+    e, clear = spatial(ctx), _ffi.agoraish_spatial_audio_clear_remote_positions
+    assert (clear(e), clear(e)) == (0, 0), "none, twice"
+    assert (remote_position(e, 1), remote_position(e, 2)) == (0, 0)
+    assert (clear(e), clear(e)) == (0, 0), "some, twice"
+    player = idle_player(ctx)
+    assert player_position(e, player) == 0
+    assert clear(e) == 0, "a player with a position"
+
+
+#: Ranges and units: > 0 and finite.
+SPATIAL_LENGTHS_REJECTED = (0.0, -0.0, -1.0, -1e-6, -1e30, NAN, INF, -INF)
+SPATIAL_LENGTHS_ACCEPTED = (1e-6, 0.5, 1.0, 1000.0, 3.4e38)
+
+
+def spatial_values_case(setter: Callable[[int, object], int], rejected, accepted) -> Callable[[Ctx], None]:
+    """A spatial setting (initialized): -2 for each rejected value, 0 for each accepted one; outside and in a call."""
+
+    def case(ctx: Ctx) -> None:
+        for where, e in (("in no call", spatial(ctx)), ("in a call", spatial(ctx, connected_engine(ctx)))):
+            assert {repr(v): setter(e, v) for v in rejected} == {repr(v): EINVAL for v in rejected}, where
+            assert {repr(v): setter(e, v) for v in accepted} == {repr(v): 0 for v in accepted}, where
+
+    return case
+
+
+def spatial_flag_case(function: Callable[[int, int], int]) -> Callable[[Ctx], None]:
+    """A spatial mute taking an int flag (initialized): any int is 0, outside and in a call."""
+    return spatial_values_case(function, (), ANY_INTS)
+
+
+def case_spatial_mute_remote_uids(ctx: Ctx) -> None:
+    e, mute = spatial(ctx), _ffi.agoraish_spatial_audio_mute_remote_audio_stream
+    for flag in (1, 0):
+        assert mute(e, 0, flag) == EINVAL, "uid 0"
+        for uid in (1, 12345, UINT32_MAX):  # users that have not joined (yet)
+            assert mute(e, uid, flag) == 0, uid
+
+
+def case_spatial_mute_remote_flags(ctx: Ctx) -> None:
+    mute = _ffi.agoraish_spatial_audio_mute_remote_audio_stream
+    spatial_values_case(lambda e, flag: mute(e, 7, flag), (), ANY_INTS)(ctx)
+
+
+# -- 3.x sound position indication (ABI 0.14) -----------------------------------------------
+
+
+def voice_position(e: int, uid: int = 7, pan: float = 0.0, gain: float = 100.0) -> int:
+    return _ffi.agoraish_engine_set_remote_voice_position(e, uid, pan, gain)
+
+
+def voice_position_case(field: str, rejected, accepted) -> Callable[[Ctx], None]:
+    """set_remote_voice_position with `field` (uid, pan, gain) out of range (-2) and in range (0);
+    sound position indication off and on."""
+
+    def case(ctx: Ctx) -> None:
+        e = ctx.engine
+        for indication in (0, 1):
+            assert _ffi.agoraish_engine_enable_sound_position_indication(e, indication) == 0
+            got = {repr(v): voice_position(e, **{field: v}) for v in rejected}
+            assert got == {repr(v): EINVAL for v in rejected}, indication
+            got = {repr(v): voice_position(e, **{field: v}) for v in accepted}
+            assert got == {repr(v): 0 for v in accepted}, indication
+
+    return case
+
+
+def case_voice_positions_limit(ctx: Ctx) -> None:
+    # There is no call to forget a voice position: -5 stays (users that have one are still 0).
+    e = ctx.engine
+    codes = [voice_position(e, uid) for uid in range(1, MAX_POSITIONS + 1)]
+    assert codes == [0] * MAX_POSITIONS
+    assert voice_position(e, MAX_POSITIONS + 1) == EREFUSED, "a 4097th user"
+    assert voice_position(e, UINT32_MAX, pan=1.0) == EREFUSED, "a 4097th user"
+    assert (voice_position(e, 1, pan=-1.0), voice_position(e, MAX_POSITIONS, gain=0.0)) == (0, 0), \
+        "users that have a position"
+
+
+
 ROWS: Dict[str, Row] = {
     "agoraish_get_version": Row([("build", "NULL or a pointer", case_version)]),
     "agoraish_get_error_description": Row([
@@ -6451,6 +6844,230 @@ ROWS: Dict[str, Row] = {
             ("recorder_id", "never issued, destroyed, another engine's: -2",
              recorder_ids_case(RECORDER_CALLS["agoraish_engine_destroy_media_recorder"])),
             ("recorder_id", "idle, recording; twice: -2", case_destroy_recorder),
+        ],
+    ),
+    "agoraish_engine_set_audio_scenario": Row(
+        [("scenario", "1, 2, 4, 6, 9: -2; 0, 3, 5, 7, 8; outside and in a call", voice_values_case(
+            _ffi.agoraish_engine_set_audio_scenario, (1, 2, 4, 6, 9, -1, 10, INT_MAX, INT_MIN), SCENARIOS))],
+    ),
+    "agoraish_engine_set_ains_mode": Row(
+        [
+            ("enabled", "any int (mode 0); enabled with mode 3: -2", case_ains_enabled),
+            ("mode", "3, -1: -2 (enabled); 0..2; outside and in a call", voice_values_case(
+                lambda e, m: _ffi.agoraish_engine_set_ains_mode(e, 1, m), (3, -1, 4, INT_MAX, INT_MIN), (0, 1, 2))),
+            ("mode", "disabled: not read (3, -1: 0)", case_ains_mode_when_disabled),
+        ],
+    ),
+    "agoraish_engine_enable_custom_audio_track_processing": Row(
+        [
+            ("track_id", "never created, another engine's, direct, destroyed: -2; mixable", case_track_processing_ids),
+            ("enabled", "any int", case_track_processing_enabled),
+        ],
+    ),
+    "agoraish_engine_set_voice_beautifier_preset": Row(
+        [("preset", "unknown numbers, other families' presets: -2; every member, then OFF; outside and in a call",
+          voice_values_case(_ffi.agoraish_engine_set_voice_beautifier_preset, NOT_BEAUTIFIERS,
+                            BEAUTIFIERS + (0,)))],
+    ),
+    "agoraish_engine_set_audio_effect_preset": Row(
+        [("preset", "unknown numbers, other families' presets: -2; every member, then OFF; outside and in a call",
+          voice_values_case(_ffi.agoraish_engine_set_audio_effect_preset, NOT_AUDIO_EFFECTS, AUDIO_EFFECTS + (0,)))],
+    ),
+    "agoraish_engine_set_voice_conversion_preset": Row(
+        [("preset", "unknown numbers, other families' presets: -2; every member, then OFF; outside and in a call",
+          voice_values_case(_ffi.agoraish_engine_set_voice_conversion_preset, NOT_CONVERSIONS, CONVERSIONS + (0,)))],
+    ),
+    "agoraish_engine_set_voice_beautifier_parameters": Row(
+        [
+            ("preset", "OFF, unknown numbers, other presets with parameters 1, 1: -2", parameters_case(
+                beautifier_parameters,
+                [(p, 1, 1) for p in (0,) + NOT_BEAUTIFIERS + other_presets(BEAUTIFIERS, SINGING)],
+                [(SINGING, 1, 1)])),
+            ("preset", "other presets with parameters 0, 0: -2 (only SINGING_BEAUTIFIER takes them)",
+             case_beautifier_parameters_other_presets),
+            ("param1", "0, 3, -1: -2; 1 male, 2 female", parameters_case(
+                beautifier_parameters, [(SINGING, v, 1) for v in (0, 3, -1, INT_MAX, INT_MIN)],
+                [(SINGING, v, r) for v in (1, 2) for r in (1, 2, 3)])),
+            ("param2", "0, 4, -1: -2; 1..3", parameters_case(
+                beautifier_parameters, [(SINGING, 1, v) for v in (0, 4, -1, INT_MAX, INT_MIN)],
+                [(SINGING, 2, r) for r in (1, 2, 3)])),
+        ],
+    ),
+    "agoraish_engine_set_audio_effect_parameters": Row(
+        [
+            ("preset", "OFF, unknown numbers, other presets with parameters 1, 1: -2", parameters_case(
+                effect_parameters, [(p, 1, 1) for p in (0,) + NOT_AUDIO_EFFECTS +
+                                    other_presets(AUDIO_EFFECTS, VOICE_3D, SURROUND, PITCH_CORRECTION)],
+                [(VOICE_3D, 10, 0), (PITCH_CORRECTION, 1, 1)])),
+            ("preset", "other presets with parameters 0, 0: -2 (only 3D voice, surround, pitch correction take them)",
+             case_effect_parameters_other_presets),
+            ("param1", "3D voice: -1, 61: -2; 0..60", parameters_case(
+                effect_parameters, [(VOICE_3D, v, 0) for v in (-1, 61, INT_MAX, INT_MIN)],
+                [(VOICE_3D, v, 0) for v in (0, 1, 10, 60)])),
+            ("param1", "virtual surround: -1, 61: -2; 0..60 as 3D voice", case_surround_param1),
+            ("param1", "pitch correction scale: 0, 4, -1: -2; 1..3", parameters_case(
+                effect_parameters, [(PITCH_CORRECTION, v, 4) for v in (0, 4, -1, INT_MAX, INT_MIN)],
+                [(PITCH_CORRECTION, v, 4) for v in (1, 2, 3)])),
+            ("param2", "pitch correction tonic: 0, 13, -1: -2; 1..12", parameters_case(
+                effect_parameters, [(PITCH_CORRECTION, 1, v) for v in (0, 13, -1, INT_MAX, INT_MIN)],
+                [(PITCH_CORRECTION, 2, v) for v in range(1, 13)])),
+            ("param2", "3D voice and virtual surround: unused (any int)", case_effect_param2_unused),
+        ],
+    ),
+    "agoraish_engine_set_local_voice_pitch": Row(
+        [("pitch", "0, 0.49, 2.01, NaN, inf: -2; 0.5..2.0; outside and in a call", voice_values_case(
+            _ffi.agoraish_engine_set_local_voice_pitch, (0.0, 0.49, 0.4999, 2.01, 2.0001, -1.0, NAN, INF, -INF),
+            (0.5, 0.75, 1.0, 2.0)))],
+    ),
+    "agoraish_engine_set_local_voice_formant": Row(
+        [("formant_ratio", "-1.01, 1.01, NaN, inf: -2; -1.0..1.0; outside and in a call", voice_values_case(
+            _ffi.agoraish_engine_set_local_voice_formant, (-1.01, 1.01, -2.0, 2.0, NAN, INF, -INF),
+            (-1.0, -0.5, 0.0, 0.5, 1.0)))],
+    ),
+    "agoraish_engine_set_local_voice_equalization": Row(
+        [
+            ("band_frequency", "-1, 10: -2; 0..9; outside and in a call", voice_values_case(
+                lambda e, b: _ffi.agoraish_engine_set_local_voice_equalization(e, b, 3), (-1, 10, INT_MAX, INT_MIN),
+                range(10))),
+            ("band_gain", "-16, 16: -2; -15..15; outside and in a call", voice_values_case(
+                lambda e, g: _ffi.agoraish_engine_set_local_voice_equalization(e, 5, g), (-16, 16, INT_MAX, INT_MIN),
+                (-15, -1, 0, 1, 15))),
+        ],
+    ),
+    "agoraish_engine_set_local_voice_reverb": Row(
+        [
+            ("reverb_key", "-1, 5: -2; 0..4", voice_values_case(
+                lambda e, k: _ffi.agoraish_engine_set_local_voice_reverb(e, k, 0), (-1, 5, INT_MAX, INT_MIN),
+                range(5))),
+            ("value", "each key's range: its edges; one past them: -2; outside and in a call", case_reverb_values),
+        ],
+    ),
+    "agoraish_engine_set_headphone_eq_preset": Row(
+        [("preset", "unknown numbers, voice presets: -2; OFF, OVEREAR, INEAR; outside and in a call",
+          voice_values_case(_ffi.agoraish_engine_set_headphone_eq_preset, NOT_HEADPHONE_PRESETS,
+                            HEADPHONE_PRESETS))],
+    ),
+    "agoraish_engine_set_headphone_eq_parameters": Row(
+        [
+            ("low_gain", "-11, 11: -2; -10..10; outside and in a call", voice_values_case(
+                lambda e, g: _ffi.agoraish_engine_set_headphone_eq_parameters(e, g, 0), (-11, 11, INT_MAX, INT_MIN),
+                (-10, 0, 10))),
+            ("high_gain", "-11, 11: -2; -10..10; outside and in a call", voice_values_case(
+                lambda e, g: _ffi.agoraish_engine_set_headphone_eq_parameters(e, 0, g), (-11, 11, INT_MAX, INT_MIN),
+                (-10, 0, 10))),
+        ],
+    ),
+    "agoraish_spatial_audio_initialize": Row(
+        [("", "twice, after a release, in a call: 0", case_spatial_initialize)],
+    ),
+    "agoraish_spatial_audio_release": Row(
+        [("", "never initialized, twice, in a call: 0; then -3", case_spatial_release)],
+    ),
+    "agoraish_spatial_audio_update_self_position": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_update_self_position"])),
+            ("position", "NULL, NaN, inf: -2; the origin, any finite point", self_vector_case(0)),
+            ("axis_forward", "NULL, NaN, inf, zero: -2; any length", self_vector_case(1)),
+            ("axis_right", "NULL, NaN, inf, zero: -2; any length", self_vector_case(2)),
+            ("axis_up", "NULL, NaN, inf, zero: -2; any length", self_vector_case(3)),
+        ],
+    ),
+    "agoraish_spatial_audio_update_remote_position": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_update_remote_position"])),
+            ("uid", "0: -2; 1, UINT32_MAX, twice", case_remote_position_uids),
+            ("uid", "4096 users, then -5; after a removal, a clear", case_remote_positions_limit),
+            ("position", "NULL, NaN, inf: -2; the origin, any finite point", remote_vector_case(forward=False)),
+            ("forward", "NaN, inf: -2; NULL, any finite vector", remote_vector_case(forward=True)),
+        ],
+    ),
+    "agoraish_spatial_audio_update_player_position": Row(
+        [
+            ("player_id", "never issued, destroyed, another engine's: -2", player_ids_case(
+                lambda e, p: player_position(initialized(e), p))),
+            ("", "before initialize, after release: -3", case_player_position_not_initialized),
+            ("position", "NULL, NaN, inf: -2; finite points, idle and playing", case_player_position_vectors),
+            ("forward", "NaN, inf: -2; NULL, any finite vector", case_player_position_vectors),
+        ],
+    ),
+    "agoraish_spatial_audio_remove_remote_position": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_remove_remote_position"])),
+            ("uid", "0: -2; no position, a position, twice", case_remove_remote_position),
+        ],
+    ),
+    "agoraish_spatial_audio_clear_remote_positions": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_clear_remote_positions"])),
+            ("", "none, some, twice", case_clear_remote_positions),
+        ],
+    ),
+    "agoraish_spatial_audio_set_audio_recv_range": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_set_audio_recv_range"])),
+            ("range", "0, negative, NaN, inf: -2; > 0; outside and in a call", spatial_values_case(
+                _ffi.agoraish_spatial_audio_set_audio_recv_range, SPATIAL_LENGTHS_REJECTED, SPATIAL_LENGTHS_ACCEPTED)),
+        ],
+    ),
+    "agoraish_spatial_audio_set_distance_unit": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_set_distance_unit"])),
+            ("unit", "0, negative, NaN, inf: -2; > 0; outside and in a call", spatial_values_case(
+                _ffi.agoraish_spatial_audio_set_distance_unit, SPATIAL_LENGTHS_REJECTED, SPATIAL_LENGTHS_ACCEPTED)),
+        ],
+    ),
+    "agoraish_spatial_audio_set_max_audio_recv_count": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_set_max_audio_recv_count"])),
+            ("max_count", "0, 4097, -1: -2; 1..4096; outside and in a call", spatial_values_case(
+                _ffi.agoraish_spatial_audio_set_max_audio_recv_count, (0, 4097, -1, INT_MAX, INT_MIN),
+                (1, 16, 4096))),
+        ],
+    ),
+    "agoraish_spatial_audio_mute_local_audio_stream": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_mute_local_audio_stream"])),
+            ("mute", "any int; outside and in a call",
+             spatial_flag_case(_ffi.agoraish_spatial_audio_mute_local_audio_stream)),
+        ],
+    ),
+    "agoraish_spatial_audio_mute_all_remote_audio_streams": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_mute_all_remote_audio_streams"])),
+            ("mute", "any int; outside and in a call",
+             spatial_flag_case(_ffi.agoraish_spatial_audio_mute_all_remote_audio_streams)),
+        ],
+    ),
+    "agoraish_spatial_audio_mute_remote_audio_stream": Row(
+        [
+            ("", "before initialize, after release: -3",
+             not_initialized_case(SPATIAL_CALLS["agoraish_spatial_audio_mute_remote_audio_stream"])),
+            ("uid", "0: -2; users that have not joined", case_spatial_mute_remote_uids),
+            ("mute", "any int; outside and in a call", case_spatial_mute_remote_flags),
+        ],
+    ),
+    "agoraish_engine_enable_sound_position_indication": Row(
+        [("enabled", "any int, before and in a call",
+          flag_case(_ffi.agoraish_engine_enable_sound_position_indication))],
+    ),
+    "agoraish_engine_set_remote_voice_position": Row(
+        [
+            ("uid", "0: -2; 1, UINT32_MAX; indication off and on", voice_position_case(
+                "uid", (0,), (1, 12345, UINT32_MAX))),
+            ("uid", "4096 users, then -5", case_voice_positions_limit),
+            ("pan", "-1.01, 1.01, NaN, inf: -2; -1.0..1.0", voice_position_case(
+                "pan", (-1.01, 1.01, -2.0, 2.0, NAN, INF, -INF), (-1.0, -0.5, 0.0, 0.5, 1.0))),
+            ("gain", "-0.1, 100.1, NaN, inf: -2; 0..100", voice_position_case(
+                "gain", (-0.1, 100.1, -1.0, 101.0, NAN, INF, -INF), (0.0, 0.1, 50.0, 100.0))),
         ],
     ),
     "agoraish_server_create": Row([
