@@ -126,15 +126,16 @@ extension RtcEngine {
     private func spatialChanged() {
         let spatial = audio.voice.spatial.withLock { $0 }
         let excluded = spatial?.excluded ?? []
-        // muteAllRemoteAudioStreams of the spatial engine also covers users with no position.
+        // muteAllRemoteAudioStreams of the spatial engine covers everyone, users with no position and later ones too.
         let allMuted = spatial?.allRemoteMuted ?? false
         let localMuted = spatial?.localMuted ?? false
         for c in [self] + connections.withLock({ Array($0.values) }) {
             let (before, after, users) = (try? c.link.call { s, _ throws(SessionError) -> (Set<UInt32>, Set<UInt32>, Set<UInt32>) in
-                let was = s.audioExcluded
+                var was = s.audioExcluded
+                if s.audioExcludeAll { was.formUnion(s.remoteUsers) }
                 var now = excluded
                 if allMuted { now.formUnion(s.remoteUsers) }
-                s.setAudioExcluded(now)
+                s.setAudioExcluded(excluded, all: allMuted)
                 return (was, now, s.remoteUsers)
             }) ?? ([], excluded, [])
             for uid in users.sorted() where before.contains(uid) != after.contains(uid) {

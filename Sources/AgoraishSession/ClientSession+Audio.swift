@@ -31,13 +31,17 @@ extension ClientSession {
     public mutating func setDefaultMuteAllRemoteAudio(_ mute: Bool) { setDefaultMuteAllRemote(\.audioPolicy, mute) }
 
     /// Whether the local user receives the audio of `uid`.
-    public func receivesAudio(of uid: UInt32) -> Bool { !audioPolicy.blocks(uid) && !audioExcluded.contains(uid) }
+    public func receivesAudio(of uid: UInt32) -> Bool {
+        !audioPolicy.blocks(uid) && !audioExcludeAll && !audioExcluded.contains(uid)
+    }
 
     /// Users whose audio is not received on top of the policy (the spatial
-    /// audio engine's choice). Sent now if joined, else with the next join.
-    public mutating func setAudioExcluded(_ uids: Set<UInt32>) {
-        guard uids != audioExcluded else { return }
+    /// audio engine's choice), or nobody's when `all`. Sent now if joined,
+    /// else with the next join.
+    public mutating func setAudioExcluded(_ uids: Set<UInt32>, all: Bool = false) {
+        guard uids != audioExcluded || all != audioExcludeAll else { return }
         audioExcluded = uids
+        audioExcludeAll = all
         if joinedAt != nil && transportOpen { sendSubscription(\.audioPolicy) }
     }
 
@@ -109,6 +113,7 @@ extension ClientSession {
         let p = self[keyPath: kind]
         if kind == \ClientSession.audioPolicy {
             var sent = p
+            if audioExcludeAll { sent.allMuted = true }
             // The list's limit holds: exclusions past it are not sent (the host's own mutes come first).
             for uid in audioExcluded.sorted() where uid != 0 && sent.muted.count < SubscriptionPolicy.listLimit {
                 sent.muted.insert(uid)

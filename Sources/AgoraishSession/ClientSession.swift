@@ -108,6 +108,8 @@ public struct ClientSession {
     /// Users whose audio is not received whatever the policy says: the spatial
     /// audio engine's muted, out-of-range and over-count users.
     public internal(set) var audioExcluded: Set<UInt32> = []
+    /// Nobody's audio is received whatever the policy says (the spatial audio engine's muteAllRemoteAudioStreams).
+    public internal(set) var audioExcludeAll = false
     /// Remote users who muted their audio.
     public internal(set) var remoteAudioMuted: Set<UInt32> = []
     /// Whether the local user's video is muted for the others.

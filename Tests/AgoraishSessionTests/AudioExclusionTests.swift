@@ -29,6 +29,15 @@ import Testing
         let back = try #require(Self.lastSubscription(d, 1))
         #expect(back.contains(#""muted":[33]"#), "\(back)")
         #expect(d.clients[1].receivesAudio(of: 11))
+        // Everyone, later users too: all_muted, the host's own policy unchanged.
+        d.call(1) { s, _ in s.setAudioExcluded([], all: true) }
+        d.settle()
+        let all = try #require(Self.lastSubscription(d, 1))
+        #expect(all.contains(#""all_muted":true"#) && !d.clients[1].receivesAudio(of: 99), "\(all)")
+        #expect(!d.clients[1].audioPolicy.allMuted)
+        d.call(1) { s, _ in s.setAudioExcluded([]) }
+        d.settle()
+        #expect(try #require(Self.lastSubscription(d, 1)).contains(#""all_muted":false"#))
         // The same set again sends nothing.
         let count = d.wire.count
         d.call(1) { s, _ in s.setAudioExcluded([]) }

@@ -460,6 +460,7 @@ extension AudioPipeline {
     private func place(source: UInt32?, key: UInt32, _ frame: [Int16], _ placement: VoiceControl.Placement,
                        excluded: Set<UInt32>, player: Int32? = nil, _ p: inout PlayState, into mix: inout [Int32]) -> Bool {
         if let spatial = placement.spatial {
+            if spatial.allRemoteMuted, source != nil { return true }
             let world = player.map { spatial.players[$0] } ?? source.flatMap { spatial.remotes[$0] }
             if let world {
                 let placed = (source.map { excluded.contains($0) } ?? false) ? nil : spatial.placement(world)
