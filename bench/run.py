@@ -72,6 +72,7 @@ BENCHMARKS: List[str] = [
     "video_delay",
     "video_loss",
     "media",
+    "voice",
     "bwe_convergence",
     "data_stream",
     "encryption",

@@ -93,16 +93,21 @@ def missing_tools() -> Optional[str]:
     return None
 
 
+
+def speak(wav: Path, text: str, words_per_minute: int) -> None:
+    """Writes `text` spoken by espeak-ng (English, 22.05 kHz mono) to `wav`."""
+    done = subprocess.run(["espeak-ng", "-v", "en", "-s", str(words_per_minute), "-w", str(wav), text],
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise BenchError(f"espeak-ng failed: {done.stderr.strip()}")
+
 def make_clip(scratch: Path) -> Tuple[Path, "object"]:
     """espeak-ng speech at 16 kHz as raw S16LE; returns the path and the samples."""
     import numpy as np
     from scipy.signal import resample_poly
 
     wav = scratch / "pesq_speech.wav"
-    done = subprocess.run(["espeak-ng", "-v", "en", "-s", "175", "-w", str(wav), TEXT],
-                          capture_output=True, text=True, timeout=60)
-    if done.returncode != 0:
-        raise BenchError(f"espeak-ng failed: {done.stderr.strip()}")
+    speak(wav, TEXT, words_per_minute=175)
     with wave.open(str(wav)) as w:
         if w.getsampwidth() != 2 or w.getnchannels() != 1:
             raise BenchError("espeak-ng wrote something other than 16-bit mono")
