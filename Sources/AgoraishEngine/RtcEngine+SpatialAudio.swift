@@ -44,6 +44,7 @@ extension RtcEngine {
         try audio.voice.spatial.withLock { s throws(AgoraError) in
             guard s != nil else { throw .notReady }
             try body(&s!)
+            s!.settle()
         }
         spatialChanged()
     }

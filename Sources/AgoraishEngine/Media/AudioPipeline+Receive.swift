@@ -341,7 +341,6 @@ extension AudioPipeline {
         let ms = now.nanoseconds / 1_000_000
         var events: [AudioEvent] = []
         let placement = voice.placement
-        let excluded = placement.spatial?.excluded ?? []
         if enabled {
             let all = streams.withLock { Array($0.values) }.sorted { $0.ssrc < $1.ssrc }
             for stream in all {
@@ -379,7 +378,7 @@ extension AudioPipeline {
                     }
                 }
                 if !placement.isNeutral, uid != 0,
-                   place(source: uid, key: uid, frame, placement, excluded: excluded, &p, into: &mix) {
+                   place(source: uid, key: uid, frame, placement, &p, into: &mix) {
                     continue
                 }
                 for i in 0..<(2 * Self.frame) { mix[i] += Int32(frame[i]) }
@@ -458,12 +457,12 @@ extension AudioPipeline {
     /// (binaurally, or silent beyond the range) or sound position indication
     /// its pan. False: the voice is mixed in the middle as usual.
     private func place(source: UInt32?, key: UInt32, _ frame: [Int16], _ placement: VoiceControl.Placement,
-                       excluded: Set<UInt32>, player: Int32? = nil, _ p: inout PlayState, into mix: inout [Int32]) -> Bool {
+                       player: Int32? = nil, _ p: inout PlayState, into mix: inout [Int32]) -> Bool {
         if let spatial = placement.spatial {
             if spatial.allRemoteMuted, source != nil { return true }
             let world = player.map { spatial.players[$0] } ?? source.flatMap { spatial.remotes[$0] }
             if let world {
-                let placed = (source.map { excluded.contains($0) } ?? false) ? nil : spatial.placement(world)
+                let placed = (source.map { spatial.excluded.contains($0) } ?? false) ? nil : spatial.placement(world)
                 return voice.renderer.withLock { r -> Bool in
                     guard let r else { return false }
                     guard let (position, gain) = placed else {
@@ -497,7 +496,7 @@ extension AudioPipeline {
         for feed in list {
             guard let chunk = feed.read() else { continue }
             if let id = feed.playerId.withLock({ $0 }),
-               place(source: nil, key: UInt32.max - UInt32(truncatingIfNeeded: id), chunk, placement, excluded: [],
+               place(source: nil, key: UInt32.max - UInt32(truncatingIfNeeded: id), chunk, placement,
                      player: id, &p, into: &placed) {
                 any = true
                 continue

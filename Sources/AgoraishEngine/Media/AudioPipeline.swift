@@ -521,7 +521,7 @@ final class AudioPipeline: @unchecked Sendable {
                 processor.processCapture(&pcm, delayMs: 0)
                 voice.reportProcessing(processor, now: now)
             }
-        } else if trackProcessor.withLock({ $0 != nil }) {
+        } else {
             trackProcessor.withLock { $0 = nil }
         }
         let fx = voice.effectSettings

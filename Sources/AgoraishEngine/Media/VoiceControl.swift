@@ -154,8 +154,15 @@ final class VoiceControl: @unchecked Sendable {
         var allRemoteMuted = false
         var remoteMuted: Set<UInt32> = []
 
-        /// The users not received: muted, out of range, or past the nearest `maxCount`.
-        var excluded: Set<UInt32> {
+        /// The users not received: muted, out of range, or past the nearest
+        /// `maxCount`. Kept up to date by `settle()` after each change, so the
+        /// playout reads it every 10 ms without sorting anything.
+        private(set) var excluded: Set<UInt32> = []
+
+        /// Recomputes `excluded` (after a change of positions, range, count or mutes).
+        mutating func settle() { excluded = computeExcluded() }
+
+        private func computeExcluded() -> Set<UInt32> {
             var out = remoteMuted
             if allRemoteMuted { out.formUnion(remotes.keys) }
             var inRange: [(uid: UInt32, distance: Double)] = []
