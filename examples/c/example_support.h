@@ -342,30 +342,50 @@ static inline int example_finish(int ok, const char *success) {
     return ok ? 0 : 1;
 }
 
-/* The frequency (upward crossings of a hysteresis band at a quarter of the
- * RMS) and level (dBFS) of `count` mono samples at `rate`; 0 Hz and -120 dBFS
- * for silence. */
+/* The frequency and level (dBFS) of `count` mono samples at `rate`; 0 Hz and
+ * -120 dBFS for silence. The frequency is the rate over the median period
+ * between upward crossings of a hysteresis band at a quarter of the RMS
+ * (each crossing placed between its two samples), so a short gap or glitch
+ * in the sound does not move it; with fewer than three crossings it is the
+ * crossing count over the duration. */
 typedef struct {
     double hz, dbfs;
 } example_tone;
 
+static inline int example_compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static inline example_tone example_analyze_tone(const int16_t *pcm, size_t count, int rate) {
     example_tone t = {0, -120};
-    double energy = 0, band;
-    size_t crossings = 0;
+    double energy = 0, band, last = -1, *periods;
+    size_t crossings = 0, n = 0;
     int high = 0;
     for (size_t i = 0; i < count; i++) energy += (double)pcm[i] * pcm[i];
     if (count == 0 || energy <= 0) return t;
     band = sqrt(energy / (double)count) / 4;
+    periods = malloc((count / 2 + 1) * sizeof *periods);
     for (size_t i = 0; i < count; i++) {
         if (!high && pcm[i] > band) {
+            /* Where the rise crossed the band, between sample i - 1 and i. */
+            double at = (double)i;
+            if (i > 0 && pcm[i] != pcm[i - 1]) at = (double)(i - 1) + (band - pcm[i - 1]) / (double)(pcm[i] - pcm[i - 1]);
+            if (last >= 0 && periods && n < count / 2 + 1) periods[n++] = at - last;
+            last = at;
             high = 1;
             crossings++;
         } else if (high && pcm[i] < -band) {
             high = 0;
         }
     }
-    t.hz = (double)crossings / ((double)count / rate);
+    if (n >= 2) {
+        qsort(periods, n, sizeof *periods, example_compare_doubles);
+        t.hz = (double)rate / (n % 2 ? periods[n / 2] : (periods[n / 2 - 1] + periods[n / 2]) / 2);
+    } else {
+        t.hz = (double)crossings / ((double)count / rate);
+    }
+    free(periods);
     t.dbfs = 10 * log10(energy / (double)count) - 20 * log10(32768.0);
     return t;
 }

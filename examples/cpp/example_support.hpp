@@ -226,9 +226,12 @@ inline int part(agoraish::RtcEngine& aEngine, User& a, agoraish::RtcEngine& bEng
     return 0;
 }
 
-// The frequency (upward crossings of a hysteresis band at a quarter of the
-// RMS) and level (dBFS) of `count` mono samples at `rate`; 0 Hz and -120 dBFS
-// for silence.
+// The frequency and level (dBFS) of `count` mono samples at `rate`; 0 Hz and
+// -120 dBFS for silence. The frequency is the rate over the median period
+// between upward crossings of a hysteresis band at a quarter of the RMS (each
+// crossing placed between its two samples), so a short gap or glitch in the
+// sound does not move it; with fewer than three crossings it is the crossing
+// count over the duration.
 struct Tone {
     double hz = 0;
     double dbfs = -120;
@@ -241,16 +244,30 @@ inline Tone analyzeTone(const int16_t* pcm, std::size_t count, int rate) {
     if (count == 0 || energy <= 0) return tone;
     const double band = std::sqrt(energy / double(count)) / 4;
     std::size_t crossings = 0;
+    std::vector<double> periods;
+    double last = -1;
     bool high = false;
     for (std::size_t i = 0; i < count; ++i) {
         if (!high && pcm[i] > band) {
+            // Where the rise crossed the band, between sample i - 1 and i.
+            double at = double(i);
+            if (i > 0 && pcm[i] != pcm[i - 1]) at = double(i - 1) + (band - pcm[i - 1]) / double(pcm[i] - pcm[i - 1]);
+            if (last >= 0) periods.push_back(at - last);
+            last = at;
             high = true;
             ++crossings;
         } else if (high && pcm[i] < -band) {
             high = false;
         }
     }
-    tone.hz = double(crossings) / (double(count) / rate);
+    if (periods.size() >= 2) {
+        std::sort(periods.begin(), periods.end());
+        const std::size_t n = periods.size();
+        const double median = n % 2 ? periods[n / 2] : (periods[n / 2 - 1] + periods[n / 2]) / 2;
+        tone.hz = rate / median;
+    } else {
+        tone.hz = double(crossings) / (double(count) / rate);
+    }
     tone.dbfs = 10 * std::log10(energy / double(count)) - 20 * std::log10(32768.0);
     return tone;
 }

@@ -23,6 +23,7 @@ fields (guarded by `self.changed` too). Importing this module also imports
 import array
 import math
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -53,22 +54,38 @@ def sleep_until(start: float, offset_ms: float) -> None:
 
 
 def analyze(pcm: Sequence[int], rate: int = 48000) -> Tuple[float, float]:
-    """Frequency and level (dBFS) of mono audio at `rate`: upward crossings of
-    a hysteresis band (a quarter of the RMS, so noise near zero does not
-    count), and the RMS against full scale; (0, -120) for silence."""
+    """Frequency and level (dBFS) of mono audio at `rate`; (0, -120) for
+    silence. The frequency is the rate over the median period between upward
+    crossings of a hysteresis band at a quarter of the RMS (so noise near zero
+    does not count; each crossing placed between its two samples), so a short
+    gap or glitch in the sound does not move it; with fewer than three
+    crossings it is the crossing count over the duration."""
     count = len(pcm)
     energy = float(sum(s * s for s in pcm)) if count else 0.0
     if energy <= 0:
         return 0.0, -120.0
     band = math.sqrt(energy / count) / 4
-    crossings, high = 0, False
-    for s in pcm:
+    crossings, high, last = 0, False, -1.0
+    periods: List[float] = []
+    previous = 0
+    for i, s in enumerate(pcm):
         if not high and s > band:
+            at = float(i)
+            if i > 0 and s != previous:
+                at = i - 1 + (band - previous) / (s - previous)
+            if last >= 0:
+                periods.append(at - last)
+            last = at
             high = True
             crossings += 1
         elif high and s < -band:
             high = False
-    return crossings / (count / rate), 10 * math.log10(energy / count) - 20 * math.log10(32768.0)
+        previous = s
+    if len(periods) >= 2:
+        hz = rate / statistics.median(periods)
+    else:
+        hz = crossings / (count / rate)
+    return hz, 10 * math.log10(energy / count) - 20 * math.log10(32768.0)
 
 
 def frequency(pcm: Sequence[int], rate: int = 48000) -> float:
