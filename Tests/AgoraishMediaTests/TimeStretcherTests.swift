@@ -37,6 +37,37 @@ import Testing
         #expect(strongest(out, [440, 660, 880, 1320]) == 880)
     }
 
+    /// A steady tone an octave up stays steady: its phase against an ideal
+    /// 2 kHz advances evenly, 5 ms by 5 ms (Rubber Band's default pitch
+    /// method let it jump by half a cycle every few hundred milliseconds,
+    /// which moves the heard pitch by a few hertz).
+    @Test func anOctaveUpKeepsASteadyTonesPhase() {
+        let s = TimeStretcher(pitchScale: 2)
+        let out = run(s, hz: 1000, seconds: 1.5)
+        let block = 240
+        var phases: [Double] = []
+        var start = 14400  // past the stretcher's start (300 ms)
+        while start + block <= out.count {
+            var re = 0.0, im = 0.0
+            for n in start..<(start + block) {
+                let angle = 2 * Double.pi * 2000 * Double(n) / 48000
+                re += Double(out[n]) * cos(angle)
+                im -= Double(out[n]) * sin(angle)
+            }
+            phases.append(atan2(im, re))
+            start += block
+        }
+        #expect(phases.count > 100)
+        var largest = 0.0
+        for (a, b) in zip(phases, phases.dropFirst()) {
+            var step = b - a
+            while step > Double.pi { step -= 2 * Double.pi }
+            while step < -Double.pi { step += 2 * Double.pi }
+            largest = max(largest, abs(step))
+        }
+        #expect(largest < 0.5, "the largest phase step in 5 ms: \(largest) rad")
+    }
+
     @Test func twiceTheSpeedHalvesTheDurationAndKeepsThePitch() {
         let s = TimeStretcher(speed: 2)
         let out = run(s, hz: 500, seconds: 4)

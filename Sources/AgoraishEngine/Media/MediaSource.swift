@@ -83,6 +83,9 @@ final class MediaSource {
     private(set) var audio: [Int16] = []
     /// The presentation time of `audio`'s first sample (ms).
     private(set) var audioPtsMs: Int64 = 0
+    /// Samples taken past `audioPtsMs` that do not make a whole millisecond yet
+    /// (96 interleaved samples are 1 ms), so uneven takes do not lose time.
+    private var audioPtsSamples = 0
     private(set) var pictures: [DecodedPicture] = []
     /// The demuxer reached the end (after the last packet has been decoded).
     private(set) var ended = false
@@ -357,7 +360,7 @@ final class MediaSource {
             out.removeLast(out.count - Int(produced) * outChannels)
             if outChannels == 1 { out = convertChannels(out, from: 1, to: 2) }
             var pts = ptsMs(f, stream: audioStream) ?? (audioPtsMs + Int64(audio.count / 96))
-            if audio.isEmpty { audioPtsMs = pts } else { pts = audioPtsMs + Int64(audio.count / 96) }
+            if audio.isEmpty { audioPtsMs = pts; audioPtsSamples = 0 } else { pts = audioPtsMs + Int64(audio.count / 96) }
             if discardBeforeMs > pts {
                 let drop = min(out.count, Int(discardBeforeMs - pts) * 96)
                 out.removeFirst(drop)
@@ -426,7 +429,9 @@ final class MediaSource {
         let n = min(audio.count, samples * 2)
         let out = Array(audio[0..<n])
         audio.removeFirst(n)
-        audioPtsMs += Int64(n / 96)
+        audioPtsSamples += n
+        audioPtsMs += Int64(audioPtsSamples / 96)
+        audioPtsSamples %= 96
         return out
     }
 
@@ -456,6 +461,7 @@ final class MediaSource {
         audio.removeAll()
         pictures.removeAll()
         audioPtsMs = target
+        audioPtsSamples = 0
         discardBeforeMs = target
         ended = false
     }

@@ -19,7 +19,14 @@ public final class TimeStretcher {
     public init(pitchScale: Double = 1, speed: Double = 1) {
         self.pitchScale = pitchScale
         self.timeRatio = 1 / speed
-        let options = RubberBandOptions(RubberBandOptionProcessRealTime.rawValue)
+        // Rubber Band's defaults (crisp transients, the high-speed pitch
+        // method) jump a steady tone's phase by half a cycle every few hundred
+        // milliseconds while shifting pitch, which is heard as a pitch a few
+        // hertz off and a roughness. Smooth transients keep the phase; the
+        // high-consistency method also changes pitch without discontinuities.
+        let options = RubberBandOptions(RubberBandOptionProcessRealTime.rawValue
+            | RubberBandOptionTransientsSmooth.rawValue | RubberBandOptionPitchHighConsistency.rawValue
+            | RubberBandOptionThreadingNever.rawValue)
         state = rubberband_new(UInt32(Self.sampleRate), 2, options, 1 / speed, pitchScale)
     }
 
