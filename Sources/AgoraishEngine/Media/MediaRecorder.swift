@@ -378,12 +378,26 @@ final class RecordingSession: @unchecked Sendable {
         return true
     }
 
+    /// The frame interval (pts at `fps`) of a picture that arrived `arrivalMs`
+    /// after the start, `last` the previous picture's (-1 before the first);
+    /// nil to drop it. The first picture stands from the start (0). A later
+    /// one takes the interval it arrived in, or the next free one when an
+    /// earlier picture took that: a source at the file's own rate arrives
+    /// near the intervals' edges, and jitter puts two in one interval now
+    /// and then. A picture never stands more than one interval early, so a
+    /// faster source is thinned out to the file's rate.
+    static func videoSlot(arrivalMs: Int64, fps: Int, last: Int64) -> Int64? {
+        guard last >= 0 else { return 0 }
+        let slot = arrivalMs * Int64(fps) / 1000
+        let pts = max(slot, last + 1)
+        return pts <= slot + 1 ? pts : nil
+    }
+
     private func encode(isVideo: Bool, at: Instant, audio: [Int16], channels: Int, picture: I420Frame?) {
         let ms = Int64((at - started) / .milliseconds(1))
         if isVideo, let picture, let c = videoCodec, let f = frame {
             // The first picture stands from the start of the file, so the track lasts as long as the recording.
-            let pts = lastVideoPts < 0 ? 0 : ms * Int64(config.fps) / 1000
-            guard pts > lastVideoPts else { return }  // two pictures in one frame interval: the first is kept
+            guard let pts = Self.videoSlot(arrivalMs: ms, fps: config.fps, last: lastVideoPts) else { return }
             lastVideoPts = pts
             f.pointee.format = AV_PIX_FMT_YUV420P.rawValue
             f.pointee.width = c.pointee.width
