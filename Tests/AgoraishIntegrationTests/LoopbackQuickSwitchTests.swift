@@ -52,6 +52,10 @@ import Testing
         // Into a, then over to b: each join goes on its preloaded connection and starts fast.
         for (channel, hostUid, hz) in [("qs-a", UInt32(11), 440.0), ("qs-b", UInt32(21), 1000.0)] {
             try feed()
+            // Fast start needs a packet from the host (at most 30 ms old) at the
+            // server: the join waits until the hosts' audio flows there.
+            let arrived = counters.packetsIn.load(ordering: .relaxed)
+            #expect(waitUntil { counters.packetsIn.load(ordering: .relaxed) >= arrived + 10 }, "the hosts' audio flows")
             let before = counters.fastStartPackets.load(ordering: .relaxed)
             if viewer.link.read({ $0.inChannel }) { try viewer.leaveChannel() }
             try viewer.joinChannel(token: "", channel: channel, info: "", uid: 7)
