@@ -594,8 +594,9 @@ final class MediaWorker: @unchecked Sendable {
             var block = ReportBlock(ssrc: sr.ssrc, lastSR: RtcpReport.middle(sr.ntpTime))
             if let mapped = p.ssrcMap[sr.ssrc.rawValue], let r = p.channel.videoCaches[mapped]?.uplink.report()
                 ?? p.channel.audioUplinks[mapped]?.report() {
-                // Audio is not retransmitted: its sender protects it (FEC) for the whole path,
-                // so audio reports carry the worse of the uplink and the worst downlink.
+                // Audio's sender protects it (FEC) for the whole path, so audio reports
+                // carry the worse of the uplink and the worst downlink (as subscribers
+                // report it: what retransmission recovered counts as received).
                 let downstream = p.channel.audioUplinks[mapped] != nil
                     ? p.channel.downlinkLoss[mapped]?.values.max() ?? 0 : 0
                 block.fractionLost = max(r.fraction, downstream)
