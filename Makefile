@@ -88,9 +88,9 @@ $(BUILD)/tests/%: Tests/c/%.c Tests/c/test_support.h Tests/c/abi_functions.h inc
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $< -o $@ $(HOST_LDFLAGS) -lm
 
-$(BUILD)/tests/%: Tests/cpp/%.cpp Tests/cpp/test_support.hpp include/agoraish.h bindings/cpp/agoraish.hpp bindings/cpp/agoraish_callbacks.hpp $(DIST_LIB)/$(SO_NAME)
+$(BUILD)/tests/%: Tests/cpp/%.cpp Tests/cpp/test_support.hpp examples/cpp/example_support.hpp include/agoraish.h bindings/cpp/agoraish.hpp bindings/cpp/agoraish_callbacks.hpp $(DIST_LIB)/$(SO_NAME)
 	@mkdir -p $(@D)
-	$(CXX) $(HOST_CXXFLAGS) $< -o $@ $(HOST_LDFLAGS) $(TEST_LDLIBS)
+	$(CXX) $(HOST_CXXFLAGS) -Iexamples/cpp $< -o $@ $(HOST_LDFLAGS) $(TEST_LDLIBS)
 
 # Libraries a test needs besides libagoraish: video_tracks_cpp encodes VP8 for its encoded track.
 $(BUILD)/tests/video_tracks_cpp: TEST_LDLIBS := -lvpx

@@ -31,8 +31,8 @@
 // check passes; otherwise one line per failed check on stderr and status 1.
 #define TEST_NAME "connections_cpp"
 #include "test_support.hpp"
+#include "example_support.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -182,51 +182,10 @@ private:
 
 // ---- audio -------------------------------------------------------------------
 
-/// Frequency, level and steadiness of 16 kHz mono PCM. The frequency is the median period between upward
-/// crossings of a hysteresis band, so a short gap (a late packet concealed on a loaded machine) does not move it;
-/// `steady` is the share of the expected crossings that happened, so long gaps still show.
-struct Tone {
-    double hz = 0;
-    double dbfs = -120;
-    double steady = 0;
-};
+/// What a peer heard: frequency, level and steadiness (example_support.hpp's analysis, shared with the examples).
+using example::Tone;
 
-Tone analyze(const std::vector<std::int16_t>& pcm) {
-    Tone tone;
-    double energy = 0;
-    for (std::int16_t s : pcm) energy += double(s) * s;
-    if (pcm.empty() || energy <= 0) return tone;
-    const double band = std::sqrt(energy / double(pcm.size())) / 4;
-    std::vector<double> periods;
-    std::size_t crossings = 0;
-    double last = -1;
-    bool high = false;
-    for (std::size_t i = 0; i < pcm.size(); ++i) {
-        const double s = pcm[i];
-        if (!high && s > band) {
-            // Where the rise crossed the band, between sample i - 1 and i.
-            double at = double(i);
-            if (i > 0 && pcm[i] != pcm[i - 1]) at = double(i - 1) + (band - pcm[i - 1]) / (s - pcm[i - 1]);
-            if (last >= 0) periods.push_back(at - last);
-            last = at;
-            high = true;
-            ++crossings;
-        } else if (high && s < -band) {
-            high = false;
-        }
-    }
-    const double seconds = double(pcm.size()) / kSinkRate;
-    if (periods.size() >= 2) {
-        std::sort(periods.begin(), periods.end());
-        const std::size_t n = periods.size();
-        tone.hz = kSinkRate / (n % 2 ? periods[n / 2] : (periods[n / 2 - 1] + periods[n / 2]) / 2);
-    } else {
-        tone.hz = double(crossings) / seconds;
-    }
-    tone.steady = tone.hz > 0 ? std::min(1.0, double(crossings) / (tone.hz * seconds)) : 0;
-    tone.dbfs = 10 * std::log10(energy / double(pcm.size())) - 20 * std::log10(32768.0);
-    return tone;
-}
+Tone analyze(const std::vector<std::int16_t>& pcm) { return example::analyzeTone(pcm.data(), pcm.size(), kSinkRate); }
 
 /// Pushes a tone into each of E's tracks and pulls each peer's sink, 10 ms per call in real time.
 class Pump {

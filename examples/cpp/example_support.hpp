@@ -231,10 +231,13 @@ inline int part(agoraish::RtcEngine& aEngine, User& a, agoraish::RtcEngine& bEng
 // between upward crossings of a hysteresis band at a quarter of the RMS (each
 // crossing placed between its two samples), so a short gap or glitch in the
 // sound does not move it; with fewer than three crossings it is the crossing
-// count over the duration.
+// count over the duration. `steady` is the share of the crossings such a tone
+// makes over the duration that were heard: 1 for an unbroken tone, less for
+// one with gaps.
 struct Tone {
     double hz = 0;
     double dbfs = -120;
+    double steady = 0;
 };
 
 inline Tone analyzeTone(const int16_t* pcm, std::size_t count, int rate) {
@@ -268,6 +271,7 @@ inline Tone analyzeTone(const int16_t* pcm, std::size_t count, int rate) {
     } else {
         tone.hz = double(crossings) / (double(count) / rate);
     }
+    if (tone.hz > 0) tone.steady = std::min(1.0, double(crossings) / (tone.hz * double(count) / rate));
     tone.dbfs = 10 * std::log10(energy / double(count)) - 20 * std::log10(32768.0);
     return tone;
 }
