@@ -8,7 +8,7 @@
 //     "blue" as uid 2 publishing track t2 (joinChannelEx). A peer in each
 //     channel listens through an external sink: the red peer hears only t1's
 //     660 Hz tone and sees only uid 1, the blue peer only t2's 1500 Hz tone
-//     and uid 2 (frequency by zero crossings of the pulled PCM). E's own
+//     and uid 2 (frequency by the median period between crossings of the pulled PCM). E's own
 //     handler gets red's events, the ex handler blue's, each with the right
 //     connection; adjustCustomAudioPublishVolume lowers what blue hears;
 //     muteLocalAudioStreamEx mutes blue only; getConnectionStateEx,
